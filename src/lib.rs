@@ -1,0 +1,12 @@
+//! slotsim: a deterministic discrete-event simulator of Hadoop-MRv1-style
+//! cluster scheduling. `sim` is the pure engine, `sched` the policies,
+//! `scenario` the TOML front end, `report` the outputs.
+#![forbid(unsafe_code)]
+
+pub mod error;
+pub mod model;
+pub mod report;
+pub mod scenario;
+pub mod sched;
+pub mod sim;
+pub mod units;

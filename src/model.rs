@@ -1,0 +1,278 @@
+//! The compiled scenario: what the engine runs. Produced by `scenario::load`
+//! from TOML (or built directly by tests); independent of the file format so
+//! the engine never sees spans, units or defaults.
+
+use std::collections::BTreeMap;
+
+/// Simulated time in integer milliseconds. Integer time keeps runs
+/// byte-identical across machines and event orders total.
+pub type Ms = u64;
+pub type NodeId = u32;
+pub type JobId = u32;
+pub type PoolId = u32;
+
+/// Typed MRv1 slots or typeless containers (FRESH/OMO).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SlotModel {
+    Typed,
+    Unified,
+}
+
+#[derive(Clone, Debug)]
+pub struct DatacenterSpec {
+    pub name: String,
+    pub nodes: u32,
+    pub racks: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct ClusterSpec {
+    /// At least one. A plain `nodes = N` cluster is one datacenter named "dc0".
+    pub datacenters: Vec<DatacenterSpec>,
+    pub map_slots: u32,
+    pub reduce_slots: u32,
+    pub slot_model: SlotModel,
+    /// `None` = manual heartbeats (only `[[events]] action = "heartbeat"`).
+    pub heartbeat: Option<Ms>,
+    pub out_of_band_heartbeat: bool,
+    /// Node speed factor drawn uniformly from `[lo, hi]`.
+    pub speed: (f64, f64),
+}
+
+impl ClusterSpec {
+    pub fn node_count(&self) -> u32 {
+        self.datacenters.iter().map(|d| d.nodes).sum()
+    }
+}
+
+/// Bandwidths in MB/s.
+#[derive(Clone, Debug)]
+pub struct NetworkSpec {
+    pub disk_mbps: f64,
+    pub rack_mbps: f64,
+    pub cross_rack_mbps: f64,
+    pub inter_dc_mbps: f64,
+    pub shuffle_mbps: f64,
+}
+
+impl Default for NetworkSpec {
+    fn default() -> Self {
+        NetworkSpec {
+            disk_mbps: 200.0,
+            rack_mbps: 125.0,
+            cross_rack_mbps: 60.0,
+            inter_dc_mbps: 12.0,
+            shuffle_mbps: 125.0,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct HdfsSpec {
+    pub block_mb: f64,
+    pub replication: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Speculation {
+    Off,
+    Hadoop,
+    Late,
+}
+
+#[derive(Clone, Debug)]
+pub struct TaskSpec {
+    pub straggler_prob: f64,
+    pub straggler_slowdown: (f64, f64),
+    pub speculation: Speculation,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Priority {
+    VeryHigh,
+    High,
+    Normal,
+    Low,
+    VeryLow,
+}
+
+impl Priority {
+    /// Hadoop FairScheduler.getPriorityFactor.
+    pub fn fair_factor(self) -> f64 {
+        match self {
+            Priority::VeryHigh => 4.0,
+            Priority::High => 2.0,
+            Priority::Normal => 1.0,
+            Priority::Low => 0.5,
+            Priority::VeryLow => 0.25,
+        }
+    }
+    pub fn parse(s: &str) -> Option<Priority> {
+        Some(match s {
+            "very_high" => Priority::VeryHigh,
+            "high" => Priority::High,
+            "normal" => Priority::Normal,
+            "low" => Priority::Low,
+            "very_low" => Priority::VeryLow,
+            _ => return None,
+        })
+    }
+}
+
+/// How jobs inside a fair-scheduler pool are ordered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PoolMode {
+    Fair,
+    Fifo,
+}
+
+#[derive(Clone, Debug)]
+pub struct PoolSpec {
+    pub name: String,
+    pub weight: f64,
+    pub min_maps: u32,
+    pub min_reduces: u32,
+    pub max_maps: u32,
+    pub max_reduces: u32,
+    /// Percent of the cluster's slots, for the capacity policy.
+    pub capacity: Option<f64>,
+    pub scheduling_mode: PoolMode,
+    pub max_running_jobs: Option<u32>,
+    /// Fair: a pool below min(min share, demand) this long is starved.
+    pub min_share_timeout: Option<Ms>,
+    /// Fair: a pool below half its fair share this long is starved.
+    pub fair_share_timeout: Option<Ms>,
+    /// Capacity: minimum user limit percent (default 100).
+    pub min_user_limit: f64,
+    /// Capacity: a user may use at most capacity × this (default 1).
+    pub user_limit_factor: f64,
+}
+
+impl PoolSpec {
+    pub fn named(name: &str) -> PoolSpec {
+        PoolSpec {
+            name: name.to_string(),
+            weight: 1.0,
+            min_maps: 0,
+            min_reduces: 0,
+            max_maps: u32::MAX,
+            max_reduces: u32::MAX,
+            capacity: None,
+            scheduling_mode: PoolMode::Fair,
+            max_running_jobs: None,
+            min_share_timeout: None,
+            fair_share_timeout: None,
+            min_user_limit: 100.0,
+            user_limit_factor: 1.0,
+        }
+    }
+}
+
+/// A built-in job profile (see `scenario::profiles`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Profile {
+    pub name: &'static str,
+    /// Filtering percentage: map output bytes / map input bytes.
+    pub fp: f64,
+    /// Map compute seconds per MB of input at node speed 1.0.
+    pub map_s_per_mb: f64,
+    /// Sort+reduce seconds per MB of shuffled input at node speed 1.0.
+    pub reduce_s_per_mb: f64,
+    pub source: &'static str,
+}
+
+#[derive(Clone, Debug)]
+pub struct JobSpec {
+    pub name: String,
+    pub profile: Profile,
+    pub input_mb: f64,
+    pub maps: u32,
+    pub reduces: u32,
+    pub submit: Ms,
+    /// Pool name; must be one of the scenario's pools (`default` always exists).
+    pub pool: String,
+    pub user: String,
+    pub priority: Priority,
+    pub map_time: Option<Ms>,
+    pub reduce_time: Option<Ms>,
+    /// Shuffle bytes / input bytes.
+    pub fp: f64,
+    /// Explicit replica node ids per block (length = maps when given).
+    pub blocks: Option<Vec<Vec<NodeId>>>,
+}
+
+/// A policy name with variant overrides, as `fair[slowstart=0.05;assign_multiple=false]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicySpec {
+    pub name: String,
+    pub overrides: Vec<(String, String)>,
+}
+
+impl PolicySpec {
+    pub fn plain(name: &str) -> PolicySpec {
+        PolicySpec {
+            name: name.to_string(),
+            overrides: Vec::new(),
+        }
+    }
+    /// The label used in reports and traces: the spec as the user wrote it.
+    pub fn label(&self) -> String {
+        if self.overrides.is_empty() {
+            self.name.clone()
+        } else {
+            let kv: Vec<String> = self
+                .overrides
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            format!("{}[{}]", self.name, kv.join(";"))
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Action {
+    SwitchPolicy(PolicySpec),
+    Heartbeat(NodeId),
+    Submit(Box<JobSpec>),
+}
+
+#[derive(Clone, Debug)]
+pub struct EventSpec {
+    pub at: Ms,
+    pub action: Action,
+}
+
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    pub name: String,
+    pub description: String,
+    pub seed: u64,
+    pub cluster: ClusterSpec,
+    pub network: NetworkSpec,
+    pub hdfs: HdfsSpec,
+    pub tasks: TaskSpec,
+    pub policy: PolicySpec,
+    /// The `[scheduler]` table as written (policy-specific sub-tables
+    /// included), already validated; policies are built from it with
+    /// `sched::registry::build` so a variant or a mid-run switch can
+    /// re-read it.
+    pub scheduler: toml::Table,
+    /// Always contains `default` (first if not declared).
+    pub pools: Vec<PoolSpec>,
+    /// Sorted by submit time, then definition order.
+    pub jobs: Vec<JobSpec>,
+    pub events: Vec<EventSpec>,
+}
+
+impl Scenario {
+    pub fn pool_index(&self) -> BTreeMap<String, PoolId> {
+        self.pools
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.name.clone(), i as PoolId))
+            .collect()
+    }
+}

@@ -1,0 +1,223 @@
+//! The `[scheduler]` table, typed. Scenario loading deserializes it straight
+//! from the file (so errors carry spans); policy variants such as
+//! `fair[slowstart=0.05]` re-deserialize it from a table with the overrides
+//! applied (see [`apply_variant`]).
+
+use crate::model::{Ms, PolicySpec};
+use crate::units::de_opt_duration;
+use serde::Deserialize;
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchedulerConfig {
+    /// Checked against the registry by the loader.
+    pub policy: Option<String>,
+    /// `mapred.reduce.slowstart.completed.maps` for every policy that uses it.
+    pub slowstart: Option<f64>,
+    pub fifo: Option<FifoConfig>,
+    pub fair: Option<FairConfig>,
+    pub fresh: Option<FairConfig>,
+    pub capacity: Option<CapacityConfig>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FifoConfig {
+    pub slowstart: Option<f64>,
+    /// JobQueueTaskScheduler's `mapred.jobtracker.taskalloc.capacitypad` (0.01).
+    pub capacity_pad: Option<f64>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FairConfig {
+    pub slowstart: Option<f64>,
+    #[serde(default, deserialize_with = "de_opt_duration")]
+    pub node_locality_delay: Option<Ms>,
+    #[serde(default, deserialize_with = "de_opt_duration")]
+    pub rack_locality_delay: Option<Ms>,
+    pub assign_multiple: Option<bool>,
+    pub size_based_weight: Option<bool>,
+    /// Accepted so scenarios can say `false`; `true` is refused until
+    /// preemption is built.
+    pub preemption: Option<bool>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CapacityConfig {
+    pub slowstart: Option<f64>,
+}
+
+impl SchedulerConfig {
+    /// Checks value ranges that serde cannot. Returns the dotted key and message.
+    pub fn check(&self) -> Result<(), (String, String)> {
+        let ss = |k: &str, v: Option<f64>| -> Result<(), (String, String)> {
+            match v {
+                Some(x) if !(0.0..=1.0).contains(&x) => Err((
+                    k.to_string(),
+                    format!("slowstart must be between 0 and 1, got {x}"),
+                )),
+                _ => Ok(()),
+            }
+        };
+        ss("scheduler.slowstart", self.slowstart)?;
+        if let Some(f) = &self.fifo {
+            ss("scheduler.fifo.slowstart", f.slowstart)?;
+            if let Some(p) = f.capacity_pad {
+                if !(0.0..=1.0).contains(&p) {
+                    return Err((
+                        "scheduler.fifo.capacity_pad".into(),
+                        format!("capacity_pad must be between 0 and 1, got {p}"),
+                    ));
+                }
+            }
+        }
+        for (name, f) in [("fair", &self.fair), ("fresh", &self.fresh)] {
+            if let Some(f) = f {
+                ss(&format!("scheduler.{name}.slowstart"), f.slowstart)?;
+                if f.preemption == Some(true) {
+                    return Err((
+                        format!("scheduler.{name}.preemption"),
+                        "preemption is not supported yet; set preemption = false or remove the key"
+                            .into(),
+                    ));
+                }
+            }
+        }
+        if let Some(c) = &self.capacity {
+            ss("scheduler.capacity.slowstart", c.slowstart)?;
+        }
+        Ok(())
+    }
+}
+
+/// Parses a policy spec `NAME` or `NAME[key=value;key=value]`.
+pub fn parse_policy_spec(s: &str) -> Result<PolicySpec, String> {
+    let s = s.trim();
+    let Some(open) = s.find('[') else {
+        if s.is_empty() || s.contains(']') {
+            return Err(format!("invalid policy \"{s}\": expected NAME or NAME[key=value;...]"));
+        }
+        return Ok(PolicySpec::plain(s));
+    };
+    if !s.ends_with(']') {
+        return Err(format!(
+            "invalid policy \"{s}\": a variant must end with ']', as in fair[slowstart=0.05]"
+        ));
+    }
+    let name = s[..open].trim();
+    if name.is_empty() {
+        return Err(format!("invalid policy \"{s}\": missing policy name before '['"));
+    }
+    let inner = &s[open + 1..s.len() - 1];
+    let mut overrides = Vec::new();
+    for part in inner.split(';').map(str::trim).filter(|p| !p.is_empty()) {
+        let Some((k, v)) = part.split_once('=') else {
+            return Err(format!(
+                "invalid policy \"{s}\": \"{part}\" is not key=value"
+            ));
+        };
+        overrides.push((k.trim().to_string(), v.trim().to_string()));
+    }
+    Ok(PolicySpec {
+        name: name.to_string(),
+        overrides,
+    })
+}
+
+/// Splits a `--policies` list on commas that are not inside brackets.
+pub fn split_policy_list(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut cur = String::new();
+    for ch in s.chars() {
+        match ch {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(std::mem::take(&mut cur));
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(ch);
+    }
+    out.push(cur);
+    out.into_iter()
+        .map(|p| p.trim().to_string())
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// Applies a variant's overrides to the `[scheduler]` table: `slowstart`
+/// and other keys go into `[scheduler.NAME]` (which every policy table
+/// accepts for slowstart, and which takes precedence over `[scheduler]`).
+/// Values are read as TOML (numbers, booleans) or else as strings
+/// (durations such as `4.5s`).
+pub fn apply_variant(table: &toml::Table, spec: &PolicySpec) -> Result<SchedulerConfig, String> {
+    let mut t = table.clone();
+    t.insert("policy".into(), toml::Value::String(spec.name.clone()));
+    if !spec.overrides.is_empty() {
+        let sub = t
+            .entry(spec.name.clone())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        let Some(sub) = sub.as_table_mut() else {
+            return Err(format!("[scheduler.{}] is not a table", spec.name));
+        };
+        for (k, v) in &spec.overrides {
+            let val = parse_scalar(v);
+            sub.insert(k.clone(), val);
+        }
+    }
+    let cfg: SchedulerConfig = toml::Value::Table(t)
+        .try_into()
+        .map_err(|e: toml::de::Error| format!("policy {}: {}", spec.label(), e.message()))?;
+    cfg.check()
+        .map_err(|(k, m)| format!("policy {}: {k}: {m}", spec.label()))?;
+    Ok(cfg)
+}
+
+fn parse_scalar(v: &str) -> toml::Value {
+    let doc = format!("v = {v}");
+    if let Ok(t) = doc.parse::<toml::Table>() {
+        if let Some(x) = t.get("v") {
+            return x.clone();
+        }
+    }
+    toml::Value::String(v.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs() {
+        let p = parse_policy_spec("fair[slowstart=0.05;assign_multiple=false]").unwrap();
+        assert_eq!(p.name, "fair");
+        assert_eq!(p.overrides.len(), 2);
+        assert_eq!(p.label(), "fair[slowstart=0.05;assign_multiple=false]");
+        assert!(parse_policy_spec("fair[slowstart").is_err());
+        assert!(parse_policy_spec("[x=1]").is_err());
+        assert_eq!(
+            split_policy_list("fair[slowstart=0.05],fair[slowstart=1;assign_multiple=false], fifo"),
+            vec!["fair[slowstart=0.05]", "fair[slowstart=1;assign_multiple=false]", "fifo"]
+        );
+    }
+
+    #[test]
+    fn variant_applies_into_policy_table() {
+        let t: toml::Table = "policy = \"fifo\"\nslowstart = 0.5\n".parse().unwrap();
+        let spec = parse_policy_spec("fair[slowstart=1;node_locality_delay=2s]").unwrap();
+        let cfg = apply_variant(&t, &spec).unwrap();
+        assert_eq!(cfg.policy.as_deref(), Some("fair"));
+        let f = cfg.fair.unwrap();
+        assert_eq!(f.slowstart, Some(1.0));
+        assert_eq!(f.node_locality_delay, Some(2000));
+        let bad = parse_policy_spec("fair[nosuchkey=1]").unwrap();
+        assert!(apply_variant(&t, &bad).unwrap_err().contains("nosuchkey"));
+        let bad = parse_policy_spec("fair[slowstart=2]").unwrap();
+        assert!(apply_variant(&t, &bad).is_err());
+    }
+}

@@ -1,0 +1,3 @@
+//! Scheduling policies behind one trait.
+pub mod config;
+pub mod registry;

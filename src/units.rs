@@ -1,0 +1,116 @@
+//! Durations and sizes with units, as scenario files and the CLI write them.
+
+use crate::model::Ms;
+
+/// Parses `"500ms"`, `"20s"`, `"3m"`, `"1h"`, `"1.5s"` into milliseconds.
+/// A bare number is rejected: a unit is part of the contract.
+pub fn parse_duration(s: &str) -> Result<Ms, String> {
+    let t = s.trim();
+    let (num, mult) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 1.0)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1_000.0)
+    } else if let Some(n) = t.strip_suffix('m') {
+        (n, 60_000.0)
+    } else if let Some(n) = t.strip_suffix('h') {
+        (n, 3_600_000.0)
+    } else {
+        return Err(format!(
+            "invalid duration \"{s}\": expected a number with a unit, like \"500ms\", \"20s\", \"3m\" or \"1h\""
+        ));
+    };
+    let v: f64 = num.trim().parse().map_err(|_| {
+        format!("invalid duration \"{s}\": expected a number with a unit, like \"500ms\", \"20s\", \"3m\" or \"1h\"")
+    })?;
+    if !v.is_finite() || v < 0.0 {
+        return Err(format!(
+            "invalid duration \"{s}\": must be a non-negative number with a unit"
+        ));
+    }
+    Ok((v * mult).round() as Ms)
+}
+
+/// Parses `"128MB"`, `"20GB"`, `"1TB"`, `"512KB"` into megabytes (binary: 1 GB = 1024 MB).
+pub fn parse_size_mb(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let upper = t.to_ascii_uppercase();
+    let (num, mult) = if let Some(n) = upper.strip_suffix("KB") {
+        (n.to_string(), 1.0 / 1024.0)
+    } else if let Some(n) = upper.strip_suffix("MB") {
+        (n.to_string(), 1.0)
+    } else if let Some(n) = upper.strip_suffix("GB") {
+        (n.to_string(), 1024.0)
+    } else if let Some(n) = upper.strip_suffix("TB") {
+        (n.to_string(), 1024.0 * 1024.0)
+    } else {
+        return Err(format!(
+            "invalid size \"{s}\": expected a number with a unit, like \"128MB\", \"20GB\" or \"1TB\""
+        ));
+    };
+    let v: f64 = num.trim().parse().map_err(|_| {
+        format!("invalid size \"{s}\": expected a number with a unit, like \"128MB\", \"20GB\" or \"1TB\"")
+    })?;
+    if !v.is_finite() || v < 0.0 {
+        return Err(format!(
+            "invalid size \"{s}\": must be a non-negative number with a unit"
+        ));
+    }
+    Ok(v * mult)
+}
+
+/// Formats milliseconds as seconds with up to three decimals, for tables.
+pub fn fmt_secs(ms: Ms) -> String {
+    if ms % 1000 == 0 {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{:.3}s", ms as f64 / 1000.0)
+    }
+}
+
+/// serde helpers: `#[serde(deserialize_with = "crate::units::de_duration")]`.
+/// Errors raised here carry the value's span when read from a TOML file.
+pub fn de_duration<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Ms, D::Error> {
+    let s: String = serde::Deserialize::deserialize(d)?;
+    parse_duration(&s).map_err(serde::de::Error::custom)
+}
+
+pub fn de_opt_duration<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Ms>, D::Error> {
+    let s: String = serde::Deserialize::deserialize(d)?;
+    parse_duration(&s).map(Some).map_err(serde::de::Error::custom)
+}
+
+pub fn de_size<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    let s: String = serde::Deserialize::deserialize(d)?;
+    parse_size_mb(&s).map_err(serde::de::Error::custom)
+}
+
+pub fn de_opt_size<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    let s: String = serde::Deserialize::deserialize(d)?;
+    parse_size_mb(&s).map(Some).map_err(serde::de::Error::custom)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("500ms"), Ok(500));
+        assert_eq!(parse_duration("20s"), Ok(20_000));
+        assert_eq!(parse_duration("1.5s"), Ok(1_500));
+        assert_eq!(parse_duration("3m"), Ok(180_000));
+        assert_eq!(parse_duration("1h"), Ok(3_600_000));
+        assert!(parse_duration("20").is_err());
+        assert!(parse_duration("-1s").is_err());
+        assert!(parse_duration("abc s").is_err());
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size_mb("128MB"), Ok(128.0));
+        assert_eq!(parse_size_mb("20GB"), Ok(20_480.0));
+        assert_eq!(parse_size_mb("1tb"), Ok(1_048_576.0));
+        assert!(parse_size_mb("12").is_err());
+        assert!(parse_size_mb("xGB").is_err());
+    }
+}
