@@ -1,1 +1,362 @@
-fn main() {}
+//! The `slotsim` command line: parse, dispatch, map errors to exit codes
+//! (0 success, 2 bad input with one `error: FILE:LINE:COL: ...` line, 1 anything else).
+#![forbid(unsafe_code)]
+
+use clap::{Args, Parser, Subcommand};
+use slotsim::error::InputError;
+use slotsim::model::Scenario;
+use slotsim::report::{compare, summary, trace};
+use slotsim::sched::config::split_policy_list;
+use slotsim::sched::registry;
+use slotsim::scenario;
+use slotsim::sim::Sim;
+use slotsim::units::parse_duration;
+use std::fs::File;
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+#[derive(Parser)]
+#[command(
+    name = "slotsim",
+    version,
+    about = "A terminal playground for MapReduce cluster scheduling",
+    long_about = "slotsim simulates a Hadoop-MRv1-style cluster deterministically and runs \
+                  FIFO, Fair, Capacity and research scheduling policies on it."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Cmd>,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run a scenario (the embedded quickstart if none is given)
+    Run(RunArgs),
+    /// Run one scenario under several policies and seeds, in parallel
+    Compare(CompareArgs),
+    /// Check a scenario and print what it describes
+    Validate {
+        scenario: PathBuf,
+    },
+    /// List the scheduling policies, with the paper or code each follows
+    Policies,
+    /// List the built-in job profiles and where their numbers come from
+    Profiles,
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// Scenario file (TOML); the embedded quickstart when omitted
+    scenario: Option<PathBuf>,
+    /// Policy, or a variant such as 'fair[slowstart=0.05]'
+    #[arg(long)]
+    policy: Option<String>,
+    /// Seed (overrides the scenario's)
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Run to completion as fast as possible and print a summary
+    #[arg(long)]
+    headless: bool,
+    /// Write the JSON summary here ('-' for stdout)
+    #[arg(long, value_name = "PATH")]
+    json: Option<String>,
+    /// Write one JSON line per task attempt here ('-' for stdout)
+    #[arg(long, value_name = "PATH")]
+    trace: Option<String>,
+    /// Write one JSON line per scheduling heartbeat here ('-' for stdout)
+    #[arg(long, value_name = "PATH")]
+    inspect: Option<String>,
+    /// Stop at this simulated time (e.g. '10m')
+    #[arg(long, value_name = "DUR")]
+    until: Option<String>,
+}
+
+#[derive(Args)]
+struct CompareArgs {
+    scenario: PathBuf,
+    /// Comma-separated policies or variants, e.g. 'fifo,fair,fair[slowstart=1]'
+    #[arg(long)]
+    policies: String,
+    /// Number of seeds per policy: the scenario's seed, seed+1, ...
+    #[arg(long, default_value_t = 3)]
+    seeds: u64,
+    /// Write an array of JSON summaries here ('-' for stdout)
+    #[arg(long, value_name = "PATH")]
+    json: Option<String>,
+}
+
+enum Failure {
+    Input(InputError),
+    Other(String),
+}
+
+impl From<InputError> for Failure {
+    fn from(e: InputError) -> Self {
+        Failure::Input(e)
+    }
+}
+
+impl From<io::Error> for Failure {
+    fn from(e: io::Error) -> Self {
+        Failure::Other(e.to_string())
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        None => Err(Failure::Other(
+            "the live TUI is not built yet; run a scenario headless: slotsim run scenarios/quickstart.toml --headless"
+                .into(),
+        )),
+        Some(Cmd::Run(a)) => cmd_run(a),
+        Some(Cmd::Compare(a)) => cmd_compare(a),
+        Some(Cmd::Validate { scenario }) => cmd_validate(&scenario),
+        Some(Cmd::Policies) => {
+            cmd_policies();
+            Ok(())
+        }
+        Some(Cmd::Profiles) => {
+            cmd_profiles();
+            Ok(())
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Input(e)) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Other(e)) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn load(path: Option<&Path>, policy: Option<&str>, seed: Option<u64>) -> Result<Scenario, InputError> {
+    match path {
+        Some(p) => scenario::load_file(p, policy, seed),
+        None => scenario::load_default(policy, seed),
+    }
+}
+
+/// An output destination: a file, or stdout for `-`.
+fn open_out(path: &str, flag: &str) -> Result<Box<dyn Write + Send>, Failure> {
+    if path == "-" {
+        Ok(Box::new(BufWriter::new(io::stdout())))
+    } else {
+        let f = File::create(path)
+            .map_err(|e| InputError::new(flag, format!("cannot create {path}: {e}")))?;
+        Ok(Box::new(BufWriter::new(f)))
+    }
+}
+
+fn cmd_run(a: RunArgs) -> Result<(), Failure> {
+    let until = a
+        .until
+        .as_deref()
+        .map(|u| parse_duration(u).map_err(|e| InputError::new("--until", e)))
+        .transpose()?;
+    let sc = load(a.scenario.as_deref(), a.policy.as_deref(), a.seed)?;
+    if !a.headless {
+        return Err(Failure::Other(
+            "the live TUI is not built yet; add --headless to run this scenario to completion".into(),
+        ));
+    }
+    let mut sim = Sim::new(&sc).map_err(|e| InputError::new(scenario_origin(&a.scenario), e))?;
+    if let Some(p) = &a.inspect {
+        let out = std::sync::Mutex::new(open_out(p, "--inspect")?);
+        sim.set_inspector(Box::new(move |rec| {
+            if let Ok(mut o) = out.lock() {
+                let _ = writeln!(o, "{}", trace::inspect_line(rec));
+            }
+        }));
+    }
+    run_with_progress(&mut sim, until);
+    // Drop the inspector (flushing its writer) before writing anything else.
+    sim.set_inspector(Box::new(|_| {}));
+    let sum = summary::summarize(&sim);
+    let any_stdout = [&a.json, &a.trace, &a.inspect]
+        .iter()
+        .any(|p| p.as_deref() == Some("-"));
+    let table = summary::table(&sum);
+    if any_stdout {
+        eprint!("{table}");
+    } else {
+        print!("{table}");
+    }
+    if let Some(p) = &a.trace {
+        let mut out = open_out(p, "--trace")?;
+        trace::write_trace(&sim, &mut out)?;
+        out.flush()?;
+    }
+    if let Some(p) = &a.json {
+        let mut out = open_out(p, "--json")?;
+        serde_json::to_writer_pretty(&mut out, &sum).map_err(|e| Failure::Other(e.to_string()))?;
+        writeln!(out)?;
+        out.flush()?;
+    }
+    Ok(())
+}
+
+fn scenario_origin(p: &Option<PathBuf>) -> String {
+    p.as_ref()
+        .map_or_else(|| "quickstart (embedded)".to_string(), |p| p.display().to_string())
+}
+
+/// Runs to the end, showing progress on stderr when it is a terminal and
+/// the run takes more than a moment.
+fn run_with_progress(sim: &mut Sim, until: Option<u64>) {
+    let tty = io::stderr().is_terminal();
+    let started = Instant::now();
+    let mut last = Instant::now();
+    let mut shown = false;
+    loop {
+        // Advance in slices of simulated time so progress can be shown.
+        let next = sim.next_event_time().map(|t| t + 60_000);
+        let limit = match (next, until) {
+            (Some(n), Some(u)) => Some(n.min(u)),
+            (Some(n), None) => Some(n),
+            (None, u) => u,
+        };
+        let more = sim.run_until(limit);
+        let done = sim.is_finished() || !more || until.is_some_and(|u| sim.w.now >= u);
+        if tty && (shown || started.elapsed() > Duration::from_millis(500)) && last.elapsed() > Duration::from_millis(200) {
+            let w = &sim.w;
+            eprint!(
+                "\r  simulated {:>9.1}s   jobs {}/{} finished   {:.1}s wall   ",
+                w.t_s(),
+                w.finished_jobs(),
+                w.submitted_jobs().max(w.jobs.len()),
+                started.elapsed().as_secs_f64()
+            );
+            last = Instant::now();
+            shown = true;
+        }
+        if done {
+            break;
+        }
+    }
+    if shown {
+        eprintln!();
+    }
+}
+
+fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
+    let specs = split_policy_list(&a.policies);
+    if specs.is_empty() {
+        return Err(InputError::new("--policies", "expected at least one policy, e.g. --policies fifo,fair").into());
+    }
+    if a.seeds == 0 {
+        return Err(InputError::new("--seeds", "expected at least 1 seed").into());
+    }
+    // Load (and so validate) everything before running anything.
+    let base = scenario::load_file(&a.scenario, None, None)?;
+    let mut all = Vec::new();
+    for spec in &specs {
+        let mut per_seed = Vec::new();
+        for k in 0..a.seeds {
+            let sc = scenario::load_file(&a.scenario, Some(spec), Some(base.seed.wrapping_add(k)))
+                .map_err(|mut e| {
+                    if e.pos.is_none() {
+                        e.origin = "--policies".into();
+                    }
+                    e
+                })?;
+            per_seed.push(sc);
+        }
+        all.push(per_seed);
+    }
+    let labels: Vec<String> = all.iter().map(|v| v[0].policy.label()).collect();
+    let results = compare::run_all(all)?;
+    let table = compare::table(&labels, &results);
+    if a.json.as_deref() == Some("-") {
+        eprint!("{table}");
+    } else {
+        print!("{table}");
+    }
+    if let Some(p) = &a.json {
+        let flat: Vec<&summary::Summary> = results.iter().flatten().collect();
+        let mut out = open_out(p, "--json")?;
+        serde_json::to_writer_pretty(&mut out, &flat).map_err(|e| Failure::Other(e.to_string()))?;
+        writeln!(out)?;
+        out.flush()?;
+    }
+    Ok(())
+}
+
+fn cmd_validate(path: &Path) -> Result<(), Failure> {
+    let sc = scenario::load_file(path, None, None)?;
+    let nodes = sc.cluster.node_count();
+    let racks: u32 = sc.cluster.datacenters.iter().map(|d| d.racks.min(d.nodes)).sum();
+    let maps: u64 = sc.jobs.iter().map(|j| j.maps as u64).sum();
+    let reduces: u64 = sc.jobs.iter().map(|j| j.reduces as u64).sum();
+    let input_gb: f64 = sc.jobs.iter().map(|j| j.input_mb).sum::<f64>() / 1024.0;
+    println!("{}: ok", path.display());
+    println!("  scenario   {}{}", sc.name, if sc.description.is_empty() { String::new() } else { format!(" — {}", sc.description) });
+    println!(
+        "  cluster    {} datacenter(s), {} racks, {} nodes, {} map + {} reduce {} per node ({})",
+        sc.cluster.datacenters.len(),
+        racks,
+        nodes,
+        sc.cluster.map_slots,
+        sc.cluster.reduce_slots,
+        match sc.cluster.slot_model {
+            slotsim::model::SlotModel::Typed => "slots",
+            slotsim::model::SlotModel::Unified => "containers",
+        },
+        match sc.cluster.heartbeat {
+            Some(h) => format!("heartbeat {}", slotsim::units::fmt_secs(h)),
+            None => "manual heartbeats".into(),
+        }
+    );
+    println!("  policy     {}   seed {}", sc.policy.label(), sc.seed);
+    println!(
+        "  pools      {}",
+        sc.pools.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")
+    );
+    println!(
+        "  jobs       {} ({} maps + {} reduces = {} tasks, {:.1} GB input)",
+        sc.jobs.len(),
+        maps,
+        reduces,
+        maps + reduces,
+        input_gb
+    );
+    if !sc.events.is_empty() {
+        println!("  events     {}", sc.events.len());
+    }
+    Ok(())
+}
+
+fn cmd_policies() {
+    for p in registry::POLICIES {
+        println!("{:<10} {}", p.name, p.summary);
+        println!("{:<10} source: {}", "", p.source);
+    }
+}
+
+fn cmd_profiles() {
+    println!(
+        "{:<18} {:>8} {:>12} {:>14} {:>12}  source",
+        "profile", "FP", "map s/MB", "reduce s/MB", "64MB map s"
+    );
+    let net = slotsim::model::NetworkSpec::default();
+    for p in scenario::profiles::all() {
+        let t64 = 64.0 / net.disk_mbps + 64.0 * p.map_s_per_mb + 64.0 * p.fp / net.disk_mbps;
+        println!(
+            "{:<18} {:>8.4} {:>12.4} {:>14.4} {:>12.2}  {}",
+            p.name, p.fp, p.map_s_per_mb, p.reduce_s_per_mb, t64, p.source
+        );
+    }
+}

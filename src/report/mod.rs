@@ -1,1 +1,9 @@
-//! Reports.
+//! Outputs: the run summary (table and JSON), the per-attempt trace, the
+//! inspect lines, and the compare table. Everything here reads a finished
+//! (or stopped) [`Sim`]; nothing changes it.
+
+pub mod compare;
+pub mod summary;
+pub mod trace;
+
+pub use summary::{summarize, Summary};

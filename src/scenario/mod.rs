@@ -1,1 +1,10 @@
-//! Scenario loading.
+//! Scenario loading: the TOML schema (`schema`), validation and defaults
+//! (`load`), built-in job profiles (`profiles`) and workload generators
+//! (`workload`).
+pub mod load;
+pub mod profiles;
+pub mod schema;
+pub mod spans;
+pub mod workload;
+
+pub use load::{load_default, load_file, load_str, DEFAULT_SCENARIO};

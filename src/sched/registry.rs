@@ -38,3 +38,38 @@ pub fn lookup(name: &str) -> Option<&'static PolicyInfo> {
 pub fn names() -> Vec<&'static str> {
     POLICIES.iter().map(|p| p.name).collect()
 }
+
+use super::config::{apply_variant, SchedulerConfig};
+use super::Policy;
+use crate::model::{Ms, PolicySpec, SlotModel};
+
+/// What a policy may need to know about the cluster when it is built.
+#[derive(Clone, Copy, Debug)]
+pub struct BuildCtx {
+    pub heartbeat: Option<Ms>,
+    pub model: SlotModel,
+}
+
+/// Hadoop's default reduce slowstart (`mapred.reduce.slowstart.completed.maps`).
+pub const DEFAULT_SLOWSTART: f64 = 0.05;
+
+/// Builds the policy `spec` names from the scenario's `[scheduler]` table
+/// with the spec's overrides applied.
+pub fn build(spec: &PolicySpec, table: &toml::Table, ctx: &BuildCtx) -> Result<Box<dyn Policy>, String> {
+    if lookup(&spec.name).is_none() {
+        return Err(format!(
+            "unknown policy \"{}\"; expected one of: {}",
+            spec.name,
+            names().join(", ")
+        ));
+    }
+    let cfg: SchedulerConfig = apply_variant(table, spec)?;
+    let label = spec.label();
+    Ok(match spec.name.as_str() {
+        "fifo" => Box::new(super::fifo::Fifo::new(label, &cfg)),
+        "fair" => Box::new(super::fair::Fair::new(label, &cfg, ctx, false)),
+        "fresh" => Box::new(super::fair::Fair::new(label, &cfg, ctx, true)),
+        "capacity" => Box::new(super::capacity::Capacity::new(label, &cfg)),
+        other => return Err(format!("policy \"{other}\" is registered but not built")),
+    })
+}

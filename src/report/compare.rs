@@ -1,0 +1,103 @@
+//! `compare`: the same scenario under several policies and seeds, in
+//! parallel, one row per policy with mean ± stddev over seeds and the
+//! difference to the first policy.
+
+use super::summary::{summarize, Summary};
+use crate::error::InputError;
+use crate::model::Scenario;
+use crate::sim::Sim;
+use rayon::prelude::*;
+use std::fmt::Write as _;
+
+/// Runs every (policy, seed) pair. `scenarios[i][k]` is policy i with seed k,
+/// already loaded (and so validated). Results keep that order whatever the
+/// thread schedule, so output is deterministic.
+pub fn run_all(scenarios: Vec<Vec<Scenario>>) -> Result<Vec<Vec<Summary>>, InputError> {
+    let flat: Vec<(usize, usize, Scenario)> = scenarios
+        .into_iter()
+        .enumerate()
+        .flat_map(|(i, v)| v.into_iter().enumerate().map(move |(k, s)| (i, k, s)))
+        .collect();
+    let results: Vec<(usize, usize, Result<Summary, String>)> = flat
+        .into_par_iter()
+        .map(|(i, k, sc)| {
+            let r = Sim::new(&sc).map(|mut sim| {
+                sim.run_until(None);
+                summarize(&sim)
+            });
+            (i, k, r)
+        })
+        .collect();
+    let n = results.iter().map(|r| r.0 + 1).max().unwrap_or(0);
+    let mut out: Vec<Vec<Summary>> = vec![Vec::new(); n];
+    for (i, _k, r) in results {
+        out[i].push(r.map_err(|e| InputError::new("compare", e))?);
+    }
+    Ok(out)
+}
+
+/// Mean and sample standard deviation.
+pub fn mean_sd(xs: &[f64]) -> (f64, f64) {
+    if xs.is_empty() {
+        return (f64::NAN, 0.0);
+    }
+    let n = xs.len() as f64;
+    let m = xs.iter().sum::<f64>() / n;
+    let var = if xs.len() > 1 {
+        xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0)
+    } else {
+        0.0
+    };
+    (m, var.sqrt())
+}
+
+fn col(rows: &[Summary], f: impl Fn(&Summary) -> Option<f64>) -> Option<(f64, f64)> {
+    let v: Vec<f64> = rows.iter().filter_map(&f).collect();
+    (v.len() == rows.len() && !v.is_empty()).then(|| mean_sd(&v))
+}
+
+/// The comparison table.
+pub fn table(labels: &[String], results: &[Vec<Summary>]) -> String {
+    let mut o = String::new();
+    let seeds = results.first().map_or(0, |r| r.len());
+    let _ = writeln!(
+        o,
+        "{:<28} {:>18} {:>9} {:>18} {:>9} {:>7} {:>7}",
+        "policy", "makespan s", "Δ", "mean turnaround s", "Δ", "node%", "util%"
+    );
+    let base_mk = results.first().and_then(|r| col(r, |s| s.makespan_s)).map(|x| x.0);
+    let base_ta = results
+        .first()
+        .and_then(|r| col(r, |s| s.mean_turnaround_s))
+        .map(|x| x.0);
+    for (label, rows) in labels.iter().zip(results) {
+        let mk = col(rows, |s| s.makespan_s);
+        let ta = col(rows, |s| s.mean_turnaround_s);
+        let node = mean_sd(&rows.iter().map(|s| s.locality.node).collect::<Vec<_>>()).0;
+        let util = mean_sd(&rows.iter().map(|s| s.utilization).collect::<Vec<_>>()).0;
+        let ms = |x: Option<(f64, f64)>| {
+            x.map_or("unfinished".to_string(), |(m, s)| format!("{m:.1} ± {s:.1}"))
+        };
+        let delta = |x: Option<(f64, f64)>, base: Option<f64>| match (x, base) {
+            (Some((m, _)), Some(b)) if b > 0.0 => format!("{:+.1}%", (m - b) / b * 100.0),
+            _ => "-".to_string(),
+        };
+        let _ = writeln!(
+            o,
+            "{:<28} {:>18} {:>9} {:>18} {:>9} {:>7.1} {:>7.1}",
+            label,
+            ms(mk),
+            delta(mk, base_mk),
+            ms(ta),
+            delta(ta, base_ta),
+            node * 100.0,
+            util * 100.0
+        );
+    }
+    let _ = writeln!(
+        o,
+        "({seeds} seed{} per policy; Δ against the first row)",
+        if seeds == 1 { "" } else { "s" }
+    );
+    o
+}

@@ -1,0 +1,284 @@
+//! The scenario file as written: serde structs mirroring DESIGN.md's
+//! "Scenario file (TOML)" key for key. Every struct denies unknown keys so a
+//! typo is an error at its line rather than a silently ignored setting.
+//!
+//! Values whose semantic checks happen later (in `load`) are wrapped in
+//! [`Spanned`] so those checks can still point at the offending value.
+//! Counts are read as signed integers on purpose: `nodes = -3` then reaches
+//! the loader, which says "must be at least 1" instead of serde's
+//! "expected u32". Durations and sizes are parsed during deserialization by
+//! [`Dur`], [`Size`] and [`Heartbeat`], so their errors carry the value's span
+//! from the TOML deserializer.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::model::Ms;
+use crate::sched::config::SchedulerConfig;
+use crate::units::{parse_duration, parse_size_mb};
+
+/// The whole file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// Defaults to the file name without its extension.
+    pub name: Option<String>,
+    #[serde(default)]
+    pub description: String,
+    /// Defaults to 1; `--seed` replaces it.
+    pub seed: Option<Spanned<i64>>,
+    /// Required; an `Option` so its absence gets the loader's message, and
+    /// not `Spanned` because `[[cluster.datacenters]]` alone makes it an
+    /// implicit table, which has no span.
+    pub cluster: Option<ClusterDef>,
+    #[serde(default)]
+    pub network: NetworkDef,
+    #[serde(default)]
+    pub hdfs: HdfsDef,
+    #[serde(default)]
+    pub tasks: TasksDef,
+    /// Deserialized straight into the scheduler's own type so its unknown
+    /// keys and bad values are reported with their spans.
+    pub scheduler: Option<SchedulerConfig>,
+    #[serde(default)]
+    pub pools: Vec<PoolDef>,
+    #[serde(default)]
+    pub jobs: Vec<JobDef>,
+    #[serde(default)]
+    pub workloads: Vec<WorkloadDef>,
+    #[serde(default)]
+    pub events: Vec<EventDef>,
+}
+
+/// `[cluster]`: either `nodes`/`racks` or `[[cluster.datacenters]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterDef {
+    pub nodes: Option<Spanned<i64>>,
+    /// Default 1.
+    pub racks: Option<Spanned<i64>>,
+    /// Default 2.
+    pub map_slots: Option<Spanned<i64>>,
+    /// Default 2.
+    pub reduce_slots: Option<Spanned<i64>>,
+    /// "typed" (default) or "unified".
+    pub slot_model: Option<Spanned<String>>,
+    /// Default "3s".
+    pub heartbeat: Option<Heartbeat>,
+    #[serde(default)]
+    pub out_of_band_heartbeat: bool,
+    /// Default [1.0, 1.0].
+    pub speed: Option<Spanned<(f64, f64)>>,
+    pub datacenters: Option<Vec<DatacenterDef>>,
+}
+
+/// `[[cluster.datacenters]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DatacenterDef {
+    pub name: Spanned<String>,
+    pub nodes: Spanned<i64>,
+    /// Default 1.
+    pub racks: Option<Spanned<i64>>,
+}
+
+/// `[network]`, MB/s; absent keys keep `model::NetworkSpec::default()`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkDef {
+    pub disk_mbps: Option<Spanned<f64>>,
+    pub rack_mbps: Option<Spanned<f64>>,
+    pub cross_rack_mbps: Option<Spanned<f64>>,
+    pub inter_dc_mbps: Option<Spanned<f64>>,
+    pub shuffle_mbps: Option<Spanned<f64>>,
+}
+
+/// `[hdfs]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HdfsDef {
+    /// Default "128MB".
+    pub block: Option<Spanned<Size>>,
+    /// Default 3 (at most the node count).
+    pub replication: Option<Spanned<i64>>,
+}
+
+/// `[tasks]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TasksDef {
+    /// Default 0.
+    pub straggler_prob: Option<Spanned<f64>>,
+    /// Default [1.5, 4.0].
+    pub straggler_slowdown: Option<Spanned<(f64, f64)>>,
+    /// "off" (default); "hadoop" and "late" are not supported yet.
+    pub speculation: Option<Spanned<String>>,
+}
+
+/// `[[pools]]`: DESIGN's keys plus the optional Fair/Capacity settings
+/// `model::PoolSpec` carries.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoolDef {
+    pub name: Spanned<String>,
+    /// Default 1.0.
+    pub weight: Option<Spanned<f64>>,
+    pub min_maps: Option<Spanned<i64>>,
+    pub min_reduces: Option<Spanned<i64>>,
+    /// Default: unlimited.
+    pub max_maps: Option<Spanned<i64>>,
+    pub max_reduces: Option<Spanned<i64>>,
+    /// Percent of the cluster's slots (capacity policy); all pools' sum ≤ 100.
+    pub capacity: Option<Spanned<f64>>,
+    /// "fair" (default) or "fifo": ordering of jobs inside the pool.
+    pub scheduling_mode: Option<Spanned<String>>,
+    pub max_running_jobs: Option<Spanned<i64>>,
+    pub min_share_timeout: Option<Dur>,
+    pub fair_share_timeout: Option<Dur>,
+    /// Percent, default 100.
+    pub min_user_limit: Option<Spanned<f64>>,
+    /// Default 1.
+    pub user_limit_factor: Option<Spanned<f64>>,
+}
+
+/// `[[jobs]]`, and the `job = { ... }` of a `submit` event.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobDef {
+    pub name: Spanned<String>,
+    pub profile: Spanned<String>,
+    pub input: Option<Spanned<Size>>,
+    pub maps: Option<Spanned<i64>>,
+    /// Default 1; 0 is allowed (a map-only job).
+    pub reduces: Option<Spanned<i64>>,
+    /// Default "0s". Not allowed inside a `submit` event (its `at` is the submit time).
+    pub submit: Option<Spanned<Dur>>,
+    /// Default "default".
+    pub pool: Option<Spanned<String>>,
+    /// Default "user".
+    pub user: Option<String>,
+    /// Default "normal".
+    pub priority: Option<Spanned<String>>,
+    pub map_time: Option<Spanned<Dur>>,
+    pub reduce_time: Option<Spanned<Dur>>,
+    /// Default: the profile's filtering percentage.
+    pub fp: Option<Spanned<f64>>,
+    /// Default 1.
+    pub count: Option<Spanned<i64>>,
+    /// Default "0s".
+    pub every: Option<Dur>,
+    pub blocks: Option<Spanned<Vec<Vec<Spanned<i64>>>>>,
+}
+
+/// `[[workloads]]`. The `swim` keys are accepted here so that a swim
+/// workload gets the loader's "not supported yet" error rather than an
+/// "unknown field" one.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadDef {
+    /// "poisson" or "swim".
+    pub kind: Spanned<String>,
+    pub jobs: Option<Spanned<i64>>,
+    pub mean_interarrival: Option<Spanned<Dur>>,
+    /// Profile name → weight; a `BTreeMap` so draws do not depend on file order.
+    /// Not `Spanned` itself: a `[workloads.mix]` or dotted-key table has no span.
+    pub mix: Option<BTreeMap<Spanned<String>, Spanned<f64>>>,
+    /// `[lo, hi]`, drawn log-uniformly.
+    pub input: Option<Spanned<(Size, Size)>>,
+    /// Default ["default"].
+    pub pools: Option<Spanned<Vec<Spanned<String>>>>,
+    /// `[lo, hi]` reduces drawn uniformly; default ceil(input / 10 GB).
+    pub reduces: Option<Spanned<(i64, i64)>>,
+    /// Time of the first arrival, default "0s".
+    pub submit_start: Option<Dur>,
+    /// kind = "swim" only (not supported yet).
+    pub trace: Option<Spanned<String>>,
+    pub limit: Option<Spanned<i64>>,
+    pub time_scale: Option<Spanned<f64>>,
+}
+
+/// `[[events]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventDef {
+    pub at: Dur,
+    pub action: Spanned<String>,
+    pub policy: Option<Spanned<String>>,
+    pub node: Option<Spanned<i64>>,
+    pub job: Option<Spanned<JobDef>>,
+}
+
+/// A duration string such as `"20s"`, in milliseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dur(pub Ms);
+
+/// A size string such as `"20GB"`, in MB.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Size(pub f64);
+
+/// `heartbeat`: a positive duration, or `"manual"` (`None`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Heartbeat(pub Option<Ms>);
+
+impl<'de> Deserialize<'de> for Dur {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Dur;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a duration string with a unit, like \"500ms\", \"20s\", \"3m\" or \"1h\"")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Dur, E> {
+                parse_duration(s).map(Dur).map_err(E::custom)
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for Size {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Size;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a size string with a unit, like \"128MB\", \"20GB\" or \"1TB\"")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Size, E> {
+                parse_size_mb(s).map(Size).map_err(E::custom)
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for Heartbeat {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Heartbeat;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("\"manual\" or a duration string with a unit, like \"3s\"")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Heartbeat, E> {
+                if s.trim() == "manual" {
+                    return Ok(Heartbeat(None));
+                }
+                let ms = parse_duration(s).map_err(|m| {
+                    E::custom(format!("{m}, or \"manual\" for scripted heartbeats only"))
+                })?;
+                if ms == 0 {
+                    return Err(E::custom(format!(
+                        "invalid heartbeat \"{s}\": expected a duration longer than 0, or \"manual\""
+                    )));
+                }
+                Ok(Heartbeat(Some(ms)))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}

@@ -1,0 +1,163 @@
+//! Generated workloads: `[[workloads]] kind = "poisson"`.
+//!
+//! Jobs arrive as a Poisson process (exponential gaps), each with a profile
+//! drawn by weight, an input size drawn log-uniformly (so 1–12 GB spreads
+//! evenly over orders of magnitude, as JoSS's mixed workload does) and a
+//! pool drawn uniformly. The draws come from their own ChaCha stream, keyed
+//! by the scenario seed and the workload's index, so the same scenario and
+//! seed always give the same jobs, whatever policy runs them.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::model::{JobSpec, Ms, Priority, Profile};
+
+/// ChaCha stream id of the arrivals concern ("arrival" in ASCII); the
+/// workload index is added so two workloads never share draws. Other
+/// concerns (placement, durations, stragglers) use other stream ids.
+pub const ARRIVAL_STREAM: u64 = 0x0061_7272_6976_616c;
+
+/// Input per reduce when a workload does not give `reduces`: OMO Table 4
+/// runs 20 GB jobs with 2 reduces and 10 GB jobs with 1.
+pub const MB_PER_REDUCE: f64 = 10.0 * 1024.0;
+
+/// A validated `kind = "poisson"` workload.
+#[derive(Clone, Debug)]
+pub struct PoissonParams {
+    /// Position among the file's `[[workloads]]`; names and RNG stream.
+    pub index: usize,
+    pub jobs: u32,
+    pub mean_interarrival: Ms,
+    /// Profiles with positive weights, in name order (BTreeMap order).
+    pub mix: Vec<(Profile, f64)>,
+    /// `[lo, hi]` in MB, 0 < lo ≤ hi.
+    pub input_mb: (f64, f64),
+    /// Non-empty; every name is a declared pool.
+    pub pools: Vec<String>,
+    /// `[lo, hi]` reduces, drawn uniformly; `None` = ceil(input / 10 GB).
+    pub reduces: Option<(u32, u32)>,
+    /// Arrival time of the first job.
+    pub submit_start: Ms,
+    pub block_mb: f64,
+}
+
+/// The jobs of one poisson workload, named `w<index>-<profile>-<k>` (k from 1).
+pub fn poisson(seed: u64, p: &PoissonParams) -> Vec<JobSpec> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(ARRIVAL_STREAM.wrapping_add(p.index as u64));
+    let total_weight: f64 = p.mix.iter().map(|(_, w)| w).sum();
+    let mut t = p.submit_start;
+    let mut out = Vec::with_capacity(p.jobs as usize);
+    for k in 1..=p.jobs {
+        // Draw order is fixed (gap, profile, input, pool, reduces): changing
+        // it would change every generated workload.
+        if k > 1 {
+            let u: f64 = rng.gen();
+            // Inverse CDF of the exponential; 1 - u is in (0, 1], so ln is finite.
+            let gap = -(1.0 - u).ln() * p.mean_interarrival as f64;
+            t = t.saturating_add(gap.round() as Ms);
+        }
+        let profile = pick_profile(&p.mix, total_weight, rng.gen::<f64>());
+        let (lo, hi) = p.input_mb;
+        let u: f64 = rng.gen();
+        let input = (lo * (u * (hi / lo).ln()).exp()).round().clamp(lo.max(1.0), hi.max(1.0));
+        let pool_ix = if p.pools.len() > 1 {
+            rng.gen_range(0..p.pools.len())
+        } else {
+            0
+        };
+        let reduces = match p.reduces {
+            Some((a, b)) => rng.gen_range(a..=b),
+            None => (input / MB_PER_REDUCE).ceil().max(1.0) as u32,
+        };
+        let maps = (input / p.block_mb).ceil().max(1.0) as u32;
+        out.push(JobSpec {
+            name: format!("w{}-{}-{}", p.index, profile.name, k),
+            fp: profile.fp,
+            profile,
+            input_mb: input,
+            maps,
+            reduces,
+            submit: t,
+            pool: p.pools.get(pool_ix).cloned().unwrap_or_else(|| "default".into()),
+            user: "user".into(),
+            priority: Priority::Normal,
+            map_time: None,
+            reduce_time: None,
+            blocks: None,
+        });
+    }
+    out
+}
+
+/// The profile whose cumulative-weight interval contains `u × total`.
+fn pick_profile(mix: &[(Profile, f64)], total: f64, u: f64) -> Profile {
+    let x = u * total;
+    let mut acc = 0.0;
+    for (p, w) in mix {
+        acc += w;
+        if x < acc {
+            return p.clone();
+        }
+    }
+    // Rounding can leave x at the very top; the last profile owns that edge.
+    mix.last()
+        .map(|(p, _)| p.clone())
+        .or_else(|| super::profiles::lookup("wordcount"))
+        .unwrap_or_else(|| super::profiles::all()[0].clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::profiles;
+
+    fn params() -> PoissonParams {
+        PoissonParams {
+            index: 0,
+            jobs: 200,
+            mean_interarrival: 14_000,
+            mix: vec![
+                (profiles::lookup("terasort").expect("terasort"), 1.0),
+                (profiles::lookup("wordcount").expect("wordcount"), 3.0),
+            ],
+            input_mb: (1024.0, 12.0 * 1024.0),
+            pools: vec!["a".into(), "b".into()],
+            reduces: None,
+            submit_start: 5_000,
+            block_mb: 128.0,
+        }
+    }
+
+    #[test]
+    fn statistics_are_plausible() {
+        let jobs = poisson(3, &params());
+        assert_eq!(jobs.len(), 200);
+        assert_eq!(jobs[0].submit, 5_000);
+        assert!(jobs.windows(2).all(|w| w[0].submit <= w[1].submit));
+        let mean_gap = (jobs[199].submit - jobs[0].submit) as f64 / 199.0;
+        assert!((9_000.0..20_000.0).contains(&mean_gap), "mean gap {mean_gap}");
+        let wc = jobs.iter().filter(|j| j.profile.name == "wordcount").count();
+        assert!((120..180).contains(&wc), "{wc} wordcount jobs of 200 at weight 3:1");
+        for j in &jobs {
+            assert!((1024.0..=12.0 * 1024.0).contains(&j.input_mb));
+            assert_eq!(j.maps, (j.input_mb / 128.0).ceil() as u32);
+            assert_eq!(j.reduces, (j.input_mb / MB_PER_REDUCE).ceil() as u32);
+            assert!(j.pool == "a" || j.pool == "b");
+        }
+        assert!(jobs.iter().any(|j| j.pool == "a") && jobs.iter().any(|j| j.pool == "b"));
+    }
+
+    #[test]
+    fn reduce_range_and_streams() {
+        let mut p = params();
+        p.reduces = Some((3, 5));
+        let a = poisson(3, &p);
+        assert!(a.iter().all(|j| (3..=5).contains(&j.reduces)));
+        p.index = 1;
+        let b = poisson(3, &p);
+        let times = |v: &[JobSpec]| v.iter().map(|j| j.submit).collect::<Vec<_>>();
+        assert_ne!(times(&a), times(&b), "workloads use distinct streams");
+        assert!(b[0].name.starts_with("w1-"));
+    }
+}

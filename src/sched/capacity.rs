@@ -1,0 +1,248 @@
+//! `capacity`: Hadoop 1.x CapacityTaskScheduler, reduced to what a slot
+//! simulator can see (no memory-based scheduling, no job initialisation
+//! limits). Queues are the scenario's pools, each with `capacity` percent.
+
+use super::config::SchedulerConfig;
+use super::registry::DEFAULT_SLOWSTART;
+use super::{num, Inspection, Policy, Values};
+use crate::model::{JobId, NodeId, SlotModel};
+use crate::sim::{Heartbeat, Locality, World};
+use std::collections::BTreeMap;
+
+/// `mapreduce.job.locality.wait.factor` default.
+const LOCALITY_WAIT_FACTOR: f64 = 1.0;
+
+pub struct Capacity {
+    label: String,
+    slowstart: f64,
+    /// Scheduling opportunities each job has missed since its last local
+    /// map (`JobInProgress.numSchedulingOpportunities`).
+    missed: Vec<u64>,
+}
+
+impl Capacity {
+    pub fn new(label: String, cfg: &SchedulerConfig) -> Capacity {
+        let own = cfg.capacity.clone().unwrap_or_default();
+        Capacity {
+            label,
+            slowstart: own.slowstart.or(cfg.slowstart).unwrap_or(DEFAULT_SLOWSTART),
+            missed: Vec::new(),
+        }
+    }
+
+    fn missed(&mut self, j: JobId) -> &mut u64 {
+        if self.missed.len() <= j as usize {
+            self.missed.resize(j as usize + 1, 0);
+        }
+        &mut self.missed[j as usize]
+    }
+}
+
+/// Each pool's capacity percent: as declared; pools without one share what
+/// is left (100 − declared) equally.
+pub fn capacity_percents(w: &World) -> Vec<f64> {
+    let declared: f64 = w.pools.iter().filter_map(|p| p.capacity).sum();
+    let undeclared = w.pools.iter().filter(|p| p.capacity.is_none()).count();
+    let rest = if undeclared > 0 {
+        (100.0 - declared).max(0.0) / undeclared as f64
+    } else {
+        0.0
+    };
+    w.pools.iter().map(|p| p.capacity.unwrap_or(rest)).collect()
+}
+
+fn slots(w: &World, map: bool) -> u32 {
+    match (w.model(), map) {
+        (SlotModel::Typed, true) => w.cluster.total_map_slots,
+        (SlotModel::Typed, false) => w.cluster.total_reduce_slots,
+        (SlotModel::Unified, _) => w.cluster.total_slots(),
+    }
+}
+
+fn occupied(w: &World, p: usize, map: bool) -> u32 {
+    let s = &w.pool_stats[p];
+    match (w.model(), map) {
+        (SlotModel::Typed, true) => s.running_maps,
+        (SlotModel::Typed, false) => s.running_reduces,
+        (SlotModel::Unified, _) => s.running_maps + s.running_reduces,
+    }
+}
+
+/// A queue's view for one task kind.
+struct Queue {
+    pool: usize,
+    capacity: u32,
+    occupied: u32,
+    jobs: Vec<JobId>,
+}
+
+impl Capacity {
+    fn queues(&self, w: &World, map: bool) -> Vec<Queue> {
+        let pct = capacity_percents(w);
+        let total = slots(w, map);
+        let mut qs: Vec<Queue> = (0..w.pools.len())
+            .map(|p| Queue {
+                pool: p,
+                capacity: (pct[p] * total as f64 / 100.0).floor() as u32,
+                occupied: occupied(w, p, map),
+                jobs: Vec::new(),
+            })
+            .collect();
+        for &j in &w.active {
+            qs[w.job(j).pool as usize].jobs.push(j);
+        }
+        for q in &mut qs {
+            q.jobs.sort_by_key(|&j| (w.job(j).priority, w.job(j).submit, j));
+        }
+        // Least used relative to capacity first; a zero-capacity queue last.
+        qs.sort_by(|a, b| {
+            let r = |q: &Queue| {
+                if q.capacity == 0 {
+                    f64::INFINITY
+                } else {
+                    q.occupied as f64 / q.capacity as f64
+                }
+            };
+            r(a).partial_cmp(&r(b))
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(a.pool.cmp(&b.pool))
+        });
+        qs
+    }
+
+    /// The user limit: min(max(ceil(cur / active users), ceil(min_user_limit%
+    /// × cur)), ⌊capacity × user_limit_factor⌋), where cur is the capacity
+    /// while the queue is under it and occupied + 1 once over.
+    fn user_over_limit(w: &World, q: &Queue, j: JobId, map: bool) -> bool {
+        let spec = &w.pools[q.pool];
+        let cur = if q.occupied < q.capacity {
+            q.capacity
+        } else {
+            q.occupied + 1
+        };
+        let mut users: Vec<&str> = q.jobs.iter().map(|&x| w.job(x).user.as_str()).collect();
+        users.sort_unstable();
+        users.dedup();
+        let active = users.len().max(1) as f64;
+        let a = (cur as f64 / active).ceil();
+        let b = (spec.min_user_limit * cur as f64 / 100.0).ceil();
+        let limit = a.max(b).min((q.capacity as f64 * spec.user_limit_factor).floor()) as u32;
+        let user = &w.job(j).user;
+        let used: u32 = q
+            .jobs
+            .iter()
+            .filter(|&&x| &w.job(x).user == user)
+            .map(|&x| {
+                let jb = w.job(x);
+                match (w.model(), map) {
+                    (SlotModel::Typed, true) => jb.maps_running,
+                    (SlotModel::Typed, false) => jb.reduces_running,
+                    (SlotModel::Unified, _) => jb.maps_running + jb.reduces_running,
+                }
+            })
+            .sum();
+        used >= limit
+    }
+}
+
+impl Policy for Capacity {
+    fn label(&self) -> &str {
+        &self.label
+    }
+
+    fn slowstart(&self) -> f64 {
+        self.slowstart
+    }
+
+    fn adopt(&mut self, _w: &World) {
+        self.missed.clear();
+    }
+
+    fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
+        let n_nodes = hb.world().cluster.nodes.len() as u64;
+        // Maps: as many as fit, node-or-rack-local first, one off-switch at most.
+        let mut assign_off_switch = true;
+        'maps: while hb.free_maps() > 0 {
+            let qs = self.queues(hb.world(), true);
+            for q in &qs {
+                for &j in &q.jobs {
+                    let w = hb.world();
+                    let job = w.job(j);
+                    if job.maps_pending == 0 || Self::user_over_limit(w, q, j, true) {
+                        continue;
+                    }
+                    *self.missed(j) += 1;
+                    let w = hb.world();
+                    let job = w.job(j);
+                    if let Some((t, _)) = job.find_map(hb.node, Locality::Rack, &w.cluster) {
+                        hb.launch_map(j, t, "capacity/local");
+                        *self.missed(j) = 0;
+                        continue 'maps;
+                    }
+                    // `scheduleOffSwitch`: only after missing enough heartbeats.
+                    let required = (job.unfinished_maps() as u64).min(n_nodes) as f64;
+                    if assign_off_switch && required * LOCALITY_WAIT_FACTOR < self.missed[j as usize] as f64 {
+                        if let Some((t, _)) = job.find_map(hb.node, Locality::OffDc, &w.cluster) {
+                            hb.launch_map(j, t, "capacity/off-switch");
+                            *self.missed(j) = 0;
+                            assign_off_switch = false;
+                            continue 'maps;
+                        }
+                    }
+                }
+            }
+            break;
+        }
+        // Reduces: at most one per heartbeat.
+        if hb.free_reduces() > 0 {
+            let qs = self.queues(hb.world(), false);
+            for q in &qs {
+                for &j in &q.jobs {
+                    let w = hb.world();
+                    let job = w.job(j);
+                    if !job.reduces_schedulable(self.slowstart) || job.reduces_pending == 0 {
+                        continue;
+                    }
+                    if Self::user_over_limit(w, q, j, false) {
+                        continue;
+                    }
+                    if let Some(r) = job.find_reduce() {
+                        hb.launch_reduce(j, r, "capacity/reduce");
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
+        let mut ins = Inspection::default();
+        let pct = capacity_percents(w);
+        let mut by_pool: BTreeMap<String, Values> = BTreeMap::new();
+        for map in [true, false] {
+            let kind = if map { "map" } else { "reduce" };
+            for q in self.queues(w, map) {
+                let v = by_pool.entry(w.pools[q.pool].name.clone()).or_default();
+                v.insert("capacity_pct".into(), num(pct[q.pool]));
+                v.insert(format!("capacity_{kind}"), q.capacity.into());
+                v.insert(format!("occupied_{kind}"), q.occupied.into());
+            }
+        }
+        ins.pools = by_pool;
+        for &j in &w.active {
+            let job = w.job(j);
+            let mut v = Values::new();
+            v.insert("pool".into(), w.pool_name(j).into());
+            v.insert("user".into(), job.user.clone().into());
+            v.insert("pending_maps".into(), job.maps_pending.into());
+            v.insert("running_map".into(), job.maps_running.into());
+            v.insert("running_reduce".into(), job.reduces_running.into());
+            v.insert(
+                "missed_opportunities".into(),
+                self.missed.get(j as usize).copied().unwrap_or(0).into(),
+            );
+            ins.jobs.insert(job.name.clone(), v);
+        }
+        ins
+    }
+}

@@ -1,0 +1,100 @@
+//! The event calendar.
+
+use crate::model::{JobId, Ms, NodeId};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// What happens at an instant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Ev {
+    /// A map attempt finished, or a reduce attempt finished its sort+reduce.
+    AttemptDone(u32),
+    /// A reduce attempt copied its last byte.
+    ShuffleDone(u32),
+    JobArrival(JobId),
+    /// Index into the scenario's `[[events]]`.
+    Scripted(u32),
+    /// `periodic`: the node's regular heartbeat, which schedules the next one.
+    Heartbeat { node: NodeId, periodic: bool },
+}
+
+impl Ev {
+    /// Same-instant class (ALGORITHMS §1): completions, then job arrivals,
+    /// then scripted events, then heartbeats.
+    fn class_and_id(self) -> (u8, u64) {
+        match self {
+            Ev::AttemptDone(a) | Ev::ShuffleDone(a) => (0, a as u64),
+            Ev::JobArrival(j) => (1, j as u64),
+            Ev::Scripted(i) => (2, i as u64),
+            Ev::Heartbeat { node, .. } => (3, node as u64),
+        }
+    }
+}
+
+/// A min-heap of events keyed by `(time, class, id, seq)`.
+///
+/// The key is a total order, so a run is reproducible: events at the same
+/// millisecond run completions first (a slot freed at t is free for a
+/// heartbeat at t), then arrivals, then scripted events, then heartbeats;
+/// inside a class by the id of the thing (attempt, job, event index, node);
+/// and `seq`, the insertion counter, keeps insertion order for equal ids
+/// (two scripted heartbeats of one node at one instant run as written).
+#[derive(Default)]
+pub struct Calendar {
+    heap: BinaryHeap<Reverse<(Ms, u8, u64, u64, Ev)>>,
+    seq: u64,
+}
+
+impl Calendar {
+    pub fn push(&mut self, at: Ms, ev: Ev) {
+        let (class, id) = ev.class_and_id();
+        self.seq += 1;
+        self.heap.push(Reverse((at, class, id, self.seq, ev)));
+    }
+
+    pub fn pop(&mut self) -> Option<(Ms, Ev)> {
+        self.heap.pop().map(|Reverse((t, _, _, _, ev))| (t, ev))
+    }
+
+    pub fn peek_time(&self) -> Option<Ms> {
+        self.heap.peek().map(|Reverse((t, ..))| *t)
+    }
+
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_instant_order_is_class_then_id_then_insertion() {
+        let mut c = Calendar::default();
+        c.push(5, Ev::Heartbeat { node: 1, periodic: true });
+        c.push(5, Ev::Heartbeat { node: 0, periodic: false });
+        c.push(5, Ev::Scripted(0));
+        c.push(5, Ev::JobArrival(3));
+        c.push(5, Ev::AttemptDone(9));
+        c.push(4, Ev::Heartbeat { node: 7, periodic: true });
+        c.push(5, Ev::Heartbeat { node: 0, periodic: true });
+        let order: Vec<Ev> = std::iter::from_fn(|| c.pop().map(|(_, e)| e)).collect();
+        assert_eq!(
+            order,
+            vec![
+                Ev::Heartbeat { node: 7, periodic: true },
+                Ev::AttemptDone(9),
+                Ev::JobArrival(3),
+                Ev::Scripted(0),
+                Ev::Heartbeat { node: 0, periodic: false },
+                Ev::Heartbeat { node: 0, periodic: true },
+                Ev::Heartbeat { node: 1, periodic: true },
+            ]
+        );
+    }
+}

@@ -1,0 +1,133 @@
+//! Datacenters, racks, nodes and their slots.
+
+use crate::model::{ClusterSpec, NodeId, SlotModel};
+use rand::Rng;
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub id: NodeId,
+    pub rack: u32,
+    pub dc: u32,
+    /// Speed factor; task compute time is divided by it.
+    pub speed: f64,
+    pub map_slots: u32,
+    pub reduce_slots: u32,
+    pub running_maps: u32,
+    pub running_reduces: u32,
+    pub alive: bool,
+    /// An out-of-band heartbeat is already scheduled for this instant.
+    pub oob_pending: bool,
+}
+
+impl Node {
+    /// Free map slots (typed) or free containers (unified).
+    pub fn free_maps(&self, model: SlotModel) -> u32 {
+        match model {
+            SlotModel::Typed => self.map_slots.saturating_sub(self.running_maps),
+            SlotModel::Unified => self.free_containers(),
+        }
+    }
+
+    pub fn free_reduces(&self, model: SlotModel) -> u32 {
+        match model {
+            SlotModel::Typed => self.reduce_slots.saturating_sub(self.running_reduces),
+            SlotModel::Unified => self.free_containers(),
+        }
+    }
+
+    pub fn free_containers(&self) -> u32 {
+        (self.map_slots + self.reduce_slots).saturating_sub(self.running_maps + self.running_reduces)
+    }
+
+    pub fn running(&self) -> u32 {
+        self.running_maps + self.running_reduces
+    }
+
+    pub fn has_free_slot(&self, model: SlotModel) -> bool {
+        self.free_maps(model) > 0 || self.free_reduces(model) > 0
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Rack {
+    pub dc: u32,
+    pub nodes: Vec<NodeId>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Datacenter {
+    pub name: String,
+    pub racks: Vec<u32>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Cluster {
+    pub nodes: Vec<Node>,
+    pub racks: Vec<Rack>,
+    pub dcs: Vec<Datacenter>,
+    pub model: SlotModel,
+    pub total_map_slots: u32,
+    pub total_reduce_slots: u32,
+}
+
+impl Cluster {
+    /// Builds the topology: node ids run datacenter by datacenter, rack by
+    /// rack; nodes are split over a datacenter's racks as evenly as
+    /// possible (the first racks get the remainder). Speeds come from the
+    /// `nodes` random stream.
+    pub fn build(spec: &ClusterSpec, rng: &mut impl Rng) -> Cluster {
+        let mut nodes = Vec::new();
+        let mut racks = Vec::new();
+        let mut dcs = Vec::new();
+        for (di, d) in spec.datacenters.iter().enumerate() {
+            let nr = d.racks.max(1).min(d.nodes.max(1));
+            let mut dc = Datacenter {
+                name: d.name.clone(),
+                racks: Vec::new(),
+            };
+            for r in 0..nr {
+                let n_here = d.nodes / nr + u32::from(r < d.nodes % nr);
+                let rid = racks.len() as u32;
+                let mut rack = Rack {
+                    dc: di as u32,
+                    nodes: Vec::new(),
+                };
+                for _ in 0..n_here {
+                    let id = nodes.len() as NodeId;
+                    let (lo, hi) = spec.speed;
+                    let speed = if hi > lo { rng.gen_range(lo..=hi) } else { lo };
+                    nodes.push(Node {
+                        id,
+                        rack: rid,
+                        dc: di as u32,
+                        speed,
+                        map_slots: spec.map_slots,
+                        reduce_slots: spec.reduce_slots,
+                        running_maps: 0,
+                        running_reduces: 0,
+                        alive: true,
+                        oob_pending: false,
+                    });
+                    rack.nodes.push(id);
+                }
+                dc.racks.push(rid);
+                racks.push(rack);
+            }
+            dcs.push(dc);
+        }
+        let total_map_slots = nodes.iter().map(|n| n.map_slots).sum();
+        let total_reduce_slots = nodes.iter().map(|n| n.reduce_slots).sum();
+        Cluster {
+            nodes,
+            racks,
+            dcs,
+            model: spec.slot_model,
+            total_map_slots,
+            total_reduce_slots,
+        }
+    }
+
+    pub fn total_slots(&self) -> u32 {
+        self.total_map_slots + self.total_reduce_slots
+    }
+}

@@ -1,0 +1,804 @@
+//! The run loop, the world state and the command API.
+
+use super::calendar::{Calendar, Ev};
+use super::cluster::{Cluster, Node};
+use super::hdfs;
+use super::job::{Attempt, AttemptId, Job, Kind, Locality, MapTask, Outcome, Shuffle, TaskState};
+use super::metrics::Metrics;
+use super::rng;
+use crate::model::{
+    Action, EventSpec, JobId, JobSpec, Ms, NetworkSpec, NodeId, PolicySpec, PoolSpec, Scenario,
+    SlotModel, TaskSpec,
+};
+use crate::sched::{registry, Inspection, Policy};
+use rand_chacha::ChaCha8Rng;
+
+/// Everything that can change a run from outside: scripted `[[events]]`
+/// and the TUI both go through [`Sim::command`].
+#[derive(Clone, Debug)]
+pub enum Command {
+    /// Submit a job now (its `submit` is ignored; the current time is used).
+    Submit(Box<JobSpec>),
+    SwitchPolicy(PolicySpec),
+    Heartbeat(NodeId),
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct PolicySwitch {
+    pub at_s: f64,
+    pub from: String,
+    pub to: String,
+}
+
+/// Running tasks and runnable jobs per pool.
+#[derive(Clone, Debug, Default)]
+pub struct PoolStats {
+    pub running_maps: u32,
+    pub running_reduces: u32,
+    pub runnable_jobs: u32,
+}
+
+/// One `--inspect` line.
+#[derive(Clone, Debug)]
+pub struct InspectRecord {
+    pub t: Ms,
+    pub node: NodeId,
+    pub policy: String,
+    pub inspection: Inspection,
+    pub assigned: Vec<String>,
+}
+
+/// The simulated cluster and its jobs: everything but the policy.
+pub struct World {
+    pub now: Ms,
+    pub seed: u64,
+    pub cluster: Cluster,
+    pub net: NetworkSpec,
+    pub tasks: TaskSpec,
+    pub block_mb: f64,
+    pub replication: u32,
+    pub heartbeat_interval: Option<Ms>,
+    pub out_of_band: bool,
+    pub jobs: Vec<Job>,
+    /// Runnable unfinished jobs, ordered by (submit, id).
+    pub active: Vec<JobId>,
+    /// Arrived jobs held back by their pool's `max_running_jobs`.
+    pub waiting: Vec<JobId>,
+    pub pools: Vec<PoolSpec>,
+    pub pool_stats: Vec<PoolStats>,
+    pub attempts: Vec<Attempt>,
+    pub slowstart: f64,
+    pub labels: Vec<String>,
+    pub cur_label: u16,
+    pub switches: Vec<PolicySwitch>,
+    pub heartbeats: u64,
+    pub metrics: Metrics,
+    cal: Calendar,
+    placement: ChaCha8Rng,
+    unfinished: usize,
+    pending_submits: usize,
+}
+
+impl World {
+    pub fn job(&self, j: JobId) -> &Job {
+        &self.jobs[j as usize]
+    }
+
+    pub fn node(&self, n: NodeId) -> &Node {
+        &self.cluster.nodes[n as usize]
+    }
+
+    pub fn model(&self) -> SlotModel {
+        self.cluster.model
+    }
+
+    pub fn pool_name(&self, j: JobId) -> &str {
+        &self.pools[self.jobs[j as usize].pool as usize].name
+    }
+
+    pub fn reduces_schedulable(&self, j: JobId) -> bool {
+        self.jobs[j as usize].reduces_schedulable(self.slowstart)
+    }
+
+    /// Fair-scheduler demand of a runnable job: unfinished maps; unfinished
+    /// reduces once slowstart allows them, else 0.
+    pub fn map_demand(&self, j: JobId) -> u32 {
+        let job = self.job(j);
+        if job.runnable {
+            job.unfinished_maps()
+        } else {
+            0
+        }
+    }
+
+    pub fn reduce_demand(&self, j: JobId) -> u32 {
+        let job = self.job(j);
+        if job.runnable && job.reduces_schedulable(self.slowstart) {
+            job.unfinished_reduces()
+        } else {
+            0
+        }
+    }
+
+    pub fn t_s(&self) -> f64 {
+        self.now as f64 / 1000.0
+    }
+
+    pub fn unfinished_jobs(&self) -> usize {
+        self.unfinished
+    }
+
+    pub fn finished_jobs(&self) -> usize {
+        self.jobs.iter().filter(|j| j.is_done()).count()
+    }
+
+    pub fn submitted_jobs(&self) -> usize {
+        self.jobs.iter().filter(|j| j.arrived).count()
+    }
+
+    fn straggle(&self, job: JobId, kind: Kind, task: u32, attempt: u32) -> f64 {
+        let p = self.tasks.straggler_prob;
+        if p <= 0.0 {
+            return 1.0;
+        }
+        let key = (task as u64) << 1 | u64::from(kind == Kind::Reduce);
+        if rng::unit(self.seed, job as u64, key, attempt as u64) < p {
+            let (lo, hi) = self.tasks.straggler_slowdown;
+            lo + (hi - lo) * rng::unit(self.seed, job as u64, key, attempt as u64 | 1 << 40)
+        } else {
+            1.0
+        }
+    }
+
+    fn read_mbps(&self, loc: Locality) -> f64 {
+        match loc {
+            Locality::Node => self.net.disk_mbps,
+            Locality::Rack => self.net.rack_mbps,
+            Locality::OffRack => self.net.cross_rack_mbps,
+            Locality::OffDc => self.net.inter_dc_mbps,
+        }
+    }
+
+    /// Map attempt duration: read the block at its locality class's
+    /// bandwidth, compute (profile cost / node speed), write block × FP to
+    /// disk; or the job's fixed `map_time` / node speed. Times the attempt's
+    /// straggler factor.
+    fn map_duration(&self, j: JobId, t: u32, node: NodeId, loc: Locality, attempt: u32) -> Ms {
+        let job = self.job(j);
+        let speed = self.node(node).speed;
+        let secs = match job.map_time {
+            Some(mt) => mt as f64 / 1000.0 / speed,
+            None => {
+                let b = job.maps[t as usize].block_mb;
+                b / self.read_mbps(loc)
+                    + b * job.profile.map_s_per_mb / speed
+                    + b * job.fp / self.net.disk_mbps
+            }
+        };
+        let ms = (secs * self.straggle(j, Kind::Map, t, attempt) * 1000.0).round();
+        (ms as Ms).max(1)
+    }
+
+    fn reduce_duration(&self, a: AttemptId, copied: f64) -> Ms {
+        let at = &self.attempts[a as usize];
+        let job = self.job(at.job);
+        let speed = self.node(at.node).speed;
+        let secs = match job.reduce_time {
+            Some(rt) => rt as f64 / 1000.0 / speed,
+            None => copied * job.profile.reduce_s_per_mb / speed,
+        };
+        let ms = (secs * self.straggle(at.job, Kind::Reduce, at.task, at.attempt) * 1000.0).round();
+        (ms as Ms).max(1)
+    }
+
+    fn launch(&mut self, j: JobId, kind: Kind, task: u32, node: NodeId, rule: &'static str) -> AttemptId {
+        self.metrics.advance(self.now);
+        let pool = self.jobs[j as usize].pool as usize;
+        let before = self.cluster.nodes[node as usize].running();
+        self.metrics.task_delta(pool, before, 1);
+        let id = self.attempts.len() as AttemptId;
+        let now = self.now;
+        let job = &mut self.jobs[j as usize];
+        job.first_launch.get_or_insert(now);
+        let (attempt, locality) = match kind {
+            Kind::Map => {
+                let m = &mut job.maps[task as usize];
+                debug_assert_eq!(m.state, TaskState::Pending, "map launched twice");
+                m.state = TaskState::Running;
+                m.attempts += 1;
+                let att = m.attempts - 1;
+                job.maps_pending -= 1;
+                job.maps_running += 1;
+                self.cluster.nodes[node as usize].running_maps += 1;
+                self.pool_stats[pool].running_maps += 1;
+                (att, Some(self.jobs[j as usize].locality(task, node, &self.cluster)))
+            }
+            Kind::Reduce => {
+                let r = &mut job.reduces[task as usize];
+                debug_assert_eq!(r.state, TaskState::Pending, "reduce launched twice");
+                r.state = TaskState::Running;
+                r.attempts += 1;
+                let att = r.attempts - 1;
+                job.reduces_pending -= 1;
+                job.reduces_running += 1;
+                job.running_reducers.push(id);
+                self.cluster.nodes[node as usize].running_reduces += 1;
+                self.pool_stats[pool].running_reduces += 1;
+                (att, None)
+            }
+        };
+        self.attempts.push(Attempt {
+            job: j,
+            kind,
+            task,
+            attempt,
+            node,
+            start: now,
+            end: None,
+            speculative: false,
+            outcome: Outcome::Running,
+            policy: self.cur_label,
+            rule,
+            locality,
+            shuffle: (kind == Kind::Reduce).then(|| Shuffle {
+                last: now,
+                ..Default::default()
+            }),
+        });
+        match kind {
+            Kind::Map => {
+                let loc = locality.unwrap_or(Locality::OffDc);
+                if loc == Locality::OffDc {
+                    self.metrics.inter_dc_mb += self.jobs[j as usize].maps[task as usize].block_mb;
+                }
+                let d = self.map_duration(j, task, node, loc, attempt);
+                self.cal.push(now + d, Ev::AttemptDone(id));
+            }
+            Kind::Reduce => {
+                if self.jobs[j as usize].maps_done == self.jobs[j as usize].n_maps() {
+                    self.schedule_shuffle_done(id);
+                }
+            }
+        }
+        id
+    }
+
+    /// Brings a reducer's copied bytes up to `now` (availability has been
+    /// constant since its last update).
+    fn advance_shuffle(&mut self, a: AttemptId) {
+        let at = &self.attempts[a as usize];
+        let job = &self.jobs[at.job as usize];
+        let r = job.n_reduces().max(1) as f64;
+        let dc = self.cluster.nodes[at.node as usize].dc as usize;
+        let avail_intra = job.output_by_dc[dc] / r;
+        let avail_inter = (job.output_total - job.output_by_dc[dc]) / r;
+        let (bi, be) = (self.net.shuffle_mbps, self.net.inter_dc_mbps);
+        let now = self.now;
+        if let Some(s) = self.attempts[a as usize].shuffle.as_mut() {
+            let dt = now.saturating_sub(s.last) as f64 / 1000.0;
+            s.copied_intra = avail_intra.min(s.copied_intra + bi * dt);
+            s.copied_inter = avail_inter.min(s.copied_inter + be * dt);
+            s.last = now;
+        }
+    }
+
+    /// All maps are done: the reducer's shuffle ends when its backlog drains.
+    fn schedule_shuffle_done(&mut self, a: AttemptId) {
+        self.advance_shuffle(a);
+        let at = &self.attempts[a as usize];
+        let job = &self.jobs[at.job as usize];
+        let r = job.n_reduces().max(1) as f64;
+        let dc = self.cluster.nodes[at.node as usize].dc as usize;
+        let avail_intra = job.output_by_dc[dc] / r;
+        let avail_inter = (job.output_total - job.output_by_dc[dc]) / r;
+        let s = at.shuffle.as_ref().expect("reduce attempt has shuffle state");
+        let ti = (avail_intra - s.copied_intra).max(0.0) / self.net.shuffle_mbps;
+        let te = (avail_inter - s.copied_inter).max(0.0) / self.net.inter_dc_mbps;
+        let done = self.now + (ti.max(te) * 1000.0).ceil() as Ms;
+        if let Some(s) = self.attempts[a as usize].shuffle.as_mut() {
+            s.done_at = Some(done);
+        }
+        self.cal.push(done, Ev::ShuffleDone(a));
+    }
+
+    fn request_oob(&mut self, node: NodeId) {
+        if !self.out_of_band {
+            return;
+        }
+        let n = &mut self.cluster.nodes[node as usize];
+        if n.alive && !n.oob_pending {
+            n.oob_pending = true;
+            self.cal.push(self.now, Ev::Heartbeat { node, periodic: false });
+        }
+    }
+
+    fn end_attempt(&mut self, a: AttemptId) {
+        self.metrics.advance(self.now);
+        let (j, node, kind) = {
+            let at = &mut self.attempts[a as usize];
+            at.end = Some(self.now);
+            at.outcome = Outcome::Succeeded;
+            (at.job, at.node, at.kind)
+        };
+        let pool = self.jobs[j as usize].pool as usize;
+        let before = self.cluster.nodes[node as usize].running();
+        self.metrics.task_delta(pool, before, -1);
+        match kind {
+            Kind::Map => {
+                self.cluster.nodes[node as usize].running_maps -= 1;
+                self.pool_stats[pool].running_maps -= 1;
+            }
+            Kind::Reduce => {
+                self.cluster.nodes[node as usize].running_reduces -= 1;
+                self.pool_stats[pool].running_reduces -= 1;
+            }
+        }
+    }
+
+    fn map_done(&mut self, a: AttemptId) {
+        self.end_attempt(a);
+        let at = self.attempts[a as usize].clone();
+        let j = at.job;
+        if let Some(l) = at.locality {
+            self.metrics.locality[l as usize] += 1;
+        }
+        // Reducers first copy what was there before this output appeared.
+        let reducers = self.jobs[j as usize].running_reducers.clone();
+        for &r in &reducers {
+            self.advance_shuffle(r);
+        }
+        let dc = self.cluster.nodes[at.node as usize].dc as usize;
+        let now = self.now;
+        let job = &mut self.jobs[j as usize];
+        let m = &mut job.maps[at.task as usize];
+        m.state = TaskState::Done;
+        m.finished_at = Some(now);
+        let out = m.block_mb * job.fp;
+        m.output_mb = out;
+        job.output_by_dc[dc] += out;
+        job.output_total += out;
+        job.maps_running -= 1;
+        job.maps_done += 1;
+        job.map_time_sum += now - at.start;
+        let all_done = job.maps_done == job.n_maps();
+        if all_done {
+            job.map_end = Some(now);
+            for &r in &reducers {
+                self.schedule_shuffle_done(r);
+            }
+            if self.jobs[j as usize].n_reduces() == 0 {
+                self.job_done(j);
+            }
+        }
+        self.request_oob(at.node);
+    }
+
+    fn shuffle_done(&mut self, a: AttemptId) {
+        if self.attempts[a as usize].outcome != Outcome::Running {
+            return;
+        }
+        self.advance_shuffle(a);
+        let at = &self.attempts[a as usize];
+        let s = at.shuffle.as_ref().expect("reduce attempt has shuffle state");
+        let (ci, ce) = (s.copied_intra, s.copied_inter);
+        let j = at.job;
+        self.metrics.reduce_bytes_local += ci;
+        self.metrics.reduce_bytes_total += ci + ce;
+        self.metrics.inter_dc_mb += ce;
+        let now = self.now;
+        let job = &mut self.jobs[j as usize];
+        job.shuffle_end = Some(job.shuffle_end.map_or(now, |t| t.max(now)));
+        let d = self.reduce_duration(a, ci + ce);
+        self.cal.push(now + d, Ev::AttemptDone(a));
+    }
+
+    fn reduce_done(&mut self, a: AttemptId) {
+        self.end_attempt(a);
+        let (j, task, node) = {
+            let at = &self.attempts[a as usize];
+            (at.job, at.task, at.node)
+        };
+        let job = &mut self.jobs[j as usize];
+        job.reduces[task as usize].state = TaskState::Done;
+        job.reduces_running -= 1;
+        job.reduces_done += 1;
+        job.running_reducers.retain(|&r| r != a);
+        if job.reduces_done == job.n_reduces() {
+            self.job_done(j);
+        }
+        self.request_oob(node);
+    }
+
+    fn job_done(&mut self, j: JobId) {
+        self.metrics.advance(self.now);
+        let pool = self.jobs[j as usize].pool as usize;
+        self.jobs[j as usize].finished_at = Some(self.now);
+        self.unfinished -= 1;
+        self.active.retain(|&x| x != j);
+        self.pool_stats[pool].runnable_jobs -= 1;
+        self.metrics.pool_active[pool] -= 1;
+        // A job waiting on its pool's running-job limit may start now.
+        if let Some(pos) = self
+            .waiting
+            .iter()
+            .position(|&w| self.jobs[w as usize].pool as usize == pool)
+        {
+            let w = self.waiting.remove(pos);
+            self.make_runnable(w);
+        }
+    }
+
+    fn make_runnable(&mut self, j: JobId) {
+        let pool = self.jobs[j as usize].pool as usize;
+        self.jobs[j as usize].runnable = true;
+        self.pool_stats[pool].runnable_jobs += 1;
+        self.metrics.pool_active[pool] += 1;
+        let key = |w: &World, x: JobId| (w.jobs[x as usize].submit, x);
+        let k = key(self, j);
+        let pos = self.active.partition_point(|&x| key(self, x) < k);
+        self.active.insert(pos, j);
+    }
+
+    fn arrive(&mut self, j: JobId) {
+        self.metrics.advance(self.now);
+        if self.metrics.start.is_none() {
+            self.metrics.start = Some(self.now);
+        }
+        self.jobs[j as usize].arrived = true;
+        let pool = self.jobs[j as usize].pool as usize;
+        let limit = self.pools[pool].max_running_jobs.unwrap_or(u32::MAX);
+        if self.pool_stats[pool].runnable_jobs >= limit {
+            self.waiting.push(j);
+        } else {
+            self.make_runnable(j);
+        }
+    }
+
+    /// Creates a job (placing its blocks) and schedules its arrival.
+    fn add_job(&mut self, spec: &JobSpec) -> Result<JobId, String> {
+        let pool = self
+            .pools
+            .iter()
+            .position(|p| p.name == spec.pool)
+            .ok_or_else(|| format!("unknown pool \"{}\"", spec.pool))? as u32;
+        if self.jobs.iter().any(|j| j.name == spec.name) {
+            return Err(format!("a job named \"{}\" already exists", spec.name));
+        }
+        if spec.maps == 0 {
+            return Err("a job needs at least one map".into());
+        }
+        let n_nodes = self.cluster.nodes.len() as u32;
+        let maps = spec.maps as usize;
+        let full = (spec.input_mb / self.block_mb).ceil() as usize == maps;
+        let mut tasks = Vec::with_capacity(maps);
+        for i in 0..maps {
+            let block_mb = if full {
+                (spec.input_mb - self.block_mb * i as f64).min(self.block_mb).max(0.0)
+            } else {
+                spec.input_mb / maps as f64
+            };
+            let replicas = match &spec.blocks {
+                Some(b) => {
+                    let r = b.get(i).cloned().unwrap_or_default();
+                    if r.iter().any(|&n| n >= n_nodes) {
+                        return Err(format!("block {i} names a node outside 0..{n_nodes}"));
+                    }
+                    r
+                }
+                None => hdfs::place(&self.cluster, self.replication, &mut self.placement),
+            };
+            tasks.push(MapTask {
+                block_mb,
+                replicas,
+                state: TaskState::Pending,
+                attempts: 0,
+                output_mb: 0.0,
+                finished_at: None,
+            });
+        }
+        let id = self.jobs.len() as JobId;
+        let job = Job::new(id, spec, pool, tasks, &self.cluster);
+        self.jobs.push(job);
+        self.unfinished += 1;
+        Ok(id)
+    }
+}
+
+/// The assignment context a policy gets on a heartbeat: read access to the
+/// world, the heartbeating node, and the two ways to launch a task there.
+pub struct Heartbeat<'a> {
+    w: &'a mut World,
+    pub node: NodeId,
+    pub assigned: Vec<AttemptId>,
+}
+
+impl Heartbeat<'_> {
+    pub fn world(&self) -> &World {
+        self.w
+    }
+
+    pub fn node(&self) -> &Node {
+        &self.w.cluster.nodes[self.node as usize]
+    }
+
+    pub fn free_maps(&self) -> u32 {
+        self.node().free_maps(self.w.model())
+    }
+
+    pub fn free_reduces(&self) -> u32 {
+        self.node().free_reduces(self.w.model())
+    }
+
+    /// Launches pending map `task` of `job` on this node.
+    ///
+    /// # Panics
+    /// If the node has no free map slot or the task is not pending: both are
+    /// policy bugs, which the invariant tests exist to catch.
+    pub fn launch_map(&mut self, job: JobId, task: u32, rule: &'static str) -> AttemptId {
+        assert!(self.free_maps() > 0, "policy launched a map on a full node");
+        let a = self.w.launch(job, Kind::Map, task, self.node, rule);
+        self.assigned.push(a);
+        a
+    }
+
+    pub fn launch_reduce(&mut self, job: JobId, task: u32, rule: &'static str) -> AttemptId {
+        assert!(self.free_reduces() > 0, "policy launched a reduce on a full node");
+        let a = self.w.launch(job, Kind::Reduce, task, self.node, rule);
+        self.assigned.push(a);
+        a
+    }
+}
+
+type InspectSink = Box<dyn FnMut(&InspectRecord) + Send>;
+
+/// A run: the world, the policy driving it, and the scenario's script.
+pub struct Sim {
+    pub w: World,
+    policy: Box<dyn Policy>,
+    scheduler: toml::Table,
+    events: Vec<EventSpec>,
+    pub scenario_name: String,
+    inspect: Option<InspectSink>,
+}
+
+impl Sim {
+    /// Builds a run. The scenario has been validated by the loader; errors
+    /// here are only for scenarios built by hand (tests, the TUI).
+    pub fn new(sc: &Scenario) -> Result<Sim, String> {
+        let mut node_rng = rng::stream(sc.seed, rng::STREAM_NODES);
+        let cluster = Cluster::build(&sc.cluster, &mut node_rng);
+        let n_nodes = cluster.nodes.len();
+        let ctx = registry::BuildCtx {
+            heartbeat: sc.cluster.heartbeat,
+            model: sc.cluster.slot_model,
+        };
+        let policy = registry::build(&sc.policy, &sc.scheduler, &ctx)?;
+        let mut w = World {
+            now: 0,
+            seed: sc.seed,
+            cluster,
+            net: sc.network.clone(),
+            tasks: sc.tasks.clone(),
+            block_mb: sc.hdfs.block_mb,
+            replication: sc.hdfs.replication,
+            heartbeat_interval: sc.cluster.heartbeat,
+            out_of_band: sc.cluster.out_of_band_heartbeat,
+            jobs: Vec::new(),
+            active: Vec::new(),
+            waiting: Vec::new(),
+            pools: sc.pools.clone(),
+            pool_stats: vec![PoolStats::default(); sc.pools.len()],
+            attempts: Vec::new(),
+            slowstart: policy.slowstart(),
+            labels: vec![policy.label().to_string()],
+            cur_label: 0,
+            switches: Vec::new(),
+            heartbeats: 0,
+            metrics: Metrics::new(n_nodes, sc.pools.len()),
+            cal: Calendar::default(),
+            placement: rng::stream(sc.seed, rng::STREAM_PLACEMENT),
+            unfinished: 0,
+            pending_submits: 0,
+        };
+        for spec in &sc.jobs {
+            let id = w.add_job(spec).map_err(|e| format!("job {}: {e}", spec.name))?;
+            w.cal.push(spec.submit, Ev::JobArrival(id));
+        }
+        for (i, e) in sc.events.iter().enumerate() {
+            if matches!(e.action, Action::Submit(_)) {
+                w.pending_submits += 1;
+            }
+            w.cal.push(e.at, Ev::Scripted(i as u32));
+        }
+        if let Some(hb) = sc.cluster.heartbeat {
+            let n = n_nodes as u64;
+            for i in 0..n {
+                w.cal.push(
+                    hb * i / n,
+                    Ev::Heartbeat {
+                        node: i as NodeId,
+                        periodic: true,
+                    },
+                );
+            }
+        }
+        Ok(Sim {
+            w,
+            policy,
+            scheduler: sc.scheduler.clone(),
+            events: sc.events.clone(),
+            scenario_name: sc.name.clone(),
+            inspect: None,
+        })
+    }
+
+    /// Receive one record per heartbeat on which the policy was asked to
+    /// assign work (values computed before its assignments).
+    pub fn set_inspector(&mut self, sink: InspectSink) {
+        self.inspect = Some(sink);
+    }
+
+    pub fn policy(&self) -> &dyn Policy {
+        self.policy.as_ref()
+    }
+
+    pub fn policy_label(&self) -> &str {
+        self.policy.label()
+    }
+
+    /// Every known job has finished and no scripted submission is left.
+    pub fn is_finished(&self) -> bool {
+        self.w.unfinished == 0 && self.w.pending_submits == 0
+    }
+
+    pub fn next_event_time(&self) -> Option<Ms> {
+        self.w.cal.peek_time()
+    }
+
+    /// Processes every event up to and including `limit` (all if `None`),
+    /// stopping early once the run is finished. Returns whether events remain.
+    pub fn run_until(&mut self, limit: Option<Ms>) -> bool {
+        while !self.is_finished() {
+            match self.w.cal.peek_time() {
+                None => return false,
+                Some(t) if limit.is_some_and(|l| t > l) => {
+                    if let Some(l) = limit {
+                        self.w.now = self.w.now.max(l);
+                    }
+                    return true;
+                }
+                Some(_) => {
+                    self.step();
+                }
+            }
+        }
+        false
+    }
+
+    /// Processes one event. Returns its time, or `None` if none is left.
+    pub fn step(&mut self) -> Option<Ms> {
+        let (t, ev) = self.w.cal.pop()?;
+        debug_assert!(t >= self.w.now, "time went backwards");
+        self.w.now = t;
+        match ev {
+            Ev::AttemptDone(a) => {
+                if self.w.attempts[a as usize].outcome != Outcome::Running {
+                    return Some(t);
+                }
+                let kind = self.w.attempts[a as usize].kind;
+                let job = self.w.attempts[a as usize].job;
+                match kind {
+                    Kind::Map => self.w.map_done(a),
+                    Kind::Reduce => self.w.reduce_done(a),
+                }
+                self.policy.task_finished(&self.w, a);
+                if self.w.jobs[job as usize].is_done() {
+                    self.policy.job_finished(&self.w, job);
+                }
+            }
+            Ev::ShuffleDone(a) => self.w.shuffle_done(a),
+            Ev::JobArrival(j) => {
+                self.w.arrive(j);
+                self.policy.job_arrived(&self.w, j);
+            }
+            Ev::Scripted(i) => {
+                let e = self.events[i as usize].clone();
+                let cmd = match e.action {
+                    Action::SwitchPolicy(p) => Command::SwitchPolicy(p),
+                    Action::Heartbeat(n) => Command::Heartbeat(n),
+                    Action::Submit(j) => {
+                        self.w.pending_submits -= 1;
+                        Command::Submit(j)
+                    }
+                };
+                // Validated at load time; a failure here is reported, not fatal.
+                if let Err(e) = self.command(cmd) {
+                    eprintln!("warning: scripted event at {} ms: {e}", t);
+                }
+            }
+            Ev::Heartbeat { node, periodic } => {
+                if periodic {
+                    if let Some(hb) = self.w.heartbeat_interval {
+                        self.w.cal.push(t + hb, Ev::Heartbeat { node, periodic: true });
+                    }
+                } else {
+                    self.w.cluster.nodes[node as usize].oob_pending = false;
+                }
+                self.heartbeat(node);
+            }
+        }
+        Some(t)
+    }
+
+    /// One TaskTracker heartbeat. A node with no free slot does not ask for
+    /// work (Hadoop's `askForNewTask`), so the policy is not called: O(1).
+    fn heartbeat(&mut self, node: NodeId) {
+        self.w.heartbeats += 1;
+        let n = &self.w.cluster.nodes[node as usize];
+        if !n.alive || !n.has_free_slot(self.w.cluster.model) || self.w.active.is_empty() {
+            return;
+        }
+        let inspection = self.inspect.as_ref().map(|_| self.policy.inspect(&self.w, node));
+        let mut hb = Heartbeat {
+            w: &mut self.w,
+            node,
+            assigned: Vec::new(),
+        };
+        self.policy.heartbeat(&mut hb);
+        let assigned = hb.assigned;
+        if let (Some(sink), Some(inspection)) = (self.inspect.as_mut(), inspection) {
+            let rec = InspectRecord {
+                t: self.w.now,
+                node,
+                policy: self.w.labels[self.w.cur_label as usize].clone(),
+                inspection,
+                assigned: assigned
+                    .iter()
+                    .map(|&a| {
+                        let at = &self.w.attempts[a as usize];
+                        let p = if at.kind == Kind::Map { 'm' } else { 'r' };
+                        format!("{}/{}{}", self.w.jobs[at.job as usize].name, p, at.task)
+                    })
+                    .collect(),
+            };
+            sink(&rec);
+        }
+    }
+
+    /// The command API: scripted events and the TUI change a run only here.
+    pub fn command(&mut self, cmd: Command) -> Result<(), String> {
+        match cmd {
+            Command::Heartbeat(n) => {
+                if n as usize >= self.w.cluster.nodes.len() {
+                    return Err(format!("node {n} does not exist"));
+                }
+                self.heartbeat(n);
+            }
+            Command::Submit(mut spec) => {
+                spec.submit = self.w.now;
+                let id = self.w.add_job(&spec)?;
+                self.w.cal.push(self.w.now, Ev::JobArrival(id));
+            }
+            Command::SwitchPolicy(spec) => {
+                let ctx = registry::BuildCtx {
+                    heartbeat: self.w.heartbeat_interval,
+                    model: self.w.cluster.model,
+                };
+                let mut p = registry::build(&spec, &self.scheduler, &ctx)?;
+                p.adopt(&self.w);
+                let from = self.policy.label().to_string();
+                let to = p.label().to_string();
+                self.w.switches.push(PolicySwitch {
+                    at_s: self.w.t_s(),
+                    from,
+                    to: to.clone(),
+                });
+                self.w.labels.push(to);
+                self.w.cur_label = (self.w.labels.len() - 1) as u16;
+                self.w.slowstart = p.slowstart();
+                self.policy = p;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,386 @@
+//! Jobs, tasks, attempts, and the per-job index of pending maps.
+
+use super::cluster::Cluster;
+use crate::model::{JobId, Ms, NodeId, PoolId, Priority, Profile};
+use serde::Serialize;
+use std::cell::Cell;
+use std::collections::HashMap;
+
+pub type AttemptId = u32;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Map,
+    Reduce,
+}
+
+/// Locality class of a map attempt, best first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Locality {
+    Node,
+    Rack,
+    OffRack,
+    OffDc,
+}
+
+impl Locality {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Locality::Node => "node",
+            Locality::Rack => "rack",
+            Locality::OffRack => "off_rack",
+            Locality::OffDc => "off_dc",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Running,
+    Succeeded,
+    Killed,
+    Failed,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskState {
+    Pending,
+    Running,
+    Done,
+}
+
+#[derive(Clone, Debug)]
+pub struct MapTask {
+    pub block_mb: f64,
+    pub replicas: Vec<NodeId>,
+    pub state: TaskState,
+    pub attempts: u32,
+    /// Output size once done (block × FP).
+    pub output_mb: f64,
+    pub finished_at: Option<Ms>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ReduceTask {
+    pub state: TaskState,
+    pub attempts: u32,
+}
+
+/// A reducer's fluid shuffle: bytes available from maps in its own
+/// datacenter are copied at `shuffle_mbps`, from other datacenters at
+/// `inter_dc_mbps`, both streams at once.
+#[derive(Clone, Debug, Default)]
+pub struct Shuffle {
+    pub copied_intra: f64,
+    pub copied_inter: f64,
+    pub last: Ms,
+    pub done_at: Option<Ms>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Attempt {
+    pub job: JobId,
+    pub kind: Kind,
+    pub task: u32,
+    pub attempt: u32,
+    pub node: NodeId,
+    pub start: Ms,
+    pub end: Option<Ms>,
+    pub speculative: bool,
+    pub outcome: Outcome,
+    /// Index into the run's policy labels.
+    pub policy: u16,
+    pub rule: &'static str,
+    pub locality: Option<Locality>,
+    pub shuffle: Option<Shuffle>,
+}
+
+/// A list of task ids in ascending order with a lazily advanced head:
+/// entries that stopped being pending are skipped once and never again,
+/// so finding the lowest pending task is amortised O(1).
+#[derive(Clone, Debug, Default)]
+pub struct LazyList {
+    items: Vec<u32>,
+    head: Cell<u32>,
+}
+
+impl LazyList {
+    fn push(&mut self, t: u32) {
+        self.items.push(t);
+    }
+
+    /// The first entry for which `pending` holds, advancing past the others.
+    fn first(&self, pending: impl Fn(u32) -> bool) -> Option<u32> {
+        let mut h = self.head.get() as usize;
+        while h < self.items.len() {
+            let t = self.items[h];
+            if pending(t) {
+                self.head.set(h as u32);
+                return Some(t);
+            }
+            h += 1;
+        }
+        self.head.set(h as u32);
+        None
+    }
+
+    /// Puts a task back (a failed or killed attempt's task is pending again).
+    pub fn reinsert(&mut self, t: u32) {
+        let pos = self.items.partition_point(|&x| x < t);
+        if self.items.get(pos) != Some(&t) {
+            self.items.insert(pos, t);
+        }
+        if (pos as u32) < self.head.get() {
+            self.head.set(pos as u32);
+        }
+    }
+}
+
+/// Pending maps by node, rack and datacenter, like Hadoop's
+/// `nonRunningMapCache`, plus all maps. Lookups only: decisions never
+/// iterate the hash maps.
+#[derive(Clone, Debug, Default)]
+pub struct MapIndex {
+    by_node: HashMap<NodeId, LazyList>,
+    by_rack: HashMap<u32, LazyList>,
+    by_dc: HashMap<u32, LazyList>,
+    all: LazyList,
+}
+
+impl MapIndex {
+    pub fn build(maps: &[MapTask], cluster: &Cluster) -> MapIndex {
+        let mut ix = MapIndex::default();
+        for (t, m) in maps.iter().enumerate() {
+            let t = t as u32;
+            ix.all.push(t);
+            let mut racks: Vec<u32> = Vec::new();
+            let mut dcs: Vec<u32> = Vec::new();
+            for &n in &m.replicas {
+                ix.by_node.entry(n).or_default().push(t);
+                let node = &cluster.nodes[n as usize];
+                if !racks.contains(&node.rack) {
+                    racks.push(node.rack);
+                    ix.by_rack.entry(node.rack).or_default().push(t);
+                }
+                if !dcs.contains(&node.dc) {
+                    dcs.push(node.dc);
+                    ix.by_dc.entry(node.dc).or_default().push(t);
+                }
+            }
+        }
+        ix
+    }
+
+    fn reinsert(&mut self, t: u32, m: &MapTask, cluster: &Cluster) {
+        self.all.reinsert(t);
+        for &n in &m.replicas {
+            let node = &cluster.nodes[n as usize];
+            if let Some(l) = self.by_node.get_mut(&n) {
+                l.reinsert(t);
+            }
+            if let Some(l) = self.by_rack.get_mut(&node.rack) {
+                l.reinsert(t);
+            }
+            if let Some(l) = self.by_dc.get_mut(&node.dc) {
+                l.reinsert(t);
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Job {
+    pub id: JobId,
+    pub name: String,
+    pub pool: PoolId,
+    pub user: String,
+    pub priority: Priority,
+    pub submit: Ms,
+    pub profile: Profile,
+    pub fp: f64,
+    pub input_mb: f64,
+    pub map_time: Option<Ms>,
+    pub reduce_time: Option<Ms>,
+    pub maps: Vec<MapTask>,
+    pub reduces: Vec<ReduceTask>,
+    pub arrived: bool,
+    /// Arrived and within its pool's running-job limit.
+    pub runnable: bool,
+    pub first_launch: Option<Ms>,
+    pub finished_at: Option<Ms>,
+    pub map_end: Option<Ms>,
+    pub shuffle_end: Option<Ms>,
+    pub maps_pending: u32,
+    pub maps_running: u32,
+    pub maps_done: u32,
+    pub reduces_pending: u32,
+    pub reduces_running: u32,
+    pub reduces_done: u32,
+    /// Completed map output per datacenter (MB), for the shuffle.
+    pub output_by_dc: Vec<f64>,
+    pub output_total: f64,
+    /// Sum of finished map attempt durations (for policies' T_m).
+    pub map_time_sum: Ms,
+    pub running_reducers: Vec<AttemptId>,
+    pub index: MapIndex,
+    reduce_list: LazyList,
+}
+
+impl Job {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        id: JobId,
+        spec: &crate::model::JobSpec,
+        pool: PoolId,
+        maps: Vec<MapTask>,
+        cluster: &Cluster,
+    ) -> Job {
+        let index = MapIndex::build(&maps, cluster);
+        let mut reduce_list = LazyList::default();
+        for r in 0..spec.reduces {
+            reduce_list.push(r);
+        }
+        Job {
+            id,
+            name: spec.name.clone(),
+            pool,
+            user: spec.user.clone(),
+            priority: spec.priority,
+            submit: spec.submit,
+            profile: spec.profile.clone(),
+            fp: spec.fp,
+            input_mb: spec.input_mb,
+            map_time: spec.map_time,
+            reduce_time: spec.reduce_time,
+            maps_pending: maps.len() as u32,
+            maps,
+            reduces: (0..spec.reduces)
+                .map(|_| ReduceTask {
+                    state: TaskState::Pending,
+                    attempts: 0,
+                })
+                .collect(),
+            arrived: false,
+            runnable: false,
+            first_launch: None,
+            finished_at: None,
+            map_end: None,
+            shuffle_end: None,
+            maps_running: 0,
+            maps_done: 0,
+            reduces_pending: spec.reduces,
+            reduces_running: 0,
+            reduces_done: 0,
+            output_by_dc: vec![0.0; cluster.dcs.len()],
+            output_total: 0.0,
+            map_time_sum: 0,
+            running_reducers: Vec::new(),
+            index,
+            reduce_list,
+        }
+    }
+
+    pub fn n_maps(&self) -> u32 {
+        self.maps.len() as u32
+    }
+
+    pub fn n_reduces(&self) -> u32 {
+        self.reduces.len() as u32
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.finished_at.is_some()
+    }
+
+    /// Hadoop's `scheduleReduces()`: finished maps ≥ ceil(slowstart × maps).
+    pub fn reduces_schedulable(&self, slowstart: f64) -> bool {
+        let need = (slowstart * self.n_maps() as f64 - 1e-9).ceil().max(0.0) as u32;
+        self.maps_done >= need
+    }
+
+    /// Locality of running map `t` on `node`.
+    pub fn locality(&self, t: u32, node: NodeId, cluster: &Cluster) -> Locality {
+        let n = &cluster.nodes[node as usize];
+        let mut best = Locality::OffDc;
+        for &r in &self.maps[t as usize].replicas {
+            let rn = &cluster.nodes[r as usize];
+            let l = if r == node {
+                Locality::Node
+            } else if rn.rack == n.rack {
+                Locality::Rack
+            } else if rn.dc == n.dc {
+                Locality::OffRack
+            } else {
+                Locality::OffDc
+            };
+            best = best.min(l);
+        }
+        best
+    }
+
+    /// The lowest-index pending map whose locality for `node` is at most
+    /// `max`, preferring better locality (node, then rack, then the
+    /// datacenter, then anywhere) as Hadoop's `findNewMapTask` does.
+    pub fn find_map(&self, node: NodeId, max: Locality, cluster: &Cluster) -> Option<(u32, Locality)> {
+        if self.maps_pending == 0 {
+            return None;
+        }
+        let pending = |t: u32| self.maps[t as usize].state == TaskState::Pending;
+        let n = &cluster.nodes[node as usize];
+        if let Some(t) = self.index.by_node.get(&node).and_then(|l| l.first(pending)) {
+            return Some((t, Locality::Node));
+        }
+        if max >= Locality::Rack {
+            if let Some(t) = self.index.by_rack.get(&n.rack).and_then(|l| l.first(pending)) {
+                return Some((t, Locality::Rack));
+            }
+        }
+        if max >= Locality::OffRack {
+            if let Some(t) = self.index.by_dc.get(&n.dc).and_then(|l| l.first(pending)) {
+                return Some((t, Locality::OffRack));
+            }
+        }
+        if max >= Locality::OffDc {
+            if let Some(t) = self.index.all.first(pending) {
+                return Some((t, self.locality(t, node, cluster)));
+            }
+        }
+        None
+    }
+
+    /// The lowest-index pending reduce.
+    pub fn find_reduce(&self) -> Option<u32> {
+        if self.reduces_pending == 0 {
+            return None;
+        }
+        self.reduce_list
+            .first(|r| self.reduces[r as usize].state == TaskState::Pending)
+    }
+
+    /// A map whose attempt failed or was lost is pending again.
+    pub fn requeue_map(&mut self, t: u32, cluster: &Cluster) {
+        let m = self.maps[t as usize].clone();
+        self.index.reinsert(t, &m, cluster);
+    }
+
+    pub fn requeue_reduce(&mut self, r: u32) {
+        self.reduce_list.reinsert(r);
+    }
+
+    /// Unfinished maps: the fair scheduler's map demand (no speculation).
+    pub fn unfinished_maps(&self) -> u32 {
+        self.n_maps() - self.maps_done
+    }
+
+    pub fn unfinished_reduces(&self) -> u32 {
+        self.n_reduces() - self.reduces_done
+    }
+
+    /// Mean duration of finished maps in ms, if any finished.
+    pub fn mean_map_ms(&self) -> Option<f64> {
+        (self.maps_done > 0).then(|| self.map_time_sum as f64 / self.maps_done as f64)
+    }
+}

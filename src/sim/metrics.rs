@@ -1,0 +1,95 @@
+//! Time-integrated metrics (ALGORITHMS §2), updated in O(pools) at every
+//! change of running tasks.
+
+use crate::model::Ms;
+
+#[derive(Clone, Debug, Default)]
+pub struct Metrics {
+    last: Ms,
+    /// First job submission; integrals start here.
+    pub start: Option<Ms>,
+    /// ∫ running tasks dt (task·ms).
+    pub busy: f64,
+    /// ∫ Σ_nodes (l_i − l̄)² dt (DynamicMR's f(t)).
+    pub node_sq: f64,
+    /// ∫ Σ_active pools (s_i − s̄)² dt (DynamicMR's g(t)).
+    pub pool_sq: f64,
+    node_sum: f64,
+    node_sumsq: f64,
+    n_nodes: f64,
+    /// Running tasks per pool and whether the pool has runnable jobs.
+    pub pool_running: Vec<i64>,
+    pub pool_active: Vec<u32>,
+    pub running: i64,
+    pub locality: [u64; 4],
+    pub reduce_bytes_local: f64,
+    pub reduce_bytes_total: f64,
+    pub inter_dc_mb: f64,
+    pub speculative_launched: u64,
+    pub speculative_won: u64,
+}
+
+impl Metrics {
+    pub fn new(n_nodes: usize, n_pools: usize) -> Metrics {
+        Metrics {
+            n_nodes: n_nodes as f64,
+            pool_running: vec![0; n_pools],
+            pool_active: vec![0; n_pools],
+            ..Default::default()
+        }
+    }
+
+    pub fn add_pool(&mut self) {
+        self.pool_running.push(0);
+        self.pool_active.push(0);
+    }
+
+    /// Integrates up to `now`. Call before any change.
+    pub fn advance(&mut self, now: Ms) {
+        if now <= self.last {
+            return;
+        }
+        let dt = (now - self.last) as f64;
+        self.last = now;
+        if self.start.is_none() {
+            return;
+        }
+        self.busy += self.running as f64 * dt;
+        let f = self.node_sumsq - self.node_sum * self.node_sum / self.n_nodes.max(1.0);
+        self.node_sq += f.max(0.0) * dt;
+        self.pool_sq += self.pool_dev() * dt;
+    }
+
+    fn pool_dev(&self) -> f64 {
+        let (mut n, mut s, mut s2) = (0.0, 0.0, 0.0);
+        for (i, &r) in self.pool_running.iter().enumerate() {
+            if self.pool_active[i] > 0 {
+                n += 1.0;
+                s += r as f64;
+                s2 += (r * r) as f64;
+            }
+        }
+        if n == 0.0 {
+            0.0
+        } else {
+            (s2 - s * s / n).max(0.0)
+        }
+    }
+
+    /// A task started (+1) or ended (−1) on a node that had `before` running.
+    pub fn task_delta(&mut self, pool: usize, before: u32, delta: i64) {
+        let b = before as f64;
+        let a = b + delta as f64;
+        self.node_sum += a - b;
+        self.node_sumsq += a * a - b * b;
+        self.pool_running[pool] += delta;
+        self.running += delta;
+    }
+
+    pub fn span(&self, end: Ms) -> f64 {
+        match self.start {
+            Some(s) if end > s => (end - s) as f64,
+            _ => 0.0,
+        }
+    }
+}

@@ -1,0 +1,32 @@
+//! Seeded random streams. Each concern has its own stream so that, for
+//! example, switching policy (which changes launch order) never changes
+//! block placement or which task attempts straggle.
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+pub const STREAM_PLACEMENT: u64 = 1;
+pub const STREAM_NODES: u64 = 2;
+pub const STREAM_ARRIVALS: u64 = 3;
+pub const STREAM_STRAGGLERS: u64 = 4;
+
+/// splitmix64: a good, tiny mixing function for deriving seeds.
+pub fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The stream `stream` of a run with seed `seed`.
+pub fn stream(seed: u64, stream: u64) -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(mix(seed ^ mix(stream)))
+}
+
+/// A uniform number in [0, 1) that depends only on its arguments: used for
+/// per-attempt draws (stragglers) so that the same attempt of the same task
+/// straggles under every policy.
+pub fn unit(seed: u64, a: u64, b: u64, c: u64) -> f64 {
+    let h = mix(mix(mix(seed ^ mix(STREAM_STRAGGLERS)) ^ a) ^ b.wrapping_mul(0x1000_0000_01B3) ^ c);
+    (h >> 11) as f64 / (1u64 << 53) as f64
+}
