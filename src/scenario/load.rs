@@ -95,7 +95,12 @@ pub fn load_default(
     policy_override: Option<&str>,
     seed_override: Option<u64>,
 ) -> Result<Scenario, InputError> {
-    load_str(DEFAULT_SCENARIO, DEFAULT_ORIGIN, policy_override, seed_override)
+    load_str(
+        DEFAULT_SCENARIO,
+        DEFAULT_ORIGIN,
+        policy_override,
+        seed_override,
+    )
 }
 
 /// Loads a scenario from `text`; `origin` names it in errors (a file path).
@@ -217,7 +222,10 @@ fn compile(
         (Some(s), None) => u64::try_from(*s.get_ref()).map_err(|_| {
             cx.at(
                 s,
-                format!("seed must be a whole number of at least 0, got {}", s.get_ref()),
+                format!(
+                    "seed must be a whole number of at least 0, got {}",
+                    s.get_ref()
+                ),
             )
         })?,
         (None, None) => DEFAULT_SEED,
@@ -227,7 +235,10 @@ fn compile(
         if *s.get_ref() < 0 {
             return Err(cx.at(
                 s,
-                format!("seed must be a whole number of at least 0, got {}", s.get_ref()),
+                format!(
+                    "seed must be a whole number of at least 0, got {}",
+                    s.get_ref()
+                ),
             ));
         }
     }
@@ -340,7 +351,9 @@ fn compile_cluster(cx: &Cx, def: Option<&ClusterDef>) -> R<ClusterSpec> {
                 if !seen.insert(name.to_string()) {
                     return Err(cx.at(
                         &dc.name,
-                        format!("duplicate datacenter \"{name}\"; expected each datacenter name once"),
+                        format!(
+                            "duplicate datacenter \"{name}\"; expected each datacenter name once"
+                        ),
                     ));
                 }
                 let nodes = cx.int(&dc.nodes, "nodes", 1, MAX_NODES)?;
@@ -348,7 +361,9 @@ fn compile_cluster(cx: &Cx, def: Option<&ClusterDef>) -> R<ClusterSpec> {
                 if total > MAX_NODES {
                     return Err(cx.at(
                         &dc.nodes,
-                        format!("the cluster has {total} nodes; expected at most {MAX_NODES} in all"),
+                        format!(
+                            "the cluster has {total} nodes; expected at most {MAX_NODES} in all"
+                        ),
                     ));
                 }
                 let racks = racks_for(cx, dc.racks.as_ref(), nodes)?;
@@ -440,7 +455,11 @@ fn compile_network(cx: &Cx, n: &NetworkDef) -> R<NetworkSpec> {
     for (key, value, slot) in [
         ("disk_mbps", &n.disk_mbps, &mut spec.disk_mbps),
         ("rack_mbps", &n.rack_mbps, &mut spec.rack_mbps),
-        ("cross_rack_mbps", &n.cross_rack_mbps, &mut spec.cross_rack_mbps),
+        (
+            "cross_rack_mbps",
+            &n.cross_rack_mbps,
+            &mut spec.cross_rack_mbps,
+        ),
         ("inter_dc_mbps", &n.inter_dc_mbps, &mut spec.inter_dc_mbps),
         ("shuffle_mbps", &n.shuffle_mbps, &mut spec.shuffle_mbps),
     ] {
@@ -592,7 +611,8 @@ fn compile_pools(cx: &Cx, defs: &[PoolDef]) -> R<Vec<PoolSpec>> {
             p.weight = cx.positive(w, "weight")?;
         }
         let share = |v: &Option<Spanned<i64>>, key: &str, default: u32| -> R<u32> {
-            v.as_ref().map_or(Ok(default), |v| cx.int(v, key, 0, MAX_SHARE))
+            v.as_ref()
+                .map_or(Ok(default), |v| cx.int(v, key, 0, MAX_SHARE))
         };
         p.min_maps = share(&d.min_maps, "min_maps", 0)?;
         p.min_reduces = share(&d.min_reduces, "min_reduces", 0)?;
@@ -600,7 +620,13 @@ fn compile_pools(cx: &Cx, defs: &[PoolDef]) -> R<Vec<PoolSpec>> {
         p.max_reduces = share(&d.max_reduces, "max_reduces", u32::MAX)?;
         for (min, max, min_key, max_key, min_v) in [
             (p.min_maps, p.max_maps, "min_maps", "max_maps", &d.min_maps),
-            (p.min_reduces, p.max_reduces, "min_reduces", "max_reduces", &d.min_reduces),
+            (
+                p.min_reduces,
+                p.max_reduces,
+                "min_reduces",
+                "max_reduces",
+                &d.min_reduces,
+            ),
         ] {
             if let (Some(v), true) = (min_v, min > max) {
                 return Err(cx.at(
@@ -635,7 +661,9 @@ fn compile_pools(cx: &Cx, defs: &[PoolDef]) -> R<Vec<PoolSpec>> {
                 other => {
                     return Err(cx.at(
                         m,
-                        format!("unknown scheduling_mode \"{other}\"; expected \"fair\" or \"fifo\""),
+                        format!(
+                            "unknown scheduling_mode \"{other}\"; expected \"fair\" or \"fifo\""
+                        ),
                     ))
                 }
             };
@@ -799,10 +827,9 @@ impl JobEnv<'_> {
         let fixed = |v: &Option<Spanned<Dur>>, key: &str| -> R<Option<Ms>> {
             match v {
                 None => Ok(None),
-                Some(s) if s.get_ref().0 == 0 => Err(cx.at(
-                    s,
-                    format!("{key} must be longer than 0, like \"20s\""),
-                )),
+                Some(s) if s.get_ref().0 == 0 => {
+                    Err(cx.at(s, format!("{key} must be longer than 0, like \"20s\"")))
+                }
                 Some(s) => Ok(Some(s.get_ref().0)),
             }
         };
@@ -908,10 +935,16 @@ impl JobEnv<'_> {
             }
         }
         if let Some(t) = &w.trace {
-            return Err(cx.at(t, "trace belongs to kind = \"swim\"; a poisson workload does not use it"));
+            return Err(cx.at(
+                t,
+                "trace belongs to kind = \"swim\"; a poisson workload does not use it",
+            ));
         }
         if let Some(t) = &w.limit {
-            return Err(cx.at(t, "limit belongs to kind = \"swim\"; a poisson workload does not use it"));
+            return Err(cx.at(
+                t,
+                "limit belongs to kind = \"swim\"; a poisson workload does not use it",
+            ));
         }
         if let Some(t) = &w.time_scale {
             return Err(cx.at(
@@ -927,7 +960,7 @@ impl JobEnv<'_> {
         };
         let jobs = match &w.jobs {
             None => return Err(missing("jobs", "100")),
-            Some(j) => cx.int(j, "jobs", 1, MAX_TASKS)?,
+            Some(j) => cx.int(j, "jobs", 1, MAX_COUNT)?,
         };
         let mean_interarrival = match &w.mean_interarrival {
             None => return Err(missing("mean_interarrival", "\"14s\"")),
@@ -1044,7 +1077,7 @@ impl JobEnv<'_> {
         };
         let policy_span = e.policy.as_ref().map(|p| p.span());
         let node_span = e.node.as_ref().map(|n| n.span());
-        let job_span = e.job.as_ref().map(|j| j.get_ref().name.span());
+        let job_span = e.job.as_ref().map(|j| j.name.span());
         let at = e.at.0;
         match action {
             "switch_policy" => {
@@ -1085,7 +1118,6 @@ impl JobEnv<'_> {
                         "submit needs a job; expected job = { name = \"...\", profile = \"...\", input = \"...\" }",
                     ));
                 };
-                let job = job.get_ref();
                 if let Some(s) = &job.submit {
                     return Err(cx.at(
                         s,
@@ -1132,7 +1164,10 @@ mod tests {
         assert_eq!(s.cluster.node_count(), 20);
         assert_eq!(s.policy.name, "fair");
         assert!(s.pools.iter().any(|p| p.name == "default"));
-        assert!(s.pools.iter().any(|p| p.name == "research" && p.weight == 2.0));
+        assert!(s
+            .pools
+            .iter()
+            .any(|p| p.name == "research" && p.weight == 2.0));
         assert!(s.jobs.len() >= 14, "{} jobs", s.jobs.len());
         assert!(s.jobs.windows(2).all(|w| w[0].submit <= w[1].submit));
         let s = load_default(Some("fifo"), Some(9)).expect("overrides apply");
@@ -1143,7 +1178,10 @@ mod tests {
     fn missing_file_names_it() {
         let e = load_file(Path::new("/nonexistent/x.toml"), None, None).unwrap_err();
         assert_eq!(e.origin, "/nonexistent/x.toml");
-        assert!(e.message.starts_with("cannot read /nonexistent/x.toml:"), "{e}");
+        assert!(
+            e.message.starts_with("cannot read /nonexistent/x.toml:"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -1160,6 +1198,9 @@ mod tests {
         assert_eq!(s.policy, PolicySpec::plain("fair"));
         assert_eq!(s.seed, DEFAULT_SEED);
         assert_eq!(s.name, "s");
-        assert_eq!(s.hdfs.replication, 2, "default replication shrinks to the node count");
+        assert_eq!(
+            s.hdfs.replication, 2,
+            "default replication shrinks to the node count"
+        );
     }
 }

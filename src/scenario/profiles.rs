@@ -142,7 +142,11 @@ pub fn lookup(name: &str) -> Option<Profile> {
 
 /// The built-in names, comma-separated, for "expected one of" messages.
 pub fn names_list() -> String {
-    PROFILES.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+    PROFILES
+        .iter()
+        .map(|p| p.name)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]
@@ -163,8 +167,14 @@ mod tests {
         let w = local_map_s(&wc, 64.0);
         assert!((7.0..=9.0).contains(&t), "terasort 64 MB map takes {t} s");
         assert!((7.0..=9.0).contains(&w), "wordcount 64 MB map takes {w} s");
-        assert!((t - 8.0).abs() < 1e-9, "terasort calibrated to 8 s, got {t}");
-        assert!((w - 9.0).abs() < 1e-9, "wordcount calibrated to 9 s, got {w}");
+        assert!(
+            (t - 8.0).abs() < 1e-9,
+            "terasort calibrated to 8 s, got {t}"
+        );
+        assert!(
+            (w - 9.0).abs() < 1e-9,
+            "wordcount calibrated to 9 s, got {w}"
+        );
         assert_eq!(
             CALIBRATION_DISK_MBPS,
             crate::model::NetworkSpec::default().disk_mbps,
@@ -181,7 +191,11 @@ mod tests {
         assert!((secs("invertedindex") - 10.0).abs() < 1e-9);
         assert!((secs("kmeans") - 12.0).abs() < 1e-9);
         for p in all() {
-            assert!(p.map_s_per_mb > 0.0, "{} has a non-positive map cost", p.name);
+            assert!(
+                p.map_s_per_mb > 0.0,
+                "{} has a non-positive map cost",
+                p.name
+            );
             assert!(
                 (0.005..=0.03).contains(&p.reduce_s_per_mb),
                 "{} reduce cost {} out of range",

@@ -209,7 +209,9 @@ pub struct EventDef {
     pub action: Spanned<String>,
     pub policy: Option<Spanned<String>>,
     pub node: Option<Spanned<i64>>,
-    pub job: Option<Spanned<JobDef>>,
+    /// Not `Spanned`: written as dotted keys (`job.name = ...`) it is an
+    /// implicit table without a span; errors point into it instead.
+    pub job: Option<JobDef>,
 }
 
 /// A duration string such as `"20s"`, in milliseconds.
@@ -230,7 +232,9 @@ impl<'de> Deserialize<'de> for Dur {
         impl Visitor<'_> for V {
             type Value = Dur;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a duration string with a unit, like \"500ms\", \"20s\", \"3m\" or \"1h\"")
+                f.write_str(
+                    "a duration string with a unit, like \"500ms\", \"20s\", \"3m\" or \"1h\"",
+                )
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<Dur, E> {
                 parse_duration(s).map(Dur).map_err(E::custom)

@@ -175,7 +175,9 @@ mod tests {
             .expect("has a span");
         assert_eq!(&text[span], "2.0");
         // A missing key falls back to its nearest ancestor with a span.
-        let span = tree.find(&["scheduler", "fair", "nosuch"]).expect("ancestor");
+        let span = tree
+            .find(&["scheduler", "fair", "nosuch"])
+            .expect("ancestor");
         assert!(text[span].starts_with("[scheduler.fair]"));
     }
 

@@ -60,7 +60,9 @@ pub fn poisson(seed: u64, p: &PoissonParams) -> Vec<JobSpec> {
         let profile = pick_profile(&p.mix, total_weight, rng.gen::<f64>());
         let (lo, hi) = p.input_mb;
         let u: f64 = rng.gen();
-        let input = (lo * (u * (hi / lo).ln()).exp()).round().clamp(lo.max(1.0), hi.max(1.0));
+        let input = (lo * (u * (hi / lo).ln()).exp())
+            .round()
+            .clamp(lo.max(1.0), hi.max(1.0));
         let pool_ix = if p.pools.len() > 1 {
             rng.gen_range(0..p.pools.len())
         } else {
@@ -79,7 +81,11 @@ pub fn poisson(seed: u64, p: &PoissonParams) -> Vec<JobSpec> {
             maps,
             reduces,
             submit: t,
-            pool: p.pools.get(pool_ix).cloned().unwrap_or_else(|| "default".into()),
+            pool: p
+                .pools
+                .get(pool_ix)
+                .cloned()
+                .unwrap_or_else(|| "default".into()),
             user: "user".into(),
             priority: Priority::Normal,
             map_time: None,
@@ -136,9 +142,18 @@ mod tests {
         assert_eq!(jobs[0].submit, 5_000);
         assert!(jobs.windows(2).all(|w| w[0].submit <= w[1].submit));
         let mean_gap = (jobs[199].submit - jobs[0].submit) as f64 / 199.0;
-        assert!((9_000.0..20_000.0).contains(&mean_gap), "mean gap {mean_gap}");
-        let wc = jobs.iter().filter(|j| j.profile.name == "wordcount").count();
-        assert!((120..180).contains(&wc), "{wc} wordcount jobs of 200 at weight 3:1");
+        assert!(
+            (9_000.0..20_000.0).contains(&mean_gap),
+            "mean gap {mean_gap}"
+        );
+        let wc = jobs
+            .iter()
+            .filter(|j| j.profile.name == "wordcount")
+            .count();
+        assert!(
+            (120..180).contains(&wc),
+            "{wc} wordcount jobs of 200 at weight 3:1"
+        );
         for j in &jobs {
             assert!((1024.0..=12.0 * 1024.0).contains(&j.input_mb));
             assert_eq!(j.maps, (j.input_mb / 128.0).ceil() as u32);

@@ -1,0 +1,132 @@
+//! The worked examples of ALGORITHMS.md §8 and Hadoop's scheduler tests,
+//! replayed exactly.
+
+mod common;
+use common::*;
+
+fn job_times(sim: &slotsim::sim::Sim, name: &str) -> (u64, u64) {
+    let j = sim.w.jobs.iter().find(|j| j.name == name).unwrap();
+    (j.map_end.unwrap(), j.finished_at.unwrap())
+}
+
+#[test]
+fn fig45_fifo_makespan_is_80s() {
+    let (sim, s) = run(&load("fig45-fifo-vs-fair.toml", Some("fifo")));
+    assert_eq!(s.makespan_s, Some(80.0));
+    // job 1 maps 0-20, reduces 20-40; job 2 maps 20-40, reduces 40-60; job 3 40-60, 60-80.
+    assert_eq!(job_times(&sim, "job1"), (20_000, 40_000));
+    assert_eq!(job_times(&sim, "job2"), (40_000, 60_000));
+    assert_eq!(job_times(&sim, "job3"), (60_000, 80_000));
+}
+
+#[test]
+fn fig45_capped_fair_makespan_is_120s() {
+    let (sim, s) = run(&load("fig45-fifo-vs-fair.toml", Some("fair")));
+    assert_eq!(s.makespan_s, Some(120.0));
+    for job in ["job1", "job2", "job3"] {
+        // Each job's maps run one at a time over 0-60 s.
+        assert_eq!(job_times(&sim, job).0, 60_000, "{job} maps end at 60 s");
+    }
+    let finishes: Vec<u64> = ["job1", "job2", "job3"].iter().map(|j| job_times(&sim, j).1).collect();
+    assert_eq!(finishes.iter().max(), Some(&120_000));
+}
+
+#[test]
+fn omo_fig4_twelve_maps_take_five_units_thirteen_take_six() {
+    let text = std::fs::read_to_string(scenario_path("omo-fig4.toml")).unwrap();
+    let (_, s12) = run(&load_text(&text, None));
+    assert_eq!(s12.makespan_s, Some(5.0));
+    let text13 = text.replace("maps = 12", "maps = 13");
+    assert_ne!(text, text13);
+    let (_, s13) = run(&load_text(&text13, None));
+    assert_eq!(s13.makespan_s, Some(6.0));
+    // Fair reaches the same numbers on this one-job cluster.
+    let (_, f12) = run(&load_text(&text, Some("fair")));
+    let (_, f13) = run(&load_text(&text13, Some("fair")));
+    assert_eq!((f12.makespan_s, f13.makespan_s), (Some(5.0), Some(6.0)));
+}
+
+/// TestFairScheduler.testSmallJobs: the seven heartbeats launch exactly this.
+#[test]
+fn hadoop_test_small_jobs_sequence() {
+    let sc = load("hadoop-small-jobs.toml", None);
+    let mut sim = slotsim::sim::Sim::new(&sc).unwrap();
+    sim.run_until(Some(7_000));
+    assert_eq!(
+        launches(&sim),
+        ["J1/m0", "J1/r0", "J2/m0", "J2/r0", "J1/m1", "J2/r1"]
+    );
+    let nodes: Vec<u32> = sim.w.attempts.iter().map(|a| a.node).collect();
+    assert_eq!(nodes, [0, 0, 0, 0, 1, 1]);
+    let starts: Vec<u64> = sim.w.attempts.iter().map(|a| a.start).collect();
+    assert_eq!(starts, [1_000, 2_000, 3_000, 4_000, 5_000, 6_000], "the 7th heartbeat launches nothing");
+}
+
+#[test]
+fn hadoop_test_small_jobs_fair_shares_in_inspect() {
+    let sc = load("hadoop-small-jobs.toml", None);
+    let (_, recs) = run_inspect(&sc);
+    let first = &recs[0];
+    assert_eq!(first.t, 1_000);
+    let j1 = &first.inspection.jobs["J1"];
+    let j2 = &first.inspection.jobs["J2"];
+    assert_eq!(j1["fair_share_map"], 2.0);
+    assert_eq!(j1["fair_share_reduce"], 1.0);
+    assert_eq!(j2["fair_share_map"], 1.0);
+    assert_eq!(j2["fair_share_reduce"], 2.0);
+    assert_eq!(j1["demand_map"], 2);
+    assert_eq!(j2["demand_reduce"], 2);
+    assert_eq!(first.assigned, ["J1/m0"]);
+    // The 7th heartbeat considered work and assigned nothing.
+    assert_eq!(recs.len(), 7);
+    assert!(recs[6].assigned.is_empty());
+}
+
+/// A scenario with one job per pool and a manual heartbeat, to read pool
+/// fair shares from `--inspect`.
+fn pools_scenario(nodes: u32, map_slots: u32, pools: &[(&str, f64, u32)]) -> String {
+    let mut t = format!(
+        "name = \"shares\"\n[cluster]\nnodes = {nodes}\nmap_slots = {map_slots}\nreduce_slots = 1\nheartbeat = \"manual\"\n[scheduler]\npolicy = \"fair\"\n"
+    );
+    for (name, weight, _) in pools {
+        t += &format!("[[pools]]\nname = \"{name}\"\nweight = {weight}\n");
+    }
+    for (name, _, maps) in pools {
+        t += &format!(
+            "[[jobs]]\nname = \"j{name}\"\nprofile = \"grep\"\nmaps = {maps}\nreduces = 0\npool = \"{name}\"\n"
+        );
+    }
+    t += "[[events]]\nat = \"1s\"\naction = \"heartbeat\"\nnode = 0\n";
+    t
+}
+
+fn pool_shares(text: &str) -> Vec<f64> {
+    let (_, recs) = run_inspect(&load_text(text, None));
+    let r = &recs[0];
+    ["a", "b", "c", "d"]
+        .iter()
+        .map(|p| r.inspection.pools[*p]["fair_share_map"].as_f64().unwrap())
+        .collect()
+}
+
+fn close(a: &[f64], b: &[f64]) {
+    for (x, y) in a.iter().zip(b) {
+        assert!((x - y).abs() < 0.01, "{a:?} vs {b:?}");
+    }
+}
+
+/// TestComputeFairShares.testLowDemands through the whole stack: 40 slots,
+/// demands 100/50/11/3 give 13, 13, 11, 3.
+#[test]
+fn compute_fair_shares_low_demands_in_inspect() {
+    let t = pools_scenario(20, 2, &[("a", 1.0, 100), ("b", 1.0, 50), ("c", 1.0, 11), ("d", 1.0, 3)]);
+    close(&pool_shares(&t), &[13.0, 13.0, 11.0, 3.0]);
+}
+
+/// TestComputeFairShares.testWeightedSharingWithLowDemands: 45 slots,
+/// weights 2/1/1/0.5, demands 10/11/30/20 give 10, 11, 16, 8.
+#[test]
+fn compute_fair_shares_weighted_low_demands_in_inspect() {
+    let t = pools_scenario(15, 3, &[("a", 2.0, 10), ("b", 1.0, 11), ("c", 1.0, 30), ("d", 0.5, 20)]);
+    close(&pool_shares(&t), &[10.0, 11.0, 16.0, 8.0]);
+}
