@@ -22,7 +22,12 @@ impl InputError {
     }
 
     /// An error located at byte offset `offset` of `text`.
-    pub fn at(origin: impl Into<String>, text: &str, offset: usize, message: impl Into<String>) -> Self {
+    pub fn at(
+        origin: impl Into<String>,
+        text: &str,
+        offset: usize,
+        message: impl Into<String>,
+    ) -> Self {
         InputError {
             origin: origin.into(),
             pos: Some(line_col(text, offset)),

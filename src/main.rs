@@ -6,9 +6,9 @@ use clap::{Args, Parser, Subcommand};
 use slotsim::error::InputError;
 use slotsim::model::Scenario;
 use slotsim::report::{compare, summary, trace};
+use slotsim::scenario;
 use slotsim::sched::config::split_policy_list;
 use slotsim::sched::registry;
-use slotsim::scenario;
 use slotsim::sim::Sim;
 use slotsim::units::parse_duration;
 use std::fs::File;
@@ -37,9 +37,7 @@ enum Cmd {
     /// Run one scenario under several policies and seeds, in parallel
     Compare(CompareArgs),
     /// Check a scenario and print what it describes
-    Validate {
-        scenario: PathBuf,
-    },
+    Validate { scenario: PathBuf },
     /// List the scheduling policies, with the paper or code each follows
     Policies,
     /// List the built-in job profiles and where their numbers come from
@@ -143,7 +141,11 @@ fn main() -> ExitCode {
     }
 }
 
-fn load(path: Option<&Path>, policy: Option<&str>, seed: Option<u64>) -> Result<Scenario, InputError> {
+fn load(
+    path: Option<&Path>,
+    policy: Option<&str>,
+    seed: Option<u64>,
+) -> Result<Scenario, InputError> {
     match path {
         Some(p) => scenario::load_file(p, policy, seed),
         None => scenario::load_default(policy, seed),
@@ -170,7 +172,8 @@ fn cmd_run(a: RunArgs) -> Result<(), Failure> {
     let sc = load(a.scenario.as_deref(), a.policy.as_deref(), a.seed)?;
     if !a.headless {
         return Err(Failure::Other(
-            "the live TUI is not built yet; add --headless to run this scenario to completion".into(),
+            "the live TUI is not built yet; add --headless to run this scenario to completion"
+                .into(),
         ));
     }
     let mut sim = Sim::new(&sc).map_err(|e| InputError::new(scenario_origin(&a.scenario), e))?;
@@ -210,8 +213,10 @@ fn cmd_run(a: RunArgs) -> Result<(), Failure> {
 }
 
 fn scenario_origin(p: &Option<PathBuf>) -> String {
-    p.as_ref()
-        .map_or_else(|| "quickstart (embedded)".to_string(), |p| p.display().to_string())
+    p.as_ref().map_or_else(
+        || "quickstart (embedded)".to_string(),
+        |p| p.display().to_string(),
+    )
 }
 
 /// Runs to the end, showing progress on stderr when it is a terminal and
@@ -231,7 +236,10 @@ fn run_with_progress(sim: &mut Sim, until: Option<u64>) {
         };
         let more = sim.run_until(limit);
         let done = sim.is_finished() || !more || until.is_some_and(|u| sim.w.now >= u);
-        if tty && (shown || started.elapsed() > Duration::from_millis(500)) && last.elapsed() > Duration::from_millis(200) {
+        if tty
+            && (shown || started.elapsed() > Duration::from_millis(500))
+            && last.elapsed() > Duration::from_millis(200)
+        {
             let w = &sim.w;
             eprint!(
                 "\r  simulated {:>9.1}s   jobs {}/{} finished   {:.1}s wall   ",
@@ -255,7 +263,11 @@ fn run_with_progress(sim: &mut Sim, until: Option<u64>) {
 fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
     let specs = split_policy_list(&a.policies);
     if specs.is_empty() {
-        return Err(InputError::new("--policies", "expected at least one policy, e.g. --policies fifo,fair").into());
+        return Err(InputError::new(
+            "--policies",
+            "expected at least one policy, e.g. --policies fifo,fair",
+        )
+        .into());
     }
     if a.seeds == 0 {
         return Err(InputError::new("--seeds", "expected at least 1 seed").into());
@@ -298,12 +310,25 @@ fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
 fn cmd_validate(path: &Path) -> Result<(), Failure> {
     let sc = scenario::load_file(path, None, None)?;
     let nodes = sc.cluster.node_count();
-    let racks: u32 = sc.cluster.datacenters.iter().map(|d| d.racks.min(d.nodes)).sum();
+    let racks: u32 = sc
+        .cluster
+        .datacenters
+        .iter()
+        .map(|d| d.racks.min(d.nodes))
+        .sum();
     let maps: u64 = sc.jobs.iter().map(|j| j.maps as u64).sum();
     let reduces: u64 = sc.jobs.iter().map(|j| j.reduces as u64).sum();
     let input_gb: f64 = sc.jobs.iter().map(|j| j.input_mb).sum::<f64>() / 1024.0;
     println!("{}: ok", path.display());
-    println!("  scenario   {}{}", sc.name, if sc.description.is_empty() { String::new() } else { format!(" — {}", sc.description) });
+    println!(
+        "  scenario   {}{}",
+        sc.name,
+        if sc.description.is_empty() {
+            String::new()
+        } else {
+            format!(" — {}", sc.description)
+        }
+    );
     println!(
         "  cluster    {} datacenter(s), {} racks, {} nodes, {} map + {} reduce {} per node ({})",
         sc.cluster.datacenters.len(),
@@ -323,7 +348,11 @@ fn cmd_validate(path: &Path) -> Result<(), Failure> {
     println!("  policy     {}   seed {}", sc.policy.label(), sc.seed);
     println!(
         "  pools      {}",
-        sc.pools.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")
+        sc.pools
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     println!(
         "  jobs       {} ({} maps + {} reduces = {} tasks, {:.1} GB input)",

@@ -60,7 +60,7 @@ pub fn parse_size_mb(s: &str) -> Result<f64, String> {
 
 /// Formats milliseconds as seconds with up to three decimals, for tables.
 pub fn fmt_secs(ms: Ms) -> String {
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
         format!("{:.3}s", ms as f64 / 1000.0)
@@ -76,7 +76,9 @@ pub fn de_duration<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Ms, D::Erro
 
 pub fn de_opt_duration<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Ms>, D::Error> {
     let s: String = serde::Deserialize::deserialize(d)?;
-    parse_duration(&s).map(Some).map_err(serde::de::Error::custom)
+    parse_duration(&s)
+        .map(Some)
+        .map_err(serde::de::Error::custom)
 }
 
 pub fn de_size<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
@@ -86,7 +88,9 @@ pub fn de_size<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> 
 
 pub fn de_opt_size<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
     let s: String = serde::Deserialize::deserialize(d)?;
-    parse_size_mb(&s).map(Some).map_err(serde::de::Error::custom)
+    parse_size_mb(&s)
+        .map(Some)
+        .map_err(serde::de::Error::custom)
 }
 
 #[cfg(test)]

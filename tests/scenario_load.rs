@@ -755,3 +755,11 @@ fn truncated_and_mangled_input_never_panics() {
         assert!(e.pos.is_some(), "{e}");
     }
 }
+
+#[test]
+fn missing_required_key_names_it() {
+    let e = load_err(&format!("{BASE}[[jobs]]\nname = \"a\"\nmaps = 1\n"));
+    assert_err(&e, 4, 1, &["missing field `profile`", "required"]);
+    let e = load_err(&format!("{BASE}[[pools]]\nweight = 2\n"));
+    assert_err(&e, 4, 1, &["missing field `name`"]);
+}

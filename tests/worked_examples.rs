@@ -27,7 +27,10 @@ fn fig45_capped_fair_makespan_is_120s() {
         // Each job's maps run one at a time over 0-60 s.
         assert_eq!(job_times(&sim, job).0, 60_000, "{job} maps end at 60 s");
     }
-    let finishes: Vec<u64> = ["job1", "job2", "job3"].iter().map(|j| job_times(&sim, j).1).collect();
+    let finishes: Vec<u64> = ["job1", "job2", "job3"]
+        .iter()
+        .map(|j| job_times(&sim, j).1)
+        .collect();
     assert_eq!(finishes.iter().max(), Some(&120_000));
 }
 
@@ -59,7 +62,11 @@ fn hadoop_test_small_jobs_sequence() {
     let nodes: Vec<u32> = sim.w.attempts.iter().map(|a| a.node).collect();
     assert_eq!(nodes, [0, 0, 0, 0, 1, 1]);
     let starts: Vec<u64> = sim.w.attempts.iter().map(|a| a.start).collect();
-    assert_eq!(starts, [1_000, 2_000, 3_000, 4_000, 5_000, 6_000], "the 7th heartbeat launches nothing");
+    assert_eq!(
+        starts,
+        [1_000, 2_000, 3_000, 4_000, 5_000, 6_000],
+        "the 7th heartbeat launches nothing"
+    );
 }
 
 #[test]
@@ -119,7 +126,16 @@ fn close(a: &[f64], b: &[f64]) {
 /// demands 100/50/11/3 give 13, 13, 11, 3.
 #[test]
 fn compute_fair_shares_low_demands_in_inspect() {
-    let t = pools_scenario(20, 2, &[("a", 1.0, 100), ("b", 1.0, 50), ("c", 1.0, 11), ("d", 1.0, 3)]);
+    let t = pools_scenario(
+        20,
+        2,
+        &[
+            ("a", 1.0, 100),
+            ("b", 1.0, 50),
+            ("c", 1.0, 11),
+            ("d", 1.0, 3),
+        ],
+    );
     close(&pool_shares(&t), &[13.0, 13.0, 11.0, 3.0]);
 }
 
@@ -127,6 +143,15 @@ fn compute_fair_shares_low_demands_in_inspect() {
 /// weights 2/1/1/0.5, demands 10/11/30/20 give 10, 11, 16, 8.
 #[test]
 fn compute_fair_shares_weighted_low_demands_in_inspect() {
-    let t = pools_scenario(15, 3, &[("a", 2.0, 10), ("b", 1.0, 11), ("c", 1.0, 30), ("d", 0.5, 20)]);
+    let t = pools_scenario(
+        15,
+        3,
+        &[
+            ("a", 2.0, 10),
+            ("b", 1.0, 11),
+            ("c", 1.0, 30),
+            ("d", 0.5, 20),
+        ],
+    );
     close(&pool_shares(&t), &[10.0, 11.0, 16.0, 8.0]);
 }

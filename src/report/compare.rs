@@ -65,7 +65,10 @@ pub fn table(labels: &[String], results: &[Vec<Summary>]) -> String {
         "{:<28} {:>18} {:>9} {:>18} {:>9} {:>7} {:>7}",
         "policy", "makespan s", "Δ", "mean turnaround s", "Δ", "node%", "util%"
     );
-    let base_mk = results.first().and_then(|r| col(r, |s| s.makespan_s)).map(|x| x.0);
+    let base_mk = results
+        .first()
+        .and_then(|r| col(r, |s| s.makespan_s))
+        .map(|x| x.0);
     let base_ta = results
         .first()
         .and_then(|r| col(r, |s| s.mean_turnaround_s))
@@ -76,7 +79,9 @@ pub fn table(labels: &[String], results: &[Vec<Summary>]) -> String {
         let node = mean_sd(&rows.iter().map(|s| s.locality.node).collect::<Vec<_>>()).0;
         let util = mean_sd(&rows.iter().map(|s| s.utilization).collect::<Vec<_>>()).0;
         let ms = |x: Option<(f64, f64)>| {
-            x.map_or("unfinished".to_string(), |(m, s)| format!("{m:.1} ± {s:.1}"))
+            x.map_or("unfinished".to_string(), |(m, s)| {
+                format!("{m:.1} ± {s:.1}")
+            })
         };
         let delta = |x: Option<(f64, f64)>, base: Option<f64>| match (x, base) {
             (Some((m, _)), Some(b)) if b > 0.0 => format!("{:+.1}%", (m - b) / b * 100.0),

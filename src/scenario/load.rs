@@ -206,6 +206,11 @@ fn de_error(origin: &str, text: &str, e: &toml::de::Error) -> InputError {
         .replace("expected f64", "expected a number")
         .replace("expected a tuple of size 2", "expected a [lo, hi] pair")
         .replace("expected a boolean", "expected true or false");
+    let msg = if msg.starts_with("missing field ") {
+        format!("{msg}; expected this required key in the table")
+    } else {
+        msg
+    };
     let offset = e.span().map_or(0, |s| s.start);
     InputError::at(origin, text, offset, msg)
 }
@@ -217,9 +222,11 @@ fn compile(
     policy_override: Option<&str>,
     seed_override: Option<u64>,
 ) -> R<Scenario> {
-    let seed = match (&file.seed, seed_override) {
-        (_, Some(s)) => s,
-        (Some(s), None) => u64::try_from(*s.get_ref()).map_err(|_| {
+    // The file's seed is checked even when `--seed` replaces it: a
+    // negative seed is a mistake in the file either way.
+    let file_seed = match &file.seed {
+        None => None,
+        Some(s) => Some(u64::try_from(*s.get_ref()).map_err(|_| {
             cx.at(
                 s,
                 format!(
@@ -227,21 +234,9 @@ fn compile(
                     s.get_ref()
                 ),
             )
-        })?,
-        (None, None) => DEFAULT_SEED,
+        })?),
     };
-    // A negative seed in the file is wrong even when `--seed` replaces it.
-    if let (Some(s), Some(_)) = (&file.seed, seed_override) {
-        if *s.get_ref() < 0 {
-            return Err(cx.at(
-                s,
-                format!(
-                    "seed must be a whole number of at least 0, got {}",
-                    s.get_ref()
-                ),
-            ));
-        }
-    }
+    let seed = seed_override.or(file_seed).unwrap_or(DEFAULT_SEED);
     let name = file.name.clone().unwrap_or_else(|| {
         Path::new(cx.origin)
             .file_stem()

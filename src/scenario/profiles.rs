@@ -37,7 +37,7 @@ const fn calibrated_map_s_per_mb(target_s: f64, fp: f64) -> f64 {
 const OMO_INPUT_MB: f64 = 20.0 * 1024.0;
 
 // Filtering percentages (map output / map input).
-const FP_TERASORT: f64 = 20.0 / 20.0; // OMO T4: 20 GB / 20 GB
+const FP_TERASORT: f64 = 1.0; // OMO T4: 20 GB shuffle / 20 GB input
 const FP_SEQUENCECOUNT: f64 = 17.5 / 20.0; // OMO T4: 17.5 GB / 20 GB
 const FP_WORDCOUNT: f64 = 3.9 / 20.0; // OMO T4: 3.9 GB / 20 GB
 const FP_INVERTEDINDEX: f64 = 3.45 / 20.0; // OMO T4: 3.45 GB / 20 GB

@@ -57,7 +57,10 @@ pub fn poisson(seed: u64, p: &PoissonParams) -> Vec<JobSpec> {
             let gap = -(1.0 - u).ln() * p.mean_interarrival as f64;
             t = t.saturating_add(gap.round() as Ms);
         }
-        let profile = pick_profile(&p.mix, total_weight, rng.gen::<f64>());
+        // The loader never passes an empty mix; an empty one yields no jobs.
+        let Some(profile) = pick_profile(&p.mix, total_weight, rng.gen::<f64>()) else {
+            break;
+        };
         let (lo, hi) = p.input_mb;
         let u: f64 = rng.gen();
         let input = (lo * (u * (hi / lo).ln()).exp())
@@ -97,20 +100,17 @@ pub fn poisson(seed: u64, p: &PoissonParams) -> Vec<JobSpec> {
 }
 
 /// The profile whose cumulative-weight interval contains `u × total`.
-fn pick_profile(mix: &[(Profile, f64)], total: f64, u: f64) -> Profile {
+fn pick_profile(mix: &[(Profile, f64)], total: f64, u: f64) -> Option<Profile> {
     let x = u * total;
     let mut acc = 0.0;
     for (p, w) in mix {
         acc += w;
         if x < acc {
-            return p.clone();
+            return Some(p.clone());
         }
     }
     // Rounding can leave x at the very top; the last profile owns that edge.
-    mix.last()
-        .map(|(p, _)| p.clone())
-        .or_else(|| super::profiles::lookup("wordcount"))
-        .unwrap_or_else(|| super::profiles::all()[0].clone())
+    mix.last().map(|(p, _)| p.clone())
 }
 
 #[cfg(test)]

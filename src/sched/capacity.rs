@@ -92,7 +92,8 @@ impl Capacity {
             qs[w.job(j).pool as usize].jobs.push(j);
         }
         for q in &mut qs {
-            q.jobs.sort_by_key(|&j| (w.job(j).priority, w.job(j).submit, j));
+            q.jobs
+                .sort_by_key(|&j| (w.job(j).priority, w.job(j).submit, j));
         }
         // Least used relative to capacity first; a zero-capacity queue last.
         qs.sort_by(|a, b| {
@@ -126,7 +127,13 @@ impl Capacity {
         let active = users.len().max(1) as f64;
         let a = (cur as f64 / active).ceil();
         let b = (spec.min_user_limit * cur as f64 / 100.0).ceil();
-        let limit = a.max(b).min((q.capacity as f64 * spec.user_limit_factor).floor()) as u32;
+        // The factor cap is kept at one slot or more: a queue whose share
+        // rounds down to zero slots on a small cluster still runs (Hadoop
+        // 1.x's occupied + 1 rule lets it), rather than starving for ever.
+        let cap = (q.capacity as f64 * spec.user_limit_factor)
+            .floor()
+            .max(1.0);
+        let limit = a.max(b).min(cap) as u32;
         let user = &w.job(j).user;
         let used: u32 = q
             .jobs
@@ -181,7 +188,9 @@ impl Policy for Capacity {
                     }
                     // `scheduleOffSwitch`: only after missing enough heartbeats.
                     let required = (job.unfinished_maps() as u64).min(n_nodes) as f64;
-                    if assign_off_switch && required * LOCALITY_WAIT_FACTOR < self.missed[j as usize] as f64 {
+                    if assign_off_switch
+                        && required * LOCALITY_WAIT_FACTOR < self.missed[j as usize] as f64
+                    {
                         if let Some((t, _)) = job.find_map(hb.node, Locality::OffDc, &w.cluster) {
                             hb.launch_map(j, t, "capacity/off-switch");
                             *self.missed(j) = 0;
@@ -200,7 +209,10 @@ impl Policy for Capacity {
                 for &j in &q.jobs {
                     let w = hb.world();
                     let job = w.job(j);
-                    if !job.reduces_schedulable(self.slowstart) || job.reduces_pending == 0 {
+                    if !job.reduces_schedulable(self.slowstart)
+                        || job.reduces_pending == 0
+                        || !w.reduce_allowed(j)
+                    {
                         continue;
                     }
                     if Self::user_over_limit(w, q, j, false) {

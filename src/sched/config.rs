@@ -97,7 +97,9 @@ pub fn parse_policy_spec(s: &str) -> Result<PolicySpec, String> {
     let s = s.trim();
     let Some(open) = s.find('[') else {
         if s.is_empty() || s.contains(']') {
-            return Err(format!("invalid policy \"{s}\": expected NAME or NAME[key=value;...]"));
+            return Err(format!(
+                "invalid policy \"{s}\": expected NAME or NAME[key=value;...]"
+            ));
         }
         return Ok(PolicySpec::plain(s));
     };
@@ -108,7 +110,9 @@ pub fn parse_policy_spec(s: &str) -> Result<PolicySpec, String> {
     }
     let name = s[..open].trim();
     if name.is_empty() {
-        return Err(format!("invalid policy \"{s}\": missing policy name before '['"));
+        return Err(format!(
+            "invalid policy \"{s}\": missing policy name before '['"
+        ));
     }
     let inner = &s[open + 1..s.len() - 1];
     let mut overrides = Vec::new();
@@ -202,7 +206,11 @@ mod tests {
         assert!(parse_policy_spec("[x=1]").is_err());
         assert_eq!(
             split_policy_list("fair[slowstart=0.05],fair[slowstart=1;assign_multiple=false], fifo"),
-            vec!["fair[slowstart=0.05]", "fair[slowstart=1;assign_multiple=false]", "fifo"]
+            vec![
+                "fair[slowstart=0.05]",
+                "fair[slowstart=1;assign_multiple=false]",
+                "fifo"
+            ]
         );
     }
 

@@ -4,9 +4,11 @@
 //!
 //! On a unified cluster fairness is over a job's containers (maps and
 //! reduces together): that is OMO's FRESH baseline, registered as `fresh`
-//! with slowstart 1.0. There a job with a schedulable reduce takes the
-//! container for it before its maps, as YARN's MapReduce AM ranks reduce
-//! requests (priority 10) above map requests (priority 20).
+//! with slowstart 1.0. There a container goes to the chosen job's map if it
+//! has one it may run, else to its schedulable reduce. (YARN's MapReduce AM
+//! ranks reduce requests above maps but bounds them with a ramp-up limit
+//! and reduce preemption; without those, reduces first can deadlock a job,
+//! so we keep MRv1's order within a job.)
 
 use super::config::SchedulerConfig;
 use super::registry::{BuildCtx, DEFAULT_SLOWSTART};
@@ -123,7 +125,12 @@ pub struct Fair {
 
 impl Fair {
     pub fn new(label: String, cfg: &SchedulerConfig, ctx: &BuildCtx, fresh: bool) -> Fair {
-        let own = if fresh { cfg.fresh.clone() } else { cfg.fair.clone() }.unwrap_or_default();
+        let own = if fresh {
+            cfg.fresh.clone()
+        } else {
+            cfg.fair.clone()
+        }
+        .unwrap_or_default();
         // FRESH fixes slowstart at 1 unless its own table says otherwise.
         let slowstart = if fresh {
             own.slowstart.unwrap_or(1.0)
@@ -303,8 +310,11 @@ impl Fair {
     fn pool_starved(&self, w: &World, p: usize) -> bool {
         let spec = &w.pools[p];
         let since = |v: &Vec<Ms>| w.now.saturating_sub(v.get(p).copied().unwrap_or(w.now));
-        spec.min_share_timeout.is_some_and(|t| since(&self.last_at_min) > t)
-            || spec.fair_share_timeout.is_some_and(|t| since(&self.last_at_half) > t)
+        spec.min_share_timeout
+            .is_some_and(|t| since(&self.last_at_min) > t)
+            || spec
+                .fair_share_timeout
+                .is_some_and(|t| since(&self.last_at_half) > t)
     }
 
     /// `getAllowedLocalityLevel`, with separate node and rack delays.
@@ -361,33 +371,40 @@ impl Fair {
     }
 
     /// Tries to launch one task of `kind` from job `j` (`JobSchedulable.assignTask`).
-    fn try_job(&mut self, hb: &mut Heartbeat<'_>, j: JobId, kind: TaskKind, visited: &mut Vec<JobId>) -> bool {
+    /// A unified container goes to one of the job's maps (subject to delay
+    /// scheduling) and else to a schedulable reduce, so a job's reduces can
+    /// never hold every container while its maps wait.
+    fn try_job(
+        &mut self,
+        hb: &mut Heartbeat<'_>,
+        j: JobId,
+        kind: TaskKind,
+        visited: &mut Vec<JobId>,
+    ) -> bool {
         let w = hb.world();
         let job = w.job(j);
         if !job.runnable {
             return false;
         }
-        let reduce_ok = kind != TaskKind::Map && job.reduces_schedulable(self.slowstart);
-        if reduce_ok {
+        if kind != TaskKind::Reduce {
+            visited.push(j);
+            let info = self.info_ref(j);
+            let allowed = self.allowed_level(w, j, &info);
+            if let Some((t, loc)) = job.find_map(hb.node, allowed, &w.cluster) {
+                let rule = self.rule(kind, Some(loc));
+                hb.launch_map(j, t, rule);
+                let i = self.info(j);
+                i.level = loc;
+                i.waited = 0;
+                return true;
+            }
+        }
+        if kind != TaskKind::Map && job.reduces_schedulable(self.slowstart) && w.reduce_allowed(j) {
             if let Some(r) = job.find_reduce() {
                 let rule = self.rule(kind, None);
                 hb.launch_reduce(j, r, rule);
                 return true;
             }
-        }
-        if kind == TaskKind::Reduce {
-            return false;
-        }
-        visited.push(j);
-        let info = self.info_ref(j);
-        let allowed = self.allowed_level(w, j, &info);
-        if let Some((t, loc)) = job.find_map(hb.node, allowed, &w.cluster) {
-            let rule = self.rule(kind, Some(loc));
-            hb.launch_map(j, t, rule);
-            let i = self.info(j);
-            i.level = loc;
-            i.waited = 0;
-            return true;
         }
         false
     }
@@ -404,7 +421,9 @@ impl Fair {
         visited: &mut Vec<JobId>,
     ) -> bool {
         let w = hb.world();
-        let mut pools: Vec<usize> = (0..w.pools.len()).filter(|&p| !pool_jobs[p].is_empty()).collect();
+        let mut pools: Vec<usize> = (0..w.pools.len())
+            .filter(|&p| !pool_jobs[p].is_empty())
+            .collect();
         pools.sort_by(|&a, &b| {
             let ka = Key {
                 running: Self::pool_running(w, a, kind) as f64,
@@ -468,7 +487,11 @@ impl Fair {
         (local_max as f64 * load.min(1.0)).ceil() as u32
     }
 
-    fn heartbeat_typed(&mut self, hb: &mut Heartbeat<'_>, pool_jobs: &mut [Vec<JobId>]) -> (Vec<JobId>, Vec<JobId>) {
+    fn heartbeat_typed(
+        &mut self,
+        hb: &mut Heartbeat<'_>,
+        pool_jobs: &mut [Vec<JobId>],
+    ) -> (Vec<JobId>, Vec<JobId>) {
         let w = hb.world();
         let (_, map_demand) = self.pools_view(w, TaskKind::Map);
         let (_, reduce_demand) = self.pools_view(w, TaskKind::Reduce);
@@ -491,7 +514,8 @@ impl Fair {
             if !map_rej
                 && (maps_assigned == map_cap
                     || running_maps >= runnable_maps
-                    || node.running_maps + maps_assigned >= Self::load_cap(runnable_maps, node.map_slots, tm))
+                    || node.running_maps + maps_assigned
+                        >= Self::load_cap(runnable_maps, node.map_slots, tm))
             {
                 map_rej = true;
             }
@@ -515,7 +539,11 @@ impl Fair {
             } else {
                 TaskKind::Reduce
             };
-            let demand = if kind == TaskKind::Map { &map_demand } else { &reduce_demand };
+            let demand = if kind == TaskKind::Map {
+                &map_demand
+            } else {
+                &reduce_demand
+            };
             if self.assign_one(hb, kind, pool_jobs, demand, &mut launched, &mut visited) {
                 if kind == TaskKind::Map {
                     maps_assigned += 1;
@@ -533,14 +561,26 @@ impl Fair {
         (launched, visited)
     }
 
-    fn heartbeat_unified(&mut self, hb: &mut Heartbeat<'_>, pool_jobs: &mut [Vec<JobId>]) -> (Vec<JobId>, Vec<JobId>) {
+    fn heartbeat_unified(
+        &mut self,
+        hb: &mut Heartbeat<'_>,
+        pool_jobs: &mut [Vec<JobId>],
+    ) -> (Vec<JobId>, Vec<JobId>) {
         let w = hb.world();
         let (_, demand) = self.pools_view(w, TaskKind::Any);
         let runnable: u32 = demand.iter().sum();
-        let mut running: u32 = w.pool_stats.iter().map(|s| s.running_maps + s.running_reduces).sum();
+        let mut running: u32 = w
+            .pool_stats
+            .iter()
+            .map(|s| s.running_maps + s.running_reduces)
+            .sum();
         let node = w.node(hb.node).clone();
         let containers = node.map_slots + node.reduce_slots;
-        let cap = if self.assign_multiple { hb.free_maps() } else { 1 };
+        let cap = if self.assign_multiple {
+            hb.free_maps()
+        } else {
+            1
+        };
         let total = w.cluster.total_slots();
         let mut assigned = 0u32;
         let mut launched = Vec::new();
@@ -550,7 +590,14 @@ impl Fair {
             && node.running() + assigned < Self::load_cap(runnable, containers, total)
             && hb.free_maps() > 0
         {
-            if !self.assign_one(hb, TaskKind::Any, pool_jobs, &demand, &mut launched, &mut visited) {
+            if !self.assign_one(
+                hb,
+                TaskKind::Any,
+                pool_jobs,
+                &demand,
+                &mut launched,
+                &mut visited,
+            ) {
                 break;
             }
             assigned += 1;
@@ -624,7 +671,10 @@ impl Policy for Fair {
             v.insert("demand_map".into(), dm[p].into());
             v.insert("demand_reduce".into(), dr[p].into());
             v.insert("running_map".into(), w.pool_stats[p].running_maps.into());
-            v.insert("running_reduce".into(), w.pool_stats[p].running_reduces.into());
+            v.insert(
+                "running_reduce".into(),
+                w.pool_stats[p].running_reduces.into(),
+            );
             v.insert("weight".into(), num(w.pools[p].weight));
             v.insert("locality_level".into(), serde_json::Value::Null);
             v.insert("waited_s".into(), serde_json::Value::Null);
@@ -671,8 +721,14 @@ impl Policy for Fair {
                 }
             }
         }
-        ins.cluster.insert("node_locality_delay_s".into(), num(self.node_delay as f64 / 1000.0));
-        ins.cluster.insert("rack_locality_delay_s".into(), num(self.rack_delay as f64 / 1000.0));
+        ins.cluster.insert(
+            "node_locality_delay_s".into(),
+            num(self.node_delay as f64 / 1000.0),
+        );
+        ins.cluster.insert(
+            "rack_locality_delay_s".into(),
+            num(self.rack_delay as f64 / 1000.0),
+        );
         ins
     }
 }
@@ -699,50 +755,89 @@ mod tests {
     // TestComputeFairShares.testEqualSharing
     #[test]
     fn equal_sharing() {
-        let v = [s(1., 0., 100.), s(1., 0., 50.), s(1., 0., 30.), s(1., 0., 20.)];
+        let v = [
+            s(1., 0., 100.),
+            s(1., 0., 50.),
+            s(1., 0., 30.),
+            s(1., 0., 20.),
+        ];
         close(&compute_fair_shares(&v, 40.0), &[10., 10., 10., 10.]);
     }
 
     // TestComputeFairShares.testLowDemands
     #[test]
     fn low_demands() {
-        let v = [s(1., 0., 100.), s(1., 0., 50.), s(1., 0., 11.), s(1., 0., 3.)];
+        let v = [
+            s(1., 0., 100.),
+            s(1., 0., 50.),
+            s(1., 0., 11.),
+            s(1., 0., 3.),
+        ];
         close(&compute_fair_shares(&v, 40.0), &[13., 13., 11., 3.]);
     }
 
     // TestComputeFairShares.testMinShares
     #[test]
     fn min_shares() {
-        let v = [s(1., 20., 100.), s(1., 0., 50.), s(1., 0., 11.), s(1., 0., 3.)];
-        close(&compute_fair_shares(&v, 40.0), &[20., 10., 7., 3.]);
+        let v = [
+            s(1., 20., 100.),
+            s(1., 0., 50.),
+            s(1., 0., 11.),
+            s(1., 0., 3.),
+        ];
+        close(&compute_fair_shares(&v, 40.0), &[20., 8.5, 8.5, 3.]);
     }
 
     // TestComputeFairShares.testWeightedSharing
     #[test]
     fn weighted_sharing() {
-        let v = [s(2., 0., 100.), s(1., 0., 50.), s(1., 0., 30.), s(0.5, 0., 20.)];
+        let v = [
+            s(2., 0., 100.),
+            s(1., 0., 50.),
+            s(1., 0., 30.),
+            s(0.5, 0., 20.),
+        ];
         close(&compute_fair_shares(&v, 45.0), &[20., 10., 10., 5.]);
     }
 
     // TestComputeFairShares.testWeightedSharingWithLowDemands
     #[test]
     fn weighted_low_demands() {
-        let v = [s(2., 0., 10.), s(1., 0., 11.), s(1., 0., 30.), s(0.5, 0., 20.)];
+        let v = [
+            s(2., 0., 10.),
+            s(1., 0., 11.),
+            s(1., 0., 30.),
+            s(0.5, 0., 20.),
+        ];
         close(&compute_fair_shares(&v, 45.0), &[10., 11., 16., 8.]);
     }
 
-    // TestComputeFairShares.testWeightedSharingWithMinShares
+    // Weights and min shares together: R = 60/7 solves
+    // max(5, 2R) + max(15, R) + R + R/2 = 45.
     #[test]
     fn weighted_min_shares() {
-        let v = [s(2., 5., 100.), s(1., 15., 50.), s(1., 0., 30.), s(0.5, 0., 20.)];
-        close(&compute_fair_shares(&v, 45.0), &[10., 15., 13.33, 6.67]);
+        let v = [
+            s(2., 5., 100.),
+            s(1., 15., 50.),
+            s(1., 0., 30.),
+            s(0.5, 0., 20.),
+        ];
+        let r = 60.0 / 7.0;
+        close(&compute_fair_shares(&v, 45.0), &[2. * r, 15., r, r / 2.]);
     }
 
     // TestComputeFairShares.testLargeShares / testZeroDemand / testEmptyList
     #[test]
     fn large_zero_and_empty() {
-        let v = [s(1., 0., 1e15), s(1., 0., 1e15), s(1., 0., 1e15), s(1., 0., 1e15)];
-        close(&compute_fair_shares(&v, 4e14), &[1e14, 1e14, 1e14, 1e14].map(|x: f64| x));
+        let v = [
+            s(1., 0., 1e15),
+            s(1., 0., 1e15),
+            s(1., 0., 1e15),
+            s(1., 0., 1e15),
+        ];
+        for x in compute_fair_shares(&v, 4e14) {
+            assert!((x - 1e14).abs() / 1e14 < 1e-6, "{x}");
+        }
         let v = [s(1., 0., 100.), s(1., 0., 0.), s(1., 0., 0.)];
         close(&compute_fair_shares(&v, 40.0), &[40., 0., 0.]);
         assert!(compute_fair_shares(&[], 40.0).is_empty());
@@ -750,11 +845,31 @@ mod tests {
 
     #[test]
     fn comparator_needy_first_then_running_over_weight() {
-        let needy = Key { running: 3.0, min_share: 5.0, demand: 10.0, weight: 1.0 };
-        let rich = Key { running: 0.0, min_share: 0.0, demand: 10.0, weight: 1.0 };
+        let needy = Key {
+            running: 3.0,
+            min_share: 5.0,
+            demand: 10.0,
+            weight: 1.0,
+        };
+        let rich = Key {
+            running: 0.0,
+            min_share: 0.0,
+            demand: 10.0,
+            weight: 1.0,
+        };
         assert_eq!(fair_cmp(&needy, &rich), Ordering::Less);
-        let heavy = Key { running: 4.0, min_share: 0.0, demand: 10.0, weight: 2.0 };
-        let light = Key { running: 3.0, min_share: 0.0, demand: 10.0, weight: 1.0 };
+        let heavy = Key {
+            running: 4.0,
+            min_share: 0.0,
+            demand: 10.0,
+            weight: 2.0,
+        };
+        let light = Key {
+            running: 3.0,
+            min_share: 0.0,
+            demand: 10.0,
+            weight: 1.0,
+        };
         assert_eq!(fair_cmp(&heavy, &light), Ordering::Less, "4/2 < 3/1");
     }
 }

@@ -58,7 +58,13 @@ impl Fifo {
         let total_tasks: u32 = w
             .pool_stats
             .iter()
-            .map(|p| if map { p.running_maps } else { p.running_reduces })
+            .map(|p| {
+                if map {
+                    p.running_maps
+                } else {
+                    p.running_reduces
+                }
+            })
             .sum();
         let capacity = cluster_slots(w, map);
         let mut needed = 0u64;
@@ -155,7 +161,7 @@ impl Policy for Fifo {
                 if job.n_reduces() == 0 {
                     continue;
                 }
-                if job.reduces_schedulable(self.slowstart) {
+                if job.reduces_schedulable(self.slowstart) && w.reduce_allowed(j) {
                     if let Some(r) = job.find_reduce() {
                         hb.launch_reduce(j, r, "fifo/reduce");
                         break;
@@ -180,13 +186,19 @@ impl Policy for Fifo {
             }
             let mut v = super::Values::new();
             v.insert("order".into(), (pos as u64).into());
-            v.insert("priority".into(), serde_json::to_value(job.priority).unwrap_or_default());
+            v.insert(
+                "priority".into(),
+                serde_json::to_value(job.priority).unwrap_or_default(),
+            );
             v.insert("pending_maps".into(), job.maps_pending.into());
             v.insert("running_map".into(), job.maps_running.into());
             v.insert("running_reduce".into(), job.reduces_running.into());
             ins.jobs.insert(job.name.clone(), v);
         }
-        ins.cluster.insert("map_load_factor".into(), super::num(ml as f64 / cluster_slots(w, true).max(1) as f64));
+        ins.cluster.insert(
+            "map_load_factor".into(),
+            super::num(ml as f64 / cluster_slots(w, true).max(1) as f64),
+        );
         ins.cluster.insert(
             "reduce_load_factor".into(),
             super::num(rl as f64 / cluster_slots(w, false).max(1) as f64),

@@ -55,7 +55,11 @@ pub const DEFAULT_SLOWSTART: f64 = 0.05;
 
 /// Builds the policy `spec` names from the scenario's `[scheduler]` table
 /// with the spec's overrides applied.
-pub fn build(spec: &PolicySpec, table: &toml::Table, ctx: &BuildCtx) -> Result<Box<dyn Policy>, String> {
+pub fn build(
+    spec: &PolicySpec,
+    table: &toml::Table,
+    ctx: &BuildCtx,
+) -> Result<Box<dyn Policy>, String> {
     if lookup(&spec.name).is_none() {
         return Err(format!(
             "unknown policy \"{}\"; expected one of: {}",

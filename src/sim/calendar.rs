@@ -15,7 +15,10 @@ pub enum Ev {
     /// Index into the scenario's `[[events]]`.
     Scripted(u32),
     /// `periodic`: the node's regular heartbeat, which schedules the next one.
-    Heartbeat { node: NodeId, periodic: bool },
+    Heartbeat {
+        node: NodeId,
+        periodic: bool,
+    },
 }
 
 impl Ev {
@@ -39,9 +42,12 @@ impl Ev {
 /// inside a class by the id of the thing (attempt, job, event index, node);
 /// and `seq`, the insertion counter, keeps insertion order for equal ids
 /// (two scripted heartbeats of one node at one instant run as written).
+/// `(time, class, id, seq, event)`.
+type Entry = (Ms, u8, u64, u64, Ev);
+
 #[derive(Default)]
 pub struct Calendar {
-    heap: BinaryHeap<Reverse<(Ms, u8, u64, u64, Ev)>>,
+    heap: BinaryHeap<Reverse<Entry>>,
     seq: u64,
 }
 
@@ -76,24 +82,60 @@ mod tests {
     #[test]
     fn same_instant_order_is_class_then_id_then_insertion() {
         let mut c = Calendar::default();
-        c.push(5, Ev::Heartbeat { node: 1, periodic: true });
-        c.push(5, Ev::Heartbeat { node: 0, periodic: false });
+        c.push(
+            5,
+            Ev::Heartbeat {
+                node: 1,
+                periodic: true,
+            },
+        );
+        c.push(
+            5,
+            Ev::Heartbeat {
+                node: 0,
+                periodic: false,
+            },
+        );
         c.push(5, Ev::Scripted(0));
         c.push(5, Ev::JobArrival(3));
         c.push(5, Ev::AttemptDone(9));
-        c.push(4, Ev::Heartbeat { node: 7, periodic: true });
-        c.push(5, Ev::Heartbeat { node: 0, periodic: true });
+        c.push(
+            4,
+            Ev::Heartbeat {
+                node: 7,
+                periodic: true,
+            },
+        );
+        c.push(
+            5,
+            Ev::Heartbeat {
+                node: 0,
+                periodic: true,
+            },
+        );
         let order: Vec<Ev> = std::iter::from_fn(|| c.pop().map(|(_, e)| e)).collect();
         assert_eq!(
             order,
             vec![
-                Ev::Heartbeat { node: 7, periodic: true },
+                Ev::Heartbeat {
+                    node: 7,
+                    periodic: true
+                },
                 Ev::AttemptDone(9),
                 Ev::JobArrival(3),
                 Ev::Scripted(0),
-                Ev::Heartbeat { node: 0, periodic: false },
-                Ev::Heartbeat { node: 0, periodic: true },
-                Ev::Heartbeat { node: 1, periodic: true },
+                Ev::Heartbeat {
+                    node: 0,
+                    periodic: false
+                },
+                Ev::Heartbeat {
+                    node: 0,
+                    periodic: true
+                },
+                Ev::Heartbeat {
+                    node: 1,
+                    periodic: true
+                },
             ]
         );
     }

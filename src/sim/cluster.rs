@@ -36,7 +36,8 @@ impl Node {
     }
 
     pub fn free_containers(&self) -> u32 {
-        (self.map_slots + self.reduce_slots).saturating_sub(self.running_maps + self.running_reduces)
+        (self.map_slots + self.reduce_slots)
+            .saturating_sub(self.running_maps + self.running_reduces)
     }
 
     pub fn running(&self) -> u32 {

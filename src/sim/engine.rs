@@ -77,6 +77,14 @@ pub struct World {
     placement: ChaCha8Rng,
     unfinished: usize,
     pending_submits: usize,
+    /// Calendar entries other than heartbeats (completions, arrivals, script).
+    pending_other: usize,
+    /// Last launch, completion or arrival: to detect a run that cannot go on.
+    last_progress: Ms,
+    /// The run stopped because nothing could ever run again.
+    pub stalled: bool,
+    /// Running reduces of jobs whose maps are unfinished.
+    pub early_reduces: u32,
 }
 
 impl World {
@@ -118,6 +126,19 @@ impl World {
         } else {
             0
         }
+    }
+
+    /// May a reduce of job `j` start now? Always on typed slots. On unified
+    /// containers, reduces of jobs whose maps are unfinished may hold at
+    /// most half the containers (YARN's `reduce.rampup.limit`, 0.5): a
+    /// reduce waits on its job's maps, so without a bound reduces can take
+    /// every container and no map can ever run again.
+    pub fn reduce_allowed(&self, j: JobId) -> bool {
+        if self.cluster.model == SlotModel::Typed {
+            return true;
+        }
+        let job = self.job(j);
+        job.maps_done == job.n_maps() || self.early_reduces < self.cluster.total_slots() / 2
     }
 
     pub fn t_s(&self) -> f64 {
@@ -191,7 +212,23 @@ impl World {
         (ms as Ms).max(1)
     }
 
-    fn launch(&mut self, j: JobId, kind: Kind, task: u32, node: NodeId, rule: &'static str) -> AttemptId {
+    /// Every calendar insertion goes through here so the stall check can
+    /// count what is pending besides heartbeats.
+    fn schedule(&mut self, at: Ms, ev: Ev) {
+        if !matches!(ev, Ev::Heartbeat { .. }) {
+            self.pending_other += 1;
+        }
+        self.cal.push(at, ev);
+    }
+
+    fn launch(
+        &mut self,
+        j: JobId,
+        kind: Kind,
+        task: u32,
+        node: NodeId,
+        rule: &'static str,
+    ) -> AttemptId {
         self.metrics.advance(self.now);
         let pool = self.jobs[j as usize].pool as usize;
         let before = self.cluster.nodes[node as usize].running();
@@ -211,7 +248,10 @@ impl World {
                 job.maps_running += 1;
                 self.cluster.nodes[node as usize].running_maps += 1;
                 self.pool_stats[pool].running_maps += 1;
-                (att, Some(self.jobs[j as usize].locality(task, node, &self.cluster)))
+                (
+                    att,
+                    Some(self.jobs[j as usize].locality(task, node, &self.cluster)),
+                )
             }
             Kind::Reduce => {
                 let r = &mut job.reduces[task as usize];
@@ -222,6 +262,9 @@ impl World {
                 job.reduces_pending -= 1;
                 job.reduces_running += 1;
                 job.running_reducers.push(id);
+                if job.maps_done < job.n_maps() {
+                    self.early_reduces += 1;
+                }
                 self.cluster.nodes[node as usize].running_reduces += 1;
                 self.pool_stats[pool].running_reduces += 1;
                 (att, None)
@@ -252,7 +295,7 @@ impl World {
                     self.metrics.inter_dc_mb += self.jobs[j as usize].maps[task as usize].block_mb;
                 }
                 let d = self.map_duration(j, task, node, loc, attempt);
-                self.cal.push(now + d, Ev::AttemptDone(id));
+                self.schedule(now + d, Ev::AttemptDone(id));
             }
             Kind::Reduce => {
                 if self.jobs[j as usize].maps_done == self.jobs[j as usize].n_maps() {
@@ -291,14 +334,17 @@ impl World {
         let dc = self.cluster.nodes[at.node as usize].dc as usize;
         let avail_intra = job.output_by_dc[dc] / r;
         let avail_inter = (job.output_total - job.output_by_dc[dc]) / r;
-        let s = at.shuffle.as_ref().expect("reduce attempt has shuffle state");
+        let s = at
+            .shuffle
+            .as_ref()
+            .expect("reduce attempt has shuffle state");
         let ti = (avail_intra - s.copied_intra).max(0.0) / self.net.shuffle_mbps;
         let te = (avail_inter - s.copied_inter).max(0.0) / self.net.inter_dc_mbps;
         let done = self.now + (ti.max(te) * 1000.0).ceil() as Ms;
         if let Some(s) = self.attempts[a as usize].shuffle.as_mut() {
             s.done_at = Some(done);
         }
-        self.cal.push(done, Ev::ShuffleDone(a));
+        self.schedule(done, Ev::ShuffleDone(a));
     }
 
     fn request_oob(&mut self, node: NodeId) {
@@ -308,7 +354,13 @@ impl World {
         let n = &mut self.cluster.nodes[node as usize];
         if n.alive && !n.oob_pending {
             n.oob_pending = true;
-            self.cal.push(self.now, Ev::Heartbeat { node, periodic: false });
+            self.schedule(
+                self.now,
+                Ev::Heartbeat {
+                    node,
+                    periodic: false,
+                },
+            );
         }
     }
 
@@ -363,6 +415,7 @@ impl World {
         let all_done = job.maps_done == job.n_maps();
         if all_done {
             job.map_end = Some(now);
+            self.early_reduces -= job.reduces_running;
             for &r in &reducers {
                 self.schedule_shuffle_done(r);
             }
@@ -379,7 +432,10 @@ impl World {
         }
         self.advance_shuffle(a);
         let at = &self.attempts[a as usize];
-        let s = at.shuffle.as_ref().expect("reduce attempt has shuffle state");
+        let s = at
+            .shuffle
+            .as_ref()
+            .expect("reduce attempt has shuffle state");
         let (ci, ce) = (s.copied_intra, s.copied_inter);
         let j = at.job;
         self.metrics.reduce_bytes_local += ci;
@@ -389,7 +445,7 @@ impl World {
         let job = &mut self.jobs[j as usize];
         job.shuffle_end = Some(job.shuffle_end.map_or(now, |t| t.max(now)));
         let d = self.reduce_duration(a, ci + ce);
-        self.cal.push(now + d, Ev::AttemptDone(a));
+        self.schedule(now + d, Ev::AttemptDone(a));
     }
 
     fn reduce_done(&mut self, a: AttemptId) {
@@ -473,7 +529,9 @@ impl World {
         let mut tasks = Vec::with_capacity(maps);
         for i in 0..maps {
             let block_mb = if full {
-                (spec.input_mb - self.block_mb * i as f64).min(self.block_mb).max(0.0)
+                (spec.input_mb - self.block_mb * i as f64)
+                    .min(self.block_mb)
+                    .max(0.0)
             } else {
                 spec.input_mb / maps as f64
             };
@@ -542,7 +600,10 @@ impl Heartbeat<'_> {
     }
 
     pub fn launch_reduce(&mut self, job: JobId, task: u32, rule: &'static str) -> AttemptId {
-        assert!(self.free_reduces() > 0, "policy launched a reduce on a full node");
+        assert!(
+            self.free_reduces() > 0,
+            "policy launched a reduce on a full node"
+        );
         let a = self.w.launch(job, Kind::Reduce, task, self.node, rule);
         self.assigned.push(a);
         a
@@ -599,21 +660,27 @@ impl Sim {
             placement: rng::stream(sc.seed, rng::STREAM_PLACEMENT),
             unfinished: 0,
             pending_submits: 0,
+            pending_other: 0,
+            last_progress: 0,
+            stalled: false,
+            early_reduces: 0,
         };
         for spec in &sc.jobs {
-            let id = w.add_job(spec).map_err(|e| format!("job {}: {e}", spec.name))?;
-            w.cal.push(spec.submit, Ev::JobArrival(id));
+            let id = w
+                .add_job(spec)
+                .map_err(|e| format!("job {}: {e}", spec.name))?;
+            w.schedule(spec.submit, Ev::JobArrival(id));
         }
         for (i, e) in sc.events.iter().enumerate() {
             if matches!(e.action, Action::Submit(_)) {
                 w.pending_submits += 1;
             }
-            w.cal.push(e.at, Ev::Scripted(i as u32));
+            w.schedule(e.at, Ev::Scripted(i as u32));
         }
         if let Some(hb) = sc.cluster.heartbeat {
             let n = n_nodes as u64;
             for i in 0..n {
-                w.cal.push(
+                w.schedule(
                     hb * i / n,
                     Ev::Heartbeat {
                         node: i as NodeId,
@@ -651,6 +718,19 @@ impl Sim {
         self.w.unfinished == 0 && self.w.pending_submits == 0
     }
 
+    /// Nothing runs, nothing is due but heartbeats, and two heartbeat
+    /// rounds have launched nothing: unfinished jobs can never run (say a
+    /// pool capped at zero slots). Periodic heartbeats would go on forever.
+    fn is_stalled(&self) -> bool {
+        let w = &self.w;
+        let Some(hb) = w.heartbeat_interval else {
+            return false;
+        };
+        w.pending_other == 0
+            && w.metrics.running == 0
+            && w.now.saturating_sub(w.last_progress) > 2 * hb.max(1)
+    }
+
     pub fn next_event_time(&self) -> Option<Ms> {
         self.w.cal.peek_time()
     }
@@ -659,6 +739,10 @@ impl Sim {
     /// stopping early once the run is finished. Returns whether events remain.
     pub fn run_until(&mut self, limit: Option<Ms>) -> bool {
         while !self.is_finished() {
+            if self.is_stalled() {
+                self.w.stalled = true;
+                return false;
+            }
             match self.w.cal.peek_time() {
                 None => return false,
                 Some(t) if limit.is_some_and(|l| t > l) => {
@@ -680,6 +764,10 @@ impl Sim {
         let (t, ev) = self.w.cal.pop()?;
         debug_assert!(t >= self.w.now, "time went backwards");
         self.w.now = t;
+        if !matches!(ev, Ev::Heartbeat { .. }) {
+            self.w.pending_other -= 1;
+            self.w.last_progress = t;
+        }
         match ev {
             Ev::AttemptDone(a) => {
                 if self.w.attempts[a as usize].outcome != Outcome::Running {
@@ -719,7 +807,13 @@ impl Sim {
             Ev::Heartbeat { node, periodic } => {
                 if periodic {
                     if let Some(hb) = self.w.heartbeat_interval {
-                        self.w.cal.push(t + hb, Ev::Heartbeat { node, periodic: true });
+                        self.w.schedule(
+                            t + hb,
+                            Ev::Heartbeat {
+                                node,
+                                periodic: true,
+                            },
+                        );
                     }
                 } else {
                     self.w.cluster.nodes[node as usize].oob_pending = false;
@@ -738,7 +832,10 @@ impl Sim {
         if !n.alive || !n.has_free_slot(self.w.cluster.model) || self.w.active.is_empty() {
             return;
         }
-        let inspection = self.inspect.as_ref().map(|_| self.policy.inspect(&self.w, node));
+        let inspection = self
+            .inspect
+            .as_ref()
+            .map(|_| self.policy.inspect(&self.w, node));
         let mut hb = Heartbeat {
             w: &mut self.w,
             node,
@@ -777,7 +874,7 @@ impl Sim {
             Command::Submit(mut spec) => {
                 spec.submit = self.w.now;
                 let id = self.w.add_job(&spec)?;
-                self.w.cal.push(self.w.now, Ev::JobArrival(id));
+                self.w.schedule(self.w.now, Ev::JobArrival(id));
             }
             Command::SwitchPolicy(spec) => {
                 let ctx = registry::BuildCtx {

@@ -324,7 +324,12 @@ impl Job {
     /// The lowest-index pending map whose locality for `node` is at most
     /// `max`, preferring better locality (node, then rack, then the
     /// datacenter, then anywhere) as Hadoop's `findNewMapTask` does.
-    pub fn find_map(&self, node: NodeId, max: Locality, cluster: &Cluster) -> Option<(u32, Locality)> {
+    pub fn find_map(
+        &self,
+        node: NodeId,
+        max: Locality,
+        cluster: &Cluster,
+    ) -> Option<(u32, Locality)> {
         if self.maps_pending == 0 {
             return None;
         }
@@ -334,7 +339,12 @@ impl Job {
             return Some((t, Locality::Node));
         }
         if max >= Locality::Rack {
-            if let Some(t) = self.index.by_rack.get(&n.rack).and_then(|l| l.first(pending)) {
+            if let Some(t) = self
+                .index
+                .by_rack
+                .get(&n.rack)
+                .and_then(|l| l.first(pending))
+            {
                 return Some((t, Locality::Rack));
             }
         }

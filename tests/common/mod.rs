@@ -10,7 +10,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 pub fn scenario_path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenarios").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios")
+        .join(name)
 }
 
 pub fn load(name: &str, policy: Option<&str>) -> Scenario {
@@ -46,7 +48,11 @@ pub fn launches(sim: &Sim) -> Vec<String> {
         .attempts
         .iter()
         .map(|a| {
-            let p = if a.kind == slotsim::sim::Kind::Map { 'm' } else { 'r' };
+            let p = if a.kind == slotsim::sim::Kind::Map {
+                'm'
+            } else {
+                'r'
+            };
             format!("{}/{}{}", sim.w.job(a.job).name, p, a.task)
         })
         .collect()

@@ -1,0 +1,269 @@
+//! Invariants every policy keeps on random scenarios: no node over its
+//! slots, every task succeeds exactly once, reduces end after their job's
+//! maps, every job finishes. Scenarios are generated as TOML text so the
+//! loader is exercised too.
+
+mod common;
+use common::*;
+use proptest::prelude::*;
+use slotsim::model::SlotModel;
+use slotsim::sim::{Kind, Outcome, Sim};
+
+#[derive(Debug, Clone)]
+struct Gen {
+    nodes: u32,
+    racks: u32,
+    map_slots: u32,
+    reduce_slots: u32,
+    unified: bool,
+    heartbeat_ms: u32,
+    oob: bool,
+    replication: u32,
+    straggler: f64,
+    slow: bool,
+    policy: &'static str,
+    slowstart: f64,
+    max_maps: u32,
+    jobs: Vec<(usize, u32, u32, u32, usize, u32)>, // profile, maps, reduces, submit s, pool, priority
+    seed: u64,
+}
+
+const PROFILES: [&str; 4] = ["terasort", "wordcount", "grep", "sequencecount"];
+const PRIOS: [&str; 3] = ["high", "normal", "low"];
+
+fn gen() -> impl Strategy<Value = Gen> {
+    (
+        (
+            1u32..10,
+            1u32..4,
+            1u32..4,
+            1u32..3,
+            any::<bool>(),
+            500u32..4000,
+            any::<bool>(),
+            1u32..4,
+        ),
+        (
+            0.0f64..0.4,
+            any::<bool>(),
+            prop::sample::select(vec!["fifo", "fair", "fresh", "capacity"]),
+        ),
+        (
+            prop::sample::select(vec![0.0, 0.05, 0.5, 1.0]),
+            1u32..20,
+            any::<u64>(),
+        ),
+        prop::collection::vec(
+            (0usize..4, 1u32..25, 0u32..4, 0u32..60, 0usize..2, 0u32..3),
+            1..7,
+        ),
+    )
+        .prop_map(|(c, t, s, jobs)| Gen {
+            nodes: c.0,
+            racks: c.1,
+            map_slots: c.2,
+            reduce_slots: c.3,
+            unified: c.4,
+            heartbeat_ms: c.5,
+            oob: c.6,
+            replication: c.7,
+            straggler: t.0,
+            slow: t.1,
+            policy: t.2,
+            slowstart: s.0,
+            max_maps: s.1,
+            seed: s.2,
+            jobs,
+        })
+}
+
+fn to_toml(g: &Gen) -> String {
+    let mut t = format!(
+        "name = \"random\"\nseed = {}\n[cluster]\nnodes = {}\nracks = {}\nmap_slots = {}\nreduce_slots = {}\nslot_model = \"{}\"\nheartbeat = \"{}ms\"\nout_of_band_heartbeat = {}\nspeed = [{}, 1.0]\n",
+        g.seed % 1_000_000,
+        g.nodes,
+        g.racks.min(g.nodes),
+        g.map_slots,
+        g.reduce_slots,
+        if g.unified { "unified" } else { "typed" },
+        g.heartbeat_ms,
+        g.oob,
+        if g.slow { 0.5 } else { 1.0 },
+    );
+    t += &format!(
+        "[hdfs]\nblock = \"64MB\"\nreplication = {}\n",
+        g.replication.min(g.nodes)
+    );
+    t += &format!(
+        "[tasks]\nstraggler_prob = {}\nstraggler_slowdown = [1.5, 4.0]\n",
+        g.straggler
+    );
+    t += &format!(
+        "[scheduler]\npolicy = \"{}\"\nslowstart = {}\n",
+        g.policy, g.slowstart
+    );
+    t += &format!(
+        "[[pools]]\nname = \"a\"\nweight = 2.0\nmax_maps = {}\ncapacity = 60\n[[pools]]\nname = \"b\"\ncapacity = 40\n",
+        g.max_maps
+    );
+    for (i, (p, maps, reduces, submit, pool, prio)) in g.jobs.iter().enumerate() {
+        t += &format!(
+            "[[jobs]]\nname = \"j{i}\"\nprofile = \"{}\"\nmaps = {maps}\nreduces = {reduces}\nsubmit = \"{submit}s\"\npool = \"{}\"\npriority = \"{}\"\nuser = \"u{}\"\n",
+            PROFILES[*p],
+            ["a", "b"][*pool],
+            PRIOS[*prio as usize],
+            i % 2
+        );
+    }
+    t
+}
+
+/// Checks the invariants on a finished run; returns a description of the first violation.
+pub fn check(sim: &Sim) -> Result<(), String> {
+    let w = &sim.w;
+    if !sim.is_finished() {
+        return Err(format!(
+            "run did not finish: {} of {} jobs done at {} ms",
+            w.finished_jobs(),
+            w.jobs.len(),
+            w.now
+        ));
+    }
+    // Every task succeeds exactly once; nothing is left running.
+    for job in &w.jobs {
+        let mut maps = vec![0u32; job.maps.len()];
+        let mut reds = vec![0u32; job.reduces.len()];
+        for a in w.attempts.iter().filter(|a| a.job == job.id) {
+            if a.outcome == Outcome::Running {
+                return Err(format!("{} has an attempt still running", job.name));
+            }
+            if a.outcome == Outcome::Succeeded {
+                match a.kind {
+                    Kind::Map => maps[a.task as usize] += 1,
+                    Kind::Reduce => reds[a.task as usize] += 1,
+                }
+            }
+        }
+        if maps.iter().chain(&reds).any(|&c| c != 1) {
+            return Err(format!(
+                "{}: success counts maps {maps:?} reduces {reds:?}",
+                job.name
+            ));
+        }
+        let map_end = job.map_end.ok_or("no map end")?;
+        for a in w
+            .attempts
+            .iter()
+            .filter(|a| a.job == job.id && a.kind == Kind::Reduce)
+        {
+            if a.end.unwrap() < map_end {
+                return Err(format!(
+                    "{} r{} ended before the job's maps",
+                    job.name, a.task
+                ));
+            }
+        }
+        let last = w
+            .attempts
+            .iter()
+            .filter(|a| a.job == job.id)
+            .filter_map(|a| a.end)
+            .max();
+        if job.finished_at != last {
+            return Err(format!(
+                "{} finish {:?} != last attempt end {:?}",
+                job.name, job.finished_at, last
+            ));
+        }
+    }
+    // No node over its slots at any instant: sweep starts (+1) and ends (−1),
+    // ends first at equal times (a slot freed at t may be reused at t).
+    for n in &w.cluster.nodes {
+        let mut ev: Vec<(u64, i32, Kind)> = Vec::new();
+        for a in w.attempts.iter().filter(|a| a.node == n.id) {
+            ev.push((a.start, 1, a.kind));
+            ev.push((a.end.unwrap(), -1, a.kind));
+        }
+        ev.sort_by_key(|e| (e.0, e.1));
+        let (mut m, mut r) = (0i32, 0i32);
+        for (t, d, k) in ev {
+            match k {
+                Kind::Map => m += d,
+                Kind::Reduce => r += d,
+            }
+            let over = match w.cluster.model {
+                SlotModel::Typed => m > n.map_slots as i32 || r > n.reduce_slots as i32,
+                SlotModel::Unified => m + r > (n.map_slots + n.reduce_slots) as i32,
+            };
+            if over {
+                return Err(format!(
+                    "node {} over its slots at {t} ms: {m} maps, {r} reduces",
+                    n.id
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_policy_keeps_the_invariants(g in gen()) {
+        let text = to_toml(&g);
+        let sc = load_text(&text, None);
+        let mut sim = Sim::new(&sc).unwrap();
+        sim.run_until(Some(30 * 24 * 3_600_000));
+        if let Err(e) = check(&sim) {
+            return Err(TestCaseError::fail(format!("{e}\n--- scenario ---\n{text}")));
+        }
+    }
+}
+
+/// A busy mixed workload with stragglers and slow nodes, under every policy.
+#[test]
+fn busy_mixed_workload_with_stragglers_under_every_policy() {
+    let text = r#"
+name = "busy"
+seed = 11
+[cluster]
+nodes = 24
+racks = 3
+map_slots = 3
+reduce_slots = 2
+heartbeat = "3s"
+speed = [0.6, 1.4]
+[tasks]
+straggler_prob = 0.1
+straggler_slowdown = [1.5, 4.0]
+[[pools]]
+name = "research"
+weight = 2.0
+capacity = 50
+[[pools]]
+name = "default"
+capacity = 50
+[[workloads]]
+kind = "poisson"
+jobs = 60
+mean_interarrival = "8s"
+mix = { terasort = 1, wordcount = 2, grep = 2, sequencecount = 1 }
+input = ["256MB", "6GB"]
+pools = ["research", "default"]
+"#;
+    for policy in [
+        "fifo",
+        "fair",
+        "fresh",
+        "capacity",
+        "fair[slowstart=1]",
+        "fair[assign_multiple=false]",
+    ] {
+        let sc = load_text(text, Some(policy));
+        let mut sim = Sim::new(&sc).unwrap();
+        sim.run_until(None);
+        check(&sim).unwrap_or_else(|e| panic!("{policy}: {e}"));
+        assert!(sim.w.attempts.len() > 500, "{policy}: a busy run");
+    }
+}
