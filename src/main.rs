@@ -88,6 +88,29 @@ struct CompareArgs {
 enum Failure {
     Input(InputError),
     Other(String),
+    /// The reader of our output went away (`slotsim ... | head`): stop quietly.
+    ClosedPipe,
+}
+
+/// Appends one formatted line to a `String`.
+macro_rules! line {
+    ($o:expr, $($t:tt)*) => {{
+        $o.push_str(&format!($($t)*));
+        $o.push('\n');
+    }};
+}
+
+/// Writes `text` to stdout or stderr, turning failures into errors rather
+/// than the panic `print!` would raise.
+fn emit(text: &str, to_stderr: bool) -> Result<(), Failure> {
+    let r = if to_stderr {
+        let mut e = io::stderr().lock();
+        e.write_all(text.as_bytes()).and_then(|_| e.flush())
+    } else {
+        let mut o = io::stdout().lock();
+        o.write_all(text.as_bytes()).and_then(|_| o.flush())
+    };
+    r.map_err(Failure::from)
 }
 
 impl From<InputError> for Failure {
@@ -98,7 +121,11 @@ impl From<InputError> for Failure {
 
 impl From<io::Error> for Failure {
     fn from(e: io::Error) -> Self {
-        Failure::Other(e.to_string())
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            Failure::ClosedPipe
+        } else {
+            Failure::Other(format!("cannot write output: {e}"))
+        }
     }
 }
 
@@ -119,14 +146,8 @@ fn main() -> ExitCode {
         Some(Cmd::Run(a)) => cmd_run(a),
         Some(Cmd::Compare(a)) => cmd_compare(a),
         Some(Cmd::Validate { scenario }) => cmd_validate(&scenario),
-        Some(Cmd::Policies) => {
-            cmd_policies();
-            Ok(())
-        }
-        Some(Cmd::Profiles) => {
-            cmd_profiles();
-            Ok(())
-        }
+        Some(Cmd::Policies) => emit(&cmd_policies(), false),
+        Some(Cmd::Profiles) => emit(&cmd_profiles(), false),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -138,6 +159,7 @@ fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::from(1)
         }
+        Err(Failure::ClosedPipe) => ExitCode::SUCCESS,
     }
 }
 
@@ -176,6 +198,17 @@ fn cmd_run(a: RunArgs) -> Result<(), Failure> {
                 .into(),
         ));
     }
+    // Open every output before running, so a bad path costs no simulation.
+    let trace_out = a
+        .trace
+        .as_deref()
+        .map(|p| open_out(p, "--trace"))
+        .transpose()?;
+    let json_out = a
+        .json
+        .as_deref()
+        .map(|p| open_out(p, "--json"))
+        .transpose()?;
     let mut sim = Sim::new(&sc).map_err(|e| InputError::new(scenario_origin(&a.scenario), e))?;
     if let Some(p) = &a.inspect {
         let out = std::sync::Mutex::new(open_out(p, "--inspect")?);
@@ -193,19 +226,13 @@ fn cmd_run(a: RunArgs) -> Result<(), Failure> {
         .iter()
         .any(|p| p.as_deref() == Some("-"));
     let table = summary::table(&sum);
-    if any_stdout {
-        eprint!("{table}");
-    } else {
-        print!("{table}");
-    }
-    if let Some(p) = &a.trace {
-        let mut out = open_out(p, "--trace")?;
+    emit(&table, any_stdout)?;
+    if let Some(mut out) = trace_out {
         trace::write_trace(&sim, &mut out)?;
         out.flush()?;
     }
-    if let Some(p) = &a.json {
-        let mut out = open_out(p, "--json")?;
-        serde_json::to_writer_pretty(&mut out, &sum).map_err(|e| Failure::Other(e.to_string()))?;
+    if let Some(mut out) = json_out {
+        serde_json::to_writer_pretty(&mut out, &sum).map_err(io::Error::from)?;
         writeln!(out)?;
         out.flush()?;
     }
@@ -292,15 +319,11 @@ fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
     let labels: Vec<String> = all.iter().map(|v| v[0].policy.label()).collect();
     let results = compare::run_all(all)?;
     let table = compare::table(&labels, &results);
-    if a.json.as_deref() == Some("-") {
-        eprint!("{table}");
-    } else {
-        print!("{table}");
-    }
+    emit(&table, a.json.as_deref() == Some("-"))?;
     if let Some(p) = &a.json {
         let flat: Vec<&summary::Summary> = results.iter().flatten().collect();
         let mut out = open_out(p, "--json")?;
-        serde_json::to_writer_pretty(&mut out, &flat).map_err(|e| Failure::Other(e.to_string()))?;
+        serde_json::to_writer_pretty(&mut out, &flat).map_err(io::Error::from)?;
         writeln!(out)?;
         out.flush()?;
     }
@@ -309,6 +332,7 @@ fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
 
 fn cmd_validate(path: &Path) -> Result<(), Failure> {
     let sc = scenario::load_file(path, None, None)?;
+    let mut o = String::new();
     let nodes = sc.cluster.node_count();
     let racks: u32 = sc
         .cluster
@@ -319,8 +343,9 @@ fn cmd_validate(path: &Path) -> Result<(), Failure> {
     let maps: u64 = sc.jobs.iter().map(|j| j.maps as u64).sum();
     let reduces: u64 = sc.jobs.iter().map(|j| j.reduces as u64).sum();
     let input_gb: f64 = sc.jobs.iter().map(|j| j.input_mb).sum::<f64>() / 1024.0;
-    println!("{}: ok", path.display());
-    println!(
+    line!(o, "{}: ok", path.display());
+    line!(
+        o,
         "  scenario   {}{}",
         sc.name,
         if sc.description.is_empty() {
@@ -329,8 +354,9 @@ fn cmd_validate(path: &Path) -> Result<(), Failure> {
             format!(" — {}", sc.description)
         }
     );
-    println!(
-        "  cluster    {} datacenter(s), {} racks, {} nodes, {} map + {} reduce {} per node ({})",
+    line!(
+        o,
+        "  cluster    {} datacenter(s), {} rack(s), {} nodes, {} map + {} reduce {} per node ({})",
         sc.cluster.datacenters.len(),
         racks,
         nodes,
@@ -345,8 +371,9 @@ fn cmd_validate(path: &Path) -> Result<(), Failure> {
             None => "manual heartbeats".into(),
         }
     );
-    println!("  policy     {}   seed {}", sc.policy.label(), sc.seed);
-    println!(
+    line!(o, "  policy     {}   seed {}", sc.policy.label(), sc.seed);
+    line!(
+        o,
         "  pools      {}",
         sc.pools
             .iter()
@@ -354,7 +381,8 @@ fn cmd_validate(path: &Path) -> Result<(), Failure> {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    println!(
+    line!(
+        o,
         "  jobs       {} ({} maps + {} reduces = {} tasks, {:.1} GB input)",
         sc.jobs.len(),
         maps,
@@ -363,29 +391,44 @@ fn cmd_validate(path: &Path) -> Result<(), Failure> {
         input_gb
     );
     if !sc.events.is_empty() {
-        println!("  events     {}", sc.events.len());
+        line!(o, "  events     {}", sc.events.len());
     }
-    Ok(())
+    emit(&o, false)
 }
 
-fn cmd_policies() {
+fn cmd_policies() -> String {
+    let mut o = String::new();
     for p in registry::POLICIES {
-        println!("{:<10} {}", p.name, p.summary);
-        println!("{:<10} source: {}", "", p.source);
+        line!(o, "{:<10} {}", p.name, p.summary);
+        line!(o, "{:<10} source: {}", "", p.source);
     }
+    o
 }
 
-fn cmd_profiles() {
-    println!(
+fn cmd_profiles() -> String {
+    let mut o = String::new();
+    line!(
+        o,
         "{:<18} {:>8} {:>12} {:>14} {:>12}  source",
-        "profile", "FP", "map s/MB", "reduce s/MB", "64MB map s"
+        "profile",
+        "FP",
+        "map s/MB",
+        "reduce s/MB",
+        "64MB map s"
     );
     let net = slotsim::model::NetworkSpec::default();
     for p in scenario::profiles::all() {
         let t64 = 64.0 / net.disk_mbps + 64.0 * p.map_s_per_mb + 64.0 * p.fp / net.disk_mbps;
-        println!(
+        line!(
+            o,
             "{:<18} {:>8.4} {:>12.4} {:>14.4} {:>12.2}  {}",
-            p.name, p.fp, p.map_s_per_mb, p.reduce_s_per_mb, t64, p.source
+            p.name,
+            p.fp,
+            p.map_s_per_mb,
+            p.reduce_s_per_mb,
+            t64,
+            p.source
         );
     }
+    o
 }

@@ -74,9 +74,41 @@ struct Queue {
     capacity: u32,
     occupied: u32,
     jobs: Vec<JobId>,
+    /// Users with jobs in the queue and the slots each occupies, sorted by name.
+    users: Vec<(String, u32)>,
+}
+
+impl Queue {
+    fn ratio(&self) -> f64 {
+        if self.capacity == 0 {
+            f64::INFINITY
+        } else {
+            self.occupied as f64 / self.capacity as f64
+        }
+    }
+
+    fn user_slot(&mut self, user: &str) -> &mut u32 {
+        let i = self
+            .users
+            .binary_search_by(|(u, _)| u.as_str().cmp(user))
+            .expect("every job's user is listed");
+        &mut self.users[i].1
+    }
+}
+
+/// Least used relative to capacity first; a zero-capacity queue last.
+fn sort_queues(qs: &mut [Queue]) {
+    qs.sort_by(|a, b| {
+        a.ratio()
+            .partial_cmp(&b.ratio())
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.pool.cmp(&b.pool))
+    });
 }
 
 impl Capacity {
+    /// The queues for one task kind, built once per heartbeat and then
+    /// kept current as tasks launch.
     fn queues(&self, w: &World, map: bool) -> Vec<Queue> {
         let pct = capacity_percents(w);
         let total = slots(w, map);
@@ -86,6 +118,7 @@ impl Capacity {
                 capacity: (pct[p] * total as f64 / 100.0).floor() as u32,
                 occupied: occupied(w, p, map),
                 jobs: Vec::new(),
+                users: Vec::new(),
             })
             .collect();
         for &j in &w.active {
@@ -94,37 +127,36 @@ impl Capacity {
         for q in &mut qs {
             q.jobs
                 .sort_by_key(|&j| (w.job(j).priority, w.job(j).submit, j));
-        }
-        // Least used relative to capacity first; a zero-capacity queue last.
-        qs.sort_by(|a, b| {
-            let r = |q: &Queue| {
-                if q.capacity == 0 {
-                    f64::INFINITY
-                } else {
-                    q.occupied as f64 / q.capacity as f64
+            let mut users: Vec<(String, u32)> = Vec::new();
+            for &j in &q.jobs {
+                let jb = w.job(j);
+                let used = match (w.model(), map) {
+                    (SlotModel::Typed, true) => jb.maps_running,
+                    (SlotModel::Typed, false) => jb.reduces_running,
+                    (SlotModel::Unified, _) => jb.maps_running + jb.reduces_running,
+                };
+                match users.binary_search_by(|(u, _)| u.as_str().cmp(&jb.user)) {
+                    Ok(i) => users[i].1 += used,
+                    Err(i) => users.insert(i, (jb.user.clone(), used)),
                 }
-            };
-            r(a).partial_cmp(&r(b))
-                .unwrap_or(std::cmp::Ordering::Equal)
-                .then(a.pool.cmp(&b.pool))
-        });
+            }
+            q.users = users;
+        }
+        sort_queues(&mut qs);
         qs
     }
 
     /// The user limit: min(max(ceil(cur / active users), ceil(min_user_limit%
     /// × cur)), ⌊capacity × user_limit_factor⌋), where cur is the capacity
     /// while the queue is under it and occupied + 1 once over.
-    fn user_over_limit(w: &World, q: &Queue, j: JobId, map: bool) -> bool {
+    fn user_over_limit(w: &World, q: &Queue, j: JobId) -> bool {
         let spec = &w.pools[q.pool];
         let cur = if q.occupied < q.capacity {
             q.capacity
         } else {
             q.occupied + 1
         };
-        let mut users: Vec<&str> = q.jobs.iter().map(|&x| w.job(x).user.as_str()).collect();
-        users.sort_unstable();
-        users.dedup();
-        let active = users.len().max(1) as f64;
+        let active = q.users.len().max(1) as f64;
         let a = (cur as f64 / active).ceil();
         let b = (spec.min_user_limit * cur as f64 / 100.0).ceil();
         // The factor cap is kept at one slot or more: a queue whose share
@@ -135,19 +167,10 @@ impl Capacity {
             .max(1.0);
         let limit = a.max(b).min(cap) as u32;
         let user = &w.job(j).user;
-        let used: u32 = q
-            .jobs
-            .iter()
-            .filter(|&&x| &w.job(x).user == user)
-            .map(|&x| {
-                let jb = w.job(x);
-                match (w.model(), map) {
-                    (SlotModel::Typed, true) => jb.maps_running,
-                    (SlotModel::Typed, false) => jb.reduces_running,
-                    (SlotModel::Unified, _) => jb.maps_running + jb.reduces_running,
-                }
-            })
-            .sum();
+        let used = q
+            .users
+            .binary_search_by(|(u, _)| u.as_str().cmp(user))
+            .map_or(0, |i| q.users[i].1);
         used >= limit
     }
 }
@@ -169,34 +192,43 @@ impl Policy for Capacity {
         let n_nodes = hb.world().cluster.nodes.len() as u64;
         // Maps: as many as fit, node-or-rack-local first, one off-switch at most.
         let mut assign_off_switch = true;
+        let mut qs = self.queues(hb.world(), true);
         'maps: while hb.free_maps() > 0 {
-            let qs = self.queues(hb.world(), true);
-            for q in &qs {
-                for &j in &q.jobs {
+            for qi in 0..qs.len() {
+                for ji in 0..qs[qi].jobs.len() {
+                    let j = qs[qi].jobs[ji];
                     let w = hb.world();
                     let job = w.job(j);
-                    if job.maps_pending == 0 || Self::user_over_limit(w, q, j, true) {
+                    if job.maps_pending == 0 || Self::user_over_limit(w, &qs[qi], j) {
                         continue;
                     }
                     *self.missed(j) += 1;
                     let w = hb.world();
                     let job = w.job(j);
+                    let mut launched = None;
                     if let Some((t, _)) = job.find_map(hb.node, Locality::Rack, &w.cluster) {
-                        hb.launch_map(j, t, "capacity/local");
-                        *self.missed(j) = 0;
-                        continue 'maps;
-                    }
-                    // `scheduleOffSwitch`: only after missing enough heartbeats.
-                    let required = (job.unfinished_maps() as u64).min(n_nodes) as f64;
-                    if assign_off_switch
-                        && required * LOCALITY_WAIT_FACTOR < self.missed[j as usize] as f64
-                    {
-                        if let Some((t, _)) = job.find_map(hb.node, Locality::OffDc, &w.cluster) {
-                            hb.launch_map(j, t, "capacity/off-switch");
-                            *self.missed(j) = 0;
-                            assign_off_switch = false;
-                            continue 'maps;
+                        launched = Some((t, "capacity/local"));
+                    } else {
+                        // `scheduleOffSwitch`: only after missing enough heartbeats.
+                        let required = (job.unfinished_maps() as u64).min(n_nodes) as f64;
+                        if assign_off_switch
+                            && required * LOCALITY_WAIT_FACTOR < self.missed[j as usize] as f64
+                        {
+                            if let Some((t, _)) = job.find_map(hb.node, Locality::OffDc, &w.cluster)
+                            {
+                                launched = Some((t, "capacity/off-switch"));
+                                assign_off_switch = false;
+                            }
                         }
+                    }
+                    if let Some((t, rule)) = launched {
+                        let user = job.user.clone();
+                        hb.launch_map(j, t, rule);
+                        *self.missed(j) = 0;
+                        qs[qi].occupied += 1;
+                        *qs[qi].user_slot(&user) += 1;
+                        sort_queues(&mut qs);
+                        continue 'maps;
                     }
                 }
             }
@@ -215,7 +247,7 @@ impl Policy for Capacity {
                     {
                         continue;
                     }
-                    if Self::user_over_limit(w, q, j, false) {
+                    if Self::user_over_limit(w, q, j) {
                         continue;
                     }
                     if let Some(r) = job.find_reduce() {

@@ -122,7 +122,13 @@ pub fn parse_policy_spec(s: &str) -> Result<PolicySpec, String> {
                 "invalid policy \"{s}\": \"{part}\" is not key=value"
             ));
         };
-        overrides.push((k.trim().to_string(), v.trim().to_string()));
+        let k = k.trim().to_string();
+        if overrides.iter().any(|(x, _): &(String, String)| *x == k) {
+            return Err(format!(
+                "invalid policy \"{s}\": key \"{k}\" is given twice"
+            ));
+        }
+        overrides.push((k, v.trim().to_string()));
     }
     Ok(PolicySpec {
         name: name.to_string(),
@@ -204,6 +210,7 @@ mod tests {
         assert_eq!(p.label(), "fair[slowstart=0.05;assign_multiple=false]");
         assert!(parse_policy_spec("fair[slowstart").is_err());
         assert!(parse_policy_spec("[x=1]").is_err());
+        assert!(parse_policy_spec("fair[slowstart=0.5;slowstart=1]").is_err());
         assert_eq!(
             split_policy_list("fair[slowstart=0.05],fair[slowstart=1;assign_multiple=false], fifo"),
             vec![

@@ -449,17 +449,22 @@ impl Fair {
             if w.pools[p].scheduling_mode == PoolMode::Fifo {
                 jobs.sort_by_key(|&j| (w.job(j).priority, w.job(j).submit, j));
             } else {
-                let key = |j: JobId| Key {
-                    running: Self::job_running(w, j, kind) as f64,
-                    min_share: 0.0,
-                    demand: self.job_demand(w, j, kind) as f64,
-                    weight: self.job_weight(w, j, kind),
-                };
-                jobs.sort_by(|&a, &b| {
-                    fair_cmp(&key(a), &key(b))
-                        .then_with(|| w.job(a).submit.cmp(&w.job(b).submit))
-                        .then_with(|| a.cmp(&b))
-                });
+                // Keys computed once per sort, not once per comparison.
+                let mut keyed: Vec<(Key, Ms, JobId)> = jobs
+                    .iter()
+                    .map(|&j| {
+                        let key = Key {
+                            running: Self::job_running(w, j, kind) as f64,
+                            min_share: 0.0,
+                            demand: self.job_demand(w, j, kind) as f64,
+                            weight: self.job_weight(w, j, kind),
+                        };
+                        (key, w.job(j).submit, j)
+                    })
+                    .collect();
+                keyed.sort_by(|a, b| fair_cmp(&a.0, &b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+                jobs.clear();
+                jobs.extend(keyed.iter().map(|k| k.2));
             }
             let mut hit = None;
             for &j in &jobs {

@@ -1,0 +1,1038 @@
+//! End-to-end tests of the `slotsim` binary: the command line, output
+//! formats and exit codes that DESIGN.md fixes as contracts. Every test runs
+//! the real executable (`CARGO_BIN_EXE_slotsim`) and reads only what a user
+//! or a script would see: exit status, stdout, stderr and written files.
+
+use serde_json::{Map, Value};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const FIG45: &str = "scenarios/fig45-fifo-vs-fair.toml";
+const QUICKSTART: &str = "scenarios/quickstart.toml";
+const SMALL_JOBS: &str = "scenarios/hadoop-small-jobs.toml";
+
+/// DESIGN "Outputs": keys every `--json` summary has.
+const SUMMARY_KEYS: &[&str] = &[
+    "scenario",
+    "policy",
+    "seed",
+    "makespan_s",
+    "mean_turnaround_s",
+    "locality",
+    "reduce_locality",
+    "inter_dc_gb",
+    "utilization",
+    "unbalanced_degree",
+    "unfairness_degree",
+    "speculative",
+    "policy_switches",
+    "jobs",
+];
+const LOCALITY_KEYS: &[&str] = &["node", "rack", "off_rack", "off_dc"];
+const SPECULATIVE_KEYS: &[&str] = &["launched", "won"];
+const JOB_KEYS: &[&str] = &[
+    "name",
+    "pool",
+    "submit_s",
+    "finish_s",
+    "turnaround_s",
+    "maps",
+    "reduces",
+    "map_end_s",
+    "shuffle_end_s",
+];
+/// DESIGN "Outputs": keys of every `--trace` line.
+const TRACE_KEYS: &[&str] = &[
+    "job",
+    "task",
+    "kind",
+    "attempt",
+    "node",
+    "rack",
+    "dc",
+    "start_s",
+    "end_s",
+    "locality",
+    "speculative",
+    "outcome",
+    "policy",
+    "rule",
+];
+/// DESIGN "Outputs": keys of every `--inspect` line.
+const INSPECT_KEYS: &[&str] = &[
+    "t_s", "node", "policy", "cluster", "pools", "jobs", "assigned",
+];
+/// DESIGN "Outputs": the fair policy's per-job and per-pool inspect values.
+const FAIR_KEYS: &[&str] = &[
+    "fair_share_map",
+    "fair_share_reduce",
+    "demand_map",
+    "demand_reduce",
+    "running_map",
+    "running_reduce",
+    "weight",
+    "locality_level",
+    "waited_s",
+];
+const POLICIES: &[&str] = &["fifo", "fair", "fresh", "capacity"];
+const PROFILES: &[&str] = &[
+    "terasort",
+    "wordcount",
+    "grep",
+    "sequencecount",
+    "invertedindex",
+    "histogrammovies",
+    "histogramratings",
+    "classification",
+    "selfjoin",
+    "permu",
+    "kmeans",
+];
+
+// ---------------------------------------------------------------- helpers
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The binary, with backtraces on so that any panic is loud in stderr.
+fn cmd(dir: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_slotsim"));
+    c.current_dir(dir).env("RUST_BACKTRACE", "1");
+    c
+}
+
+/// Runs slotsim from the crate root, so `scenarios/...` paths work as in the README.
+fn slotsim(args: &[&str]) -> Output {
+    slotsim_in(root(), args)
+}
+
+fn slotsim_in(dir: &Path, args: &[&str]) -> Output {
+    cmd(dir)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot start slotsim {args:?}: {e}"))
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).expect("stderr is UTF-8")
+}
+
+/// Asserts exit status 0 and returns (stdout, stderr).
+#[track_caller]
+fn ok(o: &Output) -> (String, String) {
+    let (out, err) = (stdout(o), stderr(o));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "expected success\n--- stdout\n{out}\n--- stderr\n{err}"
+    );
+    assert_no_panic(&err);
+    (out, err)
+}
+
+#[track_caller]
+fn assert_no_panic(err: &str) {
+    for bad in ["panicked", "stack backtrace", "RUST_BACKTRACE"] {
+        assert!(!err.contains(bad), "stderr shows a panic ({bad}):\n{err}");
+    }
+}
+
+/// Asserts DESIGN's bad-input contract: exit status 2, nothing on stdout,
+/// exactly one stderr line starting with `prefix`, no panic. Returns the line.
+#[track_caller]
+fn assert_input_error(o: &Output, prefix: &str) -> String {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "exit status; stderr:\n{err}");
+    assert_no_panic(&err);
+    assert!(
+        o.stdout.is_empty(),
+        "nothing on stdout expected, got:\n{}",
+        stdout(o)
+    );
+    assert!(err.ends_with('\n'), "stderr ends with a newline: {err:?}");
+    assert_eq!(err.lines().count(), 1, "exactly one stderr line: {err:?}");
+    assert!(
+        err.starts_with(prefix),
+        "stderr should start with {prefix:?}, got {err:?}"
+    );
+    err.trim_end().to_string()
+}
+
+/// Parses `error: FILE:LINE:COL: message` and returns (line, col, message).
+#[track_caller]
+fn file_error_position(line: &str, file: &str) -> (usize, usize, String) {
+    let rest = line
+        .strip_prefix(&format!("error: {file}:"))
+        .unwrap_or_else(|| panic!("expected `error: {file}:LINE:COL: ...`, got {line:?}"));
+    let mut parts = rest.splitn(3, ':');
+    let l = parts.next().and_then(|s| s.parse().ok());
+    let c = parts.next().and_then(|s| s.parse().ok());
+    let msg = parts.next().unwrap_or("");
+    match (l, c) {
+        (Some(l), Some(c)) if msg.starts_with(' ') && msg.len() > 1 => {
+            (l, c, msg.trim().to_string())
+        }
+        _ => panic!("expected `error: {file}:LINE:COL: message`, got {line:?}"),
+    }
+}
+
+#[track_caller]
+fn parse_json(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}):\n{text}"))
+}
+
+#[track_caller]
+fn parse_lines(text: &str) -> Vec<Value> {
+    text.lines().map(parse_json).collect()
+}
+
+#[track_caller]
+fn obj<'a>(v: &'a Value, what: &str) -> &'a Map<String, Value> {
+    v.as_object()
+        .unwrap_or_else(|| panic!("{what} should be an object, got {v}"))
+}
+
+#[track_caller]
+fn assert_keys(v: &Value, keys: &[&str], what: &str) {
+    let o = obj(v, what);
+    for k in keys {
+        assert!(o.contains_key(*k), "{what} lacks key {k:?}: {v}");
+    }
+}
+
+fn f64_of(v: &Value, key: &str) -> Option<f64> {
+    v[key].as_f64()
+}
+
+/// A scratch directory, removed when dropped.
+fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temp dir")
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).expect("write temp file");
+    p
+}
+
+fn run_json(args: &[&str]) -> Value {
+    let mut a = vec!["run"];
+    a.extend_from_slice(args);
+    a.extend_from_slice(&["--headless", "--json", "-"]);
+    let (out, _) = ok(&slotsim(&a));
+    parse_json(&out)
+}
+
+fn job<'a>(summary: &'a Value, name: &str) -> &'a Value {
+    summary["jobs"]
+        .as_array()
+        .expect("jobs array")
+        .iter()
+        .find(|j| j["name"] == name)
+        .unwrap_or_else(|| panic!("no job {name} in {summary}"))
+}
+
+// ------------------------------------------------------------ run --json
+
+#[test]
+fn run_json_to_stdout_has_every_design_key_and_fifo_makespan_80() {
+    let o = slotsim(&["run", FIG45, "--headless", "--json", "-"]);
+    let (out, err) = ok(&o);
+    // stdout is exactly one JSON document: the table went to stderr.
+    let s = parse_json(&out);
+    assert_keys(&s, SUMMARY_KEYS, "summary");
+    assert_keys(&s["locality"], LOCALITY_KEYS, "locality");
+    assert_keys(&s["speculative"], SPECULATIVE_KEYS, "speculative");
+    assert!(s["policy_switches"].is_array(), "policy_switches: {s}");
+    assert_eq!(s["scenario"], "fig45-fifo-vs-fair");
+    assert_eq!(s["policy"], "fifo");
+    assert_eq!(s["seed"], 1);
+    assert_eq!(f64_of(&s, "makespan_s"), Some(80.0));
+    assert_eq!(f64_of(&s, "mean_turnaround_s"), Some(60.0));
+    let jobs = s["jobs"].as_array().expect("jobs array");
+    assert_eq!(jobs.len(), 3);
+    for j in jobs {
+        assert_keys(j, JOB_KEYS, "job");
+        assert_eq!(j["maps"], 3);
+        assert_eq!(j["reduces"], 3);
+    }
+    // FIFO: job k maps end at 20k s, the job at 20(k+1) s.
+    for (k, name) in ["job1", "job2", "job3"].iter().enumerate() {
+        let j = job(&s, name);
+        assert_eq!(j["pool"], format!("p{}", k + 1));
+        assert_eq!(f64_of(j, "submit_s"), Some(0.0));
+        assert_eq!(f64_of(j, "map_end_s"), Some(20.0 * (k + 1) as f64));
+        assert_eq!(f64_of(j, "finish_s"), Some(20.0 * (k + 2) as f64));
+        assert_eq!(f64_of(j, "turnaround_s"), Some(20.0 * (k + 2) as f64));
+    }
+    // Every locality rate is a fraction and they add up to one.
+    let sum: f64 = LOCALITY_KEYS
+        .iter()
+        .map(|k| s["locality"][*k].as_f64().expect("locality rate"))
+        .sum();
+    assert!((sum - 1.0).abs() < 1e-9, "locality rates sum to {sum}");
+    // The human table is on stderr.
+    assert!(
+        err.contains("fig45-fifo-vs-fair") && err.contains("makespan 80.0 s"),
+        "summary table expected on stderr, got:\n{err}"
+    );
+}
+
+#[test]
+fn run_json_with_policy_fair_gives_120() {
+    let s = run_json(&[FIG45, "--policy", "fair"]);
+    assert_eq!(s["policy"], "fair");
+    assert_eq!(f64_of(&s, "makespan_s"), Some(120.0));
+    for name in ["job1", "job2", "job3"] {
+        assert_eq!(f64_of(job(&s, name), "map_end_s"), Some(60.0), "{name}");
+    }
+}
+
+#[test]
+fn run_json_to_a_file_keeps_the_table_on_stdout() {
+    let dir = tempdir();
+    let path = dir.path().join("sum.json");
+    let o = slotsim(&["run", FIG45, "--headless", "--json", path.to_str().unwrap()]);
+    let (out, _) = ok(&o);
+    assert!(
+        out.contains("makespan 80.0 s"),
+        "table expected on stdout:\n{out}"
+    );
+    assert!(
+        serde_json::from_str::<Value>(&out).is_err(),
+        "stdout should be the table, not JSON"
+    );
+    let s = parse_json(&std::fs::read_to_string(&path).expect("json file written"));
+    assert_eq!(f64_of(&s, "makespan_s"), Some(80.0));
+}
+
+#[test]
+fn run_policy_variant_is_applied_and_labels_the_run() {
+    let s = run_json(&[FIG45, "--policy", "fair[slowstart=1]"]);
+    assert_eq!(s["policy"], "fair[slowstart=1]");
+    assert_eq!(f64_of(&s, "makespan_s"), Some(120.0));
+}
+
+// ----------------------------------------------------------------- --trace
+
+#[test]
+fn trace_has_every_design_key_and_one_line_per_attempt() {
+    let dir = tempdir();
+    let trace = dir.path().join("t.jsonl");
+    let json = dir.path().join("s.json");
+    ok(&slotsim(&[
+        "run",
+        FIG45,
+        "--headless",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]));
+    let text = std::fs::read_to_string(&trace).expect("trace written");
+    assert!(text.ends_with('\n'), "JSON Lines end with a newline");
+    let lines = parse_lines(&text);
+    // 3 jobs × (3 maps + 3 reduces), nothing fails or is speculated.
+    assert_eq!(lines.len(), 18, "one line per attempt:\n{text}");
+    let summary = parse_json(&std::fs::read_to_string(&json).unwrap());
+    let mut seen = BTreeSet::new();
+    for l in &lines {
+        assert_keys(l, TRACE_KEYS, "trace line");
+        let (jname, task, kind) = (
+            l["job"].as_str().unwrap(),
+            l["task"].as_str().unwrap(),
+            l["kind"].as_str().unwrap(),
+        );
+        assert!(
+            seen.insert((
+                jname.to_string(),
+                task.to_string(),
+                l["attempt"].as_u64().expect("attempt number")
+            )),
+            "attempt listed twice: {l}"
+        );
+        match kind {
+            "map" => {
+                assert!(task.starts_with('m'), "{l}");
+                let loc = l["locality"].as_str().expect("maps have a locality");
+                assert!(LOCALITY_KEYS.contains(&loc), "{l}");
+            }
+            "reduce" => {
+                assert!(task.starts_with('r'), "{l}");
+                assert!(l["locality"].is_null(), "reduces have locality null: {l}");
+            }
+            other => panic!("kind {other:?} in {l}"),
+        }
+        assert_eq!(l["outcome"], "succeeded", "{l}");
+        assert_eq!(l["speculative"], false, "{l}");
+        assert_eq!(l["policy"], "fifo", "{l}");
+        assert!(
+            !l["rule"].as_str().expect("rule is a string").is_empty(),
+            "{l}"
+        );
+        assert!(l["node"].as_u64().unwrap() < 3, "{l}");
+        assert!(l["dc"].is_string(), "{l}");
+        let (start, end) = (l["start_s"].as_f64().unwrap(), l["end_s"].as_f64().unwrap());
+        assert_eq!(end - start, 20.0, "every task takes 20 s: {l}");
+        // The job's last reduce ends when the summary says the job finished.
+        if kind == "reduce" {
+            let fin = f64_of(job(&summary, jname), "finish_s").unwrap();
+            assert!(end <= fin, "{l} ends after its job ({fin})");
+        }
+    }
+    for j in ["job1", "job2", "job3"] {
+        for t in ["m0", "m1", "m2", "r0", "r1", "r2"] {
+            assert!(
+                seen.iter().any(|(a, b, _)| a == j && b == t),
+                "no attempt of {j}/{t}"
+            );
+        }
+    }
+}
+
+#[test]
+fn trace_to_stdout_sends_the_table_to_stderr() {
+    let o = slotsim(&["run", FIG45, "--headless", "--trace", "-"]);
+    let (out, err) = ok(&o);
+    assert_eq!(parse_lines(&out).len(), 18);
+    assert!(err.contains("makespan 80.0 s"), "{err}");
+}
+
+// --------------------------------------------------------------- --inspect
+
+#[test]
+fn inspect_replays_hadoop_test_small_jobs() {
+    let dir = tempdir();
+    let path = dir.path().join("insp.jsonl");
+    ok(&slotsim(&[
+        "run",
+        SMALL_JOBS,
+        "--headless",
+        "--inspect",
+        path.to_str().unwrap(),
+    ]));
+    let text = std::fs::read_to_string(&path).expect("inspect written");
+    let lines = parse_lines(&text);
+    assert_eq!(lines.len(), 7, "one line per heartbeat:\n{text}");
+    for (i, l) in lines.iter().enumerate() {
+        assert_keys(l, INSPECT_KEYS, "inspect line");
+        assert_eq!(l["policy"], "fair");
+        assert!(l["cluster"].is_object(), "{l}");
+        // Heartbeats at 1..7 s, tt1 (node 0) four times then tt2 three times.
+        assert_eq!(l["t_s"].as_f64(), Some((i + 1) as f64), "{l}");
+        assert_eq!(l["node"], if i < 4 { 0 } else { 1 }, "{l}");
+        let pools = obj(&l["pools"], "pools");
+        assert!(pools.contains_key("default"), "{l}");
+        for (name, v) in pools {
+            assert_keys(v, FAIR_KEYS, &format!("pool {name}"));
+        }
+        let jobs = obj(&l["jobs"], "jobs");
+        assert!(jobs.contains_key("J1") && jobs.contains_key("J2"), "{l}");
+        for (name, v) in jobs {
+            assert_keys(v, FAIR_KEYS, &format!("job {name}"));
+        }
+    }
+    let assigned: Vec<Vec<String>> = lines
+        .iter()
+        .map(|l| {
+            l["assigned"]
+                .as_array()
+                .expect("assigned is an array")
+                .iter()
+                .map(|t| t.as_str().expect("job/task string").to_string())
+                .collect()
+        })
+        .collect();
+    let want: Vec<Vec<&str>> = vec![
+        vec!["J1/m0"],
+        vec!["J1/r0"],
+        vec!["J2/m0"],
+        vec!["J2/r0"],
+        vec!["J1/m1"],
+        vec!["J2/r1"],
+        vec![],
+    ];
+    assert_eq!(assigned, want);
+    // Values are computed before the heartbeat's assignments: TestFairScheduler's
+    // shares, J1 2 maps / 1 reduce and J2 1 map / 2 reduces, nothing running yet.
+    let first = &lines[0]["jobs"];
+    let num = |j: &str, k: &str| first[j][k].as_f64().unwrap_or(f64::NAN);
+    assert_eq!(num("J1", "fair_share_map"), 2.0);
+    assert_eq!(num("J1", "fair_share_reduce"), 1.0);
+    assert_eq!(num("J2", "fair_share_map"), 1.0);
+    assert_eq!(num("J2", "fair_share_reduce"), 2.0);
+    assert_eq!(num("J1", "running_map"), 0.0);
+    assert_eq!(num("J2", "demand_reduce"), 2.0);
+    // The second heartbeat sees the map launched by the first.
+    assert_eq!(lines[1]["jobs"]["J1"]["running_map"].as_f64(), Some(1.0));
+}
+
+// ----------------------------------------------------------------- --until
+
+#[test]
+fn until_stops_early_and_reports_unfinished_jobs_as_null() {
+    let s = run_json(&[FIG45, "--until", "30s"]);
+    assert!(s["makespan_s"].is_null(), "makespan null: {s}");
+    assert!(s["mean_turnaround_s"].is_null(), "no job finished: {s}");
+    for name in ["job1", "job2", "job3"] {
+        let j = job(&s, name);
+        assert!(j["finish_s"].is_null(), "{j}");
+        assert!(j["turnaround_s"].is_null(), "{j}");
+    }
+    // job1's maps ended at 20 s; job3 has not run a map yet.
+    assert_eq!(f64_of(job(&s, "job1"), "map_end_s"), Some(20.0));
+    assert!(job(&s, "job3")["map_end_s"].is_null());
+
+    // At 50 s job1 (done at 40 s) has finished and the others have not.
+    let s = run_json(&[FIG45, "--until", "50s"]);
+    assert!(s["makespan_s"].is_null(), "{s}");
+    assert_eq!(f64_of(job(&s, "job1"), "finish_s"), Some(40.0));
+    assert_eq!(f64_of(&s, "mean_turnaround_s"), Some(40.0));
+    assert!(job(&s, "job2")["finish_s"].is_null());
+    assert!(job(&s, "job3")["finish_s"].is_null());
+}
+
+#[test]
+fn until_leaves_running_attempts_in_the_trace_with_null_end() {
+    let (out, _) = ok(&slotsim(&[
+        "run",
+        FIG45,
+        "--headless",
+        "--until",
+        "30s",
+        "--trace",
+        "-",
+    ]));
+    let lines = parse_lines(&out);
+    // Job1's 3 maps finished; job1's 3 reduces and job2's 3 maps run at 30 s.
+    assert_eq!(lines.len(), 9, "{out}");
+    let running: Vec<&Value> = lines.iter().filter(|l| l["outcome"] == "running").collect();
+    assert_eq!(running.len(), 6, "{out}");
+    for l in &running {
+        assert!(
+            l["end_s"].is_null(),
+            "running attempts have end_s null: {l}"
+        );
+    }
+    for l in lines.iter().filter(|l| l["outcome"] != "running") {
+        assert_eq!(l["outcome"], "succeeded");
+        assert_eq!(l["end_s"].as_f64(), Some(20.0), "{l}");
+    }
+}
+
+// ------------------------------------------------------------- determinism
+
+fn run_to_files(dir: &Path, tag: &str, extra: &[&str]) -> (Vec<u8>, Vec<u8>) {
+    let json = dir.join(format!("{tag}.json"));
+    let trace = dir.join(format!("{tag}.jsonl"));
+    let mut args = vec![
+        "run",
+        QUICKSTART,
+        "--headless",
+        "--json",
+        json.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    ok(&slotsim(&args));
+    (std::fs::read(json).unwrap(), std::fs::read(trace).unwrap())
+}
+
+#[test]
+fn same_seed_gives_byte_identical_json_and_trace() {
+    let dir = tempdir();
+    let a = run_to_files(dir.path(), "a", &[]);
+    let b = run_to_files(dir.path(), "b", &[]);
+    assert!(!a.1.is_empty(), "trace is not empty");
+    assert!(a.0 == b.0, "--json differs between two identical runs");
+    assert!(a.1 == b.1, "--trace differs between two identical runs");
+    // The scenario's own seed, given explicitly, is the same run.
+    let c = run_to_files(dir.path(), "c", &["--seed", "7"]);
+    assert!(
+        a.0 == c.0 && a.1 == c.1,
+        "--seed 7 should equal the file's seed 7"
+    );
+}
+
+#[test]
+fn a_different_seed_gives_a_different_trace() {
+    let dir = tempdir();
+    let a = run_to_files(dir.path(), "a", &[]);
+    let b = run_to_files(dir.path(), "b", &["--seed", "8"]);
+    assert!(a.1 != b.1, "--seed 8 should change the trace");
+    assert_eq!(parse_json(std::str::from_utf8(&b.0).unwrap())["seed"], 8);
+}
+
+#[test]
+fn compare_runs_are_the_same_runs_as_run_with_that_seed() {
+    let (out, _) = ok(&slotsim(&[
+        "compare",
+        QUICKSTART,
+        "--policies",
+        "fifo,fair",
+        "--seeds",
+        "2",
+        "--json",
+        "-",
+    ]));
+    let all = parse_json(&out);
+    let all = all.as_array().expect("array");
+    // Row order: policy by policy, seed by seed (scenario seed 7, then 8).
+    let single = run_json(&[QUICKSTART, "--policy", "fair", "--seed", "8"]);
+    assert_eq!(all[3], single);
+    let single = run_json(&[QUICKSTART, "--policy", "fifo"]);
+    assert_eq!(all[0], single);
+}
+
+// --------------------------------------------------------------- bad input
+
+#[test]
+fn unknown_key_is_reported_at_its_line_and_column() {
+    let dir = tempdir();
+    write(
+        dir.path(),
+        "unk.toml",
+        b"name = \"x\"\n[cluster]\nnodes = 4\n  bogus_key = 3\n",
+    );
+    for sub in [
+        &["validate", "unk.toml"][..],
+        &["run", "unk.toml", "--headless"],
+    ] {
+        let o = slotsim_in(dir.path(), sub);
+        let line = assert_input_error(&o, "error: unk.toml:4:3: ");
+        assert!(line.contains("bogus_key"), "names the key: {line}");
+        assert!(line.contains("nodes"), "lists the expected keys: {line}");
+    }
+}
+
+#[test]
+fn toml_syntax_error_is_reported_with_its_position() {
+    let dir = tempdir();
+    write(
+        dir.path(),
+        "syn.toml",
+        b"name = \"x\"\n[cluster\nnodes = 4\n",
+    );
+    let o = slotsim_in(dir.path(), &["validate", "syn.toml"]);
+    let line = assert_input_error(&o, "error: syn.toml:");
+    let (l, c, _) = file_error_position(&line, "syn.toml");
+    assert_eq!(l, 2, "{line}");
+    assert!(c >= 1, "{line}");
+}
+
+#[test]
+fn bad_value_is_reported_at_the_value() {
+    let dir = tempdir();
+    write(
+        dir.path(),
+        "prof.toml",
+        b"[cluster]\nnodes = 2\n[[jobs]]\nname = \"a\"\nprofile = \"nope\"\nmaps = 2\n",
+    );
+    let o = slotsim_in(dir.path(), &["run", "prof.toml", "--headless"]);
+    let line = assert_input_error(&o, "error: prof.toml:5:");
+    assert!(line.contains("nope") && line.contains("terasort"), "{line}");
+}
+
+#[test]
+fn missing_scenario_file_names_the_file() {
+    let dir = tempdir();
+    for sub in [
+        &["validate", "missing.toml"][..],
+        &["run", "missing.toml", "--headless"],
+        &["compare", "missing.toml", "--policies", "fifo"],
+    ] {
+        let o = slotsim_in(dir.path(), sub);
+        let line = assert_input_error(&o, "error: ");
+        assert!(line.contains("missing.toml"), "{line}");
+    }
+}
+
+#[test]
+fn non_utf8_scenario_is_an_input_error() {
+    let dir = tempdir();
+    write(dir.path(), "bin.toml", b"name = \"\xff\xfe\"\n");
+    let o = slotsim_in(dir.path(), &["validate", "bin.toml"]);
+    let line = assert_input_error(&o, "error: bin.toml:1:");
+    let (l, _, msg) = file_error_position(&line, "bin.toml");
+    assert_eq!(l, 1);
+    assert!(msg.contains("UTF-8"), "{line}");
+}
+
+#[test]
+fn unknown_policy_names_it_and_lists_the_known_ones() {
+    let o = slotsim(&["run", FIG45, "--headless", "--policy", "nosuch"]);
+    let line = assert_input_error(&o, "error: ");
+    assert!(line.contains("nosuch"), "{line}");
+    for p in POLICIES {
+        assert!(line.contains(p), "lists {p}: {line}");
+    }
+}
+
+#[test]
+fn bad_policy_variants_are_input_errors() {
+    for (spec, needle) in [
+        ("fair[nosuchkey=1]", "nosuchkey"),
+        ("fair[slowstart", "]"),
+        ("fair[slowstart=2]", "slowstart"),
+        ("fair[slowstart=abc]", "slowstart"),
+        ("[slowstart=1]", "name"),
+        ("fifo[node_locality_delay=1s]", "node_locality_delay"),
+    ] {
+        let o = slotsim(&["run", FIG45, "--headless", "--policy", spec]);
+        let line = assert_input_error(&o, "error: ");
+        assert!(line.contains(needle), "{spec}: {line}");
+    }
+}
+
+#[test]
+fn bad_until_is_an_input_error() {
+    for flag in ["--until=30x", "--until=abc", "--until=30", "--until=-5s"] {
+        let o = slotsim(&["run", FIG45, "--headless", flag]);
+        let line = assert_input_error(&o, "error: ");
+        assert!(line.contains("until"), "{flag}: {line}");
+    }
+}
+
+#[test]
+fn compare_with_an_unknown_policy_fails_before_running() {
+    let o = slotsim(&[
+        "compare",
+        FIG45,
+        "--policies",
+        "fifo,nosuch",
+        "--seeds",
+        "1",
+    ]);
+    let line = assert_input_error(&o, "error: ");
+    assert!(line.contains("nosuch") && line.contains("fair"), "{line}");
+    let o = slotsim(&["compare", FIG45, "--policies", "fifo,fair[nosuchkey=1]"]);
+    let line = assert_input_error(&o, "error: ");
+    assert!(line.contains("nosuchkey"), "{line}");
+    let o = slotsim(&["compare", FIG45, "--policies", "fifo", "--seeds", "0"]);
+    assert_input_error(&o, "error: ");
+}
+
+#[test]
+fn usage_errors_exit_2_without_a_panic() {
+    for args in [
+        &["run", "--bogus"][..],
+        &["frobnicate"],
+        &["compare", FIG45],
+        &["run", FIG45, "--headless", "--seed", "abc"],
+        &["compare", FIG45, "--policies", "fifo", "--seeds", "x"],
+        &["validate"],
+    ] {
+        let o = slotsim(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?}");
+        assert_no_panic(&err);
+    }
+}
+
+#[test]
+fn help_and_version_exit_0() {
+    let (out, _) = ok(&slotsim(&["--help"]));
+    for sub in ["run", "compare", "validate", "policies", "profiles"] {
+        assert!(out.contains(sub), "--help lists {sub}:\n{out}");
+    }
+    let (out, _) = ok(&slotsim(&["--version"]));
+    assert!(out.starts_with("slotsim "), "{out}");
+}
+
+#[test]
+fn unwritable_output_path_is_an_error_not_a_panic() {
+    let dir = tempdir();
+    let bad = dir.path().join("no-such-dir").join("x.json");
+    for flag in ["--json", "--trace", "--inspect"] {
+        let o = slotsim(&["run", FIG45, "--headless", flag, bad.to_str().unwrap()]);
+        let err = stderr(&o);
+        assert!(
+            matches!(o.status.code(), Some(1 | 2)),
+            "{flag}: status {:?}, {err}",
+            o.status
+        );
+        assert_no_panic(&err);
+        assert_eq!(err.lines().count(), 1, "{flag}: {err}");
+        assert!(
+            err.starts_with("error: ") && err.contains("x.json"),
+            "{err}"
+        );
+    }
+}
+
+/// Writing to a full disk (or a closed pipe) is not a panic: DESIGN's
+/// "anything else" is exit 1 with one `error:` line.
+#[cfg(target_os = "linux")]
+#[test]
+fn stdout_write_failure_is_an_error_not_a_panic() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return;
+    };
+    for args in [
+        &["policies"][..],
+        &["profiles"],
+        &["validate", QUICKSTART],
+        &["run", FIG45, "--headless"],
+        &["run", FIG45, "--headless", "--json", "-"],
+        &["compare", FIG45, "--policies", "fifo", "--seeds", "1"],
+    ] {
+        let o = cmd(root())
+            .args(args)
+            .stdout(full.try_clone().unwrap())
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_no_panic(&err);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert_eq!(
+            err.lines().last().map(|l| l.starts_with("error: ")),
+            Some(true),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+// ----------------------------------------------------------------- compare
+
+/// The rows of a compare table: every line but the header and the footnote.
+fn compare_rows(table: &str) -> Vec<Vec<String>> {
+    table
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with("policy") && !l.starts_with('('))
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .collect()
+}
+
+#[test]
+fn compare_prints_one_row_per_policy_in_order() {
+    let (out, _) = ok(&slotsim(&[
+        "compare",
+        FIG45,
+        "--policies",
+        "fifo,fair",
+        "--seeds",
+        "2",
+    ]));
+    let rows = compare_rows(&out);
+    assert_eq!(rows.len(), 2, "{out}");
+    assert_eq!(rows[0][0], "fifo", "{out}");
+    assert_eq!(rows[1][0], "fair", "{out}");
+    // First number after the label is the mean makespan.
+    assert_eq!(rows[0][1], "80.0", "{out}");
+    assert_eq!(rows[1][1], "120.0", "{out}");
+    let first_pct = |r: &Vec<String>| r.iter().find(|t| t.ends_with('%')).cloned();
+    assert_eq!(first_pct(&rows[0]).as_deref(), Some("+0.0%"), "{out}");
+    assert_eq!(first_pct(&rows[1]).as_deref(), Some("+50.0%"), "{out}");
+    assert!(out.contains("2 seeds"), "{out}");
+}
+
+#[test]
+fn compare_json_is_an_array_of_summaries() {
+    let o = slotsim(&[
+        "compare",
+        FIG45,
+        "--policies",
+        "fifo,fair",
+        "--seeds",
+        "2",
+        "--json",
+        "-",
+    ]);
+    let (out, err) = ok(&o);
+    let v = parse_json(&out);
+    let arr = v.as_array().expect("compare --json writes an array");
+    assert_eq!(arr.len(), 4, "2 policies × 2 seeds");
+    let got: Vec<(String, u64, f64)> = arr
+        .iter()
+        .map(|s| {
+            assert_keys(s, SUMMARY_KEYS, "compare summary");
+            (
+                s["policy"].as_str().unwrap().to_string(),
+                s["seed"].as_u64().unwrap(),
+                s["makespan_s"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("fifo".into(), 1, 80.0),
+            ("fifo".into(), 2, 80.0),
+            ("fair".into(), 1, 120.0),
+            ("fair".into(), 2, 120.0),
+        ]
+    );
+    // The table moved to stderr.
+    assert!(err.contains("+50.0%"), "{err}");
+}
+
+#[test]
+fn compare_accepts_bracketed_variants_in_the_list() {
+    let specs = [
+        "fifo",
+        "fair[slowstart=1]",
+        "fair[slowstart=0.5;assign_multiple=false]",
+    ];
+    let list = specs.join(",");
+    let (out, _) = ok(&slotsim(&[
+        "compare",
+        FIG45,
+        "--policies",
+        &list,
+        "--seeds",
+        "1",
+        "--json",
+        "-",
+    ]));
+    let v = parse_json(&out);
+    let labels: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["policy"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, specs);
+    let (out, _) = ok(&slotsim(&[
+        "compare",
+        FIG45,
+        "--policies",
+        &list,
+        "--seeds",
+        "1",
+    ]));
+    let rows = compare_rows(&out);
+    let row_labels: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(row_labels, specs, "{out}");
+}
+
+// ------------------------------------------- validate, policies, profiles
+
+#[test]
+fn validate_describes_the_scenario() {
+    let (out, _) = ok(&slotsim(&["validate", QUICKSTART]));
+    // What a run of the same scenario reports.
+    let s = run_json(&[QUICKSTART]);
+    let jobs = s["jobs"].as_array().unwrap();
+    let tasks: u64 = jobs
+        .iter()
+        .map(|j| j["maps"].as_u64().unwrap() + j["reduces"].as_u64().unwrap())
+        .sum();
+    assert!(out.contains("quickstart"), "{out}");
+    assert!(out.contains("20 nodes"), "{out}");
+    assert!(
+        out.contains(&format!("{tasks} tasks")),
+        "{tasks} tasks:\n{out}"
+    );
+    let jobs_line = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("jobs"))
+        .unwrap_or_else(|| panic!("a jobs line:\n{out}"));
+    assert_eq!(
+        jobs_line.split_whitespace().nth(1),
+        Some(jobs.len().to_string().as_str()),
+        "{jobs_line}"
+    );
+}
+
+#[test]
+fn every_bundled_scenario_validates() {
+    let mut n = 0;
+    for e in std::fs::read_dir(root().join("scenarios")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "toml") {
+            ok(&slotsim(&["validate", p.to_str().unwrap()]));
+            n += 1;
+        }
+    }
+    assert!(n >= 4, "expected the bundled scenarios, found {n}");
+}
+
+#[test]
+fn policies_lists_every_policy_and_each_one_runs() {
+    let (out, _) = ok(&slotsim(&["policies"]));
+    let names: Vec<&str> = out
+        .lines()
+        .filter(|l| !l.starts_with(char::is_whitespace))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    for p in POLICIES {
+        assert!(names.contains(p), "policies lists {p}:\n{out}");
+    }
+    for name in names {
+        let s = run_json(&[FIG45, "--policy", name]);
+        assert_eq!(s["policy"], name);
+        assert!(s["makespan_s"].as_f64().is_some(), "{name} finishes: {s}");
+    }
+}
+
+#[test]
+fn profiles_lists_all_eleven_and_each_one_runs() {
+    let (out, _) = ok(&slotsim(&["profiles"]));
+    let names: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    for p in PROFILES {
+        assert!(names.contains(p), "profiles lists {p}:\n{out}");
+    }
+    let mut toml = String::from("[cluster]\nnodes = 4\n");
+    for p in PROFILES {
+        toml += &format!(
+            "\n[[jobs]]\nname = \"{p}\"\nprofile = \"{p}\"\ninput = \"512MB\"\nreduces = 1\n"
+        );
+    }
+    let dir = tempdir();
+    write(dir.path(), "profiles.toml", toml.as_bytes());
+    let (out, _) = ok(&slotsim_in(
+        dir.path(),
+        &["run", "profiles.toml", "--headless", "--json", "-"],
+    ));
+    let s = parse_json(&out);
+    assert!(
+        s["makespan_s"].as_f64().is_some(),
+        "every job finishes: {s}"
+    );
+    assert_eq!(s["jobs"].as_array().unwrap().len(), PROFILES.len());
+}
+
+// ------------------------------------------------------ embedded default
+
+#[test]
+fn run_without_a_scenario_uses_the_embedded_quickstart() {
+    let dir = tempdir();
+    assert!(!dir.path().join("scenarios").exists());
+    let (out, _) = ok(&slotsim_in(
+        dir.path(),
+        &["run", "--headless", "--json", "-"],
+    ));
+    let embedded = parse_json(&out);
+    assert_eq!(embedded["scenario"], "quickstart");
+    let file = run_json(&[QUICKSTART]);
+    assert_eq!(
+        embedded, file,
+        "the embedded default is scenarios/quickstart.toml"
+    );
+    // And the plain table form works too.
+    let (out, _) = ok(&slotsim_in(dir.path(), &["run", "--headless"]));
+    assert!(
+        out.contains("quickstart") && out.contains("makespan"),
+        "{out}"
+    );
+}
+
+// ------------------------------------------------------ bundled examples
+
+#[test]
+fn omo_fig4_takes_five_units() {
+    let s = run_json(&["scenarios/omo-fig4.toml"]);
+    assert_eq!(f64_of(&s, "makespan_s"), Some(5.0));
+}
