@@ -60,9 +60,15 @@ fn col(rows: &[Summary], f: impl Fn(&Summary) -> Option<f64>) -> Option<(f64, f6
 pub fn table(labels: &[String], results: &[Vec<Summary>]) -> String {
     let mut o = String::new();
     let seeds = results.first().map_or(0, |r| r.len());
+    let lw = labels
+        .iter()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(12);
     let _ = writeln!(
         o,
-        "{:<28} {:>18} {:>9} {:>18} {:>9} {:>7} {:>7}",
+        "{:<lw$} {:>18} {:>9} {:>18} {:>9} {:>7} {:>7}",
         "policy", "makespan s", "Δ", "mean turnaround s", "Δ", "node%", "util%"
     );
     let base_mk = results
@@ -89,7 +95,7 @@ pub fn table(labels: &[String], results: &[Vec<Summary>]) -> String {
         };
         let _ = writeln!(
             o,
-            "{:<28} {:>18} {:>9} {:>18} {:>9} {:>7.1} {:>7.1}",
+            "{:<lw$} {:>18} {:>9} {:>18} {:>9} {:>7.1} {:>7.1}",
             label,
             ms(mk),
             delta(mk, base_mk),
