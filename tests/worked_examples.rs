@@ -185,3 +185,174 @@ fn delay_scheduling_beats_fifo_on_node_locality() {
     );
     assert!(fair.locality.node - fifo.locality.node > 0.5);
 }
+
+/// Hadoop 1.x TestJobQueueTaskScheduler.testDefaultTaskAssignment: two
+/// TaskTrackers with 2 map + 2 reduce slots, two running jobs of 10 maps and
+/// 10 reduces (reduces schedulable at once). tt1, tt1, tt1, tt2, tt2, tt2,
+/// tt1, tt2 heartbeats get: 2 maps + 1 reduce, 1 reduce, nothing, 2 maps +
+/// 1 reduce, 1 reduce, nothing, nothing, nothing, all from job 1.
+#[test]
+fn hadoop_test_default_task_assignment_fifo() {
+    let mut t = String::from(
+        "name = \"jqts\"\n[cluster]\nnodes = 2\nmap_slots = 2\nreduce_slots = 2\nheartbeat = \"manual\"\n\
+         [hdfs]\nreplication = 2\n[scheduler]\npolicy = \"fifo\"\nslowstart = 0.0\n",
+    );
+    for j in ["J1", "J2"] {
+        t += &format!(
+            "[[jobs]]\nname = \"{j}\"\nprofile = \"terasort\"\nmaps = 10\nreduces = 10\nmap_time = \"1h\"\nreduce_time = \"1h\"\n"
+        );
+    }
+    for (i, node) in [0, 0, 0, 1, 1, 1, 0, 1].iter().enumerate() {
+        t += &format!(
+            "[[events]]\nat = \"{}s\"\naction = \"heartbeat\"\nnode = {node}\n",
+            i + 1
+        );
+    }
+    let sc = load_text(&t, None);
+    let mut sim = slotsim::sim::Sim::new(&sc).unwrap();
+    sim.run_until(Some(8_000));
+    let names = launches(&sim);
+    let per_hb: Vec<Vec<String>> = (1..=8u64)
+        .map(|s| {
+            sim.w
+                .attempts
+                .iter()
+                .zip(&names)
+                .filter(|(a, _)| a.start == s * 1000)
+                .map(|(_, n)| n.clone())
+                .collect()
+        })
+        .collect();
+    let expect: Vec<Vec<&str>> = vec![
+        vec!["J1/m0", "J1/m1", "J1/r0"],
+        vec!["J1/r1"],
+        vec![],
+        vec!["J1/m2", "J1/m3", "J1/r2"],
+        vec!["J1/r3"],
+        vec![],
+        vec![],
+        vec![],
+    ];
+    assert_eq!(per_hb, expect);
+}
+
+/// testAssignMultipleWithUnderloadedCluster (from a FairScheduler test
+/// suite whose pools order jobs FIFO, hence `scheduling_mode = "fifo"`):
+/// four nodes with 2 map + 2 reduce slots, assign_multiple on, J1 (2 maps,
+/// 2 reduces) and J2 (2 maps, 1 reduce). CapBasedLoadManager caps each node
+/// at one map and one reduce (4/8 and 3/8 of the cluster is runnable), so
+/// tt1..tt3 get a map and a reduce each, tt4 one map, and a second
+/// heartbeat on each node gets nothing.
+#[test]
+fn hadoop_test_assign_multiple_with_underloaded_cluster() {
+    let mut t = String::from(
+        "name = \"underloaded\"\n[cluster]\nnodes = 4\nracks = 1\nmap_slots = 2\nreduce_slots = 2\nheartbeat = \"manual\"\n\
+         [hdfs]\nreplication = 4\n[scheduler]\npolicy = \"fair\"\nslowstart = 0.0\n\
+         [[pools]]\nname = \"default\"\nscheduling_mode = \"fifo\"\n",
+    );
+    for (j, m, r, at) in [("J1", 2, 2, "0s"), ("J2", 2, 1, "100ms")] {
+        t += &format!(
+            "[[jobs]]\nname = \"{j}\"\nprofile = \"terasort\"\nmaps = {m}\nreduces = {r}\nsubmit = \"{at}\"\nmap_time = \"1h\"\nreduce_time = \"1h\"\n"
+        );
+    }
+    for (i, node) in [0, 0, 1, 1, 2, 2, 3, 3].iter().enumerate() {
+        t += &format!(
+            "[[events]]\nat = \"{}s\"\naction = \"heartbeat\"\nnode = {node}\n",
+            i + 1
+        );
+    }
+    let sc = load_text(&t, None);
+    let mut sim = slotsim::sim::Sim::new(&sc).unwrap();
+    sim.run_until(Some(8_000));
+    let got: Vec<(u64, String)> = sim
+        .w
+        .attempts
+        .iter()
+        .zip(launches(&sim))
+        .map(|(a, n)| (a.start / 1000, n))
+        .collect();
+    let want: Vec<(u64, String)> = [
+        (1, "J1/m0"),
+        (1, "J1/r0"),
+        (3, "J1/m1"),
+        (3, "J1/r1"),
+        (5, "J2/m0"),
+        (5, "J2/r0"),
+        (7, "J2/m1"),
+    ]
+    .iter()
+    .map(|(t, n)| (*t, n.to_string()))
+    .collect();
+    assert_eq!(got, want);
+}
+
+/// TestFairScheduler.testDelaySchedulingOffRack, up to the first launches:
+/// one job of 8 maps whose only replicas are on rack2.node2 (node 3), node
+/// and rack delays of 10 s. Nothing launches off its node until it has
+/// waited 10 s, nothing off its rack until 20 s; the waited time counts
+/// heartbeat-to-heartbeat across the cluster (11.2 s after the 11.3 s
+/// heartbeats), and once allowed anywhere each node fills both map slots,
+/// rack-local before off-rack.
+#[test]
+fn hadoop_test_delay_scheduling_off_rack() {
+    let mut t = String::from(
+        "name = \"offrack\"\n[cluster]\nnodes = 4\nracks = 2\nmap_slots = 2\nreduce_slots = 2\nheartbeat = \"manual\"\n\
+         [scheduler]\npolicy = \"fair\"\n[scheduler.fair]\nnode_locality_delay = \"10s\"\nrack_locality_delay = \"10s\"\n\
+         [[pools]]\nname = \"default\"\nmin_maps = 10\nmin_reduces = 10\n\
+         [[jobs]]\nname = \"J1\"\nprofile = \"terasort\"\nmaps = 8\nreduces = 0\nmap_time = \"1h\"\n\
+         blocks = [[3], [3], [3], [3], [3], [3], [3], [3]]\n",
+    );
+    let hbs: [(u64, &[u32]); 5] = [
+        (100, &[0, 1, 2]),
+        (11_100, &[0, 1]),
+        (11_200, &[0, 1]),
+        (11_300, &[0, 1]),
+        (22_300, &[0, 1, 2, 3]),
+    ];
+    for (at, nodes) in hbs {
+        for n in nodes {
+            t += &format!("[[events]]\nat = \"{at}ms\"\naction = \"heartbeat\"\nnode = {n}\n");
+        }
+    }
+    let sc = load_text(&t, None);
+    let (sim, recs) = run_inspect(&sc);
+    // Nine heartbeats assign nothing; the waited time before the 22.3 s round.
+    assert!(recs[..9].iter().all(|r| r.assigned.is_empty()));
+    let w = |i: usize| recs[i].inspection.jobs["J1"]["waited_s"].as_f64().unwrap();
+    let lvl = |i: usize| {
+        recs[i].inspection.jobs["J1"]["locality_level"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        (w(3), lvl(3)),
+        (11.0, "rack".to_string()),
+        "first heartbeat after 11 s"
+    );
+    assert!((w(8) - 11.2).abs() < 1e-9, "waited {} at 11.3 s", w(8));
+    assert_eq!(lvl(9), "any");
+    let got: Vec<(Vec<String>, u32)> = recs[9..]
+        .iter()
+        .map(|r| (r.assigned.clone(), r.node))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (vec!["J1/m0".to_string(), "J1/m1".to_string()], 0),
+            (vec!["J1/m2".to_string(), "J1/m3".to_string()], 1),
+            (vec!["J1/m4".to_string(), "J1/m5".to_string()], 2),
+            (vec!["J1/m6".to_string(), "J1/m7".to_string()], 3),
+        ]
+    );
+    let locs: Vec<&str> = sim
+        .w
+        .attempts
+        .iter()
+        .map(|a| a.locality.unwrap().as_str())
+        .collect();
+    assert_eq!(
+        locs,
+        ["off_rack", "off_rack", "off_rack", "off_rack", "rack", "rack", "node", "node"]
+    );
+}
