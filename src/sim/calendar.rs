@@ -62,6 +62,10 @@ impl Calendar {
         self.heap.pop().map(|Reverse((t, _, _, _, ev))| (t, ev))
     }
 
+    pub fn peek(&self) -> Option<Ev> {
+        self.heap.peek().map(|Reverse((.., ev))| *ev)
+    }
+
     pub fn peek_time(&self) -> Option<Ms> {
         self.heap.peek().map(|Reverse((t, ..))| *t)
     }

@@ -17,6 +17,10 @@ pub struct Node {
     pub alive: bool,
     /// An out-of-band heartbeat is already scheduled for this instant.
     pub oob_pending: bool,
+    /// What runs in each slot: map slots first, then reduce slots (typed),
+    /// or containers (unified). Gives every attempt a stable lane for the
+    /// TUI's cluster view and timeline.
+    pub lanes: Vec<Option<u32>>,
 }
 
 impl Node {
@@ -38,6 +42,17 @@ impl Node {
     pub fn free_containers(&self) -> u32 {
         (self.map_slots + self.reduce_slots)
             .saturating_sub(self.running_maps + self.running_reduces)
+    }
+
+    /// The lowest free lane for a task of this kind, if any.
+    pub fn free_lane(&self, model: SlotModel, map: bool) -> Option<usize> {
+        let m = self.map_slots as usize;
+        let range = match (model, map) {
+            (SlotModel::Unified, _) => 0..self.lanes.len(),
+            (SlotModel::Typed, true) => 0..m,
+            (SlotModel::Typed, false) => m..self.lanes.len(),
+        };
+        range.into_iter().find(|&i| self.lanes[i].is_none())
     }
 
     pub fn running(&self) -> u32 {
@@ -108,6 +123,7 @@ impl Cluster {
                         running_reduces: 0,
                         alive: true,
                         oob_pending: false,
+                        lanes: vec![None; (spec.map_slots + spec.reduce_slots) as usize],
                     });
                     rack.nodes.push(id);
                 }

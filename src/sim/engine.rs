@@ -38,6 +38,14 @@ pub struct PoolStats {
     pub runnable_jobs: u32,
 }
 
+/// Something a person watching the run would want in a log.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Notable {
+    Submitted(JobId),
+    Finished(JobId),
+    Switched { from: String, to: String },
+}
+
 /// One `--inspect` line.
 #[derive(Clone, Debug)]
 pub struct InspectRecord {
@@ -46,6 +54,8 @@ pub struct InspectRecord {
     pub policy: String,
     pub inspection: Inspection,
     pub assigned: Vec<String>,
+    /// The `rule` of each assignment, in the same order.
+    pub rules: Vec<&'static str>,
 }
 
 /// The simulated cluster and its jobs: everything but the policy.
@@ -85,6 +95,8 @@ pub struct World {
     pub stalled: bool,
     /// Running reduces of jobs whose maps are unfinished.
     pub early_reduces: u32,
+    /// Notable events in order, with their time (for the TUI's log).
+    pub notables: Vec<(Ms, Notable)>,
 }
 
 impl World {
@@ -235,6 +247,12 @@ impl World {
         self.metrics.task_delta(pool, before, 1);
         let id = self.attempts.len() as AttemptId;
         let now = self.now;
+        let model = self.cluster.model;
+        let n = &mut self.cluster.nodes[node as usize];
+        let slot = n
+            .free_lane(model, kind == Kind::Map)
+            .expect("launch on a node with a free slot");
+        n.lanes[slot] = Some(id);
         let job = &mut self.jobs[j as usize];
         job.first_launch.get_or_insert(now);
         let (attempt, locality) = match kind {
@@ -287,6 +305,7 @@ impl World {
                 last: now,
                 ..Default::default()
             }),
+            slot: slot as u16,
         });
         match kind {
             Kind::Map => {
@@ -372,6 +391,8 @@ impl World {
             at.outcome = Outcome::Succeeded;
             (at.job, at.node, at.kind)
         };
+        let slot = self.attempts[a as usize].slot as usize;
+        self.cluster.nodes[node as usize].lanes[slot] = None;
         let pool = self.jobs[j as usize].pool as usize;
         let before = self.cluster.nodes[node as usize].running();
         self.metrics.task_delta(pool, before, -1);
@@ -469,6 +490,7 @@ impl World {
         self.metrics.advance(self.now);
         let pool = self.jobs[j as usize].pool as usize;
         self.jobs[j as usize].finished_at = Some(self.now);
+        self.notables.push((self.now, Notable::Finished(j)));
         self.unfinished -= 1;
         self.active.retain(|&x| x != j);
         self.pool_stats[pool].runnable_jobs -= 1;
@@ -501,6 +523,7 @@ impl World {
             self.metrics.start = Some(self.now);
         }
         self.jobs[j as usize].arrived = true;
+        self.notables.push((self.now, Notable::Submitted(j)));
         let pool = self.jobs[j as usize].pool as usize;
         let limit = self.pools[pool].max_running_jobs.unwrap_or(u32::MAX);
         if self.pool_stats[pool].runnable_jobs >= limit {
@@ -664,6 +687,7 @@ impl Sim {
             last_progress: 0,
             stalled: false,
             early_reduces: 0,
+            notables: Vec::new(),
         };
         for spec in &sc.jobs {
             let id = w
@@ -759,6 +783,19 @@ impl Sim {
         false
     }
 
+    /// Processes events up to and including the next heartbeat (the TUI's
+    /// `.` key). Returns its time, or `None` if the run has nothing left.
+    pub fn step_heartbeat(&mut self) -> Option<Ms> {
+        while !self.is_finished() && !self.is_stalled() {
+            let is_hb = matches!(self.w.cal.peek(), Some(Ev::Heartbeat { .. }));
+            let t = self.step()?;
+            if is_hb {
+                return Some(t);
+            }
+        }
+        None
+    }
+
     /// Processes one event. Returns its time, or `None` if none is left.
     pub fn step(&mut self) -> Option<Ms> {
         let (t, ev) = self.w.cal.pop()?;
@@ -849,6 +886,10 @@ impl Sim {
                 node,
                 policy: self.w.labels[self.w.cur_label as usize].clone(),
                 inspection,
+                rules: assigned
+                    .iter()
+                    .map(|&a| self.w.attempts[a as usize].rule)
+                    .collect(),
                 assigned: assigned
                     .iter()
                     .map(|&a| {
@@ -887,9 +928,16 @@ impl Sim {
                 let to = p.label().to_string();
                 self.w.switches.push(PolicySwitch {
                     at_s: self.w.t_s(),
-                    from,
+                    from: from.clone(),
                     to: to.clone(),
                 });
+                self.w.notables.push((
+                    self.w.now,
+                    Notable::Switched {
+                        from,
+                        to: to.clone(),
+                    },
+                ));
                 self.w.labels.push(to);
                 self.w.cur_label = (self.w.labels.len() - 1) as u16;
                 self.w.slowstart = p.slowstart();

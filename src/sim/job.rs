@@ -96,6 +96,8 @@ pub struct Attempt {
     pub rule: &'static str,
     pub locality: Option<Locality>,
     pub shuffle: Option<Shuffle>,
+    /// Lane on its node (see `Node::lanes`).
+    pub slot: u16,
 }
 
 /// A list of task ids in ascending order with a lazily advanced head:
