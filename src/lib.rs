@@ -9,4 +9,5 @@ pub mod report;
 pub mod scenario;
 pub mod sched;
 pub mod sim;
+pub mod tui;
 pub mod units;

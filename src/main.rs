@@ -42,6 +42,39 @@ enum Cmd {
     Policies,
     /// List the built-in job profiles and where their numbers come from
     Profiles,
+    /// Render the TUI offscreen into an asciinema v2 recording
+    Record(RecordArgs),
+}
+
+#[derive(Args)]
+struct RecordArgs {
+    /// Scenario file (TOML)
+    scenario: PathBuf,
+    /// The .cast file to write
+    #[arg(long, value_name = "FILE.cast")]
+    out: PathBuf,
+    /// Terminal size, COLSxROWS
+    #[arg(long, default_value = "100x30")]
+    size: String,
+    /// Stop once the simulated clock reaches this (e.g. '5m')
+    #[arg(long, value_name = "DUR")]
+    until: Option<String>,
+    /// Frames per second of the recording
+    #[arg(long, default_value_t = 10)]
+    fps: u32,
+    /// Keys to press, one second apart, e.g. 's,Enter,p,Down,Enter'; a
+    /// duration such as '3s' waits
+    #[arg(long, default_value = "")]
+    keys: String,
+    /// Simulated seconds per recorded second (a TUI speed step: 0.1 … 1000)
+    #[arg(long, default_value_t = 1.0)]
+    speed: f64,
+    /// Policy, or a variant such as 'fair[slowstart=0.05]'
+    #[arg(long)]
+    policy: Option<String>,
+    /// Seed (overrides the scenario's)
+    #[arg(long)]
+    seed: Option<u64>,
 }
 
 #[derive(Args)]
@@ -69,6 +102,9 @@ struct RunArgs {
     /// Stop at this simulated time (e.g. '10m')
     #[arg(long, value_name = "DUR")]
     until: Option<String>,
+    /// Record the live TUI session into an asciinema v2 file
+    #[arg(long, value_name = "FILE.cast")]
+    record: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -139,13 +175,11 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        None => Err(Failure::Other(
-            "the live TUI is not built yet; run a scenario headless: slotsim run scenarios/quickstart.toml --headless"
-                .into(),
-        )),
+        None => cmd_tui(None, None, None, None),
         Some(Cmd::Run(a)) => cmd_run(a),
         Some(Cmd::Compare(a)) => cmd_compare(a),
         Some(Cmd::Validate { scenario }) => cmd_validate(&scenario),
+        Some(Cmd::Record(a)) => cmd_record(a),
         Some(Cmd::Policies) => emit(&cmd_policies(), false),
         Some(Cmd::Profiles) => emit(&cmd_profiles(), false),
     };
@@ -237,6 +271,75 @@ fn cmd_run(a: RunArgs) -> Result<(), Failure> {
         out.flush()?;
     }
     Ok(())
+}
+
+fn cmd_tui(
+    path: Option<&Path>,
+    policy: Option<&str>,
+    seed: Option<u64>,
+    record: Option<&Path>,
+) -> Result<(), Failure> {
+    let sc = load(path, policy, seed)?;
+    let origin = path.map_or_else(
+        || "quickstart (embedded)".to_string(),
+        |p| p.display().to_string(),
+    );
+    let app = slotsim::tui::App::new(sc).map_err(|e| InputError::new(origin, e))?;
+    slotsim::tui::term::run(app, record).map_err(|e| Failure::Other(e.to_string()))
+}
+
+fn cmd_record(a: RecordArgs) -> Result<(), Failure> {
+    use slotsim::tui::offscreen::{parse_keys, record, RecordOpts};
+    let (w, h) = a
+        .size
+        .split_once(['x', 'X'])
+        .and_then(|(w, h)| Some((w.trim().parse::<u16>().ok()?, h.trim().parse::<u16>().ok()?)))
+        .filter(|&(w, h)| (40..=500).contains(&w) && (10..=200).contains(&h))
+        .ok_or_else(|| {
+            InputError::new(
+                "--size",
+                format!(
+                    "\"{}\" is not COLSxROWS between 40x10 and 500x200, like 100x30",
+                    a.size
+                ),
+            )
+        })?;
+    let until = a
+        .until
+        .as_deref()
+        .map(|u| parse_duration(u).map_err(|e| InputError::new("--until", e)))
+        .transpose()?;
+    if !(1..=60).contains(&a.fps) {
+        return Err(InputError::new("--fps", format!("{} is not between 1 and 60", a.fps)).into());
+    }
+    if !slotsim::tui::app::SPEEDS
+        .iter()
+        .any(|s| (*s - a.speed).abs() < 1e-9 && s.is_finite())
+    {
+        return Err(InputError::new("--speed", format!("{} is not a TUI speed step (0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)", a.speed)).into());
+    }
+    let keys = parse_keys(&a.keys).map_err(|e| InputError::new("--keys", e))?;
+    let sc = scenario::load_file(&a.scenario, a.policy.as_deref(), a.seed)?;
+    let app = slotsim::tui::App::new(sc)
+        .map_err(|e| InputError::new(a.scenario.display().to_string(), e))?;
+    let opts = RecordOpts {
+        width: w,
+        height: h,
+        fps: a.fps,
+        until,
+        speed: a.speed,
+        keys,
+    };
+    let (frames, ms) = record(app, &a.out, &opts)
+        .map_err(|e| Failure::Other(format!("cannot write {}: {e}", a.out.display())))?;
+    emit(
+        &format!(
+            "wrote {} ({frames} frames, {:.1}s)\n",
+            a.out.display(),
+            ms as f64 / 1000.0
+        ),
+        false,
+    )
 }
 
 fn scenario_origin(p: &Option<PathBuf>) -> String {

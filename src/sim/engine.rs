@@ -17,7 +17,8 @@ use rand_chacha::ChaCha8Rng;
 /// and the TUI both go through [`Sim::command`].
 #[derive(Clone, Debug)]
 pub enum Command {
-    /// Submit a job now (its `submit` is ignored; the current time is used).
+    /// Submit a job now (its `submit` is ignored; the current time is used);
+    /// it joins the queue immediately.
     Submit(Box<JobSpec>),
     SwitchPolicy(PolicySpec),
     Heartbeat(NodeId),
@@ -915,7 +916,9 @@ impl Sim {
             Command::Submit(mut spec) => {
                 spec.submit = self.w.now;
                 let id = self.w.add_job(&spec)?;
-                self.w.schedule(self.w.now, Ev::JobArrival(id));
+                // Arrives at once: the submitter sees it in the queue now.
+                self.w.arrive(id);
+                self.policy.job_arrived(&self.w, id);
             }
             Command::SwitchPolicy(spec) => {
                 let ctx = registry::BuildCtx {

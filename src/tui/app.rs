@@ -1,0 +1,539 @@
+//! The TUI in the Elm shape: [`App`] is the state, [`Action`] what can
+//! happen, [`App::update`] the only place state changes, and `views::render`
+//! draws a state. Nothing here knows about terminals, so every behaviour is
+//! testable without one, and the recorder drives the same code offscreen.
+
+use crate::model::{JobSpec, Ms, PolicySpec, Priority, Scenario};
+use crate::scenario::profiles;
+use crate::sched::{registry, Inspection};
+use crate::sim::engine::{InspectRecord, Notable};
+use crate::sim::{Command, Sim};
+use crate::units::parse_size_mb;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+/// Speed steps for `+`/`-`: simulated seconds per wall-clock second.
+/// The last, `f64::INFINITY`, runs as fast as the engine goes.
+pub const SPEEDS: [f64; 14] = [
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.0,
+    5.0,
+    10.0,
+    20.0,
+    50.0,
+    100.0,
+    200.0,
+    500.0,
+    1000.0,
+    f64::INFINITY,
+];
+/// At "max" speed a frame processes at most this many events, so input and
+/// drawing stay responsive whatever the scenario.
+pub const MAX_EVENTS_PER_FRAME: usize = 20_000;
+/// Heartbeats the inspector keeps for stepping back.
+pub const INSPECT_RING: usize = 256;
+/// Samples kept for the sparklines.
+const HISTORY: usize = 512;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    Cluster,
+    Jobs,
+    Pools,
+    Timeline,
+}
+
+impl View {
+    pub const ALL: [View; 4] = [View::Cluster, View::Jobs, View::Pools, View::Timeline];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            View::Cluster => "Cluster",
+            View::Jobs => "Jobs",
+            View::Pools => "Pools",
+            View::Timeline => "Timeline",
+        }
+    }
+}
+
+/// The submit form (`s`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SubmitForm {
+    pub profile: usize,
+    pub input: String,
+    pub reduces: String,
+    pub pool: usize,
+    /// 0 profile, 1 input, 2 reduces, 3 pool.
+    pub focus: usize,
+    pub error: Option<String>,
+}
+
+pub const FORM_FIELDS: usize = 4;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Overlay {
+    None,
+    Picker {
+        selected: usize,
+    },
+    Submit(SubmitForm),
+    /// `back`: how many heartbeats before the newest one is shown.
+    Inspector {
+        back: usize,
+    },
+    Help,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Wall-clock time passed (ms): advance the simulation by it × speed.
+    Tick(u64),
+    TogglePause,
+    Step,
+    SpeedUp,
+    SpeedDown,
+    NextView,
+    OpenPicker,
+    OpenSubmit,
+    OpenInspector,
+    OpenHelp,
+    Close,
+    Quit,
+    Up,
+    Down,
+    Left,
+    Right,
+    Enter,
+    NextField,
+    PrevField,
+    Char(char),
+    Backspace,
+}
+
+/// One sparkline sample.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sample {
+    pub t: Ms,
+    pub busy: u32,
+    pub queued: u32,
+}
+
+pub struct App {
+    pub sim: Sim,
+    pub scenario: Scenario,
+    pub view: View,
+    pub overlay: Overlay,
+    pub paused: bool,
+    pub speed: usize,
+    pub quit: bool,
+    /// Newest heartbeat inspections, newest last.
+    pub ring: Arc<Mutex<VecDeque<InspectRecord>>>,
+    /// A transient message for the status line.
+    pub status: Option<String>,
+    /// The policy's current values for the Jobs and Pools views.
+    pub values: Inspection,
+    pub history: VecDeque<Sample>,
+    /// First timeline row shown.
+    pub timeline_row: usize,
+    /// Sub-millisecond remainder of simulated time not yet advanced.
+    carry: f64,
+    submitted: u32,
+}
+
+impl App {
+    pub fn new(scenario: Scenario) -> Result<App, String> {
+        let mut sim = Sim::new(&scenario)?;
+        let ring: Arc<Mutex<VecDeque<InspectRecord>>> = Arc::new(Mutex::new(VecDeque::new()));
+        let sink = ring.clone();
+        sim.set_inspector(Box::new(move |rec| {
+            if let Ok(mut r) = sink.lock() {
+                if r.len() == INSPECT_RING {
+                    r.pop_front();
+                }
+                r.push_back(rec.clone());
+            }
+        }));
+        let mut app = App {
+            sim,
+            scenario,
+            view: View::Cluster,
+            overlay: Overlay::None,
+            paused: false,
+            speed: 3,
+            quit: false,
+            ring,
+            status: None,
+            values: Inspection::default(),
+            history: VecDeque::new(),
+            timeline_row: 0,
+            carry: 0.0,
+            submitted: 0,
+        };
+        app.refresh();
+        Ok(app)
+    }
+
+    pub fn speed(&self) -> f64 {
+        SPEEDS[self.speed]
+    }
+
+    pub fn speed_label(&self) -> String {
+        let s = self.speed();
+        if s.is_infinite() {
+            "max".into()
+        } else if s < 1.0 {
+            format!("{s}×")
+        } else {
+            format!("{}×", s as u64)
+        }
+    }
+
+    pub fn inspections(&self) -> Vec<InspectRecord> {
+        self.ring
+            .lock()
+            .map(|r| r.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// The one place state changes.
+    pub fn update(&mut self, action: Action) {
+        match (&self.overlay, action.clone()) {
+            (_, Action::Quit) => self.quit = true,
+            (_, Action::Tick(ms)) => self.tick(ms),
+            (Overlay::Picker { .. }, a) => self.update_picker(a),
+            (Overlay::Submit(_), a) => self.update_submit(a),
+            (Overlay::Inspector { .. }, a) => self.update_inspector(a),
+            (Overlay::Help, Action::Close | Action::OpenHelp) => self.overlay = Overlay::None,
+            (Overlay::Help, _) => {}
+            (Overlay::None, a) => self.update_main(a),
+        }
+        self.refresh();
+    }
+
+    fn update_main(&mut self, a: Action) {
+        match a {
+            Action::TogglePause => {
+                self.paused = !self.paused;
+                self.carry = 0.0;
+            }
+            Action::Step => {
+                if self.paused {
+                    if self.sim.step_heartbeat().is_none() {
+                        self.status = Some("nothing left to run".into());
+                    }
+                    self.sample();
+                } else {
+                    self.status = Some("pause (space) first, then . steps one heartbeat".into());
+                }
+            }
+            Action::SpeedUp => self.speed = (self.speed + 1).min(SPEEDS.len() - 1),
+            Action::SpeedDown => self.speed = self.speed.saturating_sub(1),
+            Action::NextView => {
+                let i = View::ALL.iter().position(|v| *v == self.view).unwrap_or(0);
+                self.view = View::ALL[(i + 1) % View::ALL.len()];
+            }
+            Action::OpenPicker => {
+                let cur = self.sim.policy_label().to_string();
+                let selected = registry::POLICIES
+                    .iter()
+                    .position(|p| p.name == cur)
+                    .unwrap_or(0);
+                self.overlay = Overlay::Picker { selected };
+            }
+            Action::OpenSubmit => self.overlay = Overlay::Submit(self.default_form()),
+            Action::OpenInspector => self.overlay = Overlay::Inspector { back: 0 },
+            Action::OpenHelp => self.overlay = Overlay::Help,
+            Action::Up if self.view == View::Timeline => {
+                self.timeline_row = self.timeline_row.saturating_sub(1)
+            }
+            Action::Down if self.view == View::Timeline => self.timeline_row += 1,
+            _ => {}
+        }
+    }
+
+    fn update_picker(&mut self, a: Action) {
+        let Overlay::Picker { selected } = &mut self.overlay else {
+            return;
+        };
+        let n = registry::POLICIES.len();
+        match a {
+            Action::Up | Action::Char('k') => *selected = (*selected + n - 1) % n,
+            Action::Down | Action::Char('j') => *selected = (*selected + 1) % n,
+            Action::Enter => {
+                let name = registry::POLICIES[*selected].name;
+                self.overlay = Overlay::None;
+                match self
+                    .sim
+                    .command(Command::SwitchPolicy(PolicySpec::plain(name)))
+                {
+                    Ok(()) => {
+                        self.status =
+                            Some(format!("switched to {name} at {}", clock(self.sim.w.now)))
+                    }
+                    Err(e) => self.status = Some(format!("cannot switch: {e}")),
+                }
+            }
+            Action::Close | Action::OpenPicker => self.overlay = Overlay::None,
+            _ => {}
+        }
+    }
+
+    fn update_inspector(&mut self, a: Action) {
+        let len = self.ring.lock().map(|r| r.len()).unwrap_or(0);
+        let Overlay::Inspector { back } = &mut self.overlay else {
+            return;
+        };
+        match a {
+            Action::Left | Action::Char('h') if self.paused => {
+                *back = (*back + 1).min(len.saturating_sub(1))
+            }
+            Action::Right | Action::Char('l') if self.paused => *back = back.saturating_sub(1),
+            Action::Left | Action::Right => {
+                self.status = Some("pause (space) to step through past heartbeats".into())
+            }
+            Action::TogglePause => {
+                self.paused = !self.paused;
+                *back = 0;
+            }
+            Action::Step if self.paused => {
+                self.sim.step_heartbeat();
+                *back = 0;
+            }
+            Action::Close | Action::OpenInspector => self.overlay = Overlay::None,
+            _ => {}
+        }
+    }
+
+    fn default_form(&self) -> SubmitForm {
+        SubmitForm {
+            profile: 0,
+            input: "4GB".into(),
+            reduces: "2".into(),
+            pool: 0,
+            focus: 0,
+            error: None,
+        }
+    }
+
+    fn update_submit(&mut self, a: Action) {
+        let n_profiles = profiles::all().len();
+        let n_pools = self.scenario.pools.len();
+        let Overlay::Submit(form) = &mut self.overlay else {
+            return;
+        };
+        let cycle = |i: &mut usize, n: usize, up: bool| {
+            *i = if up { (*i + 1) % n } else { (*i + n - 1) % n };
+        };
+        match a {
+            Action::Close => self.overlay = Overlay::None,
+            Action::NextField | Action::Down => form.focus = (form.focus + 1) % FORM_FIELDS,
+            Action::PrevField | Action::Up => {
+                form.focus = (form.focus + FORM_FIELDS - 1) % FORM_FIELDS
+            }
+            Action::Left | Action::Right => {
+                let up = a == Action::Right;
+                match form.focus {
+                    0 => cycle(&mut form.profile, n_profiles, up),
+                    3 => cycle(&mut form.pool, n_pools, up),
+                    _ => {}
+                }
+            }
+            Action::Char(c) => match form.focus {
+                1 => form.input.push(c),
+                2 => form.reduces.push(c),
+                _ => {}
+            },
+            Action::Backspace => match form.focus {
+                1 => {
+                    form.input.pop();
+                }
+                2 => {
+                    form.reduces.pop();
+                }
+                _ => {}
+            },
+            Action::Enter => {
+                let form = form.clone();
+                match self.job_from_form(&form) {
+                    Ok(spec) => {
+                        let name = spec.name.clone();
+                        match self.sim.command(Command::Submit(Box::new(spec))) {
+                            Ok(()) => {
+                                self.submitted += 1;
+                                self.overlay = Overlay::None;
+                                self.status =
+                                    Some(format!("submitted {name} at {}", clock(self.sim.w.now)));
+                            }
+                            Err(e) => self.form_error(e),
+                        }
+                    }
+                    Err(e) => self.form_error(e),
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn form_error(&mut self, e: String) {
+        if let Overlay::Submit(f) = &mut self.overlay {
+            f.error = Some(e);
+        }
+    }
+
+    /// Validates the form into a job; every problem is a message, never a panic.
+    pub fn job_from_form(&self, f: &SubmitForm) -> Result<JobSpec, String> {
+        let profile = profiles::all()
+            .get(f.profile)
+            .cloned()
+            .ok_or("choose a profile")?;
+        let input_mb = parse_size_mb(&f.input)?;
+        if input_mb <= 0.0 {
+            return Err("input must be larger than 0, like \"4GB\"".into());
+        }
+        let reduces: u32 = f
+            .reduces
+            .trim()
+            .parse()
+            .map_err(|_| format!("reduces \"{}\" is not a whole number", f.reduces))?;
+        if reduces > 10_000 {
+            return Err("reduces must be at most 10000".into());
+        }
+        let block = self.scenario.hdfs.block_mb;
+        let maps = (input_mb / block).ceil() as u64;
+        if maps > 1_000_000 {
+            return Err("input too large: more than 1,000,000 maps".into());
+        }
+        let pool = self
+            .scenario
+            .pools
+            .get(f.pool)
+            .ok_or("choose a pool")?
+            .name
+            .clone();
+        let mut k = self.submitted + 1;
+        let name = loop {
+            let n = format!("tui-{}-{k}", profile.name);
+            if !self.sim.w.jobs.iter().any(|j| j.name == n) {
+                break n;
+            }
+            k += 1;
+        };
+        Ok(JobSpec {
+            name,
+            fp: profile.fp,
+            profile,
+            input_mb,
+            maps: maps.max(1) as u32,
+            reduces,
+            submit: self.sim.w.now,
+            pool,
+            user: "tui".into(),
+            priority: Priority::Normal,
+            map_time: None,
+            reduce_time: None,
+            blocks: None,
+        })
+    }
+
+    /// Advances the run by `wall_ms` of wall-clock time at the current speed.
+    fn tick(&mut self, wall_ms: u64) {
+        if self.paused || self.sim.is_finished() {
+            return;
+        }
+        let s = self.speed();
+        if s.is_infinite() {
+            for _ in 0..MAX_EVENTS_PER_FRAME {
+                if self.sim.is_finished() || self.sim.step().is_none() {
+                    break;
+                }
+            }
+        } else {
+            self.carry += wall_ms as f64 * s;
+            let adv = self.carry.floor();
+            self.carry -= adv;
+            let target = self.sim.w.now + adv as Ms;
+            self.sim.run_until(Some(target));
+        }
+        self.sample();
+    }
+
+    fn sample(&mut self) {
+        let w = &self.sim.w;
+        let s = Sample {
+            t: w.now,
+            busy: w.metrics.running.max(0) as u32,
+            queued: w
+                .active
+                .iter()
+                .map(|&j| w.job(j).maps_pending + w.job(j).reduces_pending)
+                .sum(),
+        };
+        // One sample per timeline column, so the sparklines line up with it.
+        let step = super::views::timeline_step(self.speed());
+        let due = self
+            .history
+            .back()
+            .is_none_or(|b| s.t >= b.t + step || s.t < b.t);
+        if due {
+            if self.history.len() == HISTORY {
+                self.history.pop_front();
+            }
+            self.history.push_back(s);
+        }
+    }
+
+    /// Recomputes what the views show from the policy (after every update).
+    fn refresh(&mut self) {
+        if matches!(self.view, View::Jobs | View::Pools) {
+            self.values = self.sim.policy().inspect(&self.sim.w, 0);
+        }
+    }
+
+    /// Log lines, newest last.
+    pub fn log_lines(&self, n: usize) -> Vec<(Ms, String)> {
+        let w = &self.sim.w;
+        let start = w.notables.len().saturating_sub(n);
+        w.notables[start..]
+            .iter()
+            .map(|(t, e)| {
+                let text = match e {
+                    Notable::Submitted(j) => {
+                        let job = w.job(*j);
+                        format!(
+                            "submitted {} ({} maps, {} reduces, pool {})",
+                            job.name,
+                            job.n_maps(),
+                            job.n_reduces(),
+                            w.pool_name(*j)
+                        )
+                    }
+                    Notable::Finished(j) => {
+                        let job = w.job(*j);
+                        format!(
+                            "finished {} in {}",
+                            job.name,
+                            clock(job.finished_at.unwrap_or(*t) - job.submit)
+                        )
+                    }
+                    Notable::Switched { from, to } => format!("policy switched {from} → {to}"),
+                };
+                (*t, text)
+            })
+            .collect()
+    }
+}
+
+/// `HH:MM:SS.s` for a simulated time.
+pub fn clock(ms: Ms) -> String {
+    let s = ms / 1000;
+    format!(
+        "{:02}:{:02}:{:02}.{}",
+        s / 3600,
+        s / 60 % 60,
+        s % 60,
+        ms % 1000 / 100
+    )
+}

@@ -1,0 +1,140 @@
+//! Keys to actions, in one table. The submit form's text fields take any
+//! other printable character.
+
+use super::app::{Action, Overlay};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// Where a binding applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ctx {
+    /// Everywhere.
+    Any,
+    /// No overlay open.
+    Main,
+    /// An overlay is open.
+    Overlay,
+}
+
+/// The bindings: context, key, action, and the help text (empty to leave
+/// a duplicate binding out of the help).
+pub const KEYS: &[(Ctx, KeyCode, Action, &str)] = &[
+    (Ctx::Any, KeyCode::Char('q'), Action::Quit, "quit"),
+    (
+        Ctx::Main,
+        KeyCode::Char(' '),
+        Action::TogglePause,
+        "pause / resume",
+    ),
+    (
+        Ctx::Main,
+        KeyCode::Char('.'),
+        Action::Step,
+        "one heartbeat forward (paused)",
+    ),
+    (Ctx::Main, KeyCode::Char('+'), Action::SpeedUp, "faster"),
+    (Ctx::Main, KeyCode::Char('='), Action::SpeedUp, ""),
+    (Ctx::Main, KeyCode::Char('-'), Action::SpeedDown, "slower"),
+    (Ctx::Main, KeyCode::Tab, Action::NextView, "next view"),
+    (
+        Ctx::Main,
+        KeyCode::Char('p'),
+        Action::OpenPicker,
+        "policy picker",
+    ),
+    (
+        Ctx::Main,
+        KeyCode::Char('s'),
+        Action::OpenSubmit,
+        "submit a job",
+    ),
+    (
+        Ctx::Main,
+        KeyCode::Char('i'),
+        Action::OpenInspector,
+        "inspector",
+    ),
+    (Ctx::Main, KeyCode::Char('?'), Action::OpenHelp, "help"),
+    (Ctx::Main, KeyCode::Up, Action::Up, "scroll the timeline"),
+    (Ctx::Main, KeyCode::Down, Action::Down, ""),
+    (Ctx::Overlay, KeyCode::Esc, Action::Close, "close / cancel"),
+    (
+        Ctx::Overlay,
+        KeyCode::Enter,
+        Action::Enter,
+        "apply / submit",
+    ),
+    (Ctx::Overlay, KeyCode::Up, Action::Up, "move up (also k)"),
+    (
+        Ctx::Overlay,
+        KeyCode::Down,
+        Action::Down,
+        "move down (also j)",
+    ),
+    (
+        Ctx::Overlay,
+        KeyCode::Left,
+        Action::Left,
+        "previous choice / older heartbeat",
+    ),
+    (
+        Ctx::Overlay,
+        KeyCode::Right,
+        Action::Right,
+        "next choice / newer heartbeat",
+    ),
+    (Ctx::Overlay, KeyCode::Tab, Action::NextField, "next field"),
+    (Ctx::Overlay, KeyCode::BackTab, Action::PrevField, ""),
+    (Ctx::Overlay, KeyCode::Backspace, Action::Backspace, ""),
+];
+
+/// The action a key means in this state, if any.
+pub fn action_for(overlay: &Overlay, key: KeyEvent) -> Option<Action> {
+    if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+        return Some(Action::Quit);
+    }
+    let in_form = matches!(overlay, Overlay::Submit(_));
+    let ctx = if matches!(overlay, Overlay::None) {
+        Ctx::Main
+    } else {
+        Ctx::Overlay
+    };
+    // In the form, letters are text (so `q` can be typed into a field only
+    // if we let it: we don't; sizes and counts never need it).
+    for (c, code, action, _) in KEYS {
+        if *code == key.code && (*c == Ctx::Any || *c == ctx) {
+            return Some(action.clone());
+        }
+    }
+    if ctx == Ctx::Overlay {
+        // The overlay's own keys (pause/step in the inspector, ? and p to toggle).
+        match key.code {
+            KeyCode::Char(' ') if !in_form => return Some(Action::TogglePause),
+            KeyCode::Char('.') if !in_form => return Some(Action::Step),
+            KeyCode::Char('?') if !in_form => return Some(Action::OpenHelp),
+            KeyCode::Char('i') if !in_form => return Some(Action::OpenInspector),
+            KeyCode::Char(ch) => return Some(Action::Char(ch)),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Parses a key name as `record --keys` takes them: a single character,
+/// or Enter, Esc, Tab, BackTab, Space, Up, Down, Left, Right, Backspace.
+pub fn parse_key(name: &str) -> Option<KeyEvent> {
+    let code = match name {
+        "Enter" => KeyCode::Enter,
+        "Esc" => KeyCode::Esc,
+        "Tab" => KeyCode::Tab,
+        "BackTab" => KeyCode::BackTab,
+        "Space" => KeyCode::Char(' '),
+        "Up" => KeyCode::Up,
+        "Down" => KeyCode::Down,
+        "Left" => KeyCode::Left,
+        "Right" => KeyCode::Right,
+        "Backspace" => KeyCode::Backspace,
+        s if s.chars().count() == 1 => KeyCode::Char(s.chars().next()?),
+        _ => return None,
+    };
+    Some(KeyEvent::new(code, KeyModifiers::NONE))
+}

@@ -1,0 +1,14 @@
+//! The live TUI: state and update (`app`), keys (`keymap`), drawing
+//! (`views`, `theme`), the terminal loop (`term`) and recordings (`record`,
+//! `offscreen`). It reads the engine and changes a run only through the
+//! engine's command API.
+
+pub mod app;
+pub mod keymap;
+pub mod offscreen;
+pub mod record;
+pub mod term;
+pub mod theme;
+pub mod views;
+
+pub use app::{Action, App};

@@ -1,0 +1,149 @@
+//! The Cluster view: every node's slots, grouped by datacenter and rack,
+//! coloured by the job running there.
+
+use super::super::app::App;
+use super::super::theme;
+use crate::model::SlotModel;
+use crate::sim::Kind;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::Frame;
+
+pub fn render(app: &App, f: &mut Frame, area: Rect) {
+    let w = &app.sim.w;
+    let c = &w.cluster;
+    let mut lines: Vec<Line> = Vec::new();
+    let (rm, rr): (u32, u32) = c.nodes.iter().fold((0, 0), |(a, b), n| {
+        (a + n.running_maps, b + n.running_reduces)
+    });
+    let pending: u32 = w.active.iter().map(|&j| w.job(j).maps_pending).sum();
+    let slots = match c.model {
+        SlotModel::Typed => format!(
+            "maps {rm}/{} · reduces {rr}/{}",
+            c.total_map_slots, c.total_reduce_slots
+        ),
+        SlotModel::Unified => format!(
+            "containers {}/{} ({rm} maps, {rr} reduces)",
+            rm + rr,
+            c.total_slots()
+        ),
+    };
+    let summary = format!(
+        " {} nodes · {slots} · {pending} maps pending   ",
+        c.nodes.len()
+    );
+    let narrow = summary.chars().count() + 48 > area.width.saturating_sub(2) as usize;
+    if narrow {
+        lines.push(Line::from(summary.clone()));
+    }
+    lines.push(Line::from(vec![
+        Span::raw(if narrow { " ".to_string() } else { summary }),
+        Span::styled(format!("{} map ", theme::MAP), theme::dim()),
+        Span::styled(format!("{} shuffle ", theme::SHUFFLE), theme::dim()),
+        Span::styled(format!("{} reduce ", theme::REDUCE), theme::dim()),
+        Span::styled(format!("{} free ", theme::FREE), theme::dim()),
+        Span::styled(format!("{} dead", theme::DEAD), theme::dim()),
+    ]));
+    let inner_w = area.width.saturating_sub(2) as usize;
+    let inner_h = area.height.saturating_sub(2) as usize;
+    let multi_dc = c.dcs.len() > 1;
+    let label_w = 4;
+    // Rows the layout needs with node cells of `cell_w` characters.
+    let rows_needed = |cell_w: usize| -> usize {
+        let per_line = ((inner_w - label_w.min(inner_w)) / cell_w).max(1);
+        c.racks
+            .iter()
+            .map(|r| r.nodes.len().div_ceil(per_line))
+            .sum::<usize>()
+            + if multi_dc { c.dcs.len() } else { 0 }
+    };
+    let lanes = c.nodes.first().map_or(0, |n| n.lanes.len());
+    // Labelled cells (" 12 ██··") when they fit, else compact ones (" ██··").
+    let labelled = rows_needed(lanes + 5) + 4 <= inner_h;
+    for dc in &c.dcs {
+        if multi_dc {
+            lines.push(Line::from(Span::styled(
+                format!(" {} ", dc.name),
+                theme::title(),
+            )));
+        }
+        for &r in &dc.racks {
+            let label = format!(" r{r:<2}");
+            let mut cur: Vec<Span> = vec![Span::styled(label.clone(), theme::dim())];
+            let mut cur_w = label.chars().count();
+            for &nid in &c.racks[r as usize].nodes {
+                let n = &c.nodes[nid as usize];
+                let mut cell: Vec<Span> = vec![if labelled {
+                    Span::styled(format!(" {nid:>3} "), theme::dim())
+                } else {
+                    Span::raw(" ")
+                }];
+                for lane in &n.lanes {
+                    let span = match (n.alive, lane) {
+                        (false, _) => {
+                            Span::styled(theme::DEAD.to_string(), Style::default().fg(theme::WARN))
+                        }
+                        (true, None) => Span::styled(theme::FREE.to_string(), theme::dim()),
+                        (true, Some(a)) => {
+                            let at = &w.attempts[*a as usize];
+                            let glyph = match at.kind {
+                                Kind::Map => theme::MAP,
+                                Kind::Reduce => {
+                                    let shuffling = at
+                                        .shuffle
+                                        .as_ref()
+                                        .is_some_and(|s| s.done_at.is_none_or(|d| d > w.now));
+                                    if shuffling {
+                                        theme::SHUFFLE
+                                    } else {
+                                        theme::REDUCE
+                                    }
+                                }
+                            };
+                            Span::styled(
+                                glyph.to_string(),
+                                Style::default().fg(theme::job_color(at.job)),
+                            )
+                        }
+                    };
+                    cell.push(span);
+                }
+                let cw: usize = cell.iter().map(|s| s.content.chars().count()).sum();
+                if cur_w + cw > inner_w && cur.len() > 1 {
+                    lines.push(Line::from(std::mem::take(&mut cur)));
+                    cur.push(Span::raw(" ".repeat(label.chars().count())));
+                    cur_w = label.chars().count();
+                }
+                cur.extend(cell);
+                cur_w += cw;
+            }
+            lines.push(Line::from(cur));
+        }
+    }
+    // Running jobs and their colours.
+    let mut legend: Vec<Span> = vec![Span::styled(" jobs: ", theme::dim())];
+    let mut lw = 7;
+    for &j in &w.active {
+        let job = w.job(j);
+        if job.maps_running + job.reduces_running == 0 {
+            continue;
+        }
+        let item = format!("{} ", job.name);
+        if lw + item.chars().count() + 2 > inner_w {
+            legend.push(Span::styled("…", theme::dim()));
+            break;
+        }
+        lw += item.chars().count() + 2;
+        legend.push(Span::styled("■ ", Style::default().fg(theme::job_color(j))));
+        legend.push(Span::raw(item));
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from(legend));
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme::dim())
+        .title(Span::styled(" Cluster ", theme::title()));
+    f.render_widget(Paragraph::new(lines).block(block), area);
+}

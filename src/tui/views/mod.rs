@@ -1,0 +1,217 @@
+//! Drawing a state. `render` lays out the header, the current view, the
+//! log and the footer, then any overlay on top; each piece is its own module.
+
+mod cluster;
+mod jobs;
+mod overlays;
+mod pools;
+mod timeline;
+
+use super::app::{clock, App, Overlay, View};
+use super::theme;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::Frame;
+
+pub use timeline::step_ms as timeline_step;
+
+pub fn render(app: &App, f: &mut Frame) {
+    let area = f.area();
+    let log_h = if area.height >= 30 { 7 } else { 4 };
+    let [header, body, log, footer] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(5),
+        Constraint::Length(log_h),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    render_header(app, f, header);
+    match app.view {
+        View::Cluster => cluster::render(app, f, body),
+        View::Jobs => jobs::render(app, f, body),
+        View::Pools => pools::render(app, f, body),
+        View::Timeline => timeline::render(app, f, body),
+    }
+    render_log(app, f, log);
+    render_footer(app, f, footer);
+    match &app.overlay {
+        Overlay::None => {}
+        Overlay::Picker { selected } => overlays::picker(app, f, *selected),
+        Overlay::Submit(form) => overlays::submit(app, f, form),
+        Overlay::Inspector { back } => overlays::inspector(app, f, *back),
+        Overlay::Help => overlays::help(f),
+    }
+}
+
+fn render_header(app: &App, f: &mut Frame, area: Rect) {
+    let w = &app.sim.w;
+    let state = if app.sim.is_finished() {
+        Span::styled("■ finished", Style::default().fg(theme::OK))
+    } else if app.paused {
+        Span::styled(
+            "‖ paused",
+            Style::default()
+                .fg(theme::WARN)
+                .add_modifier(Modifier::BOLD),
+        )
+    } else {
+        Span::styled("▶ running", Style::default().fg(theme::OK))
+    };
+    let sep = || Span::styled(" │ ", theme::dim());
+    let mut spans = vec![
+        Span::styled(" policy: ", theme::dim()),
+        Span::styled(app.sim.policy_label().to_string(), theme::title()),
+        sep(),
+        Span::raw(clock(w.now)),
+        sep(),
+        Span::raw(app.speed_label()),
+        sep(),
+        state,
+        sep(),
+        Span::raw(format!(
+            "jobs: {}/{}",
+            w.finished_jobs(),
+            w.submitted_jobs()
+        )),
+        sep(),
+        Span::raw(format!("hb {}", w.heartbeats)),
+    ];
+    // View tabs on the right when there is room.
+    let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
+    let tabs: Vec<Span> = View::ALL
+        .iter()
+        .flat_map(|v| {
+            let style = if *v == app.view {
+                theme::selected()
+            } else {
+                theme::dim()
+            };
+            [Span::raw(" "), Span::styled(v.name(), style)]
+        })
+        .collect();
+    let tabs_w: usize = tabs.iter().map(|s| s.content.chars().count()).sum();
+    if used + tabs_w < area.width as usize {
+        let pad = area.width as usize - used - tabs_w;
+        spans.push(Span::raw(" ".repeat(pad)));
+        spans.extend(tabs);
+    } else if used + app.view.name().len() + 3 <= area.width as usize {
+        spans.push(sep());
+        spans.push(Span::styled(app.view.name(), theme::title()));
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+fn render_log(app: &App, f: &mut Frame, area: Rect) {
+    let n = area.height.saturating_sub(1) as usize;
+    let mut lines: Vec<Line> = Vec::new();
+    let status = app.status.as_ref();
+    let take = n.saturating_sub(usize::from(status.is_some()));
+    for (t, text) in app.log_lines(take) {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{} ", clock(t)), theme::dim()),
+            Span::raw(text),
+        ]));
+    }
+    if let Some(s) = status {
+        lines.push(Line::from(Span::styled(
+            format!("» {s}"),
+            Style::default().fg(theme::ACCENT),
+        )));
+    }
+    let block = Block::default()
+        .borders(Borders::TOP)
+        .title(Span::styled(" log ", theme::dim()))
+        .border_style(theme::dim());
+    f.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+fn render_footer(app: &App, f: &mut Frame, area: Rect) {
+    let keys: &[(&str, &str)] = match &app.overlay {
+        Overlay::None if app.view == View::Timeline => &[
+            ("space", "pause"),
+            (".", "step"),
+            ("+/-", "speed"),
+            ("tab", "view"),
+            ("↑↓", "scroll"),
+            ("p", "policy"),
+            ("s", "submit"),
+            ("i", "inspect"),
+            ("?", "help"),
+            ("q", "quit"),
+        ],
+        Overlay::None => &[
+            ("space", "pause"),
+            (".", "step"),
+            ("+/-", "speed"),
+            ("tab", "view"),
+            ("p", "policy"),
+            ("s", "submit"),
+            ("i", "inspect"),
+            ("?", "help"),
+            ("q", "quit"),
+        ],
+        Overlay::Picker { .. } => &[
+            ("↑↓/jk", "choose"),
+            ("enter", "switch now"),
+            ("esc", "cancel"),
+        ],
+        Overlay::Submit(_) => &[
+            ("tab/↑↓", "field"),
+            ("←→", "choose"),
+            ("type", "edit"),
+            ("enter", "submit"),
+            ("esc", "cancel"),
+        ],
+        Overlay::Inspector { .. } => &[
+            ("space", "pause"),
+            ("←→", "older/newer (paused)"),
+            (".", "step"),
+            ("esc", "close"),
+        ],
+        Overlay::Help => &[("esc/?", "close"), ("q", "quit")],
+    };
+    // Full labels when they fit; else the first word of each, tighter.
+    let full: usize = keys
+        .iter()
+        .map(|(k, v)| k.chars().count() + v.chars().count() + 4)
+        .sum();
+    let tight = full > area.width as usize;
+    let mut spans = Vec::new();
+    for (k, v) in keys {
+        if tight {
+            let word = v.split(['/', ' ']).next().unwrap_or(v);
+            spans.push(Span::styled(k.to_string(), theme::key()));
+            spans.push(Span::raw(format!(" {word} ")));
+        } else {
+            spans.push(Span::styled(format!(" {k} "), theme::key()));
+            spans.push(Span::raw(format!(" {v} ")));
+        }
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// A text progress bar of `width` cells.
+pub fn bar(frac: f64, width: usize) -> String {
+    let frac = if frac.is_finite() {
+        frac.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let full = (frac * width as f64).round() as usize;
+    format!("{}{}", "█".repeat(full), "░".repeat(width - full))
+}
+
+/// Truncates to `w` characters, marking the cut.
+pub fn fit(s: &str, w: usize) -> String {
+    if s.chars().count() <= w {
+        s.to_string()
+    } else if w == 0 {
+        String::new()
+    } else {
+        let mut t: String = s.chars().take(w - 1).collect();
+        t.push('…');
+        t
+    }
+}

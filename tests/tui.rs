@@ -1,0 +1,406 @@
+//! The TUI without a terminal: the update logic (actions in, state out) and
+//! whole-app snapshots of every view and overlay at 80×24 and 120×36 on
+//! ratatui's TestBackend, keys injected through the real keymap.
+
+mod common;
+use common::*;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+use slotsim::tui::app::{Action, Overlay, View};
+use slotsim::tui::record::buffer_text;
+use slotsim::tui::{keymap, views, App};
+
+fn app() -> App {
+    App::new(load("quickstart.toml", None)).unwrap()
+}
+
+fn key(app: &mut App, code: KeyCode) {
+    let k = KeyEvent::new(code, KeyModifiers::NONE);
+    if let Some(a) = keymap::action_for(&app.overlay, k) {
+        app.update(a);
+    }
+}
+
+fn keys(app: &mut App, s: &str) {
+    for c in s.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+/// Advances `secs` seconds of wall clock at the current speed, frame by frame.
+fn run_for(app: &mut App, secs: u64) {
+    for _ in 0..secs * 10 {
+        app.update(Action::Tick(100));
+    }
+}
+
+fn screen(app: &App, w: u16, h: u16) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| views::render(app, f)).unwrap();
+    buffer_text(t.backend().buffer())
+}
+
+// ------------------------------------------------------------ update logic
+
+#[test]
+fn ticks_advance_the_clock_by_wall_time_times_speed() {
+    let mut a = app();
+    a.update(Action::Tick(1500));
+    assert_eq!(a.sim.w.now, 1500, "1× speed");
+    a.update(Action::SpeedUp); // 2×
+    a.update(Action::Tick(1000));
+    assert_eq!(a.sim.w.now, 3500);
+    for _ in 0..2 {
+        a.update(Action::SpeedDown);
+    }
+    assert_eq!(a.speed_label(), "0.5×");
+    a.update(Action::Tick(1000));
+    assert_eq!(a.sim.w.now, 4000);
+    for _ in 0..30 {
+        a.update(Action::SpeedDown);
+    }
+    assert_eq!(a.speed_label(), "0.1×", "speed stops at its slowest step");
+    for _ in 0..30 {
+        a.update(Action::SpeedUp);
+    }
+    assert_eq!(a.speed_label(), "max");
+    a.update(Action::Tick(33));
+    assert!(a.sim.w.now > 60_000, "max speed runs many events per frame");
+}
+
+#[test]
+fn pause_holds_the_clock_and_step_moves_one_heartbeat() {
+    let mut a = app();
+    run_for(&mut a, 2);
+    keys(&mut a, " ");
+    assert!(a.paused);
+    let (t, hb) = (a.sim.w.now, a.sim.w.heartbeats);
+    run_for(&mut a, 5);
+    assert_eq!(
+        (a.sim.w.now, a.sim.w.heartbeats),
+        (t, hb),
+        "paused: nothing moves"
+    );
+    keys(&mut a, ".");
+    assert_eq!(a.sim.w.heartbeats, hb + 1, "one heartbeat forward");
+    assert!(a.sim.w.now >= t);
+    keys(&mut a, " ");
+    assert!(!a.paused);
+    keys(&mut a, ".");
+    assert_eq!(a.sim.w.heartbeats, hb + 1, ". does nothing while running");
+    assert!(a.status.as_deref().unwrap_or("").contains("pause"));
+}
+
+#[test]
+fn tab_cycles_the_views() {
+    let mut a = app();
+    let mut seen = vec![a.view];
+    for _ in 0..4 {
+        key(&mut a, KeyCode::Tab);
+        seen.push(a.view);
+    }
+    assert_eq!(
+        seen,
+        [
+            View::Cluster,
+            View::Jobs,
+            View::Pools,
+            View::Timeline,
+            View::Cluster
+        ]
+    );
+}
+
+#[test]
+fn picker_switches_policy_through_the_command_api() {
+    let mut a = app();
+    run_for(&mut a, 3);
+    keys(&mut a, "p");
+    assert!(
+        matches!(a.overlay, Overlay::Picker { selected: 1 }),
+        "opens on the current policy"
+    );
+    keys(&mut a, "k"); // up to fifo
+    key(&mut a, KeyCode::Enter);
+    assert_eq!(a.overlay, Overlay::None);
+    assert_eq!(a.sim.policy_label(), "fifo");
+    assert_eq!(a.sim.w.switches.len(), 1);
+    assert_eq!(a.sim.w.switches[0].to, "fifo");
+    let log = a.log_lines(10);
+    assert!(
+        log.iter().any(|(_, l)| l.contains("fair → fifo")),
+        "{log:?}"
+    );
+    // Esc cancels without switching.
+    keys(&mut a, "p");
+    key(&mut a, KeyCode::Down);
+    key(&mut a, KeyCode::Esc);
+    assert_eq!(a.sim.policy_label(), "fifo");
+}
+
+#[test]
+fn submit_form_submits_now_and_refuses_bad_values() {
+    let mut a = app();
+    run_for(&mut a, 2);
+    let before = a.sim.w.submitted_jobs();
+    keys(&mut a, "s");
+    assert!(matches!(a.overlay, Overlay::Submit(_)));
+    key(&mut a, KeyCode::Enter);
+    assert_eq!(a.overlay, Overlay::None);
+    assert_eq!(
+        a.sim.w.submitted_jobs(),
+        before + 1,
+        "jobs: F/S rises by one at once"
+    );
+    let job = a.sim.w.jobs.last().unwrap();
+    assert_eq!(job.submit, a.sim.w.now);
+    assert_eq!(
+        (job.n_maps(), job.n_reduces()),
+        (32, 2),
+        "4GB of 128MB blocks, 2 reduces"
+    );
+
+    // A bad size is refused in the form, with a message, and nothing is submitted.
+    keys(&mut a, "s");
+    key(&mut a, KeyCode::Tab); // input
+    for _ in 0..3 {
+        key(&mut a, KeyCode::Backspace);
+    }
+    keys(&mut a, "12 parsecs");
+    key(&mut a, KeyCode::Enter);
+    let Overlay::Submit(f) = &a.overlay else {
+        panic!("form stays open")
+    };
+    assert!(
+        f.error.as_deref().unwrap_or("").contains("invalid size"),
+        "{:?}",
+        f.error
+    );
+    assert_eq!(a.sim.w.submitted_jobs(), before + 1);
+    // A bad reduce count too.
+    key(&mut a, KeyCode::Esc);
+    keys(&mut a, "s");
+    key(&mut a, KeyCode::Tab);
+    key(&mut a, KeyCode::Tab); // reduces
+    keys(&mut a, "x");
+    key(&mut a, KeyCode::Enter);
+    let Overlay::Submit(f) = &a.overlay else {
+        panic!("form stays open")
+    };
+    assert!(f.error.as_deref().unwrap_or("").contains("whole number"));
+    // Choosing profile and pool with arrows.
+    key(&mut a, KeyCode::Esc);
+    keys(&mut a, "s");
+    key(&mut a, KeyCode::Right);
+    key(&mut a, KeyCode::BackTab); // to pool
+    key(&mut a, KeyCode::Right);
+    key(&mut a, KeyCode::Enter);
+    let job = a.sim.w.jobs.last().unwrap();
+    assert_eq!(job.profile.name, "wordcount");
+    assert_eq!(a.sim.w.pool_name(job.id), "default");
+}
+
+#[test]
+fn inspector_shows_fair_values_and_steps_back_while_paused() {
+    let mut a = app();
+    run_for(&mut a, 10);
+    keys(&mut a, "i");
+    let recs = a.inspections();
+    assert!(!recs.is_empty());
+    let last = recs.last().unwrap();
+    assert!(last
+        .inspection
+        .jobs
+        .values()
+        .all(|v| v.contains_key("fair_share_map")));
+    // Running: arrows do not move.
+    key(&mut a, KeyCode::Left);
+    assert_eq!(a.overlay, Overlay::Inspector { back: 0 });
+    keys(&mut a, " ");
+    key(&mut a, KeyCode::Left);
+    key(&mut a, KeyCode::Left);
+    assert_eq!(a.overlay, Overlay::Inspector { back: 2 });
+    key(&mut a, KeyCode::Right);
+    assert_eq!(a.overlay, Overlay::Inspector { back: 1 });
+    for _ in 0..1000 {
+        key(&mut a, KeyCode::Left);
+    }
+    let n = a.inspections().len();
+    assert_eq!(
+        a.overlay,
+        Overlay::Inspector { back: n - 1 },
+        "bounded by the ring"
+    );
+    assert!(n <= slotsim::tui::app::INSPECT_RING);
+    key(&mut a, KeyCode::Esc);
+    assert_eq!(a.overlay, Overlay::None);
+}
+
+#[test]
+fn help_and_quit() {
+    let mut a = app();
+    keys(&mut a, "?");
+    assert_eq!(a.overlay, Overlay::Help);
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("quit"), "{s}");
+    keys(&mut a, "?");
+    assert_eq!(a.overlay, Overlay::None);
+    keys(&mut a, "q");
+    assert!(a.quit);
+    let mut b = app();
+    let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+    b.update(keymap::action_for(&b.overlay, ctrl_c).unwrap());
+    assert!(b.quit);
+}
+
+#[test]
+fn header_shows_the_contract_fields() {
+    let mut a = app();
+    run_for(&mut a, 12);
+    let s = screen(&a, 80, 24);
+    let head = s.lines().next().unwrap();
+    assert!(head.contains("policy: fair"), "{head}");
+    assert!(head.contains("00:00:12.0"), "{head}");
+    assert!(head.contains("1×") && head.contains("running"), "{head}");
+    assert!(head.contains(&format!(
+        "jobs: {}/{}",
+        a.sim.w.finished_jobs(),
+        a.sim.w.submitted_jobs()
+    )));
+    keys(&mut a, " ");
+    assert!(screen(&a, 80, 24)
+        .lines()
+        .next()
+        .unwrap()
+        .contains("paused"));
+}
+
+// ------------------------------------------------------------- snapshots
+
+/// A deterministic mid-run state with some of everything on screen.
+fn busy_app() -> App {
+    let mut a = app();
+    run_for(&mut a, 40);
+    keys(&mut a, "p");
+    keys(&mut a, "k");
+    key(&mut a, KeyCode::Enter); // switch to fifo at 40 s
+    run_for(&mut a, 20);
+    keys(&mut a, " ");
+    a
+}
+
+fn snap_all(name: &str, a: &mut App) {
+    for (w, h) in [(80u16, 24u16), (120, 36)] {
+        insta::assert_snapshot!(format!("{name}_{w}x{h}"), screen(a, w, h));
+    }
+}
+
+#[test]
+fn snapshot_views() {
+    let mut a = busy_app();
+    for v in ["cluster", "jobs", "pools", "timeline"] {
+        snap_all(v, &mut a);
+        key(&mut a, KeyCode::Tab);
+    }
+}
+
+#[test]
+fn snapshot_overlays() {
+    let mut a = busy_app();
+    keys(&mut a, "p");
+    snap_all("picker", &mut a);
+    key(&mut a, KeyCode::Esc);
+    keys(&mut a, "s");
+    snap_all("submit", &mut a);
+    key(&mut a, KeyCode::Tab);
+    keys(&mut a, "x");
+    key(&mut a, KeyCode::Enter);
+    snap_all("submit_error", &mut a);
+    key(&mut a, KeyCode::Esc);
+    keys(&mut a, "i");
+    snap_all("inspector", &mut a);
+    key(&mut a, KeyCode::Esc);
+    keys(&mut a, "?");
+    snap_all("help", &mut a);
+}
+
+#[test]
+fn snapshot_inspector_under_fair() {
+    let mut a = app();
+    run_for(&mut a, 30);
+    keys(&mut a, " ");
+    keys(&mut a, "i");
+    let s = screen(&a, 120, 36);
+    assert!(s.contains("fs m") && s.contains("wait s"), "{s}");
+    insta::assert_snapshot!("inspector_fair_120x36", s);
+}
+
+// ------------------------------------------------------------- recording
+
+fn record_to(path: &std::path::Path, keys: &str) -> (u64, u64) {
+    use slotsim::tui::offscreen::{parse_keys, record, RecordOpts};
+    let opts = RecordOpts {
+        width: 100,
+        height: 30,
+        fps: 5,
+        until: Some(30_000),
+        speed: 5.0,
+        keys: parse_keys(keys).unwrap(),
+    };
+    record(app(), path, &opts).unwrap()
+}
+
+#[test]
+fn record_is_deterministic_and_valid_asciinema_v2() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.cast"), dir.path().join("b.cast"));
+    let keys = "s,Enter,p,Up,Enter,Tab,i,Esc";
+    let (frames, ms) = record_to(&a, keys);
+    record_to(&b, keys);
+    let (ta, tb) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    assert_eq!(ta, tb, "same scenario, seed and keys: same bytes");
+    assert!(frames > 20 && ms >= 8_000, "{frames} frames, {ms} ms");
+    let text = String::from_utf8(ta).unwrap();
+    let mut lines = text.lines();
+    let header: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    assert_eq!(header["version"], 2);
+    assert_eq!(
+        (header["width"].as_u64(), header["height"].as_u64()),
+        (Some(100), Some(30))
+    );
+    let mut last_t = -1.0;
+    let mut all = String::new();
+    for l in lines {
+        let ev: serde_json::Value = serde_json::from_str(l).unwrap();
+        let t = ev[0].as_f64().unwrap();
+        assert!(t >= last_t, "times never go back");
+        last_t = t;
+        assert_eq!(ev[1], "o");
+        all.push_str(ev[2].as_str().unwrap());
+    }
+    // The keys took effect: a submission and a policy switch were drawn.
+    assert!(
+        all.contains("submitted tui-terasort-1"),
+        "submit key reached the app"
+    );
+    assert!(
+        all.contains("policy switched fair → fifo"),
+        "the picker switched the policy"
+    );
+    // Different keys, different file.
+    let c = dir.path().join("c.cast");
+    record_to(&c, "Tab");
+    assert_ne!(std::fs::read(&c).unwrap(), std::fs::read(&a).unwrap());
+}
+
+#[test]
+fn record_keys_parse_and_reject() {
+    use slotsim::tui::offscreen::{parse_keys, Step};
+    let k = parse_keys("s, Enter,2s,Down").unwrap();
+    assert_eq!(k.len(), 4);
+    assert_eq!(k[2], Step::Wait(2000));
+    assert!(parse_keys("Ctrl-Alt-Del")
+        .unwrap_err()
+        .contains("unknown key"));
+}
