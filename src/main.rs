@@ -225,13 +225,35 @@ fn cmd_run(a: RunArgs) -> Result<(), Failure> {
         .as_deref()
         .map(|u| parse_duration(u).map_err(|e| InputError::new("--until", e)))
         .transpose()?;
-    let sc = load(a.scenario.as_deref(), a.policy.as_deref(), a.seed)?;
     if !a.headless {
-        return Err(Failure::Other(
-            "the live TUI is not built yet; add --headless to run this scenario to completion"
-                .into(),
-        ));
+        let only_headless = [
+            ("--json", a.json.is_some()),
+            ("--trace", a.trace.is_some()),
+            ("--inspect", a.inspect.is_some()),
+            ("--until", a.until.is_some()),
+        ];
+        if let Some((flag, _)) = only_headless.iter().find(|(_, given)| *given) {
+            return Err(InputError::new(
+                *flag,
+                "only with --headless (the TUI runs until you quit)",
+            )
+            .into());
+        }
+        return cmd_tui(
+            a.scenario.as_deref(),
+            a.policy.as_deref(),
+            a.seed,
+            a.record.as_deref(),
+        );
     }
+    if a.record.is_some() {
+        return Err(InputError::new(
+            "--record",
+            "records the TUI; drop --headless, or use `slotsim record`",
+        )
+        .into());
+    }
+    let sc = load(a.scenario.as_deref(), a.policy.as_deref(), a.seed)?;
     // Open every output before running, so a bad path costs no simulation.
     let trace_out = a
         .trace

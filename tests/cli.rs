@@ -1036,3 +1036,81 @@ fn omo_fig4_takes_five_units() {
     let s = run_json(&["scenarios/omo-fig4.toml"]);
     assert_eq!(f64_of(&s, "makespan_s"), Some(5.0));
 }
+
+// ------------------------------------------------------------------- TUI
+
+#[test]
+fn tui_without_a_terminal_says_so() {
+    // Test processes have no terminal on stdout: the TUI refuses cleanly.
+    for args in [&[][..], &["run", FIG45]] {
+        let o = slotsim(args);
+        let err = stderr(&o);
+        assert_no_panic(&err);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("needs a terminal") && err.contains("--headless"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn headless_only_flags_without_headless_are_input_errors() {
+    let o = slotsim(&["run", FIG45, "--json", "-"]);
+    assert_input_error(&o, "error: --json: ");
+    let o = slotsim(&["run", FIG45, "--headless", "--record", "x.cast"]);
+    assert_input_error(&o, "error: --record: ");
+}
+
+#[test]
+fn record_writes_a_deterministic_cast() {
+    let dir = tempdir();
+    let a = dir.path().join("a.cast");
+    let b = dir.path().join("b.cast");
+    for p in [&a, &b] {
+        let (out, _) = ok(&slotsim(&[
+            "record",
+            FIG45,
+            "--out",
+            p.to_str().unwrap(),
+            "--size",
+            "80x24",
+            "--fps",
+            "4",
+            "--speed",
+            "10",
+            "--keys",
+            "Tab,p,Up,Enter",
+        ]));
+        assert!(out.contains("wrote") && out.contains("frames"), "{out}");
+    }
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let text = std::fs::read_to_string(&a).unwrap();
+    let header: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        (
+            header["version"].as_u64(),
+            header["width"].as_u64(),
+            header["height"].as_u64()
+        ),
+        (Some(2), Some(80), Some(24))
+    );
+}
+
+#[test]
+fn record_rejects_bad_options() {
+    let dir = tempdir();
+    let out = dir.path().join("x.cast");
+    let out = out.to_str().unwrap();
+    for (args, prefix) in [
+        (vec!["--size", "huge"], "error: --size: "),
+        (vec!["--fps", "0"], "error: --fps: "),
+        (vec!["--speed", "3"], "error: --speed: "),
+        (vec!["--keys", "Hyper"], "error: --keys: "),
+        (vec!["--until", "soon"], "error: --until: "),
+    ] {
+        let mut all = vec!["record", FIG45, "--out", out];
+        all.extend(args);
+        assert_input_error(&slotsim(&all), prefix);
+    }
+}
