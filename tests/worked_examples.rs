@@ -356,3 +356,58 @@ fn hadoop_test_delay_scheduling_off_rack() {
         ["off_rack", "off_rack", "off_rack", "off_rack", "rack", "rack", "node", "node"]
     );
 }
+
+fn capacity_scenario(jobs: &[(&str, &str)], heartbeats: &[u32]) -> String {
+    let mut t = String::from(
+        "name = \"cap\"\n[cluster]\nnodes = 2\nracks = 1\nmap_slots = 2\nreduce_slots = 1\nheartbeat = \"manual\"\n\
+         [hdfs]\nreplication = 2\n[scheduler]\npolicy = \"capacity\"\nslowstart = 0.0\n\
+         [[pools]]\nname = \"default\"\ncapacity = 50\nmin_user_limit = 25\n\
+         [[pools]]\nname = \"q2\"\ncapacity = 50\nmin_user_limit = 25\n",
+    );
+    for (name, user) in jobs {
+        t += &format!(
+            "[[jobs]]\nname = \"{name}\"\nprofile = \"terasort\"\nmaps = 10\nreduces = 10\npool = \"q2\"\nuser = \"{user}\"\nmap_time = \"1h\"\nreduce_time = \"1h\"\n"
+        );
+    }
+    for (i, n) in heartbeats.iter().enumerate() {
+        t += &format!("[[events]]\nat = \"{}s\"\naction = \"heartbeat\"\nnode = {n}\n", i + 1);
+    }
+    t
+}
+
+fn launched_by_heartbeat(t: &str, n: usize) -> Vec<Vec<String>> {
+    let sc = load_text(t, None);
+    let mut sim = slotsim::sim::Sim::new(&sc).unwrap();
+    sim.run_until(Some(n as u64 * 1000));
+    let names = launches(&sim);
+    (1..=n as u64)
+        .map(|s| {
+            sim.w
+                .attempts
+                .iter()
+                .zip(&names)
+                .filter(|(a, _)| a.start == s * 1000)
+                .map(|(_, x)| x.clone())
+                .collect()
+        })
+        .collect()
+}
+
+/// TestCapacityScheduler.testUserLimits, as Hadoop 1.x assigns (several maps
+/// and one reduce per heartbeat): queue q2 has 50 % of 4 map and 2 reduce
+/// slots. A lone user grows past the queue's 2 maps into the idle default
+/// queue's capacity (the limit is occupied + 1 once over capacity) ...
+#[test]
+fn hadoop_capacity_lone_user_grows_into_idle_capacity() {
+    let got = launched_by_heartbeat(&capacity_scenario(&[("J1", "u1")], &[0, 1]), 2);
+    assert_eq!(got, vec![vec!["J1/m0", "J1/m1", "J1/r0"], vec!["J1/m2", "J1/m3", "J1/r1"]]);
+}
+
+/// ... while two users of the queue split it: each user's limit is
+/// max(ceil(cur / users), ceil(25 % × cur)), so the second user's job gets
+/// the second map of each heartbeat.
+#[test]
+fn hadoop_capacity_user_limit_splits_a_queue_between_users() {
+    let got = launched_by_heartbeat(&capacity_scenario(&[("J1", "u1"), ("J2", "u2")], &[0, 1]), 2);
+    assert_eq!(got, vec![vec!["J1/m0", "J2/m0", "J1/r0"], vec!["J1/m1", "J2/m1", "J2/r0"]]);
+}
