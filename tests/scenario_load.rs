@@ -590,9 +590,24 @@ fn bad_variant_override_uses_the_policy_flag() {
 }
 
 #[test]
-fn unsupported_speculation_and_bad_slot_model() {
-    let e = load_err(&format!("{BASE}[tasks]\nspeculation = \"late\"\n"));
-    assert_err(&e, 5, 15, &["\"late\" is not supported yet", "\"off\""]);
+fn unknown_speculation_and_bad_slot_model() {
+    let e = load_err(&format!("{BASE}[tasks]\nspeculation = \"eager\"\n"));
+    assert_err(
+        &e,
+        5,
+        15,
+        &["unknown speculation \"eager\"", "\"hadoop\" or \"late\""],
+    );
+    for (mode, want) in [("hadoop", Speculation::Hadoop), ("late", Speculation::Late)] {
+        let s = load_str(
+            &format!("{BASE}[tasks]\nspeculation = \"{mode}\"\n"),
+            "t.toml",
+            None,
+            None,
+        )
+        .unwrap();
+        assert_eq!(s.tasks.speculation, want);
+    }
     let e = load_err("[cluster]\nnodes = 4\nslot_model = \"typless\"\n");
     assert_err(
         &e,

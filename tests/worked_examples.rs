@@ -370,7 +370,10 @@ fn capacity_scenario(jobs: &[(&str, &str)], heartbeats: &[u32]) -> String {
         );
     }
     for (i, n) in heartbeats.iter().enumerate() {
-        t += &format!("[[events]]\nat = \"{}s\"\naction = \"heartbeat\"\nnode = {n}\n", i + 1);
+        t += &format!(
+            "[[events]]\nat = \"{}s\"\naction = \"heartbeat\"\nnode = {n}\n",
+            i + 1
+        );
     }
     t
 }
@@ -400,7 +403,13 @@ fn launched_by_heartbeat(t: &str, n: usize) -> Vec<Vec<String>> {
 #[test]
 fn hadoop_capacity_lone_user_grows_into_idle_capacity() {
     let got = launched_by_heartbeat(&capacity_scenario(&[("J1", "u1")], &[0, 1]), 2);
-    assert_eq!(got, vec![vec!["J1/m0", "J1/m1", "J1/r0"], vec!["J1/m2", "J1/m3", "J1/r1"]]);
+    assert_eq!(
+        got,
+        vec![
+            vec!["J1/m0", "J1/m1", "J1/r0"],
+            vec!["J1/m2", "J1/m3", "J1/r1"]
+        ]
+    );
 }
 
 /// ... while two users of the queue split it: each user's limit is
@@ -408,6 +417,15 @@ fn hadoop_capacity_lone_user_grows_into_idle_capacity() {
 /// the second map of each heartbeat.
 #[test]
 fn hadoop_capacity_user_limit_splits_a_queue_between_users() {
-    let got = launched_by_heartbeat(&capacity_scenario(&[("J1", "u1"), ("J2", "u2")], &[0, 1]), 2);
-    assert_eq!(got, vec![vec!["J1/m0", "J2/m0", "J1/r0"], vec!["J1/m1", "J2/m1", "J2/r0"]]);
+    let got = launched_by_heartbeat(
+        &capacity_scenario(&[("J1", "u1"), ("J2", "u2")], &[0, 1]),
+        2,
+    );
+    assert_eq!(
+        got,
+        vec![
+            vec!["J1/m0", "J2/m0", "J1/r0"],
+            vec!["J1/m1", "J2/m1", "J2/r0"]
+        ]
+    );
 }

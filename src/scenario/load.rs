@@ -523,15 +523,8 @@ fn compile_tasks(cx: &Cx, t: &TasksDef) -> R<TaskSpec> {
         None => Speculation::Off,
         Some(s) => match s.get_ref().as_str() {
             "off" => Speculation::Off,
-            "hadoop" | "late" => {
-                return Err(cx.at(
-                    s,
-                    format!(
-                        "speculation = \"{}\" is not supported yet; expected \"off\"",
-                        s.get_ref()
-                    ),
-                ))
-            }
+            "hadoop" => Speculation::Hadoop,
+            "late" => Speculation::Late,
             other => {
                 return Err(cx.at(
                     s,

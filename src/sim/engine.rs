@@ -8,7 +8,7 @@ use super::metrics::Metrics;
 use super::rng;
 use crate::model::{
     Action, EventSpec, JobId, JobSpec, Ms, NetworkSpec, NodeId, PolicySpec, PoolSpec, Scenario,
-    SlotModel, TaskSpec,
+    SlotModel, Speculation, TaskSpec,
 };
 use crate::sched::{registry, Inspection, Policy};
 use rand_chacha::ChaCha8Rng;
@@ -44,7 +44,12 @@ pub struct PoolStats {
 pub enum Notable {
     Submitted(JobId),
     Finished(JobId),
-    Switched { from: String, to: String },
+    Switched {
+        from: String,
+        to: String,
+    },
+    /// A speculative copy of a running task started (attempt id).
+    Speculated(AttemptId),
 }
 
 /// One `--inspect` line.
@@ -234,6 +239,8 @@ impl World {
         self.cal.push(at, ev);
     }
 
+    /// Starts an attempt. A `speculative` attempt duplicates a running task
+    /// (which stays Running); otherwise the task must be pending.
     fn launch(
         &mut self,
         j: JobId,
@@ -241,6 +248,7 @@ impl World {
         task: u32,
         node: NodeId,
         rule: &'static str,
+        speculative: bool,
     ) -> AttemptId {
         self.metrics.advance(self.now);
         let pool = self.jobs[j as usize].pool as usize;
@@ -259,11 +267,14 @@ impl World {
         let (attempt, locality) = match kind {
             Kind::Map => {
                 let m = &mut job.maps[task as usize];
-                debug_assert_eq!(m.state, TaskState::Pending, "map launched twice");
-                m.state = TaskState::Running;
+                if !speculative {
+                    debug_assert_eq!(m.state, TaskState::Pending, "map launched twice");
+                    m.state = TaskState::Running;
+                    job.maps_pending -= 1;
+                }
                 m.attempts += 1;
+                m.live.push(id);
                 let att = m.attempts - 1;
-                job.maps_pending -= 1;
                 job.maps_running += 1;
                 self.cluster.nodes[node as usize].running_maps += 1;
                 self.pool_stats[pool].running_maps += 1;
@@ -274,11 +285,14 @@ impl World {
             }
             Kind::Reduce => {
                 let r = &mut job.reduces[task as usize];
-                debug_assert_eq!(r.state, TaskState::Pending, "reduce launched twice");
-                r.state = TaskState::Running;
+                if !speculative {
+                    debug_assert_eq!(r.state, TaskState::Pending, "reduce launched twice");
+                    r.state = TaskState::Running;
+                    job.reduces_pending -= 1;
+                }
                 r.attempts += 1;
+                r.live.push(id);
                 let att = r.attempts - 1;
-                job.reduces_pending -= 1;
                 job.reduces_running += 1;
                 job.running_reducers.push(id);
                 if job.maps_done < job.n_maps() {
@@ -297,7 +311,7 @@ impl World {
             node,
             start: now,
             end: None,
-            speculative: false,
+            speculative,
             outcome: Outcome::Running,
             policy: self.cur_label,
             rule,
@@ -307,7 +321,11 @@ impl World {
                 ..Default::default()
             }),
             slot: slot as u16,
+            planned_end: None,
         });
+        if speculative {
+            self.metrics.speculative_launched += 1;
+        }
         match kind {
             Kind::Map => {
                 let loc = locality.unwrap_or(Locality::OffDc);
@@ -315,6 +333,7 @@ impl World {
                     self.metrics.inter_dc_mb += self.jobs[j as usize].maps[task as usize].block_mb;
                 }
                 let d = self.map_duration(j, task, node, loc, attempt);
+                self.attempts[id as usize].planned_end = Some(now + d);
                 self.schedule(now + d, Ev::AttemptDone(id));
             }
             Kind::Reduce => {
@@ -324,6 +343,37 @@ impl World {
             }
         }
         id
+    }
+
+    /// Fills the node's remaining free slots with speculative copies, if the
+    /// scenario turns speculation on (see `speculation`).
+    fn speculate(&mut self, node: NodeId, out: &mut Vec<AttemptId>) {
+        let mode = self.tasks.speculation;
+        if mode == Speculation::Off {
+            return;
+        }
+        for kind in [Kind::Map, Kind::Reduce] {
+            loop {
+                let n = &self.cluster.nodes[node as usize];
+                let free = match kind {
+                    Kind::Map => n.free_maps(self.cluster.model),
+                    Kind::Reduce => n.free_reduces(self.cluster.model),
+                };
+                if free == 0 {
+                    break;
+                }
+                let Some((j, t)) = super::speculation::pick(self, mode, kind, node) else {
+                    break;
+                };
+                let rule = match mode {
+                    Speculation::Late => "speculate/late",
+                    _ => "speculate/hadoop",
+                };
+                let a = self.launch(j, kind, t, node, rule, true);
+                self.notables.push((self.now, Notable::Speculated(a)));
+                out.push(a);
+            }
+        }
     }
 
     /// Brings a reducer's copied bytes up to `now` (availability has been
@@ -384,14 +434,19 @@ impl World {
         }
     }
 
-    fn end_attempt(&mut self, a: AttemptId) {
+    fn end_attempt(&mut self, a: AttemptId, outcome: Outcome) {
         self.metrics.advance(self.now);
-        let (j, node, kind) = {
+        let (j, node, kind, task) = {
             let at = &mut self.attempts[a as usize];
             at.end = Some(self.now);
-            at.outcome = Outcome::Succeeded;
-            (at.job, at.node, at.kind)
+            at.outcome = outcome;
+            (at.job, at.node, at.kind, at.task)
         };
+        let job = &mut self.jobs[j as usize];
+        match kind {
+            Kind::Map => job.maps[task as usize].live.retain(|&x| x != a),
+            Kind::Reduce => job.reduces[task as usize].live.retain(|&x| x != a),
+        }
         let slot = self.attempts[a as usize].slot as usize;
         self.cluster.nodes[node as usize].lanes[slot] = None;
         let pool = self.jobs[j as usize].pool as usize;
@@ -409,8 +464,38 @@ impl World {
         }
     }
 
+    /// The other attempts of a task that just succeeded are killed, as
+    /// Hadoop kills the losing speculative attempt.
+    fn kill_siblings(&mut self, a: AttemptId) {
+        let (j, kind, task, spec) = {
+            let at = &self.attempts[a as usize];
+            (at.job, at.kind, at.task, at.speculative)
+        };
+        if spec {
+            self.metrics.speculative_won += 1;
+        }
+        let live = match kind {
+            Kind::Map => self.jobs[j as usize].maps[task as usize].live.clone(),
+            Kind::Reduce => self.jobs[j as usize].reduces[task as usize].live.clone(),
+        };
+        for b in live {
+            self.end_attempt(b, Outcome::Killed);
+            let node = self.attempts[b as usize].node;
+            let job = &mut self.jobs[j as usize];
+            match kind {
+                Kind::Map => job.maps_running -= 1,
+                Kind::Reduce => {
+                    job.reduces_running -= 1;
+                    job.running_reducers.retain(|&r| r != b);
+                }
+            }
+            self.request_oob(node);
+        }
+    }
+
     fn map_done(&mut self, a: AttemptId) {
-        self.end_attempt(a);
+        self.end_attempt(a, Outcome::Succeeded);
+        self.kill_siblings(a);
         let at = self.attempts[a as usize].clone();
         let j = at.job;
         if let Some(l) = at.locality {
@@ -467,11 +552,13 @@ impl World {
         let job = &mut self.jobs[j as usize];
         job.shuffle_end = Some(job.shuffle_end.map_or(now, |t| t.max(now)));
         let d = self.reduce_duration(a, ci + ce);
+        self.attempts[a as usize].planned_end = Some(now + d);
         self.schedule(now + d, Ev::AttemptDone(a));
     }
 
     fn reduce_done(&mut self, a: AttemptId) {
-        self.end_attempt(a);
+        self.end_attempt(a, Outcome::Succeeded);
+        self.kill_siblings(a);
         let (j, task, node) = {
             let at = &self.attempts[a as usize];
             (at.job, at.task, at.node)
@@ -576,6 +663,7 @@ impl World {
                 attempts: 0,
                 output_mb: 0.0,
                 finished_at: None,
+                live: Vec::new(),
             });
         }
         let id = self.jobs.len() as JobId;
@@ -618,7 +706,7 @@ impl Heartbeat<'_> {
     /// policy bugs, which the invariant tests exist to catch.
     pub fn launch_map(&mut self, job: JobId, task: u32, rule: &'static str) -> AttemptId {
         assert!(self.free_maps() > 0, "policy launched a map on a full node");
-        let a = self.w.launch(job, Kind::Map, task, self.node, rule);
+        let a = self.w.launch(job, Kind::Map, task, self.node, rule, false);
         self.assigned.push(a);
         a
     }
@@ -628,7 +716,9 @@ impl Heartbeat<'_> {
             self.free_reduces() > 0,
             "policy launched a reduce on a full node"
         );
-        let a = self.w.launch(job, Kind::Reduce, task, self.node, rule);
+        let a = self
+            .w
+            .launch(job, Kind::Reduce, task, self.node, rule, false);
         self.assigned.push(a);
         a
     }
@@ -880,7 +970,8 @@ impl Sim {
             assigned: Vec::new(),
         };
         self.policy.heartbeat(&mut hb);
-        let assigned = hb.assigned;
+        let mut assigned = hb.assigned;
+        self.w.speculate(node, &mut assigned);
         if let (Some(sink), Some(inspection)) = (self.inspect.as_mut(), inspection) {
             let rec = InspectRecord {
                 t: self.w.now,

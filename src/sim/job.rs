@@ -61,12 +61,16 @@ pub struct MapTask {
     /// Output size once done (block × FP).
     pub output_mb: f64,
     pub finished_at: Option<Ms>,
+    /// Attempts running now (more than one while speculated).
+    pub live: Vec<AttemptId>,
 }
 
 #[derive(Clone, Debug)]
 pub struct ReduceTask {
     pub state: TaskState,
     pub attempts: u32,
+    /// Attempts running now (more than one while speculated).
+    pub live: Vec<AttemptId>,
 }
 
 /// A reducer's fluid shuffle: bytes available from maps in its own
@@ -98,6 +102,9 @@ pub struct Attempt {
     pub shuffle: Option<Shuffle>,
     /// Lane on its node (see `Node::lanes`).
     pub slot: u16,
+    /// When the attempt will end if nothing intervenes: a map's end, or a
+    /// reduce's end once its shuffle is over (for progress estimates).
+    pub planned_end: Option<Ms>,
 }
 
 /// A list of task ids in ascending order with a lazily advanced head:
@@ -263,6 +270,7 @@ impl Job {
                 .map(|_| ReduceTask {
                     state: TaskState::Pending,
                     attempts: 0,
+                    live: Vec::new(),
                 })
                 .collect(),
             arrived: false,

@@ -9,6 +9,7 @@ pub mod hdfs;
 pub mod job;
 pub mod metrics;
 pub mod rng;
+pub mod speculation;
 
 pub use engine::{Command, Heartbeat, Sim, World};
 pub use job::{Attempt, AttemptId, Kind, Locality, Outcome};

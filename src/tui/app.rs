@@ -519,6 +519,21 @@ impl App {
                         )
                     }
                     Notable::Switched { from, to } => format!("policy switched {from} → {to}"),
+                    Notable::Speculated(a) => {
+                        let at = &w.attempts[*a as usize];
+                        let k = if at.kind == crate::sim::Kind::Map {
+                            'm'
+                        } else {
+                            'r'
+                        };
+                        format!(
+                            "speculating {}/{k}{} on node {} ({})",
+                            w.job(at.job).name,
+                            at.task,
+                            at.node,
+                            at.rule
+                        )
+                    }
                 };
                 (*t, text)
             })

@@ -1,0 +1,185 @@
+//! Speculative execution (ALGORITHMS §1): which running task, if any, a
+//! node with a free slot should run a second copy of. Read-only: the
+//! engine launches what this picks.
+//!
+//! - `hadoop` (Hadoop 1.x `TaskInProgress.hasSpeculativeTask`): a task with
+//!   one running attempt and no success, started at least 60 s ago, whose
+//!   progress is at least 0.2 behind its job's mean progress for its kind,
+//!   on another node. The first such task in job order, then task order.
+//! - `late` (Zaharia et al., OSDI'08): among tasks running at least 60 s
+//!   whose progress rate is below the 25th percentile of running tasks'
+//!   rates, the one with the longest estimated time left, (1 − progress) /
+//!   rate; never on a slow node (speed below the 25th percentile of node
+//!   speeds), and only while speculative attempts are fewer than 10 % of
+//!   the slots.
+//!
+//! Both only consider jobs with no pending task of the kind: the policy
+//! has had its chance at the heartbeat's free slots, and a job's own
+//! unstarted work goes before a copy of its running work.
+//!
+//! Progress: a map's elapsed share of its duration; a reduce's copy phase
+//! counts 1/3 (bytes copied over the bytes it will copy), its sort+reduce
+//! phase the other 2/3 (elapsed share).
+
+use super::engine::World;
+use super::job::{AttemptId, Kind, Outcome, TaskState};
+use crate::model::{JobId, Ms, NodeId, Speculation};
+
+/// Hadoop's `SPECULATIVE_LAG`.
+pub const LAG_MS: Ms = 60_000;
+/// Hadoop's `SPECULATIVE_GAP`.
+pub const GAP: f64 = 0.2;
+/// LATE's `SpeculativeCap`, as a fraction of slots.
+pub const LATE_CAP: f64 = 0.1;
+
+/// Estimated progress in [0, 1] of a running attempt at `w.now`.
+pub fn progress(w: &World, a: AttemptId) -> f64 {
+    let at = &w.attempts[a as usize];
+    if at.outcome != Outcome::Running {
+        return 1.0;
+    }
+    let now = w.now;
+    let frac = |from: Ms, to: Ms| {
+        if to <= from {
+            1.0
+        } else {
+            (now.saturating_sub(from) as f64 / (to - from) as f64).clamp(0.0, 1.0)
+        }
+    };
+    match at.kind {
+        Kind::Map => at.planned_end.map_or(0.0, |e| frac(at.start, e)),
+        Kind::Reduce => {
+            let s = at.shuffle.as_ref();
+            match (s.and_then(|s| s.done_at), at.planned_end) {
+                (Some(done), Some(end)) if now >= done => 1.0 / 3.0 + 2.0 / 3.0 * frac(done, end),
+                _ => {
+                    let job = w.job(at.job);
+                    let expected = job.input_mb * job.fp / job.n_reduces().max(1) as f64;
+                    let copied = s.map_or(0.0, |s| s.copied_intra + s.copied_inter);
+                    let c = if expected > 0.0 {
+                        (copied / expected).min(1.0)
+                    } else {
+                        job.maps_done as f64 / job.n_maps().max(1) as f64
+                    };
+                    c / 3.0
+                }
+            }
+        }
+    }
+}
+
+/// A task that could be speculated: its one running attempt.
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    job: JobId,
+    task: u32,
+    progress: f64,
+    elapsed: Ms,
+}
+
+fn candidates(w: &World, kind: Kind, node: NodeId) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    for &j in &w.active {
+        let job = w.job(j);
+        let (pending, running) = match kind {
+            Kind::Map => (job.maps_pending, job.maps_running),
+            Kind::Reduce => (job.reduces_pending, job.reduces_running),
+        };
+        if pending > 0 || running == 0 {
+            continue;
+        }
+        let n = match kind {
+            Kind::Map => job.maps.len(),
+            Kind::Reduce => job.reduces.len(),
+        };
+        for t in 0..n {
+            let (state, live) = match kind {
+                Kind::Map => (job.maps[t].state, &job.maps[t].live),
+                Kind::Reduce => (job.reduces[t].state, &job.reduces[t].live),
+            };
+            if state != TaskState::Running || live.len() != 1 {
+                continue;
+            }
+            let a = live[0];
+            let at = &w.attempts[a as usize];
+            if at.node == node {
+                continue;
+            }
+            out.push(Candidate {
+                job: j,
+                task: t as u32,
+                progress: progress(w, a),
+                elapsed: w.now.saturating_sub(at.start),
+            });
+        }
+    }
+    out
+}
+
+/// Hadoop's mean progress of a job's tasks of a kind (done = 1, pending = 0).
+fn job_progress(w: &World, j: JobId, kind: Kind) -> f64 {
+    let job = w.job(j);
+    let (done, tasks): (u32, Vec<&Vec<AttemptId>>) = match kind {
+        Kind::Map => (job.maps_done, job.maps.iter().map(|m| &m.live).collect()),
+        Kind::Reduce => (
+            job.reduces_done,
+            job.reduces.iter().map(|r| &r.live).collect(),
+        ),
+    };
+    let n = tasks.len().max(1) as f64;
+    let running: f64 = tasks
+        .iter()
+        .map(|live| live.iter().map(|&a| progress(w, a)).fold(0.0, f64::max))
+        .sum();
+    (done as f64 + running) / n
+}
+
+fn percentile_25(mut xs: Vec<f64>) -> f64 {
+    if xs.is_empty() {
+        return 0.0;
+    }
+    xs.sort_by(|a, b| a.total_cmp(b));
+    xs[(xs.len() - 1) / 4]
+}
+
+/// The task of `kind` to speculate on `node`, if any.
+pub fn pick(w: &World, mode: Speculation, kind: Kind, node: NodeId) -> Option<(JobId, u32)> {
+    match mode {
+        Speculation::Off => None,
+        Speculation::Hadoop => candidates(w, kind, node)
+            .into_iter()
+            .find(|c| c.elapsed >= LAG_MS && job_progress(w, c.job, kind) - c.progress >= GAP)
+            .map(|c| (c.job, c.task)),
+        Speculation::Late => {
+            let running_spec = w
+                .cluster
+                .nodes
+                .iter()
+                .flat_map(|n| n.lanes.iter().flatten())
+                .filter(|&&a| w.attempts[a as usize].speculative)
+                .count();
+            if running_spec as f64 >= LATE_CAP * w.cluster.total_slots() as f64 {
+                return None;
+            }
+            let speeds: Vec<f64> = w.cluster.nodes.iter().map(|n| n.speed).collect();
+            if w.node(node).speed < percentile_25(speeds) {
+                return None;
+            }
+            let all = candidates(w, kind, node);
+            let rate = |c: &Candidate| c.progress / (c.elapsed.max(1) as f64 / 1000.0);
+            let threshold = percentile_25(all.iter().map(rate).collect());
+            all.iter()
+                .filter(|c| c.elapsed >= LAG_MS && rate(c) < threshold)
+                .map(|c| {
+                    let r = rate(c).max(1e-12);
+                    ((1.0 - c.progress) / r, c)
+                })
+                .max_by(|a, b| {
+                    a.0.total_cmp(&b.0)
+                        .then(b.1.job.cmp(&a.1.job))
+                        .then(b.1.task.cmp(&a.1.task))
+                })
+                .map(|(_, c)| (c.job, c.task))
+        }
+    }
+}
