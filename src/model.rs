@@ -239,6 +239,8 @@ pub enum Action {
     SwitchPolicy(PolicySpec),
     Heartbeat(NodeId),
     Submit(Box<JobSpec>),
+    FailNode(NodeId),
+    RecoverNode(NodeId),
 }
 
 #[derive(Clone, Debug)]

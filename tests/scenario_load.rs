@@ -549,11 +549,20 @@ fn zero_replication_and_too_many_racks() {
 }
 
 #[test]
-fn fail_node_is_not_supported_yet() {
+fn fail_and_recover_node_events() {
     let e = load_err(&format!(
-        "{BASE}[[events]]\nat = \"1s\"\naction = \"fail_node\"\nnode = 1\n"
+        "{BASE}[[events]]\nat = \"1s\"\naction = \"fail_node\"\n"
     ));
-    assert_err(&e, 6, 10, &["\"fail_node\" is not supported yet"]);
+    assert_err(&e, 6, 10, &["fail_node needs a node"]);
+    let s = load_str(
+        &format!("{BASE}[[events]]\nat = \"1s\"\naction = \"fail_node\"\nnode = 1\n[[events]]\nat = \"9s\"\naction = \"recover_node\"\nnode = 1\n"),
+        "t.toml",
+        None,
+        None,
+    )
+    .unwrap();
+    assert!(matches!(s.events[0].action, Action::FailNode(1)));
+    assert!(matches!(s.events[1].action, Action::RecoverNode(1)));
 }
 
 #[test]

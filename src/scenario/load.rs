@@ -1124,12 +1124,25 @@ impl JobEnv<'_> {
                 }
                 Ok(out)
             }
-            "fail_node" | "recover_node" => Err(cx.at(
-                &e.action,
-                format!(
-                    "action = \"{action}\" is not supported yet; expected \"switch_policy\", \"heartbeat\" or \"submit\""
-                ),
-            )),
+            "fail_node" | "recover_node" => {
+                only(e.policy.is_some(), "policy", "switch_policy", policy_span)?;
+                only(e.job.is_some(), "job", "submit", job_span)?;
+                let Some(n) = &e.node else {
+                    return Err(cx.at(
+                        &e.action,
+                        format!("{action} needs a node; expected node = ID (0-based)"),
+                    ));
+                };
+                let node = self.node(n)?;
+                Ok(vec![EventSpec {
+                    at,
+                    action: if action == "fail_node" {
+                        Action::FailNode(node)
+                    } else {
+                        Action::RecoverNode(node)
+                    },
+                }])
+            }
             other => Err(cx.at(
                 &e.action,
                 format!(

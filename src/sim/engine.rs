@@ -22,6 +22,11 @@ pub enum Command {
     Submit(Box<JobSpec>),
     SwitchPolicy(PolicySpec),
     Heartbeat(NodeId),
+    /// The node dies: its running attempts fail and are re-queued, and map
+    /// outputs it held for reducers still copying are lost (re-run).
+    FailNode(NodeId),
+    /// The node comes back, empty; its heartbeats resume.
+    RecoverNode(NodeId),
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -50,6 +55,13 @@ pub enum Notable {
     },
     /// A speculative copy of a running task started (attempt id).
     Speculated(AttemptId),
+    /// A node failed: attempts failed and maps to re-run.
+    NodeFailed {
+        node: NodeId,
+        attempts: u32,
+        rerun: u32,
+    },
+    NodeRecovered(NodeId),
 }
 
 /// One `--inspect` line.
@@ -512,6 +524,7 @@ impl World {
         let m = &mut job.maps[at.task as usize];
         m.state = TaskState::Done;
         m.finished_at = Some(now);
+        m.done_by = Some(a);
         let out = m.block_mb * job.fp;
         m.output_mb = out;
         job.output_by_dc[dc] += out;
@@ -534,7 +547,10 @@ impl World {
     }
 
     fn shuffle_done(&mut self, a: AttemptId) {
-        if self.attempts[a as usize].outcome != Outcome::Running {
+        let at = &self.attempts[a as usize];
+        // A node failure can re-open the maps after this was scheduled.
+        let current = at.shuffle.as_ref().and_then(|s| s.done_at) == Some(self.now);
+        if at.outcome != Outcome::Running || !current {
             return;
         }
         self.advance_shuffle(a);
@@ -572,6 +588,128 @@ impl World {
             self.job_done(j);
         }
         self.request_oob(node);
+    }
+
+    /// A node dies (the command API's `FailNode`).
+    fn fail_node(&mut self, n: NodeId) {
+        if !self.cluster.nodes[n as usize].alive {
+            return;
+        }
+        self.cluster.nodes[n as usize].alive = false;
+        // Its running attempts fail; tasks with no other attempt are pending again.
+        let running: Vec<AttemptId> = self.cluster.nodes[n as usize]
+            .lanes
+            .iter()
+            .flatten()
+            .copied()
+            .collect();
+        for &a in &running {
+            self.end_attempt(a, Outcome::Failed);
+            let (j, kind, t) = {
+                let at = &self.attempts[a as usize];
+                (at.job, at.kind, at.task)
+            };
+            let job = &mut self.jobs[j as usize];
+            match kind {
+                Kind::Map => {
+                    job.maps_running -= 1;
+                    if job.maps[t as usize].live.is_empty() {
+                        job.maps[t as usize].state = TaskState::Pending;
+                        job.maps_pending += 1;
+                        job.requeue_map(t, &self.cluster);
+                    }
+                }
+                Kind::Reduce => {
+                    job.reduces_running -= 1;
+                    job.running_reducers.retain(|&r| r != a);
+                    if job.maps_done < job.n_maps() {
+                        self.early_reduces -= 1;
+                    }
+                    let job = &mut self.jobs[j as usize];
+                    if job.reduces[t as usize].live.is_empty() {
+                        job.reduces[t as usize].state = TaskState::Pending;
+                        job.reduces_pending += 1;
+                        job.requeue_reduce(t);
+                    }
+                }
+            }
+        }
+        // Map outputs stored there are lost for jobs whose reducers still copy.
+        let dc = self.cluster.nodes[n as usize].dc as usize;
+        let mut rerun = 0u32;
+        for j in self.active.clone() {
+            let now = self.now;
+            let job = &self.jobs[j as usize];
+            let still_copying = job.n_reduces() > 0
+                && (job.reduces_pending > 0
+                    || job.running_reducers.iter().any(|&r| {
+                        self.attempts[r as usize]
+                            .shuffle
+                            .as_ref()
+                            .is_some_and(|s| s.done_at.is_none_or(|d| d > now))
+                    }));
+            let lost: Vec<u32> = (0..job.n_maps())
+                .filter(|&t| {
+                    let m = &job.maps[t as usize];
+                    m.state == TaskState::Done
+                        && m.done_by
+                            .is_some_and(|a| self.attempts[a as usize].node == n)
+                })
+                .collect();
+            if !still_copying || lost.is_empty() {
+                continue;
+            }
+            let reducers = job.running_reducers.clone();
+            for &r in &reducers {
+                self.advance_shuffle(r);
+            }
+            let all_were_done = self.jobs[j as usize].maps_done == self.jobs[j as usize].n_maps();
+            let job = &mut self.jobs[j as usize];
+            for &t in &lost {
+                let m = &mut job.maps[t as usize];
+                // As Hadoop reports a lost TaskTracker's finished maps: killed.
+                if let Some(a) = m.done_by.take() {
+                    self.attempts[a as usize].outcome = Outcome::Killed;
+                }
+                m.state = TaskState::Pending;
+                m.finished_at = None;
+                job.output_by_dc[dc] -= m.output_mb;
+                job.output_total -= m.output_mb;
+                job.maps_done -= 1;
+                job.maps_pending += 1;
+                job.requeue_map(t, &self.cluster);
+                rerun += 1;
+            }
+            job.map_end = None;
+            if all_were_done {
+                self.early_reduces += job.reduces_running;
+            }
+            // Reducers lose what they had copied of the lost outputs (the
+            // fluid model keeps totals, so copies are capped at what is
+            // still available), and a scheduled shuffle end is void.
+            let r = job.n_reduces().max(1) as f64;
+            for &a in &reducers {
+                let rdc = self.cluster.nodes[self.attempts[a as usize].node as usize].dc as usize;
+                let job = &self.jobs[j as usize];
+                let intra = job.output_by_dc[rdc] / r;
+                let inter = (job.output_total - job.output_by_dc[rdc]) / r;
+                if let Some(s) = self.attempts[a as usize].shuffle.as_mut() {
+                    if s.done_at.is_none_or(|d| d > now) {
+                        s.copied_intra = s.copied_intra.min(intra);
+                        s.copied_inter = s.copied_inter.min(inter);
+                        s.done_at = None;
+                    }
+                }
+            }
+        }
+        self.notables.push((
+            self.now,
+            Notable::NodeFailed {
+                node: n,
+                attempts: running.len() as u32,
+                rerun,
+            },
+        ));
     }
 
     fn job_done(&mut self, j: JobId) {
@@ -664,6 +802,7 @@ impl World {
                 output_mb: 0.0,
                 finished_at: None,
                 live: Vec::new(),
+                done_by: None,
             });
         }
         let id = self.jobs.len() as JobId;
@@ -922,6 +1061,8 @@ impl Sim {
                 let cmd = match e.action {
                     Action::SwitchPolicy(p) => Command::SwitchPolicy(p),
                     Action::Heartbeat(n) => Command::Heartbeat(n),
+                    Action::FailNode(n) => Command::FailNode(n),
+                    Action::RecoverNode(n) => Command::RecoverNode(n),
                     Action::Submit(j) => {
                         self.w.pending_submits -= 1;
                         Command::Submit(j)
@@ -1003,6 +1144,21 @@ impl Sim {
                     return Err(format!("node {n} does not exist"));
                 }
                 self.heartbeat(n);
+            }
+            Command::FailNode(n) | Command::RecoverNode(n)
+                if n as usize >= self.w.cluster.nodes.len() =>
+            {
+                return Err(format!("node {n} does not exist"));
+            }
+            Command::FailNode(n) => self.w.fail_node(n),
+            Command::RecoverNode(n) => {
+                let node = &mut self.w.cluster.nodes[n as usize];
+                if !node.alive {
+                    node.alive = true;
+                    self.w
+                        .notables
+                        .push((self.w.now, Notable::NodeRecovered(n)));
+                }
             }
             Command::Submit(mut spec) => {
                 spec.submit = self.w.now;

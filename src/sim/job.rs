@@ -63,6 +63,9 @@ pub struct MapTask {
     pub finished_at: Option<Ms>,
     /// Attempts running now (more than one while speculated).
     pub live: Vec<AttemptId>,
+    /// The attempt that produced its output, on whose node the output is
+    /// stored (and lost if that node fails).
+    pub done_by: Option<AttemptId>,
 }
 
 #[derive(Clone, Debug)]

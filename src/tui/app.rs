@@ -519,6 +519,10 @@ impl App {
                         )
                     }
                     Notable::Switched { from, to } => format!("policy switched {from} → {to}"),
+                    Notable::NodeFailed { node, attempts, rerun } => format!(
+                        "node {node} failed: {attempts} running attempts failed, {rerun} finished maps to re-run"
+                    ),
+                    Notable::NodeRecovered(n) => format!("node {n} recovered"),
                     Notable::Speculated(a) => {
                         let at = &w.attempts[*a as usize];
                         let k = if at.kind == crate::sim::Kind::Map {
