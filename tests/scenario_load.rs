@@ -651,10 +651,12 @@ fn straggler_prob_and_speed_ranges() {
 }
 
 #[test]
-fn swim_workload_is_not_supported_yet() {
-    let text = format!("{BASE}[[workloads]]\nkind = \"swim\"\ntrace = \"t.tsv\"\n");
+fn swim_workload_needs_a_readable_trace() {
+    let text = format!("{BASE}[[workloads]]\nkind = \"swim\"\ntrace = \"no-such-trace.tsv\"\n");
     let e = load_err(&text);
-    assert_err(&e, 5, 8, &["\"swim\" is not supported yet"]);
+    assert_err(&e, 6, 9, &["cannot read trace", "no-such-trace.tsv"]);
+    let e = load_err(&format!("{BASE}[[workloads]]\nkind = \"swim\"\n"));
+    assert_err(&e, 5, 8, &["needs trace"]);
 }
 
 #[test]

@@ -905,16 +905,140 @@ impl JobEnv<'_> {
         Ok(out)
     }
 
+    /// A workload's `mix` as (profile, weight) pairs with positive weights.
+    fn mix(
+        &self,
+        w: &WorkloadDef,
+        mix_def: &std::collections::BTreeMap<Spanned<String>, Spanned<f64>>,
+    ) -> R<Vec<(crate::model::Profile, f64)>> {
+        let cx = self.cx;
+        let mut mix = Vec::new();
+        for (name, weight) in mix_def {
+            let profile = profiles::lookup(name.get_ref()).ok_or_else(|| {
+                cx.at(
+                    name,
+                    format!(
+                        "unknown profile \"{}\"; expected one of: {}",
+                        name.get_ref(),
+                        profiles::names_list()
+                    ),
+                )
+            })?;
+            let x = *weight.get_ref();
+            if !(x.is_finite() && x >= 0.0) {
+                return Err(cx.at(
+                    weight,
+                    format!("mix weight must be a number of at least 0, got {x}"),
+                ));
+            }
+            if x > 0.0 {
+                mix.push((profile, x));
+            }
+        }
+        if mix.is_empty() {
+            return Err(cx.at(
+                &w.kind,
+                "mix has no profile with a weight above 0; expected e.g. mix = { wordcount = 1 }",
+            ));
+        }
+        Ok(mix)
+    }
+
+    fn workload_pools(&self, w: &WorkloadDef) -> R<Vec<String>> {
+        match &w.pools {
+            None => Ok(vec!["default".to_string()]),
+            Some(list) => {
+                if list.get_ref().is_empty() {
+                    return Err(self
+                        .cx
+                        .at(list, "pools is empty; expected at least one pool name"));
+                }
+                list.get_ref().iter().map(|p| self.pool(p)).collect()
+            }
+        }
+    }
+
+    /// `kind = "swim"`: replays a SWIM trace (path relative to the scenario
+    /// file). Compute costs come from `mix` (default wordcount), FP from the
+    /// trace's shuffle / input bytes.
+    fn swim(&self, w: &WorkloadDef, index: usize, seed: u64) -> R<Vec<JobSpec>> {
+        let cx = self.cx;
+        for (present, key) in [
+            (w.jobs.is_some(), "jobs"),
+            (w.mean_interarrival.is_some(), "mean_interarrival"),
+            (w.input.is_some(), "input"),
+            (w.reduces.is_some(), "reduces"),
+            (w.submit_start.is_some(), "submit_start"),
+        ] {
+            if present {
+                return Err(cx.at(
+                    &w.kind,
+                    format!("{key} belongs to kind = \"poisson\"; a swim workload takes trace, limit, time_scale, mix and pools"),
+                ));
+            }
+        }
+        let Some(trace) = &w.trace else {
+            return Err(cx.at(
+                &w.kind,
+                "a swim workload needs trace; expected for example trace = \"traces/FB-2009_samples_24_times_1hr_0.tsv\"",
+            ));
+        };
+        let limit = match &w.limit {
+            None => None,
+            Some(l) => Some(cx.int(l, "limit", 1, MAX_COUNT)?),
+        };
+        let time_scale = match &w.time_scale {
+            None => 1.0,
+            Some(t) => {
+                let x = *t.get_ref();
+                if !(x.is_finite() && x > 0.0) {
+                    return Err(cx.at(t, format!("time_scale must be above 0, got {x}")));
+                }
+                x
+            }
+        };
+        let mix = match &w.mix {
+            None => vec![(
+                profiles::lookup("wordcount").expect("built-in profile"),
+                1.0,
+            )],
+            Some(m) => self.mix(w, m)?,
+        };
+        let pools = self.workload_pools(w)?;
+        let base = Path::new(cx.origin)
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty());
+        let path = match base {
+            Some(b) if Path::new(trace.get_ref()).is_relative() => b.join(trace.get_ref()),
+            _ => Path::new(trace.get_ref()).to_path_buf(),
+        };
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            cx.at(
+                trace,
+                format!("cannot read trace {shown}: {e}; expected a SWIM .tsv file"),
+            )
+        })?;
+        let params = workload::SwimParams {
+            index,
+            limit,
+            time_scale,
+            mix,
+            pools,
+            block_mb: self.block_mb,
+        };
+        workload::swim(seed, &text, &params).map_err(|(l, c, m)| InputError {
+            origin: shown,
+            pos: Some((l, c)),
+            message: m,
+        })
+    }
+
     fn workload(&self, w: &WorkloadDef, index: usize, seed: u64) -> R<Vec<JobSpec>> {
         let cx = self.cx;
         match w.kind.get_ref().as_str() {
             "poisson" => {}
-            "swim" => {
-                return Err(cx.at(
-                    &w.kind,
-                    "kind = \"swim\" is not supported yet; expected kind = \"poisson\"",
-                ))
-            }
+            "swim" => return self.swim(w, index, seed),
             other => {
                 return Err(cx.at(
                     &w.kind,
@@ -957,35 +1081,7 @@ impl JobEnv<'_> {
         let Some(mix_def) = &w.mix else {
             return Err(missing("mix", "{ wordcount = 1, terasort = 1 }"));
         };
-        let mut mix = Vec::new();
-        for (name, weight) in mix_def {
-            let profile = profiles::lookup(name.get_ref()).ok_or_else(|| {
-                cx.at(
-                    name,
-                    format!(
-                        "unknown profile \"{}\"; expected one of: {}",
-                        name.get_ref(),
-                        profiles::names_list()
-                    ),
-                )
-            })?;
-            let x = *weight.get_ref();
-            if !(x.is_finite() && x >= 0.0) {
-                return Err(cx.at(
-                    weight,
-                    format!("mix weight must be a number of at least 0, got {x}"),
-                ));
-            }
-            if x > 0.0 {
-                mix.push((profile, x));
-            }
-        }
-        if mix.is_empty() {
-            return Err(cx.at(
-                &w.kind,
-                "mix has no profile with a weight above 0; expected e.g. mix = { wordcount = 1 }",
-            ));
-        }
+        let mix = self.mix(w, mix_def)?;
         let input_mb = match &w.input {
             None => return Err(missing("input", "[\"1GB\", \"12GB\"]")),
             Some(i) => {
@@ -1005,18 +1101,7 @@ impl JobEnv<'_> {
                 (lo, hi)
             }
         };
-        let pools = match &w.pools {
-            None => vec!["default".to_string()],
-            Some(list) => {
-                if list.get_ref().is_empty() {
-                    return Err(cx.at(list, "pools is empty; expected at least one pool name"));
-                }
-                list.get_ref()
-                    .iter()
-                    .map(|p| self.pool(p))
-                    .collect::<R<Vec<_>>>()?
-            }
-        };
+        let pools = self.workload_pools(w)?;
         let reduces = match &w.reduces {
             None => None,
             Some(r) => {

@@ -1,4 +1,5 @@
-//! Generated workloads: `[[workloads]] kind = "poisson"`.
+//! Generated and replayed workloads: `[[workloads]] kind = "poisson"` and
+//! `kind = "swim"`.
 //!
 //! Jobs arrive as a Poisson process (exponential gaps), each with a profile
 //! drawn by weight, an input size drawn log-uniformly (so 1–12 GB spreads
@@ -175,4 +176,121 @@ mod tests {
         assert_ne!(times(&a), times(&b), "workloads use distinct streams");
         assert!(b[0].name.starts_with("w1-"));
     }
+}
+
+/// Shuffle per reduce for replayed jobs: SWIM traces give bytes, not task
+/// counts, so a job gets ceil(shuffle / 1 GB) reduces (none without a shuffle).
+pub const SWIM_MB_PER_REDUCE: f64 = 1024.0;
+
+/// A validated `kind = "swim"` workload.
+#[derive(Clone, Debug)]
+pub struct SwimParams {
+    pub index: usize,
+    /// Replay at most this many jobs (from the start of the trace).
+    pub limit: Option<u32>,
+    /// Submit times are multiplied by this.
+    pub time_scale: f64,
+    /// Compute profiles by weight (FP comes from the trace).
+    pub mix: Vec<(Profile, f64)>,
+    pub pools: Vec<String>,
+    pub block_mb: f64,
+}
+
+/// Parses a SWIM trace (job, submit s, gap s, input bytes, shuffle bytes,
+/// output bytes; tab-separated) into jobs named `w<index>-<job>`. A bad line
+/// is an error naming its 1-based line and column in the trace.
+pub fn swim(seed: u64, text: &str, p: &SwimParams) -> Result<Vec<JobSpec>, (usize, usize, String)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(ARRIVAL_STREAM.wrapping_add(p.index as u64));
+    let total_weight: f64 = p.mix.iter().map(|(_, w)| w).sum();
+    let mut out = Vec::new();
+    for (ln, line) in text.lines().enumerate() {
+        if p.limit.is_some_and(|l| out.len() as u32 >= l) {
+            break;
+        }
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split('\t').collect();
+        if fields.len() < 6 {
+            return Err((ln + 1, 1, format!(
+                "expected 6 tab-separated fields (job, submit s, gap s, input bytes, shuffle bytes, output bytes), found {}",
+                fields.len()
+            )));
+        }
+        let col = |i: usize| {
+            fields[..i]
+                .iter()
+                .map(|f| f.chars().count() + 1)
+                .sum::<usize>()
+                + 1
+        };
+        let num = |i: usize, what: &str| -> Result<f64, (usize, usize, String)> {
+            let v: f64 = fields[i].trim().parse().map_err(|_| {
+                (
+                    ln + 1,
+                    col(i),
+                    format!("{what} \"{}\" is not a number", fields[i]),
+                )
+            })?;
+            if !(v.is_finite() && v >= 0.0) {
+                return Err((
+                    ln + 1,
+                    col(i),
+                    format!("{what} must be at least 0, got {v}"),
+                ));
+            }
+            Ok(v)
+        };
+        let submit_s = num(1, "submit time")?;
+        let input_b = num(3, "input bytes")?;
+        let shuffle_b = num(4, "shuffle bytes")?;
+        let input_mb = input_b / (1024.0 * 1024.0);
+        let shuffle_mb = shuffle_b / (1024.0 * 1024.0);
+        let maps = ((input_mb / p.block_mb).ceil() as u64).max(1);
+        if maps > 1_000_000 {
+            return Err((
+                ln + 1,
+                col(3),
+                format!("input of {input_mb:.0} MB makes more than 1000000 maps"),
+            ));
+        }
+        let mut pick = rng.gen::<f64>() * total_weight;
+        let mut profile = p.mix.last().map(|m| m.0.clone());
+        for (pr, w) in &p.mix {
+            if pick < *w {
+                profile = Some(pr.clone());
+                break;
+            }
+            pick -= w;
+        }
+        let Some(profile) = profile else {
+            return Ok(out);
+        };
+        let pool = p.pools[rng.gen_range(0..p.pools.len())].clone();
+        out.push(JobSpec {
+            name: format!("w{}-{}", p.index, fields[0].trim()),
+            fp: if input_mb > 0.0 {
+                shuffle_mb / input_mb
+            } else {
+                0.0
+            },
+            profile,
+            input_mb,
+            maps: maps as u32,
+            reduces: if shuffle_mb > 0.0 {
+                (shuffle_mb / SWIM_MB_PER_REDUCE).ceil().max(1.0) as u32
+            } else {
+                0
+            },
+            submit: (submit_s * p.time_scale * 1000.0).round() as Ms,
+            pool,
+            user: "swim".into(),
+            priority: Priority::Normal,
+            map_time: None,
+            reduce_time: None,
+            blocks: None,
+        });
+    }
+    Ok(out)
 }
