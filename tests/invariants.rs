@@ -6,8 +6,7 @@
 mod common;
 use common::*;
 use proptest::prelude::*;
-use slotsim::model::SlotModel;
-use slotsim::sim::{Kind, Outcome, Sim};
+use slotsim::sim::Sim;
 
 #[derive(Debug, Clone)]
 struct Gen {
@@ -116,94 +115,6 @@ fn to_toml(g: &Gen) -> String {
         );
     }
     t
-}
-
-/// Checks the invariants on a finished run; returns a description of the first violation.
-pub fn check(sim: &Sim) -> Result<(), String> {
-    let w = &sim.w;
-    if !sim.is_finished() {
-        return Err(format!(
-            "run did not finish: {} of {} jobs done at {} ms",
-            w.finished_jobs(),
-            w.jobs.len(),
-            w.now
-        ));
-    }
-    // Every task succeeds exactly once; nothing is left running.
-    for job in &w.jobs {
-        let mut maps = vec![0u32; job.maps.len()];
-        let mut reds = vec![0u32; job.reduces.len()];
-        for a in w.attempts.iter().filter(|a| a.job == job.id) {
-            if a.outcome == Outcome::Running {
-                return Err(format!("{} has an attempt still running", job.name));
-            }
-            if a.outcome == Outcome::Succeeded {
-                match a.kind {
-                    Kind::Map => maps[a.task as usize] += 1,
-                    Kind::Reduce => reds[a.task as usize] += 1,
-                }
-            }
-        }
-        if maps.iter().chain(&reds).any(|&c| c != 1) {
-            return Err(format!(
-                "{}: success counts maps {maps:?} reduces {reds:?}",
-                job.name
-            ));
-        }
-        let map_end = job.map_end.ok_or("no map end")?;
-        for a in w
-            .attempts
-            .iter()
-            .filter(|a| a.job == job.id && a.kind == Kind::Reduce)
-        {
-            if a.end.unwrap() < map_end {
-                return Err(format!(
-                    "{} r{} ended before the job's maps",
-                    job.name, a.task
-                ));
-            }
-        }
-        let last = w
-            .attempts
-            .iter()
-            .filter(|a| a.job == job.id)
-            .filter_map(|a| a.end)
-            .max();
-        if job.finished_at != last {
-            return Err(format!(
-                "{} finish {:?} != last attempt end {:?}",
-                job.name, job.finished_at, last
-            ));
-        }
-    }
-    // No node over its slots at any instant: sweep starts (+1) and ends (−1),
-    // ends first at equal times (a slot freed at t may be reused at t).
-    for n in &w.cluster.nodes {
-        let mut ev: Vec<(u64, i32, Kind)> = Vec::new();
-        for a in w.attempts.iter().filter(|a| a.node == n.id) {
-            ev.push((a.start, 1, a.kind));
-            ev.push((a.end.unwrap(), -1, a.kind));
-        }
-        ev.sort_by_key(|e| (e.0, e.1));
-        let (mut m, mut r) = (0i32, 0i32);
-        for (t, d, k) in ev {
-            match k {
-                Kind::Map => m += d,
-                Kind::Reduce => r += d,
-            }
-            let over = match w.cluster.model {
-                SlotModel::Typed => m > n.map_slots as i32 || r > n.reduce_slots as i32,
-                SlotModel::Unified => m + r > (n.map_slots + n.reduce_slots) as i32,
-            };
-            if over {
-                return Err(format!(
-                    "node {} over its slots at {t} ms: {m} maps, {r} reduces",
-                    n.id
-                ));
-            }
-        }
-    }
-    Ok(())
 }
 
 proptest! {

@@ -1,8 +1,9 @@
 //! The run summary: DESIGN's `--json` object and the table `run --headless` prints.
 
 use crate::model::Ms;
+use crate::sched::predictor::PredictorReport;
 use crate::sim::engine::PolicySwitch;
-use crate::sim::Sim;
+use crate::sim::{Kind, Sim};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -31,6 +32,22 @@ pub struct JobSummary {
     pub reduces: u32,
     pub map_end_s: Option<f64>,
     pub shuffle_end_s: Option<f64>,
+    /// OMO Fig. 13's phase breakdown. With M0 the first map attempt's
+    /// start, M1 the last map's end (`map_end_s`), R0 the first reduce
+    /// attempt's start and S1 the last reducer's shuffle end
+    /// (`shuffle_end_s`), the three spans partition [M0, S1]:
+    /// `map_only_s` = min(R0, M1) − M0 (maps run, no reducer yet; 0 if a
+    /// reduce started first), `overlap_s` = M1 − max(R0, M0) (maps and
+    /// shuffle together; 0 if no reduce started before the last map
+    /// ended), `shuffle_only_s` = S1 − M1 (the shuffle after the last map,
+    /// including any wait for a reduce container). A map-only job has
+    /// `map_only_s` = M1 − M0 and zeros. Null until the job has finished.
+    pub map_only_s: Option<f64>,
+    pub overlap_s: Option<f64>,
+    pub shuffle_only_s: Option<f64>,
+    /// OMO Fig. 8's last batch: maps that finished within 10 s of the
+    /// job's last map (that one included). Null until its maps are done.
+    pub last_batch: Option<u32>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -57,6 +74,28 @@ pub struct Summary {
     pub tasks: usize,
     pub attempts: usize,
     pub jobs: Vec<JobSummary>,
+    /// OMO's release-rate predictor: every window's observed release rate
+    /// next to the forecast made for it, and the mean absolute error in
+    /// percent (see [`PredictorReport`]). Absent when the run's (last)
+    /// policy has no predictor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predictor: Option<PredictorReport>,
+}
+
+/// OMO Fig. 8's window: maps ending this close to a job's last map are in
+/// its last batch.
+pub const LAST_BATCH_MS: Ms = 10_000;
+
+/// The phase spans of [`JobSummary`]: (map only, overlap, shuffle only) in ms.
+pub fn phases(m0: Ms, m1: Ms, r0: Option<Ms>, s1: Option<Ms>) -> (Ms, Ms, Ms) {
+    match (r0, s1) {
+        (Some(r0), Some(s1)) => (
+            r0.min(m1).saturating_sub(m0),
+            m1.saturating_sub(r0.max(m0)),
+            s1.saturating_sub(m1),
+        ),
+        _ => (m1.saturating_sub(m0), 0, 0),
+    }
 }
 
 fn s(ms: Ms) -> f64 {
@@ -83,22 +122,51 @@ pub fn summarize(sim: &Sim) -> Summary {
         .collect();
     let mean_turnaround_s =
         (!finished.is_empty()).then(|| finished.iter().sum::<f64>() / finished.len() as f64);
+    // First map and first reduce attempt start per job, in one pass.
+    let mut first: Vec<(Option<Ms>, Option<Ms>)> = vec![(None, None); w.jobs.len()];
+    for a in &w.attempts {
+        let f = &mut first[a.job as usize];
+        let slot = if a.kind == Kind::Map {
+            &mut f.0
+        } else {
+            &mut f.1
+        };
+        *slot = Some(slot.map_or(a.start, |t: Ms| t.min(a.start)));
+    }
     let lt: u64 = m.locality.iter().sum();
     let frac = |x: u64| if lt == 0 { 0.0 } else { x as f64 / lt as f64 };
     let jobs = w
         .jobs
         .iter()
         .filter(|j| j.arrived)
-        .map(|j| JobSummary {
-            name: j.name.clone(),
-            pool: w.pools[j.pool as usize].name.clone(),
-            submit_s: s(j.submit),
-            finish_s: j.finished_at.map(s),
-            turnaround_s: j.finished_at.map(|f| s(f - j.submit)),
-            maps: j.n_maps(),
-            reduces: j.n_reduces(),
-            map_end_s: j.map_end.map(s),
-            shuffle_end_s: j.shuffle_end.map(s),
+        .map(|j| {
+            let (m0, r0) = first[j.id as usize];
+            let ph = match (j.finished_at, m0, j.map_end) {
+                (Some(_), Some(m0), Some(m1)) => Some(phases(m0, m1, r0, j.shuffle_end)),
+                _ => None,
+            };
+            let last_batch = j.map_end.map(|end| {
+                j.maps
+                    .iter()
+                    .filter_map(|t| t.finished_at)
+                    .filter(|&f| f + LAST_BATCH_MS >= end)
+                    .count() as u32
+            });
+            JobSummary {
+                name: j.name.clone(),
+                pool: w.pools[j.pool as usize].name.clone(),
+                submit_s: s(j.submit),
+                finish_s: j.finished_at.map(s),
+                turnaround_s: j.finished_at.map(|f| s(f - j.submit)),
+                maps: j.n_maps(),
+                reduces: j.n_reduces(),
+                map_end_s: j.map_end.map(s),
+                shuffle_end_s: j.shuffle_end.map(s),
+                map_only_s: ph.map(|p| s(p.0)),
+                overlap_s: ph.map(|p| s(p.1)),
+                shuffle_only_s: ph.map(|p| s(p.2)),
+                last_batch,
+            }
         })
         .collect();
     Summary {
@@ -142,6 +210,7 @@ pub fn summarize(sim: &Sim) -> Summary {
             .sum(),
         attempts: w.attempts.len(),
         jobs,
+        predictor: sim.policy().predictor().map(|p| p.report()),
     }
 }
 
@@ -218,4 +287,25 @@ pub fn table(sum: &Summary) -> String {
         }
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::phases;
+
+    #[test]
+    fn phases_partition_first_map_to_shuffle_end() {
+        // Reduces start mid-map: 0..40 map only, 40..100 overlap, 100..130.
+        assert_eq!(phases(0, 100, Some(40), Some(130)), (40, 60, 30));
+        // Slowstart 1: the reduce starts after the last map (and waits 5).
+        assert_eq!(phases(0, 100, Some(105), Some(190)), (100, 0, 90));
+        // Slowstart 0: a reduce before the first map.
+        assert_eq!(phases(10, 100, Some(0), Some(101)), (0, 90, 1));
+        // Map-only job.
+        assert_eq!(phases(10, 100, None, None), (90, 0, 0));
+        for (m0, m1, r0, s1) in [(0, 100, 40, 130), (0, 100, 105, 190), (10, 100, 0, 101)] {
+            let (a, b, c) = phases(m0, m1, Some(r0), Some(s1));
+            assert_eq!(a + b + c, s1 - m0);
+        }
+    }
 }

@@ -18,6 +18,13 @@ pub struct SchedulerConfig {
     pub fair: Option<FairConfig>,
     pub fresh: Option<FairConfig>,
     pub capacity: Option<CapacityConfig>,
+    pub omo: Option<OmoConfig>,
+    /// `[scheduler.omo-lazy]`: OMO with batch finish off by default.
+    #[serde(rename = "omo-lazy")]
+    pub omo_lazy: Option<OmoConfig>,
+    /// `[scheduler.omo-batch]`: OMO with lazy start off by default.
+    #[serde(rename = "omo-batch")]
+    pub omo_batch: Option<OmoConfig>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -41,6 +48,38 @@ pub struct FairConfig {
     /// Accepted so scenarios can say `false`; `true` is refused until
     /// preemption is built.
     pub preemption: Option<bool>,
+    /// View each node's containers as typed slots (`map_slots` for maps,
+    /// `reduce_slots` for reduces) even on a `slot_model = "unified"`
+    /// cluster; a no-op on typed clusters. This is how one unified
+    /// scenario gives OMO's Fair baselines the paper's Hadoop default of
+    /// 2 map + 2 reduce containers per node while `fresh` and `omo` use
+    /// the same 4 containers dynamically.
+    pub typed_slots: Option<bool>,
+}
+
+/// `[scheduler.omo]` (and `omo-lazy`, `omo-batch`): OMO's predictor and
+/// techniques, plus the delay-scheduling settings of its fair base.
+/// There is no `slowstart`: OMO decides when reduces start.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OmoConfig {
+    /// T_w, the predictor's window (default 10 s).
+    #[serde(default, deserialize_with = "de_opt_duration")]
+    pub window: Option<Ms>,
+    /// Weight of the newest window in the moving averages F_o and A_o
+    /// (the paper's β in Section IV-A; default 0.5).
+    pub ema: Option<f64>,
+    /// Start reduce stages early, when pending maps ≤ x* (default true;
+    /// false for `omo-batch`).
+    pub lazy_start: Option<bool>,
+    /// Give released containers to the trailing maps of jobs whose reduce
+    /// stage has started (default true; false for `omo-lazy`).
+    pub batch_finish: Option<bool>,
+    #[serde(default, deserialize_with = "de_opt_duration")]
+    pub node_locality_delay: Option<Ms>,
+    #[serde(default, deserialize_with = "de_opt_duration")]
+    pub rack_locality_delay: Option<Ms>,
+    pub size_based_weight: Option<bool>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -87,6 +126,27 @@ impl SchedulerConfig {
         }
         if let Some(c) = &self.capacity {
             ss("scheduler.capacity.slowstart", c.slowstart)?;
+        }
+        for (name, o) in [
+            ("omo", &self.omo),
+            ("omo-lazy", &self.omo_lazy),
+            ("omo-batch", &self.omo_batch),
+        ] {
+            let Some(o) = o else { continue };
+            if let Some(e) = o.ema {
+                if !(e > 0.0 && e <= 1.0) {
+                    return Err((
+                        format!("scheduler.{name}.ema"),
+                        format!("ema must be in (0, 1], got {e}"),
+                    ));
+                }
+            }
+            if o.window == Some(0) {
+                return Err((
+                    format!("scheduler.{name}.window"),
+                    "window must be longer than 0 ms, e.g. \"10s\"".into(),
+                ));
+            }
         }
         Ok(())
     }

@@ -9,6 +9,19 @@
 //! ranks reduce requests above maps but bounds them with a ramp-up limit
 //! and reduce preemption; without those, reduces first can deadlock a job,
 //! so we keep MRv1's order within a job.)
+//!
+//! `typed_slots = true` makes the policy view a unified cluster's
+//! containers as typed slots (`map_slots` + `reduce_slots` per node): the
+//! paper's Fair baselines ran on Hadoop's default 2 map + 2 reduce
+//! containers while FRESH and OMO shared the same 4 dynamically, and a
+//! scenario can only have one slot model.
+//!
+//! OMO (`super::omo`) runs over this scheduler as its base: an instance
+//! built with [`Fair::omo_base`] launches maps only (OMO launches every
+//! reduce itself), counts a job's reduces in its demand only once OMO has
+//! started its reduce stage, and lets OMO interleave its own rules with
+//! the fair steps of one heartbeat ([`Fair::begin_round`], [`Fair::step`],
+//! [`Fair::finish_round`]).
 
 use super::config::SchedulerConfig;
 use super::registry::{BuildCtx, DEFAULT_SLOWSTART};
@@ -121,6 +134,25 @@ pub struct Fair {
     /// Per pool: last time at min share / at half fair share (maps).
     last_at_min: Vec<Ms>,
     last_at_half: Vec<Ms>,
+    /// `typed_slots`: treat a unified cluster's containers as typed slots.
+    typed_slots: bool,
+    /// OMO's base: maps only, reduce demand only for started reduce stages.
+    omo_base: bool,
+    /// Per job id: OMO has started its reduce stage (OMO's base only).
+    reduce_started: Vec<bool>,
+}
+
+/// One heartbeat's assignment loop on a fair base (the locals of
+/// `assignTasks`), so that OMO can interleave its rules with fair steps.
+pub(crate) struct Round {
+    kind: TaskKind,
+    pool_jobs: Vec<Vec<JobId>>,
+    demand: Vec<u32>,
+    runnable: u32,
+    cap: u32,
+    assigned: u32,
+    launched: Vec<JobId>,
+    visited: Vec<JobId>,
 }
 
 impl Fair {
@@ -151,6 +183,58 @@ impl Fair {
             last_heartbeat: None,
             last_at_min: Vec::new(),
             last_at_half: Vec::new(),
+            typed_slots: own.typed_slots.unwrap_or(false),
+            omo_base: false,
+            reduce_started: Vec::new(),
+        }
+    }
+
+    /// The fair base OMO runs over: fairness over a job's containers (or
+    /// map slots on a typed cluster), every free container offered, maps
+    /// only, rule `omo/fair`.
+    pub(crate) fn omo_base(
+        label: String,
+        node_delay: Option<Ms>,
+        rack_delay: Option<Ms>,
+        size_based_weight: bool,
+        ctx: &BuildCtx,
+    ) -> Fair {
+        let hb = ctx.heartbeat.unwrap_or(3_000);
+        let auto = MAX_AUTO_DELAY.min(hb * 3 / 2);
+        Fair {
+            label,
+            name: "omo",
+            slowstart: 0.0,
+            node_delay: node_delay.unwrap_or(auto),
+            rack_delay: rack_delay.unwrap_or(auto),
+            assign_multiple: true,
+            size_based_weight,
+            info: Vec::new(),
+            last_heartbeat: None,
+            last_at_min: Vec::new(),
+            last_at_half: Vec::new(),
+            typed_slots: false,
+            omo_base: true,
+            reduce_started: Vec::new(),
+        }
+    }
+
+    /// OMO's base: job `j`'s reduce stage has started, so its reduces
+    /// count in its demand from now on.
+    pub(crate) fn set_reduce_started(&mut self, j: JobId, started: bool) {
+        let i = j as usize;
+        if self.reduce_started.len() <= i {
+            self.reduce_started.resize(i + 1, false);
+        }
+        self.reduce_started[i] = started;
+    }
+
+    /// The slot model this policy schedules with.
+    pub(crate) fn view(&self, w: &World) -> SlotModel {
+        if self.typed_slots {
+            SlotModel::Typed
+        } else {
+            w.model()
         }
     }
 
@@ -169,8 +253,22 @@ impl Fair {
     fn job_demand(&self, w: &World, j: JobId, k: TaskKind) -> u32 {
         match k {
             TaskKind::Map => w.map_demand(j),
-            TaskKind::Reduce => w.reduce_demand(j),
-            TaskKind::Any => w.map_demand(j) + w.reduce_demand(j),
+            TaskKind::Reduce => self.reduce_demand(w, j),
+            TaskKind::Any => w.map_demand(j) + self.reduce_demand(w, j),
+        }
+    }
+
+    /// Slowstart-gated reduce demand, or for OMO's base the unfinished
+    /// reduces of jobs whose reduce stage OMO has started.
+    fn reduce_demand(&self, w: &World, j: JobId) -> u32 {
+        if !self.omo_base {
+            return w.reduce_demand(j);
+        }
+        let job = w.job(j);
+        if job.runnable && self.reduce_started.get(j as usize) == Some(&true) {
+            job.unfinished_reduces()
+        } else {
+            0
         }
     }
 
@@ -344,6 +442,9 @@ impl Fair {
     }
 
     fn rule(&self, kind: TaskKind, loc: Option<Locality>) -> &'static str {
+        if self.omo_base {
+            return "omo/fair";
+        }
         let fresh = self.name == "fresh";
         match (fresh, kind, loc) {
             (false, _, None) => "fair/reduce",
@@ -399,7 +500,11 @@ impl Fair {
                 return true;
             }
         }
-        if kind != TaskKind::Map && job.reduces_schedulable(self.slowstart) && w.reduce_allowed(j) {
+        if kind != TaskKind::Map
+            && !self.omo_base
+            && job.reduces_schedulable(self.slowstart)
+            && (self.view(w) == SlotModel::Typed || w.reduce_allowed(j))
+        {
             if let Some(r) = job.find_reduce() {
                 let rule = self.rule(kind, None);
                 hb.launch_reduce(j, r, rule);
@@ -506,7 +611,10 @@ impl Fair {
         let mut running_reduces: u32 = w.pool_stats.iter().map(|s| s.running_reduces).sum();
         let node = w.node(hb.node).clone();
         let (map_cap, reduce_cap) = if self.assign_multiple {
-            (hb.free_maps(), hb.free_reduces())
+            (
+                node.free_maps(SlotModel::Typed),
+                node.free_reduces(SlotModel::Typed),
+            )
         } else {
             (1, 1)
         };
@@ -518,6 +626,7 @@ impl Fair {
         loop {
             if !map_rej
                 && (maps_assigned == map_cap
+                    || hb.free_maps() == 0
                     || running_maps >= runnable_maps
                     || node.running_maps + maps_assigned
                         >= Self::load_cap(runnable_maps, node.map_slots, tm))
@@ -526,6 +635,7 @@ impl Fair {
             }
             if !reduce_rej
                 && (reduces_assigned == reduce_cap
+                    || hb.free_reduces() == 0
                     || running_reduces >= runnable_reduces
                     || node.running_reduces + reduces_assigned
                         >= Self::load_cap(runnable_reduces, node.reduce_slots, tr))
@@ -566,49 +676,111 @@ impl Fair {
         (launched, visited)
     }
 
-    fn heartbeat_unified(
-        &mut self,
-        hb: &mut Heartbeat<'_>,
-        pool_jobs: &mut [Vec<JobId>],
-    ) -> (Vec<JobId>, Vec<JobId>) {
+    /// Starts a heartbeat: updates locality waits (and starvation times)
+    /// and fixes the pools' jobs and demands for the loop, as
+    /// `assignTasks` does before it. On unified containers every kind may
+    /// go in any container; on typed slots a round offers map slots only
+    /// (OMO's base; [`Fair`]'s own typed heartbeat alternates kinds).
+    pub(crate) fn begin_round(&mut self, hb: &Heartbeat<'_>) -> Round {
         let w = hb.world();
-        let (_, demand) = self.pools_view(w, TaskKind::Any);
-        let runnable: u32 = demand.iter().sum();
-        let mut running: u32 = w
-            .pool_stats
-            .iter()
-            .map(|s| s.running_maps + s.running_reduces)
-            .sum();
-        let node = w.node(hb.node).clone();
-        let containers = node.map_slots + node.reduce_slots;
-        let cap = if self.assign_multiple {
-            hb.free_maps()
-        } else {
-            1
-        };
-        let total = w.cluster.total_slots();
-        let mut assigned = 0u32;
-        let mut launched = Vec::new();
-        let mut visited = Vec::new();
-        while assigned < cap
-            && running < runnable
-            && node.running() + assigned < Self::load_cap(runnable, containers, total)
-            && hb.free_maps() > 0
-        {
-            if !self.assign_one(
-                hb,
-                TaskKind::Any,
-                pool_jobs,
-                &demand,
-                &mut launched,
-                &mut visited,
-            ) {
-                break;
-            }
-            assigned += 1;
-            running += 1;
+        self.update_wait_times(w.now);
+        if Self::has_timeouts(w) {
+            self.update_starvation(w);
         }
-        (launched, visited)
+        let kind = if self.view(w) == SlotModel::Unified {
+            TaskKind::Any
+        } else {
+            TaskKind::Map
+        };
+        let (pool_jobs, demand) = self.pools_view(w, kind);
+        let runnable = demand.iter().sum();
+        let free = match kind {
+            TaskKind::Any => hb.node().free_containers(),
+            _ => hb.node().free_maps(SlotModel::Typed),
+        };
+        Round {
+            kind,
+            pool_jobs,
+            demand,
+            runnable,
+            cap: if self.assign_multiple { free } else { 1 },
+            assigned: 0,
+            launched: Vec::new(),
+            visited: Vec::new(),
+        }
+    }
+
+    /// One fair assignment in a round, if the round's caps allow one:
+    /// `assign_multiple`'s cap, cluster running < runnable demand, and the
+    /// node's `CapBasedLoadManager` cap (all counted live, so tasks other
+    /// rules launched in the same heartbeat count too).
+    pub(crate) fn step(&mut self, hb: &mut Heartbeat<'_>, r: &mut Round) -> bool {
+        let w = hb.world();
+        let node = hb.node();
+        let (running, on_node, slots, total, free) = match r.kind {
+            TaskKind::Any => (
+                w.pool_stats
+                    .iter()
+                    .map(|s| s.running_maps + s.running_reduces)
+                    .sum::<u32>(),
+                node.running(),
+                node.map_slots + node.reduce_slots,
+                w.cluster.total_slots(),
+                hb.free_maps(),
+            ),
+            _ => (
+                w.pool_stats.iter().map(|s| s.running_maps).sum::<u32>(),
+                node.running_maps,
+                node.map_slots,
+                w.cluster.total_map_slots,
+                hb.free_maps().min(node.free_maps(SlotModel::Typed)),
+            ),
+        };
+        if r.assigned >= r.cap
+            || running >= r.runnable
+            || on_node >= Self::load_cap(r.runnable, slots, total)
+            || free == 0
+        {
+            return false;
+        }
+        let kind = r.kind;
+        if !self.assign_one(
+            hb,
+            kind,
+            &mut r.pool_jobs,
+            &r.demand,
+            &mut r.launched,
+            &mut r.visited,
+        ) {
+            return false;
+        }
+        r.assigned += 1;
+        true
+    }
+
+    /// A map of job `j` launched at locality `loc` outside the fair steps
+    /// (OMO's batch finish): the job's locality level resets as if fair
+    /// had launched it.
+    pub(crate) fn note_map(&mut self, r: &mut Round, j: JobId, loc: Locality) {
+        let i = self.info(j);
+        i.level = loc;
+        i.waited = 0;
+        r.launched.push(j);
+    }
+
+    /// Ends a heartbeat: jobs visited for a map and given none wait longer.
+    pub(crate) fn finish_round(&mut self, r: Round) {
+        self.mark_skipped(r.launched, r.visited);
+    }
+
+    fn mark_skipped(&mut self, launched: Vec<JobId>, mut visited: Vec<JobId>) {
+        visited.sort_unstable();
+        visited.dedup();
+        for j in visited {
+            if !launched.contains(&j) {
+                self.info(j).skipped = true;
+            }
+        }
     }
 }
 
@@ -635,34 +807,25 @@ impl Policy for Fair {
     }
 
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
+        if self.view(hb.world()) == SlotModel::Unified {
+            let mut round = self.begin_round(hb);
+            while self.step(hb, &mut round) {}
+            self.finish_round(round);
+            return;
+        }
         let now = hb.world().now;
         self.update_wait_times(now);
         if Self::has_timeouts(hb.world()) {
             self.update_starvation(hb.world());
         }
-        let kind = if hb.world().model() == SlotModel::Unified {
-            TaskKind::Any
-        } else {
-            TaskKind::Map
-        };
-        let (mut pool_jobs, _) = self.pools_view(hb.world(), kind);
-        let (launched, mut visited) = if kind == TaskKind::Any {
-            self.heartbeat_unified(hb, &mut pool_jobs)
-        } else {
-            self.heartbeat_typed(hb, &mut pool_jobs)
-        };
-        visited.sort_unstable();
-        visited.dedup();
-        for j in visited {
-            if !launched.contains(&j) {
-                self.info(j).skipped = true;
-            }
-        }
+        let (mut pool_jobs, _) = self.pools_view(hb.world(), TaskKind::Map);
+        let (launched, visited) = self.heartbeat_typed(hb, &mut pool_jobs);
+        self.mark_skipped(launched, visited);
     }
 
     fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
         let mut ins = Inspection::default();
-        let unified = w.model() == SlotModel::Unified;
+        let unified = self.view(w) == SlotModel::Unified;
         let (pm, jm) = self.fair_shares(w, TaskKind::Map);
         let (pr, jr) = self.fair_shares(w, TaskKind::Reduce);
         let (_, dm) = self.pools_view(w, TaskKind::Map);

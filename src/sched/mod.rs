@@ -11,6 +11,8 @@ pub mod capacity;
 pub mod config;
 pub mod fair;
 pub mod fifo;
+pub mod omo;
+pub mod predictor;
 pub mod registry;
 
 use crate::model::{JobId, NodeId};
@@ -51,6 +53,13 @@ pub trait Policy: Send {
     /// The values the policy decides with, as they stand before this
     /// heartbeat's assignments. Must not change decision state.
     fn inspect(&self, w: &World, node: NodeId) -> Inspection;
+
+    /// The container-release monitor of a policy that has one (OMO), for
+    /// the summary's `predictor` report and the TUI's estimated-vs-observed
+    /// chart; None for the others.
+    fn predictor(&self) -> Option<&predictor::Predictor> {
+        None
+    }
 }
 
 /// Small helpers shared by policies.

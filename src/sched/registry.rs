@@ -22,12 +22,27 @@ pub const POLICIES: &[PolicyInfo] = &[
     PolicyInfo {
         name: "fresh",
         summary: "Fair sharing of typeless containers with slowstart 1.0 (OMO's FRESH baseline)",
-        source: "Jiang et al., FRESH (as the baseline of seed 000, OMO, IEEE Access 2021)",
+        source: "Wang, Yao, Mao, Sheng, Mi, FRESH (IEEE CLOUD 2014), as the baseline of seed 000 (OMO, IEEE Access 2021)",
     },
     PolicyInfo {
         name: "capacity",
         summary: "Hadoop 1.x CapacityTaskScheduler: queues by occupied/capacity, FIFO with priorities inside, user limits",
         source: "Hadoop 1.0.3 CapacityTaskScheduler (TestCapacityScheduler)",
+    },
+    PolicyInfo {
+        name: "omo",
+        summary: "OMO: lazy start of reduces and batch finish of maps, from a container-release predictor, over fair on unified containers",
+        source: "Yang, Wang, Mao, Yao, Mi, Sheng, OMO (IEEE Access 2021, seed 000), as settled in ALGORITHMS.md §4",
+    },
+    PolicyInfo {
+        name: "omo-lazy",
+        summary: "OMO with lazy start of reduces only (batch finish off)",
+        source: "OMO (IEEE Access 2021, seed 000), \"Lazy Start\" of Figs. 10 and 12",
+    },
+    PolicyInfo {
+        name: "omo-batch",
+        summary: "OMO with batch finish of maps only (lazy start off: reduce stages start once no map is pending)",
+        source: "OMO (IEEE Access 2021, seed 000), \"Batch Finish\" of Figs. 11 and 12",
     },
 ];
 
@@ -74,6 +89,9 @@ pub fn build(
         "fair" => Box::new(super::fair::Fair::new(label, &cfg, ctx, false)),
         "fresh" => Box::new(super::fair::Fair::new(label, &cfg, ctx, true)),
         "capacity" => Box::new(super::capacity::Capacity::new(label, &cfg)),
+        "omo" | "omo-lazy" | "omo-batch" => {
+            Box::new(super::omo::Omo::new(label, &spec.name, &cfg, ctx))
+        }
         other => return Err(format!("policy \"{other}\" is registered but not built")),
     })
 }

@@ -1,0 +1,455 @@
+//! `omo`, `omo-lazy`, `omo-batch`: OMO (seed 000, "Optimizing internal
+//! overlaps by self-adjusting resource allocation", IEEE Access 2021) as
+//! ALGORITHMS §4 settles it. Lazy start of reduces and batch finish of
+//! maps over a fair base ([`Fair::omo_base`]) that counts a job's
+//! containers, driven by the release-rate [`Predictor`].
+//!
+//! Every free container of a heartbeating node goes, in this order, to:
+//!
+//! 1. `omo/reduce-continue` — Principle 1: a pending reduce of a job whose
+//!    reduce stage has started (the earliest started first), so a started
+//!    job's reduces run back to back.
+//! 2. `omo/lazy-start` — Algorithm 1: among running jobs whose reduce
+//!    stage has not started, the candidates are those with no pending
+//!    (unassigned) map, and, with lazy start on, those whose pending maps
+//!    m'_i ≤ x*_i = (T_s(i) − T_m(i))·F_e(i), i.e. whose gap β between map
+//!    end and shuffle end has reached ≥ 0. The candidate occupying the
+//!    fewest containers starts its reduce stage with its first reduce.
+//!    Without a finished map (no T_m) or while F_o = 0 only "no pending
+//!    map" qualifies. With lazy start off (`omo-batch`) that is the only
+//!    way a reduce stage starts: OMO never uses slowstart.
+//! 3. `omo/batch-finish` — Algorithm 2: among jobs whose reduce stage has
+//!    started and that still have pending maps, the one with the largest
+//!    t_fair − t_batch > 0 gets the container for a map (the best-placed
+//!    of its pending maps, no delay scheduling).
+//! 4. `omo/fair` — the fair base: fair order over a job's containers
+//!    (maps and reduces together), delay scheduling, maps only.
+//!
+//! That is Algorithm 3's precedence (lazy start before batch finish before
+//! fair), with Principle 1's continuation ahead of all three.
+//!
+//! **Reduces and deadlock.** OMO decides reduce start itself, so it reads
+//! neither the slowstart gate (`World::reduces_schedulable`) nor the
+//! engine's unified-container ramp-up bound (`World::reduce_allowed`,
+//! which caps early reduces at half the containers and would split a
+//! started job's reduces, silently overriding Principle 1). It keeps its
+//! own, narrower guard instead: reduces of a job with *pending* maps wait
+//! for those maps, and if such reduces held every container no map could
+//! ever run. So on unified containers lazy start admits a job with pending
+//! maps only if its reduces plus the unfinished reduces of every started
+//! job that still has pending maps leave at least one container free.
+//! Reduces of jobs with no pending map are always safe (their maps are
+//! running or done and will release). The paper's settings (80
+//! containers, at most 2 reduces per job) never meet the guard. On typed
+//! slots reduces cannot block maps and the guard is off.
+//!
+//! OMO also keeps pools' `max_maps` / `max_reduces` for its own rules.
+//! On typed slots (a cluster with `slot_model = "typed"`) reduces go to
+//! reduce slots and maps to map slots; the paper's setting is unified.
+
+use super::config::{OmoConfig, SchedulerConfig};
+use super::fair::{Fair, Round};
+use super::predictor::{self, Predictor};
+use super::registry::BuildCtx;
+use super::{num, Inspection, Policy, Values};
+use crate::model::{JobId, Ms, NodeId, SlotModel};
+use crate::sim::{AttemptId, Heartbeat, Locality, World};
+
+/// Default T_w.
+pub const DEFAULT_WINDOW: Ms = 10_000;
+/// Default EMA weight.
+pub const DEFAULT_EMA: f64 = 0.5;
+
+pub const RULE_CONTINUE: &str = "omo/reduce-continue";
+pub const RULE_LAZY: &str = "omo/lazy-start";
+pub const RULE_BATCH: &str = "omo/batch-finish";
+pub const RULE_FAIR: &str = "omo/fair";
+
+pub struct Omo {
+    label: String,
+    lazy_start: bool,
+    batch_finish: bool,
+    pred: Predictor,
+    base: Fair,
+    /// Per job id: the order in which its reduce stage started.
+    started: Vec<Option<u64>>,
+    next_seq: u64,
+    /// Attempts ended (succeeded or killed) when the predictor last looked.
+    ended: u64,
+}
+
+/// OMO's per-job estimates (ALGORITHMS §4), all in seconds or per second.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct JobEstimate {
+    pub t_m: Option<f64>,
+    pub t_s: Option<f64>,
+    pub f_e: Option<f64>,
+    pub x_star: Option<f64>,
+    pub beta: Option<f64>,
+    pub t_fair: Option<f64>,
+    pub t_batch: Option<f64>,
+    pub pending_maps: u32,
+}
+
+/// Containers the predictor counts as available: those running maps and
+/// those running reduces of jobs whose maps are all done.
+pub fn available(w: &World) -> u32 {
+    (w.metrics.running.max(0) as u32).saturating_sub(w.early_reduces)
+}
+
+/// Attempts that have ended so far (launched minus running): each one
+/// released a container, including the losing copies a speculative win
+/// kills, which have no hook of their own.
+fn ended(w: &World) -> u64 {
+    (w.attempts.len() as u64).saturating_sub(w.metrics.running.max(0) as u64)
+}
+
+/// Job `j`'s estimates with cluster values F_o, A_o and D running jobs.
+pub fn estimate(w: &World, j: JobId, f_o: Option<f64>, a_o: Option<f64>, d: u32) -> JobEstimate {
+    let job = w.job(j);
+    let r = job.n_reduces();
+    let pending = job.maps_pending;
+    let t_m = job.mean_map_ms().map(|ms| ms / 1000.0);
+    let t_s = (job.maps_done > 0 && r > 0).then(|| {
+        let d_mb = job.output_total / job.maps_done as f64;
+        predictor::t_s(d_mb, job.n_maps(), w.net.shuffle_mbps, r)
+    });
+    let f_e = match (f_o, a_o) {
+        (Some(fo), Some(ao)) => predictor::f_e_job(fo, ao, r, d),
+        _ => None,
+    };
+    let x_star = match (t_s, t_m, f_e) {
+        (Some(ts), Some(tm), Some(fe)) => Some(predictor::x_star(ts, tm, fe)),
+        _ => None,
+    };
+    let beta = match (t_s, t_m, f_e) {
+        (Some(ts), Some(tm), Some(fe)) => predictor::beta(ts, tm, pending, fe),
+        _ => None,
+    };
+    let (t_fair, t_batch) = match (f_o, a_o, t_m) {
+        (Some(fo), Some(ao), Some(tm)) => {
+            let tf = predictor::t_fair(d, pending, fo, tm);
+            let s = predictor::s_others(d, pending, fo, tm);
+            (tf, tf.and(predictor::t_batch(s, ao, fo, r)))
+        }
+        _ => (None, None),
+    };
+    JobEstimate {
+        t_m,
+        t_s,
+        f_e,
+        x_star,
+        beta,
+        t_fair,
+        t_batch,
+        pending_maps: pending,
+    }
+}
+
+impl Omo {
+    /// `name` is `omo`, `omo-lazy` or `omo-batch`. Window, ema and the
+    /// base's delays come from `[scheduler.NAME]`, else `[scheduler.omo]`;
+    /// `lazy_start` and `batch_finish` only from `[scheduler.NAME]`,
+    /// defaulting to the variant's meaning.
+    pub fn new(label: String, name: &str, cfg: &SchedulerConfig, ctx: &BuildCtx) -> Omo {
+        let own: Option<&OmoConfig> = match name {
+            "omo-lazy" => cfg.omo_lazy.as_ref(),
+            "omo-batch" => cfg.omo_batch.as_ref(),
+            _ => cfg.omo.as_ref(),
+        };
+        let shared = cfg.omo.as_ref();
+        fn pick<T: Copy>(
+            own: Option<&OmoConfig>,
+            shared: Option<&OmoConfig>,
+            f: impl Fn(&OmoConfig) -> Option<T>,
+        ) -> Option<T> {
+            own.and_then(&f).or_else(|| shared.and_then(&f))
+        }
+        let window = pick(own, shared, |c| c.window).unwrap_or(DEFAULT_WINDOW);
+        let ema = pick(own, shared, |c| c.ema).unwrap_or(DEFAULT_EMA);
+        let base = Fair::omo_base(
+            label.clone(),
+            pick(own, shared, |c| c.node_locality_delay),
+            pick(own, shared, |c| c.rack_locality_delay),
+            pick(own, shared, |c| c.size_based_weight).unwrap_or(false),
+            ctx,
+        );
+        Omo {
+            label,
+            lazy_start: own
+                .and_then(|c| c.lazy_start)
+                .unwrap_or(name != "omo-batch"),
+            batch_finish: own
+                .and_then(|c| c.batch_finish)
+                .unwrap_or(name != "omo-lazy"),
+            pred: Predictor::new(window, ema),
+            base,
+            started: Vec::new(),
+            next_seq: 0,
+            ended: 0,
+        }
+    }
+
+    /// Starts the monitor at the first sight of work (no-op afterwards).
+    fn start_monitor(&mut self, w: &World) {
+        if !self.pred.started() {
+            self.pred.start(w.now, available(w));
+            self.ended = ended(w);
+        }
+    }
+
+    fn started_seq(&self, j: JobId) -> Option<u64> {
+        self.started.get(j as usize).copied().flatten()
+    }
+
+    fn mark_started(&mut self, j: JobId) {
+        let i = j as usize;
+        if self.started.len() <= i {
+            self.started.resize(i + 1, None);
+        }
+        self.started[i] = Some(self.next_seq);
+        self.next_seq += 1;
+        self.base.set_reduce_started(j, true);
+    }
+
+    /// Principle 1: the earliest-started job with a pending reduce.
+    fn continue_job(&self, w: &World) -> Option<JobId> {
+        w.active
+            .iter()
+            .copied()
+            .filter(|&j| {
+                let job = w.job(j);
+                job.reduces_pending > 0 && pool_takes_reduce(w, j)
+            })
+            .filter_map(|j| self.started_seq(j).map(|s| (s, j)))
+            .min()
+            .map(|(_, j)| j)
+    }
+
+    /// Algorithm 1 (as settled): the candidate with the fewest occupied
+    /// containers, ties by submit time then id (the active order).
+    fn lazy_start_job(
+        &self,
+        w: &World,
+        f_o: Option<f64>,
+        a_o: Option<f64>,
+        d: u32,
+    ) -> Option<JobId> {
+        let unified = w.model() == SlotModel::Unified;
+        // Reduces committed to jobs whose maps are still pending.
+        let committed: u32 = if unified {
+            w.active
+                .iter()
+                .filter(|&&j| self.started_seq(j).is_some() && w.job(j).maps_pending > 0)
+                .map(|&j| w.job(j).unfinished_reduces())
+                .sum()
+        } else {
+            0
+        };
+        let total = w.cluster.total_slots();
+        let mut best: Option<(u32, JobId)> = None;
+        for &j in &w.active {
+            let job = w.job(j);
+            if self.started_seq(j).is_some()
+                || job.reduces_pending == 0
+                || job.n_reduces() == 0
+                || !pool_takes_reduce(w, j)
+            {
+                continue;
+            }
+            let pending = job.maps_pending;
+            let candidate = pending == 0
+                || (self.lazy_start
+                    && estimate(w, j, f_o, a_o, d)
+                        .x_star
+                        .is_some_and(|x| pending as f64 <= x)
+                    && (!unified || committed + job.unfinished_reduces() < total));
+            if !candidate {
+                continue;
+            }
+            let occupied = job.maps_running + job.reduces_running;
+            if best.is_none_or(|(o, _)| occupied < o) {
+                best = Some((occupied, j));
+            }
+        }
+        best.map(|(_, j)| j)
+    }
+
+    /// Algorithm 2: the started job with pending maps and the largest
+    /// t_fair − t_batch > 0 (ties: the earlier in the active order).
+    fn batch_finish_job(
+        &self,
+        w: &World,
+        f_o: Option<f64>,
+        a_o: Option<f64>,
+        d: u32,
+    ) -> Option<JobId> {
+        let mut best: Option<(f64, JobId)> = None;
+        for &j in &w.active {
+            let job = w.job(j);
+            if self.started_seq(j).is_none() || job.maps_pending == 0 || !pool_takes_map(w, j) {
+                continue;
+            }
+            let e = estimate(w, j, f_o, a_o, d);
+            let (Some(tf), Some(tb)) = (e.t_fair, e.t_batch) else {
+                continue;
+            };
+            let gain = tf - tb;
+            if gain > 0.0 && best.is_none_or(|(g, _)| gain > g) {
+                best = Some((gain, j));
+            }
+        }
+        best.map(|(_, j)| j)
+    }
+
+    fn launch_reduce(hb: &mut Heartbeat<'_>, j: JobId, rule: &'static str) -> Option<AttemptId> {
+        let r = hb.world().job(j).find_reduce()?;
+        Some(hb.launch_reduce(j, r, rule))
+    }
+
+    /// One container's decision. Returns whether a task launched.
+    fn assign_one(
+        &mut self,
+        hb: &mut Heartbeat<'_>,
+        round: &mut Round,
+        f_o: Option<f64>,
+        a_o: Option<f64>,
+        d: u32,
+    ) -> bool {
+        if hb.free_reduces() > 0 {
+            if let Some(j) = self.continue_job(hb.world()) {
+                if Self::launch_reduce(hb, j, RULE_CONTINUE).is_some() {
+                    return true;
+                }
+            }
+            if let Some(j) = self.lazy_start_job(hb.world(), f_o, a_o, d) {
+                if Self::launch_reduce(hb, j, RULE_LAZY).is_some() {
+                    self.mark_started(j);
+                    return true;
+                }
+            }
+        }
+        if hb.free_maps() > 0 {
+            if self.batch_finish {
+                if let Some(j) = self.batch_finish_job(hb.world(), f_o, a_o, d) {
+                    let w = hb.world();
+                    if let Some((t, loc)) = w.job(j).find_map(hb.node, Locality::OffDc, &w.cluster)
+                    {
+                        hb.launch_map(j, t, RULE_BATCH);
+                        self.base.note_map(round, j, loc);
+                        return true;
+                    }
+                }
+            }
+            return self.base.step(hb, round);
+        }
+        false
+    }
+}
+
+fn pool_takes_reduce(w: &World, j: JobId) -> bool {
+    let p = w.job(j).pool as usize;
+    w.pool_stats[p].running_reduces < w.pools[p].max_reduces
+}
+
+fn pool_takes_map(w: &World, j: JobId) -> bool {
+    let p = w.job(j).pool as usize;
+    w.pool_stats[p].running_maps < w.pools[p].max_maps
+}
+
+impl Policy for Omo {
+    fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// OMO starts reduce stages itself and never consults slowstart; 0
+    /// makes the world's slowstart helpers say "no gate".
+    fn slowstart(&self) -> f64 {
+        0.0
+    }
+
+    fn adopt(&mut self, w: &World) {
+        self.base.adopt(w);
+        self.started.clear();
+        self.next_seq = 0;
+        // Jobs that already run reduces have started their reduce stage,
+        // in submit order.
+        for &j in &w.active {
+            let job = w.job(j);
+            if job.reduces_running + job.reduces_done > 0 {
+                self.mark_started(j);
+            }
+        }
+        if !w.active.is_empty() {
+            self.start_monitor(w);
+        }
+    }
+
+    fn job_arrived(&mut self, w: &World, j: JobId) {
+        self.base.job_arrived(w, j);
+        self.start_monitor(w);
+    }
+
+    fn task_finished(&mut self, w: &World, _attempt: AttemptId) {
+        self.start_monitor(w);
+        let e = ended(w);
+        let released = e.saturating_sub(self.ended) as u32;
+        self.ended = e;
+        self.pred.release_n(w.now, released);
+        self.pred.set_available(w.now, available(w));
+    }
+
+    fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
+        let now = hb.world().now;
+        self.start_monitor(hb.world());
+        // Tasks the engine launched since the last hook (speculative
+        // copies) count as available from now on.
+        self.pred.set_available(now, available(hb.world()));
+        let obs = self.pred.peek(now);
+        let d = hb.world().active.len() as u32;
+        let mut round = self.base.begin_round(hb);
+        while hb.free_maps() > 0 || hb.free_reduces() > 0 {
+            if !self.assign_one(hb, &mut round, obs.f_o, obs.a_o, d) {
+                break;
+            }
+        }
+        self.base.finish_round(round);
+        self.pred.set_available(now, available(hb.world()));
+    }
+
+    fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
+        let mut ins = Inspection::default();
+        let obs = self.pred.peek(w.now);
+        let d = w.active.len() as u32;
+        let opt = |x: Option<f64>| x.map_or(serde_json::Value::Null, num);
+        ins.cluster.insert("F_o".into(), opt(obs.f_o));
+        ins.cluster.insert("A_o".into(), opt(obs.a_o));
+        ins.cluster.insert("D".into(), d.into());
+        ins.cluster
+            .insert("window_releases".into(), obs.window_releases.into());
+        ins.cluster
+            .insert("window_available".into(), available(w).into());
+        for &j in &w.active {
+            let e = estimate(w, j, obs.f_o, obs.a_o, d);
+            let mut v = Values::new();
+            v.insert("T_m".into(), opt(e.t_m));
+            v.insert("T_s".into(), opt(e.t_s));
+            v.insert("F_e".into(), opt(e.f_e));
+            v.insert("x_star".into(), opt(e.x_star));
+            v.insert("beta".into(), opt(e.beta));
+            v.insert("t_fair".into(), opt(e.t_fair));
+            v.insert("t_batch".into(), opt(e.t_batch));
+            v.insert("pending_maps".into(), e.pending_maps.into());
+            v.insert(
+                "reduce_started".into(),
+                self.started_seq(j).is_some().into(),
+            );
+            ins.jobs.insert(w.job(j).name.clone(), v);
+        }
+        ins
+    }
+
+    fn predictor(&self) -> Option<&Predictor> {
+        Some(&self.pred)
+    }
+}
