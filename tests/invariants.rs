@@ -25,6 +25,9 @@ struct Gen {
     max_maps: u32,
     jobs: Vec<(usize, u32, u32, u32, usize, u32)>, // profile, maps, reduces, submit s, pool, priority
     seed: u64,
+    speculation: &'static str,
+    /// A node that fails at `.1` seconds and recovers `.2` seconds later.
+    failure: Option<(u32, u32, u32)>,
 }
 
 const PROFILES: [&str; 4] = ["terasort", "wordcount", "grep", "sequencecount"];
@@ -45,7 +48,15 @@ fn gen() -> impl Strategy<Value = Gen> {
         (
             0.0f64..0.4,
             any::<bool>(),
-            prop::sample::select(vec!["fifo", "fair", "fresh", "capacity"]),
+            prop::sample::select(vec![
+                "fifo",
+                "fair",
+                "fresh",
+                "capacity",
+                "omo",
+                "omo-lazy",
+                "omo-batch",
+            ]),
         ),
         (
             prop::sample::select(vec![0.0, 0.05, 0.5, 1.0]),
@@ -56,8 +67,12 @@ fn gen() -> impl Strategy<Value = Gen> {
             (0usize..4, 1u32..25, 0u32..4, 0u32..60, 0usize..2, 0u32..3),
             1..7,
         ),
+        (
+            prop::sample::select(vec!["off", "hadoop", "late"]),
+            prop::option::of((0u32..10, 1u32..120, 1u32..120)),
+        ),
     )
-        .prop_map(|(c, t, s, jobs)| Gen {
+        .prop_map(|(c, t, s, jobs, f)| Gen {
             nodes: c.0,
             racks: c.1,
             map_slots: c.2,
@@ -73,6 +88,8 @@ fn gen() -> impl Strategy<Value = Gen> {
             max_maps: s.1,
             seed: s.2,
             jobs,
+            speculation: f.0,
+            failure: f.1,
         })
 }
 
@@ -94,8 +111,8 @@ fn to_toml(g: &Gen) -> String {
         g.replication.min(g.nodes)
     );
     t += &format!(
-        "[tasks]\nstraggler_prob = {}\nstraggler_slowdown = [1.5, 4.0]\n",
-        g.straggler
+        "[tasks]\nstraggler_prob = {}\nstraggler_slowdown = [1.5, 4.0]\nspeculation = \"{}\"\n",
+        g.straggler, g.speculation
     );
     t += &format!(
         "[scheduler]\npolicy = \"{}\"\nslowstart = {}\n",
@@ -114,18 +131,26 @@ fn to_toml(g: &Gen) -> String {
             i % 2
         );
     }
+    if let Some((node, at, down)) = g.failure {
+        let node = node % g.nodes;
+        t += &format!("[[events]]\nat = \"{at}s\"\naction = \"fail_node\"\nnode = {node}\n");
+        t += &format!(
+            "[[events]]\nat = \"{}s\"\naction = \"recover_node\"\nnode = {node}\n",
+            at + down
+        );
+    }
     t
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
 
     #[test]
     fn every_policy_keeps_the_invariants(g in gen()) {
         let text = to_toml(&g);
         let sc = load_text(&text, None);
         let mut sim = Sim::new(&sc).unwrap();
-        sim.run_until(Some(30 * 24 * 3_600_000));
+        sim.run_until(Some(2 * 24 * 3_600_000));
         if let Err(e) = check(&sim) {
             return Err(TestCaseError::fail(format!("{e}\n--- scenario ---\n{text}")));
         }

@@ -33,13 +33,17 @@ pub fn queue_order(w: &World) -> Vec<JobId> {
     q
 }
 
-/// Per-node slots of a kind; on unified clusters both kinds share containers.
+/// Per-node slots of a kind and how many of that kind run there. On
+/// unified clusters each kind's cap is taken over all the node's containers
+/// (and the launch is bounded by the free ones); counting the other kind's
+/// tasks against it would let running reduces lock out their own maps.
 fn node_slots(w: &World, node: NodeId, map: bool) -> (u32, u32) {
     let n = w.node(node);
     match (w.model(), map) {
         (SlotModel::Typed, true) => (n.map_slots, n.running_maps),
         (SlotModel::Typed, false) => (n.reduce_slots, n.running_reduces),
-        (SlotModel::Unified, _) => (n.map_slots + n.reduce_slots, n.running()),
+        (SlotModel::Unified, true) => (n.map_slots + n.reduce_slots, n.running_maps),
+        (SlotModel::Unified, false) => (n.map_slots + n.reduce_slots, n.running_reduces),
     }
 }
 

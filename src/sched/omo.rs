@@ -219,7 +219,13 @@ impl Omo {
             .copied()
             .filter(|&j| {
                 let job = w.job(j);
-                job.reduces_pending > 0 && pool_takes_reduce(w, j)
+                // A started job can have pending maps again after a node
+                // failure re-opened them: its reduces may then not take the
+                // last free container, or its maps could never run.
+                let safe = w.model() == SlotModel::Typed
+                    || job.maps_pending == 0
+                    || w.early_reduces + 1 < w.cluster.total_slots();
+                job.reduces_pending > 0 && pool_takes_reduce(w, j) && safe
             })
             .filter_map(|j| self.started_seq(j).map(|s| (s, j)))
             .min()

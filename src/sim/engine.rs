@@ -138,23 +138,32 @@ impl World {
         self.jobs[j as usize].reduces_schedulable(self.slowstart)
     }
 
-    /// Fair-scheduler demand of a runnable job: unfinished maps; unfinished
-    /// reduces once slowstart allows them, else 0.
+    /// Fair-scheduler demand of a runnable job (`JobSchedulable.updateDemand`):
+    /// its tasks not running plus its running attempts, so a speculative
+    /// copy counts; reduces only once slowstart allows them, else the
+    /// running ones.
     pub fn map_demand(&self, j: JobId) -> u32 {
         let job = self.job(j);
         if job.runnable {
-            job.unfinished_maps()
+            job.maps_pending + job.maps_running
         } else {
             0
         }
     }
 
+    /// Reduces already running count even when slowstart would not allow
+    /// them now (a node failure re-opened the maps, or a policy with a
+    /// higher slowstart was switched in): Hadoop would report 0, and on
+    /// unified containers that lets the running reduces hide the job's
+    /// remaining maps from the `running < runnable` check for good.
     pub fn reduce_demand(&self, j: JobId) -> u32 {
         let job = self.job(j);
-        if job.runnable && job.reduces_schedulable(self.slowstart) {
-            job.unfinished_reduces()
-        } else {
+        if !job.runnable {
             0
+        } else if job.reduces_schedulable(self.slowstart) {
+            job.reduces_pending + job.reduces_running
+        } else {
+            job.reduces_running
         }
     }
 
@@ -535,11 +544,15 @@ impl World {
         let all_done = job.maps_done == job.n_maps();
         if all_done {
             job.map_end = Some(now);
+            job.first_map_end.get_or_insert(now);
             self.early_reduces -= job.reduces_running;
             for &r in &reducers {
                 self.schedule_shuffle_done(r);
             }
-            if self.jobs[j as usize].n_reduces() == 0 {
+            // Done when its reduces are (a map re-run after a node failure
+            // can be the last task to finish, as in Hadoop).
+            let job = &self.jobs[j as usize];
+            if job.reduces_done == job.n_reduces() {
                 self.job_done(j);
             }
         }
@@ -584,7 +597,7 @@ impl World {
         job.reduces_running -= 1;
         job.reduces_done += 1;
         job.running_reducers.retain(|&r| r != a);
-        if job.reduces_done == job.n_reduces() {
+        if job.reduces_done == job.n_reduces() && job.maps_done == job.n_maps() {
             self.job_done(j);
         }
         self.request_oob(node);
@@ -714,6 +727,34 @@ impl World {
 
     fn job_done(&mut self, j: JobId) {
         self.metrics.advance(self.now);
+        // Whatever of the job still runs is killed, as the JobTracker kills
+        // a finished job's leftover attempts (maps re-run after a node
+        // failure that a speculative reduce's win made unnecessary).
+        let leftovers: Vec<(AttemptId, Kind)> = {
+            let job = &self.jobs[j as usize];
+            job.maps
+                .iter()
+                .flat_map(|m| m.live.iter().map(|&a| (a, Kind::Map)))
+                .chain(
+                    job.reduces
+                        .iter()
+                        .flat_map(|r| r.live.iter().map(|&a| (a, Kind::Reduce))),
+                )
+                .collect()
+        };
+        for (a, kind) in leftovers {
+            self.end_attempt(a, Outcome::Killed);
+            let node = self.attempts[a as usize].node;
+            let job = &mut self.jobs[j as usize];
+            match kind {
+                Kind::Map => job.maps_running -= 1,
+                Kind::Reduce => {
+                    job.reduces_running -= 1;
+                    job.running_reducers.retain(|&r| r != a);
+                }
+            }
+            self.request_oob(node);
+        }
         let pool = self.jobs[j as usize].pool as usize;
         self.jobs[j as usize].finished_at = Some(self.now);
         self.notables.push((self.now, Notable::Finished(j)));

@@ -224,6 +224,9 @@ pub struct Job {
     pub first_launch: Option<Ms>,
     pub finished_at: Option<Ms>,
     pub map_end: Option<Ms>,
+    /// The first time every map was done (`map_end` moves later if a node
+    /// failure loses outputs and maps re-run; this does not).
+    pub first_map_end: Option<Ms>,
     pub shuffle_end: Option<Ms>,
     pub maps_pending: u32,
     pub maps_running: u32,
@@ -281,6 +284,7 @@ impl Job {
             first_launch: None,
             finished_at: None,
             map_end: None,
+            first_map_end: None,
             shuffle_end: None,
             maps_running: 0,
             maps_done: 0,

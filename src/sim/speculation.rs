@@ -15,7 +15,9 @@
 //!
 //! Both only consider jobs with no pending task of the kind: the policy
 //! has had its chance at the heartbeat's free slots, and a job's own
-//! unstarted work goes before a copy of its running work.
+//! unstarted work goes before a copy of its running work. Reduces are
+//! copied only once their job's maps are all done: before that a reducer's
+//! slow progress is its maps' doing, and a copy would wait as long.
 //!
 //! Progress: a map's elapsed share of its duration; a reduce's copy phase
 //! counts 1/3 (bytes copied over the bytes it will copy), its sort+reduce
@@ -86,6 +88,11 @@ fn candidates(w: &World, kind: Kind, node: NodeId) -> Vec<Candidate> {
             Kind::Reduce => (job.reduces_pending, job.reduces_running),
         };
         if pending > 0 || running == 0 {
+            continue;
+        }
+        // A reduce still waiting on its job's maps is slow because of them,
+        // not because of its node: a copy would wait just the same.
+        if kind == Kind::Reduce && job.maps_done < job.n_maps() {
             continue;
         }
         let n = match kind {
