@@ -404,3 +404,32 @@ fn record_keys_parse_and_reject() {
         .unwrap_err()
         .contains("unknown key"));
 }
+
+/// Under OMO the inspector shows the paper's symbols (F_o, A_o, T_m, T_s,
+/// F_e, x*, β) and the Fig. 7 chart of estimated vs observed release rate.
+#[test]
+fn snapshot_inspector_under_omo() {
+    let mut a = App::new(load("omo-set-a.toml", Some("omo"))).unwrap();
+    for _ in 0..4 {
+        a.update(Action::SpeedUp); // 10×
+    }
+    run_for(&mut a, 20); // 200 simulated seconds
+    keys(&mut a, " ");
+    keys(&mut a, "i");
+    let s = screen(&a, 120, 36);
+    for sym in [
+        "F_o",
+        "A_o",
+        "T_m",
+        "T_s",
+        "F_e",
+        "x*",
+        "β",
+        "Fig. 7",
+        "observed f_t",
+        "estimated F_e",
+    ] {
+        assert!(s.contains(sym), "{sym} missing:\n{s}");
+    }
+    insta::assert_snapshot!("inspector_omo_120x36", s);
+}

@@ -139,13 +139,18 @@ fn value_str(v: &serde_json::Value) -> String {
 
 /// Short column headers for the inspection keys policies use.
 fn short(key: &str) -> String {
-    key.replace("fair_share", "fs")
+    // The papers' symbols first, then abbreviations.
+    key.replace("pending_maps", "m'")
+        .replace("reduce_started", "started")
+        .replace("fair_share", "fs")
         .replace("demand", "dem")
         .replace("running", "run")
         .replace("_map", " m")
         .replace("_reduce", " r")
         .replace("locality_level", "level")
         .replace("waited_s", "wait s")
+        .replace("x_star", "x*")
+        .replace("beta", "β")
 }
 
 fn table(
@@ -159,7 +164,7 @@ fn table(
         return;
     };
     let keys: Vec<&String> = first.keys().collect();
-    let name_w = 14usize;
+    let name_w = if width >= 110 { 22 } else { 14 };
     let col_w = 8usize;
     let ncols = ((width.saturating_sub(name_w)) / (col_w + 1)).min(keys.len());
     let mut head = format!("{:<name_w$}", title);
@@ -251,12 +256,83 @@ pub fn inspector(app: &App, f: &mut Frame, back: usize) {
         let left = budget.saturating_sub(pools_rows + 4);
         table(&mut lines, "job", &r.inspection.jobs, inner_w, left.max(1));
     }
+    let chart_h = if app.sim.policy().predictor().is_some() && area.height >= 20 {
+        9
+    } else {
+        0
+    };
+    let [text_area, chart_area] =
+        Layout::vertical([Constraint::Min(3), Constraint::Length(chart_h)]).areas(area);
     f.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
             .block(frame_block(title)),
-        area,
+        text_area,
     );
+    if chart_h > 0 {
+        release_chart(app, f, chart_area);
+    }
+}
+
+/// OMO Fig. 7: the container release rate the predictor observed in each
+/// window (f_t) against what it had forecast for it (F_e).
+fn release_chart(app: &App, f: &mut Frame, area: Rect) {
+    use ratatui::symbols::Marker;
+    use ratatui::widgets::{Axis, Chart, Dataset, GraphType};
+    let Some(p) = app.sim.policy().predictor() else {
+        return;
+    };
+    let hist = p.history();
+    let observed: Vec<(f64, f64)> = hist.iter().map(|w| (w.start_s, w.observed)).collect();
+    let estimated: Vec<(f64, f64)> = hist
+        .iter()
+        .filter_map(|w| w.estimated.map(|e| (w.start_s, e)))
+        .collect();
+    let x_min = hist.first().map_or(0.0, |w| w.start_s);
+    let x_max = hist.last().map_or(1.0, |w| w.start_s).max(x_min + 1.0);
+    let y_max = observed
+        .iter()
+        .chain(&estimated)
+        .map(|p| p.1)
+        .fold(0.1f64, f64::max)
+        * 1.1;
+    let datasets = vec![
+        Dataset::default()
+            .name("observed f_t")
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(Style::default().fg(theme::OK))
+            .data(&observed),
+        Dataset::default()
+            .name("estimated F_e")
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(Style::default().fg(theme::WARN))
+            .data(&estimated),
+    ];
+    let err = crate::sched::predictor::mean_abs_error_pct(hist)
+        .map_or("-".to_string(), |e| format!("{e:.1}%"));
+    let chart = Chart::new(datasets)
+        .hidden_legend_constraints((Constraint::Ratio(1, 2), Constraint::Ratio(1, 1)))
+        .block(frame_block(format!(
+            " Release rate per window (OMO Fig. 7) · mean abs. error {err} "
+        )))
+        .x_axis(
+            Axis::default()
+                .bounds([x_min, x_max])
+                .labels(vec![
+                    Span::raw(format!("{x_min:.0}s")),
+                    Span::raw(format!("{x_max:.0}s")),
+                ])
+                .style(theme::dim()),
+        )
+        .y_axis(
+            Axis::default()
+                .bounds([0.0, y_max])
+                .labels(vec![Span::raw("0"), Span::raw(format!("{y_max:.1}/s"))])
+                .style(theme::dim()),
+        );
+    f.render_widget(chart, area);
 }
 
 pub fn help(f: &mut Frame) {
