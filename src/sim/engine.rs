@@ -500,18 +500,32 @@ impl World {
             Kind::Reduce => self.jobs[j as usize].reduces[task as usize].live.clone(),
         };
         for b in live {
-            self.end_attempt(b, Outcome::Killed);
-            let node = self.attempts[b as usize].node;
-            let job = &mut self.jobs[j as usize];
-            match kind {
-                Kind::Map => job.maps_running -= 1,
-                Kind::Reduce => {
-                    job.reduces_running -= 1;
-                    job.running_reducers.retain(|&r| r != b);
+            self.stop_attempt(b, Outcome::Killed);
+        }
+    }
+
+    /// Ends a running attempt that did not succeed (killed or failed): frees
+    /// its slot, takes it off its job's running counts, and lets its node
+    /// ask for work at once when out-of-band heartbeats are on. Whether its
+    /// task goes back to pending is the caller's business.
+    fn stop_attempt(&mut self, a: AttemptId, outcome: Outcome) {
+        self.end_attempt(a, outcome);
+        let (j, kind, node) = {
+            let at = &self.attempts[a as usize];
+            (at.job, at.kind, at.node)
+        };
+        let job = &mut self.jobs[j as usize];
+        match kind {
+            Kind::Map => job.maps_running -= 1,
+            Kind::Reduce => {
+                job.reduces_running -= 1;
+                job.running_reducers.retain(|&r| r != a);
+                if job.maps_done < job.n_maps() {
+                    self.early_reduces -= 1;
                 }
             }
-            self.request_oob(node);
         }
+        self.request_oob(node);
     }
 
     fn map_done(&mut self, a: AttemptId) {
@@ -617,34 +631,24 @@ impl World {
             .copied()
             .collect();
         for &a in &running {
-            self.end_attempt(a, Outcome::Failed);
+            self.stop_attempt(a, Outcome::Failed);
             let (j, kind, t) = {
                 let at = &self.attempts[a as usize];
                 (at.job, at.kind, at.task)
             };
             let job = &mut self.jobs[j as usize];
             match kind {
-                Kind::Map => {
-                    job.maps_running -= 1;
-                    if job.maps[t as usize].live.is_empty() {
-                        job.maps[t as usize].state = TaskState::Pending;
-                        job.maps_pending += 1;
-                        job.requeue_map(t, &self.cluster);
-                    }
+                Kind::Map if job.maps[t as usize].live.is_empty() => {
+                    job.maps[t as usize].state = TaskState::Pending;
+                    job.maps_pending += 1;
+                    job.requeue_map(t, &self.cluster);
                 }
-                Kind::Reduce => {
-                    job.reduces_running -= 1;
-                    job.running_reducers.retain(|&r| r != a);
-                    if job.maps_done < job.n_maps() {
-                        self.early_reduces -= 1;
-                    }
-                    let job = &mut self.jobs[j as usize];
-                    if job.reduces[t as usize].live.is_empty() {
-                        job.reduces[t as usize].state = TaskState::Pending;
-                        job.reduces_pending += 1;
-                        job.requeue_reduce(t);
-                    }
+                Kind::Reduce if job.reduces[t as usize].live.is_empty() => {
+                    job.reduces[t as usize].state = TaskState::Pending;
+                    job.reduces_pending += 1;
+                    job.requeue_reduce(t);
                 }
+                _ => {}
             }
         }
         // Map outputs stored there are lost for jobs whose reducers still copy.
@@ -730,30 +734,14 @@ impl World {
         // Whatever of the job still runs is killed, as the JobTracker kills
         // a finished job's leftover attempts (maps re-run after a node
         // failure that a speculative reduce's win made unnecessary).
-        let leftovers: Vec<(AttemptId, Kind)> = {
+        let leftovers: Vec<AttemptId> = {
             let job = &self.jobs[j as usize];
-            job.maps
-                .iter()
-                .flat_map(|m| m.live.iter().map(|&a| (a, Kind::Map)))
-                .chain(
-                    job.reduces
-                        .iter()
-                        .flat_map(|r| r.live.iter().map(|&a| (a, Kind::Reduce))),
-                )
+            let maps = job.maps.iter().flat_map(|m| m.live.iter().copied());
+            maps.chain(job.reduces.iter().flat_map(|r| r.live.iter().copied()))
                 .collect()
         };
-        for (a, kind) in leftovers {
-            self.end_attempt(a, Outcome::Killed);
-            let node = self.attempts[a as usize].node;
-            let job = &mut self.jobs[j as usize];
-            match kind {
-                Kind::Map => job.maps_running -= 1,
-                Kind::Reduce => {
-                    job.reduces_running -= 1;
-                    job.running_reducers.retain(|&r| r != a);
-                }
-            }
-            self.request_oob(node);
+        for a in leftovers {
+            self.stop_attempt(a, Outcome::Killed);
         }
         let pool = self.jobs[j as usize].pool as usize;
         self.jobs[j as usize].finished_at = Some(self.now);
