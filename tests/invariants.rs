@@ -28,6 +28,8 @@ struct Gen {
     speculation: &'static str,
     /// A node that fails at `.1` seconds and recovers `.2` seconds later.
     failure: Option<(u32, u32, u32)>,
+    /// Fair/fresh preemption, with pool b's min share and timeouts.
+    preemption: bool,
 }
 
 const PROFILES: [&str; 4] = ["terasort", "wordcount", "grep", "sequencecount"];
@@ -70,6 +72,7 @@ fn gen() -> impl Strategy<Value = Gen> {
         (
             prop::sample::select(vec!["off", "hadoop", "late"]),
             prop::option::of((0u32..10, 1u32..120, 1u32..120)),
+            any::<bool>(),
         ),
     )
         .prop_map(|(c, t, s, jobs, f)| Gen {
@@ -90,6 +93,7 @@ fn gen() -> impl Strategy<Value = Gen> {
             jobs,
             speculation: f.0,
             failure: f.1,
+            preemption: f.2,
         })
 }
 
@@ -118,10 +122,16 @@ fn to_toml(g: &Gen) -> String {
         "[scheduler]\npolicy = \"{}\"\nslowstart = {}\n",
         g.policy, g.slowstart
     );
+    if g.preemption {
+        t += "[scheduler.fair]\npreemption = true\n[scheduler.fresh]\npreemption = true\n";
+    }
     t += &format!(
         "[[pools]]\nname = \"a\"\nweight = 2.0\nmax_maps = {}\ncapacity = 60\n[[pools]]\nname = \"b\"\ncapacity = 40\n",
         g.max_maps
     );
+    if g.preemption {
+        t += "min_maps = 2\nmin_reduces = 1\nmin_share_timeout = \"5s\"\nfair_share_timeout = \"20s\"\n";
+    }
     for (i, (p, maps, reduces, submit, pool, prio)) in g.jobs.iter().enumerate() {
         t += &format!(
             "[[jobs]]\nname = \"j{i}\"\nprofile = \"{}\"\nmaps = {maps}\nreduces = {reduces}\nsubmit = \"{submit}s\"\npool = \"{}\"\npriority = \"{}\"\nuser = \"u{}\"\n",

@@ -45,8 +45,8 @@ pub struct FairConfig {
     pub rack_locality_delay: Option<Ms>,
     pub assign_multiple: Option<bool>,
     pub size_based_weight: Option<bool>,
-    /// Accepted so scenarios can say `false`; `true` is refused until
-    /// preemption is built.
+    /// Kill tasks of pools above their fair share for pools starved past
+    /// their `min_share_timeout` / `fair_share_timeout` (default false).
     pub preemption: Option<bool>,
     /// View each node's containers as typed slots (`map_slots` for maps,
     /// `reduce_slots` for reduces) even on a `slot_model = "unified"`
@@ -115,13 +115,6 @@ impl SchedulerConfig {
         for (name, f) in [("fair", &self.fair), ("fresh", &self.fresh)] {
             if let Some(f) = f {
                 ss(&format!("scheduler.{name}.slowstart"), f.slowstart)?;
-                if f.preemption == Some(true) {
-                    return Err((
-                        format!("scheduler.{name}.preemption"),
-                        "preemption is not supported yet; set preemption = false or remove the key"
-                            .into(),
-                    ));
-                }
             }
         }
         if let Some(c) = &self.capacity {

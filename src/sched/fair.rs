@@ -140,6 +140,25 @@ pub struct Fair {
     omo_base: bool,
     /// Per job id: OMO has started its reduce stage (OMO's base only).
     reduce_started: Vec<bool>,
+    /// `preemption = true`: the preemption state.
+    preemption: Option<Preemption>,
+}
+
+/// Hadoop's `preemptionInterval` default.
+pub const PREEMPTION_INTERVAL: Ms = 15_000;
+
+/// Fair-scheduler preemption (`preemptTasksIfNecessary`): per task kind,
+/// when each pool was last at its min share and at half its fair share.
+#[derive(Clone, Debug, Default)]
+struct Preemption {
+    last_check: Option<Ms>,
+    /// Indexed by `kind_index`: maps (or containers) and reduces.
+    at_min: [Vec<Ms>; 2],
+    at_half: [Vec<Ms>; 2],
+}
+
+fn kind_index(k: TaskKind) -> usize {
+    usize::from(k == TaskKind::Reduce)
 }
 
 /// One heartbeat's assignment loop on a fair base (the locals of
@@ -186,6 +205,7 @@ impl Fair {
             typed_slots: own.typed_slots.unwrap_or(false),
             omo_base: false,
             reduce_started: Vec::new(),
+            preemption: own.preemption.unwrap_or(false).then(Preemption::default),
         }
     }
 
@@ -216,6 +236,7 @@ impl Fair {
             typed_slots: false,
             omo_base: true,
             reduce_started: Vec::new(),
+            preemption: None,
         }
     }
 
@@ -413,6 +434,111 @@ impl Fair {
             || spec
                 .fair_share_timeout
                 .is_some_and(|t| since(&self.last_at_half) > t)
+    }
+
+    /// `updatePreemptionVariables` + `preemptTasksIfNecessary`: keep each
+    /// pool's starvation times current, and every 15 s kill, per task kind,
+    /// max(min(min share, demand) − running once below min share longer
+    /// than `min_share_timeout`, ⌊min(fair share, demand)⌋ − running once
+    /// below half its fair share longer than `fair_share_timeout`) tasks,
+    /// summed over pools: the newest tasks of pools above their fair share,
+    /// never taking a pool below it.
+    fn preempt_if_needed(&mut self, hb: &mut Heartbeat<'_>) {
+        let w = hb.world();
+        let now = w.now;
+        let n = w.pools.len();
+        let kinds: &[TaskKind] = if self.view(w) == SlotModel::Unified {
+            &[TaskKind::Any]
+        } else {
+            &[TaskKind::Map, TaskKind::Reduce]
+        };
+        let mut plans: Vec<(TaskKind, u32, Vec<f64>)> = Vec::new();
+        let Some(pre) = self.preemption.as_mut() else {
+            return;
+        };
+        let due = pre
+            .last_check
+            .is_none_or(|t| now >= t + PREEMPTION_INTERVAL);
+        for &k in kinds {
+            let ki = kind_index(k);
+            pre.at_min[ki].resize(n, now);
+            pre.at_half[ki].resize(n, now);
+        }
+        // Computed outside the borrow of `pre`.
+        let views: Vec<(TaskKind, Vec<f64>, Vec<u32>)> = kinds
+            .iter()
+            .map(|&k| (k, self.fair_shares(w, k).0, self.pools_view(w, k).1))
+            .collect();
+        let pre = self.preemption.as_mut().expect("checked above");
+        for (k, shares, demand) in views {
+            let ki = kind_index(k);
+            let mut to_preempt = 0u32;
+            for p in 0..n {
+                let running = Self::pool_running(w, p, k);
+                let min_target = Self::pool_min(w, p, k).min(demand[p]);
+                let half_target = (shares[p] / 2.0).min(demand[p] as f64).floor() as u32;
+                if running >= min_target {
+                    pre.at_min[ki][p] = now;
+                }
+                if running >= half_target {
+                    pre.at_half[ki][p] = now;
+                }
+                let spec = &w.pools[p];
+                let by_min = match spec.min_share_timeout {
+                    Some(t) if now - pre.at_min[ki][p] > t => min_target.saturating_sub(running),
+                    _ => 0,
+                };
+                let by_fair = match spec.fair_share_timeout {
+                    Some(t) if now - pre.at_half[ki][p] > t => {
+                        (shares[p].min(demand[p] as f64) as u32).saturating_sub(running)
+                    }
+                    _ => 0,
+                };
+                to_preempt += by_min.max(by_fair);
+            }
+            if due && to_preempt > 0 {
+                plans.push((k, to_preempt, shares));
+            }
+        }
+        if due {
+            pre.last_check = Some(now);
+        }
+        for (k, mut to_preempt, shares) in plans {
+            let w = hb.world();
+            // Running attempts of the kind in pools above their fair share,
+            // newest first.
+            let mut victims: Vec<(Ms, crate::sim::AttemptId, usize)> = Vec::new();
+            for &j in &w.active {
+                let job = w.job(j);
+                let p = job.pool as usize;
+                if (Self::pool_running(w, p, k) as f64) <= shares[p] {
+                    continue;
+                }
+                let maps = job.maps.iter().flat_map(|m| m.live.iter());
+                let reds = job.reduces.iter().flat_map(|r| r.live.iter());
+                let live: Vec<crate::sim::AttemptId> = match k {
+                    TaskKind::Map => maps.copied().collect(),
+                    TaskKind::Reduce => reds.copied().collect(),
+                    TaskKind::Any => maps.chain(reds).copied().collect(),
+                };
+                victims.extend(
+                    live.into_iter()
+                        .map(|a| (w.attempts[a as usize].start, a, p)),
+                );
+            }
+            victims.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+            let mut left: Vec<u32> = (0..n).map(|p| Self::pool_running(w, p, k)).collect();
+            for (_, a, p) in victims {
+                if left[p] as f64 > shares[p] {
+                    hb.preempt(a);
+                    left[p] -= 1;
+                    to_preempt -= 1;
+                    if to_preempt == 0 {
+                        break;
+                    }
+                }
+            }
+        }
     }
 
     /// `getAllowedLocalityLevel`, with separate node and rack delays.
@@ -807,6 +933,9 @@ impl Policy for Fair {
     }
 
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
+        if self.preemption.is_some() {
+            self.preempt_if_needed(hb);
+        }
         if self.view(hb.world()) == SlotModel::Unified {
             let mut round = self.begin_round(hb);
             while self.step(hb, &mut round) {}

@@ -62,6 +62,8 @@ pub enum Notable {
         rerun: u32,
     },
     NodeRecovered(NodeId),
+    /// Fair preemption killed this attempt to give its slot to a starved pool.
+    Preempted(AttemptId),
 }
 
 /// One `--inspect` line.
@@ -504,6 +506,40 @@ impl World {
         }
     }
 
+    /// Kills a running attempt to free its slot for another pool (fair
+    /// preemption); its task goes back to pending unless another attempt
+    /// of it still runs.
+    fn preempt(&mut self, a: AttemptId) {
+        if self.attempts[a as usize].outcome != Outcome::Running {
+            return;
+        }
+        self.stop_attempt(a, Outcome::Killed);
+        let (j, kind, t) = {
+            let at = &self.attempts[a as usize];
+            (at.job, at.kind, at.task)
+        };
+        self.requeue_if_idle(j, kind, t);
+        self.notables.push((self.now, Notable::Preempted(a)));
+    }
+
+    /// A task with no attempt left running is pending again.
+    fn requeue_if_idle(&mut self, j: JobId, kind: Kind, t: u32) {
+        let job = &mut self.jobs[j as usize];
+        match kind {
+            Kind::Map if job.maps[t as usize].live.is_empty() => {
+                job.maps[t as usize].state = TaskState::Pending;
+                job.maps_pending += 1;
+                job.requeue_map(t, &self.cluster);
+            }
+            Kind::Reduce if job.reduces[t as usize].live.is_empty() => {
+                job.reduces[t as usize].state = TaskState::Pending;
+                job.reduces_pending += 1;
+                job.requeue_reduce(t);
+            }
+            _ => {}
+        }
+    }
+
     /// Ends a running attempt that did not succeed (killed or failed): frees
     /// its slot, takes it off its job's running counts, and lets its node
     /// ask for work at once when out-of-band heartbeats are on. Whether its
@@ -636,20 +672,7 @@ impl World {
                 let at = &self.attempts[a as usize];
                 (at.job, at.kind, at.task)
             };
-            let job = &mut self.jobs[j as usize];
-            match kind {
-                Kind::Map if job.maps[t as usize].live.is_empty() => {
-                    job.maps[t as usize].state = TaskState::Pending;
-                    job.maps_pending += 1;
-                    job.requeue_map(t, &self.cluster);
-                }
-                Kind::Reduce if job.reduces[t as usize].live.is_empty() => {
-                    job.reduces[t as usize].state = TaskState::Pending;
-                    job.reduces_pending += 1;
-                    job.requeue_reduce(t);
-                }
-                _ => {}
-            }
+            self.requeue_if_idle(j, kind, t);
         }
         // Map outputs stored there are lost for jobs whose reducers still copy.
         let dc = self.cluster.nodes[n as usize].dc as usize;
@@ -877,6 +900,11 @@ impl Heartbeat<'_> {
         let a = self.w.launch(job, Kind::Map, task, self.node, rule, false);
         self.assigned.push(a);
         a
+    }
+
+    /// Kills a running attempt anywhere in the cluster (fair preemption).
+    pub fn preempt(&mut self, attempt: AttemptId) {
+        self.w.preempt(attempt);
     }
 
     pub fn launch_reduce(&mut self, job: JobId, task: u32, rule: &'static str) -> AttemptId {

@@ -523,6 +523,11 @@ impl App {
                         "node {node} failed: {attempts} running attempts failed, {rerun} finished maps to re-run"
                     ),
                     Notable::NodeRecovered(n) => format!("node {n} recovered"),
+                    Notable::Preempted(a) => {
+                        let at = &w.attempts[*a as usize];
+                        let k = if at.kind == crate::sim::Kind::Map { 'm' } else { 'r' };
+                        format!("preempted {}/{k}{} on node {} for a starved pool", w.job(at.job).name, at.task, at.node)
+                    }
                     Notable::Speculated(a) => {
                         let at = &w.attempts[*a as usize];
                         let k = if at.kind == crate::sim::Kind::Map {
