@@ -141,6 +141,42 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     }
     lines.push(Line::from(""));
     lines.push(Line::from(legend));
+    // With room to spare, a line per rack: how busy it is and with what.
+    let spare = inner_h.saturating_sub(lines.len() + 2);
+    if spare >= c.racks.len() + 1 {
+        lines.push(Line::from(""));
+        let bar_w = inner_w.saturating_sub(40).clamp(10, 40);
+        for (r, rack) in c.racks.iter().enumerate() {
+            let (mut slots, mut maps, mut reds, mut dead) = (0u32, 0u32, 0u32, 0u32);
+            for &n in &rack.nodes {
+                let node = w.node(n);
+                slots += node.map_slots + node.reduce_slots;
+                maps += node.running_maps;
+                reds += node.running_reduces;
+                dead += u32::from(!node.alive);
+            }
+            let busy = maps + reds;
+            let frac = if slots > 0 {
+                busy as f64 / slots as f64
+            } else {
+                0.0
+            };
+            let mut spans = vec![
+                Span::styled(format!(" r{r:<3}"), theme::dim()),
+                Span::styled(super::bar(frac, bar_w), Style::default().fg(theme::OK)),
+                Span::raw(format!(
+                    " {busy:>4}/{slots:<4} {maps:>4} maps {reds:>4} reduces"
+                )),
+            ];
+            if dead > 0 {
+                spans.push(Span::styled(
+                    format!("  {dead} dead"),
+                    Style::default().fg(theme::WARN),
+                ));
+            }
+            lines.push(Line::from(spans));
+        }
+    }
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme::dim())
