@@ -2,6 +2,13 @@
 
 use crate::model::Ms;
 
+/// The longest duration accepted: 10 years of simulated time. Larger
+/// values would overflow the engine's integer clock in sums.
+pub const MAX_DURATION_MS: Ms = 10 * 365 * 24 * 3_600_000;
+
+/// The largest size accepted: 1 PB (in MB).
+pub const MAX_SIZE_MB: f64 = 1024.0 * 1024.0 * 1024.0;
+
 /// Parses `"500ms"`, `"20s"`, `"3m"`, `"1h"`, `"1.5s"` into milliseconds.
 /// A bare number is rejected: a unit is part of the contract.
 pub fn parse_duration(s: &str) -> Result<Ms, String> {
@@ -27,7 +34,13 @@ pub fn parse_duration(s: &str) -> Result<Ms, String> {
             "invalid duration \"{s}\": must be a non-negative number with a unit"
         ));
     }
-    Ok((v * mult).round() as Ms)
+    let ms = (v * mult).round();
+    if ms > MAX_DURATION_MS as f64 {
+        return Err(format!(
+            "duration \"{s}\" is too long; expected at most 10 years (\"87600h\")"
+        ));
+    }
+    Ok(ms as Ms)
 }
 
 /// Parses `"128MB"`, `"20GB"`, `"1TB"`, `"512KB"` into megabytes (binary: 1 GB = 1024 MB).
@@ -53,6 +66,11 @@ pub fn parse_size_mb(s: &str) -> Result<f64, String> {
     if !v.is_finite() || v < 0.0 {
         return Err(format!(
             "invalid size \"{s}\": must be a non-negative number with a unit"
+        ));
+    }
+    if v * mult > MAX_SIZE_MB {
+        return Err(format!(
+            "size \"{s}\" is too large; expected at most 1PB (\"1048576GB\")"
         ));
     }
     Ok(v * mult)
@@ -107,6 +125,8 @@ mod tests {
         assert!(parse_duration("20").is_err());
         assert!(parse_duration("-1s").is_err());
         assert!(parse_duration("abc s").is_err());
+        assert!(parse_duration("1e30h").unwrap_err().contains("too long"));
+        assert_eq!(parse_duration("87600h"), Ok(MAX_DURATION_MS));
     }
 
     #[test]
@@ -116,5 +136,6 @@ mod tests {
         assert_eq!(parse_size_mb("1tb"), Ok(1_048_576.0));
         assert!(parse_size_mb("12").is_err());
         assert!(parse_size_mb("xGB").is_err());
+        assert!(parse_size_mb("1e300TB").unwrap_err().contains("too large"));
     }
 }

@@ -205,6 +205,7 @@ pools = ["research", "default"]
         "capacity",
         "fair[slowstart=1]",
         "fair[assign_multiple=false]",
+        "fair[size_based_weight=true]",
     ] {
         let sc = load_text(text, Some(policy));
         let mut sim = Sim::new(&sc).unwrap();

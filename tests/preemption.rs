@@ -8,6 +8,13 @@ use common::*;
 use slotsim::sim::{Kind, Outcome};
 
 fn scenario(preemption: bool) -> String {
+    scenario_with(preemption, 0)
+}
+
+/// `reduces` > 0 fills the reduce slots too, so no node ever has a free
+/// slot: preemption must still run (on every heartbeat, not only those
+/// that ask for work).
+fn scenario_with(preemption: bool, reduces: u32) -> String {
     format!(
         r#"
 name = "preempt"
@@ -21,6 +28,7 @@ heartbeat = "1s"
 replication = 4
 [scheduler]
 policy = "fair"
+slowstart = 0.0
 [scheduler.fair]
 preemption = {preemption}
 [[pools]]
@@ -33,8 +41,9 @@ min_share_timeout = "10s"
 name = "big"
 profile = "terasort"
 maps = 40
-reduces = 0
+reduces = {reduces}
 map_time = "1h"
+reduce_time = "1h"
 pool = "batch"
 [[jobs]]
 name = "urgent"
@@ -118,4 +127,15 @@ fn without_preemption_the_pool_waits() {
         first_start(&sim, "urgent") >= 3_600_000,
         "waits for an hour-long task to end"
     );
+}
+
+#[test]
+fn preemption_works_on_a_full_cluster() {
+    let (sim, _) = run(&load_text(&scenario_with(true, 4), None));
+    let urgent = first_start(&sim, "urgent");
+    assert!(
+        urgent <= 21_000,
+        "prod starts within a preemption round: {urgent}"
+    );
+    common::check(&sim).unwrap();
 }

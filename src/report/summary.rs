@@ -106,7 +106,8 @@ fn s(ms: Ms) -> f64 {
 pub fn summarize(sim: &Sim) -> Summary {
     let w = &sim.w;
     let end = w.now;
-    let m = &w.metrics;
+    let tail = w.metrics.at(end);
+    let m = &tail;
     let span = m.span(end);
     let first_submit = w.jobs.iter().filter(|j| j.arrived).map(|j| j.submit).min();
     let all_done = w.jobs.iter().all(|j| j.is_done()) && !w.jobs.is_empty();
@@ -188,7 +189,7 @@ pub fn summarize(sim: &Sim) -> Summary {
         },
         inter_dc_gb: m.inter_dc_mb / 1024.0,
         utilization: if span > 0.0 {
-            m.busy / (w.cluster.total_slots() as f64 * span)
+            m.busy / m.slot_time.max(1.0)
         } else {
             0.0
         },

@@ -189,7 +189,7 @@ impl Policy for Capacity {
     }
 
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
-        let n_nodes = hb.world().cluster.nodes.len() as u64;
+        let n_nodes = hb.world().cluster.live_nodes as u64;
         // Maps: as many as fit, node-or-rack-local first, one off-switch at most.
         let mut assign_off_switch = true;
         let mut qs = self.queues(hb.world(), true);

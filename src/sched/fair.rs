@@ -84,13 +84,18 @@ fn fair_cmp(a: &Key, b: &Key) -> Ordering {
     let ms2 = b.min_share.min(b.demand);
     let n1 = a.running < ms1;
     let n2 = b.running < ms2;
-    let r = match (n1, n2) {
-        (true, false) => return Ordering::Less,
-        (false, true) => return Ordering::Greater,
-        (true, true) => a.running / ms1.max(1.0) - b.running / ms2.max(1.0),
-        (false, false) => a.running / a.weight - b.running / b.weight,
-    };
-    r.partial_cmp(&0.0).unwrap_or(Ordering::Equal)
+    match (n1, n2) {
+        (true, false) => Ordering::Less,
+        (false, true) => Ordering::Greater,
+        (true, true) => (a.running / ms1.max(1.0)).total_cmp(&(b.running / ms2.max(1.0))),
+        // A size-based weight is log2(1 + demand): 0 for a job with no
+        // demand. Java's 0/0 is NaN there and breaks the sort's contract; a
+        // floor keeps the order total (such a job has nothing to run).
+        (false, false) => {
+            let ratio = |k: &Key| k.running / k.weight.max(f64::MIN_POSITIVE);
+            ratio(a).total_cmp(&ratio(b))
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -144,6 +149,9 @@ pub struct Fair {
     preemption: Option<Preemption>,
 }
 
+/// Hadoop's `UPDATE_INTERVAL`: how often shares and starvation are refreshed.
+pub const UPDATE_INTERVAL: Ms = 500;
+
 /// Hadoop's `preemptionInterval` default.
 pub const PREEMPTION_INTERVAL: Ms = 15_000;
 
@@ -152,6 +160,8 @@ pub const PREEMPTION_INTERVAL: Ms = 15_000;
 #[derive(Clone, Debug, Default)]
 struct Preemption {
     last_check: Option<Ms>,
+    /// Last starvation update (Hadoop's update thread runs every 500 ms).
+    last_update: Option<Ms>,
     /// Indexed by `kind_index`: maps (or containers) and reduces.
     at_min: [Vec<Ms>; 2],
     at_half: [Vec<Ms>; 2],
@@ -932,10 +942,19 @@ impl Policy for Fair {
         *self.info(j) = JobInfo::default();
     }
 
-    fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
-        if self.preemption.is_some() {
-            self.preempt_if_needed(hb);
+    fn maintain(&mut self, hb: &mut Heartbeat<'_>) {
+        let now = hb.world().now;
+        let Some(pre) = self.preemption.as_mut() else {
+            return;
+        };
+        if pre.last_update.is_some_and(|t| now < t + UPDATE_INTERVAL) {
+            return;
         }
+        pre.last_update = Some(now);
+        self.preempt_if_needed(hb);
+    }
+
+    fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
         if self.view(hb.world()) == SlotModel::Unified {
             let mut round = self.begin_round(hb);
             while self.step(hb, &mut round) {}

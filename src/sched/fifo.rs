@@ -78,7 +78,7 @@ impl Fifo {
                 continue;
             }
             needed += if map { job.n_maps() } else { job.n_reduces() } as u64;
-            let padding = if w.cluster.nodes.len() > MIN_CLUSTER_SIZE_FOR_PADDING {
+            let padding = if w.cluster.live_nodes as usize > MIN_CLUSTER_SIZE_FOR_PADDING {
                 (tracker_slots as u64).min((needed as f64 * self.pad) as u64)
             } else {
                 0

@@ -50,6 +50,11 @@ pub trait Policy: Send {
     /// Assign tasks to `hb.node`'s free slots.
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>);
 
+    /// Called on every heartbeat of a live node, full or not, before
+    /// `heartbeat`: for work that must go on while the cluster is full
+    /// (fair's preemption). Must stay O(1) on most calls.
+    fn maintain(&mut self, _hb: &mut Heartbeat<'_>) {}
+
     /// The values the policy decides with, as they stand before this
     /// heartbeat's assignments. Must not change decision state.
     fn inspect(&self, w: &World, node: NodeId) -> Inspection;

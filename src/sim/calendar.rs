@@ -53,6 +53,8 @@ pub struct Calendar {
 
 impl Calendar {
     pub fn push(&mut self, at: Ms, ev: Ev) {
+        // Event times are sums of bounded durations; saturate rather than
+        // wrap if a pathological input ever gets through.
         let (class, id) = ev.class_and_id();
         self.seq += 1;
         self.heap.push(Reverse((at, class, id, self.seq, ev)));

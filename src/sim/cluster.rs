@@ -82,8 +82,14 @@ pub struct Cluster {
     pub racks: Vec<Rack>,
     pub dcs: Vec<Datacenter>,
     pub model: SlotModel,
+    /// Map and reduce slots of live nodes (Hadoop's `ClusterStatus` counts
+    /// live TaskTrackers only); they drop when a node fails.
     pub total_map_slots: u32,
     pub total_reduce_slots: u32,
+    /// Live nodes.
+    pub live_nodes: u32,
+    /// The 25th percentile of node speeds (LATE's slow-node bar).
+    pub speed_p25: f64,
 }
 
 impl Cluster {
@@ -141,6 +147,39 @@ impl Cluster {
             model: spec.slot_model,
             total_map_slots,
             total_reduce_slots,
+            live_nodes: 0,
+            speed_p25: 0.0,
+        }
+        .with_derived()
+    }
+
+    fn with_derived(mut self) -> Cluster {
+        self.live_nodes = self.nodes.len() as u32;
+        let mut speeds: Vec<f64> = self.nodes.iter().map(|n| n.speed).collect();
+        speeds.sort_by(|a, b| a.total_cmp(b));
+        self.speed_p25 = speeds
+            .get(speeds.len().saturating_sub(1) / 4)
+            .copied()
+            .unwrap_or(1.0);
+        self
+    }
+
+    /// A node dies or comes back: live totals follow.
+    pub fn set_alive(&mut self, n: NodeId, alive: bool) {
+        let node = &mut self.nodes[n as usize];
+        if node.alive == alive {
+            return;
+        }
+        node.alive = alive;
+        let (m, r) = (node.map_slots, node.reduce_slots);
+        if alive {
+            self.total_map_slots += m;
+            self.total_reduce_slots += r;
+            self.live_nodes += 1;
+        } else {
+            self.total_map_slots -= m;
+            self.total_reduce_slots -= r;
+            self.live_nodes -= 1;
         }
     }
 

@@ -117,6 +117,8 @@ pub struct World {
     pub early_reduces: u32,
     /// Notable events in order, with their time (for the TUI's log).
     pub notables: Vec<(Ms, Notable)>,
+    /// Times of pending non-heartbeat events (a multiset).
+    other_times: std::collections::BTreeMap<Ms, u32>,
 }
 
 impl World {
@@ -238,7 +240,7 @@ impl World {
             }
         };
         let ms = (secs * self.straggle(j, Kind::Map, t, attempt) * 1000.0).round();
-        (ms as Ms).max(1)
+        (ms.min(crate::units::MAX_DURATION_MS as f64) as Ms).max(1)
     }
 
     fn reduce_duration(&self, a: AttemptId, copied: f64) -> Ms {
@@ -250,7 +252,23 @@ impl World {
             None => copied * job.profile.reduce_s_per_mb / speed,
         };
         let ms = (secs * self.straggle(at.job, Kind::Reduce, at.task, at.attempt) * 1000.0).round();
-        (ms as Ms).max(1)
+        (ms.min(crate::units::MAX_DURATION_MS as f64) as Ms).max(1)
+    }
+
+    /// A node's next periodic heartbeat after one at `t`. While nothing is
+    /// queued or running, heartbeats find no work, so they skip ahead (on
+    /// their phase) to the next arrival or scripted event: a far-future
+    /// submit does not cost a heartbeat every few seconds until then.
+    fn next_heartbeat(&self, t: Ms, hb: Ms) -> Ms {
+        let next = t.saturating_add(hb);
+        let idle = self.active.is_empty() && self.waiting.is_empty() && self.metrics.running == 0;
+        match self.other_times.keys().next() {
+            Some(&other) if idle && other > next => {
+                let steps = (other - t).div_ceil(hb);
+                t.saturating_add(steps.saturating_mul(hb))
+            }
+            _ => next,
+        }
     }
 
     /// Every calendar insertion goes through here so the stall check can
@@ -258,6 +276,7 @@ impl World {
     fn schedule(&mut self, at: Ms, ev: Ev) {
         if !matches!(ev, Ev::Heartbeat { .. }) {
             self.pending_other += 1;
+            *self.other_times.entry(at).or_insert(0) += 1;
         }
         self.cal.push(at, ev);
     }
@@ -348,6 +367,7 @@ impl World {
         });
         if speculative {
             self.metrics.speculative_launched += 1;
+            self.metrics.speculative_running += 1;
         }
         match kind {
             Kind::Map => {
@@ -356,8 +376,8 @@ impl World {
                     self.metrics.inter_dc_mb += self.jobs[j as usize].maps[task as usize].block_mb;
                 }
                 let d = self.map_duration(j, task, node, loc, attempt);
-                self.attempts[id as usize].planned_end = Some(now + d);
-                self.schedule(now + d, Ev::AttemptDone(id));
+                self.attempts[id as usize].planned_end = Some(now.saturating_add(d));
+                self.schedule(now.saturating_add(d), Ev::AttemptDone(id));
             }
             Kind::Reduce => {
                 if self.jobs[j as usize].maps_done == self.jobs[j as usize].n_maps() {
@@ -433,7 +453,11 @@ impl World {
             .expect("reduce attempt has shuffle state");
         let ti = (avail_intra - s.copied_intra).max(0.0) / self.net.shuffle_mbps;
         let te = (avail_inter - s.copied_inter).max(0.0) / self.net.inter_dc_mbps;
-        let done = self.now + (ti.max(te) * 1000.0).ceil() as Ms;
+        let done = self.now.saturating_add(
+            (ti.max(te) * 1000.0)
+                .ceil()
+                .min(crate::units::MAX_DURATION_MS as f64) as Ms,
+        );
         if let Some(s) = self.attempts[a as usize].shuffle.as_mut() {
             s.done_at = Some(done);
         }
@@ -465,6 +489,9 @@ impl World {
             at.outcome = outcome;
             (at.job, at.node, at.kind, at.task)
         };
+        if self.attempts[a as usize].speculative {
+            self.metrics.speculative_running -= 1;
+        }
         let job = &mut self.jobs[j as usize];
         match kind {
             Kind::Map => job.maps[task as usize].live.retain(|&x| x != a),
@@ -597,7 +624,15 @@ impl World {
             job.first_map_end.get_or_insert(now);
             self.early_reduces -= job.reduces_running;
             for &r in &reducers {
-                self.schedule_shuffle_done(r);
+                // Not for reducers already past their shuffle (possible
+                // when maps re-ran after a node failure).
+                let done = self.attempts[r as usize]
+                    .shuffle
+                    .as_ref()
+                    .and_then(|s| s.done_at);
+                if done.is_none_or(|d| d > now) {
+                    self.schedule_shuffle_done(r);
+                }
             }
             // Done when its reduces are (a map re-run after a node failure
             // can be the last task to finish, as in Hadoop).
@@ -631,8 +666,8 @@ impl World {
         let job = &mut self.jobs[j as usize];
         job.shuffle_end = Some(job.shuffle_end.map_or(now, |t| t.max(now)));
         let d = self.reduce_duration(a, ci + ce);
-        self.attempts[a as usize].planned_end = Some(now + d);
-        self.schedule(now + d, Ev::AttemptDone(a));
+        self.attempts[a as usize].planned_end = Some(now.saturating_add(d));
+        self.schedule(now.saturating_add(d), Ev::AttemptDone(a));
     }
 
     fn reduce_done(&mut self, a: AttemptId) {
@@ -647,6 +682,11 @@ impl World {
         job.reduces_running -= 1;
         job.reduces_done += 1;
         job.running_reducers.retain(|&r| r != a);
+        // A reducer already reducing can finish while maps lost to a node
+        // failure re-run: it was counted as early again then.
+        if job.maps_done < job.n_maps() {
+            self.early_reduces -= 1;
+        }
         if job.reduces_done == job.n_reduces() && job.maps_done == job.n_maps() {
             self.job_done(j);
         }
@@ -658,7 +698,9 @@ impl World {
         if !self.cluster.nodes[n as usize].alive {
             return;
         }
-        self.cluster.nodes[n as usize].alive = false;
+        self.metrics.advance(self.now);
+        self.cluster.set_alive(n, false);
+        self.metrics.live_slots = self.cluster.total_slots() as f64;
         // Its running attempts fail; tasks with no other attempt are pending again.
         let running: Vec<AttemptId> = self.cluster.nodes[n as usize]
             .lanes
@@ -709,7 +751,9 @@ impl World {
                 let m = &mut job.maps[t as usize];
                 // As Hadoop reports a lost TaskTracker's finished maps: killed.
                 if let Some(a) = m.done_by.take() {
-                    self.attempts[a as usize].outcome = Outcome::Killed;
+                    let at = &mut self.attempts[a as usize];
+                    at.outcome = Outcome::Killed;
+                    job.map_time_sum -= at.end.unwrap_or(at.start) - at.start;
                 }
                 m.state = TaskState::Pending;
                 m.finished_at = None;
@@ -939,6 +983,7 @@ impl Sim {
         let mut node_rng = rng::stream(sc.seed, rng::STREAM_NODES);
         let cluster = Cluster::build(&sc.cluster, &mut node_rng);
         let n_nodes = cluster.nodes.len();
+        let total_slots = cluster.total_slots() as f64;
         let ctx = registry::BuildCtx {
             heartbeat: sc.cluster.heartbeat,
             model: sc.cluster.slot_model,
@@ -965,7 +1010,7 @@ impl Sim {
             cur_label: 0,
             switches: Vec::new(),
             heartbeats: 0,
-            metrics: Metrics::new(n_nodes, sc.pools.len()),
+            metrics: Metrics::new(n_nodes, sc.pools.len(), total_slots),
             cal: Calendar::default(),
             placement: rng::stream(sc.seed, rng::STREAM_PLACEMENT),
             unfinished: 0,
@@ -975,6 +1020,7 @@ impl Sim {
             stalled: false,
             early_reduces: 0,
             notables: Vec::new(),
+            other_times: std::collections::BTreeMap::new(),
         };
         for spec in &sc.jobs {
             let id = w
@@ -992,7 +1038,7 @@ impl Sim {
             let n = n_nodes as u64;
             for i in 0..n {
                 w.schedule(
-                    hb * i / n,
+                    ((hb as u128 * i as u128) / n as u128) as Ms,
                     Ev::Heartbeat {
                         node: i as NodeId,
                         periodic: true,
@@ -1091,6 +1137,12 @@ impl Sim {
         if !matches!(ev, Ev::Heartbeat { .. }) {
             self.w.pending_other -= 1;
             self.w.last_progress = t;
+            if let Some(c) = self.w.other_times.get_mut(&t) {
+                *c -= 1;
+                if *c == 0 {
+                    self.w.other_times.remove(&t);
+                }
+            }
         }
         match ev {
             Ev::AttemptDone(a) => {
@@ -1133,8 +1185,9 @@ impl Sim {
             Ev::Heartbeat { node, periodic } => {
                 if periodic {
                     if let Some(hb) = self.w.heartbeat_interval {
+                        let next = self.w.next_heartbeat(t, hb.max(1));
                         self.w.schedule(
-                            t + hb,
+                            next,
                             Ev::Heartbeat {
                                 node,
                                 periodic: true,
@@ -1154,8 +1207,17 @@ impl Sim {
     /// work (Hadoop's `askForNewTask`), so the policy is not called: O(1).
     fn heartbeat(&mut self, node: NodeId) {
         self.w.heartbeats += 1;
+        if !self.w.cluster.nodes[node as usize].alive || self.w.active.is_empty() {
+            return;
+        }
+        let mut hb = Heartbeat {
+            w: &mut self.w,
+            node,
+            assigned: Vec::new(),
+        };
+        self.policy.maintain(&mut hb);
         let n = &self.w.cluster.nodes[node as usize];
-        if !n.alive || !n.has_free_slot(self.w.cluster.model) || self.w.active.is_empty() {
+        if !n.has_free_slot(self.w.cluster.model) {
             return;
         }
         let inspection = self
@@ -1209,9 +1271,10 @@ impl Sim {
             }
             Command::FailNode(n) => self.w.fail_node(n),
             Command::RecoverNode(n) => {
-                let node = &mut self.w.cluster.nodes[n as usize];
-                if !node.alive {
-                    node.alive = true;
+                if !self.w.cluster.nodes[n as usize].alive {
+                    self.w.metrics.advance(self.w.now);
+                    self.w.cluster.set_alive(n, true);
+                    self.w.metrics.live_slots = self.w.cluster.total_slots() as f64;
                     self.w
                         .notables
                         .push((self.w.now, Notable::NodeRecovered(n)));

@@ -27,12 +27,19 @@ pub struct Metrics {
     pub inter_dc_mb: f64,
     pub speculative_launched: u64,
     pub speculative_won: u64,
+    /// Slots of live nodes now, and ∫ of it (slot·ms): utilisation's
+    /// denominator, so a dead node's slots do not count as idle.
+    pub live_slots: f64,
+    pub slot_time: f64,
+    /// Speculative attempts running now (LATE's cap).
+    pub speculative_running: u32,
 }
 
 impl Metrics {
-    pub fn new(n_nodes: usize, n_pools: usize) -> Metrics {
+    pub fn new(n_nodes: usize, n_pools: usize, live_slots: f64) -> Metrics {
         Metrics {
             n_nodes: n_nodes as f64,
+            live_slots,
             pool_running: vec![0; n_pools],
             pool_active: vec![0; n_pools],
             ..Default::default()
@@ -42,6 +49,16 @@ impl Metrics {
     pub fn add_pool(&mut self) {
         self.pool_running.push(0);
         self.pool_active.push(0);
+    }
+
+    /// The integrals as they will stand at `end` (the summary's stop time,
+    /// which may be after the last event, as with `--until`), without
+    /// changing anything: advancing at arbitrary stop points would split
+    /// the sums differently and change the last bits of the results.
+    pub fn at(&self, end: Ms) -> Metrics {
+        let mut m = self.clone();
+        m.advance(end);
+        m
     }
 
     /// Integrates up to `now`. Call before any change.
@@ -55,6 +72,7 @@ impl Metrics {
             return;
         }
         self.busy += self.running as f64 * dt;
+        self.slot_time += self.live_slots * dt;
         let f = self.node_sumsq - self.node_sum * self.node_sum / self.n_nodes.max(1.0);
         self.node_sq += f.max(0.0) * dt;
         self.pool_sq += self.pool_dev() * dt;

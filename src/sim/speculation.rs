@@ -141,35 +141,45 @@ fn job_progress(w: &World, j: JobId, kind: Kind) -> f64 {
     (done as f64 + running) / n
 }
 
+/// The 25th percentile, linearly interpolated between order statistics,
+/// so that with few tasks the slowest can still fall strictly below it.
 fn percentile_25(mut xs: Vec<f64>) -> f64 {
     if xs.is_empty() {
         return 0.0;
     }
     xs.sort_by(|a, b| a.total_cmp(b));
-    xs[(xs.len() - 1) / 4]
+    let pos = (xs.len() - 1) as f64 * 0.25;
+    let (i, frac) = (pos.floor() as usize, pos.fract());
+    match xs.get(i + 1) {
+        Some(&next) => xs[i] + (next - xs[i]) * frac,
+        None => xs[i],
+    }
 }
 
 /// The task of `kind` to speculate on `node`, if any.
 pub fn pick(w: &World, mode: Speculation, kind: Kind, node: NodeId) -> Option<(JobId, u32)> {
     match mode {
         Speculation::Off => None,
-        Speculation::Hadoop => candidates(w, kind, node)
-            .into_iter()
-            .find(|c| c.elapsed >= LAG_MS && job_progress(w, c.job, kind) - c.progress >= GAP)
-            .map(|c| (c.job, c.task)),
+        Speculation::Hadoop => {
+            // Each job's mean progress once per call, not once per task.
+            let mut mean: Vec<(JobId, f64)> = Vec::new();
+            candidates(w, kind, node).into_iter().find_map(|c| {
+                let m = match mean.iter().find(|(j, _)| *j == c.job) {
+                    Some(&(_, m)) => m,
+                    None => {
+                        let m = job_progress(w, c.job, kind);
+                        mean.push((c.job, m));
+                        m
+                    }
+                };
+                (c.elapsed >= LAG_MS && m - c.progress >= GAP).then_some((c.job, c.task))
+            })
+        }
         Speculation::Late => {
-            let running_spec = w
-                .cluster
-                .nodes
-                .iter()
-                .flat_map(|n| n.lanes.iter().flatten())
-                .filter(|&&a| w.attempts[a as usize].speculative)
-                .count();
-            if running_spec as f64 >= LATE_CAP * w.cluster.total_slots() as f64 {
+            if w.metrics.speculative_running as f64 >= LATE_CAP * w.cluster.total_slots() as f64 {
                 return None;
             }
-            let speeds: Vec<f64> = w.cluster.nodes.iter().map(|n| n.speed).collect();
-            if w.node(node).speed < percentile_25(speeds) {
+            if w.node(node).speed < w.cluster.speed_p25 {
                 return None;
             }
             let all = candidates(w, kind, node);
