@@ -143,7 +143,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     lines.push(Line::from(legend));
     // With room to spare, a line per rack: how busy it is and with what.
     let spare = inner_h.saturating_sub(lines.len() + 2);
-    if spare >= c.racks.len() + 1 {
+    if spare > c.racks.len() {
         lines.push(Line::from(""));
         let bar_w = inner_w.saturating_sub(40).clamp(10, 40);
         for (r, rack) in c.racks.iter().enumerate() {
