@@ -166,6 +166,21 @@ impl From<io::Error> for Failure {
 }
 
 fn main() -> ExitCode {
+    // A bug must still end in one line and exit status 1, never a backtrace
+    // (the TUI's own hook restores the terminal first, then calls this one).
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        let at = info
+            .location()
+            .map_or(String::new(), |l| format!(" at {}:{}", l.file(), l.line()));
+        eprintln!("error: internal error (a bug in slotsim; please report it): {msg}{at}");
+        std::process::exit(1);
+    }));
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -225,6 +240,17 @@ fn cmd_run(a: RunArgs) -> Result<(), Failure> {
         .as_deref()
         .map(|u| parse_duration(u).map_err(|e| InputError::new("--until", e)))
         .transpose()?;
+    let to_stdout = [&a.json, &a.trace, &a.inspect]
+        .iter()
+        .filter(|p| p.as_deref() == Some("-"))
+        .count();
+    if to_stdout > 1 {
+        return Err(InputError::new(
+            "--json",
+            "only one of --json, --trace and --inspect can write to stdout (-); give the others a file",
+        )
+        .into());
+    }
     if !a.headless {
         let only_headless = [
             ("--json", a.json.is_some()),
@@ -266,17 +292,27 @@ fn cmd_run(a: RunArgs) -> Result<(), Failure> {
         .map(|p| open_out(p, "--json"))
         .transpose()?;
     let mut sim = Sim::new(&sc).map_err(|e| InputError::new(scenario_origin(&a.scenario), e))?;
+    // The first write error of the inspect stream, reported after the run.
+    let inspect_err: std::sync::Arc<std::sync::Mutex<Option<io::Error>>> = Default::default();
     if let Some(p) = &a.inspect {
-        let out = std::sync::Mutex::new(open_out(p, "--inspect")?);
+        let mut out = open_out(p, "--inspect")?;
+        let err = inspect_err.clone();
         sim.set_inspector(Box::new(move |rec| {
-            if let Ok(mut o) = out.lock() {
-                let _ = writeln!(o, "{}", trace::inspect_line(rec));
+            if let Ok(mut e) = err.lock() {
+                if e.is_none() {
+                    if let Err(x) = writeln!(out, "{}", trace::inspect_line(rec)) {
+                        *e = Some(x);
+                    }
+                }
             }
         }));
     }
     run_with_progress(&mut sim, until);
     // Drop the inspector (flushing its writer) before writing anything else.
     sim.set_inspector(Box::new(|_| {}));
+    if let Some(e) = inspect_err.lock().ok().and_then(|mut e| e.take()) {
+        return Err(e.into());
+    }
     let sum = summary::summarize(&sim);
     let any_stdout = [&a.json, &a.trace, &a.inspect]
         .iter()

@@ -1114,3 +1114,32 @@ fn record_rejects_bad_options() {
         assert_input_error(&slotsim(&all), prefix);
     }
 }
+
+#[test]
+fn two_outputs_to_stdout_are_an_input_error() {
+    let o = slotsim(&["run", FIG45, "--headless", "--json", "-", "--trace", "-"]);
+    assert_input_error(&o, "error: --json: only one of");
+}
+
+#[test]
+fn a_stalled_run_says_so() {
+    let dir = tempdir();
+    let p = dir.path().join("stall.toml");
+    std::fs::write(
+        &p,
+        "name = \"stall\"\n[cluster]\nnodes = 2\n[[pools]]\nname = \"p\"\nmax_maps = 0\n[[jobs]]\nname = \"j\"\nprofile = \"grep\"\nmaps = 2\npool = \"p\"\n",
+    )
+    .unwrap();
+    let (out, _) = ok(&slotsim(&[
+        "run",
+        p.to_str().unwrap(),
+        "--headless",
+        "--json",
+        "-",
+    ]));
+    let v = parse_json(&out);
+    assert_eq!(v["stalled"], true);
+    assert_eq!(v["makespan_s"], Value::Null);
+    let (table, _) = ok(&slotsim(&["run", p.to_str().unwrap(), "--headless"]));
+    assert!(table.contains("stalled: 1 job(s) can never run"), "{table}");
+}

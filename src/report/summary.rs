@@ -71,6 +71,9 @@ pub struct Summary {
     pub heartbeats: u64,
     pub jobs_submitted: usize,
     pub jobs_finished: usize,
+    /// The run stopped because unfinished jobs could never run again (for
+    /// example a pool capped at zero slots).
+    pub stalled: bool,
     pub tasks: usize,
     pub attempts: usize,
     pub jobs: Vec<JobSummary>,
@@ -204,6 +207,7 @@ pub fn summarize(sim: &Sim) -> Summary {
         heartbeats: w.heartbeats,
         jobs_submitted: w.submitted_jobs(),
         jobs_finished: w.finished_jobs(),
+        stalled: w.stalled,
         tasks: w
             .jobs
             .iter()
@@ -235,6 +239,13 @@ pub fn table(sum: &Summary) -> String {
         "jobs {}/{} finished   tasks {}   attempts {}   heartbeats {}   simulated {:.1}s",
         sum.jobs_finished, sum.jobs_submitted, sum.tasks, sum.attempts, sum.heartbeats, sum.end_s
     );
+    if sum.stalled {
+        let _ = writeln!(
+            o,
+            "stalled: {} job(s) can never run (nothing runs and no event is due; check pool max shares and capacities)",
+            sum.jobs_submitted - sum.jobs_finished
+        );
+    }
     let _ = writeln!(
         o,
         "makespan {} s   mean turnaround {} s   utilization {:.1}%",
