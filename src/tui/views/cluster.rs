@@ -8,7 +8,7 @@ use crate::sim::Kind;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
@@ -177,9 +177,5 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             lines.push(Line::from(spans));
         }
     }
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme::dim())
-        .title(Span::styled(" Cluster ", theme::title()));
-    f.render_widget(Paragraph::new(lines).block(block), area);
+    f.render_widget(Paragraph::new(lines).block(super::panel(" Cluster ")), area);
 }

@@ -6,9 +6,9 @@ use super::super::theme;
 use super::{bar, fit};
 use crate::model::JobId;
 use ratatui::layout::{Constraint, Rect};
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Style;
 use ratatui::text::Span;
-use ratatui::widgets::{Block, Borders, Cell, Row, Table};
+use ratatui::widgets::{Cell, Row};
 use ratatui::Frame;
 
 /// The policy value to show per job, by policy family: the first key the
@@ -140,14 +140,6 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         w.finished_jobs(),
         queued.len()
     );
-    let table = Table::new(rows, widths)
-        .header(Row::new(header).style(Style::default().add_modifier(Modifier::BOLD)))
-        .column_spacing(1)
-        .block(
-            Block::default()
-                .borders(Borders::ALL)
-                .border_style(theme::dim())
-                .title(Span::styled(title, theme::title())),
-        );
+    let table = super::table(rows, widths, Row::new(header), title);
     f.render_widget(table, area);
 }

@@ -192,6 +192,27 @@ fn render_footer(app: &App, f: &mut Frame, area: Rect) {
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
+/// The frame every view sits in: a dim border and a title.
+pub fn panel(title: impl Into<String>) -> Block<'static> {
+    Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme::dim())
+        .title(Span::styled(title.into(), theme::title()))
+}
+
+/// A view's table: bold header row, one space between columns, in a panel.
+pub fn table<'a>(
+    rows: Vec<ratatui::widgets::Row<'a>>,
+    widths: Vec<Constraint>,
+    header: ratatui::widgets::Row<'a>,
+    title: impl Into<String>,
+) -> ratatui::widgets::Table<'a> {
+    ratatui::widgets::Table::new(rows, widths)
+        .header(header.style(Style::default().add_modifier(Modifier::BOLD)))
+        .column_spacing(1)
+        .block(panel(title))
+}
+
 /// A text progress bar of `width` cells.
 pub fn bar(frac: f64, width: usize) -> String {
     let frac = if frac.is_finite() {

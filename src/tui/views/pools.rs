@@ -5,9 +5,8 @@ use super::super::app::App;
 use super::super::theme;
 use super::bar;
 use ratatui::layout::{Constraint, Rect};
-use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
-use ratatui::widgets::{Block, Borders, Cell, Row, Table};
+use ratatui::widgets::{Cell, Row};
 use ratatui::Frame;
 
 fn num(v: Option<&serde_json::Value>) -> Option<f64> {
@@ -112,14 +111,6 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         widths.push(Constraint::Length(8));
         widths.push(Constraint::Length(9));
     }
-    let table = Table::new(rows, widths)
-        .header(Row::new(header).style(Style::default().add_modifier(Modifier::BOLD)))
-        .column_spacing(1)
-        .block(
-            Block::default()
-                .borders(Borders::ALL)
-                .border_style(theme::dim())
-                .title(Span::styled(" Pools ", theme::title())),
-        );
+    let table = super::table(rows, widths, Row::new(header), " Pools ");
     f.render_widget(table, area);
 }
