@@ -433,3 +433,34 @@ fn snapshot_inspector_under_omo() {
     }
     insta::assert_snapshot!("inspector_omo_120x36", s);
 }
+
+#[test]
+fn jobs_and_timeline_scroll_within_bounds() {
+    let mut a = app();
+    run_for(&mut a, 60);
+    key(&mut a, KeyCode::Tab); // Jobs
+    let top = screen(&a, 80, 24);
+    key(&mut a, KeyCode::Down);
+    let scrolled = screen(&a, 80, 24);
+    assert_ne!(top, scrolled, "the list moved");
+    let first_row = |s: &str| s.lines().nth(3).unwrap_or("").to_string();
+    assert_eq!(
+        first_row(&scrolled),
+        top.lines().nth(4).unwrap().to_string(),
+        "by one row"
+    );
+    for _ in 0..1000 {
+        key(&mut a, KeyCode::Down);
+    }
+    assert!(a.jobs_row < a.sim.w.jobs.len());
+    for _ in 0..1000 {
+        key(&mut a, KeyCode::Up);
+    }
+    assert_eq!(screen(&a, 80, 24).lines().nth(3), top.lines().nth(3));
+    key(&mut a, KeyCode::Tab);
+    key(&mut a, KeyCode::Tab); // Timeline
+    for _ in 0..1000 {
+        key(&mut a, KeyCode::Down);
+    }
+    assert!(a.timeline_row < 80, "20 nodes × 4 lanes");
+}

@@ -138,6 +138,8 @@ pub struct App {
     pub history: VecDeque<Sample>,
     /// First timeline row shown.
     pub timeline_row: usize,
+    /// First Jobs-view row shown.
+    pub jobs_row: usize,
     /// Sub-millisecond remainder of simulated time not yet advanced.
     carry: f64,
     submitted: u32,
@@ -169,6 +171,7 @@ impl App {
             values: Inspection::default(),
             history: VecDeque::new(),
             timeline_row: 0,
+            jobs_row: 0,
             carry: 0.0,
             submitted: 0,
         };
@@ -249,7 +252,16 @@ impl App {
             Action::Up if self.view == View::Timeline => {
                 self.timeline_row = self.timeline_row.saturating_sub(1)
             }
-            Action::Down if self.view == View::Timeline => self.timeline_row += 1,
+            Action::Down if self.view == View::Timeline => {
+                let lanes: usize = self.sim.w.cluster.nodes.iter().map(|n| n.lanes.len()).sum();
+                self.timeline_row = (self.timeline_row + 1).min(lanes.saturating_sub(1));
+            }
+            Action::Up if self.view == View::Jobs => {
+                self.jobs_row = self.jobs_row.saturating_sub(1)
+            }
+            Action::Down if self.view == View::Jobs => {
+                self.jobs_row = (self.jobs_row + 1).min(self.sim.w.jobs.len().saturating_sub(1));
+            }
             _ => {}
         }
     }

@@ -54,7 +54,12 @@ pub const KEYS: &[(Ctx, KeyCode, Action, &str)] = &[
         "inspector",
     ),
     (Ctx::Main, KeyCode::Char('?'), Action::OpenHelp, "help"),
-    (Ctx::Main, KeyCode::Up, Action::Up, "scroll the timeline"),
+    (
+        Ctx::Main,
+        KeyCode::Up,
+        Action::Up,
+        "scroll the jobs list or timeline",
+    ),
     (Ctx::Main, KeyCode::Down, Action::Down, ""),
     (Ctx::Overlay, KeyCode::Esc, Action::Close, "close / cancel"),
     (

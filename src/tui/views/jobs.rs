@@ -62,6 +62,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let mut value_label = "policy";
     let rows: Vec<Row> = order
         .iter()
+        .skip(app.jobs_row.min(order.len().saturating_sub(1)))
         .take(area.height.saturating_sub(3) as usize)
         .map(|&(j, state)| {
             let job = w.job(j);

@@ -129,7 +129,7 @@ fn render_log(app: &App, f: &mut Frame, area: Rect) {
 
 fn render_footer(app: &App, f: &mut Frame, area: Rect) {
     let keys: &[(&str, &str)] = match &app.overlay {
-        Overlay::None if app.view == View::Timeline => &[
+        Overlay::None if matches!(app.view, View::Timeline | View::Jobs) => &[
             ("space", "pause"),
             (".", "step"),
             ("+/-", "speed"),
