@@ -178,18 +178,37 @@ fn render_footer(app: &App, f: &mut Frame, area: Rect) {
         .map(|(k, v)| k.chars().count() + v.chars().count() + 4)
         .sum();
     let tight = full > area.width as usize;
+    let mut keys: Vec<(&'static str, &'static str)> = keys.to_vec();
+    if tight {
+        // Still too wide: drop the keys a newcomer needs least, so that
+        // `? help` and `q quit` always show.
+        let width = |ks: &[(&'static str, &'static str)]| -> usize {
+            ks.iter()
+                .map(|(k, v)| k.chars().count() + first_word(v).chars().count() + 2)
+                .sum()
+        };
+        for drop in ["↑↓", "+/-", "."] {
+            if width(&keys) <= area.width as usize {
+                break;
+            }
+            keys.retain(|(k, _)| *k != drop);
+        }
+    }
     let mut spans = Vec::new();
     for (k, v) in keys {
         if tight {
-            let word = v.split(['/', ' ']).next().unwrap_or(v);
             spans.push(Span::styled(k.to_string(), theme::key()));
-            spans.push(Span::raw(format!(" {word} ")));
+            spans.push(Span::raw(format!(" {} ", first_word(v))));
         } else {
             spans.push(Span::styled(format!(" {k} "), theme::key()));
             spans.push(Span::raw(format!(" {v} ")));
         }
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+fn first_word(v: &str) -> &str {
+    v.split(['/', ' ']).next().unwrap_or(v)
 }
 
 /// The frame every view sits in: a dim border and a title.
