@@ -457,8 +457,10 @@ fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
         )
         .into());
     }
-    if a.seeds == 0 {
-        return Err(InputError::new("--seeds", "expected at least 1 seed").into());
+    if a.seeds == 0 || a.seeds > 1000 {
+        return Err(
+            InputError::new("--seeds", format!("{} is not between 1 and 1000", a.seeds)).into(),
+        );
     }
     // Load (and so validate) everything before running anything.
     let base = scenario::load_file(&a.scenario, None, None)?;

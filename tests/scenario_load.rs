@@ -645,7 +645,12 @@ fn straggler_prob_and_speed_ranges() {
         &["straggler_prob must be between 0 and 1, got 1.5"],
     );
     let e = load_err("[cluster]\nnodes = 4\nspeed = [2.0, 1.0]\n");
-    assert_err(&e, 3, 9, &["invalid speed [2, 1]", "0 < lo <= hi"]);
+    assert_err(
+        &e,
+        3,
+        9,
+        &["invalid speed [2, 1]", "0.01 <= lo <= hi <= 100"],
+    );
     let e = load_err("[cluster]\nnodes = 4\nspeed = [0, 1.0]\n");
     assert_err(&e, 3, 9, &["invalid speed"]);
 }

@@ -412,10 +412,10 @@ fn compile_cluster(cx: &Cx, def: Option<&ClusterDef>) -> R<ClusterSpec> {
         None => (1.0, 1.0),
         Some(s) => {
             let (lo, hi) = *s.get_ref();
-            if !(lo.is_finite() && hi.is_finite() && lo > 0.0 && lo <= hi) {
+            if !(lo.is_finite() && hi.is_finite() && lo >= 0.01 && lo <= hi && hi <= 100.0) {
                 return Err(cx.at(
                     s,
-                    format!("invalid speed [{lo}, {hi}]; expected [lo, hi] with 0 < lo <= hi"),
+                    format!("invalid speed [{lo}, {hi}]; expected [lo, hi] with 0.01 <= lo <= hi <= 100"),
                 ));
             }
             (lo, hi)
@@ -459,7 +459,9 @@ fn compile_network(cx: &Cx, n: &NetworkDef) -> R<NetworkSpec> {
         ("shuffle_mbps", &n.shuffle_mbps, &mut spec.shuffle_mbps),
     ] {
         if let Some(v) = value {
-            *slot = cx.positive(v, key)?;
+            // Bounded so that no transfer of a bounded size outlasts the
+            // simulated clock's range.
+            *slot = cx.within(v, key, 0.001, 1e7)?;
         }
     }
     Ok(spec)
@@ -508,11 +510,11 @@ fn compile_tasks(cx: &Cx, t: &TasksDef) -> R<TaskSpec> {
         None => (1.5, 4.0),
         Some(s) => {
             let (lo, hi) = *s.get_ref();
-            if !(lo.is_finite() && hi.is_finite() && lo >= 1.0 && lo <= hi) {
+            if !(lo.is_finite() && hi.is_finite() && lo >= 1.0 && lo <= hi && hi <= 1000.0) {
                 return Err(cx.at(
                     s,
                     format!(
-                        "invalid straggler_slowdown [{lo}, {hi}]; expected [lo, hi] with 1 <= lo <= hi"
+                        "invalid straggler_slowdown [{lo}, {hi}]; expected [lo, hi] with 1 <= lo <= hi <= 1000"
                     ),
                 ));
             }
@@ -827,8 +829,9 @@ impl JobEnv<'_> {
             None => profile.fp,
             Some(v) => {
                 let x = *v.get_ref();
-                if !(x.is_finite() && x >= 0.0) {
-                    return Err(cx.at(v, format!("fp must be a number of at least 0, got {x}")));
+                // Permu, the largest filtering percentage in the seeds, is 3.
+                if !(x.is_finite() && (0.0..=1000.0).contains(&x)) {
+                    return Err(cx.at(v, format!("fp must be between 0 and 1000, got {x}")));
                 }
                 x
             }
