@@ -316,6 +316,9 @@ impl World {
                 }
                 m.attempts += 1;
                 m.live.push(id);
+                if !m.ran_on.contains(&node) {
+                    m.ran_on.push(node);
+                }
                 let att = m.attempts - 1;
                 job.maps_running += 1;
                 self.cluster.nodes[node as usize].running_maps += 1;
@@ -334,6 +337,9 @@ impl World {
                 }
                 r.attempts += 1;
                 r.live.push(id);
+                if !r.ran_on.contains(&node) {
+                    r.ran_on.push(node);
+                }
                 let att = r.attempts - 1;
                 job.reduces_running += 1;
                 job.running_reducers.push(id);
@@ -701,6 +707,7 @@ impl World {
         self.metrics.advance(self.now);
         self.cluster.set_alive(n, false);
         self.metrics.live_slots = self.cluster.total_slots() as f64;
+        self.metrics.n_nodes = self.cluster.live_nodes as f64;
         // Its running attempts fail; tasks with no other attempt are pending again.
         let running: Vec<AttemptId> = self.cluster.nodes[n as usize]
             .lanes
@@ -899,6 +906,7 @@ impl World {
                 finished_at: None,
                 live: Vec::new(),
                 done_by: None,
+                ran_on: Vec::new(),
             });
         }
         let id = self.jobs.len() as JobId;
@@ -1275,6 +1283,7 @@ impl Sim {
                     self.w.metrics.advance(self.w.now);
                     self.w.cluster.set_alive(n, true);
                     self.w.metrics.live_slots = self.w.cluster.total_slots() as f64;
+                    self.w.metrics.n_nodes = self.w.cluster.live_nodes as f64;
                     self.w
                         .notables
                         .push((self.w.now, Notable::NodeRecovered(n)));

@@ -66,6 +66,8 @@ pub struct MapTask {
     /// The attempt that produced its output, on whose node the output is
     /// stored (and lost if that node fails).
     pub done_by: Option<AttemptId>,
+    /// Nodes any attempt of it has run on (Hadoop's `hasRunOnMachine`).
+    pub ran_on: Vec<NodeId>,
 }
 
 #[derive(Clone, Debug)]
@@ -74,6 +76,8 @@ pub struct ReduceTask {
     pub attempts: u32,
     /// Attempts running now (more than one while speculated).
     pub live: Vec<AttemptId>,
+    /// Nodes any attempt of it has run on (Hadoop's `hasRunOnMachine`).
+    pub ran_on: Vec<NodeId>,
 }
 
 /// A reducer's fluid shuffle: bytes available from maps in its own
@@ -277,6 +281,7 @@ impl Job {
                     state: TaskState::Pending,
                     attempts: 0,
                     live: Vec::new(),
+                    ran_on: Vec::new(),
                 })
                 .collect(),
             arrived: false,

@@ -16,7 +16,8 @@ pub struct Metrics {
     pub pool_sq: f64,
     node_sum: f64,
     node_sumsq: f64,
-    n_nodes: f64,
+    /// Live nodes: a dead node is not part of UnbalancedDegree's cluster.
+    pub n_nodes: f64,
     /// Running tasks per pool and whether the pool has runnable jobs.
     pub pool_running: Vec<i64>,
     pub pool_active: Vec<u32>,

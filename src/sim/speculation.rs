@@ -100,18 +100,20 @@ fn candidates(w: &World, kind: Kind, node: NodeId) -> Vec<Candidate> {
             Kind::Reduce => job.reduces.len(),
         };
         for t in 0..n {
-            let (state, live) = match kind {
-                Kind::Map => (job.maps[t].state, &job.maps[t].live),
-                Kind::Reduce => (job.reduces[t].state, &job.reduces[t].live),
+            let (state, live, ran_on) = match kind {
+                Kind::Map => (job.maps[t].state, &job.maps[t].live, &job.maps[t].ran_on),
+                Kind::Reduce => (
+                    job.reduces[t].state,
+                    &job.reduces[t].live,
+                    &job.reduces[t].ran_on,
+                ),
             };
-            if state != TaskState::Running || live.len() != 1 {
+            // Never where an attempt of it has run (`hasRunOnMachine`).
+            if state != TaskState::Running || live.len() != 1 || ran_on.contains(&node) {
                 continue;
             }
             let a = live[0];
             let at = &w.attempts[a as usize];
-            if at.node == node {
-                continue;
-            }
             out.push(Candidate {
                 job: j,
                 task: t as u32,
