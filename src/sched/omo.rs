@@ -74,8 +74,6 @@ pub struct Omo {
     /// Per job id: the order in which its reduce stage started.
     started: Vec<Option<u64>>,
     next_seq: u64,
-    /// Attempts ended (succeeded or killed) when the predictor last looked.
-    ended: u64,
 }
 
 /// OMO's per-job estimates (ALGORITHMS §4), all in seconds or per second.
@@ -89,19 +87,6 @@ pub struct JobEstimate {
     pub t_fair: Option<f64>,
     pub t_batch: Option<f64>,
     pub pending_maps: u32,
-}
-
-/// Containers the predictor counts as available: those running maps and
-/// those running reduces of jobs whose maps are all done.
-pub fn available(w: &World) -> u32 {
-    (w.metrics.running.max(0) as u32).saturating_sub(w.early_reduces)
-}
-
-/// Attempts that have ended so far (launched minus running): each one
-/// released a container, including the losing copies a speculative win
-/// kills, which have no hook of their own.
-fn ended(w: &World) -> u64 {
-    (w.attempts.len() as u64).saturating_sub(w.metrics.running.max(0) as u64)
 }
 
 /// Job `j`'s estimates with cluster values F_o, A_o and D running jobs.
@@ -186,16 +171,14 @@ impl Omo {
             base,
             started: Vec::new(),
             next_seq: 0,
-            ended: 0,
         }
     }
 
-    /// Starts the monitor at the first sight of work (no-op afterwards).
-    fn start_monitor(&mut self, w: &World) {
-        if !self.pred.started() {
-            self.pred.start(w.now, available(w));
-            self.ended = ended(w);
-        }
+    /// Brings the monitor up to `w.now` (starting it at the first sight
+    /// of work).
+    fn observe(&mut self, w: &World) {
+        self.pred
+            .observe(w.now, w.ended_attempts(), w.available_containers());
     }
 
     fn started_seq(&self, j: JobId) -> Option<u64> {
@@ -387,30 +370,24 @@ impl Policy for Omo {
             }
         }
         if !w.active.is_empty() {
-            self.start_monitor(w);
+            self.observe(w);
         }
     }
 
     fn job_arrived(&mut self, w: &World, j: JobId) {
         self.base.job_arrived(w, j);
-        self.start_monitor(w);
+        self.observe(w);
     }
 
     fn task_finished(&mut self, w: &World, _attempt: AttemptId) {
-        self.start_monitor(w);
-        let e = ended(w);
-        let released = e.saturating_sub(self.ended) as u32;
-        self.ended = e;
-        self.pred.release_n(w.now, released);
-        self.pred.set_available(w.now, available(w));
+        self.observe(w);
     }
 
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
         let now = hb.world().now;
-        self.start_monitor(hb.world());
         // Tasks the engine launched since the last hook (speculative
         // copies) count as available from now on.
-        self.pred.set_available(now, available(hb.world()));
+        self.observe(hb.world());
         let obs = self.pred.peek(now);
         let d = hb.world().active.len() as u32;
         let mut round = self.base.begin_round(hb);
@@ -420,7 +397,7 @@ impl Policy for Omo {
             }
         }
         self.base.finish_round(round);
-        self.pred.set_available(now, available(hb.world()));
+        self.observe(hb.world());
     }
 
     fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
@@ -434,7 +411,7 @@ impl Policy for Omo {
         ins.cluster
             .insert("window_releases".into(), obs.window_releases.into());
         ins.cluster
-            .insert("window_available".into(), available(w).into());
+            .insert("window_available".into(), w.available_containers().into());
         for &j in &w.active {
             let e = estimate(w, j, obs.f_o, obs.a_o, d);
             let mut v = Values::new();

@@ -137,6 +137,8 @@ impl Core {
 pub struct Predictor {
     core: Core,
     history: Vec<WindowPoint>,
+    /// Ended attempts when [`Predictor::observe`] last looked.
+    ended: u64,
 }
 
 /// What the monitor says at an instant.
@@ -169,6 +171,7 @@ impl Predictor {
                 forecast: None,
             },
             history: Vec::new(),
+            ended: 0,
         }
     }
 
@@ -187,6 +190,24 @@ impl Predictor {
 
     pub fn started(&self) -> bool {
         self.core.start.is_some()
+    }
+
+    /// Tells the monitor what the cluster looks like at `now`: `ended`
+    /// attempts so far (each released a container; a running total, so
+    /// releases nobody reported one by one are still counted) and
+    /// `available` containers. The first call starts the monitor.
+    pub fn observe(&mut self, now: Ms, ended: u64, available: u32) {
+        if !self.started() {
+            self.start(now, available);
+            self.ended = ended;
+            return;
+        }
+        let released = ended.saturating_sub(self.ended);
+        self.ended = ended;
+        if released > 0 {
+            self.release_n(now, u32::try_from(released).unwrap_or(u32::MAX));
+        }
+        self.set_available(now, available);
     }
 
     /// Closes the windows that ended by `now` and integrates up to it.

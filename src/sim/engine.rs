@@ -196,6 +196,22 @@ impl World {
         self.jobs.iter().filter(|j| j.is_done()).count()
     }
 
+    /// OMO's *available* containers (ALGORITHMS §4): those running maps,
+    /// plus those running reduces of jobs whose maps are all done. A reduce
+    /// of a job with unfinished maps frees its container at an unknown
+    /// time, so it is left out.
+    pub fn available_containers(&self) -> u32 {
+        (self.metrics.running.max(0) as u32).saturating_sub(self.early_reduces)
+    }
+
+    /// Attempts that have ended so far (launched minus running). Each one
+    /// released a container, including the losing copies a speculative win
+    /// kills and the attempts a failed node loses, which reach no policy
+    /// hook of their own.
+    pub fn ended_attempts(&self) -> u64 {
+        (self.attempts.len() as u64).saturating_sub(self.metrics.running.max(0) as u64)
+    }
+
     pub fn submitted_jobs(&self) -> usize {
         self.jobs.iter().filter(|j| j.arrived).count()
     }
