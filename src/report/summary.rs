@@ -79,10 +79,10 @@ pub struct Summary {
     pub jobs: Vec<JobSummary>,
     /// OMO's release-rate predictor: every window's observed release rate
     /// next to the forecast made for it, and the mean absolute error in
-    /// percent (see [`PredictorReport`]). Absent when the run's (last)
-    /// policy has no predictor.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub predictor: Option<PredictorReport>,
+    /// percent (see [`PredictorReport`]). Under OMO it is the predictor
+    /// OMO decided with; under any other (last) policy the same monitor
+    /// run passively, as the paper measures it under Fair (Fig. 7).
+    pub predictor: PredictorReport,
 }
 
 /// OMO Fig. 8's window: maps ending this close to a job's last map are in
@@ -215,7 +215,7 @@ pub fn summarize(sim: &Sim) -> Summary {
             .sum(),
         attempts: w.attempts.len(),
         jobs,
-        predictor: sim.policy().predictor().map(|p| p.report()),
+        predictor: sim.predictor().report(),
     }
 }
 

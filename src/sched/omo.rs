@@ -131,6 +131,22 @@ pub fn estimate(w: &World, j: JobId, f_o: Option<f64>, a_o: Option<f64>, d: u32)
     }
 }
 
+/// The passive release-rate monitor the engine keeps under every policy,
+/// with `[scheduler.omo]`'s `window` and `ema`: the paper measures its
+/// predictor under the Fair scheduler (Fig. 7), and a user deciding
+/// whether to switch to OMO mid-run can watch the same numbers first.
+pub fn passive_monitor(scheduler: &toml::Table) -> Predictor {
+    let cfg = super::config::apply_variant(scheduler, &crate::model::PolicySpec::plain("omo"))
+        .ok()
+        .and_then(|c| c.omo);
+    let window = cfg
+        .as_ref()
+        .and_then(|c| c.window)
+        .unwrap_or(DEFAULT_WINDOW);
+    let ema = cfg.as_ref().and_then(|c| c.ema).unwrap_or(DEFAULT_EMA);
+    Predictor::new(window, ema)
+}
+
 impl Omo {
     /// `name` is `omo`, `omo-lazy` or `omo-batch`. Window, ema and the
     /// base's delays come from `[scheduler.NAME]`, else `[scheduler.omo]`;

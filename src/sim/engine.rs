@@ -10,6 +10,7 @@ use crate::model::{
     Action, EventSpec, JobId, JobSpec, Ms, NetworkSpec, NodeId, PolicySpec, PoolSpec, Scenario,
     SlotModel, Speculation, TaskSpec,
 };
+use crate::sched::predictor::Predictor;
 use crate::sched::{registry, Inspection, Policy};
 use rand_chacha::ChaCha8Rng;
 
@@ -998,6 +999,9 @@ pub struct Sim {
     events: Vec<EventSpec>,
     pub scenario_name: String,
     inspect: Option<InspectSink>,
+    /// OMO's release-rate monitor run passively under every policy; see
+    /// [`Sim::predictor`].
+    monitor: Predictor,
 }
 
 impl Sim {
@@ -1077,6 +1081,7 @@ impl Sim {
             events: sc.events.clone(),
             scenario_name: sc.name.clone(),
             inspect: None,
+            monitor: crate::sched::omo::passive_monitor(&sc.scheduler),
         })
     }
 
@@ -1224,7 +1229,27 @@ impl Sim {
                 self.heartbeat(node);
             }
         }
+        self.observe();
         Some(t)
+    }
+
+    /// Brings the passive monitor up to now; it starts with the first job.
+    fn observe(&mut self) {
+        if self.monitor.started() || !self.w.active.is_empty() {
+            let (ended, avail) = (self.w.ended_attempts(), self.w.available_containers());
+            self.monitor.observe(self.w.now, ended, avail);
+        }
+    }
+
+    /// The passive monitor, whatever the policy.
+    pub fn monitor(&self) -> &Predictor {
+        &self.monitor
+    }
+
+    /// The release-rate predictor to report: the policy's own (OMO's, which
+    /// its decisions used), else the passive monitor.
+    pub fn predictor(&self) -> &Predictor {
+        self.policy.predictor().unwrap_or(&self.monitor)
     }
 
     /// One TaskTracker heartbeat. A node with no free slot does not ask for
@@ -1281,6 +1306,12 @@ impl Sim {
 
     /// The command API: scripted events and the TUI change a run only here.
     pub fn command(&mut self, cmd: Command) -> Result<(), String> {
+        let r = self.apply(cmd);
+        self.observe();
+        r
+    }
+
+    fn apply(&mut self, cmd: Command) -> Result<(), String> {
         match cmd {
             Command::Heartbeat(n) => {
                 if n as usize >= self.w.cluster.nodes.len() {

@@ -256,11 +256,15 @@ pub fn inspector(app: &App, f: &mut Frame, back: usize) {
         let left = budget.saturating_sub(pools_rows + 4);
         table(&mut lines, "job", &r.inspection.jobs, inner_w, left.max(1));
     }
-    let chart_h = if app.sim.policy().predictor().is_some() && area.height >= 20 {
-        9
+    // The release-rate chart: OMO's own predictor whenever it fits; the
+    // passive monitor under other policies only on tall screens, where it
+    // does not squeeze the policy's own tables.
+    let min_h = if app.sim.policy().predictor().is_some() {
+        20
     } else {
-        0
+        30
     };
+    let chart_h = if area.height >= min_h { 9 } else { 0 };
     let [text_area, chart_area] =
         Layout::vertical([Constraint::Min(3), Constraint::Length(chart_h)]).areas(area);
     f.render_widget(
@@ -279,9 +283,7 @@ pub fn inspector(app: &App, f: &mut Frame, back: usize) {
 fn release_chart(app: &App, f: &mut Frame, area: Rect) {
     use ratatui::symbols::Marker;
     use ratatui::widgets::{Axis, Chart, Dataset, GraphType};
-    let Some(p) = app.sim.policy().predictor() else {
-        return;
-    };
+    let p = app.sim.predictor();
     let hist = p.history();
     let observed: Vec<(f64, f64)> = hist.iter().map(|w| (w.start_s, w.observed)).collect();
     let estimated: Vec<(f64, f64)> = hist
