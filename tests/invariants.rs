@@ -58,6 +58,7 @@ fn gen() -> impl Strategy<Value = Gen> {
                 "omo",
                 "omo-lazy",
                 "omo-batch",
+                "hybsmrp",
             ]),
         ),
         (
@@ -125,6 +126,14 @@ fn to_toml(g: &Gen) -> String {
     if g.preemption {
         t += "[scheduler.fair]\npreemption = true\n[scheduler.fresh]\npreemption = true\n";
     }
+    // HybSMRP's exponents, each -1, 0 or 1, from the seed.
+    let e = |k: u64| (g.seed / 3u64.pow(k as u32) % 3) as i64 - 1;
+    t += &format!(
+        "[scheduler.hybsmrp]\nalpha = {}\nbeta = {}\ngamma = {}\n",
+        e(1),
+        e(2),
+        e(3)
+    );
     t += &format!(
         "[[pools]]\nname = \"a\"\nweight = 2.0\nmax_maps = {}\ncapacity = 60\n[[pools]]\nname = \"b\"\ncapacity = 40\n",
         g.max_maps
@@ -206,6 +215,9 @@ pools = ["research", "default"]
         "fair[slowstart=1]",
         "fair[assign_multiple=false]",
         "fair[size_based_weight=true]",
+        "hybsmrp",
+        "hybsmrp[alpha=0;beta=-1]",
+        "hybsmrp[alpha=-1;beta=1;gamma=-1]",
     ] {
         let sc = load_text(text, Some(policy));
         let mut sim = Sim::new(&sc).unwrap();

@@ -7,10 +7,7 @@
 mod common;
 use common::*;
 use proptest::prelude::*;
-use slotsim::model::Scenario;
-use slotsim::report::compare::{mean_sd, run_all};
 use slotsim::report::Summary;
-use slotsim::scenario;
 use slotsim::sched::predictor;
 use slotsim::sim::{Kind, Sim};
 use std::collections::BTreeSet;
@@ -567,24 +564,6 @@ const BASELINES: [&str; 7] = [
 const SEEDS: u64 = 5;
 
 /// Mean over seeds of each policy's summaries, policies in `specs` order.
-fn compare(name: &str, specs: &[&str]) -> Vec<Vec<Summary>> {
-    let path = scenario_path(name);
-    let base = scenario::load_file(&path, None, None).unwrap();
-    let all: Vec<Vec<Scenario>> = specs
-        .iter()
-        .map(|p| {
-            (0..SEEDS)
-                .map(|k| scenario::load_file(&path, Some(p), Some(base.seed + k)).unwrap())
-                .collect()
-        })
-        .collect();
-    run_all(all).unwrap()
-}
-
-fn mean(rows: &[Summary], f: impl Fn(&Summary) -> f64) -> f64 {
-    mean_sd(&rows.iter().map(f).collect::<Vec<_>>()).0
-}
-
 fn makespan(rows: &[Summary]) -> f64 {
     mean(rows, |s| s.makespan_s.unwrap())
 }
@@ -604,7 +583,7 @@ fn headline_comparisons_hold_in_direction() {
     let mut specs: Vec<&str> = BASELINES.to_vec();
     specs.extend(["omo-lazy", "omo-batch", "omo"]);
     for name in ["omo-terasort-8.toml", "omo-set-a.toml", "omo-set-b.toml"] {
-        let res = compare(name, &specs);
+        let res = compare(name, &specs, SEEDS);
         let mk: Vec<f64> = res.iter().map(|r| makespan(r)).collect();
         let at = |p: &str| specs.iter().position(|s| *s == p).unwrap();
         let omo = mk[at("omo")];

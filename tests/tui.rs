@@ -464,3 +464,19 @@ fn jobs_and_timeline_scroll_within_bounds() {
     }
     assert!(a.timeline_row < 80, "20 nodes × 4 lanes");
 }
+
+/// On a short terminal the picker lists one line per policy and scrolls to
+/// keep the selection in view: the last policy can be chosen at 60×8.
+#[test]
+fn picker_scrolls_on_a_short_terminal() {
+    let mut a = busy_app();
+    keys(&mut a, "p");
+    for _ in 1..slotsim::sched::registry::POLICIES.len() {
+        key(&mut a, KeyCode::Down);
+    }
+    let s = screen(&a, 60, 8);
+    let last = slotsim::sched::registry::POLICIES.last().unwrap().name;
+    assert!(s.contains(last), "{s}");
+    assert!(!s.contains(" fifo "), "scrolled past the first: {s}");
+    insta::assert_snapshot!("picker_scrolled_60x8", s);
+}

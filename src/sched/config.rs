@@ -25,6 +25,7 @@ pub struct SchedulerConfig {
     /// `[scheduler.omo-batch]`: OMO with lazy start off by default.
     #[serde(rename = "omo-batch")]
     pub omo_batch: Option<OmoConfig>,
+    pub hybsmrp: Option<HybsmrpConfig>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -82,6 +83,21 @@ pub struct OmoConfig {
     pub size_based_weight: Option<bool>,
 }
 
+/// `[scheduler.hybsmrp]`: the exponents of HybSMRP's dynamic priority
+/// (seed 002, Eq. 1), each -1, 0 or 1. The default α = 1, β = γ = 0 is
+/// the paper's FCFS setting; α = 0, β = -1, γ = 0 its shortest-job-first.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HybsmrpConfig {
+    pub slowstart: Option<f64>,
+    /// Exponent of td / avgWaitTime (waiting time).
+    pub alpha: Option<i64>,
+    /// Exponent of r / avgRunTime (mean map run time).
+    pub beta: Option<i64>,
+    /// Exponent of n / avgNumTask (remaining tasks).
+    pub gamma: Option<i64>,
+}
+
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CapacityConfig {
@@ -119,6 +135,17 @@ impl SchedulerConfig {
         }
         if let Some(c) = &self.capacity {
             ss("scheduler.capacity.slowstart", c.slowstart)?;
+        }
+        if let Some(h) = &self.hybsmrp {
+            ss("scheduler.hybsmrp.slowstart", h.slowstart)?;
+            for (k, v) in [("alpha", h.alpha), ("beta", h.beta), ("gamma", h.gamma)] {
+                if let Some(x) = v.filter(|x| !(-1..=1).contains(x)) {
+                    return Err((
+                        format!("scheduler.hybsmrp.{k}"),
+                        format!("{k} must be -1, 0 or 1, got {x}"),
+                    ));
+                }
+            }
         }
         for (name, o) in [
             ("omo", &self.omo),

@@ -11,6 +11,7 @@ pub mod capacity;
 pub mod config;
 pub mod fair;
 pub mod fifo;
+pub mod hybsmrp;
 pub mod omo;
 pub mod predictor;
 pub mod registry;

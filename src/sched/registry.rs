@@ -44,6 +44,11 @@ pub const POLICIES: &[PolicyInfo] = &[
         summary: "OMO with batch finish of maps only (lazy start off: reduce stages start once no map is pending)",
         source: "OMO (IEEE Access 2021, seed 000), \"Batch Finish\" of Figs. 11 and 12",
     },
+    PolicyInfo {
+        name: "hybsmrp",
+        summary: "HybSMRP: one queue by dynamic priority (waiting time, map run time, remaining tasks), node-local maps first, a non-local map after two local misses",
+        source: "Nezhad, Shirvani, Ghasemi, HybSMRP (J. Big Data 2019, seed 002), as settled in ALGORITHMS.md §6",
+    },
 ];
 
 pub fn lookup(name: &str) -> Option<&'static PolicyInfo> {
@@ -92,6 +97,7 @@ pub fn build(
         "omo" | "omo-lazy" | "omo-batch" => {
             Box::new(super::omo::Omo::new(label, &spec.name, &cfg, ctx))
         }
+        "hybsmrp" => Box::new(super::hybsmrp::Hybsmrp::new(label, &cfg)),
         other => return Err(format!("policy \"{other}\" is registered but not built")),
     })
 }

@@ -116,6 +116,11 @@ pub struct World {
     pub stalled: bool,
     /// Running reduces of jobs whose maps are unfinished.
     pub early_reduces: u32,
+    /// Successful map attempts so far over every job, and their summed
+    /// durations (a map whose output a failure later lost still counts:
+    /// it is an observation of how long maps run). HybSMRP's cluster mean.
+    pub maps_finished: u64,
+    pub map_time_finished: Ms,
     /// Notable events in order, with their time (for the TUI's log).
     pub notables: Vec<(Ms, Notable)>,
     /// Times of pending non-heartbeat events (a multiset).
@@ -641,6 +646,8 @@ impl World {
         job.maps_running -= 1;
         job.maps_done += 1;
         job.map_time_sum += now - at.start;
+        self.maps_finished += 1;
+        self.map_time_finished += now - at.start;
         let all_done = job.maps_done == job.n_maps();
         if all_done {
             job.map_end = Some(now);
@@ -1047,6 +1054,8 @@ impl Sim {
             last_progress: 0,
             stalled: false,
             early_reduces: 0,
+            maps_finished: 0,
+            map_time_finished: 0,
             notables: Vec::new(),
             other_times: std::collections::BTreeMap::new(),
         };

@@ -145,3 +145,24 @@ pub fn check(sim: &Sim) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Runs `specs` on `seeds` seeds of the bundled scenario `name` (the
+/// scenario's seed, +1, ...), as `slotsim compare` does: one row per spec.
+pub fn compare(name: &str, specs: &[&str], seeds: u64) -> Vec<Vec<Summary>> {
+    let path = scenario_path(name);
+    let base = scenario::load_file(&path, None, None).unwrap();
+    let all: Vec<Vec<Scenario>> = specs
+        .iter()
+        .map(|p| {
+            (0..seeds)
+                .map(|k| scenario::load_file(&path, Some(p), Some(base.seed + k)).unwrap())
+                .collect()
+        })
+        .collect();
+    slotsim::report::compare::run_all(all).unwrap()
+}
+
+/// The mean of `f` over a row of runs.
+pub fn mean(rows: &[Summary], f: impl Fn(&Summary) -> f64) -> f64 {
+    slotsim::report::compare::mean_sd(&rows.iter().map(f).collect::<Vec<_>>()).0
+}

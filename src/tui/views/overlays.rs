@@ -29,29 +29,54 @@ fn frame_block(title: String) -> Block<'static> {
 }
 
 pub fn picker(app: &App, f: &mut Frame, selected: usize) {
-    let area = centered(f, 96, registry::POLICIES.len() as u16 * 2 + 4);
+    let n = registry::POLICIES.len();
+    let area = centered(f, 96, n as u16 * 2 + 4);
     f.render_widget(Clear, area);
     let cur = app.sim.policy_label();
-    let text_w = area.width.saturating_sub(7) as usize;
+    // Rows inside the frame below the header line. Each policy takes two
+    // (name, then summary) when they all fit, else one (name and summary
+    // on one line); the list scrolls to keep the selection in view.
+    let rows = area.height.saturating_sub(3) as usize;
+    let two = rows >= 2 * n;
+    let per_page = if two { n } else { rows.max(1) };
+    let first = selected
+        .saturating_sub(per_page - 1)
+        .min(n.saturating_sub(per_page));
     let mut lines = vec![Line::from(Span::styled(
         "Switch policy now: running tasks go on, the new policy adopts the queue.",
         theme::dim(),
     ))];
-    for (i, p) in registry::POLICIES.iter().enumerate() {
+    for (i, p) in registry::POLICIES
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(per_page)
+    {
         let mark = if p.name == cur { "●" } else { " " };
         let style = if i == selected {
             theme::selected()
         } else {
             Style::default().add_modifier(Modifier::BOLD)
         };
-        lines.push(Line::from(vec![
+        let mut line = vec![
             Span::raw(format!(" {mark} ")),
             Span::styled(format!(" {:<10}", p.name), style),
-        ]));
-        lines.push(Line::from(Span::styled(
-            format!("     {}", fit(p.summary, text_w)),
-            theme::dim(),
-        )));
+        ];
+        if two {
+            lines.push(Line::from(line));
+            let text_w = area.width.saturating_sub(7) as usize;
+            lines.push(Line::from(Span::styled(
+                format!("     {}", fit(p.summary, text_w)),
+                theme::dim(),
+            )));
+        } else {
+            let text_w = area.width.saturating_sub(18) as usize;
+            line.push(Span::styled(
+                format!(" {}", fit(p.summary, text_w)),
+                theme::dim(),
+            ));
+            lines.push(Line::from(line));
+        }
     }
     f.render_widget(
         Paragraph::new(lines).block(frame_block(" Policy ".into())),
