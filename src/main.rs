@@ -11,6 +11,7 @@ use slotsim::sched::config::split_policy_list;
 use slotsim::sched::registry;
 use slotsim::sim::Sim;
 use slotsim::units::parse_duration;
+use slotsim::units::plural;
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -519,10 +520,10 @@ fn cmd_validate(path: &Path) -> Result<(), Failure> {
     );
     line!(
         o,
-        "  cluster    {} datacenter(s), {} rack(s), {} nodes, {} map + {} reduce {} per node ({})",
-        sc.cluster.datacenters.len(),
-        racks,
-        nodes,
+        "  cluster    {}, {}, {}, {} map + {} reduce {} per node ({})",
+        plural(sc.cluster.datacenters.len() as u64, "datacenter"),
+        plural(racks as u64, "rack"),
+        plural(nodes as u64, "node"),
         sc.cluster.map_slots,
         sc.cluster.reduce_slots,
         match sc.cluster.slot_model {
@@ -546,11 +547,11 @@ fn cmd_validate(path: &Path) -> Result<(), Failure> {
     );
     line!(
         o,
-        "  jobs       {} ({} maps + {} reduces = {} tasks, {:.1} GB input)",
+        "  jobs       {} ({} + {} = {}, {:.1} GB input)",
         sc.jobs.len(),
-        maps,
-        reduces,
-        maps + reduces,
+        plural(maps, "map"),
+        plural(reduces, "reduce"),
+        plural(maps + reduces, "task"),
         input_gb
     );
     if !sc.events.is_empty() {

@@ -111,9 +111,25 @@ pub fn de_opt_size<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>
         .map_err(serde::de::Error::custom)
 }
 
+/// `n` and `word`, with an `s` unless `n` is 1: "1 rack", "2 racks".
+pub fn plural(n: u64, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plurals() {
+        assert_eq!(plural(1, "rack"), "1 rack");
+        assert_eq!(plural(0, "rack"), "0 racks");
+        assert_eq!(plural(2, "reduce"), "2 reduces");
+    }
 
     #[test]
     fn durations() {

@@ -6,6 +6,7 @@
 mod common;
 use common::*;
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 use slotsim::sim::Sim;
 
 #[derive(Debug, Clone)]
@@ -162,7 +163,15 @@ fn to_toml(g: &Gen) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+    // Failures are saved to (and replayed first from) this file; the
+    // default `SourceParallel` cannot find it for an integration test.
+    #![proptest_config(ProptestConfig {
+        cases: 500,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "tests/invariants.proptest-regressions"
+        ))),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn every_policy_keeps_the_invariants(g in gen()) {
@@ -225,4 +234,45 @@ pools = ["research", "default"]
         check(&sim).unwrap_or_else(|e| panic!("{policy}: {e}"));
         assert!(sim.w.attempts.len() > 500, "{policy}: a busy run");
     }
+}
+
+/// Found by the property test above: on unified containers a queue whose
+/// capacity rounds to zero allows its user one container; capacity used to
+/// start the job's reduce there first (reduce-first on unified clusters)
+/// and the reduce then waited for ever on a map that had no room.
+#[test]
+fn capacity_early_reduce_leaves_its_user_room_for_a_map() {
+    let text = r#"
+name = "random"
+[cluster]
+nodes = 1
+racks = 1
+map_slots = 1
+reduce_slots = 1
+slot_model = "unified"
+heartbeat = "500ms"
+[hdfs]
+block = "64MB"
+replication = 1
+[scheduler]
+policy = "capacity"
+slowstart = 0
+[[pools]]
+name = "a"
+capacity = 60
+[[pools]]
+name = "b"
+capacity = 40
+[[jobs]]
+name = "j0"
+profile = "terasort"
+maps = 1
+reduces = 1
+pool = "b"
+user = "u0"
+"#;
+    let sc = load_text(text, None);
+    let mut sim = Sim::new(&sc).unwrap();
+    sim.run_until(Some(3_600_000));
+    check(&sim).unwrap();
 }

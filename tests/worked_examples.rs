@@ -429,3 +429,32 @@ fn hadoop_capacity_user_limit_splits_a_queue_between_users() {
         ]
     );
 }
+
+/// On unified containers capacity gives the heartbeat's reduce its
+/// container first (YARN's MapReduce AM ranks reduce requests above maps),
+/// then fills the rest with maps: with slowstart 0 the job's first reduce
+/// starts on the first heartbeat instead of after its last map launched.
+/// A reduce waiting on maps never takes its user's last allowed container:
+/// on the second heartbeat the lone user (3 of 6 containers used, limit 4
+/// once over capacity) gets maps only. On typed slots the order stays
+/// Hadoop 1.x's: maps, then one reduce.
+#[test]
+fn capacity_on_unified_containers_does_not_hold_back_reduces() {
+    let typed = capacity_scenario(&[("J1", "u1")], &[0, 1]);
+    let unified = typed.replace(
+        "heartbeat = \"manual\"",
+        "heartbeat = \"manual\"\nslot_model = \"unified\"",
+    );
+    let got = launched_by_heartbeat(&unified, 2);
+    assert_eq!(
+        got,
+        vec![
+            vec!["J1/r0", "J1/m0", "J1/m1"],
+            vec!["J1/m2", "J1/m3", "J1/m4"]
+        ]
+    );
+    assert_eq!(
+        launched_by_heartbeat(&typed, 1)[0],
+        ["J1/m0", "J1/m1", "J1/r0"]
+    );
+}

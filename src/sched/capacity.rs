@@ -150,6 +150,11 @@ impl Capacity {
     /// × cur)), ⌊capacity × user_limit_factor⌋), where cur is the capacity
     /// while the queue is under it and occupied + 1 once over.
     fn user_over_limit(w: &World, q: &Queue, j: JobId) -> bool {
+        Self::user_room(w, q, j) == 0
+    }
+
+    /// How many more slots job `j`'s user may take in queue `q`.
+    fn user_room(w: &World, q: &Queue, j: JobId) -> u32 {
         let spec = &w.pools[q.pool];
         let cur = if q.occupied < q.capacity {
             q.capacity
@@ -171,26 +176,14 @@ impl Capacity {
             .users
             .binary_search_by(|(u, _)| u.as_str().cmp(user))
             .map_or(0, |i| q.users[i].1);
-        used >= limit
+        limit.saturating_sub(used)
     }
 }
 
-impl Policy for Capacity {
-    fn label(&self) -> &str {
-        &self.label
-    }
-
-    fn slowstart(&self) -> f64 {
-        self.slowstart
-    }
-
-    fn adopt(&mut self, _w: &World) {
-        self.missed.clear();
-    }
-
-    fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
+impl Capacity {
+    /// Maps: as many as fit, node-or-rack-local first, one off-switch at most.
+    fn assign_maps(&mut self, hb: &mut Heartbeat<'_>) {
         let n_nodes = hb.world().cluster.live_nodes as u64;
-        // Maps: as many as fit, node-or-rack-local first, one off-switch at most.
         let mut assign_off_switch = true;
         let mut qs = self.queues(hb.world(), true);
         'maps: while hb.free_maps() > 0 {
@@ -234,7 +227,10 @@ impl Policy for Capacity {
             }
             break;
         }
-        // Reduces: at most one per heartbeat.
+    }
+
+    /// Reduces: at most one per heartbeat.
+    fn assign_reduce(&mut self, hb: &mut Heartbeat<'_>) {
         if hb.free_reduces() > 0 {
             let qs = self.queues(hb.world(), false);
             for q in &qs {
@@ -247,7 +243,11 @@ impl Policy for Capacity {
                     {
                         continue;
                     }
-                    if Self::user_over_limit(w, q, j) {
+                    // On unified containers a reduce that waits on its
+                    // job's maps must leave its user room for a map, or a
+                    // user limit of one container deadlocks the job.
+                    let early = w.model() == SlotModel::Unified && job.maps_done < job.n_maps();
+                    if Self::user_room(w, q, j) < if early { 2 } else { 1 } {
                         continue;
                     }
                     if let Some(r) = job.find_reduce() {
@@ -256,6 +256,37 @@ impl Policy for Capacity {
                     }
                 }
             }
+        }
+    }
+}
+
+impl Policy for Capacity {
+    fn label(&self) -> &str {
+        &self.label
+    }
+
+    fn slowstart(&self) -> f64 {
+        self.slowstart
+    }
+
+    fn adopt(&mut self, _w: &World) {
+        self.missed.clear();
+    }
+
+    /// Typed slots: maps, then at most one reduce, as Hadoop 1.x's
+    /// `assignTasks`. On unified containers a map pass that fills every
+    /// free container would hold back every reduce until the cluster's last
+    /// map has launched, so the reduce goes first there, as YARN's MapReduce
+    /// AM ranks its requests (`RMContainerAllocator`: PRIORITY_REDUCE 10
+    /// before PRIORITY_MAP 20), still one per heartbeat and still within the
+    /// engine's ramp-up bound on early reduces.
+    fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
+        if hb.world().model() == SlotModel::Unified {
+            self.assign_reduce(hb);
+            self.assign_maps(hb);
+        } else {
+            self.assign_maps(hb);
+            self.assign_reduce(hb);
         }
     }
 
