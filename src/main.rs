@@ -58,23 +58,23 @@ struct RecordArgs {
     #[arg(long, default_value = "100x30")]
     size: String,
     /// Stop once the simulated clock reaches this (e.g. '5m')
-    #[arg(long, value_name = "DUR")]
+    #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
     until: Option<String>,
     /// Frames per second of the recording
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, allow_negative_numbers = true)]
     fps: u32,
     /// Keys to press, one second apart, e.g. 's,Enter,p,Down,Enter'; a
     /// duration such as '3s' waits
     #[arg(long, default_value = "")]
     keys: String,
     /// Simulated seconds per recorded second (a TUI speed step: 0.1 … 1000)
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
     speed: f64,
     /// Policy, or a variant such as 'fair[slowstart=0.05]'
     #[arg(long)]
     policy: Option<String>,
     /// Seed (overrides the scenario's)
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     seed: Option<u64>,
 }
 
@@ -86,7 +86,7 @@ struct RunArgs {
     #[arg(long)]
     policy: Option<String>,
     /// Seed (overrides the scenario's)
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     seed: Option<u64>,
     /// Run to completion as fast as possible and print a summary
     #[arg(long)]
@@ -101,7 +101,7 @@ struct RunArgs {
     #[arg(long, value_name = "PATH")]
     inspect: Option<String>,
     /// Stop at this simulated time (e.g. '10m')
-    #[arg(long, value_name = "DUR")]
+    #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
     until: Option<String>,
     /// Record the live TUI session into an asciinema v2 file
     #[arg(long, value_name = "FILE.cast")]
@@ -115,7 +115,7 @@ struct CompareArgs {
     #[arg(long)]
     policies: String,
     /// Number of seeds per policy: the scenario's seed, seed+1, ...
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, allow_negative_numbers = true)]
     seeds: u64,
     /// Write an array of JSON summaries here ('-' for stdout)
     #[arg(long, value_name = "PATH")]
@@ -166,6 +166,30 @@ impl From<io::Error> for Failure {
     }
 }
 
+/// Clap's error text as one line: its first paragraph (`error: ...`,
+/// with any indented continuation such as a missing flag's name), and a
+/// pointer to the help of the subcommand that was given.
+fn usage_error(rendered: &str, sub: Option<&str>) -> String {
+    let para: Vec<&str> = rendered
+        .lines()
+        .skip_while(|l| l.trim().is_empty())
+        .take_while(|l| !l.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    let text = if para.is_empty() {
+        "error: invalid arguments".to_string()
+    } else {
+        para.join(" ")
+    };
+    let known = [
+        "run", "compare", "validate", "record", "policies", "profiles",
+    ];
+    match sub.filter(|s| known.contains(s)) {
+        Some(s) => format!("{text} (see 'slotsim {s} --help')"),
+        None => format!("{text} (see 'slotsim --help')"),
+    }
+}
+
 fn main() -> ExitCode {
     // A bug must still end in one line and exit status 1, never a backtrace
     // (the TUI's own hook restores the terminal first, then calls this one).
@@ -184,10 +208,17 @@ fn main() -> ExitCode {
     }));
     let cli = match Cli::try_parse() {
         Ok(c) => c,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
+        Err(e) if !e.use_stderr() => {
+            // --help, --version.
             let _ = e.print();
-            return ExitCode::from(code);
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            // Usage errors are bad input: one line, exit 2 (clap's own
+            // rendering adds a usage block and a tip).
+            let sub = std::env::args().nth(1);
+            eprintln!("{}", usage_error(&e.render().to_string(), sub.as_deref()));
+            return ExitCode::from(2);
         }
     };
     let result = match cli.command {
@@ -251,6 +282,27 @@ fn cmd_run(a: RunArgs) -> Result<(), Failure> {
             "only one of --json, --trace and --inspect can write to stdout (-); give the others a file",
         )
         .into());
+    }
+    // Two outputs into one file would interleave into neither format.
+    let files: Vec<(&str, &str)> = [
+        ("--json", &a.json),
+        ("--trace", &a.trace),
+        ("--inspect", &a.inspect),
+    ]
+    .into_iter()
+    .filter_map(|(f, p)| p.as_deref().filter(|p| *p != "-").map(|p| (f, p)))
+    .collect();
+    for (i, (f1, p1)) in files.iter().enumerate() {
+        if let Some((f2, _)) = files[i + 1..]
+            .iter()
+            .find(|(_, p2)| Path::new(p1) == Path::new(p2))
+        {
+            return Err(InputError::new(
+                *f2,
+                format!("{p1} is also the {f1} file; expected a different file for each output"),
+            )
+            .into());
+        }
     }
     if !a.headless {
         let only_headless = [
@@ -389,6 +441,10 @@ fn cmd_record(a: RecordArgs) -> Result<(), Failure> {
         speed: a.speed,
         keys,
     };
+    // A path that cannot be written is bad input (exit 2), found before
+    // any rendering; a failure later on is an I/O error (exit 1).
+    File::create(&a.out)
+        .map_err(|e| InputError::new("--out", format!("cannot create {}: {e}", a.out.display())))?;
     let (frames, ms) = record(app, &a.out, &opts)
         .map_err(|e| Failure::Other(format!("cannot write {}: {e}", a.out.display())))?;
     emit(
@@ -480,14 +536,19 @@ fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
         }
         all.push(per_seed);
     }
+    // Open the output before the runs, so a bad path costs nothing.
+    let mut json = a
+        .json
+        .as_deref()
+        .map(|p| open_out(p, "--json"))
+        .transpose()?;
     let labels: Vec<String> = all.iter().map(|v| v[0].policy.label()).collect();
     let results = compare::run_all(all)?;
     let table = compare::table(&labels, &results);
     emit(&table, a.json.as_deref() == Some("-"))?;
-    if let Some(p) = &a.json {
+    if let Some(out) = json.as_mut() {
         let flat: Vec<&summary::Summary> = results.iter().flatten().collect();
-        let mut out = open_out(p, "--json")?;
-        serde_json::to_writer_pretty(&mut out, &flat).map_err(io::Error::from)?;
+        serde_json::to_writer_pretty(&mut *out, &flat).map_err(io::Error::from)?;
         writeln!(out)?;
         out.flush()?;
     }
@@ -504,9 +565,20 @@ fn cmd_validate(path: &Path) -> Result<(), Failure> {
         .iter()
         .map(|d| d.racks.min(d.nodes))
         .sum();
-    let maps: u64 = sc.jobs.iter().map(|j| j.maps as u64).sum();
-    let reduces: u64 = sc.jobs.iter().map(|j| j.reduces as u64).sum();
-    let input_gb: f64 = sc.jobs.iter().map(|j| j.input_mb).sum::<f64>() / 1024.0;
+    // Jobs of the scenario and of its `submit` events alike.
+    let submitted: Vec<&slotsim::model::JobSpec> = sc
+        .events
+        .iter()
+        .filter_map(|e| match &e.action {
+            slotsim::model::Action::Submit(j) => Some(j.as_ref()),
+            _ => None,
+        })
+        .collect();
+    let all_jobs: Vec<&slotsim::model::JobSpec> = sc.jobs.iter().chain(submitted).collect();
+    let maps: u64 = all_jobs.iter().map(|j| j.maps as u64).sum();
+    let reduces: u64 = all_jobs.iter().map(|j| j.reduces as u64).sum();
+    // `+ 0.0`: an empty f64 sum is -0.0.
+    let input_gb: f64 = all_jobs.iter().map(|j| j.input_mb).sum::<f64>() / 1024.0 + 0.0;
     line!(o, "{}: ok", path.display());
     line!(
         o,
@@ -547,8 +619,12 @@ fn cmd_validate(path: &Path) -> Result<(), Failure> {
     );
     line!(
         o,
-        "  jobs       {} ({} + {} = {}, {:.1} GB input)",
+        "  jobs       {}{} ({} + {} = {}, {:.1} GB input)",
         sc.jobs.len(),
+        match all_jobs.len() - sc.jobs.len() {
+            0 => String::new(),
+            n => format!(" + {n} by submit events"),
+        },
         plural(maps, "map"),
         plural(reduces, "reduce"),
         plural(maps + reduces, "task"),

@@ -1143,3 +1143,100 @@ fn a_stalled_run_says_so() {
     let (table, _) = ok(&slotsim(&["run", p.to_str().unwrap(), "--headless"]));
     assert!(table.contains("stalled: 1 job(s) can never run"), "{table}");
 }
+
+/// `record --until` stops the simulated clock there (the tail frames hold
+/// it), and a run that can never progress ends the recording at once
+/// instead of filling the 30-minute guard.
+#[test]
+fn record_until_stops_the_clock_and_a_stalled_run_ends_the_recording() {
+    let dir = tempdir();
+    let out = dir.path().join("q.cast");
+    let o = slotsim(&[
+        "record",
+        QUICKSTART,
+        "--out",
+        out.to_str().unwrap(),
+        "--until",
+        "5s",
+    ]);
+    ok(&o);
+    let cast = std::fs::read_to_string(&out).unwrap();
+    assert!(cast.contains("00:00:05.0"), "reaches 5 s");
+    assert!(!cast.contains("00:00:05.1"), "never passes 5 s");
+    let stall = dir.path().join("stall.toml");
+    std::fs::write(
+        &stall,
+        "name = \"stall\"\n[cluster]\nnodes = 2\n[[pools]]\nname = \"p\"\nmax_maps = 0\n\
+         [[jobs]]\nname = \"a\"\nprofile = \"grep\"\nmaps = 2\npool = \"p\"\n",
+    )
+    .unwrap();
+    for speed in ["1", "1000"] {
+        let cast = dir.path().join("s.cast");
+        let o = slotsim(&[
+            "record",
+            stall.to_str().unwrap(),
+            "--out",
+            cast.to_str().unwrap(),
+            "--speed",
+            speed,
+        ]);
+        ok(&o);
+        let frames = std::fs::read_to_string(&cast).unwrap().lines().count();
+        assert!(frames < 200, "speed {speed}: {frames} lines");
+    }
+}
+
+/// With `--until`, `--json` lists every job of the scenario, the ones not
+/// yet submitted with `finish_s: null`, so `jobs` agrees with `tasks`.
+#[test]
+fn until_reports_unsubmitted_jobs_too() {
+    let o = slotsim(&[
+        "run",
+        QUICKSTART,
+        "--headless",
+        "--until",
+        "1s",
+        "--json",
+        "-",
+    ]);
+    let (out, _) = ok(&o);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let jobs = v["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 16);
+    assert_eq!(v["jobs_submitted"], 1);
+    let tasks: u64 = jobs
+        .iter()
+        .map(|j| j["maps"].as_u64().unwrap() + j["reduces"].as_u64().unwrap())
+        .sum();
+    assert_eq!(v["tasks"].as_u64(), Some(tasks));
+    assert!(jobs.iter().all(|j| j["finish_s"].is_null()));
+}
+
+/// Usage errors are one line with exit 2, negative values included, and
+/// `compare` checks its `--json` path before running anything.
+#[test]
+fn usage_errors_are_one_line() {
+    for args in [
+        vec!["run", QUICKSTART, "--headless", "--seed", "abc"],
+        vec!["run", QUICKSTART, "--headless", "--until", "-1s"],
+        vec!["run", QUICKSTART, "--headless", "--seed", "-1"],
+        vec!["compare", QUICKSTART],
+        vec!["bogus"],
+        vec!["run", "--frobnicate"],
+        vec![
+            "compare",
+            FIG45,
+            "--policies",
+            "fifo",
+            "--json",
+            "/nonexistent/dir/x.json",
+        ],
+    ] {
+        let o = slotsim(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = stderr(&o);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        assert!(stdout(&o).is_empty(), "{args:?}");
+    }
+}

@@ -794,3 +794,28 @@ fn missing_required_key_names_it() {
     let e = load_err(&format!("{BASE}[[pools]]\nweight = 2\n"));
     assert_err(&e, 4, 1, &["missing field `name`"]);
 }
+
+/// A scenario too big for memory is bad input, caught before the run:
+/// each job alone is within bounds, the total is not (jobs, workloads and
+/// submit events all count).
+#[test]
+fn total_task_count_is_bounded() {
+    let e = load_err(&format!(
+        "{BASE}[[jobs]]\nname = \"j\"\nprofile = \"grep\"\nmaps = 1000000\ncount = 11\n"
+    ));
+    assert_err(
+        &e,
+        5,
+        8,
+        &["more than 10000000 tasks", "fewer or smaller jobs"],
+    );
+    let e = load_err(&format!(
+        "{BASE}[[jobs]]\nname = \"j\"\nprofile = \"grep\"\nmaps = 1000000\ncount = 9\n\
+         [[events]]\nat = \"1s\"\naction = \"submit\"\njob = {{ name = \"k\", profile = \"grep\", maps = 1000000, count = 2 }}\n"
+    ));
+    assert_err(&e, 11, 10, &["more than 10000000 tasks"]);
+    // Just under the bound is fine (nothing is allocated per task here).
+    load(&format!(
+        "{BASE}[[jobs]]\nname = \"j\"\nprofile = \"grep\"\nmaps = 999999\nreduces = 1\ncount = 10\n"
+    ));
+}

@@ -88,3 +88,16 @@ fn facebook_2009_fair_beats_fifo_on_turnaround() {
         fifo.mean_turnaround_s
     );
 }
+
+/// A `/` in a trace's job name would make `job/task` ambiguous in traces
+/// and `--inspect`; it becomes `_`.
+#[test]
+fn slash_in_a_trace_job_name_becomes_underscore() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "t.tsv", "a/b\t1\t1\t100\t100\t100\n");
+    let p = write(d.path(), "s.toml", SCEN);
+    let sc = load_file(&p, None, None).unwrap();
+    assert_eq!(sc.jobs[0].name, "w0-a_b");
+    let (sim, _) = run(&sc);
+    assert_eq!(launches(&sim)[0], "w0-a_b/m0");
+}

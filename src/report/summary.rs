@@ -139,10 +139,12 @@ pub fn summarize(sim: &Sim) -> Summary {
     }
     let lt: u64 = m.locality.iter().sum();
     let frac = |x: u64| if lt == 0 { 0.0 } else { x as f64 / lt as f64 };
+    // Every job of the scenario, including those a stop at `--until` left
+    // unsubmitted (finish_s null), so `jobs` agrees with `tasks`. Jobs of
+    // `submit` events exist only once submitted.
     let jobs = w
         .jobs
         .iter()
-        .filter(|j| j.arrived)
         .map(|j| {
             let (m0, r0) = first[j.id as usize];
             let ph = match (j.finished_at, m0, j.map_end) {

@@ -50,6 +50,9 @@ const MAX_NODES: i64 = 100_000;
 const MAX_SLOTS: i64 = 1_000;
 const MAX_TASKS: i64 = 1_000_000;
 const MAX_COUNT: i64 = 100_000;
+/// Tasks in a whole scenario (jobs, workloads and submit events): a run
+/// keeps about 200 bytes per task, so this bounds a run near 2 GB.
+const MAX_TOTAL_TASKS: u64 = 10_000_000;
 const MAX_SHARE: i64 = 1_000_000_000;
 const POLICY_ORIGIN: &str = "--policy";
 
@@ -191,21 +194,36 @@ impl Cx<'_> {
     }
 }
 
-/// Turns a serde/TOML error into an `InputError` at its span. Messages from
-/// `toml` may span several lines; DESIGN wants one line, and serde's
-/// Rust-flavoured type names read better in user terms.
-fn de_error(origin: &str, text: &str, e: &toml::de::Error) -> InputError {
-    let msg = e
-        .message()
+/// A serde/TOML message on one line, in the scenario's terms rather than
+/// Rust's (`expected struct ClusterDef` → `expected a table`).
+pub fn user_terms(message: &str) -> String {
+    let mut msg = message
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join("; ")
         .replace("expected i64", "expected a whole number")
+        .replace("expected u64", "expected a whole number")
+        .replace("expected u32", "expected a whole number")
         .replace("expected f64", "expected a number")
         .replace("expected a tuple of size 2", "expected a [lo, hi] pair")
         .replace("expected a boolean", "expected true or false");
+    while let Some(i) = msg.find("struct ") {
+        let rest = &msg[i + "struct ".len()..];
+        let end = rest
+            .find(|c: char| !c.is_alphanumeric() && c != '_')
+            .unwrap_or(rest.len());
+        msg = format!("{}a table{}", &msg[..i], &rest[end..]);
+    }
+    msg
+}
+
+/// Turns a serde/TOML error into an `InputError` at its span. Messages from
+/// `toml` may span several lines; DESIGN wants one line, and serde's
+/// Rust-flavoured type names read better in user terms.
+fn de_error(origin: &str, text: &str, e: &toml::de::Error) -> InputError {
+    let msg = user_terms(e.message());
     let msg = if msg.starts_with("missing field ") {
         format!("{msg}; expected this required key in the table")
     } else {
@@ -262,12 +280,24 @@ fn compile(
     };
     let mut names = BTreeSet::new();
     let mut jobs = Vec::new();
+    let mut total = 0u64;
+    let mut count = |n: u64| -> Result<(), String> {
+        total += n;
+        if total > MAX_TOTAL_TASKS {
+            Err(format!(
+                "the scenario has more than {MAX_TOTAL_TASKS} tasks in all, more than a run can keep in memory; expected fewer or smaller jobs"
+            ))
+        } else {
+            Ok(())
+        }
+    };
     for def in &file.jobs {
         let submit = def.submit.as_ref().map_or(0, |s| s.get_ref().0);
         for job in env.job(def, submit)? {
             if !names.insert(job.name.clone()) {
                 return Err(cx.at(&def.name, duplicate_job(&job.name)));
             }
+            count(u64::from(job.maps) + u64::from(job.reduces)).map_err(|m| cx.at(&def.name, m))?;
             jobs.push(job);
         }
     }
@@ -276,6 +306,7 @@ fn compile(
             if !names.insert(job.name.clone()) {
                 return Err(cx.at(&w.kind, duplicate_job(&job.name)));
             }
+            count(u64::from(job.maps) + u64::from(job.reduces)).map_err(|m| cx.at(&w.kind, m))?;
             jobs.push(job);
         }
     }
@@ -284,7 +315,13 @@ fn compile(
 
     let mut events = Vec::new();
     for e in &file.events {
-        events.extend(env.event(e, &raw_scheduler, &mut names)?);
+        let more = env.event(e, &raw_scheduler, &mut names)?;
+        for ev in &more {
+            if let Action::Submit(j) = &ev.action {
+                count(u64::from(j.maps) + u64::from(j.reduces)).map_err(|m| cx.at(&e.action, m))?;
+            }
+        }
+        events.extend(more);
     }
     events.sort_by_key(|e| e.at);
 

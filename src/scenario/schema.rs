@@ -115,7 +115,7 @@ pub struct TasksDef {
     pub straggler_prob: Option<Spanned<f64>>,
     /// Default [1.5, 4.0].
     pub straggler_slowdown: Option<Spanned<(f64, f64)>>,
-    /// "off" (default); "hadoop" and "late" are not supported yet.
+    /// "off" (default), "hadoop" (Hadoop 1.x's rule) or "late" (LATE).
     pub speculation: Option<Spanned<String>>,
 }
 
@@ -174,9 +174,9 @@ pub struct JobDef {
     pub blocks: Option<Spanned<Vec<Vec<Spanned<i64>>>>>,
 }
 
-/// `[[workloads]]`. The `swim` keys are accepted here so that a swim
-/// workload gets the loader's "not supported yet" error rather than an
-/// "unknown field" one.
+/// `[[workloads]]`: `kind = "poisson"` (generated) or `kind = "swim"`
+/// (replayed from a SWIM trace); the loader checks which keys each kind
+/// takes.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadDef {
@@ -195,7 +195,7 @@ pub struct WorkloadDef {
     pub reduces: Option<Spanned<(i64, i64)>>,
     /// Time of the first arrival, default "0s".
     pub submit_start: Option<Dur>,
-    /// kind = "swim" only (not supported yet).
+    /// kind = "swim" only: the trace file, relative to the scenario.
     pub trace: Option<Spanned<String>>,
     pub limit: Option<Spanned<i64>>,
     pub time_scale: Option<Spanned<f64>>,

@@ -197,7 +197,9 @@ pub struct SwimParams {
 }
 
 /// Parses a SWIM trace (job, submit s, gap s, input bytes, shuffle bytes,
-/// output bytes; tab-separated) into jobs named `w<index>-<job>`. A bad line
+/// output bytes; tab-separated) into jobs named `w<index>-<job>` (a `/` in
+/// the trace's job name becomes `_`, since `/` separates job and task in
+/// traces and in `--inspect`'s `assigned`). A bad line
 /// is an error naming its 1-based line and column in the trace.
 pub fn swim(seed: u64, text: &str, p: &SwimParams) -> Result<Vec<JobSpec>, (usize, usize, String)> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -269,7 +271,8 @@ pub fn swim(seed: u64, text: &str, p: &SwimParams) -> Result<Vec<JobSpec>, (usiz
         };
         let pool = p.pools[rng.gen_range(0..p.pools.len())].clone();
         out.push(JobSpec {
-            name: format!("w{}-{}", p.index, fields[0].trim()),
+            // `/` separates job and task in traces and `assigned`.
+            name: format!("w{}-{}", p.index, fields[0].trim().replace('/', "_")),
             fp: if input_mb > 0.0 {
                 shuffle_mb / input_mb
             } else {

@@ -262,7 +262,10 @@ pub fn apply_variant(table: &toml::Table, spec: &PolicySpec) -> Result<Scheduler
     }
     let cfg: SchedulerConfig = toml::Value::Table(t)
         .try_into()
-        .map_err(|e: toml::de::Error| format!("policy {}: {}", spec.label(), e.message()))?;
+        .map_err(|e: toml::de::Error| {
+            let msg = crate::scenario::load::user_terms(e.message());
+            format!("policy {}: {msg}", spec.label())
+        })?;
     cfg.check()
         .map_err(|(k, m)| format!("policy {}: {k}: {m}", spec.label()))?;
     Ok(cfg)

@@ -129,6 +129,8 @@ pub struct App {
     pub paused: bool,
     pub speed: usize,
     pub quit: bool,
+    /// The run stops at this simulated time (`record --until`).
+    pub until: Option<Ms>,
     /// Newest heartbeat inspections, newest last.
     pub ring: Arc<Mutex<VecDeque<InspectRecord>>>,
     /// A transient message for the status line.
@@ -166,6 +168,7 @@ impl App {
             paused: false,
             speed: 3,
             quit: false,
+            until: None,
             ring,
             status: None,
             values: Inspection::default(),
@@ -456,17 +459,25 @@ impl App {
             return;
         }
         let s = self.speed();
+        let until = self.until.unwrap_or(Ms::MAX);
         if s.is_infinite() {
+            // Instant by instant, so a stalled run stops (run_until
+            // detects it) and `until` is never passed.
             for _ in 0..MAX_EVENTS_PER_FRAME {
-                if self.sim.is_finished() || self.sim.step().is_none() {
-                    break;
+                match self.sim.next_event_time() {
+                    Some(t) if t <= until && !self.sim.is_finished() => {
+                        if !self.sim.run_until(Some(t)) {
+                            break;
+                        }
+                    }
+                    _ => break,
                 }
             }
         } else {
             self.carry += wall_ms as f64 * s;
             let adv = self.carry.floor();
             self.carry -= adv;
-            let target = self.sim.w.now + adv as Ms;
+            let target = (self.sim.w.now + adv as Ms).min(until);
             self.sim.run_until(Some(target));
         }
         self.sample();

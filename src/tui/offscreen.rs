@@ -57,6 +57,7 @@ const TAIL_MS: Ms = 2000;
 
 /// Renders and writes the recording; returns (frames, recording length ms).
 pub fn record(mut app: App, out: &Path, o: &RecordOpts) -> io::Result<(u64, Ms)> {
+    app.until = o.until;
     let backend = TestBackend::new(o.width, o.height);
     let mut term = match Terminal::new(backend) {
         Ok(t) => t,
@@ -105,7 +106,9 @@ pub fn record(mut app: App, out: &Path, o: &RecordOpts) -> io::Result<(u64, Ms)>
         };
         cast.frame(t as f64 / 1000.0, completed.buffer)?;
         frames += 1;
-        let sim_done = app.sim.is_finished() || o.until.is_some_and(|u| app.sim.w.now >= u);
+        let sim_done = app.sim.is_finished()
+            || app.sim.w.stalled
+            || o.until.is_some_and(|u| app.sim.w.now >= u);
         if app.quit {
             break;
         }
