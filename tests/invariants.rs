@@ -60,6 +60,8 @@ fn gen() -> impl Strategy<Value = Gen> {
                 "omo-lazy",
                 "omo-batch",
                 "hybsmrp",
+                "joss-t",
+                "joss-j",
             ]),
         ),
         (
@@ -227,6 +229,8 @@ pools = ["research", "default"]
         "hybsmrp",
         "hybsmrp[alpha=0;beta=-1]",
         "hybsmrp[alpha=-1;beta=1;gamma=-1]",
+        "joss-t",
+        "joss-j",
     ] {
         let sc = load_text(text, Some(policy));
         let mut sim = Sim::new(&sc).unwrap();

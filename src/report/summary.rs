@@ -3,7 +3,7 @@
 use crate::model::Ms;
 use crate::sched::predictor::PredictorReport;
 use crate::sim::engine::PolicySwitch;
-use crate::sim::{Kind, Sim};
+use crate::sim::{Kind, Outcome, Sim};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -65,6 +65,9 @@ pub struct Summary {
     pub utilization: f64,
     pub unbalanced_degree: f64,
     pub unfairness_degree: f64,
+    /// Successful map attempts per node: mean and standard deviation over
+    /// every node (JoSS's "VPS load", Tables 9 and 10).
+    pub map_load: MeanSd,
     pub speculative: Speculative,
     pub policy_switches: Vec<PolicySwitch>,
     pub end_s: f64,
@@ -103,6 +106,13 @@ pub fn phases(m0: Ms, m1: Ms, r0: Option<Ms>, s1: Option<Ms>) -> (Ms, Ms, Ms) {
 
 fn s(ms: Ms) -> f64 {
     ms as f64 / 1000.0
+}
+
+/// A mean and a (population) standard deviation.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct MeanSd {
+    pub mean: f64,
+    pub sd: f64,
 }
 
 /// Summarises a run that has stopped (finished, or stopped at `--until`).
@@ -200,6 +210,25 @@ pub fn summarize(sim: &Sim) -> Summary {
         },
         unbalanced_degree: if span > 0.0 { m.node_sq / span } else { 0.0 },
         unfairness_degree: if span > 0.0 { m.pool_sq / span } else { 0.0 },
+        map_load: {
+            let mut per_node = vec![0u64; w.cluster.nodes.len()];
+            for a in &w.attempts {
+                if a.kind == Kind::Map && a.outcome == Outcome::Succeeded {
+                    per_node[a.node as usize] += 1;
+                }
+            }
+            let n = per_node.len().max(1) as f64;
+            let mean = per_node.iter().sum::<u64>() as f64 / n;
+            let var = per_node
+                .iter()
+                .map(|&c| (c as f64 - mean).powi(2))
+                .sum::<f64>()
+                / n;
+            MeanSd {
+                mean,
+                sd: var.sqrt(),
+            }
+        },
         speculative: Speculative {
             launched: m.speculative_launched,
             won: m.speculative_won,

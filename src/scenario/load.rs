@@ -194,6 +194,21 @@ impl Cx<'_> {
     }
 }
 
+/// An `fp` key, checked: 0 to 1000 (Permu, the largest filtering
+/// percentage in the seeds, is 3).
+fn fp_value(cx: &Cx, v: &Option<Spanned<f64>>) -> R<Option<f64>> {
+    match v {
+        None => Ok(None),
+        Some(v) => {
+            let x = *v.get_ref();
+            if !(x.is_finite() && (0.0..=1000.0).contains(&x)) {
+                return Err(cx.at(v, format!("fp must be between 0 and 1000, got {x}")));
+            }
+            Ok(Some(x))
+        }
+    }
+}
+
 /// A serde/TOML message on one line, in the scenario's terms rather than
 /// Rust's (`expected struct ClusterDef` → `expected a table`).
 pub fn user_terms(message: &str) -> String {
@@ -862,17 +877,7 @@ impl JobEnv<'_> {
         };
         let map_time = fixed(&d.map_time, "map_time")?;
         let reduce_time = fixed(&d.reduce_time, "reduce_time")?;
-        let fp = match &d.fp {
-            None => profile.fp,
-            Some(v) => {
-                let x = *v.get_ref();
-                // Permu, the largest filtering percentage in the seeds, is 3.
-                if !(x.is_finite() && (0.0..=1000.0).contains(&x)) {
-                    return Err(cx.at(v, format!("fp must be between 0 and 1000, got {x}")));
-                }
-                x
-            }
-        };
+        let fp = fp_value(cx, &d.fp)?.unwrap_or(profile.fp);
         let blocks = match &d.blocks {
             None => None,
             Some(b) => Some(self.blocks(b, maps)?),
@@ -1009,6 +1014,7 @@ impl JobEnv<'_> {
             (w.input.is_some(), "input"),
             (w.reduces.is_some(), "reduces"),
             (w.submit_start.is_some(), "submit_start"),
+            (w.fp.is_some(), "fp"),
         ] {
             if present {
                 return Err(cx.at(
@@ -1166,6 +1172,7 @@ impl JobEnv<'_> {
             reduces,
             submit_start: w.submit_start.map_or(0, |d| d.0),
             block_mb: self.block_mb,
+            fp: fp_value(cx, &w.fp)?,
         };
         Ok(workload::poisson(seed, &params))
     }

@@ -199,6 +199,8 @@ pub struct WorkloadDef {
     pub trace: Option<Spanned<String>>,
     pub limit: Option<Spanned<i64>>,
     pub time_scale: Option<Spanned<f64>>,
+    /// kind = "poisson" only: every job's FP instead of its profile's.
+    pub fp: Option<Spanned<f64>>,
 }
 
 /// `[[events]]`.

@@ -40,6 +40,8 @@ pub struct PoissonParams {
     /// Arrival time of the first job.
     pub submit_start: Ms,
     pub block_mb: f64,
+    /// Every job's FP, overriding its profile's.
+    pub fp: Option<f64>,
 }
 
 /// The jobs of one poisson workload, named `w<index>-<profile>-<k>` (k from 1).
@@ -79,7 +81,7 @@ pub fn poisson(seed: u64, p: &PoissonParams) -> Vec<JobSpec> {
         let maps = (input / p.block_mb).ceil().max(1.0) as u32;
         out.push(JobSpec {
             name: format!("w{}-{}-{}", p.index, profile.name, k),
-            fp: profile.fp,
+            fp: p.fp.unwrap_or(profile.fp),
             profile,
             input_mb: input,
             maps,
@@ -133,6 +135,7 @@ mod tests {
             reduces: None,
             submit_start: 5_000,
             block_mb: 128.0,
+            fp: None,
         }
     }
 

@@ -26,6 +26,18 @@ pub struct SchedulerConfig {
     #[serde(rename = "omo-batch")]
     pub omo_batch: Option<OmoConfig>,
     pub hybsmrp: Option<HybsmrpConfig>,
+    /// `[scheduler.joss-t]`, `[scheduler.joss-j]`.
+    #[serde(rename = "joss-t")]
+    pub joss_t: Option<SlowstartOnly>,
+    #[serde(rename = "joss-j")]
+    pub joss_j: Option<SlowstartOnly>,
+}
+
+/// A policy table whose only key is `slowstart`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SlowstartOnly {
+    pub slowstart: Option<f64>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -135,6 +147,11 @@ impl SchedulerConfig {
         }
         if let Some(c) = &self.capacity {
             ss("scheduler.capacity.slowstart", c.slowstart)?;
+        }
+        for (name, t) in [("joss-t", &self.joss_t), ("joss-j", &self.joss_j)] {
+            if let Some(t) = t {
+                ss(&format!("scheduler.{name}.slowstart"), t.slowstart)?;
+            }
         }
         if let Some(h) = &self.hybsmrp {
             ss("scheduler.hybsmrp.slowstart", h.slowstart)?;

@@ -12,6 +12,7 @@ pub mod config;
 pub mod fair;
 pub mod fifo;
 pub mod hybsmrp;
+pub mod joss;
 pub mod omo;
 pub mod predictor;
 pub mod registry;

@@ -49,6 +49,16 @@ pub const POLICIES: &[PolicyInfo] = &[
         summary: "HybSMRP: one queue by dynamic priority (waiting time, map run time, remaining tasks), node-local maps first, a non-local map after two local misses",
         source: "Nezhad, Shirvani, Ghasemi, HybSMRP (J. Big Data 2019, seed 002), as settled in ALGORITHMS.md §6",
     },
+    PolicyInfo {
+        name: "joss-t",
+        summary: "JoSS with the task-driven assigner: jobs placed by datacenter (policies A/B/C by reduce-heavy and size), queue heads taken round robin",
+        source: "Lee, Lin, Yahyapour, JoSS (seed 003), Figs. 4 and 5, as settled in ALGORITHMS.md §7",
+    },
+    PolicyInfo {
+        name: "joss-j",
+        summary: "JoSS with the job-driven assigner: as joss-t, but each queue gives a node a task whose block it holds when it can",
+        source: "Lee, Lin, Yahyapour, JoSS (seed 003), Figs. 4 and 6, as settled in ALGORITHMS.md §7",
+    },
 ];
 
 pub fn lookup(name: &str) -> Option<&'static PolicyInfo> {
@@ -98,6 +108,7 @@ pub fn build(
             Box::new(super::omo::Omo::new(label, &spec.name, &cfg, ctx))
         }
         "hybsmrp" => Box::new(super::hybsmrp::Hybsmrp::new(label, &cfg)),
+        "joss-t" | "joss-j" => Box::new(super::joss::Joss::new(label, &spec.name, &cfg)),
         other => return Err(format!("policy \"{other}\" is registered but not built")),
     })
 }

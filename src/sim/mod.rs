@@ -12,4 +12,4 @@ pub mod rng;
 pub mod speculation;
 
 pub use engine::{Command, Heartbeat, Sim, World};
-pub use job::{Attempt, AttemptId, Kind, Locality, Outcome};
+pub use job::{Attempt, AttemptId, Kind, Locality, Outcome, TaskState};

@@ -30,7 +30,12 @@ fn frame_block(title: String) -> Block<'static> {
 
 pub fn picker(app: &App, f: &mut Frame, selected: usize) {
     let n = registry::POLICIES.len();
-    let area = centered(f, 96, n as u16 * 2 + 4);
+    // Leave the header and footer rows visible (the header always shows).
+    let area = centered(
+        f,
+        96,
+        (n as u16 * 2 + 4).min(f.area().height.saturating_sub(2)),
+    );
     f.render_widget(Clear, area);
     let cur = app.sim.policy_label();
     // Rows inside the frame below the header line. Each policy takes two

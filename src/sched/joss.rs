@@ -1,0 +1,535 @@
+//! `joss-t` and `joss-j`: JoSS (seed 003: Lee, Lin, Yahyapour, "Hybrid
+//! job-driven scheduling for virtual MapReduce clusters"), for clusters
+//! spread over k datacenters. Our reading is ALGORITHMS §7.
+//!
+//! **Task scheduler** (the paper's Fig. 4), once per job on arrival. A job
+//! whose profile has not completed before (the paper hashes the job's code
+//! and input type; a profile is both here) goes to the FIFO queues
+//! MQ_FIFO / RQ_FIFO. When such a job completes its FP is recorded, and
+//! later jobs of the profile are classified with the recorded mean FP:
+//! reduce-heavy (RH) if FP > td = k/(k−1) (Eq. 8; with one datacenter
+//! nothing is RH), else map-heavy (MH); small if its maps ≤ the mean number
+//! of nodes per datacenter, else large.
+//!
+//! - Policy A (small RH): every task to the datacenter with the fewest
+//!   unprocessed tasks in its queues (first on ties), in its permanent
+//!   queues MQ_{w,0} / RQ_{w,0}.
+//! - Policy B (small MH): repeatedly take the datacenter holding the most
+//!   still-unscheduled unique blocks of the job (first on ties) and append
+//!   those blocks' maps to its MQ_{d,0}; the reduces go to RQ_{e,0} of the
+//!   datacenter that held the most unique blocks at the start.
+//! - Policy C (large): as B, but each datacenter gets a new queue for this
+//!   job (map queues per datacenter used, one reduce queue).
+//!
+//! **Task assigners** (Figs. 5 and 6), on a heartbeat of a node of
+//! datacenter c, for each free slot: a map from MQ_FIFO first (Hadoop's
+//! FIFO: the earliest job with a pending map, its best-placed map), else
+//! the head of c's map queues in round-robin order. TTA (`joss-t`) takes
+//! the queue's head task; JTA (`joss-j`) takes a task of that queue whose
+//! block is on this node if there is one, else the head. Reduces likewise
+//! from RQ_FIFO, then c's reduce queues, skipping jobs whose reduces are
+//! not yet schedulable (slowstart). **Settled here:** the paper resets the
+//! round-robin index at every call, which with one slot per node would
+//! never leave queue 0; we keep one index per datacenter and kind, so the
+//! queues really take turns (the paper's stated intent, "such that job
+//! starvation can be avoided").
+//!
+//! Queue entries are (job, task) and stay until their job finishes; an
+//! entry is taken when its task is pending, so a task a failure puts back
+//! is found again in its place.
+
+use super::config::SchedulerConfig;
+use super::registry::DEFAULT_SLOWSTART;
+use super::{num, Inspection, Policy, Values};
+use crate::model::{JobId, NodeId};
+use crate::sim::{Heartbeat, Locality, TaskState, World};
+use std::collections::BTreeMap;
+
+pub const RULE_FIFO: &str = "joss/fifo";
+pub const RULE_QUEUE: &str = "joss/queue";
+pub const RULE_QUEUE_LOCAL: &str = "joss/queue-local";
+pub const RULE_FIFO_REDUCE: &str = "joss/fifo-reduce";
+pub const RULE_QUEUE_REDUCE: &str = "joss/queue-reduce";
+
+/// How the task scheduler placed a job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// Profile not known yet: MQ_FIFO / RQ_FIFO.
+    Fifo,
+    /// Small reduce-heavy: all tasks to one datacenter.
+    A,
+    /// Small map-heavy: maps where their blocks are, permanent queues.
+    B,
+    /// Large: as B, in new queues.
+    C,
+}
+
+impl Placement {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Placement::Fifo => "FIFO",
+            Placement::A => "A",
+            Placement::B => "B",
+            Placement::C => "C",
+        }
+    }
+}
+
+/// One job's classification and placement, for the inspector and tests.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobPlan {
+    pub placement: Placement,
+    /// The recorded mean FP it was classified with.
+    pub fp: Option<f64>,
+    pub reduce_heavy: bool,
+    pub small: bool,
+    /// Maps queued per datacenter.
+    pub maps_per_dc: Vec<u32>,
+    /// The datacenter of its reduces (None under FIFO).
+    pub reduce_dc: Option<u32>,
+}
+
+/// A task queue of one datacenter.
+#[derive(Clone, Debug, Default)]
+struct Queue {
+    entries: Vec<(JobId, u32)>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct DcQueues {
+    /// MQ_{c,0} first, then one queue per large job.
+    maps: Vec<Queue>,
+    reduces: Vec<Queue>,
+    next_map: usize,
+    next_reduce: usize,
+}
+
+pub struct Joss {
+    label: String,
+    slowstart: f64,
+    /// JTA (`joss-j`) rather than TTA (`joss-t`).
+    job_driven: bool,
+    /// H: profile → (Σ FP, completed jobs).
+    known: BTreeMap<&'static str, (f64, u32)>,
+    /// MQ_FIFO / RQ_FIFO: jobs in arrival order.
+    fifo: Vec<JobId>,
+    dcs: Vec<DcQueues>,
+    plans: Vec<Option<JobPlan>>,
+}
+
+impl Joss {
+    pub fn new(label: String, name: &str, cfg: &SchedulerConfig) -> Joss {
+        let own = match name {
+            "joss-j" => cfg.joss_j.as_ref(),
+            _ => cfg.joss_t.as_ref(),
+        };
+        Joss {
+            label,
+            slowstart: own
+                .and_then(|c| c.slowstart)
+                .or(cfg.slowstart)
+                .unwrap_or(DEFAULT_SLOWSTART),
+            job_driven: name == "joss-j",
+            known: BTreeMap::new(),
+            fifo: Vec::new(),
+            dcs: Vec::new(),
+            plans: Vec::new(),
+        }
+    }
+
+    /// td = k/(k − 1) (Eq. 8); infinite with one datacenter.
+    pub fn td(w: &World) -> f64 {
+        let k = w.cluster.dcs.len() as f64;
+        if k > 1.0 {
+            k / (k - 1.0)
+        } else {
+            f64::INFINITY
+        }
+    }
+
+    /// N_avg_VPS: live nodes per datacenter on average.
+    pub fn n_avg_vps(w: &World) -> f64 {
+        w.cluster.nodes.len() as f64 / w.cluster.dcs.len().max(1) as f64
+    }
+
+    /// The plan made for job `j`, once it has arrived.
+    pub fn plan(&self, j: JobId) -> Option<&JobPlan> {
+        self.plans.get(j as usize).and_then(|p| p.as_ref())
+    }
+
+    fn ensure_dcs(&mut self, w: &World) {
+        if self.dcs.len() != w.cluster.dcs.len() {
+            self.dcs = (0..w.cluster.dcs.len())
+                .map(|_| DcQueues {
+                    maps: vec![Queue::default()],
+                    reduces: vec![Queue::default()],
+                    ..DcQueues::default()
+                })
+                .collect();
+        }
+    }
+
+    fn known_fp(&self, profile: &str) -> Option<f64> {
+        self.known.get(profile).map(|&(s, n)| s / n as f64)
+    }
+
+    /// Tasks of datacenter `c`'s queues not yet done.
+    fn unprocessed(&self, w: &World, c: usize) -> usize {
+        let d = &self.dcs[c];
+        let maps = d.maps.iter().flat_map(|q| &q.entries);
+        let reduces = d.reduces.iter().flat_map(|q| &q.entries);
+        maps.filter(|&&(j, t)| w.job(j).maps[t as usize].state != TaskState::Done)
+            .count()
+            + reduces
+                .filter(|&&(j, r)| w.job(j).reduces[r as usize].state != TaskState::Done)
+                .count()
+    }
+
+    /// The task scheduler (Fig. 4) for a job that has just arrived.
+    fn schedule(&mut self, w: &World, j: JobId) {
+        self.ensure_dcs(w);
+        if self.plans.len() <= j as usize {
+            self.plans.resize(j as usize + 1, None);
+        }
+        let job = w.job(j);
+        let k = w.cluster.dcs.len();
+        let Some(fp) = self.known_fp(job.profile.name) else {
+            self.fifo.push(j);
+            self.plans[j as usize] = Some(JobPlan {
+                placement: Placement::Fifo,
+                fp: None,
+                reduce_heavy: false,
+                small: false,
+                maps_per_dc: vec![0; k],
+                reduce_dc: None,
+            });
+            return;
+        };
+        let reduce_heavy = fp > Self::td(w);
+        let small = job.n_maps() as f64 <= Self::n_avg_vps(w);
+        let mut maps_per_dc = vec![0u32; k];
+        if small && reduce_heavy {
+            let c = (0..k)
+                .min_by_key(|&c| (self.unprocessed(w, c), c))
+                .unwrap_or(0);
+            let q = &mut self.dcs[c];
+            q.maps[0].entries.extend((0..job.n_maps()).map(|t| (j, t)));
+            q.reduces[0]
+                .entries
+                .extend((0..job.n_reduces()).map(|r| (j, r)));
+            maps_per_dc[c] = job.n_maps();
+            self.plans[j as usize] = Some(JobPlan {
+                placement: Placement::A,
+                fp: Some(fp),
+                reduce_heavy,
+                small,
+                maps_per_dc,
+                reduce_dc: Some(c as u32),
+            });
+            return;
+        }
+        // L_c: the job's blocks with a replica in datacenter c.
+        let mut sets: Vec<Vec<u32>> = vec![Vec::new(); k];
+        for (t, m) in job.maps.iter().enumerate() {
+            let mut dcs: Vec<usize> = m.replicas.iter().map(|&n| w.node(n).dc as usize).collect();
+            dcs.sort_unstable();
+            dcs.dedup();
+            for c in dcs {
+                sets[c].push(t as u32);
+            }
+        }
+        let first_largest = |sets: &[Vec<u32>]| {
+            (0..k)
+                .max_by_key(|&c| (sets[c].len(), std::cmp::Reverse(c)))
+                .unwrap_or(0)
+        };
+        let e = first_largest(&sets);
+        let mut assigned = vec![false; job.n_maps() as usize];
+        let mut left = job.n_maps();
+        while left > 0 {
+            let d = first_largest(&sets);
+            let chosen = std::mem::take(&mut sets[d]);
+            if chosen.is_empty() {
+                // Blocks with no replica anywhere (not produced by the
+                // loader): the rest go to the first datacenter.
+                let rest: Vec<u32> = (0..job.n_maps())
+                    .filter(|&t| !assigned[t as usize])
+                    .collect();
+                self.queue_maps(j, 0, &rest, small);
+                maps_per_dc[0] += rest.len() as u32;
+                break;
+            }
+            for &t in &chosen {
+                assigned[t as usize] = true;
+            }
+            for s in sets.iter_mut() {
+                s.retain(|t| !assigned[*t as usize]);
+            }
+            self.queue_maps(j, d, &chosen, small);
+            maps_per_dc[d] += chosen.len() as u32;
+            left -= chosen.len() as u32;
+        }
+        let reduces: Vec<(JobId, u32)> = (0..job.n_reduces()).map(|r| (j, r)).collect();
+        if small {
+            self.dcs[e].reduces[0].entries.extend(reduces);
+        } else if !reduces.is_empty() {
+            self.dcs[e].reduces.push(Queue { entries: reduces });
+        }
+        self.plans[j as usize] = Some(JobPlan {
+            placement: if small { Placement::B } else { Placement::C },
+            fp: Some(fp),
+            reduce_heavy,
+            small,
+            maps_per_dc,
+            reduce_dc: Some(e as u32),
+        });
+    }
+
+    fn queue_maps(&mut self, j: JobId, d: usize, tasks: &[u32], small: bool) {
+        let entries = tasks.iter().map(|&t| (j, t));
+        if small {
+            self.dcs[d].maps[0].entries.extend(entries);
+        } else {
+            self.dcs[d].maps.push(Queue {
+                entries: entries.collect(),
+            });
+        }
+    }
+
+    /// A map for `node` from its datacenter's queues, round robin.
+    fn queued_map(&mut self, w: &World, node: NodeId) -> Option<(JobId, u32, &'static str)> {
+        let c = w.node(node).dc as usize;
+        let d = self.dcs.get_mut(c)?;
+        let n = d.maps.len();
+        for i in 0..n {
+            let qi = (d.next_map + i) % n;
+            let q = &d.maps[qi];
+            let pending =
+                |&&(j, t): &&(JobId, u32)| w.job(j).maps[t as usize].state == TaskState::Pending;
+            let pick = if self.job_driven {
+                q.entries
+                    .iter()
+                    .filter(pending)
+                    .find(|&&(j, t)| w.job(j).maps[t as usize].replicas.contains(&node))
+                    .map(|&(j, t)| (j, t, RULE_QUEUE_LOCAL))
+                    .or_else(|| {
+                        q.entries
+                            .iter()
+                            .find(pending)
+                            .map(|&(j, t)| (j, t, RULE_QUEUE))
+                    })
+            } else {
+                q.entries
+                    .iter()
+                    .find(pending)
+                    .map(|&(j, t)| (j, t, RULE_QUEUE))
+            };
+            if pick.is_some() {
+                d.next_map = (qi + 1) % n;
+                return pick;
+            }
+        }
+        None
+    }
+
+    /// A reduce for `node` from its datacenter's queues, round robin.
+    fn queued_reduce(&mut self, w: &World, node: NodeId) -> Option<(JobId, u32)> {
+        let c = w.node(node).dc as usize;
+        let slowstart = self.slowstart;
+        let d = self.dcs.get_mut(c)?;
+        let n = d.reduces.len();
+        for i in 0..n {
+            let qi = (d.next_reduce + i) % n;
+            let pick = d.reduces[qi].entries.iter().copied().find(|&(j, r)| {
+                let job = w.job(j);
+                job.reduces[r as usize].state == TaskState::Pending
+                    && job.reduces_schedulable(slowstart)
+                    && w.reduce_allowed(j)
+            });
+            if pick.is_some() {
+                d.next_reduce = (qi + 1) % n;
+                return pick;
+            }
+        }
+        None
+    }
+
+    /// Drops a finished job's entries and the large-job queues it emptied.
+    fn forget(&mut self, j: JobId) {
+        self.fifo.retain(|&x| x != j);
+        for d in &mut self.dcs {
+            for qs in [&mut d.maps, &mut d.reduces] {
+                for q in qs.iter_mut() {
+                    q.entries.retain(|&(x, _)| x != j);
+                }
+                // Queue 0 is permanent; an emptied large-job queue goes.
+                let mut i = 0;
+                qs.retain(|q| {
+                    i += 1;
+                    i == 1 || !q.entries.is_empty()
+                });
+            }
+            d.next_map %= d.maps.len().max(1);
+            d.next_reduce %= d.reduces.len().max(1);
+        }
+    }
+}
+
+impl Policy for Joss {
+    fn label(&self) -> &str {
+        &self.label
+    }
+
+    fn slowstart(&self) -> f64 {
+        self.slowstart
+    }
+
+    fn adopt(&mut self, w: &World) {
+        self.known.clear();
+        self.fifo.clear();
+        self.dcs.clear();
+        self.plans.clear();
+        self.ensure_dcs(w);
+        for job in w.jobs.iter().filter(|j| j.is_done()) {
+            let e = self.known.entry(job.profile.name).or_insert((0.0, 0));
+            e.0 += job.fp;
+            e.1 += 1;
+        }
+        for &j in &w.active {
+            self.schedule(w, j);
+        }
+    }
+
+    fn job_arrived(&mut self, w: &World, j: JobId) {
+        self.schedule(w, j);
+    }
+
+    fn job_finished(&mut self, w: &World, j: JobId) {
+        let job = w.job(j);
+        let e = self.known.entry(job.profile.name).or_insert((0.0, 0));
+        e.0 += job.fp;
+        e.1 += 1;
+        self.forget(j);
+    }
+
+    fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
+        let node = hb.node;
+        self.ensure_dcs(hb.world());
+        while hb.free_maps() > 0 {
+            let w = hb.world();
+            // MQ_FIFO: Hadoop's FIFO over the jobs not yet known.
+            let fifo = self.fifo.iter().find_map(|&j| {
+                w.job(j)
+                    .find_map(node, Locality::OffDc, &w.cluster)
+                    .map(|(t, _)| (j, t, RULE_FIFO))
+            });
+            let Some((j, t, rule)) = fifo.or_else(|| self.queued_map(w, node)) else {
+                break;
+            };
+            hb.launch_map(j, t, rule);
+        }
+        while hb.free_reduces() > 0 {
+            let w = hb.world();
+            let fifo = self.fifo.iter().find_map(|&j| {
+                let job = w.job(j);
+                if job.reduces_schedulable(self.slowstart) && w.reduce_allowed(j) {
+                    job.find_reduce().map(|r| (j, r, RULE_FIFO_REDUCE))
+                } else {
+                    None
+                }
+            });
+            let queued = || {
+                self.queued_reduce(w, node)
+                    .map(|(j, r)| (j, r, RULE_QUEUE_REDUCE))
+            };
+            let Some((j, r, rule)) = fifo.or_else(queued) else {
+                break;
+            };
+            hb.launch_reduce(j, r, rule);
+        }
+    }
+
+    fn inspect(&self, w: &World, node: NodeId) -> Inspection {
+        let mut ins = Inspection::default();
+        let dc_name = |c: u32| w.cluster.dcs[c as usize].name.clone();
+        let td = Self::td(w);
+        ins.cluster.insert(
+            "td".into(),
+            if td.is_finite() {
+                num(td)
+            } else {
+                serde_json::Value::Null
+            },
+        );
+        ins.cluster
+            .insert("n_avg_vps".into(), num(Self::n_avg_vps(w)));
+        ins.cluster
+            .insert("known_profiles".into(), (self.known.len() as u64).into());
+        let c = w.node(node).dc;
+        ins.cluster.insert("datacenter".into(), dc_name(c).into());
+        if let Some(d) = self.dcs.get(c as usize) {
+            let pending = |q: &Queue, map: bool| {
+                q.entries
+                    .iter()
+                    .filter(|&&(j, t)| {
+                        let job = w.job(j);
+                        let s = if map {
+                            job.maps[t as usize].state
+                        } else {
+                            job.reduces[t as usize].state
+                        };
+                        s == TaskState::Pending
+                    })
+                    .count() as u64
+            };
+            ins.cluster.insert(
+                "map_queues".into(),
+                d.maps
+                    .iter()
+                    .map(|q| pending(q, true))
+                    .collect::<Vec<_>>()
+                    .into(),
+            );
+            ins.cluster.insert(
+                "reduce_queues".into(),
+                d.reduces
+                    .iter()
+                    .map(|q| pending(q, false))
+                    .collect::<Vec<_>>()
+                    .into(),
+            );
+        }
+        for &j in &w.active {
+            let Some(p) = self.plan(j) else { continue };
+            let job = w.job(j);
+            let mut v = Values::new();
+            v.insert("policy".into(), p.placement.as_str().into());
+            v.insert(
+                "class".into(),
+                match p.placement {
+                    Placement::Fifo => "unknown",
+                    _ if !p.small => "large",
+                    _ if p.reduce_heavy => "small-RH",
+                    _ => "small-MH",
+                }
+                .into(),
+            );
+            v.insert("fp".into(), p.fp.map_or(serde_json::Value::Null, num));
+            let mut per_dc = serde_json::Map::new();
+            for (c, &n) in p.maps_per_dc.iter().enumerate() {
+                if n > 0 {
+                    per_dc.insert(dc_name(c as u32), n.into());
+                }
+            }
+            v.insert("map_dcs".into(), per_dc.into());
+            v.insert(
+                "reduce_dc".into(),
+                p.reduce_dc
+                    .map_or(serde_json::Value::Null, |c| dc_name(c).into()),
+            );
+            v.insert("pending_maps".into(), job.maps_pending.into());
+            ins.jobs.insert(job.name.clone(), v);
+        }
+        ins
+    }
+}
