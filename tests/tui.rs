@@ -477,6 +477,9 @@ fn picker_scrolls_on_a_short_terminal() {
     let s = screen(&a, 60, 8);
     let last = slotsim::sched::registry::POLICIES.last().unwrap().name;
     assert!(s.contains(last), "{s}");
-    assert!(!s.contains("JobQueueTaskScheduler"), "scrolled past the first: {s}");
+    assert!(
+        !s.contains("JobQueueTaskScheduler"),
+        "scrolled past the first: {s}"
+    );
     insta::assert_snapshot!("picker_scrolled_60x8", s);
 }
