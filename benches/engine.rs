@@ -1,6 +1,7 @@
 //! Engine benchmarks: the cost of a heartbeat on a full node (which must be
 //! O(1): it does not depend on the number of jobs or nodes), a small run,
-//! and the 400-node scale scenario under fair.
+//! and the 400-node scale scenario under fair, fifo, capacity, hybsmrp and
+//! joss-t.
 //!
 //!   cargo bench --bench engine
 
@@ -74,7 +75,7 @@ fn runs(c: &mut Criterion) {
             BatchSize::LargeInput,
         )
     });
-    for policy in ["fair", "fifo"] {
+    for policy in ["fair", "fifo", "capacity", "hybsmrp", "joss-t"] {
         let sc = scenario("scale-400.toml", policy);
         g.bench_function(format!("scale-400 {policy} (246,531 tasks)"), |b| {
             b.iter_batched(
