@@ -47,50 +47,31 @@ reduces = 0
 map_time = "100s"
 submit = "3500ms"
 blocks = [[0]]
-[[events]]
-at = "1s"
-action = "heartbeat"
-node = 1
-[[events]]
-at = "2s"
-action = "heartbeat"
-node = 1
-[[events]]
-at = "3s"
-action = "heartbeat"
-node = 0
-[[events]]
-at = "200s"
-action = "heartbeat"
-node = 1
-[[events]]
-at = "300s"
-action = "heartbeat"
-node = 1
-[[events]]
-at = "301s"
-action = "heartbeat"
-node = 0
-[[events]]
-at = "302s"
-action = "heartbeat"
-node = 0
-[[events]]
-at = "402s"
-action = "heartbeat"
-node = 0
-[[events]]
-at = "503s"
-action = "heartbeat"
-node = 0
 "#;
+
+/// Node 1 misses twice, node 0 takes local maps; the later beats test the
+/// reset by job b's arrival.
+fn localization() -> String {
+    LOCALIZATION.to_string()
+        + &heartbeat_events(&[
+            (1000, 1),
+            (2000, 1),
+            (3000, 0),
+            (200_000, 1),
+            (300_000, 1),
+            (301_000, 0),
+            (302_000, 0),
+            (402_000, 0),
+            (503_000, 0),
+        ])
+}
 
 /// (t, node, localization ID before the heartbeat, assigned, rules).
 type Seen = (u64, u32, serde_json::Value, Vec<String>, Vec<&'static str>);
 
 #[test]
 fn localization_id_waits_two_misses_then_takes_one_non_local_map() {
-    let sc = load_text(LOCALIZATION, None);
+    let sc = load_text(&localization(), None);
     let (sim, recs) = run_inspect(&sc);
     let seen: Vec<Seen> = recs
         .iter()
@@ -181,32 +162,15 @@ reduces = 0
 map_time = "20s"
 submit = "2s"
 blocks = [[2], [2]]
-[[events]]
-at = "2s"
-action = "heartbeat"
-node = 0
-[[events]]
-at = "2s"
-action = "heartbeat"
-node = 1
-[[events]]
-at = "2s"
-action = "heartbeat"
-node = 2
-[[events]]
-at = "35s"
-action = "heartbeat"
-node = 0
-[[events]]
-at = "35s"
-action = "heartbeat"
-node = 1
-[[events]]
-at = "35s"
-action = "heartbeat"
-node = 2
 "#
-    )
+    ) + &heartbeat_events(&[
+        (2000, 0),
+        (2000, 1),
+        (2000, 2),
+        (35_000, 0),
+        (35_000, 1),
+        (35_000, 2),
+    ])
 }
 
 fn order_at_35s(exps: &str) -> (Vec<String>, slotsim::sim::engine::InspectRecord) {

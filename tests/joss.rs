@@ -236,14 +236,9 @@ map_time = "1s"
 submit = "10s"
 blocks = [[0], [0], [0]]
 "#;
-    let mut t = text.to_string();
     // Heartbeats of node 0 every 2 s from 0 s: one map each, 1 s long.
-    for k in 0..10 {
-        t += &format!(
-            "[[events]]\nat = \"{}s\"\naction = \"heartbeat\"\nnode = 0\n",
-            2 * k
-        );
-    }
+    let beats: Vec<(u64, u32)> = (0..10).map(|k| (2000 * k, 0)).collect();
+    let t = text.to_string() + &heartbeat_events(&beats);
     let (sim, recs) = run_inspect(&load_text(&t, None));
     let order: Vec<String> = recs.iter().flat_map(|r| r.assigned.clone()).collect();
     assert_eq!(
@@ -290,17 +285,11 @@ reduces = 0
 map_time = "1s"
 submit = "5s"
 blocks = [[0], [1], [2]]
-[[events]]
-at = "0s"
-action = "heartbeat"
-node = 0
-[[events]]
-at = "6s"
-action = "heartbeat"
-node = 2
-"#;
+"#
+    .to_string()
+        + &heartbeat_events(&[(0, 0), (6000, 2)]);
     for (p, first) in [("joss-t", "j/m0"), ("joss-j", "j/m2")] {
-        let (_, recs) = run_inspect(&load_text(text, Some(p)));
+        let (_, recs) = run_inspect(&load_text(&text, Some(p)));
         let got: Vec<String> = recs.iter().flat_map(|r| r.assigned.clone()).collect();
         assert_eq!(got, ["seed/m0", first], "{p}");
     }

@@ -663,19 +663,24 @@ fn speculation_under_omo_keeps_the_invariants_and_counts_every_release() {
             let (sim, sum) = run(&load_text(&t, Some(p)));
             check(&sim).unwrap_or_else(|e| panic!("{mode} {p}: {e}"));
             assert!(sum.speculative.launched > 0, "{mode} {p}");
-            let pred = sum.predictor;
-            let counted: u32 = pred.windows.iter().map(|w| w.releases).sum();
-            let last = pred.windows.last().unwrap();
-            let open_from = ((last.start_s + 10.0) * 1000.0) as u64;
-            let ended_before = sim
-                .w
-                .attempts
-                .iter()
-                .filter(|a| a.end.is_some_and(|e| e < open_from))
-                .count() as u32;
-            assert_eq!(counted, ended_before, "{mode} {p}");
+            assert_counts_every_release(&sim, &sum.predictor, &format!("{mode} {p}"));
         }
     }
+}
+
+/// The closed windows' releases are exactly the attempts that ended before
+/// the open window (each ended attempt freed one container).
+fn assert_counts_every_release(sim: &Sim, pred: &predictor::PredictorReport, what: &str) {
+    let counted: u32 = pred.windows.iter().map(|w| w.releases).sum();
+    let last = pred.windows.last().unwrap();
+    let open_from = ((last.start_s + 10.0) * 1000.0) as u64;
+    let ended_before = sim
+        .w
+        .attempts
+        .iter()
+        .filter(|a| a.end.is_some_and(|e| e < open_from))
+        .count() as u32;
+    assert_eq!(counted, ended_before, "{what}");
 }
 
 /// The engine runs OMO's monitor passively under every policy (the paper
@@ -692,16 +697,7 @@ fn the_passive_monitor_matches_omos_own_and_counts_every_release_under_fair() {
             let pred = &sum.predictor;
             assert!(pred.windows.len() > 10, "{name} {p}");
             assert!(pred.mean_abs_error_pct.is_some(), "{name} {p}");
-            let counted: u32 = pred.windows.iter().map(|w| w.releases).sum();
-            let last = pred.windows.last().unwrap();
-            let open_from = ((last.start_s + 10.0) * 1000.0) as u64;
-            let ended_before = sim
-                .w
-                .attempts
-                .iter()
-                .filter(|a| a.end.is_some_and(|e| e < open_from))
-                .count() as u32;
-            assert_eq!(counted, ended_before, "{name} {p}");
+            assert_counts_every_release(&sim, pred, &format!("{name} {p}"));
         }
     }
 }

@@ -166,3 +166,13 @@ pub fn compare(name: &str, specs: &[&str], seeds: u64) -> Vec<Vec<Summary>> {
 pub fn mean(rows: &[Summary], f: impl Fn(&Summary) -> f64) -> f64 {
     slotsim::report::compare::mean_sd(&rows.iter().map(f).collect::<Vec<_>>()).0
 }
+
+/// `[[events]]` tables for manual heartbeats: (time in ms, node) each.
+pub fn heartbeat_events(beats: &[(u64, u32)]) -> String {
+    beats
+        .iter()
+        .map(|(at, node)| {
+            format!("[[events]]\nat = \"{at}ms\"\naction = \"heartbeat\"\nnode = {node}\n")
+        })
+        .collect()
+}
