@@ -49,6 +49,11 @@ pub const POLICIES: &[PolicyInfo] = &[
         summary: "HybSMRP: one queue by dynamic priority (waiting time, map run time, remaining tasks), node-local maps first, a non-local map after two local misses",
         source: "Nezhad, Shirvani, Ghasemi, HybSMRP (J. Big Data 2019, seed 002), as settled in ALGORITHMS.md §6",
     },
+    PolicyInfo {
+        name: "adaptive-fair",
+        summary: "Adaptive fair: small jobs in a shared FIFO pool, pool slots by pending tasks, resource-aware sorting, delays from observed waits, priorities from locality",
+        source: "An adaptive (modified) fair scheduler for Hadoop (seed 004), as settled in ALGORITHMS.md §8",
+    },
 ];
 
 pub fn lookup(name: &str) -> Option<&'static PolicyInfo> {
@@ -98,6 +103,7 @@ pub fn build(
             Box::new(super::omo::Omo::new(label, &spec.name, &cfg, ctx))
         }
         "hybsmrp" => Box::new(super::hybsmrp::Hybsmrp::new(label, &cfg)),
+        "adaptive-fair" => Box::new(super::adaptive_fair::AdaptiveFair::new(label, &cfg, ctx)),
         other => return Err(format!("policy \"{other}\" is registered but not built")),
     })
 }
