@@ -25,12 +25,18 @@
 //!    shared pool's as a ceiling, and a ceiling here too means a pool with
 //!    a pending task never gets 0 slots while others hold the rest (floors
 //!    can give every pool 0: 2 slots over three pools with 1 task each).
-//!    **An allocation is a cap**: a pool running as many tasks of a kind as
-//!    its allocation is skipped, like a pool at its max share. As a fair
-//!    share (Hadoop 1.x's comparator does not read fair shares) it would
-//!    change no decision; the paper allocates "limited resource to small-
-//!    sized jobs" on purpose. Slots no allocation covers stay idle until
-//!    the next refresh.
+//!    **An allocation bounds a pool first**: a task goes to the first pool
+//!    in order (mechanism 3) that runs fewer tasks of its kind than its
+//!    allocation and has one to launch here. Only if none does may a pool
+//!    at its allocation *borrow* the slot, up to its max share (rule
+//!    `adaptive-fair/borrowed`), as fair-scheduler pools borrow idle slots
+//!    (§2 of the paper). As a mere fair share the allocation would change
+//!    no decision (Hadoop 1.x's comparator does not read fair shares),
+//!    while the paper allocates "limited resource to small-sized jobs" on
+//!    purpose; as a hard cap it deadlocks: when the shared pool's
+//!    ⌈minJobSize / 2⌉ is every slot of a small cluster, user pools get
+//!    none, and their reduces, started early, hold the reduce slots the
+//!    shared pool's jobs wait for (the property tests found this).
 //! 3. **Resource-aware sorting** (§3.3, Figs. 8–9). Jobs of a user pool:
 //!    higher priority, then higher JobPendingRatio = job's pending / pool's
 //!    pending, then lower JobOccupiedRatio = job's running / pool's
@@ -85,6 +91,10 @@ pub const RULE_NODE: &str = "adaptive-fair/node-local";
 pub const RULE_RACK: &str = "adaptive-fair/rack-local";
 pub const RULE_OFF: &str = "adaptive-fair/off-rack";
 pub const RULE_REDUCE: &str = "adaptive-fair/reduce";
+/// A map or reduce of a pool already running its allocation, in a slot no
+/// pool under its allocation could use (the trace's `kind` and `locality`
+/// tell which).
+pub const RULE_BORROWED: &str = "adaptive-fair/borrowed";
 
 /// The paper's refresh period (and Hadoop's `UPDATE_INTERVAL`).
 pub const DEFAULT_UPDATE_INTERVAL: Ms = 500;
@@ -704,6 +714,7 @@ impl AdaptiveFair {
         hb: &mut Heartbeat<'_>,
         j: JobId,
         kind: TaskKind,
+        borrowed: bool,
         visited: &mut Vec<JobId>,
     ) -> bool {
         let w = hb.world();
@@ -719,6 +730,7 @@ impl AdaptiveFair {
                     return false;
                 };
                 let rule = match loc {
+                    _ if borrowed => RULE_BORROWED,
                     Locality::Node => RULE_NODE,
                     Locality::Rack => RULE_RACK,
                     _ => RULE_OFF,
@@ -746,13 +758,15 @@ impl AdaptiveFair {
                 let Some(r) = job.find_reduce() else {
                     return false;
                 };
-                hb.launch_reduce(j, r, RULE_REDUCE);
+                hb.launch_reduce(j, r, if borrowed { RULE_BORROWED } else { RULE_REDUCE });
                 true
             }
         }
     }
 
-    /// One pass over pools in order for one task. Returns whether a task launched.
+    /// One task of `kind`: pools in order, jobs in order, each pool up to
+    /// its allocation; if that launches nothing, pools already at their
+    /// allocation borrow the slot, up to their max share.
     fn assign_one(
         &mut self,
         hb: &mut Heartbeat<'_>,
@@ -763,18 +777,33 @@ impl AdaptiveFair {
         let w = hb.world();
         let v = self.view(w, kind);
         let pools = self.pool_order(w, &v, kind);
-        for p in pools {
-            let w = hb.world();
-            if v.running[p] >= self.cap(w, p, kind) {
-                continue;
-            }
-            for j in self.job_order(w, &v, p, kind) {
-                if self.try_job(hb, j, kind, visited) {
-                    if kind == TaskKind::Map {
-                        launched.push(j);
+        for borrow in [false, true] {
+            for &p in &pools {
+                let w = hb.world();
+                let cap = self.cap(w, p, kind);
+                // Pools under their allocation were tried in the first pass.
+                let limit = if borrow {
+                    if v.running[p] < cap {
+                        continue;
                     }
-                    return true;
+                    Self::pool_max(w, p, kind)
+                } else {
+                    cap
+                };
+                if v.running[p] >= limit {
+                    continue;
                 }
+                for j in self.job_order(w, &v, p, kind) {
+                    if self.try_job(hb, j, kind, borrow, visited) {
+                        if kind == TaskKind::Map {
+                            launched.push(j);
+                        }
+                        return true;
+                    }
+                }
+            }
+            if !self.mech.allocation {
+                break;
             }
         }
         false
