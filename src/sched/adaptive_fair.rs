@@ -77,7 +77,8 @@
 //! Each mechanism can be turned off (`job_classification`,
 //! `pool_allocation`, `job_sorting`, `delay_adjustment`,
 //! `priority_adjustment`): with all five off the policy makes exactly the
-//! fair scheduler's decisions.
+//! fair scheduler's decisions (without preemption or size-based weights,
+//! and on a unified cluster those of fair with `typed_slots = true`).
 
 use super::config::SchedulerConfig;
 use super::fair::{fair_cmp, Fair, Key, MAX_AUTO_DELAY};
