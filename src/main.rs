@@ -638,9 +638,14 @@ fn cmd_validate(path: &Path) -> Result<(), Failure> {
 
 fn cmd_policies() -> String {
     let mut o = String::new();
+    let w = registry::POLICIES
+        .iter()
+        .map(|p| p.name.len())
+        .max()
+        .unwrap_or(0);
     for p in registry::POLICIES {
-        line!(o, "{:<10} {}", p.name, p.summary);
-        line!(o, "{:<10} source: {}", "", p.source);
+        line!(o, "{:<w$} {}", p.name, p.summary);
+        line!(o, "{:<w$} source: {}", "", p.source);
     }
     o
 }

@@ -62,6 +62,7 @@ fn gen() -> impl Strategy<Value = Gen> {
                 "hybsmrp",
                 "joss-t",
                 "joss-j",
+                "adaptive-fair",
             ]),
         ),
         (
@@ -137,6 +138,23 @@ fn to_toml(g: &Gen) -> String {
         e(2),
         e(3)
     );
+    // adaptive-fair: refresh period and one mechanism off, from the seed.
+    let mechs = [
+        "job_classification",
+        "pool_allocation",
+        "job_sorting",
+        "delay_adjustment",
+        "priority_adjustment",
+        "none",
+    ];
+    t += &format!(
+        "[scheduler.adaptive-fair]\nupdate_interval = \"{}ms\"\n",
+        [500, 1, 7_000][(g.seed / 243 % 3) as usize]
+    );
+    let off = mechs[(g.seed / 729 % 6) as usize];
+    if off != "none" {
+        t += &format!("{off} = false\n");
+    }
     t += &format!(
         "[[pools]]\nname = \"a\"\nweight = 2.0\nmax_maps = {}\ncapacity = 60\n[[pools]]\nname = \"b\"\ncapacity = 40\n",
         g.max_maps
@@ -231,6 +249,9 @@ pools = ["research", "default"]
         "hybsmrp[alpha=-1;beta=1;gamma=-1]",
         "joss-t",
         "joss-j",
+        "adaptive-fair",
+        "adaptive-fair[update_interval=5s;job_sorting=false]",
+        "adaptive-fair[pool_allocation=false;assign_multiple=false]",
     ] {
         let sc = load_text(text, Some(policy));
         let mut sim = Sim::new(&sc).unwrap();

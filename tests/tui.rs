@@ -112,6 +112,30 @@ fn tab_cycles_the_views() {
     );
 }
 
+/// Under adaptive-fair the Pools view lists the policy's own pools, the
+/// shared pool too, with running tasks against their allocations.
+#[test]
+fn pools_view_under_adaptive_fair_shows_allocations_and_the_shared_pool() {
+    let mut a = App::new(load("adaptive-fair.toml", None)).unwrap();
+    run_for(&mut a, 5);
+    key(&mut a, KeyCode::Tab);
+    key(&mut a, KeyCode::Tab);
+    assert_eq!(a.view, View::Pools);
+    let s = screen(&a, 120, 36);
+    assert!(s.contains("maps run/alloc"), "{s}");
+    let shared = s
+        .lines()
+        .find(|l| l.contains("sharedPool"))
+        .unwrap_or_else(|| panic!("{s}"));
+    // Three 6-map jobs in the shared pool, allocated ceil(6/2) = 3 map
+    // slots and ceil(1/2) = 1 reduce slot; it has no min or max.
+    let cells: Vec<&str> = shared.split_whitespace().collect();
+    assert_eq!(cells[2], "3", "{shared}");
+    assert!(cells[3].ends_with("/3.0"), "{shared}");
+    assert!(cells[5].ends_with("/1.0"), "{shared}");
+    assert_eq!(cells[7..9], ["-", "-"], "{shared}");
+}
+
 #[test]
 fn picker_switches_policy_through_the_command_api() {
     let mut a = app();

@@ -31,7 +31,7 @@ use crate::sim::{Heartbeat, Locality, World};
 use std::cmp::Ordering;
 
 /// Hadoop's `MAX_AUTOCOMPUTED_LOCALITY_DELAY`.
-const MAX_AUTO_DELAY: Ms = 15_000;
+pub(crate) const MAX_AUTO_DELAY: Ms = 15_000;
 /// Hadoop's `COMPUTE_FAIR_SHARES_ITERATIONS`.
 const FAIR_SHARE_ITERATIONS: usize = 25;
 
@@ -69,17 +69,17 @@ pub fn compute_fair_shares(scheds: &[Sched], total_slots: f64) -> Vec<f64> {
 
 /// What `FairShareComparator` compares.
 #[derive(Clone, Copy, Debug)]
-struct Key {
-    running: f64,
-    min_share: f64,
-    demand: f64,
-    weight: f64,
+pub(crate) struct Key {
+    pub(crate) running: f64,
+    pub(crate) min_share: f64,
+    pub(crate) demand: f64,
+    pub(crate) weight: f64,
 }
 
 /// `SchedulingAlgorithms.FairShareComparator`: needy schedulables (running
 /// below min(min share, demand)) first, by running / max(that, 1); then the
 /// rest by running / weight. Ties are broken by the caller.
-fn fair_cmp(a: &Key, b: &Key) -> Ordering {
+pub(crate) fn fair_cmp(a: &Key, b: &Key) -> Ordering {
     let ms1 = a.min_share.min(a.demand);
     let ms2 = b.min_share.min(b.demand);
     let n1 = a.running < ms1;
@@ -728,7 +728,7 @@ impl Fair {
     }
 
     /// `CapBasedLoadManager.getCap`.
-    fn load_cap(runnable: u32, local_max: u32, total_slots: u32) -> u32 {
+    pub(crate) fn load_cap(runnable: u32, local_max: u32, total_slots: u32) -> u32 {
         let load = runnable as f64 / total_slots.max(1) as f64;
         (local_max as f64 * load.min(1.0)).ceil() as u32
     }

@@ -7,6 +7,7 @@
 //! earlier choices, as Hadoop's `obtainNewMapTask` marks a task running
 //! the moment it hands it out.
 
+pub mod adaptive_fair;
 pub mod capacity;
 pub mod config;
 pub mod fair;

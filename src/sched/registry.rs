@@ -59,6 +59,11 @@ pub const POLICIES: &[PolicyInfo] = &[
         summary: "JoSS with the job-driven assigner: as joss-t, but each queue gives a node a task whose block it holds when it can",
         source: "Lee, Lin, Yahyapour, JoSS (seed 003), Figs. 4 and 6, as settled in ALGORITHMS.md §7",
     },
+    PolicyInfo {
+        name: "adaptive-fair",
+        summary: "Adaptive fair: small jobs in a shared FIFO pool, pool slots by pending tasks, resource-aware sorting, delays from observed waits, priorities from locality",
+        source: "An adaptive (modified) fair scheduler for Hadoop (seed 004), as settled in ALGORITHMS.md §8",
+    },
 ];
 
 pub fn lookup(name: &str) -> Option<&'static PolicyInfo> {
@@ -109,6 +114,7 @@ pub fn build(
         }
         "hybsmrp" => Box::new(super::hybsmrp::Hybsmrp::new(label, &cfg)),
         "joss-t" | "joss-j" => Box::new(super::joss::Joss::new(label, &spec.name, &cfg)),
+        "adaptive-fair" => Box::new(super::adaptive_fair::AdaptiveFair::new(label, &cfg, ctx)),
         other => return Err(format!("policy \"{other}\" is registered but not built")),
     })
 }

@@ -47,6 +47,11 @@ pub fn picker(app: &App, f: &mut Frame, selected: usize) {
     let first = selected
         .saturating_sub(per_page - 1)
         .min(n.saturating_sub(per_page));
+    let name_w = registry::POLICIES
+        .iter()
+        .map(|p| p.name.len())
+        .max()
+        .unwrap_or(0);
     let mut lines = vec![Line::from(Span::styled(
         "Switch policy now: running tasks go on, the new policy adopts the queue.",
         theme::dim(),
@@ -65,7 +70,7 @@ pub fn picker(app: &App, f: &mut Frame, selected: usize) {
         };
         let mut line = vec![
             Span::raw(format!(" {mark} ")),
-            Span::styled(format!(" {:<10}", p.name), style),
+            Span::styled(format!(" {:<name_w$}", p.name), style),
         ];
         if two {
             lines.push(Line::from(line));
@@ -75,7 +80,7 @@ pub fn picker(app: &App, f: &mut Frame, selected: usize) {
                 theme::dim(),
             )));
         } else {
-            let text_w = area.width.saturating_sub(18) as usize;
+            let text_w = area.width.saturating_sub(8 + name_w as u16) as usize;
             line.push(Span::styled(
                 format!(" {}", fit(p.summary, text_w)),
                 theme::dim(),

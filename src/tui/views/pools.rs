@@ -1,5 +1,7 @@
 //! The Pools view: per pool, running tasks against fair share, min share
-//! and max, with weights; for capacity, queue capacity and use.
+//! and max, with weights; for capacity, queue capacity and use; for
+//! adaptive-fair, its own pools (the shared pool too) against their
+//! allocations.
 
 use super::super::app::App;
 use super::super::theme;
@@ -21,61 +23,111 @@ fn max_str(x: u32) -> String {
     }
 }
 
+/// One row: a pool's name, weight, jobs, running maps and reduces against
+/// its share, and the last cells: min and max shares (capacity % under
+/// capacity).
+struct PoolRow {
+    name: String,
+    weight: f64,
+    jobs: usize,
+    running: (u32, u32),
+    share: (Option<f64>, Option<f64>),
+    limits: Vec<String>,
+}
+
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let w = &app.sim.w;
-    let capacity = app.sim.policy_label().starts_with("capacity");
+    let label = app.sim.policy_label();
+    let capacity = label.starts_with("capacity");
+    // adaptive-fair's pools are its own: the user pools less the jobs it
+    // moved to its shared pool, plus that pool; shares are allocations.
+    let adaptive = label.starts_with("adaptive-fair");
     let bw = if area.width >= 110 { 20 } else { 6 };
-    let mut rows = Vec::new();
-    for (p, spec) in w.pools.iter().enumerate() {
-        let v = app.values.pools.get(&spec.name);
-        let st = &w.pool_stats[p];
-        let (share_m, share_r) = if capacity {
-            (
-                num(v.and_then(|v| v.get("capacity_map"))),
-                num(v.and_then(|v| v.get("capacity_reduce"))),
-            )
-        } else {
-            (
-                num(v.and_then(|v| v.get("fair_share_map"))),
-                num(v.and_then(|v| v.get("fair_share_reduce"))),
-            )
-        };
-        let fmt = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.1}"));
-        let frac = |run: u32, share: Option<f64>| match share {
-            Some(s) if s > 0.0 => run as f64 / s,
-            _ => 0.0,
-        };
-        let jobs = w
-            .active
-            .iter()
-            .filter(|&&j| w.job(j).pool as usize == p)
-            .count();
-        let mut cells = vec![
-            Cell::from(Span::styled(spec.name.clone(), theme::title())),
-            Cell::from(format!("{:.2}", spec.weight)),
-            Cell::from(jobs.to_string()),
-            Cell::from(format!("{}/{}", st.running_maps, fmt(share_m))),
-            Cell::from(bar(frac(st.running_maps, share_m), bw)),
-            Cell::from(format!("{}/{}", st.running_reduces, fmt(share_r))),
-            Cell::from(bar(frac(st.running_reduces, share_r), bw)),
-        ];
-        if capacity {
-            let pct = num(v.and_then(|v| v.get("capacity_pct")));
-            cells.push(Cell::from(pct.map_or("-".into(), |p| format!("{p:.0}%"))));
-        } else {
-            cells.push(Cell::from(format!(
-                "{}/{}",
-                spec.min_maps, spec.min_reduces
-            )));
-            cells.push(Cell::from(format!(
-                "{}/{}",
-                max_str(spec.max_maps),
-                max_str(spec.max_reduces)
-            )));
+    let limits = |name: &str| match w.pools.iter().find(|p| p.name == name) {
+        Some(spec) => vec![
+            format!("{}/{}", spec.min_maps, spec.min_reduces),
+            format!("{}/{}", max_str(spec.max_maps), max_str(spec.max_reduces)),
+        ],
+        None => vec!["-".to_string(), "-".to_string()],
+    };
+    let mut data = Vec::new();
+    if adaptive {
+        for (name, v) in &app.values.pools {
+            let u = |k: &str| v.get(k).and_then(|x| x.as_u64()).unwrap_or(0) as u32;
+            data.push(PoolRow {
+                name: name.clone(),
+                weight: num(v.get("weight")).unwrap_or(1.0),
+                jobs: app
+                    .values
+                    .jobs
+                    .values()
+                    .filter(|j| j.get("pool").and_then(|p| p.as_str()) == Some(name.as_str()))
+                    .count(),
+                running: (u("workload_map"), u("workload_reduce")),
+                share: (
+                    num(v.get("allocation_map")),
+                    num(v.get("allocation_reduce")),
+                ),
+                limits: limits(name),
+            });
         }
+    } else {
+        for (p, spec) in w.pools.iter().enumerate() {
+            let v = app.values.pools.get(&spec.name);
+            let st = &w.pool_stats[p];
+            let get = |k: &str| num(v.and_then(|v| v.get(k)));
+            let (share, limits) = if capacity {
+                let pct = get("capacity_pct");
+                (
+                    (get("capacity_map"), get("capacity_reduce")),
+                    vec![pct.map_or("-".into(), |p| format!("{p:.0}%"))],
+                )
+            } else {
+                (
+                    (get("fair_share_map"), get("fair_share_reduce")),
+                    limits(&spec.name),
+                )
+            };
+            data.push(PoolRow {
+                name: spec.name.clone(),
+                weight: spec.weight,
+                jobs: w
+                    .active
+                    .iter()
+                    .filter(|&&j| w.job(j).pool as usize == p)
+                    .count(),
+                running: (st.running_maps, st.running_reduces),
+                share,
+                limits,
+            });
+        }
+    }
+    let fmt = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.1}"));
+    let frac = |run: u32, share: Option<f64>| match share {
+        Some(s) if s > 0.0 => run as f64 / s,
+        _ => 0.0,
+    };
+    let mut rows = Vec::new();
+    for d in data {
+        let mut cells = vec![
+            Cell::from(Span::styled(d.name, theme::title())),
+            Cell::from(format!("{:.2}", d.weight)),
+            Cell::from(d.jobs.to_string()),
+            Cell::from(format!("{}/{}", d.running.0, fmt(d.share.0))),
+            Cell::from(bar(frac(d.running.0, d.share.0), bw)),
+            Cell::from(format!("{}/{}", d.running.1, fmt(d.share.1))),
+            Cell::from(bar(frac(d.running.1, d.share.1), bw)),
+        ];
+        cells.extend(d.limits.into_iter().map(Cell::from));
         rows.push(Row::new(cells).height(1));
     }
-    let share = if capacity { "capacity" } else { "fair share" };
+    let share = if capacity {
+        "capacity"
+    } else if adaptive {
+        "alloc"
+    } else {
+        "fair share"
+    };
     let mut header = vec![
         "pool".to_string(),
         "weight".into(),
