@@ -201,6 +201,51 @@ fn submit_form_submits_now_and_refuses_bad_values() {
     assert_eq!(a.sim.w.pool_name(job.id), "default");
 }
 
+/// `q` is text in the submit form: it never quits there (losing the run);
+/// Esc cancels and Ctrl-C still quits. Elsewhere `q` quits.
+#[test]
+fn q_in_the_submit_form_is_text_not_quit() {
+    let mut a = app();
+    run_for(&mut a, 2);
+    keys(&mut a, "s");
+    keys(&mut a, "q"); // on the profile field: ignored
+    assert!(!a.quit);
+    key(&mut a, KeyCode::Tab); // input
+    keys(&mut a, "q");
+    assert!(!a.quit, "q in the form must not quit");
+    let Overlay::Submit(f) = &a.overlay else {
+        panic!("the form stays open")
+    };
+    assert_eq!(f.input, "4GBq", "typed into the field");
+    key(&mut a, KeyCode::Tab); // reduces
+    keys(&mut a, "q");
+    let Overlay::Submit(f) = &a.overlay else {
+        panic!("the form stays open")
+    };
+    assert_eq!(f.reduces, "2q");
+    assert!(!a.quit);
+    // Esc cancels the form; q then quits as everywhere else.
+    key(&mut a, KeyCode::Esc);
+    assert_eq!(a.overlay, Overlay::None);
+    assert!(!a.quit);
+    keys(&mut a, "q");
+    assert!(a.quit);
+    // Ctrl-C quits from inside the form.
+    let mut b = app();
+    keys(&mut b, "s");
+    key(&mut b, KeyCode::Tab);
+    let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+    b.update(keymap::action_for(&b.overlay, ctrl_c).unwrap());
+    assert!(b.quit);
+    // In the other overlays q still quits.
+    for open in ["p", "i", "?"] {
+        let mut c = app();
+        keys(&mut c, open);
+        keys(&mut c, "q");
+        assert!(c.quit, "q quits from overlay {open}");
+    }
+}
+
 #[test]
 fn inspector_shows_fair_values_and_steps_back_while_paused() {
     let mut a = app();

@@ -1,5 +1,5 @@
-//! Keys to actions, in one table. The submit form's text fields take any
-//! other printable character.
+//! Keys to actions, in one table. In the submit form every printable
+//! character is text (so `q` types a `q` there rather than quitting).
 
 use super::app::{Action, Overlay};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -103,8 +103,18 @@ pub fn action_for(overlay: &Overlay, key: KeyEvent) -> Option<Action> {
     } else {
         Ctx::Overlay
     };
-    // In the form, letters are text (so `q` can be typed into a field only
-    // if we let it: we don't; sizes and counts never need it).
+    // In the form every printable character is text, `q` included: typing
+    // must never quit and lose the run (Esc cancels, Ctrl-C still quits).
+    // The form decides what a field accepts.
+    if in_form
+        && !key
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+    {
+        if let KeyCode::Char(ch) = key.code {
+            return Some(Action::Char(ch));
+        }
+    }
     for (c, code, action, _) in KEYS {
         if *code == key.code && (*c == Ctx::Any || *c == ctx) {
             return Some(action.clone());
