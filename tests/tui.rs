@@ -92,6 +92,95 @@ fn pause_holds_the_clock_and_step_moves_one_heartbeat() {
     assert!(a.status.as_deref().unwrap_or("").contains("pause"));
 }
 
+/// `.` under manual heartbeats: each press stops after the next scripted
+/// heartbeat; once none is pending, after the next event, so one press
+/// never jumps to the end of the run.
+#[test]
+fn step_heartbeat_stops_at_scripted_heartbeats_then_single_events() {
+    let mut sim = slotsim::sim::Sim::new(&load("hadoop-small-jobs.toml", None)).unwrap();
+    for k in 1..=7u64 {
+        let s = sim.step_heartbeat().expect("a heartbeat is pending");
+        assert!(s.heartbeat, "press {k} stops at a heartbeat");
+        assert_eq!((s.t, sim.w.heartbeats), (k * 1000, k), "scripted at {k} s");
+    }
+    let mut presses = 0;
+    while !sim.is_finished() {
+        let next = sim.next_event_time().unwrap();
+        let s = sim.step_heartbeat().expect("events left");
+        assert!(!s.heartbeat);
+        assert_eq!(s.t, next, "one event per press, never more");
+        presses += 1;
+        assert!(presses < 100);
+    }
+    assert!(presses > 1, "the last hour takes more than one press");
+    assert_eq!(sim.w.heartbeats, 7);
+    assert!(sim.step_heartbeat().is_none(), "finished: nothing to step");
+}
+
+/// Periodic heartbeats: each press is exactly one heartbeat. Out-of-band
+/// heartbeats (here over manual ones) count too; between them, with none
+/// pending, a press is one event.
+#[test]
+fn step_heartbeat_stops_after_one_periodic_or_out_of_band_heartbeat() {
+    let mut sim = slotsim::sim::Sim::new(&load("quickstart.toml", None)).unwrap();
+    for k in 1..=500 {
+        let s = sim.step_heartbeat().unwrap();
+        assert!(s.heartbeat);
+        assert_eq!(sim.w.heartbeats, k, "one periodic heartbeat per press");
+    }
+    let mut sim = slotsim::sim::Sim::new(&load("fig45-fifo-vs-fair.toml", None)).unwrap();
+    assert!(sim.w.out_of_band && sim.w.heartbeat_interval.is_none());
+    let (mut beats, mut events) = (0, 0);
+    loop {
+        let (hb, next) = (sim.w.heartbeats, sim.next_event_time());
+        let Some(s) = sim.step_heartbeat() else { break };
+        if s.heartbeat {
+            beats += 1;
+            assert_eq!(sim.w.heartbeats, hb + 1, "one heartbeat per press");
+        } else {
+            events += 1;
+            assert_eq!((sim.w.heartbeats, Some(s.t)), (hb, next), "one event");
+        }
+        assert!(beats + events < 10_000);
+    }
+    assert!(sim.is_finished());
+    assert!(
+        beats > 3 && events > 0,
+        "{beats} heartbeats, {events} events"
+    );
+}
+
+#[test]
+fn step_key_under_manual_heartbeats_and_after_the_end() {
+    let mut a = App::new(load("hadoop-small-jobs.toml", None)).unwrap();
+    keys(&mut a, " ");
+    for _ in 0..7 {
+        keys(&mut a, ".");
+    }
+    assert_eq!((a.sim.w.now, a.sim.w.heartbeats), (7000, 7));
+    let next = a.sim.next_event_time().unwrap();
+    keys(&mut a, ".");
+    assert_eq!(a.sim.w.now, next, "one event, not the rest of the run");
+    assert!(!a.sim.is_finished());
+    assert!(
+        a.status
+            .as_deref()
+            .unwrap_or("")
+            .contains("no heartbeat pending"),
+        "{:?}",
+        a.status
+    );
+    for _ in 0..100 {
+        keys(&mut a, ".");
+    }
+    assert!(a.sim.is_finished());
+    assert!(a.status.as_deref().unwrap_or("").contains("finished"));
+    keys(&mut a, " "); // running again: still "finished", not "pause first"
+    keys(&mut a, ".");
+    let st = a.status.clone().unwrap_or_default();
+    assert!(st.contains("finished") && !st.contains("pause"), "{st}");
+}
+
 #[test]
 fn tab_cycles_the_views() {
     let mut a = app();

@@ -222,16 +222,7 @@ impl App {
                 self.paused = !self.paused;
                 self.carry = 0.0;
             }
-            Action::Step => {
-                if self.paused {
-                    if self.sim.step_heartbeat().is_none() {
-                        self.status = Some("nothing left to run".into());
-                    }
-                    self.sample();
-                } else {
-                    self.status = Some("pause (space) first, then . steps one heartbeat".into());
-                }
-            }
+            Action::Step => self.step_heartbeat(),
             Action::SpeedUp => self.speed = (self.speed + 1).min(SPEEDS.len() - 1),
             Action::SpeedDown => self.speed = self.speed.saturating_sub(1),
             Action::NextView => {
@@ -310,13 +301,37 @@ impl App {
                 self.paused = !self.paused;
                 *back = 0;
             }
-            Action::Step if self.paused => {
-                self.sim.step_heartbeat();
+            Action::Step => {
                 *back = 0;
+                self.step_heartbeat();
             }
             Action::Close | Action::OpenInspector => self.overlay = Overlay::None,
             _ => {}
         }
+    }
+
+    /// `.`: one heartbeat forward while paused (see [`Sim::step_heartbeat`]).
+    fn step_heartbeat(&mut self) {
+        if self.sim.is_finished() {
+            self.status = Some("the run has finished: nothing left to step".into());
+            return;
+        }
+        if !self.paused {
+            self.status = Some("pause (space) first, then . steps one heartbeat".into());
+            return;
+        }
+        self.status = match self.sim.step_heartbeat() {
+            None => Some("the run cannot go on: no job can ever run".into()),
+            Some(_) if self.sim.is_finished() => {
+                Some(format!("the run has finished at {}", clock(self.sim.w.now)))
+            }
+            Some(s) if !s.heartbeat => Some(format!(
+                "no heartbeat pending: stepped one event, to {}",
+                clock(s.t)
+            )),
+            Some(_) => None,
+        };
+        self.sample();
     }
 
     fn default_form(&self) -> SubmitForm {
