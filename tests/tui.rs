@@ -35,6 +35,14 @@ fn run_for(app: &mut App, secs: u64) {
     }
 }
 
+/// The inspector's `back`, if it is open.
+fn back(app: &App) -> Option<usize> {
+    match app.overlay {
+        Overlay::Inspector { back, .. } => Some(back),
+        _ => None,
+    }
+}
+
 fn screen(app: &App, w: u16, h: u16) -> String {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
     t.draw(|f| views::render(app, f)).unwrap();
@@ -350,25 +358,132 @@ fn inspector_shows_fair_values_and_steps_back_while_paused() {
         .all(|v| v.contains_key("fair_share_map")));
     // Running: arrows do not move.
     key(&mut a, KeyCode::Left);
-    assert_eq!(a.overlay, Overlay::Inspector { back: 0 });
+    assert_eq!(back(&a), Some(0));
     keys(&mut a, " ");
     key(&mut a, KeyCode::Left);
     key(&mut a, KeyCode::Left);
-    assert_eq!(a.overlay, Overlay::Inspector { back: 2 });
+    assert_eq!(back(&a), Some(2));
     key(&mut a, KeyCode::Right);
-    assert_eq!(a.overlay, Overlay::Inspector { back: 1 });
+    assert_eq!(back(&a), Some(1));
     for _ in 0..1000 {
         key(&mut a, KeyCode::Left);
     }
     let n = a.inspections().len();
-    assert_eq!(
-        a.overlay,
-        Overlay::Inspector { back: n - 1 },
-        "bounded by the ring"
-    );
+    assert_eq!(back(&a), Some(n - 1), "bounded by the ring");
     assert!(n <= slotsim::tui::app::INSPECT_RING);
     key(&mut a, KeyCode::Esc);
     assert_eq!(a.overlay, Overlay::None);
+}
+
+/// A screen line's text inside the inspector's frame (2 columns in from
+/// each side of the screen).
+fn inspector_text(l: &str) -> String {
+    let chars: Vec<char> = l.chars().collect();
+    chars[3.min(chars.len())..chars.len().saturating_sub(3).max(3)]
+        .iter()
+        .collect()
+}
+
+/// Inspector rows follow the policy's order (fifo reports one), not names.
+#[test]
+fn inspector_rows_follow_the_policy_order() {
+    let mut a = busy_app(); // fifo since 40 s
+    keys(&mut a, "i");
+    let s = screen(&a, 80, 24);
+    let orders: Vec<String> = s
+        .lines()
+        .skip_while(|l| !l.contains("order"))
+        .skip(1)
+        .map(inspector_text)
+        .map_while(|l| l.split_whitespace().nth(1).map(str::to_string))
+        .collect();
+    assert_eq!(orders, ["0", "1", "2", "3", "4", "5"], "{s}");
+}
+
+/// At 80×24 under fair every column fits; on a narrower screen the hidden
+/// ones are counted and `]` / `[` bring them in.
+#[test]
+fn inspector_columns_fit_or_say_so_and_scroll() {
+    let mut a = app();
+    run_for(&mut a, 30);
+    keys(&mut a, " i");
+    let s = screen(&a, 80, 24);
+    for col in ["fs m", "dem r", "weight", "level", "wait s"] {
+        assert!(s.contains(col), "{col} missing at 80x24:\n{s}");
+    }
+    assert!(!s.contains("cols"), "{s}");
+    insta::assert_snapshot!("inspector_fair_80x24", s);
+    let narrow = screen(&a, 60, 24);
+    assert!(narrow.contains("+") && narrow.contains("cols▸"), "{narrow}");
+    assert!(!narrow.contains("wait s"), "{narrow}");
+    for _ in 0..20 {
+        keys(&mut a, "]");
+        screen(&a, 60, 24);
+    }
+    let right = screen(&a, 60, 24);
+    assert!(right.contains("wait s") && right.contains("◂+"), "{right}");
+    assert!(!right.contains("fs m"), "{right}");
+    for _ in 0..20 {
+        keys(&mut a, "[");
+    }
+    assert_eq!(screen(&a, 60, 24), narrow, "back to the first column");
+}
+
+/// More jobs than rows: ↑/↓ (and j/k, PgUp/PgDn, Home/End) scroll the job
+/// table, and stepping keeps the job just assigned to in view.
+#[test]
+fn inspector_job_table_scrolls_and_follows_the_assignment() {
+    let mut a = App::new(load("quickstart.toml", Some("fifo"))).unwrap();
+    run_for(&mut a, 90);
+    keys(&mut a, " i");
+    let rows_of = |s: &str| -> Vec<String> {
+        s.lines()
+            .skip_while(|l| !l.contains("order"))
+            .skip(1)
+            .map(inspector_text)
+            .map(|l| l.split_whitespace().next().unwrap_or("").to_string())
+            .take_while(|n| !n.is_empty() && !n.starts_with('↑') && !n.starts_with('↓'))
+            .collect()
+    };
+    let (w, h) = (80, 14);
+    let top = screen(&a, w, h);
+    assert!(top.contains("below"), "{top}");
+    let first = rows_of(&top);
+    key(&mut a, KeyCode::Down);
+    let down = rows_of(&screen(&a, w, h));
+    assert_eq!(down[0], first[1], "one row down");
+    keys(&mut a, "k");
+    assert_eq!(rows_of(&screen(&a, w, h)), first, "k is up");
+    key(&mut a, KeyCode::End);
+    let end = screen(&a, w, h);
+    assert!(end.contains("above") && !end.contains("below"), "{end}");
+    key(&mut a, KeyCode::Home);
+    assert_eq!(rows_of(&screen(&a, w, h)), first);
+    // Stepping: whatever a heartbeat assigns to is on screen.
+    let mut seen = 0;
+    for _ in 0..400 {
+        keys(&mut a, ".");
+        let s = screen(&a, w, h);
+        let (r, _) = a.inspection(0).unwrap();
+        if let Some(job) = r.assigned.first().and_then(|x| x.rsplit_once('/')) {
+            let shown = rows_of(&s);
+            let name = views::fit_mid(job.0, 14);
+            assert!(shown.contains(&name), "{name} not in {shown:?}\n{s}");
+            seen += 1;
+        }
+    }
+    assert!(seen > 5, "{seen} assignments seen");
+}
+
+#[test]
+fn names_are_cut_in_the_middle_keeping_the_suffix() {
+    assert_eq!(views::fit_mid("classification-10g", 12), "classif…-10g");
+    assert_ne!(
+        views::fit_mid("sequencecount-10g", 10),
+        views::fit_mid("sequencecount-20g", 10)
+    );
+    assert_eq!(views::fit_mid("short", 10), "short");
+    assert_eq!(views::fit_mid("abcdefghij", 5), "ab…ij");
 }
 
 #[test]

@@ -80,9 +80,14 @@ pub enum Overlay {
         selected: usize,
     },
     Submit(SubmitForm),
-    /// `back`: how many heartbeats before the newest one is shown.
+    /// `back`: how many heartbeats before the newest one is shown; `row`,
+    /// `col`: the first job row and value column shown; `follow`: scroll so
+    /// the job the heartbeat assigned to is in view (until ↑/↓ scroll).
     Inspector {
         back: usize,
+        row: usize,
+        col: usize,
+        follow: bool,
     },
     Help,
 }
@@ -104,13 +109,64 @@ pub enum Action {
     Quit,
     Up,
     Down,
+    PageUp,
+    PageDown,
+    Home,
+    End,
     Left,
     Right,
+    /// The inspector's value columns: scroll left / right (`[` / `]`).
+    ColsLeft,
+    ColsRight,
     Enter,
     NextField,
     PrevField,
     Char(char),
     Backspace,
+}
+
+/// What the last frame showed of a scrollable list: the first row, how
+/// many rows fit and the largest first row that still fills the page. The
+/// renderer records it (the one thing drawing writes, like ratatui's
+/// stateful widgets) so that scrolling stops at the last full page and
+/// pages by what is on screen. `rows == 0`: not drawn yet.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Page {
+    pub first: usize,
+    pub rows: usize,
+    pub max: usize,
+}
+
+/// [`Page`]s of every scrollable list, as last drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pages {
+    pub jobs: Page,
+    pub timeline: Page,
+    pub cluster: Page,
+    pub inspector_rows: Page,
+    pub inspector_cols: Page,
+    pub help: Page,
+}
+
+/// A scroll position after a scrolling action. `fallback_max` bounds it
+/// when the list has not been drawn yet.
+pub fn scrolled(pos: usize, a: &Action, page: Page, fallback_max: usize) -> usize {
+    let max = if page.rows == 0 {
+        fallback_max
+    } else {
+        page.max
+    };
+    let pos = pos.min(max);
+    let by = page.rows.max(1);
+    match a {
+        Action::Up => pos.saturating_sub(1),
+        Action::Down => (pos + 1).min(max),
+        Action::PageUp => pos.saturating_sub(by),
+        Action::PageDown => (pos + by).min(max),
+        Action::Home => 0,
+        Action::End => max,
+        _ => pos,
+    }
 }
 
 /// One sparkline sample.
@@ -140,6 +196,12 @@ pub struct App {
     pub timeline_row: usize,
     /// First Jobs-view row shown.
     pub jobs_row: usize,
+    /// First Cluster-view rack shown.
+    pub cluster_row: usize,
+    /// First help line shown.
+    pub help_row: usize,
+    /// Scrollable lists as the last frame drew them.
+    pub pages: std::cell::Cell<Pages>,
     /// Sub-millisecond remainder of simulated time not yet advanced.
     carry: f64,
     submitted: u32,
@@ -172,6 +234,9 @@ impl App {
             history: VecDeque::new(),
             timeline_row: 0,
             jobs_row: 0,
+            cluster_row: 0,
+            help_row: 0,
+            pages: Default::default(),
             carry: 0.0,
             submitted: 0,
         };
@@ -199,6 +264,15 @@ impl App {
             .lock()
             .map(|r| r.iter().cloned().collect())
             .unwrap_or_default()
+    }
+
+    /// The inspection `back` heartbeats before the newest (clamped to the
+    /// oldest kept) and how many are kept; a frame copies only this one.
+    pub fn inspection(&self, back: usize) -> Option<(InspectRecord, usize)> {
+        let r = self.ring.lock().ok()?;
+        let n = r.len();
+        let last = n.checked_sub(1)?;
+        Some((r[last - back.min(last)].clone(), n))
     }
 
     /// The one place state changes.
@@ -238,7 +312,14 @@ impl App {
                 self.overlay = Overlay::Picker { selected };
             }
             Action::OpenSubmit => self.overlay = Overlay::Submit(self.default_form()),
-            Action::OpenInspector => self.overlay = Overlay::Inspector { back: 0 },
+            Action::OpenInspector => {
+                self.overlay = Overlay::Inspector {
+                    back: 0,
+                    row: 0,
+                    col: 0,
+                    follow: true,
+                }
+            }
             Action::OpenHelp => self.overlay = Overlay::Help,
             Action::Up if self.view == View::Timeline => {
                 self.timeline_row = self.timeline_row.saturating_sub(1)
@@ -286,23 +367,59 @@ impl App {
 
     fn update_inspector(&mut self, a: Action) {
         let len = self.ring.lock().map(|r| r.len()).unwrap_or(0);
-        let Overlay::Inspector { back } = &mut self.overlay else {
+        let pages = self.pages.get();
+        let Overlay::Inspector {
+            back,
+            row,
+            col,
+            follow,
+        } = &mut self.overlay
+        else {
             return;
         };
         match a {
             Action::Left | Action::Char('h') if self.paused => {
-                *back = (*back + 1).min(len.saturating_sub(1))
+                *back = (*back + 1).min(len.saturating_sub(1));
+                *follow = true;
             }
-            Action::Right | Action::Char('l') if self.paused => *back = back.saturating_sub(1),
-            Action::Left | Action::Right => {
+            Action::Right | Action::Char('l') if self.paused => {
+                *back = back.saturating_sub(1);
+                *follow = true;
+            }
+            Action::Left | Action::Right | Action::Char('h' | 'l') => {
                 self.status = Some("pause (space) to step through past heartbeats".into())
+            }
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Home
+            | Action::End
+            | Action::Char('j' | 'k') => {
+                let a = match a {
+                    Action::Char('k') => Action::Up,
+                    Action::Char('j') => Action::Down,
+                    a => a,
+                };
+                // From what is on screen (following may have moved it).
+                let p = pages.inspector_rows;
+                let from = if p.rows == 0 { *row } else { p.first };
+                *row = scrolled(from, &a, p, usize::MAX);
+                *follow = false;
+            }
+            Action::ColsLeft => *col = col.saturating_sub(1),
+            Action::ColsRight => {
+                let p = pages.inspector_cols;
+                *col = (*col + 1).min(if p.rows == 0 { *col } else { p.max });
             }
             Action::TogglePause => {
                 self.paused = !self.paused;
                 *back = 0;
+                *follow = true;
             }
             Action::Step => {
                 *back = 0;
+                *follow = true;
                 self.step_heartbeat();
             }
             Action::Close | Action::OpenInspector => self.overlay = Overlay::None,

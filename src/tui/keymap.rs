@@ -87,6 +87,17 @@ pub const KEYS: &[(Ctx, KeyCode, Action, &str)] = &[
         Action::Right,
         "next choice / newer heartbeat",
     ),
+    (
+        Ctx::Overlay,
+        KeyCode::Char(']'),
+        Action::ColsRight,
+        "inspector: more columns (also [)",
+    ),
+    (Ctx::Overlay, KeyCode::Char('['), Action::ColsLeft, ""),
+    (Ctx::Any, KeyCode::PageUp, Action::PageUp, ""),
+    (Ctx::Any, KeyCode::PageDown, Action::PageDown, ""),
+    (Ctx::Any, KeyCode::Home, Action::Home, ""),
+    (Ctx::Any, KeyCode::End, Action::End, ""),
     (Ctx::Overlay, KeyCode::Tab, Action::NextField, "next field"),
     (Ctx::Overlay, KeyCode::BackTab, Action::PrevField, ""),
     (Ctx::Overlay, KeyCode::Backspace, Action::Backspace, ""),
@@ -135,7 +146,8 @@ pub fn action_for(overlay: &Overlay, key: KeyEvent) -> Option<Action> {
 }
 
 /// Parses a key name as `record --keys` takes them: a single character,
-/// or Enter, Esc, Tab, BackTab, Space, Up, Down, Left, Right, Backspace.
+/// or Enter, Esc, Tab, BackTab, Space, Up, Down, Left, Right, Backspace,
+/// PageUp, PageDown, Home, End.
 pub fn parse_key(name: &str) -> Option<KeyEvent> {
     let code = match name {
         "Enter" => KeyCode::Enter,
@@ -148,6 +160,10 @@ pub fn parse_key(name: &str) -> Option<KeyEvent> {
         "Left" => KeyCode::Left,
         "Right" => KeyCode::Right,
         "Backspace" => KeyCode::Backspace,
+        "PageUp" => KeyCode::PageUp,
+        "PageDown" => KeyCode::PageDown,
+        "Home" => KeyCode::Home,
+        "End" => KeyCode::End,
         s if s.chars().count() == 1 => KeyCode::Char(s.chars().next()?),
         _ => return None,
     };

@@ -40,7 +40,12 @@ pub fn render(app: &App, f: &mut Frame) {
         Overlay::None => {}
         Overlay::Picker { selected } => overlays::picker(app, f, *selected),
         Overlay::Submit(form) => overlays::submit(app, f, form),
-        Overlay::Inspector { back } => overlays::inspector(app, f, *back),
+        Overlay::Inspector {
+            back,
+            row,
+            col,
+            follow,
+        } => overlays::inspector(app, f, (*back, *row, *col, *follow)),
         Overlay::Help => overlays::help(f),
     }
 }
@@ -168,6 +173,8 @@ fn render_footer(app: &App, f: &mut Frame, area: Rect) {
             ("space", "pause"),
             ("←→", "older/newer (paused)"),
             (".", "step"),
+            ("↑↓", "jobs"),
+            ("[ ]", "columns"),
             ("esc", "close"),
         ],
         Overlay::Help => &[("esc/?", "close"), ("q", "quit")],
@@ -241,6 +248,35 @@ pub fn bar(frac: f64, width: usize) -> String {
     };
     let full = (frac * width as f64).round() as usize;
     format!("{}{}", "█".repeat(full), "░".repeat(width - full))
+}
+
+/// Shortens to `w` characters by cutting the middle, so the end, where
+/// similar names differ, stays: `classification-10g` → `classif…-10g`. The
+/// part from the last `-`, `_`, `.`, `/` or `[` is kept whole when it takes
+/// at most half the room, else head and tail get half each.
+pub fn fit_mid(s: &str, w: usize) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let n = chars.len();
+    if n <= w {
+        return s.to_string();
+    }
+    if w < 3 {
+        return fit(s, w);
+    }
+    let room = w - 1;
+    let suffix = chars
+        .iter()
+        .rposition(|c| matches!(c, '-' | '_' | '.' | '/' | '['))
+        .map(|i| n - i);
+    let tail = match suffix {
+        Some(k) if k <= room / 2 => k,
+        _ => room / 2,
+    };
+    let head = room - tail;
+    let mut t: String = chars[..head].iter().collect();
+    t.push('…');
+    t.extend(&chars[n - tail..]);
+    t
 }
 
 /// Truncates to `w` characters, marking the cut.
