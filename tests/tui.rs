@@ -688,10 +688,17 @@ fn jobs_and_timeline_scroll_within_bounds() {
     let mut a = app();
     run_for(&mut a, 60);
     key(&mut a, KeyCode::Tab); // Jobs
-    let top = screen(&a, 80, 24);
+                               // Everything fits at 80×24: ↓ does not scroll.
+    let all = screen(&a, 80, 24);
     key(&mut a, KeyCode::Down);
-    let scrolled = screen(&a, 80, 24);
-    assert_ne!(top, scrolled, "the list moved");
+    assert_eq!(screen(&a, 80, 24), all, "nothing to scroll");
+    assert_eq!(a.jobs_row, 0);
+    // On a short screen it scrolls by one row, to the last full page.
+    let (w, h) = (80, 14);
+    let top = screen(&a, w, h);
+    assert!(top.contains("↓ ") && top.contains("below"), "{top}");
+    key(&mut a, KeyCode::Down);
+    let scrolled = screen(&a, w, h);
     let first_row = |s: &str| s.lines().nth(3).unwrap_or("").to_string();
     assert_eq!(
         first_row(&scrolled),
@@ -701,17 +708,65 @@ fn jobs_and_timeline_scroll_within_bounds() {
     for _ in 0..1000 {
         key(&mut a, KeyCode::Down);
     }
-    assert!(a.jobs_row < a.sim.w.jobs.len());
-    for _ in 0..1000 {
-        key(&mut a, KeyCode::Up);
-    }
-    assert_eq!(screen(&a, 80, 24).lines().nth(3), top.lines().nth(3));
+    let bottom = screen(&a, w, h);
+    let rows = |s: &str| {
+        s.lines()
+            .skip(3)
+            .take_while(|l| !l.starts_with('└'))
+            .count()
+    };
+    assert_eq!(rows(&bottom), rows(&top), "the last page is full");
+    assert!(
+        !bottom.contains("below") && bottom.contains("above"),
+        "{bottom}"
+    );
+    let last = a.jobs_row;
+    key(&mut a, KeyCode::Up);
+    assert_eq!(a.jobs_row, last - 1, "one ↑ moves at once from the end");
+    key(&mut a, KeyCode::Home);
+    assert_eq!(first_row(&screen(&a, w, h)), first_row(&top));
+    key(&mut a, KeyCode::End);
+    assert_eq!(screen(&a, w, h), bottom);
     key(&mut a, KeyCode::Tab);
     key(&mut a, KeyCode::Tab); // Timeline
     for _ in 0..1000 {
         key(&mut a, KeyCode::Down);
     }
     assert!(a.timeline_row < 80, "20 nodes × 4 lanes");
+}
+
+/// Finished jobs show their turnaround; the title counts the rows' states;
+/// the progress bar is not full while reduces are left.
+#[test]
+fn jobs_view_states_turnaround_and_progress() {
+    let mut a = busy_app();
+    key(&mut a, KeyCode::Tab); // Jobs
+    let s = screen(&a, 80, 24);
+    let title = s.lines().nth(1).unwrap();
+    let rows: Vec<&str> = s
+        .lines()
+        .skip(3)
+        .take_while(|l| !l.starts_with('└'))
+        .collect();
+    for state in ["running", "queued", "waiting", "done"] {
+        let n = rows
+            .iter()
+            .filter(|r| r.contains(&format!(" {state} ")))
+            .count();
+        assert!(
+            title.contains(&format!(" {n} {state}")),
+            "{state}: {n} rows but title {title}"
+        );
+    }
+    let done = rows
+        .iter()
+        .find(|r| r.contains(" done "))
+        .expect("a done row");
+    assert!(done.contains("done 30.2s"), "turnaround: {done}");
+    // sort-big: 64/64 maps done, no reduce done: half full, not full.
+    let big = rows.iter().find(|r| r.contains("sort-big")).unwrap();
+    assert!(big.contains("████░░░░"), "{big}");
+    assert!(!s.contains("null"), "{s}");
 }
 
 /// On a short terminal the picker lists one line per policy and scrolls to

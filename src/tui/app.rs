@@ -321,20 +321,31 @@ impl App {
                 }
             }
             Action::OpenHelp => self.overlay = Overlay::Help,
-            Action::Up if self.view == View::Timeline => {
-                self.timeline_row = self.timeline_row.saturating_sub(1)
-            }
-            Action::Down if self.view == View::Timeline => {
-                let lanes: usize = self.sim.w.cluster.nodes.iter().map(|n| n.lanes.len()).sum();
-                self.timeline_row = (self.timeline_row + 1).min(lanes.saturating_sub(1));
-            }
-            Action::Up if self.view == View::Jobs => {
-                self.jobs_row = self.jobs_row.saturating_sub(1)
-            }
-            Action::Down if self.view == View::Jobs => {
-                self.jobs_row = (self.jobs_row + 1).min(self.sim.w.jobs.len().saturating_sub(1));
-            }
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Home
+            | Action::End => self.scroll(a),
             _ => {}
+        }
+    }
+
+    /// Scrolls the current view's list, stopping at its last full page.
+    fn scroll(&mut self, a: Action) {
+        let pages = self.pages.get();
+        let w = &self.sim.w;
+        match self.view {
+            View::Jobs => {
+                let n = w.jobs.len().saturating_sub(1);
+                self.jobs_row = scrolled(self.jobs_row, &a, pages.jobs, n);
+            }
+            View::Timeline => {
+                let lanes: usize = w.cluster.nodes.iter().map(|n| n.lanes.len()).sum();
+                let n = lanes.saturating_sub(1);
+                self.timeline_row = scrolled(self.timeline_row, &a, pages.timeline, n);
+            }
+            View::Cluster | View::Pools => {}
         }
     }
 
@@ -691,6 +702,29 @@ impl App {
                 (*t, text)
             })
             .collect()
+    }
+}
+
+/// `n word`, with the word in the plural unless `n` is 1: `1 reduce`,
+/// `2 reduces`.
+pub fn count(n: u64, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// A short duration: `42.5s`, `12m07s`, `3h05m`.
+pub fn dur(ms: Ms) -> String {
+    let s = ms / 1000;
+    if ms < 600_000 {
+        // Tenths cut, not rounded, as in `clock`.
+        format!("{s}.{}s", ms % 1000 / 100)
+    } else if s < 6_000 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{}h{:02}m", s / 3600, s / 60 % 60)
     }
 }
 

@@ -231,12 +231,29 @@ pub fn table<'a>(
     rows: Vec<ratatui::widgets::Row<'a>>,
     widths: Vec<Constraint>,
     header: ratatui::widgets::Row<'a>,
-    title: impl Into<String>,
+    block: Block<'a>,
 ) -> ratatui::widgets::Table<'a> {
     ratatui::widgets::Table::new(rows, widths)
         .header(header.style(Style::default().add_modifier(Modifier::BOLD)))
         .column_spacing(1)
-        .block(panel(title))
+        .block(block)
+}
+
+/// What a scrolled list hides, for its panel's bottom border:
+/// ` ↑ 3 above · ↓ 5 below · ↑↓ PgUp PgDn `, or nothing when all shows.
+pub fn scroll_note(first: usize, rows: usize, len: usize) -> Option<String> {
+    let below = len.saturating_sub(first + rows);
+    if first == 0 && below == 0 {
+        return None;
+    }
+    let mut parts = Vec::new();
+    if first > 0 {
+        parts.push(format!("↑ {first} above"));
+    }
+    if below > 0 {
+        parts.push(format!("↓ {below} below"));
+    }
+    Some(format!(" {} · ↑↓ PgUp PgDn ", parts.join(" · ")))
 }
 
 /// A text progress bar of `width` cells.
@@ -246,7 +263,11 @@ pub fn bar(frac: f64, width: usize) -> String {
     } else {
         0.0
     };
-    let full = (frac * width as f64).round() as usize;
+    let mut full = (frac * width as f64).round() as usize;
+    if frac < 1.0 {
+        // Full only when done.
+        full = full.min(width.saturating_sub(1));
+    }
     format!("{}{}", "█".repeat(full), "░".repeat(width - full))
 }
 

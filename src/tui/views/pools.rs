@@ -111,6 +111,6 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         widths.push(Constraint::Length(8));
         widths.push(Constraint::Length(9));
     }
-    let table = super::table(rows, widths, Row::new(header), " Pools ");
+    let table = super::table(rows, widths, Row::new(header), super::panel(" Pools "));
     f.render_widget(table, area);
 }
