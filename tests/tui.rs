@@ -769,6 +769,38 @@ fn jobs_view_states_turnaround_and_progress() {
     assert!(!s.contains("null"), "{s}");
 }
 
+/// On a unified cluster the Pools view shows the container share the
+/// policy divides by: fresh's own, omo's fair base's; never `-` and never
+/// the typed map share (which is half of it).
+#[test]
+fn pools_show_container_shares_on_unified_clusters() {
+    for policy in ["fresh", "omo"] {
+        let mut a = App::new(load("omo-set-a.toml", Some(policy))).unwrap();
+        for _ in 0..4 {
+            a.update(Action::SpeedUp); // 20×
+        }
+        run_for(&mut a, 10);
+        key(&mut a, KeyCode::Tab);
+        key(&mut a, KeyCode::Tab); // Pools
+        assert_eq!(a.view, View::Pools);
+        let s = screen(&a, 80, 24);
+        let share = a
+            .values
+            .pools
+            .values()
+            .next()
+            .and_then(|v| v.get("fair_share_containers"))
+            .and_then(|v| v.as_f64())
+            .unwrap_or_else(|| panic!("{policy}: no container share"));
+        assert!(s.contains("containers"), "{policy}:\n{s}");
+        assert!(
+            s.contains(&format!("/{share:.1}")),
+            "{policy}: {share}\n{s}"
+        );
+        insta::assert_snapshot!(format!("pools_unified_{policy}_80x24"), s);
+    }
+}
+
 /// On a short terminal the picker lists one line per policy and scrolls to
 /// keep the selection in view: the last policy can be chosen at 60×8.
 #[test]

@@ -643,7 +643,11 @@ impl App {
     /// Recomputes what the views show from the policy (after every update).
     fn refresh(&mut self) {
         if matches!(self.view, View::Jobs | View::Pools) {
-            self.values = self.sim.policy().inspect(&self.sim.w, 0);
+            let p = self.sim.policy();
+            self.values = p.inspect(&self.sim.w, 0);
+            if self.values.pools.is_empty() {
+                self.values.pools = p.pool_values(&self.sim.w);
+            }
         }
     }
 

@@ -1,9 +1,12 @@
-//! The Pools view: per pool, running tasks against fair share, min share
-//! and max, with weights; for capacity, queue capacity and use.
+//! The Pools view: per pool, running tasks against the policy's share,
+//! min share and max, with weights. The share is what the policy divides
+//! the cluster by: containers on a unified cluster where it counts them
+//! (fresh, omo's fair base), map and reduce slots where it counts those
+//! (fair), queue capacities under capacity.
 
 use super::super::app::App;
 use super::super::theme;
-use super::bar;
+use super::{bar, fit_mid};
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::Span;
 use ratatui::widgets::{Cell, Row};
@@ -23,44 +26,59 @@ fn max_str(x: u32) -> String {
 
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let w = &app.sim.w;
-    let capacity = app.sim.policy_label().starts_with("capacity");
-    let bw = if area.width >= 110 { 20 } else { 6 };
+    let has = |k: &str| app.values.pools.values().any(|v| v.contains_key(k));
+    let capacity = has("capacity_map");
+    let containers = !capacity && has("fair_share_containers");
+    let wide = area.width >= 110;
+    let bw = match (wide, containers) {
+        (false, _) => 6,
+        (true, true) => 20,
+        (true, false) => 16,
+    };
+    let fmt = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.1}"));
+    let frac = |run: u32, share: Option<f64>| match share {
+        Some(s) if s > 0.0 => run as f64 / s,
+        _ => 0.0,
+    };
     let mut rows = Vec::new();
     for (p, spec) in w.pools.iter().enumerate() {
         let v = app.values.pools.get(&spec.name);
+        let get = |k: &str| num(v.and_then(|v| v.get(k)));
         let st = &w.pool_stats[p];
-        let (share_m, share_r) = if capacity {
-            (
-                num(v.and_then(|v| v.get("capacity_map"))),
-                num(v.and_then(|v| v.get("capacity_reduce"))),
-            )
-        } else {
-            (
-                num(v.and_then(|v| v.get("fair_share_map"))),
-                num(v.and_then(|v| v.get("fair_share_reduce"))),
-            )
-        };
-        let fmt = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.1}"));
-        let frac = |run: u32, share: Option<f64>| match share {
-            Some(s) if s > 0.0 => run as f64 / s,
-            _ => 0.0,
-        };
         let jobs = w
             .active
             .iter()
             .filter(|&&j| w.job(j).pool as usize == p)
             .count();
         let mut cells = vec![
-            Cell::from(Span::styled(spec.name.clone(), theme::title())),
+            Cell::from(Span::styled(fit_mid(&spec.name, 12), theme::title())),
             Cell::from(format!("{:.2}", spec.weight)),
             Cell::from(jobs.to_string()),
-            Cell::from(format!("{}/{}", st.running_maps, fmt(share_m))),
-            Cell::from(bar(frac(st.running_maps, share_m), bw)),
-            Cell::from(format!("{}/{}", st.running_reduces, fmt(share_r))),
-            Cell::from(bar(frac(st.running_reduces, share_r), bw)),
         ];
+        if containers {
+            let run = st.running_maps + st.running_reduces;
+            let share = get("fair_share_containers");
+            cells.push(Cell::from(format!("{run}/{}", fmt(share))));
+            cells.push(Cell::from(bar(frac(run, share), bw)));
+            cells.push(Cell::from(st.running_maps.to_string()));
+            cells.push(Cell::from(st.running_reduces.to_string()));
+        } else {
+            let (share_m, share_r) = if capacity {
+                (get("capacity_map"), get("capacity_reduce"))
+            } else {
+                (get("fair_share_map"), get("fair_share_reduce"))
+            };
+            cells.push(Cell::from(format!("{}/{}", st.running_maps, fmt(share_m))));
+            cells.push(Cell::from(bar(frac(st.running_maps, share_m), bw)));
+            cells.push(Cell::from(format!(
+                "{}/{}",
+                st.running_reduces,
+                fmt(share_r)
+            )));
+            cells.push(Cell::from(bar(frac(st.running_reduces, share_r), bw)));
+        }
         if capacity {
-            let pct = num(v.and_then(|v| v.get("capacity_pct")));
+            let pct = get("capacity_pct");
             cells.push(Cell::from(pct.map_or("-".into(), |p| format!("{p:.0}%"))));
         } else {
             cells.push(Cell::from(format!(
@@ -76,32 +94,44 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         rows.push(Row::new(cells).height(1));
     }
     let share = if capacity { "capacity" } else { "fair share" };
-    let mut header = vec![
-        "pool".to_string(),
-        "weight".into(),
-        "jobs".into(),
-        if bw > 6 {
-            format!("maps run/{share}")
-        } else {
-            "maps".to_string()
-        },
-        String::new(),
-        if bw > 6 {
-            format!("reds run/{share}")
-        } else {
-            "reduces".to_string()
-        },
-        String::new(),
-    ];
+    let mut header: Vec<String> = vec!["pool".into(), "weight".into(), "jobs".into()];
     let mut widths = vec![
         Constraint::Length(12),
         Constraint::Length(6),
         Constraint::Length(4),
-        Constraint::Length(if bw > 6 { 14 } else { 9 }),
-        Constraint::Length(bw as u16),
-        Constraint::Length(if bw > 6 { 14 } else { 9 }),
-        Constraint::Length(bw as u16),
     ];
+    let col_w = if wide { 25 } else { 10 };
+    if containers {
+        header.push(if wide {
+            format!("containers run/{share}")
+        } else {
+            "containers".into()
+        });
+        header.push(String::new());
+        header.push("maps".into());
+        header.push("reduces".into());
+        widths.extend([
+            Constraint::Length(col_w),
+            Constraint::Length(bw as u16),
+            Constraint::Length(5),
+            Constraint::Length(7),
+        ]);
+    } else {
+        for kind in ["maps", "reds"] {
+            header.push(if wide && has("fair_share_map") | capacity {
+                format!("{kind} run/{share}")
+            } else if wide {
+                format!("{kind} running")
+            } else if kind == "maps" {
+                "maps".into()
+            } else {
+                "reduces".into()
+            });
+            header.push(String::new());
+            widths.push(Constraint::Length(if wide { 19 } else { 9 }));
+            widths.push(Constraint::Length(bw as u16));
+        }
+    }
     if capacity {
         header.push("cap%".into());
         widths.push(Constraint::Length(5));
@@ -111,6 +141,15 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         widths.push(Constraint::Length(8));
         widths.push(Constraint::Length(9));
     }
-    let table = super::table(rows, widths, Row::new(header), super::panel(" Pools "));
+    let title = if containers {
+        " Pools: running containers against each pool's fair share "
+    } else if capacity {
+        " Pools: running tasks against each queue's capacity "
+    } else if has("fair_share_map") {
+        " Pools: running tasks against each pool's fair share "
+    } else {
+        " Pools (this policy gives pools no share) "
+    };
+    let table = super::table(rows, widths, Row::new(header), super::panel(title));
     f.render_widget(table, area);
 }
