@@ -525,6 +525,54 @@ fn header_shows_the_contract_fields() {
         .contains("paused"));
 }
 
+/// Every contract item of the header shows at 80×24 however long the
+/// policy label (cut in the middle), and at 40×12 (on two lines); the
+/// footer keeps `? help` and `q quit` down to 40 columns.
+#[test]
+fn header_and_footer_keep_the_contract_at_narrow_widths() {
+    let label = "fair[node_locality_delay=0s;rack_locality_delay=0s]";
+    let mut a = App::new(load("quickstart.toml", Some(label))).unwrap();
+    assert_eq!(a.sim.policy_label(), label);
+    run_for(&mut a, 12);
+    for paused in [false, true] {
+        for (w, h) in [(80u16, 24u16), (60, 20), (40, 12)] {
+            let s = screen(&a, w, h);
+            let lines: Vec<&str> = s.lines().collect();
+            let head = if w < 60 {
+                format!("{}{}", lines[0], lines[1])
+            } else {
+                lines[0].to_string()
+            };
+            let state = if paused { "paused" } else { "running" };
+            let jobs = format!(
+                "jobs: {}/{}",
+                a.sim.w.finished_jobs(),
+                a.sim.w.submitted_jobs()
+            );
+            for item in ["policy: fair", "00:00:12.0", "1×", state, &jobs] {
+                assert!(head.contains(item), "{w}x{h}: {item} missing in {head:?}");
+            }
+            let foot = lines.last().unwrap();
+            assert!(
+                foot.contains("? help") && foot.contains("q quit"),
+                "{w}x{h}: {foot:?}"
+            );
+            if w == 80 {
+                assert!(head.contains("…"), "label cut in the middle: {head}");
+                assert!(head.contains("=0s]"), "the label's end stays: {head}");
+            }
+        }
+        keys(&mut a, " ");
+    }
+    insta::assert_snapshot!("variant_header_80x24", screen(&a, 80, 24));
+    insta::assert_snapshot!("narrow_40x12", screen(&a, 40, 12));
+    // The picker marks the variant's base policy and opens on it.
+    keys(&mut a, "p");
+    assert!(matches!(a.overlay, Overlay::Picker { selected: 1 }));
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("●  fair"), "{s}");
+}
+
 // ------------------------------------------------------------- snapshots
 
 /// A deterministic mid-run state with some of everything on screen.

@@ -304,7 +304,8 @@ impl App {
                 self.view = View::ALL[(i + 1) % View::ALL.len()];
             }
             Action::OpenPicker => {
-                let cur = self.sim.policy_label().to_string();
+                let label = self.sim.policy_label();
+                let cur = label.split('[').next().unwrap_or(label);
                 let selected = registry::POLICIES
                     .iter()
                     .position(|p| p.name == cur)

@@ -19,15 +19,20 @@ pub use timeline::step_ms as timeline_step;
 
 pub fn render(app: &App, f: &mut Frame) {
     let area = f.area();
-    let log_h = if area.height >= 30 { 7 } else { 4 };
+    let log_h = match area.height {
+        h if h >= 30 => 7,
+        h if h >= 16 => 4,
+        _ => 3,
+    };
+    let head = header_lines(app, area.width as usize);
     let [header, body, log, footer] = Layout::vertical([
-        Constraint::Length(1),
+        Constraint::Length(head.len() as u16),
         Constraint::Min(5),
         Constraint::Length(log_h),
         Constraint::Length(1),
     ])
     .areas(area);
-    render_header(app, f, header);
+    f.render_widget(Paragraph::new(head), header);
     match app.view {
         View::Cluster => cluster::render(app, f, body),
         View::Jobs => jobs::render(app, f, body),
@@ -50,7 +55,12 @@ pub fn render(app: &App, f: &mut Frame) {
     }
 }
 
-fn render_header(app: &App, f: &mut Frame, area: Rect) {
+/// The header's lines: everything the contract names (`policy: NAME`, the
+/// clock, the speed, running/paused, `jobs: F/S`) always shows. A long
+/// policy label is cut in the middle first; the heartbeat count and the
+/// view tabs show when there is room; below about 60 columns the header
+/// takes two lines.
+fn header_lines(app: &App, width: usize) -> Vec<Line<'static>> {
     let w = &app.sim.w;
     let state = if app.sim.is_finished() {
         Span::styled("■ finished", Style::default().fg(theme::OK))
@@ -65,26 +75,56 @@ fn render_header(app: &App, f: &mut Frame, area: Rect) {
         Span::styled("▶ running", Style::default().fg(theme::OK))
     };
     let sep = || Span::styled(" │ ", theme::dim());
-    let mut spans = vec![
-        Span::styled(" policy: ", theme::dim()),
-        Span::styled(app.sim.policy_label().to_string(), theme::title()),
-        sep(),
-        Span::raw(clock(w.now)),
-        sep(),
-        Span::raw(app.speed_label()),
-        sep(),
-        state,
-        sep(),
-        Span::raw(format!(
-            "jobs: {}/{}",
-            w.finished_jobs(),
-            w.submitted_jobs()
-        )),
-        sep(),
-        Span::raw(format!("hb {}", w.heartbeats)),
-    ];
-    // View tabs on the right when there is room.
-    let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
+    let label = app.sim.policy_label().to_string();
+    let jobs = format!("jobs: {}/{}", w.finished_jobs(), w.submitted_jobs());
+    let hb = format!("hb {}", w.heartbeats);
+    let len = |spans: &[Span]| -> usize { spans.iter().map(|s| s.content.chars().count()).sum() };
+    let build = |label: String, with_hb: bool| -> Vec<Span<'static>> {
+        let mut v = vec![
+            Span::styled(" policy: ", theme::dim()),
+            Span::styled(label, theme::title()),
+            sep(),
+            Span::raw(clock(w.now)),
+            sep(),
+            Span::raw(app.speed_label()),
+            sep(),
+            state.clone(),
+            sep(),
+            Span::raw(jobs.clone()),
+        ];
+        if with_hb {
+            v.push(sep());
+            v.push(Span::raw(hb.clone()));
+        }
+        v
+    };
+    let base = len(&build(String::new(), false));
+    let mut spans = if base + label.chars().count() + 3 + hb.chars().count() <= width {
+        build(label, true)
+    } else if base + label.chars().count() <= width {
+        build(label, false)
+    } else if base + 8 <= width {
+        build(fit_mid(&label, width - base), false)
+    } else {
+        // Two lines: policy and state, then clock, speed and jobs.
+        let room = width.saturating_sub(9 + 3 + state.content.chars().count());
+        let first = vec![
+            Span::styled(" policy: ", theme::dim()),
+            Span::styled(fit_mid(&label, room.max(4)), theme::title()),
+            sep(),
+            state,
+        ];
+        let second = vec![
+            Span::raw(format!(" {}", clock(w.now))),
+            sep(),
+            Span::raw(app.speed_label()),
+            sep(),
+            Span::raw(jobs),
+        ];
+        return vec![Line::from(first), Line::from(second)];
+    };
+    // View tabs on the right when there is room, else the view's name.
+    let used = len(&spans);
     let tabs: Vec<Span> = View::ALL
         .iter()
         .flat_map(|v| {
@@ -96,16 +136,15 @@ fn render_header(app: &App, f: &mut Frame, area: Rect) {
             [Span::raw(" "), Span::styled(v.name(), style)]
         })
         .collect();
-    let tabs_w: usize = tabs.iter().map(|s| s.content.chars().count()).sum();
-    if used + tabs_w < area.width as usize {
-        let pad = area.width as usize - used - tabs_w;
-        spans.push(Span::raw(" ".repeat(pad)));
+    let tabs_w = len(&tabs);
+    if used + tabs_w < width {
+        spans.push(Span::raw(" ".repeat(width - used - tabs_w)));
         spans.extend(tabs);
-    } else if used + app.view.name().len() + 3 <= area.width as usize {
+    } else if used + app.view.name().len() + 3 <= width {
         spans.push(sep());
         spans.push(Span::styled(app.view.name(), theme::title()));
     }
-    f.render_widget(Paragraph::new(Line::from(spans)), area);
+    vec![Line::from(spans)]
 }
 
 fn render_log(app: &App, f: &mut Frame, area: Rect) {
@@ -132,77 +171,74 @@ fn render_log(app: &App, f: &mut Frame, area: Rect) {
     f.render_widget(Paragraph::new(lines).block(block), area);
 }
 
+/// The footer: the keys that work where you are. Each has a rank: 0
+/// always shows (`? help`, `q quit`, `esc`), higher ranks give way first
+/// when the line is too narrow, after the labels have shrunk to one word.
 fn render_footer(app: &App, f: &mut Frame, area: Rect) {
-    let keys: &[(&str, &str)] = match &app.overlay {
-        Overlay::None if matches!(app.view, View::Timeline | View::Jobs) => &[
-            ("space", "pause"),
-            (".", "step"),
-            ("+/-", "speed"),
-            ("tab", "view"),
-            ("↑↓", "scroll"),
-            ("p", "policy"),
-            ("s", "submit"),
-            ("i", "inspect"),
-            ("?", "help"),
-            ("q", "quit"),
+    let scroll = matches!(app.view, View::Timeline | View::Jobs);
+    let keys: Vec<(&str, &str, u8)> = match &app.overlay {
+        Overlay::None => [
+            ("space", "pause", 1),
+            (".", "step", 5),
+            ("+/-", "speed", 6),
+            ("tab", "view", 2),
+            ("↑↓", "scroll", if scroll { 7 } else { 99 }),
+            ("p", "policy", 3),
+            ("s", "submit", 4),
+            ("i", "inspect", 4),
+            ("?", "help", 0),
+            ("q", "quit", 0),
+        ]
+        .into_iter()
+        .filter(|k| k.2 != 99)
+        .collect(),
+        Overlay::Picker { .. } => vec![
+            ("↑↓/jk", "choose", 1),
+            ("enter", "switch now", 1),
+            ("esc", "cancel", 0),
+            ("q", "quit", 2),
         ],
-        Overlay::None => &[
-            ("space", "pause"),
-            (".", "step"),
-            ("+/-", "speed"),
-            ("tab", "view"),
-            ("p", "policy"),
-            ("s", "submit"),
-            ("i", "inspect"),
-            ("?", "help"),
-            ("q", "quit"),
+        Overlay::Submit(_) => vec![
+            ("tab/↑↓", "field", 2),
+            ("←→", "choose", 3),
+            ("type", "edit", 4),
+            ("enter", "submit", 1),
+            ("esc", "cancel", 0),
         ],
-        Overlay::Picker { .. } => &[
-            ("↑↓/jk", "choose"),
-            ("enter", "switch now"),
-            ("esc", "cancel"),
+        Overlay::Inspector { .. } => vec![
+            ("space", "pause", 3),
+            ("←→", "older/newer (paused)", 2),
+            (".", "step", 4),
+            ("↑↓", "jobs", 5),
+            ("[ ]", "columns", 5),
+            ("esc", "close", 0),
+            ("q", "quit", 1),
         ],
-        Overlay::Submit(_) => &[
-            ("tab/↑↓", "field"),
-            ("←→", "choose"),
-            ("type", "edit"),
-            ("enter", "submit"),
-            ("esc", "cancel"),
-        ],
-        Overlay::Inspector { .. } => &[
-            ("space", "pause"),
-            ("←→", "older/newer (paused)"),
-            (".", "step"),
-            ("↑↓", "jobs"),
-            ("[ ]", "columns"),
-            ("esc", "close"),
-        ],
-        Overlay::Help => &[("esc/?", "close"), ("q", "quit")],
+        Overlay::Help => vec![("esc/?", "close", 0), ("q", "quit", 0)],
     };
-    // Full labels when they fit; else the first word of each, tighter.
+    let width = area.width as usize;
     let full: usize = keys
         .iter()
-        .map(|(k, v)| k.chars().count() + v.chars().count() + 4)
+        .map(|(k, v, _)| k.chars().count() + v.chars().count() + 4)
         .sum();
-    let tight = full > area.width as usize;
-    let mut keys: Vec<(&'static str, &'static str)> = keys.to_vec();
+    let tight = full > width;
+    let mut keys = keys;
     if tight {
-        // Still too wide: drop the keys a newcomer needs least, so that
-        // `? help` and `q quit` always show.
-        let width = |ks: &[(&'static str, &'static str)]| -> usize {
+        let narrow = |ks: &[(&str, &str, u8)]| -> usize {
             ks.iter()
-                .map(|(k, v)| k.chars().count() + first_word(v).chars().count() + 2)
+                .map(|(k, v, _)| k.chars().count() + first_word(v).chars().count() + 2)
                 .sum()
         };
-        for drop in ["↑↓", "+/-", "."] {
-            if width(&keys) <= area.width as usize {
+        while narrow(&keys) > width {
+            let Some(worst) = keys.iter().map(|k| k.2).max().filter(|&r| r > 0) else {
                 break;
-            }
-            keys.retain(|(k, _)| *k != drop);
+            };
+            let i = keys.iter().rposition(|k| k.2 == worst).expect("present");
+            keys.remove(i);
         }
     }
     let mut spans = Vec::new();
-    for (k, v) in keys {
+    for (k, v, _) in keys {
         if tight {
             spans.push(Span::styled(k.to_string(), theme::key()));
             spans.push(Span::raw(format!(" {} ", first_word(v))));

@@ -34,7 +34,9 @@ pub fn picker(app: &App, f: &mut Frame, selected: usize) {
     let n = registry::POLICIES.len();
     let area = centered(f, 96, n as u16 * 2 + 4);
     f.render_widget(Clear, area);
-    let cur = app.sim.policy_label();
+    // A variant (`fair[slowstart=0.5]`) marks its base policy.
+    let label = app.sim.policy_label();
+    let cur = label.split('[').next().unwrap_or(label);
     // Rows inside the frame below the header line. Each policy takes two
     // (name, then summary) when they all fit, else one (name and summary
     // on one line); the list scrolls to keep the selection in view.
