@@ -781,6 +781,20 @@ fn jobs_and_timeline_scroll_within_bounds() {
         key(&mut a, KeyCode::Down);
     }
     assert!(a.timeline_row < 80, "20 nodes × 4 lanes");
+    // Pages: PgDn/PgUp by what is on screen, Home/End to the ends.
+    key(&mut a, KeyCode::Home);
+    assert_eq!(a.timeline_row, 0);
+    screen(&a, 80, 24);
+    let page = a.pages.get().timeline;
+    assert_eq!(page.max, 80 - page.rows, "the last page is full");
+    key(&mut a, KeyCode::PageDown);
+    assert_eq!(a.timeline_row, page.rows);
+    key(&mut a, KeyCode::End);
+    assert_eq!(a.timeline_row, page.max);
+    let end = screen(&a, 80, 24);
+    assert!(end.contains("n19  r3"), "the last slot shows: {end}");
+    key(&mut a, KeyCode::PageUp);
+    assert_eq!(a.timeline_row, page.max - page.rows);
 }
 
 /// Finished jobs show their turnaround; the title counts the rows' states;
@@ -847,6 +861,100 @@ fn pools_show_container_shares_on_unified_clusters() {
         );
         insta::assert_snapshot!(format!("pools_unified_{policy}_80x24"), s);
     }
+}
+
+/// The line of the Timeline's axis and the title's scale.
+fn timeline_scale(s: &str) -> (String, String) {
+    let title = s.lines().nth(1).unwrap();
+    let scale = title
+        .split("1 column = ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_default()
+        .to_string();
+    (scale, s.lines().nth(2).unwrap().to_string())
+}
+
+/// The Timeline's scale fits the run so far whatever the speed: the whole
+/// run from 0 s is in view, at the finest nice step that fits.
+#[test]
+fn timeline_fits_the_whole_run_at_any_speed() {
+    for (secs, speedups) in [(30u64, 0), (1, 30)] {
+        let mut a = app();
+        for _ in 0..speedups {
+            a.update(Action::SpeedUp); // to max
+        }
+        run_for(&mut a, secs);
+        for _ in 0..3 {
+            key(&mut a, KeyCode::Tab);
+        }
+        for (w, h) in [(80u16, 24u16), (120, 36)] {
+            let s = screen(&a, w, h);
+            let cols = w as usize - 2 - 9;
+            let step = views::timeline_step(a.sim.w.now, cols);
+            assert!(a.sim.w.now / step < cols as u64);
+            let (scale, axis) = timeline_scale(&s);
+            assert_eq!(scale, views::tick_label(step), "{s}");
+            assert!(axis.contains("time    ╵0s"), "from 0: {axis}");
+            // The first slot's row is drawn up to now's column, not past it.
+            let row: String = s.lines().nth(3).unwrap().chars().skip(10).collect();
+            let drawn = row.trim_end_matches(['│', ' ']).chars().count();
+            assert_eq!(drawn as u64, a.sim.w.now / step + 1, "{s}");
+            // The sparklines have one value per drawn column.
+            let v = a.index.history.columns(step, cols, &a.sim.w);
+            assert_eq!(v.len() as u64, a.sim.w.now / step + 1);
+        }
+        if speedups > 0 {
+            assert!(a.sim.is_finished(), "max speed ran it all");
+            insta::assert_snapshot!("timeline_finished_80x24", screen(&a, 80, 24));
+        }
+    }
+    // At the end of hadoop-small-jobs (2 h) the whole run shows.
+    let mut a = App::new(load("hadoop-small-jobs.toml", None)).unwrap();
+    for _ in 0..30 {
+        a.update(Action::SpeedUp);
+    }
+    run_for(&mut a, 1);
+    assert!(a.sim.is_finished());
+    for _ in 0..3 {
+        key(&mut a, KeyCode::Tab);
+    }
+    let s = screen(&a, 80, 24);
+    let (scale, axis) = timeline_scale(&s);
+    assert_eq!(scale, "2m", "{s}");
+    assert!(axis.contains("╵0s") && axis.contains("╵1h"), "{axis}");
+}
+
+/// Switch labels never overwrite each other; dead nodes are drawn `✗`.
+#[test]
+fn timeline_switch_labels_and_dead_nodes() {
+    let text = std::fs::read_to_string(scenario_path("quickstart.toml")).unwrap()
+        + "\n[[events]]\nat = \"10s\"\naction = \"fail_node\"\nnode = 0\n"
+        + "[[events]]\nat = \"30s\"\naction = \"recover_node\"\nnode = 0\n";
+    let mut a = App::new(load_text(&text, None)).unwrap();
+    run_for(&mut a, 40);
+    keys(&mut a, "p");
+    keys(&mut a, "k");
+    key(&mut a, KeyCode::Enter); // fifo at 40 s
+    run_for(&mut a, 1);
+    keys(&mut a, "p");
+    keys(&mut a, "jj");
+    key(&mut a, KeyCode::Enter); // fresh at 41 s
+    run_for(&mut a, 5);
+    keys(&mut a, " ");
+    for _ in 0..3 {
+        key(&mut a, KeyCode::Tab);
+    }
+    let s = screen(&a, 80, 24);
+    let (_, axis) = timeline_scale(&s);
+    assert!(axis.contains("▼▼ fresh"), "{axis}");
+    assert!(!axis.contains("fifo▼") && !axis.contains("fi▼"), "{axis}");
+    // Node 0 was dead from 10 s to 30 s: columns 10..29 of its rows.
+    let row: Vec<char> = s.lines().nth(3).unwrap().chars().skip(10).collect();
+    assert!(s.lines().nth(3).unwrap().contains("n0"));
+    assert!(row[10..30].iter().all(|&c| c == '✗'), "{s}");
+    assert!(row[..10].iter().all(|&c| c != '✗') && row[30] != '✗', "{s}");
+    insta::assert_snapshot!("timeline_dead_and_switches_80x24", s);
 }
 
 /// On a short terminal the picker lists one line per policy and scrolls to

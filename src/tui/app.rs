@@ -3,6 +3,7 @@
 //! draws a state. Nothing here knows about terminals, so every behaviour is
 //! testable without one, and the recorder drives the same code offscreen.
 
+use super::index::RunIndex;
 use crate::model::{JobSpec, Ms, PolicySpec, Priority, Scenario};
 use crate::scenario::profiles;
 use crate::sched::{registry, Inspection};
@@ -35,8 +36,6 @@ pub const SPEEDS: [f64; 14] = [
 pub const MAX_EVENTS_PER_FRAME: usize = 20_000;
 /// Heartbeats the inspector keeps for stepping back.
 pub const INSPECT_RING: usize = 256;
-/// Samples kept for the sparklines.
-const HISTORY: usize = 512;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum View {
@@ -169,14 +168,6 @@ pub fn scrolled(pos: usize, a: &Action, page: Page, fallback_max: usize) -> usiz
     }
 }
 
-/// One sparkline sample.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Sample {
-    pub t: Ms,
-    pub busy: u32,
-    pub queued: u32,
-}
-
 pub struct App {
     pub sim: Sim,
     pub scenario: Scenario,
@@ -191,7 +182,9 @@ pub struct App {
     pub status: Option<String>,
     /// The policy's current values for the Jobs and Pools views.
     pub values: Inspection,
-    pub history: VecDeque<Sample>,
+    /// The run's past as the views draw it (slots' attempts, dead nodes,
+    /// utilisation and queue samples), kept up to date after each update.
+    pub index: RunIndex,
     /// First timeline row shown.
     pub timeline_row: usize,
     /// First Jobs-view row shown.
@@ -220,6 +213,7 @@ impl App {
                 r.push_back(rec.clone());
             }
         }));
+        let index = RunIndex::new(&sim.w);
         let mut app = App {
             sim,
             scenario,
@@ -231,7 +225,7 @@ impl App {
             ring,
             status: None,
             values: Inspection::default(),
-            history: VecDeque::new(),
+            index,
             timeline_row: 0,
             jobs_row: 0,
             cluster_row: 0,
@@ -449,6 +443,9 @@ impl App {
             self.status = Some("pause (space) first, then . steps one heartbeat".into());
             return;
         }
+        if let Some(t) = self.sim.next_event_time() {
+            self.index.history.fill_before(t, &self.sim.w);
+        }
         self.status = match self.sim.step_heartbeat() {
             None => Some("the run cannot go on: no job can ever run".into()),
             Some(_) if self.sim.is_finished() => {
@@ -460,7 +457,6 @@ impl App {
             )),
             Some(_) => None,
         };
-        self.sample();
     }
 
     fn default_form(&self) -> SubmitForm {
@@ -594,55 +590,44 @@ impl App {
         })
     }
 
-    /// Advances the run by `wall_ms` of wall-clock time at the current speed.
+    /// Advances the run by `wall_ms` of wall-clock time at the current
+    /// speed, an instant at a time so the utilisation and queue samples
+    /// see the state between events.
     fn tick(&mut self, wall_ms: u64) {
         if self.paused || self.sim.is_finished() {
             return;
         }
         let s = self.speed();
-        if s.is_infinite() {
-            for _ in 0..MAX_EVENTS_PER_FRAME {
-                if self.sim.is_finished() || self.sim.step().is_none() {
-                    break;
-                }
-            }
+        let target = if s.is_infinite() {
+            None
         } else {
             self.carry += wall_ms as f64 * s;
             let adv = self.carry.floor();
             self.carry -= adv;
-            let target = self.sim.w.now + adv as Ms;
-            self.sim.run_until(Some(target));
-        }
-        self.sample();
-    }
-
-    fn sample(&mut self) {
-        let w = &self.sim.w;
-        let s = Sample {
-            t: w.now,
-            busy: w.metrics.running.max(0) as u32,
-            queued: w
-                .active
-                .iter()
-                .map(|&j| w.job(j).maps_pending + w.job(j).reduces_pending)
-                .sum(),
+            Some(self.sim.w.now + adv as Ms)
         };
-        // One sample per timeline column, so the sparklines line up with it.
-        let step = super::views::timeline_step(self.speed());
-        let due = self
-            .history
-            .back()
-            .is_none_or(|b| s.t >= b.t + step || s.t < b.t);
-        if due {
-            if self.history.len() == HISTORY {
-                self.history.pop_front();
+        // At "max" a frame processes a bounded number of instants.
+        for _ in 0..MAX_EVENTS_PER_FRAME {
+            let Some(t) = self.sim.next_event_time() else {
+                break;
+            };
+            if target.is_some_and(|l| t > l) {
+                break;
             }
-            self.history.push_back(s);
+            self.index.history.fill_before(t, &self.sim.w);
+            if !self.sim.run_until(Some(t)) {
+                return; // finished, or can never go on
+            }
+        }
+        if let Some(l) = target {
+            // No event left before it: the clock moves on to it.
+            self.sim.run_until(Some(l));
         }
     }
 
     /// Recomputes what the views show from the policy (after every update).
     fn refresh(&mut self) {
+        self.index.catch_up(&self.sim.w);
         if matches!(self.view, View::Jobs | View::Pools) {
             let p = self.sim.policy();
             self.values = p.inspect(&self.sim.w, 0);

@@ -15,7 +15,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::Frame;
 
-pub use timeline::step_ms as timeline_step;
+pub use timeline::{step_for as timeline_step, tick_label};
 
 pub fn render(app: &App, f: &mut Frame) {
     let area = f.area();
@@ -183,6 +183,7 @@ fn render_footer(app: &App, f: &mut Frame, area: Rect) {
             ("+/-", "speed", 6),
             ("tab", "view", 2),
             ("↑↓", "scroll", if scroll { 7 } else { 99 }),
+            ("PgUp/PgDn", "page", if scroll { 8 } else { 99 }),
             ("p", "policy", 3),
             ("s", "submit", 4),
             ("i", "inspect", 4),
@@ -217,12 +218,27 @@ fn render_footer(app: &App, f: &mut Frame, area: Rect) {
         Overlay::Help => vec![("esc/?", "close", 0), ("q", "quit", 0)],
     };
     let width = area.width as usize;
-    let full: usize = keys
-        .iter()
-        .map(|(k, v, _)| k.chars().count() + v.chars().count() + 4)
-        .sum();
-    let tight = full > width;
+    let full = |ks: &[(&str, &str, u8)]| -> usize {
+        ks.iter()
+            .map(|(k, v, _)| k.chars().count() + v.chars().count() + 4)
+            .sum()
+    };
     let mut keys = keys;
+    // Spaced out with full labels, leaving out the extras (rank 7 and up)
+    // if that is what it takes; else tight, one word each.
+    let mut spaced = keys.clone();
+    while full(&spaced) > width {
+        match spaced.iter().rposition(|k| k.2 >= 7) {
+            Some(i) => {
+                spaced.remove(i);
+            }
+            None => break,
+        }
+    }
+    let tight = full(&spaced) > width;
+    if !tight {
+        keys = spaced;
+    }
     if tight {
         let narrow = |ks: &[(&str, &str, u8)]| -> usize {
             ks.iter()

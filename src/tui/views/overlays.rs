@@ -275,7 +275,7 @@ impl Cols {
         let fits_from = |f: usize| {
             let mut used = 0;
             let mut end = f;
-            while end < n && used + widths[end] + 1 <= room {
+            while end < n && used + widths[end] < room {
                 used += widths[end] + 1;
                 end += 1;
             }
