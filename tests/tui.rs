@@ -957,6 +957,47 @@ fn timeline_switch_labels_and_dead_nodes() {
     insta::assert_snapshot!("timeline_dead_and_switches_80x24", s);
 }
 
+/// When racks do not fit, the Cluster view says how many more there are and
+/// ↑/↓ (PgUp/PgDn, Home/End) scroll them.
+#[test]
+fn cluster_view_scrolls_racks_that_do_not_fit() {
+    let mut a = App::new(load("scale-400.toml", None)).unwrap();
+    run_for(&mut a, 3);
+    keys(&mut a, " ");
+    let top = screen(&a, 80, 24);
+    assert!(top.contains(" r0 ") && top.contains("more racks"), "{top}");
+    let racks_shown = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter_map(|l| l.strip_prefix("│ r"))
+            .map(|l| l.split_whitespace().next().unwrap().to_string())
+            .collect()
+    };
+    let shown = racks_shown(&top);
+    assert!(shown.len() >= 2 && shown.len() < 10, "{shown:?}");
+    insta::assert_snapshot!("cluster_scale400_80x24", top);
+    key(&mut a, KeyCode::Down);
+    let down = screen(&a, 80, 24);
+    assert_eq!(racks_shown(&down)[0], "1", "{down}");
+    assert!(down.contains("↑ 1 rack ·"), "{down}");
+    key(&mut a, KeyCode::End);
+    let end = screen(&a, 80, 24);
+    assert_eq!(racks_shown(&end).last().unwrap(), "9", "{end}");
+    assert!(!end.contains("more racks"), "{end}");
+    for _ in 0..5 {
+        key(&mut a, KeyCode::Down);
+    }
+    assert_eq!(screen(&a, 80, 24), end, "stops at the last full page");
+    key(&mut a, KeyCode::Home);
+    assert_eq!(screen(&a, 80, 24), top);
+    // Everything fits at 120×36 on the quickstart: no marker, no scrolling.
+    let mut b = app();
+    run_for(&mut b, 3);
+    let s = screen(&b, 80, 24);
+    assert!(!s.contains("more rack"), "{s}");
+    key(&mut b, KeyCode::Down);
+    assert_eq!(b.cluster_row, 0);
+}
+
 /// On a short terminal the picker lists one line per policy and scrolls to
 /// keep the selection in view: the last policy can be chosen at 60×8.
 #[test]

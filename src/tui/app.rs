@@ -340,7 +340,11 @@ impl App {
                 let n = lanes.saturating_sub(1);
                 self.timeline_row = scrolled(self.timeline_row, &a, pages.timeline, n);
             }
-            View::Cluster | View::Pools => {}
+            View::Cluster => {
+                let n = w.cluster.racks.len().saturating_sub(1);
+                self.cluster_row = scrolled(self.cluster_row, &a, pages.cluster, n);
+            }
+            View::Pools => {}
         }
     }
 

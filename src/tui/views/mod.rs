@@ -175,7 +175,15 @@ fn render_log(app: &App, f: &mut Frame, area: Rect) {
 /// always shows (`? help`, `q quit`, `esc`), higher ranks give way first
 /// when the line is too narrow, after the labels have shrunk to one word.
 fn render_footer(app: &App, f: &mut Frame, area: Rect) {
-    let scroll = matches!(app.view, View::Timeline | View::Jobs);
+    // Scrolling keys where the view has more rows than it shows (drawn
+    // just before the footer, so its page is this frame's).
+    let p = app.pages.get();
+    let scroll = match app.view {
+        View::Timeline => p.timeline.max > 0,
+        View::Jobs => p.jobs.max > 0,
+        View::Cluster => p.cluster.max > 0,
+        View::Pools => false,
+    };
     let keys: Vec<(&str, &str, u8)> = match &app.overlay {
         Overlay::None => [
             ("space", "pause", 1),
