@@ -298,6 +298,33 @@ fn submit_form_submits_now_and_refuses_bad_values() {
     assert_eq!(a.sim.w.pool_name(job.id), "default");
 }
 
+/// A long error wraps inside the form; editing the field clears it.
+#[test]
+fn submit_form_wraps_errors_and_clears_them_on_edit() {
+    let mut a = app();
+    keys(&mut a, "s");
+    key(&mut a, KeyCode::Tab); // input
+    for _ in 0..3 {
+        key(&mut a, KeyCode::Backspace);
+    }
+    keys(&mut a, "abc");
+    key(&mut a, KeyCode::Enter);
+    let Overlay::Submit(f) = &a.overlay else {
+        panic!("form stays open")
+    };
+    let e = f.error.clone().expect("an error");
+    assert!(e.ends_with("\"1TB\""), "{e}");
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("\"1TB\""), "the whole message shows:\n{s}");
+    insta::assert_snapshot!("submit_long_error_80x24", s);
+    key(&mut a, KeyCode::Backspace);
+    let Overlay::Submit(f) = &a.overlay else {
+        panic!("form stays open")
+    };
+    assert_eq!(f.error, None, "an edit clears the stale error");
+    assert!(!screen(&a, 80, 24).contains("invalid size"));
+}
+
 /// `q` is text in the submit form: it never quits there (losing the run);
 /// Esc cancels and Ctrl-C still quits. Elsewhere `q` quits.
 #[test]

@@ -491,23 +491,33 @@ impl App {
             }
             Action::Left | Action::Right => {
                 let up = a == Action::Right;
+                form.error = None;
                 match form.focus {
                     0 => cycle(&mut form.profile, n_profiles, up),
                     3 => cycle(&mut form.pool, n_pools, up),
                     _ => {}
                 }
             }
+            // An edit clears the last error: it was about the old value.
             Action::Char(c) => match form.focus {
-                1 => form.input.push(c),
-                2 => form.reduces.push(c),
+                1 => {
+                    form.input.push(c);
+                    form.error = None;
+                }
+                2 => {
+                    form.reduces.push(c);
+                    form.error = None;
+                }
                 _ => {}
             },
             Action::Backspace => match form.focus {
                 1 => {
                     form.input.pop();
+                    form.error = None;
                 }
                 2 => {
                     form.reduces.pop();
+                    form.error = None;
                 }
                 _ => {}
             },

@@ -88,8 +88,42 @@ pub fn picker(app: &App, f: &mut Frame, selected: usize) {
     );
 }
 
+/// Words of `text` on lines of at most `width` characters (a longer word
+/// is cut).
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut out: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for word in text.split(' ') {
+        let n = cur.chars().count();
+        if n > 0 && n + 1 + word.chars().count() > width {
+            out.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+        while cur.chars().count() > width {
+            let head: String = cur.chars().take(width).collect();
+            cur = cur.chars().skip(width).collect();
+            out.push(head);
+        }
+    }
+    if !cur.is_empty() || out.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
 pub fn submit(app: &App, f: &mut Frame, form: &SubmitForm) {
-    let area = centered(f, 64, 10);
+    let w = 64u16.min(f.area().width);
+    // The error, wrapped to the form's width after " ✗ ".
+    let error = form
+        .error
+        .as_ref()
+        .map(|e| wrap_words(e, w.saturating_sub(5) as usize))
+        .unwrap_or_default();
+    let area = centered(f, 64, 9 + error.len() as u16);
     f.render_widget(Clear, area);
     let profile = profiles::all().get(form.profile).map_or("?", |p| p.name);
     let pool = app
@@ -134,9 +168,10 @@ pub fn submit(app: &App, f: &mut Frame, form: &SubmitForm) {
     } else {
         lines.push(Line::from(""));
     }
-    if let Some(e) = &form.error {
+    for (i, e) in error.iter().enumerate() {
+        let lead = if i == 0 { " ✗ " } else { "   " };
         lines.push(Line::from(Span::styled(
-            format!(" ✗ {e}"),
+            format!("{lead}{e}"),
             Style::default().fg(theme::WARN),
         )));
     }
