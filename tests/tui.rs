@@ -190,6 +190,80 @@ fn step_key_under_manual_heartbeats_and_after_the_end() {
 }
 
 #[test]
+fn backtab_goes_to_the_previous_view() {
+    let mut a = app();
+    key(&mut a, KeyCode::BackTab);
+    assert_eq!(a.view, View::Timeline);
+    key(&mut a, KeyCode::BackTab);
+    assert_eq!(a.view, View::Pools);
+    key(&mut a, KeyCode::Tab);
+    assert_eq!(a.view, View::Timeline);
+    // In the form it is the previous field.
+    keys(&mut a, "s");
+    key(&mut a, KeyCode::BackTab);
+    let Overlay::Submit(f) = &a.overlay else {
+        panic!()
+    };
+    assert_eq!(f.focus, 3, "from profile back to pool");
+    assert_eq!(a.view, View::Timeline, "the view stays");
+}
+
+/// The help lists every key (↑ and ↓ together, PgUp/PgDn, Home/End,
+/// shift-tab), fits 80×24 and scrolls on a smaller screen.
+#[test]
+fn help_lists_every_binding_and_scrolls_when_short() {
+    let mut a = app();
+    keys(&mut a, "?");
+    let s = screen(&a, 80, 24);
+    for k in [
+        "↑/↓",
+        "PgUp/PgDn",
+        "Home/End",
+        "tab/⇧tab",
+        "[/]",
+        "←/→",
+        "+/=",
+        "esc",
+        "q ",
+    ] {
+        assert!(s.contains(k), "{k} missing:\n{s}");
+    }
+    assert!(s.lines().next().unwrap().contains("policy:"), "fits: {s}");
+    let short = screen(&a, 80, 12);
+    assert!(short.contains("below"), "{short}");
+    assert!(short.lines().last().unwrap().contains("scroll"), "{short}");
+    key(&mut a, KeyCode::End);
+    let end = screen(&a, 80, 12);
+    assert!(end.contains("delete a character"), "{end}");
+    key(&mut a, KeyCode::Home);
+    assert_eq!(screen(&a, 80, 12), short);
+    key(&mut a, KeyCode::Esc);
+    assert_eq!(a.overlay, Overlay::None);
+}
+
+/// Counts read as English: `1 reduce`, `2 reduces`.
+#[test]
+fn counts_are_pluralized() {
+    let mut a = busy_app();
+    let log: Vec<String> = a.log_lines(50).into_iter().map(|l| l.1).collect();
+    assert!(
+        log.iter()
+            .any(|l| l.contains("(8 maps, 1 reduce, pool default)")),
+        "{log:?}"
+    );
+    assert!(!log.iter().any(|l| l.contains(" 1 reduces")), "{log:?}");
+    assert!(!screen(&a, 80, 24).contains(" 1 maps"));
+    assert_eq!(slotsim::tui::app::count(1, "map"), "1 map");
+    assert_eq!(slotsim::tui::app::count(0, "map"), "0 maps");
+    keys(&mut a, "s");
+    key(&mut a, KeyCode::Tab);
+    key(&mut a, KeyCode::Tab);
+    key(&mut a, KeyCode::Backspace);
+    keys(&mut a, "1");
+    assert!(screen(&a, 80, 24).contains("32 maps, 1 reduce"));
+}
+
+#[test]
 fn tab_cycles_the_views() {
     let mut a = app();
     let mut seen = vec![a.view];

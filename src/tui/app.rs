@@ -100,6 +100,7 @@ pub enum Action {
     SpeedUp,
     SpeedDown,
     NextView,
+    PrevView,
     OpenPicker,
     OpenSubmit,
     OpenInspector,
@@ -277,7 +278,23 @@ impl App {
             (Overlay::Picker { .. }, a) => self.update_picker(a),
             (Overlay::Submit(_), a) => self.update_submit(a),
             (Overlay::Inspector { .. }, a) => self.update_inspector(a),
-            (Overlay::Help, Action::Close | Action::OpenHelp) => self.overlay = Overlay::None,
+            (Overlay::Help, Action::Close | Action::OpenHelp) => {
+                self.overlay = Overlay::None;
+                self.help_row = 0;
+            }
+            (
+                Overlay::Help,
+                a @ (Action::Up
+                | Action::Down
+                | Action::PageUp
+                | Action::PageDown
+                | Action::Home
+                | Action::End),
+            ) => self.help_row = scrolled(self.help_row, &a, self.pages.get().help, 0),
+            (Overlay::Help, Action::Char(c @ ('j' | 'k'))) => {
+                let a = if c == 'j' { Action::Down } else { Action::Up };
+                self.help_row = scrolled(self.help_row, &a, self.pages.get().help, 0)
+            }
             (Overlay::Help, _) => {}
             (Overlay::None, a) => self.update_main(a),
         }
@@ -293,9 +310,11 @@ impl App {
             Action::Step => self.step_heartbeat(),
             Action::SpeedUp => self.speed = (self.speed + 1).min(SPEEDS.len() - 1),
             Action::SpeedDown => self.speed = self.speed.saturating_sub(1),
-            Action::NextView => {
+            Action::NextView | Action::PrevView => {
+                let n = View::ALL.len();
                 let i = View::ALL.iter().position(|v| *v == self.view).unwrap_or(0);
-                self.view = View::ALL[(i + 1) % View::ALL.len()];
+                let by = if a == Action::NextView { 1 } else { n - 1 };
+                self.view = View::ALL[(i + by) % n];
             }
             Action::OpenPicker => {
                 let label = self.sim.policy_label();
@@ -662,10 +681,10 @@ impl App {
                     Notable::Submitted(j) => {
                         let job = w.job(*j);
                         format!(
-                            "submitted {} ({} maps, {} reduces, pool {})",
+                            "submitted {} ({}, {}, pool {})",
                             job.name,
-                            job.n_maps(),
-                            job.n_reduces(),
+                            count(job.n_maps().into(), "map"),
+                            count(job.n_reduces().into(), "reduce"),
                             w.pool_name(*j)
                         )
                     }
@@ -678,14 +697,29 @@ impl App {
                         )
                     }
                     Notable::Switched { from, to } => format!("policy switched {from} → {to}"),
-                    Notable::NodeFailed { node, attempts, rerun } => format!(
-                        "node {node} failed: {attempts} running attempts failed, {rerun} finished maps to re-run"
+                    Notable::NodeFailed {
+                        node,
+                        attempts,
+                        rerun,
+                    } => format!(
+                        "node {node} failed: {} failed, {} to re-run",
+                        count((*attempts).into(), "running attempt"),
+                        count((*rerun).into(), "finished map")
                     ),
                     Notable::NodeRecovered(n) => format!("node {n} recovered"),
                     Notable::Preempted(a) => {
                         let at = &w.attempts[*a as usize];
-                        let k = if at.kind == crate::sim::Kind::Map { 'm' } else { 'r' };
-                        format!("preempted {}/{k}{} on node {} for a starved pool", w.job(at.job).name, at.task, at.node)
+                        let k = if at.kind == crate::sim::Kind::Map {
+                            'm'
+                        } else {
+                            'r'
+                        };
+                        format!(
+                            "preempted {}/{k}{} on node {} for a starved pool",
+                            w.job(at.job).name,
+                            at.task,
+                            at.node
+                        )
                     }
                     Notable::Speculated(a) => {
                         let at = &w.attempts[*a as usize];
@@ -712,10 +746,15 @@ impl App {
 /// `n word`, with the word in the plural unless `n` is 1: `1 reduce`,
 /// `2 reduces`.
 pub fn count(n: u64, word: &str) -> String {
+    format!("{n} {}", noun(n, word))
+}
+
+/// The word as `n` of it reads: `map` for 1, else `maps`.
+pub fn noun(n: u64, word: &str) -> String {
     if n == 1 {
-        format!("1 {word}")
+        word.to_string()
     } else {
-        format!("{n} {word}s")
+        format!("{word}s")
     }
 }
 

@@ -1,7 +1,7 @@
 //! The Cluster view: every node's slots, grouped by datacenter and rack,
 //! coloured by the job running there.
 
-use super::super::app::{count, App, Page};
+use super::super::app::{count, noun, App, Page};
 use super::super::theme;
 use crate::model::SlotModel;
 use crate::sim::Kind;
@@ -25,14 +25,17 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             c.total_map_slots, c.total_reduce_slots
         ),
         SlotModel::Unified => format!(
-            "containers {}/{} ({rm} maps, {rr} reduces)",
+            "containers {}/{} ({}, {})",
             rm + rr,
-            c.total_slots()
+            c.total_slots(),
+            count(rm.into(), "map"),
+            count(rr.into(), "reduce")
         ),
     };
     let summary = format!(
-        " {} nodes · {slots} · {pending} maps pending   ",
-        c.nodes.len()
+        " {} · {slots} · {} pending   ",
+        count(c.nodes.len() as u64, "node"),
+        count(pending.into(), "map")
     );
     let narrow = summary.chars().count() + 48 > area.width.saturating_sub(2) as usize;
     if narrow {
@@ -176,8 +179,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         }
         let below = order.len() - end;
         if below > 0 {
-            let racks = if below == 1 { "rack" } else { "racks" };
-            parts.push(format!("… {below} more {racks}"));
+            parts.push(format!("… {below} more {}", noun(below as u64, "rack")));
         }
         lines.push(Line::from(Span::styled(
             format!(" {} · ↑↓ PgUp PgDn scroll", parts.join(" · ")),
@@ -227,7 +229,9 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
                 Span::styled(format!(" r{r:<3}"), theme::dim()),
                 Span::styled(super::bar(frac, bar_w), Style::default().fg(theme::OK)),
                 Span::raw(format!(
-                    " {busy:>4}/{slots:<4} {maps:>4} maps {reds:>4} reduces"
+                    " {busy:>4}/{slots:<4} {maps:>4} {:<4} {reds:>4} {}",
+                    noun(maps.into(), "map"),
+                    noun(reds.into(), "reduce")
                 )),
             ];
             if dead > 0 {

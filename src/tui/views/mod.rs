@@ -40,7 +40,9 @@ pub fn render(app: &App, f: &mut Frame) {
         View::Timeline => timeline::render(app, f, body),
     }
     render_log(app, f, log);
-    render_footer(app, f, footer);
+    // The help scrolls when its lines and frame do not fit the screen.
+    let help_scrolls = matches!(app.overlay, Overlay::Help) && overlays::help_scrolls(area);
+    render_footer(app, f, footer, help_scrolls);
     match &app.overlay {
         Overlay::None => {}
         Overlay::Picker { selected } => overlays::picker(app, f, *selected),
@@ -51,7 +53,7 @@ pub fn render(app: &App, f: &mut Frame) {
             col,
             follow,
         } => overlays::inspector(app, f, (*back, *row, *col, *follow)),
-        Overlay::Help => overlays::help(f),
+        Overlay::Help => overlays::help(app, f),
     }
 }
 
@@ -174,7 +176,7 @@ fn render_log(app: &App, f: &mut Frame, area: Rect) {
 /// The footer: the keys that work where you are. Each has a rank: 0
 /// always shows (`? help`, `q quit`, `esc`), higher ranks give way first
 /// when the line is too narrow, after the labels have shrunk to one word.
-fn render_footer(app: &App, f: &mut Frame, area: Rect) {
+fn render_footer(app: &App, f: &mut Frame, area: Rect, help_scrolls: bool) {
     // Scrolling keys where the view has more rows than it shows (drawn
     // just before the footer, so its page is this frame's).
     let p = app.pages.get();
@@ -223,7 +225,14 @@ fn render_footer(app: &App, f: &mut Frame, area: Rect) {
             ("esc", "close", 0),
             ("q", "quit", 1),
         ],
-        Overlay::Help => vec![("esc/?", "close", 0), ("q", "quit", 0)],
+        Overlay::Help => vec![
+            ("↑↓", "scroll", if help_scrolls { 1 } else { 99 }),
+            ("esc/?", "close", 0),
+            ("q", "quit", 0),
+        ]
+        .into_iter()
+        .filter(|k| k.2 != 99)
+        .collect(),
     };
     let width = area.width as usize;
     let full = |ks: &[(&str, &str, u8)]| -> usize {

@@ -1,8 +1,8 @@
 //! Overlays drawn over the current view: the policy picker, the submit
 //! form, the inspector and the help.
 
-use super::super::app::{clock, App, Page, SubmitForm, INSPECT_RING};
-use super::super::keymap::KEYS;
+use super::super::app::{clock, count, App, Page, SubmitForm, INSPECT_RING};
+use super::super::keymap::help_entries;
 use super::super::theme;
 use super::{fit, fit_mid};
 use crate::scenario::profiles;
@@ -160,8 +160,10 @@ pub fn submit(app: &App, f: &mut Frame, form: &SubmitForm) {
     if let Ok(spec) = app.job_from_form(form) {
         lines.push(Line::from(Span::styled(
             format!(
-                " → {}: {} maps, {} reduces",
-                spec.name, spec.maps, spec.reduces
+                " → {}: {}, {}",
+                spec.name,
+                count(spec.maps.into(), "map"),
+                count(spec.reduces.into(), "reduce")
             ),
             theme::dim(),
         )));
@@ -355,7 +357,7 @@ impl Cols {
                 ""
             };
             spans.push(Span::styled(
-                format!("  {left}+{} cols{right}", self.hidden()),
+                format!("  {left}+{}{right}", count(self.hidden() as u64, "col")),
                 theme::dim(),
             ));
         }
@@ -511,7 +513,7 @@ pub fn inspector(app: &App, f: &mut Frame, state: (usize, usize, usize, bool)) {
                 }
                 if pools.len() > shown {
                     lines.push(Line::from(Span::styled(
-                        format!("… {} more pools", pools.len() - shown),
+                        format!("… {}", count((pools.len() - shown) as u64, "more pool")),
                         theme::dim(),
                     )));
                 }
@@ -641,32 +643,68 @@ fn release_chart(app: &App, f: &mut Frame, area: Rect) {
     f.render_widget(chart, area);
 }
 
-pub fn help(f: &mut Frame) {
-    let rows: Vec<&(_, _, _, &str)> = KEYS.iter().filter(|k| !k.3.is_empty()).collect();
-    let area = centered(f, 60, rows.len() as u16 + 4);
-    f.render_widget(Clear, area);
-    let mut lines = Vec::new();
-    for (_, code, _, text) in rows {
-        let name = match code {
-            crossterm::event::KeyCode::Char(' ') => "space".to_string(),
-            crossterm::event::KeyCode::Char(c) => c.to_string(),
-            crossterm::event::KeyCode::Tab => "tab".into(),
-            crossterm::event::KeyCode::Esc => "esc".into(),
-            crossterm::event::KeyCode::Enter => "enter".into(),
-            crossterm::event::KeyCode::Up => "↑".into(),
-            crossterm::event::KeyCode::Down => "↓".into(),
-            crossterm::event::KeyCode::Left => "←".into(),
-            crossterm::event::KeyCode::Right => "→".into(),
-            other => format!("{other:?}"),
-        };
-        lines.push(Line::from(vec![
-            Span::styled(format!(" {name:>6} "), theme::key()),
-            Span::raw(format!("  {text}")),
-        ]));
+/// The help's lines for a box `width` wide: one per binding, its text
+/// wrapped under itself.
+fn help_lines(width: u16) -> Vec<Line<'static>> {
+    let entries = help_entries();
+    let key_w = entries
+        .iter()
+        .map(|e| e.0.chars().count())
+        .max()
+        .unwrap_or(0);
+    let text_w = (width as usize).saturating_sub(key_w + 6);
+    let mut all: Vec<Line> = Vec::new();
+    for (keys, text) in &entries {
+        for (i, part) in wrap_words(text, text_w).into_iter().enumerate() {
+            let k = if i == 0 { keys.as_str() } else { "" };
+            all.push(Line::from(vec![
+                Span::styled(format!(" {k:>key_w$} "), theme::key()),
+                Span::raw(format!("  {part}")),
+            ]));
+        }
     }
-    let [body] = Layout::vertical([Constraint::Min(1)]).areas(area);
+    all
+}
+
+/// The help does not fit a screen of `area` (and scrolls).
+pub fn help_scrolls(area: Rect) -> bool {
+    help_lines(76u16.min(area.width)).len() + 2 > area.height.saturating_sub(1) as usize
+}
+
+pub fn help(app: &App, f: &mut Frame) {
+    let width = 76u16.min(f.area().width);
+    let all = help_lines(width);
+    // Above the footer, which says how to scroll and close.
+    let h = (all.len() as u16 + 2).min(f.area().height.saturating_sub(1));
+    let area = centered(f, width, h);
+    f.render_widget(Clear, area);
+    // When the screen is short the list scrolls, a line saying so.
+    let rows = area.height.saturating_sub(2) as usize;
+    let fits = all.len() <= rows;
+    let shown = if fits {
+        rows
+    } else {
+        rows.saturating_sub(1).max(1)
+    };
+    let max = all.len().saturating_sub(shown);
+    let first = app.help_row.min(max);
+    let mut pages = app.pages.get();
+    pages.help = Page {
+        first,
+        rows: shown,
+        max,
+    };
+    app.pages.set(pages);
+    let n = all.len();
+    let mut lines: Vec<Line> = all.into_iter().skip(first).take(shown).collect();
+    if !fits {
+        lines.push(Line::from(Span::styled(
+            super::scroll_note(first, shown, n).unwrap_or_default(),
+            theme::dim(),
+        )));
+    }
     f.render_widget(
         Paragraph::new(lines).block(frame_block(" Keys (? or esc closes) ".into())),
-        body,
+        area,
     );
 }
