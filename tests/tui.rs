@@ -576,6 +576,36 @@ fn inspector_job_table_scrolls_and_follows_the_assignment() {
     assert!(seen > 5, "{seen} assignments seen");
 }
 
+/// Headers are whole (capacity's at 120 columns), hybsmrp's and fresh's
+/// columns all fit at 80, and similar names keep the part that differs.
+#[test]
+fn inspector_headers_whole_and_names_distinct() {
+    let open = |file: &str, policy: &str, speedups: usize, secs: u64| {
+        let mut a = App::new(load(file, Some(policy))).unwrap();
+        for _ in 0..speedups {
+            a.update(Action::SpeedUp);
+        }
+        run_for(&mut a, secs);
+        keys(&mut a, " i");
+        a
+    };
+    let a = open("quickstart.toml", "capacity", 4, 3);
+    let s = screen(&a, 120, 36);
+    assert!(s.contains("capacity m") && s.contains("missed"), "{s}");
+    assert!(!s.contains("capacit…"), "{s}");
+    let a = open("hybsmrp-terasort.toml", "hybsmrp", 4, 3);
+    let s = screen(&a, 80, 24);
+    assert!(
+        s.contains("wait f") && s.contains("m'") && !s.contains("cols"),
+        "{s}"
+    );
+    let a = open("omo-set-a.toml", "fresh", 4, 4);
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("fs c") && !s.contains("cols"), "{s}");
+    assert!(s.contains("…-10g") && s.contains("…-20g"), "{s}");
+    insta::assert_snapshot!("inspector_fresh_80x24", s);
+}
+
 #[test]
 fn names_are_cut_in_the_middle_keeping_the_suffix() {
     assert_eq!(views::fit_mid("classification-10g", 12), "classif…-10g");

@@ -218,6 +218,9 @@ fn short(key: &str) -> String {
         .replace("x_star", "x*")
         .replace("beta", "β")
         .replace("_pct", " %")
+        .replace("missed_opportunities", "missed")
+        .replace("_containers", " c")
+        .replace("_factor", " f")
 }
 
 /// The rows of an inspection table in the order the policy walks them: by
@@ -305,10 +308,23 @@ impl Cols {
                 };
             }
         }
+        // Every column still fits if names are cut (in the middle) a bit.
+        let all: usize = widths.iter().map(|w| w + 1).sum();
+        if width >= all + name_max.min(12) && max_gap >= 1 {
+            return Cols {
+                keys,
+                heads,
+                widths,
+                name_w: width - all,
+                gap: 1,
+                shown: (0, n),
+                max_first: 0,
+            };
+        }
         // Not everything fits: a narrower name column, the columns from
-        // `first_col` that fit, and room for the "+N cols" marker.
+        // `first_col` that fit, and room for the "  ◂+N cols▸" marker.
         let name_w = name_max.min(14);
-        let room = width.saturating_sub(name_w + 12);
+        let room = width.saturating_sub(name_w + 11);
         let fits_from = |f: usize| {
             let mut used = 0;
             let mut end = f;
