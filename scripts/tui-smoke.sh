@@ -9,7 +9,8 @@ bin=$(cd "$(dirname "$0")/.." && pwd)/target/release/slotsim
 s=slotsim-smoke-$$
 out=$(mktemp)
 fail() { echo "FAIL: $*"; tmux capture-pane -t "$s" -p; tmux kill-session -t "$s" 2>/dev/null; exit 1; }
-head_line() { tmux capture-pane -t "$s" -p | head -1; }
+# The header: one line, or two below 60 columns.
+head_line() { tmux capture-pane -t "$s" -p | head -2 | tr '\n' ' '; }
 tmux new-session -d -s "$s" -x "$cols" -y "$rows" "$bin; echo \$? > $out; sleep 30"
 sleep 2
 h1=$(head_line); sleep 1.5; h2=$(head_line)

@@ -1240,3 +1240,40 @@ fn usage_errors_are_one_line() {
         assert!(stdout(&o).is_empty(), "{args:?}");
     }
 }
+
+/// `docs/demo.cast` is what the README's `slotsim record` command makes
+/// today: regenerating it gives the same bytes, so the demo never shows a
+/// TUI that no longer exists.
+#[test]
+fn the_bundled_demo_recording_is_current() {
+    let dir = tempdir();
+    let out = dir.path().join("demo.cast");
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let keys = readme
+        .split("--keys \"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .expect("the README's record command has --keys");
+    ok(&slotsim(&[
+        "record",
+        QUICKSTART,
+        "--out",
+        out.to_str().unwrap(),
+        "--size",
+        "110x32",
+        "--fps",
+        "10",
+        "--speed",
+        "5",
+        "--until",
+        "200s",
+        "--keys",
+        keys,
+    ]));
+    let fresh = std::fs::read(&out).unwrap();
+    let bundled = std::fs::read(root().join("docs/demo.cast")).unwrap();
+    assert!(
+        fresh == bundled,
+        "docs/demo.cast is stale: regenerate it with the README's `slotsim record` command"
+    );
+}

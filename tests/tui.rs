@@ -35,6 +35,14 @@ fn run_for(app: &mut App, secs: u64) {
     }
 }
 
+/// The inspector's `back`, if it is open.
+fn back(app: &App) -> Option<usize> {
+    match app.overlay {
+        Overlay::Inspector { back, .. } => Some(back),
+        _ => None,
+    }
+}
+
 fn screen(app: &App, w: u16, h: u16) -> String {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
     t.draw(|f| views::render(app, f)).unwrap();
@@ -90,6 +98,169 @@ fn pause_holds_the_clock_and_step_moves_one_heartbeat() {
     keys(&mut a, ".");
     assert_eq!(a.sim.w.heartbeats, hb + 1, ". does nothing while running");
     assert!(a.status.as_deref().unwrap_or("").contains("pause"));
+}
+
+/// `.` under manual heartbeats: each press stops after the next scripted
+/// heartbeat; once none is pending, after the next event, so one press
+/// never jumps to the end of the run.
+#[test]
+fn step_heartbeat_stops_at_scripted_heartbeats_then_single_events() {
+    let mut sim = slotsim::sim::Sim::new(&load("hadoop-small-jobs.toml", None)).unwrap();
+    for k in 1..=7u64 {
+        let s = sim.step_heartbeat().expect("a heartbeat is pending");
+        assert!(s.heartbeat, "press {k} stops at a heartbeat");
+        assert_eq!((s.t, sim.w.heartbeats), (k * 1000, k), "scripted at {k} s");
+    }
+    let mut presses = 0;
+    while !sim.is_finished() {
+        let next = sim.next_event_time().unwrap();
+        let s = sim.step_heartbeat().expect("events left");
+        assert!(!s.heartbeat);
+        assert_eq!(s.t, next, "one event per press, never more");
+        presses += 1;
+        assert!(presses < 100);
+    }
+    assert!(presses > 1, "the last hour takes more than one press");
+    assert_eq!(sim.w.heartbeats, 7);
+    assert!(sim.step_heartbeat().is_none(), "finished: nothing to step");
+}
+
+/// Periodic heartbeats: each press is exactly one heartbeat. Out-of-band
+/// heartbeats (here over manual ones) count too; between them, with none
+/// pending, a press is one event.
+#[test]
+fn step_heartbeat_stops_after_one_periodic_or_out_of_band_heartbeat() {
+    let mut sim = slotsim::sim::Sim::new(&load("quickstart.toml", None)).unwrap();
+    for k in 1..=500 {
+        let s = sim.step_heartbeat().unwrap();
+        assert!(s.heartbeat);
+        assert_eq!(sim.w.heartbeats, k, "one periodic heartbeat per press");
+    }
+    let mut sim = slotsim::sim::Sim::new(&load("fig45-fifo-vs-fair.toml", None)).unwrap();
+    assert!(sim.w.out_of_band && sim.w.heartbeat_interval.is_none());
+    let (mut beats, mut events) = (0, 0);
+    loop {
+        let (hb, next) = (sim.w.heartbeats, sim.next_event_time());
+        let Some(s) = sim.step_heartbeat() else { break };
+        if s.heartbeat {
+            beats += 1;
+            assert_eq!(sim.w.heartbeats, hb + 1, "one heartbeat per press");
+        } else {
+            events += 1;
+            assert_eq!((sim.w.heartbeats, Some(s.t)), (hb, next), "one event");
+        }
+        assert!(beats + events < 10_000);
+    }
+    assert!(sim.is_finished());
+    assert!(
+        beats > 3 && events > 0,
+        "{beats} heartbeats, {events} events"
+    );
+}
+
+#[test]
+fn step_key_under_manual_heartbeats_and_after_the_end() {
+    let mut a = App::new(load("hadoop-small-jobs.toml", None)).unwrap();
+    keys(&mut a, " ");
+    for _ in 0..7 {
+        keys(&mut a, ".");
+    }
+    assert_eq!((a.sim.w.now, a.sim.w.heartbeats), (7000, 7));
+    let next = a.sim.next_event_time().unwrap();
+    keys(&mut a, ".");
+    assert_eq!(a.sim.w.now, next, "one event, not the rest of the run");
+    assert!(!a.sim.is_finished());
+    assert!(
+        a.status
+            .as_deref()
+            .unwrap_or("")
+            .contains("no heartbeat pending"),
+        "{:?}",
+        a.status
+    );
+    for _ in 0..100 {
+        keys(&mut a, ".");
+    }
+    assert!(a.sim.is_finished());
+    assert!(a.status.as_deref().unwrap_or("").contains("finished"));
+    keys(&mut a, " "); // running again: still "finished", not "pause first"
+    keys(&mut a, ".");
+    let st = a.status.clone().unwrap_or_default();
+    assert!(st.contains("finished") && !st.contains("pause"), "{st}");
+}
+
+#[test]
+fn backtab_goes_to_the_previous_view() {
+    let mut a = app();
+    key(&mut a, KeyCode::BackTab);
+    assert_eq!(a.view, View::Timeline);
+    key(&mut a, KeyCode::BackTab);
+    assert_eq!(a.view, View::Pools);
+    key(&mut a, KeyCode::Tab);
+    assert_eq!(a.view, View::Timeline);
+    // In the form it is the previous field.
+    keys(&mut a, "s");
+    key(&mut a, KeyCode::BackTab);
+    let Overlay::Submit(f) = &a.overlay else {
+        panic!()
+    };
+    assert_eq!(f.focus, 3, "from profile back to pool");
+    assert_eq!(a.view, View::Timeline, "the view stays");
+}
+
+/// The help lists every key (↑ and ↓ together, PgUp/PgDn, Home/End,
+/// shift-tab), fits 80×24 and scrolls on a smaller screen.
+#[test]
+fn help_lists_every_binding_and_scrolls_when_short() {
+    let mut a = app();
+    keys(&mut a, "?");
+    let s = screen(&a, 80, 24);
+    for k in [
+        "↑/↓",
+        "PgUp/PgDn",
+        "Home/End",
+        "tab/⇧tab",
+        "[/]",
+        "←/→",
+        "+/=",
+        "esc",
+        "q ",
+    ] {
+        assert!(s.contains(k), "{k} missing:\n{s}");
+    }
+    assert!(s.lines().next().unwrap().contains("policy:"), "fits: {s}");
+    let short = screen(&a, 80, 12);
+    assert!(short.contains("below"), "{short}");
+    assert!(short.lines().last().unwrap().contains("scroll"), "{short}");
+    key(&mut a, KeyCode::End);
+    let end = screen(&a, 80, 12);
+    assert!(end.contains("delete a character"), "{end}");
+    key(&mut a, KeyCode::Home);
+    assert_eq!(screen(&a, 80, 12), short);
+    key(&mut a, KeyCode::Esc);
+    assert_eq!(a.overlay, Overlay::None);
+}
+
+/// Counts read as English: `1 reduce`, `2 reduces`.
+#[test]
+fn counts_are_pluralized() {
+    let mut a = busy_app();
+    let log: Vec<String> = a.log_lines(50).into_iter().map(|l| l.1).collect();
+    assert!(
+        log.iter()
+            .any(|l| l.contains("(8 maps, 1 reduce, pool default)")),
+        "{log:?}"
+    );
+    assert!(!log.iter().any(|l| l.contains(" 1 reduces")), "{log:?}");
+    assert!(!screen(&a, 80, 24).contains(" 1 maps"));
+    assert_eq!(slotsim::tui::app::count(1, "map"), "1 map");
+    assert_eq!(slotsim::tui::app::count(0, "map"), "0 maps");
+    keys(&mut a, "s");
+    key(&mut a, KeyCode::Tab);
+    key(&mut a, KeyCode::Tab);
+    key(&mut a, KeyCode::Backspace);
+    keys(&mut a, "1");
+    assert!(screen(&a, 80, 24).contains("32 maps, 1 reduce"));
 }
 
 #[test]
@@ -225,6 +396,78 @@ fn submit_form_submits_now_and_refuses_bad_values() {
     assert_eq!(a.sim.w.pool_name(job.id), "default");
 }
 
+/// A long error wraps inside the form; editing the field clears it.
+#[test]
+fn submit_form_wraps_errors_and_clears_them_on_edit() {
+    let mut a = app();
+    keys(&mut a, "s");
+    key(&mut a, KeyCode::Tab); // input
+    for _ in 0..3 {
+        key(&mut a, KeyCode::Backspace);
+    }
+    keys(&mut a, "abc");
+    key(&mut a, KeyCode::Enter);
+    let Overlay::Submit(f) = &a.overlay else {
+        panic!("form stays open")
+    };
+    let e = f.error.clone().expect("an error");
+    assert!(e.ends_with("\"1TB\""), "{e}");
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("\"1TB\""), "the whole message shows:\n{s}");
+    insta::assert_snapshot!("submit_long_error_80x24", s);
+    key(&mut a, KeyCode::Backspace);
+    let Overlay::Submit(f) = &a.overlay else {
+        panic!("form stays open")
+    };
+    assert_eq!(f.error, None, "an edit clears the stale error");
+    assert!(!screen(&a, 80, 24).contains("invalid size"));
+}
+
+/// `q` is text in the submit form: it never quits there (losing the run);
+/// Esc cancels and Ctrl-C still quits. Elsewhere `q` quits.
+#[test]
+fn q_in_the_submit_form_is_text_not_quit() {
+    let mut a = app();
+    run_for(&mut a, 2);
+    keys(&mut a, "s");
+    keys(&mut a, "q"); // on the profile field: ignored
+    assert!(!a.quit);
+    key(&mut a, KeyCode::Tab); // input
+    keys(&mut a, "q");
+    assert!(!a.quit, "q in the form must not quit");
+    let Overlay::Submit(f) = &a.overlay else {
+        panic!("the form stays open")
+    };
+    assert_eq!(f.input, "4GBq", "typed into the field");
+    key(&mut a, KeyCode::Tab); // reduces
+    keys(&mut a, "q");
+    let Overlay::Submit(f) = &a.overlay else {
+        panic!("the form stays open")
+    };
+    assert_eq!(f.reduces, "2q");
+    assert!(!a.quit);
+    // Esc cancels the form; q then quits as everywhere else.
+    key(&mut a, KeyCode::Esc);
+    assert_eq!(a.overlay, Overlay::None);
+    assert!(!a.quit);
+    keys(&mut a, "q");
+    assert!(a.quit);
+    // Ctrl-C quits from inside the form.
+    let mut b = app();
+    keys(&mut b, "s");
+    key(&mut b, KeyCode::Tab);
+    let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+    b.update(keymap::action_for(&b.overlay, ctrl_c).unwrap());
+    assert!(b.quit);
+    // In the other overlays q still quits.
+    for open in ["p", "i", "?"] {
+        let mut c = app();
+        keys(&mut c, open);
+        keys(&mut c, "q");
+        assert!(c.quit, "q quits from overlay {open}");
+    }
+}
+
 #[test]
 fn inspector_shows_fair_values_and_steps_back_while_paused() {
     let mut a = app();
@@ -240,25 +483,162 @@ fn inspector_shows_fair_values_and_steps_back_while_paused() {
         .all(|v| v.contains_key("fair_share_map")));
     // Running: arrows do not move.
     key(&mut a, KeyCode::Left);
-    assert_eq!(a.overlay, Overlay::Inspector { back: 0 });
+    assert_eq!(back(&a), Some(0));
     keys(&mut a, " ");
     key(&mut a, KeyCode::Left);
     key(&mut a, KeyCode::Left);
-    assert_eq!(a.overlay, Overlay::Inspector { back: 2 });
+    assert_eq!(back(&a), Some(2));
     key(&mut a, KeyCode::Right);
-    assert_eq!(a.overlay, Overlay::Inspector { back: 1 });
+    assert_eq!(back(&a), Some(1));
     for _ in 0..1000 {
         key(&mut a, KeyCode::Left);
     }
     let n = a.inspections().len();
-    assert_eq!(
-        a.overlay,
-        Overlay::Inspector { back: n - 1 },
-        "bounded by the ring"
-    );
+    assert_eq!(back(&a), Some(n - 1), "bounded by the ring");
     assert!(n <= slotsim::tui::app::INSPECT_RING);
     key(&mut a, KeyCode::Esc);
     assert_eq!(a.overlay, Overlay::None);
+}
+
+/// A screen line's text inside the inspector's frame (2 columns in from
+/// each side of the screen).
+fn inspector_text(l: &str) -> String {
+    let chars: Vec<char> = l.chars().collect();
+    chars[3.min(chars.len())..chars.len().saturating_sub(3).max(3)]
+        .iter()
+        .collect()
+}
+
+/// Inspector rows follow the policy's order (fifo reports one), not names.
+#[test]
+fn inspector_rows_follow_the_policy_order() {
+    let mut a = busy_app(); // fifo since 40 s
+    keys(&mut a, "i");
+    let s = screen(&a, 80, 24);
+    let orders: Vec<String> = s
+        .lines()
+        .skip_while(|l| !l.contains("order"))
+        .skip(1)
+        .map(inspector_text)
+        .map_while(|l| l.split_whitespace().nth(1).map(str::to_string))
+        .collect();
+    assert_eq!(orders, ["0", "1", "2", "3", "4", "5"], "{s}");
+}
+
+/// At 80×24 under fair every column fits; on a narrower screen the hidden
+/// ones are counted and `]` / `[` bring them in.
+#[test]
+fn inspector_columns_fit_or_say_so_and_scroll() {
+    let mut a = app();
+    run_for(&mut a, 30);
+    keys(&mut a, " i");
+    let s = screen(&a, 80, 24);
+    for col in ["fs m", "dem r", "weight", "level", "wait s"] {
+        assert!(s.contains(col), "{col} missing at 80x24:\n{s}");
+    }
+    assert!(!s.contains("cols"), "{s}");
+    insta::assert_snapshot!("inspector_fair_80x24", s);
+    let narrow = screen(&a, 60, 24);
+    assert!(narrow.contains("+") && narrow.contains("cols▸"), "{narrow}");
+    assert!(!narrow.contains("wait s"), "{narrow}");
+    for _ in 0..20 {
+        keys(&mut a, "]");
+        screen(&a, 60, 24);
+    }
+    let right = screen(&a, 60, 24);
+    assert!(right.contains("wait s") && right.contains("◂+"), "{right}");
+    assert!(!right.contains("fs m"), "{right}");
+    for _ in 0..20 {
+        keys(&mut a, "[");
+    }
+    assert_eq!(screen(&a, 60, 24), narrow, "back to the first column");
+}
+
+/// More jobs than rows: ↑/↓ (and j/k, PgUp/PgDn, Home/End) scroll the job
+/// table, and stepping keeps the job just assigned to in view.
+#[test]
+fn inspector_job_table_scrolls_and_follows_the_assignment() {
+    let mut a = App::new(load("quickstart.toml", Some("fifo"))).unwrap();
+    run_for(&mut a, 90);
+    keys(&mut a, " i");
+    let rows_of = |s: &str| -> Vec<String> {
+        s.lines()
+            .skip_while(|l| !l.contains("order"))
+            .skip(1)
+            .map(inspector_text)
+            .map(|l| l.split_whitespace().next().unwrap_or("").to_string())
+            .take_while(|n| !n.is_empty() && !n.starts_with('↑') && !n.starts_with('↓'))
+            .collect()
+    };
+    let (w, h) = (80, 14);
+    let top = screen(&a, w, h);
+    assert!(top.contains("below"), "{top}");
+    let first = rows_of(&top);
+    key(&mut a, KeyCode::Down);
+    let down = rows_of(&screen(&a, w, h));
+    assert_eq!(down[0], first[1], "one row down");
+    keys(&mut a, "k");
+    assert_eq!(rows_of(&screen(&a, w, h)), first, "k is up");
+    key(&mut a, KeyCode::End);
+    let end = screen(&a, w, h);
+    assert!(end.contains("above") && !end.contains("below"), "{end}");
+    key(&mut a, KeyCode::Home);
+    assert_eq!(rows_of(&screen(&a, w, h)), first);
+    // Stepping: whatever a heartbeat assigns to is on screen.
+    let mut seen = 0;
+    for _ in 0..400 {
+        keys(&mut a, ".");
+        let s = screen(&a, w, h);
+        let (r, _) = a.inspection(0).unwrap();
+        if let Some(job) = r.assigned.first().and_then(|x| x.rsplit_once('/')) {
+            let shown = rows_of(&s);
+            let name = views::fit_mid(job.0, 14);
+            assert!(shown.contains(&name), "{name} not in {shown:?}\n{s}");
+            seen += 1;
+        }
+    }
+    assert!(seen > 5, "{seen} assignments seen");
+}
+
+/// Headers are whole (capacity's at 120 columns), hybsmrp's and fresh's
+/// columns all fit at 80, and similar names keep the part that differs.
+#[test]
+fn inspector_headers_whole_and_names_distinct() {
+    let open = |file: &str, policy: &str, speedups: usize, secs: u64| {
+        let mut a = App::new(load(file, Some(policy))).unwrap();
+        for _ in 0..speedups {
+            a.update(Action::SpeedUp);
+        }
+        run_for(&mut a, secs);
+        keys(&mut a, " i");
+        a
+    };
+    let a = open("quickstart.toml", "capacity", 4, 3);
+    let s = screen(&a, 120, 36);
+    assert!(s.contains("capacity m") && s.contains("missed"), "{s}");
+    assert!(!s.contains("capacit…"), "{s}");
+    let a = open("hybsmrp-terasort.toml", "hybsmrp", 4, 3);
+    let s = screen(&a, 80, 24);
+    assert!(
+        s.contains("wait f") && s.contains("m'") && !s.contains("cols"),
+        "{s}"
+    );
+    let a = open("omo-set-a.toml", "fresh", 4, 4);
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("fs c") && !s.contains("cols"), "{s}");
+    assert!(s.contains("…-10g") && s.contains("…-20g"), "{s}");
+    insta::assert_snapshot!("inspector_fresh_80x24", s);
+}
+
+#[test]
+fn names_are_cut_in_the_middle_keeping_the_suffix() {
+    assert_eq!(views::fit_mid("classification-10g", 12), "classif…-10g");
+    assert_ne!(
+        views::fit_mid("sequencecount-10g", 10),
+        views::fit_mid("sequencecount-20g", 10)
+    );
+    assert_eq!(views::fit_mid("short", 10), "short");
+    assert_eq!(views::fit_mid("abcdefghij", 5), "ab…ij");
 }
 
 #[test]
@@ -298,6 +678,54 @@ fn header_shows_the_contract_fields() {
         .next()
         .unwrap()
         .contains("paused"));
+}
+
+/// Every contract item of the header shows at 80×24 however long the
+/// policy label (cut in the middle), and at 40×12 (on two lines); the
+/// footer keeps `? help` and `q quit` down to 40 columns.
+#[test]
+fn header_and_footer_keep_the_contract_at_narrow_widths() {
+    let label = "fair[node_locality_delay=0s;rack_locality_delay=0s]";
+    let mut a = App::new(load("quickstart.toml", Some(label))).unwrap();
+    assert_eq!(a.sim.policy_label(), label);
+    run_for(&mut a, 12);
+    for paused in [false, true] {
+        for (w, h) in [(80u16, 24u16), (60, 20), (40, 12)] {
+            let s = screen(&a, w, h);
+            let lines: Vec<&str> = s.lines().collect();
+            let head = if w < 60 {
+                format!("{}{}", lines[0], lines[1])
+            } else {
+                lines[0].to_string()
+            };
+            let state = if paused { "paused" } else { "running" };
+            let jobs = format!(
+                "jobs: {}/{}",
+                a.sim.w.finished_jobs(),
+                a.sim.w.submitted_jobs()
+            );
+            for item in ["policy: fair", "00:00:12.0", "1×", state, &jobs] {
+                assert!(head.contains(item), "{w}x{h}: {item} missing in {head:?}");
+            }
+            let foot = lines.last().unwrap();
+            assert!(
+                foot.contains("? help") && foot.contains("q quit"),
+                "{w}x{h}: {foot:?}"
+            );
+            if w == 80 {
+                assert!(head.contains("…"), "label cut in the middle: {head}");
+                assert!(head.contains("=0s]"), "the label's end stays: {head}");
+            }
+        }
+        keys(&mut a, " ");
+    }
+    insta::assert_snapshot!("variant_header_80x24", screen(&a, 80, 24));
+    insta::assert_snapshot!("narrow_40x12", screen(&a, 40, 12));
+    // The picker marks the variant's base policy and opens on it.
+    keys(&mut a, "p");
+    assert!(matches!(a.overlay, Overlay::Picker { selected: 1 }));
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("●  fair"), "{s}");
 }
 
 // ------------------------------------------------------------- snapshots
@@ -463,10 +891,17 @@ fn jobs_and_timeline_scroll_within_bounds() {
     let mut a = app();
     run_for(&mut a, 60);
     key(&mut a, KeyCode::Tab); // Jobs
-    let top = screen(&a, 80, 24);
+                               // Everything fits at 80×24: ↓ does not scroll.
+    let all = screen(&a, 80, 24);
     key(&mut a, KeyCode::Down);
-    let scrolled = screen(&a, 80, 24);
-    assert_ne!(top, scrolled, "the list moved");
+    assert_eq!(screen(&a, 80, 24), all, "nothing to scroll");
+    assert_eq!(a.jobs_row, 0);
+    // On a short screen it scrolls by one row, to the last full page.
+    let (w, h) = (80, 14);
+    let top = screen(&a, w, h);
+    assert!(top.contains("↓ ") && top.contains("below"), "{top}");
+    key(&mut a, KeyCode::Down);
+    let scrolled = screen(&a, w, h);
     let first_row = |s: &str| s.lines().nth(3).unwrap_or("").to_string();
     assert_eq!(
         first_row(&scrolled),
@@ -476,17 +911,246 @@ fn jobs_and_timeline_scroll_within_bounds() {
     for _ in 0..1000 {
         key(&mut a, KeyCode::Down);
     }
-    assert!(a.jobs_row < a.sim.w.jobs.len());
-    for _ in 0..1000 {
-        key(&mut a, KeyCode::Up);
-    }
-    assert_eq!(screen(&a, 80, 24).lines().nth(3), top.lines().nth(3));
+    let bottom = screen(&a, w, h);
+    let rows = |s: &str| {
+        s.lines()
+            .skip(3)
+            .take_while(|l| !l.starts_with('└'))
+            .count()
+    };
+    assert_eq!(rows(&bottom), rows(&top), "the last page is full");
+    assert!(
+        !bottom.contains("below") && bottom.contains("above"),
+        "{bottom}"
+    );
+    let last = a.jobs_row;
+    key(&mut a, KeyCode::Up);
+    assert_eq!(a.jobs_row, last - 1, "one ↑ moves at once from the end");
+    key(&mut a, KeyCode::Home);
+    assert_eq!(first_row(&screen(&a, w, h)), first_row(&top));
+    key(&mut a, KeyCode::End);
+    assert_eq!(screen(&a, w, h), bottom);
     key(&mut a, KeyCode::Tab);
     key(&mut a, KeyCode::Tab); // Timeline
     for _ in 0..1000 {
         key(&mut a, KeyCode::Down);
     }
     assert!(a.timeline_row < 80, "20 nodes × 4 lanes");
+    // Pages: PgDn/PgUp by what is on screen, Home/End to the ends.
+    key(&mut a, KeyCode::Home);
+    assert_eq!(a.timeline_row, 0);
+    screen(&a, 80, 24);
+    let page = a.pages.get().timeline;
+    assert_eq!(page.max, 80 - page.rows, "the last page is full");
+    key(&mut a, KeyCode::PageDown);
+    assert_eq!(a.timeline_row, page.rows);
+    key(&mut a, KeyCode::End);
+    assert_eq!(a.timeline_row, page.max);
+    let end = screen(&a, 80, 24);
+    assert!(end.contains("n19  r3"), "the last slot shows: {end}");
+    key(&mut a, KeyCode::PageUp);
+    assert_eq!(a.timeline_row, page.max - page.rows);
+}
+
+/// Finished jobs show their turnaround; the title counts the rows' states;
+/// the progress bar is not full while reduces are left.
+#[test]
+fn jobs_view_states_turnaround_and_progress() {
+    let mut a = busy_app();
+    key(&mut a, KeyCode::Tab); // Jobs
+    let s = screen(&a, 80, 24);
+    let title = s.lines().nth(1).unwrap();
+    let rows: Vec<&str> = s
+        .lines()
+        .skip(3)
+        .take_while(|l| !l.starts_with('└'))
+        .collect();
+    for state in ["running", "queued", "waiting", "done"] {
+        let n = rows
+            .iter()
+            .filter(|r| r.contains(&format!(" {state} ")))
+            .count();
+        assert!(
+            title.contains(&format!(" {n} {state}")),
+            "{state}: {n} rows but title {title}"
+        );
+    }
+    let done = rows
+        .iter()
+        .find(|r| r.contains(" done "))
+        .expect("a done row");
+    assert!(done.contains("done 30.2s"), "turnaround: {done}");
+    // sort-big: 64/64 maps done, no reduce done: half full, not full.
+    let big = rows.iter().find(|r| r.contains("sort-big")).unwrap();
+    assert!(big.contains("████░░░░"), "{big}");
+    assert!(!s.contains("null"), "{s}");
+}
+
+/// On a unified cluster the Pools view shows the container share the
+/// policy divides by: fresh's own, omo's fair base's; never `-` and never
+/// the typed map share (which is half of it).
+#[test]
+fn pools_show_container_shares_on_unified_clusters() {
+    for policy in ["fresh", "omo"] {
+        let mut a = App::new(load("omo-set-a.toml", Some(policy))).unwrap();
+        for _ in 0..4 {
+            a.update(Action::SpeedUp); // 20×
+        }
+        run_for(&mut a, 10);
+        key(&mut a, KeyCode::Tab);
+        key(&mut a, KeyCode::Tab); // Pools
+        assert_eq!(a.view, View::Pools);
+        let s = screen(&a, 80, 24);
+        let share = a
+            .values
+            .pools
+            .values()
+            .next()
+            .and_then(|v| v.get("fair_share_containers"))
+            .and_then(|v| v.as_f64())
+            .unwrap_or_else(|| panic!("{policy}: no container share"));
+        assert!(s.contains("containers"), "{policy}:\n{s}");
+        assert!(
+            s.contains(&format!("/{share:.1}")),
+            "{policy}: {share}\n{s}"
+        );
+        insta::assert_snapshot!(format!("pools_unified_{policy}_80x24"), s);
+    }
+}
+
+/// The line of the Timeline's axis and the title's scale.
+fn timeline_scale(s: &str) -> (String, String) {
+    let title = s.lines().nth(1).unwrap();
+    let scale = title
+        .split("1 column = ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_default()
+        .to_string();
+    (scale, s.lines().nth(2).unwrap().to_string())
+}
+
+/// The Timeline's scale fits the run so far whatever the speed: the whole
+/// run from 0 s is in view, at the finest nice step that fits.
+#[test]
+fn timeline_fits_the_whole_run_at_any_speed() {
+    for (secs, speedups) in [(30u64, 0), (1, 30)] {
+        let mut a = app();
+        for _ in 0..speedups {
+            a.update(Action::SpeedUp); // to max
+        }
+        run_for(&mut a, secs);
+        for _ in 0..3 {
+            key(&mut a, KeyCode::Tab);
+        }
+        for (w, h) in [(80u16, 24u16), (120, 36)] {
+            let s = screen(&a, w, h);
+            let cols = w as usize - 2 - 9;
+            let step = views::timeline_step(a.sim.w.now, cols);
+            assert!(a.sim.w.now / step < cols as u64);
+            let (scale, axis) = timeline_scale(&s);
+            assert_eq!(scale, views::tick_label(step), "{s}");
+            assert!(axis.contains("time    ╵0s"), "from 0: {axis}");
+            // The first slot's row is drawn up to now's column, not past it.
+            let row: String = s.lines().nth(3).unwrap().chars().skip(10).collect();
+            let drawn = row.trim_end_matches(['│', ' ']).chars().count();
+            assert_eq!(drawn as u64, a.sim.w.now / step + 1, "{s}");
+            // The sparklines have one value per drawn column.
+            let v = a.index.history.columns(step, cols, &a.sim.w);
+            assert_eq!(v.len() as u64, a.sim.w.now / step + 1);
+        }
+        if speedups > 0 {
+            assert!(a.sim.is_finished(), "max speed ran it all");
+            insta::assert_snapshot!("timeline_finished_80x24", screen(&a, 80, 24));
+        }
+    }
+    // At the end of hadoop-small-jobs (2 h) the whole run shows.
+    let mut a = App::new(load("hadoop-small-jobs.toml", None)).unwrap();
+    for _ in 0..30 {
+        a.update(Action::SpeedUp);
+    }
+    run_for(&mut a, 1);
+    assert!(a.sim.is_finished());
+    for _ in 0..3 {
+        key(&mut a, KeyCode::Tab);
+    }
+    let s = screen(&a, 80, 24);
+    let (scale, axis) = timeline_scale(&s);
+    assert_eq!(scale, "2m", "{s}");
+    assert!(axis.contains("╵0s") && axis.contains("╵1h"), "{axis}");
+}
+
+/// Switch labels never overwrite each other; dead nodes are drawn `✗`.
+#[test]
+fn timeline_switch_labels_and_dead_nodes() {
+    let text = std::fs::read_to_string(scenario_path("quickstart.toml")).unwrap()
+        + "\n[[events]]\nat = \"10s\"\naction = \"fail_node\"\nnode = 0\n"
+        + "[[events]]\nat = \"30s\"\naction = \"recover_node\"\nnode = 0\n";
+    let mut a = App::new(load_text(&text, None)).unwrap();
+    run_for(&mut a, 40);
+    keys(&mut a, "p");
+    keys(&mut a, "k");
+    key(&mut a, KeyCode::Enter); // fifo at 40 s
+    run_for(&mut a, 1);
+    keys(&mut a, "p");
+    keys(&mut a, "jj");
+    key(&mut a, KeyCode::Enter); // fresh at 41 s
+    run_for(&mut a, 5);
+    keys(&mut a, " ");
+    for _ in 0..3 {
+        key(&mut a, KeyCode::Tab);
+    }
+    let s = screen(&a, 80, 24);
+    let (_, axis) = timeline_scale(&s);
+    assert!(axis.contains("▼▼ fresh"), "{axis}");
+    assert!(!axis.contains("fifo▼") && !axis.contains("fi▼"), "{axis}");
+    // Node 0 was dead from 10 s to 30 s: columns 10..29 of its rows.
+    let row: Vec<char> = s.lines().nth(3).unwrap().chars().skip(10).collect();
+    assert!(s.lines().nth(3).unwrap().contains("n0"));
+    assert!(row[10..30].iter().all(|&c| c == '✗'), "{s}");
+    assert!(row[..10].iter().all(|&c| c != '✗') && row[30] != '✗', "{s}");
+    insta::assert_snapshot!("timeline_dead_and_switches_80x24", s);
+}
+
+/// When racks do not fit, the Cluster view says how many more there are and
+/// ↑/↓ (PgUp/PgDn, Home/End) scroll them.
+#[test]
+fn cluster_view_scrolls_racks_that_do_not_fit() {
+    let mut a = App::new(load("scale-400.toml", None)).unwrap();
+    run_for(&mut a, 3);
+    keys(&mut a, " ");
+    let top = screen(&a, 80, 24);
+    assert!(top.contains(" r0 ") && top.contains("more racks"), "{top}");
+    let racks_shown = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter_map(|l| l.strip_prefix("│ r"))
+            .map(|l| l.split_whitespace().next().unwrap().to_string())
+            .collect()
+    };
+    let shown = racks_shown(&top);
+    assert!(shown.len() >= 2 && shown.len() < 10, "{shown:?}");
+    insta::assert_snapshot!("cluster_scale400_80x24", top);
+    key(&mut a, KeyCode::Down);
+    let down = screen(&a, 80, 24);
+    assert_eq!(racks_shown(&down)[0], "1", "{down}");
+    assert!(down.contains("↑ 1 rack ·"), "{down}");
+    key(&mut a, KeyCode::End);
+    let end = screen(&a, 80, 24);
+    assert_eq!(racks_shown(&end).last().unwrap(), "9", "{end}");
+    assert!(!end.contains("more racks"), "{end}");
+    for _ in 0..5 {
+        key(&mut a, KeyCode::Down);
+    }
+    assert_eq!(screen(&a, 80, 24), end, "stops at the last full page");
+    key(&mut a, KeyCode::Home);
+    assert_eq!(screen(&a, 80, 24), top);
+    // Everything fits at 120×36 on the quickstart: no marker, no scrolling.
+    let mut b = app();
+    run_for(&mut b, 3);
+    let s = screen(&b, 80, 24);
+    assert!(!s.contains("more rack"), "{s}");
+    key(&mut b, KeyCode::Down);
+    assert_eq!(b.cluster_row, 0);
 }
 
 /// On a short terminal the picker lists one line per policy and scrolls to

@@ -68,6 +68,14 @@ pub trait Policy: Send {
     fn predictor(&self) -> Option<&predictor::Predictor> {
         None
     }
+
+    /// Per pool, the shares the policy divides the cluster by, for a
+    /// policy whose `inspect` (its keys fixed by its spec) has no pool
+    /// table although pools still share the cluster: OMO's fair base. The
+    /// TUI's Pools view reads it; `--inspect` does not.
+    fn pool_values(&self, _w: &World) -> BTreeMap<String, Values> {
+        BTreeMap::new()
+    }
 }
 
 /// Small helpers shared by policies.

@@ -451,4 +451,10 @@ impl Policy for Omo {
     fn predictor(&self) -> Option<&Predictor> {
         Some(&self.pred)
     }
+
+    /// The fair base's pool values (`fair_share_containers` on unified
+    /// containers): the shares rule `omo/fair` divides containers by.
+    fn pool_values(&self, w: &World) -> std::collections::BTreeMap<String, Values> {
+        self.base.inspect(w, 0).pools
+    }
 }

@@ -1009,6 +1009,17 @@ pub struct Sim {
     /// OMO's release-rate monitor run passively under every policy; see
     /// [`Sim::predictor`].
     monitor: Predictor,
+    /// Scripted `heartbeat` events not yet processed.
+    scripted_heartbeats: usize,
+}
+
+/// What [`Sim::step_heartbeat`] did: the time it reached, and whether it
+/// stopped after a heartbeat (else after the one event it processed
+/// because no heartbeat was pending).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stepped {
+    pub t: Ms,
+    pub heartbeat: bool,
 }
 
 impl Sim {
@@ -1091,6 +1102,11 @@ impl Sim {
             scenario_name: sc.name.clone(),
             inspect: None,
             monitor: crate::sched::omo::passive_monitor(&sc.scheduler),
+            scripted_heartbeats: sc
+                .events
+                .iter()
+                .filter(|e| matches!(e.action, Action::Heartbeat(_)))
+                .count(),
         })
     }
 
@@ -1154,17 +1170,33 @@ impl Sim {
         false
     }
 
-    /// Processes events up to and including the next heartbeat (the TUI's
-    /// `.` key). Returns its time, or `None` if the run has nothing left.
-    pub fn step_heartbeat(&mut self) -> Option<Ms> {
-        while !self.is_finished() && !self.is_stalled() {
-            let is_hb = matches!(self.w.cal.peek(), Some(Ev::Heartbeat { .. }));
+    /// Processes events up to and including the next heartbeat of any kind
+    /// (the TUI's `.` key): a periodic or out-of-band heartbeat, or a
+    /// scripted `heartbeat` event. When no heartbeat is pending at all
+    /// (manual heartbeats once the script's are done) it processes only the
+    /// next event, so one call never skips more than one step of the run.
+    /// `None` when the run has finished or can never go on.
+    pub fn step_heartbeat(&mut self) -> Option<Stepped> {
+        if self.is_finished() || self.is_stalled() {
+            return None;
+        }
+        let any_heartbeat = self.heartbeat_pending();
+        loop {
+            let heartbeat = match self.w.cal.peek()? {
+                Ev::Heartbeat { .. } => true,
+                Ev::Scripted(i) => matches!(self.events[i as usize].action, Action::Heartbeat(_)),
+                _ => false,
+            };
             let t = self.step()?;
-            if is_hb {
-                return Some(t);
+            if heartbeat || !any_heartbeat || self.is_finished() || self.is_stalled() {
+                return Some(Stepped { t, heartbeat });
             }
         }
-        None
+    }
+
+    /// A heartbeat of any kind is in the calendar.
+    fn heartbeat_pending(&self) -> bool {
+        self.w.cal.len() > self.w.pending_other || self.scripted_heartbeats > 0
     }
 
     /// Processes one event. Returns its time, or `None` if none is left.
@@ -1207,7 +1239,10 @@ impl Sim {
                 let e = self.events[i as usize].clone();
                 let cmd = match e.action {
                     Action::SwitchPolicy(p) => Command::SwitchPolicy(p),
-                    Action::Heartbeat(n) => Command::Heartbeat(n),
+                    Action::Heartbeat(n) => {
+                        self.scripted_heartbeats -= 1;
+                        Command::Heartbeat(n)
+                    }
                     Action::FailNode(n) => Command::FailNode(n),
                     Action::RecoverNode(n) => Command::RecoverNode(n),
                     Action::Submit(j) => {

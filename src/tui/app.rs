@@ -3,6 +3,7 @@
 //! draws a state. Nothing here knows about terminals, so every behaviour is
 //! testable without one, and the recorder drives the same code offscreen.
 
+use super::index::RunIndex;
 use crate::model::{JobSpec, Ms, PolicySpec, Priority, Scenario};
 use crate::scenario::profiles;
 use crate::sched::{registry, Inspection};
@@ -35,8 +36,6 @@ pub const SPEEDS: [f64; 14] = [
 pub const MAX_EVENTS_PER_FRAME: usize = 20_000;
 /// Heartbeats the inspector keeps for stepping back.
 pub const INSPECT_RING: usize = 256;
-/// Samples kept for the sparklines.
-const HISTORY: usize = 512;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum View {
@@ -80,9 +79,14 @@ pub enum Overlay {
         selected: usize,
     },
     Submit(SubmitForm),
-    /// `back`: how many heartbeats before the newest one is shown.
+    /// `back`: how many heartbeats before the newest one is shown; `row`,
+    /// `col`: the first job row and value column shown; `follow`: scroll so
+    /// the job the heartbeat assigned to is in view (until ↑/↓ scroll).
     Inspector {
         back: usize,
+        row: usize,
+        col: usize,
+        follow: bool,
     },
     Help,
 }
@@ -96,6 +100,7 @@ pub enum Action {
     SpeedUp,
     SpeedDown,
     NextView,
+    PrevView,
     OpenPicker,
     OpenSubmit,
     OpenInspector,
@@ -104,8 +109,15 @@ pub enum Action {
     Quit,
     Up,
     Down,
+    PageUp,
+    PageDown,
+    Home,
+    End,
     Left,
     Right,
+    /// The inspector's value columns: scroll left / right (`[` / `]`).
+    ColsLeft,
+    ColsRight,
     Enter,
     NextField,
     PrevField,
@@ -113,12 +125,48 @@ pub enum Action {
     Backspace,
 }
 
-/// One sparkline sample.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Sample {
-    pub t: Ms,
-    pub busy: u32,
-    pub queued: u32,
+/// What the last frame showed of a scrollable list: the first row, how
+/// many rows fit and the largest first row that still fills the page. The
+/// renderer records it (the one thing drawing writes, like ratatui's
+/// stateful widgets) so that scrolling stops at the last full page and
+/// pages by what is on screen. `rows == 0`: not drawn yet.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Page {
+    pub first: usize,
+    pub rows: usize,
+    pub max: usize,
+}
+
+/// [`Page`]s of every scrollable list, as last drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pages {
+    pub jobs: Page,
+    pub timeline: Page,
+    pub cluster: Page,
+    pub inspector_rows: Page,
+    pub inspector_cols: Page,
+    pub help: Page,
+}
+
+/// A scroll position after a scrolling action. `fallback_max` bounds it
+/// when the list has not been drawn yet.
+pub fn scrolled(pos: usize, a: &Action, page: Page, fallback_max: usize) -> usize {
+    let max = if page.rows == 0 {
+        fallback_max
+    } else {
+        page.max
+    };
+    let pos = pos.min(max);
+    let by = page.rows.max(1);
+    match a {
+        Action::Up => pos.saturating_sub(1),
+        Action::Down => (pos + 1).min(max),
+        Action::PageUp => pos.saturating_sub(by),
+        Action::PageDown => (pos + by).min(max),
+        Action::Home => 0,
+        Action::End => max,
+        _ => pos,
+    }
 }
 
 pub struct App {
@@ -137,11 +185,19 @@ pub struct App {
     pub status: Option<String>,
     /// The policy's current values for the Jobs and Pools views.
     pub values: Inspection,
-    pub history: VecDeque<Sample>,
+    /// The run's past as the views draw it (slots' attempts, dead nodes,
+    /// utilisation and queue samples), kept up to date after each update.
+    pub index: RunIndex,
     /// First timeline row shown.
     pub timeline_row: usize,
     /// First Jobs-view row shown.
     pub jobs_row: usize,
+    /// First Cluster-view rack shown.
+    pub cluster_row: usize,
+    /// First help line shown.
+    pub help_row: usize,
+    /// Scrollable lists as the last frame drew them.
+    pub pages: std::cell::Cell<Pages>,
     /// Sub-millisecond remainder of simulated time not yet advanced.
     carry: f64,
     submitted: u32,
@@ -160,6 +216,7 @@ impl App {
                 r.push_back(rec.clone());
             }
         }));
+        let index = RunIndex::new(&sim.w);
         let mut app = App {
             sim,
             scenario,
@@ -172,9 +229,12 @@ impl App {
             ring,
             status: None,
             values: Inspection::default(),
-            history: VecDeque::new(),
+            index,
             timeline_row: 0,
             jobs_row: 0,
+            cluster_row: 0,
+            help_row: 0,
+            pages: Default::default(),
             carry: 0.0,
             submitted: 0,
         };
@@ -204,6 +264,15 @@ impl App {
             .unwrap_or_default()
     }
 
+    /// The inspection `back` heartbeats before the newest (clamped to the
+    /// oldest kept) and how many are kept; a frame copies only this one.
+    pub fn inspection(&self, back: usize) -> Option<(InspectRecord, usize)> {
+        let r = self.ring.lock().ok()?;
+        let n = r.len();
+        let last = n.checked_sub(1)?;
+        Some((r[last - back.min(last)].clone(), n))
+    }
+
     /// The one place state changes.
     pub fn update(&mut self, action: Action) {
         match (&self.overlay, action.clone()) {
@@ -212,7 +281,23 @@ impl App {
             (Overlay::Picker { .. }, a) => self.update_picker(a),
             (Overlay::Submit(_), a) => self.update_submit(a),
             (Overlay::Inspector { .. }, a) => self.update_inspector(a),
-            (Overlay::Help, Action::Close | Action::OpenHelp) => self.overlay = Overlay::None,
+            (Overlay::Help, Action::Close | Action::OpenHelp) => {
+                self.overlay = Overlay::None;
+                self.help_row = 0;
+            }
+            (
+                Overlay::Help,
+                a @ (Action::Up
+                | Action::Down
+                | Action::PageUp
+                | Action::PageDown
+                | Action::Home
+                | Action::End),
+            ) => self.help_row = scrolled(self.help_row, &a, self.pages.get().help, 0),
+            (Overlay::Help, Action::Char(c @ ('j' | 'k'))) => {
+                let a = if c == 'j' { Action::Down } else { Action::Up };
+                self.help_row = scrolled(self.help_row, &a, self.pages.get().help, 0)
+            }
             (Overlay::Help, _) => {}
             (Overlay::None, a) => self.update_main(a),
         }
@@ -225,24 +310,18 @@ impl App {
                 self.paused = !self.paused;
                 self.carry = 0.0;
             }
-            Action::Step => {
-                if self.paused {
-                    if self.sim.step_heartbeat().is_none() {
-                        self.status = Some("nothing left to run".into());
-                    }
-                    self.sample();
-                } else {
-                    self.status = Some("pause (space) first, then . steps one heartbeat".into());
-                }
-            }
+            Action::Step => self.step_heartbeat(),
             Action::SpeedUp => self.speed = (self.speed + 1).min(SPEEDS.len() - 1),
             Action::SpeedDown => self.speed = self.speed.saturating_sub(1),
-            Action::NextView => {
+            Action::NextView | Action::PrevView => {
+                let n = View::ALL.len();
                 let i = View::ALL.iter().position(|v| *v == self.view).unwrap_or(0);
-                self.view = View::ALL[(i + 1) % View::ALL.len()];
+                let by = if a == Action::NextView { 1 } else { n - 1 };
+                self.view = View::ALL[(i + by) % n];
             }
             Action::OpenPicker => {
-                let cur = self.sim.policy_label().to_string();
+                let label = self.sim.policy_label();
+                let cur = label.split('[').next().unwrap_or(label);
                 let selected = registry::POLICIES
                     .iter()
                     .position(|p| p.name == cur)
@@ -250,22 +329,44 @@ impl App {
                 self.overlay = Overlay::Picker { selected };
             }
             Action::OpenSubmit => self.overlay = Overlay::Submit(self.default_form()),
-            Action::OpenInspector => self.overlay = Overlay::Inspector { back: 0 },
+            Action::OpenInspector => {
+                self.overlay = Overlay::Inspector {
+                    back: 0,
+                    row: 0,
+                    col: 0,
+                    follow: true,
+                }
+            }
             Action::OpenHelp => self.overlay = Overlay::Help,
-            Action::Up if self.view == View::Timeline => {
-                self.timeline_row = self.timeline_row.saturating_sub(1)
-            }
-            Action::Down if self.view == View::Timeline => {
-                let lanes: usize = self.sim.w.cluster.nodes.iter().map(|n| n.lanes.len()).sum();
-                self.timeline_row = (self.timeline_row + 1).min(lanes.saturating_sub(1));
-            }
-            Action::Up if self.view == View::Jobs => {
-                self.jobs_row = self.jobs_row.saturating_sub(1)
-            }
-            Action::Down if self.view == View::Jobs => {
-                self.jobs_row = (self.jobs_row + 1).min(self.sim.w.jobs.len().saturating_sub(1));
-            }
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Home
+            | Action::End => self.scroll(a),
             _ => {}
+        }
+    }
+
+    /// Scrolls the current view's list, stopping at its last full page.
+    fn scroll(&mut self, a: Action) {
+        let pages = self.pages.get();
+        let w = &self.sim.w;
+        match self.view {
+            View::Jobs => {
+                let n = w.jobs.len().saturating_sub(1);
+                self.jobs_row = scrolled(self.jobs_row, &a, pages.jobs, n);
+            }
+            View::Timeline => {
+                let lanes: usize = w.cluster.nodes.iter().map(|n| n.lanes.len()).sum();
+                let n = lanes.saturating_sub(1);
+                self.timeline_row = scrolled(self.timeline_row, &a, pages.timeline, n);
+            }
+            View::Cluster => {
+                let n = w.cluster.racks.len().saturating_sub(1);
+                self.cluster_row = scrolled(self.cluster_row, &a, pages.cluster, n);
+            }
+            View::Pools => {}
         }
     }
 
@@ -298,28 +399,90 @@ impl App {
 
     fn update_inspector(&mut self, a: Action) {
         let len = self.ring.lock().map(|r| r.len()).unwrap_or(0);
-        let Overlay::Inspector { back } = &mut self.overlay else {
+        let pages = self.pages.get();
+        let Overlay::Inspector {
+            back,
+            row,
+            col,
+            follow,
+        } = &mut self.overlay
+        else {
             return;
         };
         match a {
             Action::Left | Action::Char('h') if self.paused => {
-                *back = (*back + 1).min(len.saturating_sub(1))
+                *back = (*back + 1).min(len.saturating_sub(1));
+                *follow = true;
             }
-            Action::Right | Action::Char('l') if self.paused => *back = back.saturating_sub(1),
-            Action::Left | Action::Right => {
+            Action::Right | Action::Char('l') if self.paused => {
+                *back = back.saturating_sub(1);
+                *follow = true;
+            }
+            Action::Left | Action::Right | Action::Char('h' | 'l') => {
                 self.status = Some("pause (space) to step through past heartbeats".into())
+            }
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Home
+            | Action::End
+            | Action::Char('j' | 'k') => {
+                let a = match a {
+                    Action::Char('k') => Action::Up,
+                    Action::Char('j') => Action::Down,
+                    a => a,
+                };
+                // From what is on screen (following may have moved it).
+                let p = pages.inspector_rows;
+                let from = if p.rows == 0 { *row } else { p.first };
+                *row = scrolled(from, &a, p, usize::MAX);
+                *follow = false;
+            }
+            Action::ColsLeft => *col = col.saturating_sub(1),
+            Action::ColsRight => {
+                let p = pages.inspector_cols;
+                *col = (*col + 1).min(if p.rows == 0 { *col } else { p.max });
             }
             Action::TogglePause => {
                 self.paused = !self.paused;
                 *back = 0;
+                *follow = true;
             }
-            Action::Step if self.paused => {
-                self.sim.step_heartbeat();
+            Action::Step => {
                 *back = 0;
+                *follow = true;
+                self.step_heartbeat();
             }
             Action::Close | Action::OpenInspector => self.overlay = Overlay::None,
             _ => {}
         }
+    }
+
+    /// `.`: one heartbeat forward while paused (see [`Sim::step_heartbeat`]).
+    fn step_heartbeat(&mut self) {
+        if self.sim.is_finished() {
+            self.status = Some("the run has finished: nothing left to step".into());
+            return;
+        }
+        if !self.paused {
+            self.status = Some("pause (space) first, then . steps one heartbeat".into());
+            return;
+        }
+        if let Some(t) = self.sim.next_event_time() {
+            self.index.history.fill_before(t, &self.sim.w);
+        }
+        self.status = match self.sim.step_heartbeat() {
+            None => Some("the run cannot go on: no job can ever run".into()),
+            Some(_) if self.sim.is_finished() => {
+                Some(format!("the run has finished at {}", clock(self.sim.w.now)))
+            }
+            Some(s) if !s.heartbeat => Some(format!(
+                "no heartbeat pending: stepped one event, to {}",
+                clock(s.t)
+            )),
+            Some(_) => None,
+        };
     }
 
     fn default_form(&self) -> SubmitForm {
@@ -350,23 +513,33 @@ impl App {
             }
             Action::Left | Action::Right => {
                 let up = a == Action::Right;
+                form.error = None;
                 match form.focus {
                     0 => cycle(&mut form.profile, n_profiles, up),
                     3 => cycle(&mut form.pool, n_pools, up),
                     _ => {}
                 }
             }
+            // An edit clears the last error: it was about the old value.
             Action::Char(c) => match form.focus {
-                1 => form.input.push(c),
-                2 => form.reduces.push(c),
+                1 => {
+                    form.input.push(c);
+                    form.error = None;
+                }
+                2 => {
+                    form.reduces.push(c);
+                    form.error = None;
+                }
                 _ => {}
             },
             Action::Backspace => match form.focus {
                 1 => {
                     form.input.pop();
+                    form.error = None;
                 }
                 2 => {
                     form.reduces.pop();
+                    form.error = None;
                 }
                 _ => {}
             },
@@ -453,65 +626,51 @@ impl App {
         })
     }
 
-    /// Advances the run by `wall_ms` of wall-clock time at the current speed.
+    /// Advances the run by `wall_ms` of wall-clock time at the current
+    /// speed, an instant at a time so the utilisation and queue samples
+    /// see the state between events.
     fn tick(&mut self, wall_ms: u64) {
         if self.paused || self.sim.is_finished() {
             return;
         }
         let s = self.speed();
-        let until = self.until.unwrap_or(Ms::MAX);
-        if s.is_infinite() {
-            // Instant by instant, so a stalled run stops (run_until
-            // detects it) and `until` is never passed.
-            for _ in 0..MAX_EVENTS_PER_FRAME {
-                match self.sim.next_event_time() {
-                    Some(t) if t <= until && !self.sim.is_finished() => {
-                        if !self.sim.run_until(Some(t)) {
-                            break;
-                        }
-                    }
-                    _ => break,
-                }
-            }
+        // `until` (record --until) caps every step.
+        let target = if s.is_infinite() {
+            self.until
         } else {
             self.carry += wall_ms as f64 * s;
             let adv = self.carry.floor();
             self.carry -= adv;
-            let target = (self.sim.w.now + adv as Ms).min(until);
-            self.sim.run_until(Some(target));
-        }
-        self.sample();
-    }
-
-    fn sample(&mut self) {
-        let w = &self.sim.w;
-        let s = Sample {
-            t: w.now,
-            busy: w.metrics.running.max(0) as u32,
-            queued: w
-                .active
-                .iter()
-                .map(|&j| w.job(j).maps_pending + w.job(j).reduces_pending)
-                .sum(),
+            Some((self.sim.w.now + adv as Ms).min(self.until.unwrap_or(Ms::MAX)))
         };
-        // One sample per timeline column, so the sparklines line up with it.
-        let step = super::views::timeline_step(self.speed());
-        let due = self
-            .history
-            .back()
-            .is_none_or(|b| s.t >= b.t + step || s.t < b.t);
-        if due {
-            if self.history.len() == HISTORY {
-                self.history.pop_front();
+        // At "max" a frame processes a bounded number of instants.
+        for _ in 0..MAX_EVENTS_PER_FRAME {
+            let Some(t) = self.sim.next_event_time() else {
+                break;
+            };
+            if target.is_some_and(|l| t > l) {
+                break;
             }
-            self.history.push_back(s);
+            self.index.history.fill_before(t, &self.sim.w);
+            if !self.sim.run_until(Some(t)) {
+                return; // finished, or can never go on
+            }
+        }
+        if let Some(l) = target {
+            // No event left before it: the clock moves on to it.
+            self.sim.run_until(Some(l));
         }
     }
 
     /// Recomputes what the views show from the policy (after every update).
     fn refresh(&mut self) {
+        self.index.catch_up(&self.sim.w);
         if matches!(self.view, View::Jobs | View::Pools) {
-            self.values = self.sim.policy().inspect(&self.sim.w, 0);
+            let p = self.sim.policy();
+            self.values = p.inspect(&self.sim.w, 0);
+            if self.values.pools.is_empty() {
+                self.values.pools = p.pool_values(&self.sim.w);
+            }
         }
     }
 
@@ -526,10 +685,10 @@ impl App {
                     Notable::Submitted(j) => {
                         let job = w.job(*j);
                         format!(
-                            "submitted {} ({} maps, {} reduces, pool {})",
+                            "submitted {} ({}, {}, pool {})",
                             job.name,
-                            job.n_maps(),
-                            job.n_reduces(),
+                            count(job.n_maps().into(), "map"),
+                            count(job.n_reduces().into(), "reduce"),
                             w.pool_name(*j)
                         )
                     }
@@ -542,14 +701,29 @@ impl App {
                         )
                     }
                     Notable::Switched { from, to } => format!("policy switched {from} → {to}"),
-                    Notable::NodeFailed { node, attempts, rerun } => format!(
-                        "node {node} failed: {attempts} running attempts failed, {rerun} finished maps to re-run"
+                    Notable::NodeFailed {
+                        node,
+                        attempts,
+                        rerun,
+                    } => format!(
+                        "node {node} failed: {} failed, {} to re-run",
+                        count((*attempts).into(), "running attempt"),
+                        count((*rerun).into(), "finished map")
                     ),
                     Notable::NodeRecovered(n) => format!("node {n} recovered"),
                     Notable::Preempted(a) => {
                         let at = &w.attempts[*a as usize];
-                        let k = if at.kind == crate::sim::Kind::Map { 'm' } else { 'r' };
-                        format!("preempted {}/{k}{} on node {} for a starved pool", w.job(at.job).name, at.task, at.node)
+                        let k = if at.kind == crate::sim::Kind::Map {
+                            'm'
+                        } else {
+                            'r'
+                        };
+                        format!(
+                            "preempted {}/{k}{} on node {} for a starved pool",
+                            w.job(at.job).name,
+                            at.task,
+                            at.node
+                        )
                     }
                     Notable::Speculated(a) => {
                         let at = &w.attempts[*a as usize];
@@ -570,6 +744,34 @@ impl App {
                 (*t, text)
             })
             .collect()
+    }
+}
+
+/// `n word`, with the word in the plural unless `n` is 1: `1 reduce`,
+/// `2 reduces`.
+pub fn count(n: u64, word: &str) -> String {
+    format!("{n} {}", noun(n, word))
+}
+
+/// The word as `n` of it reads: `map` for 1, else `maps`.
+pub fn noun(n: u64, word: &str) -> String {
+    if n == 1 {
+        word.to_string()
+    } else {
+        format!("{word}s")
+    }
+}
+
+/// A short duration: `42.5s`, `12m07s`, `3h05m`.
+pub fn dur(ms: Ms) -> String {
+    let s = ms / 1000;
+    if ms < 600_000 {
+        // Tenths cut, not rounded, as in `clock`.
+        format!("{s}.{}s", ms % 1000 / 100)
+    } else if s < 6_000 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{}h{:02}m", s / 3600, s / 60 % 60)
     }
 }
 

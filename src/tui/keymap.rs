@@ -1,5 +1,5 @@
-//! Keys to actions, in one table. The submit form's text fields take any
-//! other printable character.
+//! Keys to actions, in one table. In the submit form every printable
+//! character is text (so `q` types a `q` there rather than quitting).
 
 use super::app::{Action, Overlay};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -15,10 +15,16 @@ pub enum Ctx {
     Overlay,
 }
 
-/// The bindings: context, key, action, and the help text (empty to leave
-/// a duplicate binding out of the help).
+/// The bindings: context, key, action, and the help text. An empty help
+/// text makes the binding an alternative to the one above it (same
+/// context): the help lists them together, `↑/↓ scroll …`.
 pub const KEYS: &[(Ctx, KeyCode, Action, &str)] = &[
-    (Ctx::Any, KeyCode::Char('q'), Action::Quit, "quit"),
+    (
+        Ctx::Any,
+        KeyCode::Char('q'),
+        Action::Quit,
+        "quit (also Ctrl-C; in the submit form q is text)",
+    ),
     (
         Ctx::Main,
         KeyCode::Char(' '),
@@ -34,7 +40,13 @@ pub const KEYS: &[(Ctx, KeyCode, Action, &str)] = &[
     (Ctx::Main, KeyCode::Char('+'), Action::SpeedUp, "faster"),
     (Ctx::Main, KeyCode::Char('='), Action::SpeedUp, ""),
     (Ctx::Main, KeyCode::Char('-'), Action::SpeedDown, "slower"),
-    (Ctx::Main, KeyCode::Tab, Action::NextView, "next view"),
+    (
+        Ctx::Main,
+        KeyCode::Tab,
+        Action::NextView,
+        "next / previous view",
+    ),
+    (Ctx::Main, KeyCode::BackTab, Action::PrevView, ""),
     (
         Ctx::Main,
         KeyCode::Char('p'),
@@ -58,9 +70,18 @@ pub const KEYS: &[(Ctx, KeyCode, Action, &str)] = &[
         Ctx::Main,
         KeyCode::Up,
         Action::Up,
-        "scroll the jobs list or timeline",
+        "scroll the Jobs list, Cluster racks, Timeline slots",
     ),
     (Ctx::Main, KeyCode::Down, Action::Down, ""),
+    (
+        Ctx::Any,
+        KeyCode::PageUp,
+        Action::PageUp,
+        "a page up / down",
+    ),
+    (Ctx::Any, KeyCode::PageDown, Action::PageDown, ""),
+    (Ctx::Any, KeyCode::Home, Action::Home, "first / last rows"),
+    (Ctx::Any, KeyCode::End, Action::End, ""),
     (Ctx::Overlay, KeyCode::Esc, Action::Close, "close / cancel"),
     (
         Ctx::Overlay,
@@ -68,29 +89,93 @@ pub const KEYS: &[(Ctx, KeyCode, Action, &str)] = &[
         Action::Enter,
         "apply / submit",
     ),
-    (Ctx::Overlay, KeyCode::Up, Action::Up, "move up (also k)"),
     (
         Ctx::Overlay,
-        KeyCode::Down,
-        Action::Down,
-        "move down (also j)",
+        KeyCode::Up,
+        Action::Up,
+        "move in the picker and form; scroll the inspector's jobs (also k/j)",
     ),
+    (Ctx::Overlay, KeyCode::Down, Action::Down, ""),
     (
         Ctx::Overlay,
         KeyCode::Left,
         Action::Left,
-        "previous choice / older heartbeat",
+        "previous / next choice; inspector: older / newer heartbeat",
     ),
+    (Ctx::Overlay, KeyCode::Right, Action::Right, ""),
     (
         Ctx::Overlay,
-        KeyCode::Right,
-        Action::Right,
-        "next choice / newer heartbeat",
+        KeyCode::Char('['),
+        Action::ColsLeft,
+        "inspector: columns left / right",
     ),
-    (Ctx::Overlay, KeyCode::Tab, Action::NextField, "next field"),
+    (Ctx::Overlay, KeyCode::Char(']'), Action::ColsRight, ""),
+    (
+        Ctx::Overlay,
+        KeyCode::Tab,
+        Action::NextField,
+        "form: next / previous field",
+    ),
     (Ctx::Overlay, KeyCode::BackTab, Action::PrevField, ""),
-    (Ctx::Overlay, KeyCode::Backspace, Action::Backspace, ""),
+    (
+        Ctx::Overlay,
+        KeyCode::Backspace,
+        Action::Backspace,
+        "form: delete a character",
+    ),
 ];
+
+/// A key's name as the help and footer write it.
+pub fn key_name(code: KeyCode) -> String {
+    match code {
+        KeyCode::Char(' ') => "space".into(),
+        KeyCode::Char(c) => c.to_string(),
+        KeyCode::Tab => "tab".into(),
+        KeyCode::BackTab => "⇧tab".into(),
+        KeyCode::Esc => "esc".into(),
+        KeyCode::Enter => "enter".into(),
+        KeyCode::Backspace => "⌫".into(),
+        KeyCode::Up => "↑".into(),
+        KeyCode::Down => "↓".into(),
+        KeyCode::Left => "←".into(),
+        KeyCode::Right => "→".into(),
+        KeyCode::PageUp => "PgUp".into(),
+        KeyCode::PageDown => "PgDn".into(),
+        KeyCode::Home => "Home".into(),
+        KeyCode::End => "End".into(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// The help's lines from [`KEYS`]: each binding with its alternatives
+/// (`↑/↓`), and bindings whose keys read the same in different contexts
+/// on one line.
+pub fn help_entries() -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut i = 0;
+    while i < KEYS.len() {
+        let (ctx, code, _, text) = &KEYS[i];
+        let mut names = vec![key_name(*code)];
+        let mut j = i + 1;
+        while j < KEYS.len() && KEYS[j].3.is_empty() && KEYS[j].0 == *ctx {
+            names.push(key_name(KEYS[j].1));
+            j += 1;
+        }
+        i = j;
+        if text.is_empty() {
+            continue;
+        }
+        let keys = names.join("/");
+        match out.iter_mut().find(|e| e.0 == keys) {
+            Some(e) => {
+                e.1.push_str("; ");
+                e.1.push_str(text);
+            }
+            None => out.push((keys, text.to_string())),
+        }
+    }
+    out
+}
 
 /// The action a key means in this state, if any.
 pub fn action_for(overlay: &Overlay, key: KeyEvent) -> Option<Action> {
@@ -103,8 +188,18 @@ pub fn action_for(overlay: &Overlay, key: KeyEvent) -> Option<Action> {
     } else {
         Ctx::Overlay
     };
-    // In the form, letters are text (so `q` can be typed into a field only
-    // if we let it: we don't; sizes and counts never need it).
+    // In the form every printable character is text, `q` included: typing
+    // must never quit and lose the run (Esc cancels, Ctrl-C still quits).
+    // The form decides what a field accepts.
+    if in_form
+        && !key
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+    {
+        if let KeyCode::Char(ch) = key.code {
+            return Some(Action::Char(ch));
+        }
+    }
     for (c, code, action, _) in KEYS {
         if *code == key.code && (*c == Ctx::Any || *c == ctx) {
             return Some(action.clone());
@@ -125,7 +220,8 @@ pub fn action_for(overlay: &Overlay, key: KeyEvent) -> Option<Action> {
 }
 
 /// Parses a key name as `record --keys` takes them: a single character,
-/// or Enter, Esc, Tab, BackTab, Space, Up, Down, Left, Right, Backspace.
+/// or Enter, Esc, Tab, BackTab, Space, Up, Down, Left, Right, Backspace,
+/// PageUp, PageDown, Home, End.
 pub fn parse_key(name: &str) -> Option<KeyEvent> {
     let code = match name {
         "Enter" => KeyCode::Enter,
@@ -138,6 +234,10 @@ pub fn parse_key(name: &str) -> Option<KeyEvent> {
         "Left" => KeyCode::Left,
         "Right" => KeyCode::Right,
         "Backspace" => KeyCode::Backspace,
+        "PageUp" => KeyCode::PageUp,
+        "PageDown" => KeyCode::PageDown,
+        "Home" => KeyCode::Home,
+        "End" => KeyCode::End,
         s if s.chars().count() == 1 => KeyCode::Char(s.chars().next()?),
         _ => return None,
     };

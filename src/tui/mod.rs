@@ -4,6 +4,7 @@
 //! engine's command API.
 
 pub mod app;
+pub mod index;
 pub mod keymap;
 pub mod offscreen;
 pub mod record;

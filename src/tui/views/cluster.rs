@@ -1,7 +1,7 @@
 //! The Cluster view: every node's slots, grouped by datacenter and rack,
 //! coloured by the job running there.
 
-use super::super::app::App;
+use super::super::app::{count, noun, App, Page};
 use super::super::theme;
 use crate::model::SlotModel;
 use crate::sim::Kind;
@@ -25,14 +25,17 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             c.total_map_slots, c.total_reduce_slots
         ),
         SlotModel::Unified => format!(
-            "containers {}/{} ({rm} maps, {rr} reduces)",
+            "containers {}/{} ({}, {})",
             rm + rr,
-            c.total_slots()
+            c.total_slots(),
+            count(rm.into(), "map"),
+            count(rr.into(), "reduce")
         ),
     };
     let summary = format!(
-        " {} nodes · {slots} · {pending} maps pending   ",
-        c.nodes.len()
+        " {} · {slots} · {} pending   ",
+        count(c.nodes.len() as u64, "node"),
+        count(pending.into(), "map")
     );
     let narrow = summary.chars().count() + 48 > area.width.saturating_sub(2) as usize;
     if narrow {
@@ -50,26 +53,73 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let inner_h = area.height.saturating_sub(2) as usize;
     let multi_dc = c.dcs.len() > 1;
     let label_w = 4;
-    // Rows the layout needs with node cells of `cell_w` characters.
-    let rows_needed = |cell_w: usize| -> usize {
-        let per_line = ((inner_w - label_w.min(inner_w)) / cell_w).max(1);
-        c.racks
-            .iter()
-            .map(|r| r.nodes.len().div_ceil(per_line))
-            .sum::<usize>()
-            + if multi_dc { c.dcs.len() } else { 0 }
-    };
     let lanes = c.nodes.first().map_or(0, |n| n.lanes.len());
-    // Labelled cells (" 12 ██··") when they fit, else compact ones (" ██··").
-    let labelled = rows_needed(lanes + 5) + 4 <= inner_h;
-    for dc in &c.dcs {
-        if multi_dc {
+    // Lines each rack takes (with its datacenter's name above its first
+    // rack) with node cells of `cell_w` characters.
+    let rack_lines = |cell_w: usize| -> Vec<usize> {
+        let per_line = ((inner_w - label_w.min(inner_w)) / cell_w).max(1);
+        let mut v = vec![0; c.racks.len()];
+        for dc in &c.dcs {
+            for (i, &r) in dc.racks.iter().enumerate() {
+                v[r as usize] = c.racks[r as usize].nodes.len().div_ceil(per_line)
+                    + usize::from(multi_dc && i == 0);
+            }
+        }
+        v
+    };
+    // Room for racks: below the summary, above the job legend (2 lines).
+    let room = inner_h.saturating_sub(lines.len() + 2);
+    // Labelled cells (" 12 ██··") when every rack fits so, else compact
+    // ones (" ██··"); if even those do not fit, the racks scroll.
+    let labelled = rack_lines(lanes + 5).iter().sum::<usize>() + 2 <= room;
+    let heights = rack_lines(if labelled { lanes + 5 } else { lanes + 1 });
+    let order: Vec<u32> = c.dcs.iter().flat_map(|d| d.racks.iter().copied()).collect();
+    let all_fit = heights.iter().sum::<usize>() <= room;
+    // With a "more racks" line, the last rack that fits from each start.
+    // (A datacenter's name may also head the first rack shown.)
+    let avail = if all_fit {
+        room
+    } else {
+        room.saturating_sub(1 + usize::from(multi_dc))
+    };
+    let fits_from = |f: usize| -> usize {
+        let mut used = 0;
+        let mut end = f;
+        while end < order.len() && used + heights[order[end] as usize] <= avail {
+            used += heights[order[end] as usize];
+            end += 1;
+        }
+        end.max((f + 1).min(order.len()))
+    };
+    let max_first = if all_fit {
+        0
+    } else {
+        (0..order.len())
+            .find(|&f| fits_from(f) == order.len())
+            .unwrap_or(order.len().saturating_sub(1))
+    };
+    let first = app.cluster_row.min(max_first);
+    let end = if all_fit {
+        order.len()
+    } else {
+        fits_from(first)
+    };
+    let mut pages = app.pages.get();
+    pages.cluster = Page {
+        first,
+        rows: (end - first).max(1),
+        max: max_first,
+    };
+    app.pages.set(pages);
+    for (k, &r) in order.iter().enumerate().take(end).skip(first) {
+        let dc = c.racks[r as usize].dc as usize;
+        if multi_dc && (k == first || c.dcs[dc].racks.first() == Some(&r)) {
             lines.push(Line::from(Span::styled(
-                format!(" {} ", dc.name),
+                format!(" {} ", c.dcs[dc].name),
                 theme::title(),
             )));
         }
-        for &r in &dc.racks {
+        {
             let label = format!(" r{r:<2}");
             let mut cur: Vec<Span> = vec![Span::styled(label.clone(), theme::dim())];
             let mut cur_w = label.chars().count();
@@ -122,6 +172,20 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             lines.push(Line::from(cur));
         }
     }
+    if !all_fit {
+        let mut parts = Vec::new();
+        if first > 0 {
+            parts.push(format!("↑ {}", count(first as u64, "rack")));
+        }
+        let below = order.len() - end;
+        if below > 0 {
+            parts.push(format!("… {below} more {}", noun(below as u64, "rack")));
+        }
+        lines.push(Line::from(Span::styled(
+            format!(" {} · ↑↓ PgUp PgDn scroll", parts.join(" · ")),
+            theme::dim(),
+        )));
+    }
     // Running jobs and their colours.
     let mut legend: Vec<Span> = vec![Span::styled(" jobs: ", theme::dim())];
     let mut lw = 7;
@@ -165,7 +229,9 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
                 Span::styled(format!(" r{r:<3}"), theme::dim()),
                 Span::styled(super::bar(frac, bar_w), Style::default().fg(theme::OK)),
                 Span::raw(format!(
-                    " {busy:>4}/{slots:<4} {maps:>4} maps {reds:>4} reduces"
+                    " {busy:>4}/{slots:<4} {maps:>4} {:<4} {reds:>4} {}",
+                    noun(maps.into(), "map"),
+                    noun(reds.into(), "reduce")
                 )),
             ];
             if dead > 0 {

@@ -15,19 +15,24 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::Frame;
 
-pub use timeline::step_ms as timeline_step;
+pub use timeline::{step_for as timeline_step, tick_label};
 
 pub fn render(app: &App, f: &mut Frame) {
     let area = f.area();
-    let log_h = if area.height >= 30 { 7 } else { 4 };
+    let log_h = match area.height {
+        h if h >= 30 => 7,
+        h if h >= 16 => 4,
+        _ => 3,
+    };
+    let head = header_lines(app, area.width as usize);
     let [header, body, log, footer] = Layout::vertical([
-        Constraint::Length(1),
+        Constraint::Length(head.len() as u16),
         Constraint::Min(5),
         Constraint::Length(log_h),
         Constraint::Length(1),
     ])
     .areas(area);
-    render_header(app, f, header);
+    f.render_widget(Paragraph::new(head), header);
     match app.view {
         View::Cluster => cluster::render(app, f, body),
         View::Jobs => jobs::render(app, f, body),
@@ -35,17 +40,29 @@ pub fn render(app: &App, f: &mut Frame) {
         View::Timeline => timeline::render(app, f, body),
     }
     render_log(app, f, log);
-    render_footer(app, f, footer);
+    // The help scrolls when its lines and frame do not fit the screen.
+    let help_scrolls = matches!(app.overlay, Overlay::Help) && overlays::help_scrolls(area);
+    render_footer(app, f, footer, help_scrolls);
     match &app.overlay {
         Overlay::None => {}
         Overlay::Picker { selected } => overlays::picker(app, f, *selected),
         Overlay::Submit(form) => overlays::submit(app, f, form),
-        Overlay::Inspector { back } => overlays::inspector(app, f, *back),
-        Overlay::Help => overlays::help(f),
+        Overlay::Inspector {
+            back,
+            row,
+            col,
+            follow,
+        } => overlays::inspector(app, f, (*back, *row, *col, *follow)),
+        Overlay::Help => overlays::help(app, f),
     }
 }
 
-fn render_header(app: &App, f: &mut Frame, area: Rect) {
+/// The header's lines: everything the contract names (`policy: NAME`, the
+/// clock, the speed, running/paused, `jobs: F/S`) always shows. A long
+/// policy label is cut in the middle first; the heartbeat count and the
+/// view tabs show when there is room; below about 60 columns the header
+/// takes two lines.
+fn header_lines(app: &App, width: usize) -> Vec<Line<'static>> {
     let w = &app.sim.w;
     let state = if app.sim.is_finished() {
         Span::styled("■ finished", Style::default().fg(theme::OK))
@@ -60,26 +77,56 @@ fn render_header(app: &App, f: &mut Frame, area: Rect) {
         Span::styled("▶ running", Style::default().fg(theme::OK))
     };
     let sep = || Span::styled(" │ ", theme::dim());
-    let mut spans = vec![
-        Span::styled(" policy: ", theme::dim()),
-        Span::styled(app.sim.policy_label().to_string(), theme::title()),
-        sep(),
-        Span::raw(clock(w.now)),
-        sep(),
-        Span::raw(app.speed_label()),
-        sep(),
-        state,
-        sep(),
-        Span::raw(format!(
-            "jobs: {}/{}",
-            w.finished_jobs(),
-            w.submitted_jobs()
-        )),
-        sep(),
-        Span::raw(format!("hb {}", w.heartbeats)),
-    ];
-    // View tabs on the right when there is room.
-    let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
+    let label = app.sim.policy_label().to_string();
+    let jobs = format!("jobs: {}/{}", w.finished_jobs(), w.submitted_jobs());
+    let hb = format!("hb {}", w.heartbeats);
+    let len = |spans: &[Span]| -> usize { spans.iter().map(|s| s.content.chars().count()).sum() };
+    let build = |label: String, with_hb: bool| -> Vec<Span<'static>> {
+        let mut v = vec![
+            Span::styled(" policy: ", theme::dim()),
+            Span::styled(label, theme::title()),
+            sep(),
+            Span::raw(clock(w.now)),
+            sep(),
+            Span::raw(app.speed_label()),
+            sep(),
+            state.clone(),
+            sep(),
+            Span::raw(jobs.clone()),
+        ];
+        if with_hb {
+            v.push(sep());
+            v.push(Span::raw(hb.clone()));
+        }
+        v
+    };
+    let base = len(&build(String::new(), false));
+    let mut spans = if base + label.chars().count() + 3 + hb.chars().count() <= width {
+        build(label, true)
+    } else if base + label.chars().count() <= width {
+        build(label, false)
+    } else if base + 8 <= width {
+        build(fit_mid(&label, width - base), false)
+    } else {
+        // Two lines: policy and state, then clock, speed and jobs.
+        let room = width.saturating_sub(9 + 3 + state.content.chars().count());
+        let first = vec![
+            Span::styled(" policy: ", theme::dim()),
+            Span::styled(fit_mid(&label, room.max(4)), theme::title()),
+            sep(),
+            state,
+        ];
+        let second = vec![
+            Span::raw(format!(" {}", clock(w.now))),
+            sep(),
+            Span::raw(app.speed_label()),
+            sep(),
+            Span::raw(jobs),
+        ];
+        return vec![Line::from(first), Line::from(second)];
+    };
+    // View tabs on the right when there is room, else the view's name.
+    let used = len(&spans);
     let tabs: Vec<Span> = View::ALL
         .iter()
         .flat_map(|v| {
@@ -91,16 +138,15 @@ fn render_header(app: &App, f: &mut Frame, area: Rect) {
             [Span::raw(" "), Span::styled(v.name(), style)]
         })
         .collect();
-    let tabs_w: usize = tabs.iter().map(|s| s.content.chars().count()).sum();
-    if used + tabs_w < area.width as usize {
-        let pad = area.width as usize - used - tabs_w;
-        spans.push(Span::raw(" ".repeat(pad)));
+    let tabs_w = len(&tabs);
+    if used + tabs_w < width {
+        spans.push(Span::raw(" ".repeat(width - used - tabs_w)));
         spans.extend(tabs);
-    } else if used + app.view.name().len() + 3 <= area.width as usize {
+    } else if used + app.view.name().len() + 3 <= width {
         spans.push(sep());
         spans.push(Span::styled(app.view.name(), theme::title()));
     }
-    f.render_widget(Paragraph::new(Line::from(spans)), area);
+    vec![Line::from(spans)]
 }
 
 fn render_log(app: &App, f: &mut Frame, area: Rect) {
@@ -127,75 +173,105 @@ fn render_log(app: &App, f: &mut Frame, area: Rect) {
     f.render_widget(Paragraph::new(lines).block(block), area);
 }
 
-fn render_footer(app: &App, f: &mut Frame, area: Rect) {
-    let keys: &[(&str, &str)] = match &app.overlay {
-        Overlay::None if matches!(app.view, View::Timeline | View::Jobs) => &[
-            ("space", "pause"),
-            (".", "step"),
-            ("+/-", "speed"),
-            ("tab", "view"),
-            ("↑↓", "scroll"),
-            ("p", "policy"),
-            ("s", "submit"),
-            ("i", "inspect"),
-            ("?", "help"),
-            ("q", "quit"),
-        ],
-        Overlay::None => &[
-            ("space", "pause"),
-            (".", "step"),
-            ("+/-", "speed"),
-            ("tab", "view"),
-            ("p", "policy"),
-            ("s", "submit"),
-            ("i", "inspect"),
-            ("?", "help"),
-            ("q", "quit"),
-        ],
-        Overlay::Picker { .. } => &[
-            ("↑↓/jk", "choose"),
-            ("enter", "switch now"),
-            ("esc", "cancel"),
-        ],
-        Overlay::Submit(_) => &[
-            ("tab/↑↓", "field"),
-            ("←→", "choose"),
-            ("type", "edit"),
-            ("enter", "submit"),
-            ("esc", "cancel"),
-        ],
-        Overlay::Inspector { .. } => &[
-            ("space", "pause"),
-            ("←→", "older/newer (paused)"),
-            (".", "step"),
-            ("esc", "close"),
-        ],
-        Overlay::Help => &[("esc/?", "close"), ("q", "quit")],
+/// The footer: the keys that work where you are. Each has a rank: 0
+/// always shows (`? help`, `q quit`, `esc`), higher ranks give way first
+/// when the line is too narrow, after the labels have shrunk to one word.
+fn render_footer(app: &App, f: &mut Frame, area: Rect, help_scrolls: bool) {
+    // Scrolling keys where the view has more rows than it shows (drawn
+    // just before the footer, so its page is this frame's).
+    let p = app.pages.get();
+    let scroll = match app.view {
+        View::Timeline => p.timeline.max > 0,
+        View::Jobs => p.jobs.max > 0,
+        View::Cluster => p.cluster.max > 0,
+        View::Pools => false,
     };
-    // Full labels when they fit; else the first word of each, tighter.
-    let full: usize = keys
-        .iter()
-        .map(|(k, v)| k.chars().count() + v.chars().count() + 4)
-        .sum();
-    let tight = full > area.width as usize;
-    let mut keys: Vec<(&'static str, &'static str)> = keys.to_vec();
+    let keys: Vec<(&str, &str, u8)> = match &app.overlay {
+        Overlay::None => [
+            ("space", "pause", 1),
+            (".", "step", 5),
+            ("+/-", "speed", 6),
+            ("tab", "view", 2),
+            ("↑↓", "scroll", if scroll { 7 } else { 99 }),
+            ("PgUp/PgDn", "page", if scroll { 8 } else { 99 }),
+            ("p", "policy", 3),
+            ("s", "submit", 4),
+            ("i", "inspect", 4),
+            ("?", "help", 0),
+            ("q", "quit", 0),
+        ]
+        .into_iter()
+        .filter(|k| k.2 != 99)
+        .collect(),
+        Overlay::Picker { .. } => vec![
+            ("↑↓/jk", "choose", 1),
+            ("enter", "switch now", 1),
+            ("esc", "cancel", 0),
+            ("q", "quit", 2),
+        ],
+        Overlay::Submit(_) => vec![
+            ("tab/↑↓", "field", 2),
+            ("←→", "choose", 3),
+            ("type", "edit", 4),
+            ("enter", "submit", 1),
+            ("esc", "cancel", 0),
+        ],
+        Overlay::Inspector { .. } => vec![
+            ("space", "pause", 3),
+            ("←→", "older/newer (paused)", 2),
+            (".", "step", 4),
+            ("↑↓", "jobs", 5),
+            ("[ ]", "columns", 5),
+            ("esc", "close", 0),
+            ("q", "quit", 1),
+        ],
+        Overlay::Help => vec![
+            ("↑↓", "scroll", if help_scrolls { 1 } else { 99 }),
+            ("esc/?", "close", 0),
+            ("q", "quit", 0),
+        ]
+        .into_iter()
+        .filter(|k| k.2 != 99)
+        .collect(),
+    };
+    let width = area.width as usize;
+    let full = |ks: &[(&str, &str, u8)]| -> usize {
+        ks.iter()
+            .map(|(k, v, _)| k.chars().count() + v.chars().count() + 4)
+            .sum()
+    };
+    let mut keys = keys;
+    // Spaced out with full labels, leaving out the extras (rank 7 and up)
+    // if that is what it takes; else tight, one word each.
+    let mut spaced = keys.clone();
+    while full(&spaced) > width {
+        match spaced.iter().rposition(|k| k.2 >= 7) {
+            Some(i) => {
+                spaced.remove(i);
+            }
+            None => break,
+        }
+    }
+    let tight = full(&spaced) > width;
+    if !tight {
+        keys = spaced;
+    }
     if tight {
-        // Still too wide: drop the keys a newcomer needs least, so that
-        // `? help` and `q quit` always show.
-        let width = |ks: &[(&'static str, &'static str)]| -> usize {
+        let narrow = |ks: &[(&str, &str, u8)]| -> usize {
             ks.iter()
-                .map(|(k, v)| k.chars().count() + first_word(v).chars().count() + 2)
+                .map(|(k, v, _)| k.chars().count() + first_word(v).chars().count() + 2)
                 .sum()
         };
-        for drop in ["↑↓", "+/-", "."] {
-            if width(&keys) <= area.width as usize {
+        while narrow(&keys) > width {
+            let Some(worst) = keys.iter().map(|k| k.2).max().filter(|&r| r > 0) else {
                 break;
-            }
-            keys.retain(|(k, _)| *k != drop);
+            };
+            let i = keys.iter().rposition(|k| k.2 == worst).expect("present");
+            keys.remove(i);
         }
     }
     let mut spans = Vec::new();
-    for (k, v) in keys {
+    for (k, v, _) in keys {
         if tight {
             spans.push(Span::styled(k.to_string(), theme::key()));
             spans.push(Span::raw(format!(" {} ", first_word(v))));
@@ -224,12 +300,29 @@ pub fn table<'a>(
     rows: Vec<ratatui::widgets::Row<'a>>,
     widths: Vec<Constraint>,
     header: ratatui::widgets::Row<'a>,
-    title: impl Into<String>,
+    block: Block<'a>,
 ) -> ratatui::widgets::Table<'a> {
     ratatui::widgets::Table::new(rows, widths)
         .header(header.style(Style::default().add_modifier(Modifier::BOLD)))
         .column_spacing(1)
-        .block(panel(title))
+        .block(block)
+}
+
+/// What a scrolled list hides, for its panel's bottom border:
+/// ` ↑ 3 above · ↓ 5 below · ↑↓ PgUp PgDn `, or nothing when all shows.
+pub fn scroll_note(first: usize, rows: usize, len: usize) -> Option<String> {
+    let below = len.saturating_sub(first + rows);
+    if first == 0 && below == 0 {
+        return None;
+    }
+    let mut parts = Vec::new();
+    if first > 0 {
+        parts.push(format!("↑ {first} above"));
+    }
+    if below > 0 {
+        parts.push(format!("↓ {below} below"));
+    }
+    Some(format!(" {} · ↑↓ PgUp PgDn ", parts.join(" · ")))
 }
 
 /// A text progress bar of `width` cells.
@@ -239,8 +332,41 @@ pub fn bar(frac: f64, width: usize) -> String {
     } else {
         0.0
     };
-    let full = (frac * width as f64).round() as usize;
+    let mut full = (frac * width as f64).round() as usize;
+    if frac < 1.0 {
+        // Full only when done.
+        full = full.min(width.saturating_sub(1));
+    }
     format!("{}{}", "█".repeat(full), "░".repeat(width - full))
+}
+
+/// Shortens to `w` characters by cutting the middle, so the end, where
+/// similar names differ, stays: `classification-10g` → `classif…-10g`. The
+/// part from the last `-`, `_`, `.`, `/` or `[` is kept whole when it takes
+/// at most half the room, else head and tail get half each.
+pub fn fit_mid(s: &str, w: usize) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let n = chars.len();
+    if n <= w {
+        return s.to_string();
+    }
+    if w < 3 {
+        return fit(s, w);
+    }
+    let room = w - 1;
+    let suffix = chars
+        .iter()
+        .rposition(|c| matches!(c, '-' | '_' | '.' | '/' | '['))
+        .map(|i| n - i);
+    let tail = match suffix {
+        Some(k) if k <= room / 2 => k,
+        _ => room / 2,
+    };
+    let head = room - tail;
+    let mut t: String = chars[..head].iter().collect();
+    t.push('…');
+    t.extend(&chars[n - tail..]);
+    t
 }
 
 /// Truncates to `w` characters, marking the cut.

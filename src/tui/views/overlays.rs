@@ -1,17 +1,19 @@
 //! Overlays drawn over the current view: the policy picker, the submit
 //! form, the inspector and the help.
 
-use super::super::app::{clock, App, SubmitForm, INSPECT_RING};
-use super::super::keymap::KEYS;
+use super::super::app::{clock, count, App, Page, SubmitForm, INSPECT_RING};
+use super::super::keymap::help_entries;
 use super::super::theme;
-use super::fit;
+use super::{fit, fit_mid};
 use crate::scenario::profiles;
 use crate::sched::registry;
+use crate::sched::Values;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui::Frame;
+use std::collections::BTreeMap;
 
 /// A rectangle of at most `w`×`h` centred in the frame.
 fn centered(f: &Frame, w: u16, h: u16) -> Rect {
@@ -30,14 +32,20 @@ fn frame_block(title: String) -> Block<'static> {
 
 pub fn picker(app: &App, f: &mut Frame, selected: usize) {
     let n = registry::POLICIES.len();
-    // Leave the header and footer rows visible (the header always shows).
-    let area = centered(
-        f,
-        96,
-        (n as u16 * 2 + 4).min(f.area().height.saturating_sub(2)),
-    );
+    // Leave the header and footer rows visible (the header always shows);
+    // two lines per policy when they all fit, else one.
+    let room = f.area().height.saturating_sub(2);
+    let two_lines = n as u16 * 2 + 4;
+    let h = if two_lines <= room {
+        two_lines
+    } else {
+        (n as u16 + 4).min(room)
+    };
+    let area = centered(f, 96, h);
     f.render_widget(Clear, area);
-    let cur = app.sim.policy_label();
+    // A variant (`fair[slowstart=0.5]`) marks its base policy.
+    let label = app.sim.policy_label();
+    let cur = label.split('[').next().unwrap_or(label);
     // Rows inside the frame below the header line. Each policy takes two
     // (name, then summary) when they all fit, else one (name and summary
     // on one line); the list scrolls to keep the selection in view.
@@ -94,8 +102,42 @@ pub fn picker(app: &App, f: &mut Frame, selected: usize) {
     );
 }
 
+/// Words of `text` on lines of at most `width` characters (a longer word
+/// is cut).
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut out: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for word in text.split(' ') {
+        let n = cur.chars().count();
+        if n > 0 && n + 1 + word.chars().count() > width {
+            out.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+        while cur.chars().count() > width {
+            let head: String = cur.chars().take(width).collect();
+            cur = cur.chars().skip(width).collect();
+            out.push(head);
+        }
+    }
+    if !cur.is_empty() || out.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
 pub fn submit(app: &App, f: &mut Frame, form: &SubmitForm) {
-    let area = centered(f, 64, 10);
+    let w = 64u16.min(f.area().width);
+    // The error, wrapped to the form's width after " ✗ ".
+    let error = form
+        .error
+        .as_ref()
+        .map(|e| wrap_words(e, w.saturating_sub(5) as usize))
+        .unwrap_or_default();
+    let area = centered(f, 64, 9 + error.len() as u16);
     f.render_widget(Clear, area);
     let profile = profiles::all().get(form.profile).map_or("?", |p| p.name);
     let pool = app
@@ -132,17 +174,20 @@ pub fn submit(app: &App, f: &mut Frame, form: &SubmitForm) {
     if let Ok(spec) = app.job_from_form(form) {
         lines.push(Line::from(Span::styled(
             format!(
-                " → {}: {} maps, {} reduces",
-                spec.name, spec.maps, spec.reduces
+                " → {}: {}, {}",
+                spec.name,
+                count(spec.maps.into(), "map"),
+                count(spec.reduces.into(), "reduce")
             ),
             theme::dim(),
         )));
     } else {
         lines.push(Line::from(""));
     }
-    if let Some(e) = &form.error {
+    for (i, e) in error.iter().enumerate() {
+        let lead = if i == 0 { " ✗ " } else { "   " };
         lines.push(Line::from(Span::styled(
-            format!(" ✗ {e}"),
+            format!("{lead}{e}"),
             Style::default().fg(theme::WARN),
         )));
     }
@@ -186,111 +231,230 @@ fn short(key: &str) -> String {
         .replace("waited_s", "wait s")
         .replace("x_star", "x*")
         .replace("beta", "β")
+        .replace("_pct", " %")
+        .replace("missed_opportunities", "missed")
+        .replace("_containers", " c")
+        .replace("_factor", " f")
 }
 
-fn table(
-    lines: &mut Vec<Line>,
-    title: &str,
-    rows: &std::collections::BTreeMap<String, crate::sched::Values>,
-    width: usize,
-    max_rows: usize,
-) {
-    let Some(first) = rows.values().next() else {
-        return;
+/// The rows of an inspection table in the order the policy walks them: by
+/// its `order` value when it reports one (fifo, hybsmrp), else by name.
+fn ordered(rows: &BTreeMap<String, Values>) -> Vec<(&String, &Values)> {
+    let mut v: Vec<(&String, &Values)> = rows.iter().collect();
+    let order = |x: &Values| {
+        x.get("order")
+            .and_then(|o| o.as_f64())
+            .unwrap_or(f64::INFINITY)
     };
-    let keys: Vec<&String> = first.keys().collect();
-    let name_w = if width >= 110 { 22 } else { 14 };
-    let col_w = 8usize;
-    let ncols = ((width.saturating_sub(name_w)) / (col_w + 1)).min(keys.len());
-    let mut head = format!("{:<name_w$}", title);
-    for k in keys.iter().take(ncols) {
-        head.push_str(&format!(" {:>col_w$}", fit(&short(k), col_w)));
+    if v.iter().any(|(_, x)| x.contains_key("order")) {
+        v.sort_by(|a, b| order(a.1).total_cmp(&order(b.1)));
     }
-    lines.push(Line::from(Span::styled(
-        head,
-        Style::default().add_modifier(Modifier::BOLD),
-    )));
-    for (name, vals) in rows.iter().take(max_rows) {
-        let mut row = format!("{:<name_w$}", fit(name, name_w));
-        for k in keys.iter().take(ncols) {
-            let v = vals.get(*k).map(value_str).unwrap_or_default();
-            row.push_str(&format!(" {:>col_w$}", fit(&v, col_w)));
+    v
+}
+
+/// A values table as laid out for one width: the name column's width and
+/// each value column's header and width (as wide as its header and its
+/// widest value, so nothing is cut that fits).
+struct Cols {
+    keys: Vec<String>,
+    heads: Vec<String>,
+    widths: Vec<usize>,
+    name_w: usize,
+    /// Spaces before each value column.
+    gap: usize,
+    /// First and one-past-last value column shown.
+    shown: (usize, usize),
+    /// Largest first column that still shows every column after it.
+    max_first: usize,
+}
+
+/// The longest cell a value column takes before values are cut.
+const MAX_COL_W: usize = 14;
+
+impl Cols {
+    /// `max_gap`: at most this many spaces between columns (so two tables
+    /// one above the other can line up).
+    fn new(
+        title: &str,
+        rows: &[(&String, &Values)],
+        width: usize,
+        first_col: usize,
+        max_gap: usize,
+    ) -> Cols {
+        let mut keys: Vec<String> = Vec::new();
+        for (_, v) in rows {
+            for k in v.keys() {
+                if !keys.contains(k) {
+                    keys.push(k.clone());
+                }
+            }
         }
-        lines.push(Line::from(row));
+        let heads: Vec<String> = keys.iter().map(|k| short(k)).collect();
+        let widths: Vec<usize> = keys
+            .iter()
+            .zip(&heads)
+            .map(|(k, h)| {
+                rows.iter()
+                    .filter_map(|(_, v)| v.get(k))
+                    .map(|v| value_str(v).chars().count())
+                    .fold(h.chars().count(), usize::max)
+                    .min(MAX_COL_W)
+            })
+            .collect();
+        let name_max = rows
+            .iter()
+            .map(|(n, _)| n.chars().count())
+            .fold(title.chars().count(), usize::max);
+        let cap = if width >= 110 { 28 } else { 20 };
+        let n = keys.len();
+        let wide_name = name_max.min(cap);
+        for gap in [2, 1].into_iter().filter(|&g| g <= max_gap) {
+            let all: usize = widths.iter().map(|w| w + gap).sum();
+            if wide_name + all <= width {
+                return Cols {
+                    keys,
+                    heads,
+                    widths,
+                    name_w: wide_name,
+                    gap,
+                    shown: (0, n),
+                    max_first: 0,
+                };
+            }
+        }
+        // Every column still fits if names are cut (in the middle) a bit.
+        let all: usize = widths.iter().map(|w| w + 1).sum();
+        if width >= all + name_max.min(12) && max_gap >= 1 {
+            return Cols {
+                keys,
+                heads,
+                widths,
+                name_w: width - all,
+                gap: 1,
+                shown: (0, n),
+                max_first: 0,
+            };
+        }
+        // Not everything fits: a narrower name column, the columns from
+        // `first_col` that fit, and room for the "  ◂+N cols▸" marker.
+        let name_w = name_max.min(14);
+        let room = width.saturating_sub(name_w + 11);
+        let fits_from = |f: usize| {
+            let mut used = 0;
+            let mut end = f;
+            while end < n && used + widths[end] < room {
+                used += widths[end] + 1;
+                end += 1;
+            }
+            end
+        };
+        let max_first = (0..n)
+            .find(|&f| fits_from(f) == n)
+            .unwrap_or(n.saturating_sub(1));
+        let first = first_col.min(max_first);
+        let end = fits_from(first).max((first + 1).min(n));
+        Cols {
+            keys,
+            heads,
+            widths,
+            name_w,
+            gap: 1,
+            shown: (first, end),
+            max_first,
+        }
     }
-    if rows.len() > max_rows {
-        lines.push(Line::from(Span::styled(
-            format!("… {} more", rows.len() - max_rows),
-            theme::dim(),
-        )));
+
+    fn hidden(&self) -> usize {
+        self.keys.len() - (self.shown.1 - self.shown.0)
+    }
+
+    fn header(&self, title: &str) -> Line<'static> {
+        let mut head = format!("{:<w$}", fit(title, self.name_w), w = self.name_w);
+        for c in self.shown.0..self.shown.1 {
+            let w = self.widths[c];
+            let g = " ".repeat(self.gap);
+            head.push_str(&format!("{g}{:>w$}", fit(&self.heads[c], w)));
+        }
+        let mut spans = vec![Span::styled(
+            head,
+            Style::default().add_modifier(Modifier::BOLD),
+        )];
+        if self.hidden() > 0 {
+            let left = if self.shown.0 > 0 { "◂" } else { "" };
+            let right = if self.shown.1 < self.keys.len() {
+                "▸"
+            } else {
+                ""
+            };
+            spans.push(Span::styled(
+                format!("  {left}+{}{right}", count(self.hidden() as u64, "col")),
+                theme::dim(),
+            ));
+        }
+        Line::from(spans)
+    }
+
+    fn row(&self, name: &str, vals: &Values, style: Style) -> Line<'static> {
+        let mut row = format!("{:<w$}", fit_mid(name, self.name_w), w = self.name_w);
+        for c in self.shown.0..self.shown.1 {
+            let w = self.widths[c];
+            let v = vals.get(&self.keys[c]).map(value_str).unwrap_or_default();
+            let g = " ".repeat(self.gap);
+            row.push_str(&format!("{g}{:>w$}", fit(&v, w)));
+        }
+        Line::from(Span::styled(row, style))
     }
 }
 
-pub fn inspector(app: &App, f: &mut Frame, back: usize) {
+/// `items` joined by `sep` after `label`, wrapped to `width` on at most
+/// `max_lines` lines; what does not fit is counted at the end.
+fn wrapped(
+    label: &str,
+    items: &[String],
+    sep: &str,
+    width: usize,
+    max_lines: usize,
+) -> Vec<Line<'static>> {
+    let indent = label.chars().count();
+    let room = width.saturating_sub(indent);
+    let mut out: Vec<String> = vec![String::new()];
+    for (i, it) in items.iter().enumerate() {
+        let full = out.len() >= max_lines;
+        let cur = out.last_mut().expect("one line");
+        let add = if cur.is_empty() {
+            it.clone()
+        } else {
+            format!("{sep}{it}")
+        };
+        if cur.is_empty() || cur.chars().count() + add.chars().count() <= room {
+            cur.push_str(&add);
+        } else if !full {
+            out.push(it.clone());
+        } else {
+            let more = format!("{sep}… +{} more", items.len() - i);
+            let keep = room.saturating_sub(more.chars().count());
+            *cur = fit(cur, keep) + &more;
+            break;
+        }
+    }
+    out.into_iter()
+        .enumerate()
+        .map(|(i, text)| {
+            let lead = if i == 0 {
+                Span::styled(label.to_string(), theme::title())
+            } else {
+                Span::raw(" ".repeat(indent))
+            };
+            Line::from(vec![lead, Span::raw(fit(&text, room))])
+        })
+        .collect()
+}
+
+pub fn inspector(app: &App, f: &mut Frame, state: (usize, usize, usize, bool)) {
+    let (back, row, col, follow) = state;
     let a = f.area();
     let area = centered(f, a.width.saturating_sub(4), a.height.saturating_sub(2));
     f.render_widget(Clear, area);
-    let recs = app.inspections();
-    let inner_w = area.width.saturating_sub(2) as usize;
-    let mut lines: Vec<Line> = Vec::new();
-    let title;
-    if recs.is_empty() {
-        title = " Inspector ".to_string();
-        lines.push(Line::from(
-            "No heartbeat has asked the policy for work yet.",
-        ));
-        lines.push(Line::from(Span::styled(
-            "Let the run go on (space) or step one heartbeat (.) while paused.",
-            theme::dim(),
-        )));
-    } else {
-        let i = recs.len() - 1 - back.min(recs.len() - 1);
-        let r = &recs[i];
-        title = format!(
-            " Inspector: heartbeat of node {} at {} · {} · {}/{} (last {}) ",
-            r.node,
-            clock(r.t),
-            r.policy,
-            back + 1,
-            recs.len(),
-            INSPECT_RING
-        );
-        if !r.inspection.cluster.is_empty() {
-            let c: Vec<String> = r
-                .inspection
-                .cluster
-                .iter()
-                .map(|(k, v)| format!("{k} = {}", value_str(v)))
-                .collect();
-            lines.push(Line::from(vec![
-                Span::styled("cluster  ", theme::title()),
-                Span::raw(c.join("   ")),
-            ]));
-        }
-        let assigned: Vec<String> = r
-            .assigned
-            .iter()
-            .zip(&r.rules)
-            .map(|(a, rule)| format!("{a} ({rule})"))
-            .collect();
-        lines.push(Line::from(vec![
-            Span::styled("assigned ", theme::title()),
-            Span::raw(if assigned.is_empty() {
-                "nothing".to_string()
-            } else {
-                assigned.join(", ")
-            }),
-        ]));
-        lines.push(Line::from(""));
-        let budget = area.height.saturating_sub(6) as usize;
-        let pools_rows = r.inspection.pools.len().min(budget / 3 + 1);
-        table(&mut lines, "pool", &r.inspection.pools, inner_w, pools_rows);
-        if !r.inspection.pools.is_empty() {
-            lines.push(Line::from(""));
-        }
-        let left = budget.saturating_sub(pools_rows + 4);
-        table(&mut lines, "job", &r.inspection.jobs, inner_w, left.max(1));
-    }
     // The release-rate chart: OMO's own predictor whenever it fits; the
     // passive monitor under other policies only on tall screens, where it
     // does not squeeze the policy's own tables.
@@ -302,12 +466,149 @@ pub fn inspector(app: &App, f: &mut Frame, back: usize) {
     let chart_h = if area.height >= min_h { 9 } else { 0 };
     let [text_area, chart_area] =
         Layout::vertical([Constraint::Min(3), Constraint::Length(chart_h)]).areas(area);
-    f.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .block(frame_block(title)),
-        text_area,
-    );
+    let inner_w = text_area.width.saturating_sub(2) as usize;
+    let inner_h = text_area.height.saturating_sub(2) as usize;
+    let mut lines: Vec<Line> = Vec::new();
+    let mut pages = app.pages.get();
+    let title;
+    match app.inspection(back) {
+        None => {
+            title = " Inspector ".to_string();
+            lines.push(Line::from(
+                "No heartbeat has asked the policy for work yet.",
+            ));
+            lines.push(Line::from(Span::styled(
+                "Let the run go on (space) or step one heartbeat (.) while paused.",
+                theme::dim(),
+            )));
+        }
+        Some((r, n)) => {
+            // Counted from the newest: 1/N is the latest heartbeat.
+            let shown = back.min(n - 1) + 1;
+            let policy = fit_mid(&r.policy, 24);
+            let at = clock(r.t);
+            let candidates = [
+                format!(
+                    " Inspector: heartbeat of node {} at {at} · {policy} · {shown}/{n} (last {INSPECT_RING}) ",
+                    r.node
+                ),
+                format!(" Inspector: node {} at {at} · {policy} · {shown}/{n} ", r.node),
+                format!(" node {} {at} · {shown}/{n} ", r.node),
+            ];
+            title = candidates
+                .iter()
+                .find(|t| t.chars().count() + 2 <= text_area.width as usize)
+                .unwrap_or(&candidates[2])
+                .clone();
+            if !r.inspection.cluster.is_empty() {
+                let c: Vec<String> = r
+                    .inspection
+                    .cluster
+                    .iter()
+                    .map(|(k, v)| format!("{k} = {}", value_str(v)))
+                    .collect();
+                lines.extend(wrapped("cluster  ", &c, "   ", inner_w, 2));
+            }
+            let assigned: Vec<String> = r
+                .assigned
+                .iter()
+                .zip(&r.rules)
+                .map(|(a, rule)| format!("{a} ({rule})"))
+                .collect();
+            if assigned.is_empty() {
+                lines.push(Line::from(vec![
+                    Span::styled("assigned ", theme::title()),
+                    Span::raw("nothing"),
+                ]));
+            } else {
+                lines.extend(wrapped("assigned ", &assigned, ", ", inner_w, 2));
+            }
+            lines.push(Line::from(""));
+            let assigned_jobs: Vec<&str> = r
+                .assigned
+                .iter()
+                .map(|a| a.rsplit_once('/').map_or(a.as_str(), |(j, _)| j))
+                .collect();
+            let budget = inner_h.saturating_sub(lines.len());
+            // Pools: a third of the room at most, the rest for jobs.
+            let pools = ordered(&r.inspection.pools);
+            let jobs = ordered(&r.inspection.jobs);
+            let job_cols = Cols::new("job", &jobs, inner_w, col, 2);
+            if !pools.is_empty() {
+                let cols = Cols::new("pool", &pools, inner_w, col, job_cols.gap);
+                let shown = pools.len().min((budget / 3).max(1));
+                lines.push(cols.header("pool"));
+                for (name, v) in pools.iter().take(shown) {
+                    lines.push(cols.row(name, v, Style::default()));
+                }
+                if pools.len() > shown {
+                    lines.push(Line::from(Span::styled(
+                        format!("… {}", count((pools.len() - shown) as u64, "more pool")),
+                        theme::dim(),
+                    )));
+                }
+                lines.push(Line::from(""));
+            }
+            if jobs.is_empty() {
+                lines.push(Line::from(Span::styled("no running jobs", theme::dim())));
+            } else {
+                let cols = job_cols;
+                pages.inspector_cols = Page {
+                    first: cols.shown.0,
+                    rows: cols.shown.1 - cols.shown.0,
+                    max: cols.max_first,
+                };
+                // Below the header: every row, or as many as fit above a
+                // line saying what is scrolled out of view.
+                let room = inner_h.saturating_sub(lines.len() + 1).max(1);
+                let rows = if jobs.len() <= room {
+                    jobs.len()
+                } else {
+                    room.saturating_sub(1).max(1)
+                };
+                let max = jobs.len() - rows;
+                let mut first = row.min(max);
+                if follow {
+                    let pos = jobs
+                        .iter()
+                        .position(|(n, _)| assigned_jobs.contains(&n.as_str()));
+                    if let Some(pos) = pos {
+                        if pos < first {
+                            first = pos;
+                        } else if pos >= first + rows {
+                            first = pos + 1 - rows;
+                        }
+                    }
+                }
+                pages.inspector_rows = Page { first, rows, max };
+                lines.push(cols.header("job"));
+                for (name, v) in jobs.iter().skip(first).take(rows) {
+                    let style = if assigned_jobs.contains(&name.as_str()) {
+                        Style::default().fg(theme::ACCENT)
+                    } else {
+                        Style::default()
+                    };
+                    lines.push(cols.row(name, v, style));
+                }
+                let below = jobs.len() - first - rows;
+                if first > 0 || below > 0 {
+                    let mut m = Vec::new();
+                    if first > 0 {
+                        m.push(format!("↑ {first} above"));
+                    }
+                    if below > 0 {
+                        m.push(format!("↓ {below} below"));
+                    }
+                    lines.push(Line::from(Span::styled(
+                        format!("{} · ↑↓ scroll", m.join(" · ")),
+                        theme::dim(),
+                    )));
+                }
+            }
+        }
+    }
+    app.pages.set(pages);
+    f.render_widget(Paragraph::new(lines).block(frame_block(title)), text_area);
     if chart_h > 0 {
         release_chart(app, f, chart_area);
     }
@@ -372,32 +673,68 @@ fn release_chart(app: &App, f: &mut Frame, area: Rect) {
     f.render_widget(chart, area);
 }
 
-pub fn help(f: &mut Frame) {
-    let rows: Vec<&(_, _, _, &str)> = KEYS.iter().filter(|k| !k.3.is_empty()).collect();
-    let area = centered(f, 60, rows.len() as u16 + 4);
-    f.render_widget(Clear, area);
-    let mut lines = Vec::new();
-    for (_, code, _, text) in rows {
-        let name = match code {
-            crossterm::event::KeyCode::Char(' ') => "space".to_string(),
-            crossterm::event::KeyCode::Char(c) => c.to_string(),
-            crossterm::event::KeyCode::Tab => "tab".into(),
-            crossterm::event::KeyCode::Esc => "esc".into(),
-            crossterm::event::KeyCode::Enter => "enter".into(),
-            crossterm::event::KeyCode::Up => "↑".into(),
-            crossterm::event::KeyCode::Down => "↓".into(),
-            crossterm::event::KeyCode::Left => "←".into(),
-            crossterm::event::KeyCode::Right => "→".into(),
-            other => format!("{other:?}"),
-        };
-        lines.push(Line::from(vec![
-            Span::styled(format!(" {name:>6} "), theme::key()),
-            Span::raw(format!("  {text}")),
-        ]));
+/// The help's lines for a box `width` wide: one per binding, its text
+/// wrapped under itself.
+fn help_lines(width: u16) -> Vec<Line<'static>> {
+    let entries = help_entries();
+    let key_w = entries
+        .iter()
+        .map(|e| e.0.chars().count())
+        .max()
+        .unwrap_or(0);
+    let text_w = (width as usize).saturating_sub(key_w + 6);
+    let mut all: Vec<Line> = Vec::new();
+    for (keys, text) in &entries {
+        for (i, part) in wrap_words(text, text_w).into_iter().enumerate() {
+            let k = if i == 0 { keys.as_str() } else { "" };
+            all.push(Line::from(vec![
+                Span::styled(format!(" {k:>key_w$} "), theme::key()),
+                Span::raw(format!("  {part}")),
+            ]));
+        }
     }
-    let [body] = Layout::vertical([Constraint::Min(1)]).areas(area);
+    all
+}
+
+/// The help does not fit a screen of `area` (and scrolls).
+pub fn help_scrolls(area: Rect) -> bool {
+    help_lines(76u16.min(area.width)).len() + 2 > area.height.saturating_sub(1) as usize
+}
+
+pub fn help(app: &App, f: &mut Frame) {
+    let width = 76u16.min(f.area().width);
+    let all = help_lines(width);
+    // Above the footer, which says how to scroll and close.
+    let h = (all.len() as u16 + 2).min(f.area().height.saturating_sub(1));
+    let area = centered(f, width, h);
+    f.render_widget(Clear, area);
+    // When the screen is short the list scrolls, a line saying so.
+    let rows = area.height.saturating_sub(2) as usize;
+    let fits = all.len() <= rows;
+    let shown = if fits {
+        rows
+    } else {
+        rows.saturating_sub(1).max(1)
+    };
+    let max = all.len().saturating_sub(shown);
+    let first = app.help_row.min(max);
+    let mut pages = app.pages.get();
+    pages.help = Page {
+        first,
+        rows: shown,
+        max,
+    };
+    app.pages.set(pages);
+    let n = all.len();
+    let mut lines: Vec<Line> = all.into_iter().skip(first).take(shown).collect();
+    if !fits {
+        lines.push(Line::from(Span::styled(
+            super::scroll_note(first, shown, n).unwrap_or_default(),
+            theme::dim(),
+        )));
+    }
     f.render_widget(
         Paragraph::new(lines).block(frame_block(" Keys (? or esc closes) ".into())),
-        body,
+        area,
     );
 }

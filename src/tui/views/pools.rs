@@ -1,11 +1,14 @@
-//! The Pools view: per pool, running tasks against fair share, min share
-//! and max, with weights; for capacity, queue capacity and use; for
-//! adaptive-fair, its own pools (the shared pool too) against their
-//! allocations.
+//! The Pools view: per pool, running tasks against the policy's share,
+//! min share and max, with weights. The share is what the policy divides
+//! the cluster by: containers on a unified cluster where it counts them
+//! (fresh, omo's fair base), map and reduce slots where it counts those
+//! (fair), queue capacities under capacity, and allocations under
+//! adaptive-fair, whose pools are its own (the user pools less the jobs it
+//! moved to its shared pool, plus that pool).
 
 use super::super::app::App;
 use super::super::theme;
-use super::bar;
+use super::{bar, fit_mid};
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::Span;
 use ratatui::widgets::{Cell, Row};
@@ -23,102 +26,118 @@ fn max_str(x: u32) -> String {
     }
 }
 
-/// One row: a pool's name, weight, jobs, running maps and reduces against
-/// its share, and the last cells: min and max shares (capacity % under
-/// capacity).
-struct PoolRow {
-    name: String,
-    weight: f64,
-    jobs: usize,
-    running: (u32, u32),
-    share: (Option<f64>, Option<f64>),
-    limits: Vec<String>,
-}
-
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let w = &app.sim.w;
-    let label = app.sim.policy_label();
-    let capacity = label.starts_with("capacity");
-    // adaptive-fair's pools are its own: the user pools less the jobs it
-    // moved to its shared pool, plus that pool; shares are allocations.
-    let adaptive = label.starts_with("adaptive-fair");
-    let bw = if area.width >= 110 { 20 } else { 6 };
-    let limits = |name: &str| match w.pools.iter().find(|p| p.name == name) {
-        Some(spec) => vec![
-            format!("{}/{}", spec.min_maps, spec.min_reduces),
-            format!("{}/{}", max_str(spec.max_maps), max_str(spec.max_reduces)),
-        ],
-        None => vec!["-".to_string(), "-".to_string()],
+    let has = |k: &str| app.values.pools.values().any(|v| v.contains_key(k));
+    let capacity = has("capacity_map");
+    let adaptive = has("allocation_map");
+    let containers = !capacity && has("fair_share_containers");
+    let wide = area.width >= 110;
+    let bw = match (wide, containers) {
+        (false, _) => 6,
+        (true, true) => 20,
+        (true, false) => 16,
     };
-    let mut data = Vec::new();
-    if adaptive {
-        for (name, v) in &app.values.pools {
-            let u = |k: &str| v.get(k).and_then(|x| x.as_u64()).unwrap_or(0) as u32;
-            data.push(PoolRow {
-                name: name.clone(),
-                weight: num(v.get("weight")).unwrap_or(1.0),
-                jobs: app
-                    .values
-                    .jobs
-                    .values()
-                    .filter(|j| j.get("pool").and_then(|p| p.as_str()) == Some(name.as_str()))
-                    .count(),
-                running: (u("workload_map"), u("workload_reduce")),
-                share: (
-                    num(v.get("allocation_map")),
-                    num(v.get("allocation_reduce")),
-                ),
-                limits: limits(name),
-            });
-        }
-    } else {
-        for (p, spec) in w.pools.iter().enumerate() {
-            let v = app.values.pools.get(&spec.name);
-            let st = &w.pool_stats[p];
-            let get = |k: &str| num(v.and_then(|v| v.get(k)));
-            let (share, limits) = if capacity {
-                let pct = get("capacity_pct");
-                (
-                    (get("capacity_map"), get("capacity_reduce")),
-                    vec![pct.map_or("-".into(), |p| format!("{p:.0}%"))],
-                )
-            } else {
-                (
-                    (get("fair_share_map"), get("fair_share_reduce")),
-                    limits(&spec.name),
-                )
-            };
-            data.push(PoolRow {
-                name: spec.name.clone(),
-                weight: spec.weight,
-                jobs: w
-                    .active
-                    .iter()
-                    .filter(|&&j| w.job(j).pool as usize == p)
-                    .count(),
-                running: (st.running_maps, st.running_reduces),
-                share,
-                limits,
-            });
-        }
-    }
     let fmt = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.1}"));
     let frac = |run: u32, share: Option<f64>| match share {
         Some(s) if s > 0.0 => run as f64 / s,
         _ => 0.0,
     };
+    // (name, weight, jobs, running maps, running reduces, the policy's
+    // values, the scenario's pool if there is one).
+    type Src<'a> = (
+        String,
+        f64,
+        usize,
+        u32,
+        u32,
+        Option<&'a crate::sched::Values>,
+        Option<&'a crate::model::PoolSpec>,
+    );
+    let mut src: Vec<Src> = Vec::new();
+    if adaptive {
+        for (name, v) in &app.values.pools {
+            let u = |k: &str| v.get(k).and_then(|x| x.as_u64()).unwrap_or(0) as u32;
+            let jobs = app
+                .values
+                .jobs
+                .values()
+                .filter(|j| j.get("pool").and_then(|p| p.as_str()) == Some(name.as_str()))
+                .count();
+            src.push((
+                name.clone(),
+                num(v.get("weight")).unwrap_or(1.0),
+                jobs,
+                u("workload_map"),
+                u("workload_reduce"),
+                Some(v),
+                w.pools.iter().find(|p| &p.name == name),
+            ));
+        }
+    } else {
+        for (p, spec) in w.pools.iter().enumerate() {
+            let st = &w.pool_stats[p];
+            let jobs = w
+                .active
+                .iter()
+                .filter(|&&j| w.job(j).pool as usize == p)
+                .count();
+            src.push((
+                spec.name.clone(),
+                spec.weight,
+                jobs,
+                st.running_maps,
+                st.running_reduces,
+                app.values.pools.get(&spec.name),
+                Some(spec),
+            ));
+        }
+    }
     let mut rows = Vec::new();
-    for d in data {
+    for (name, weight, jobs, run_m, run_r, v, spec) in src {
+        let get = |k: &str| num(v.and_then(|v| v.get(k)));
         let mut cells = vec![
-            Cell::from(Span::styled(d.name, theme::title())),
-            Cell::from(format!("{:.2}", d.weight)),
-            Cell::from(d.jobs.to_string()),
-            Cell::from(format!("{}/{}", d.running.0, fmt(d.share.0))),
-            Cell::from(bar(frac(d.running.0, d.share.0), bw)),
-            Cell::from(format!("{}/{}", d.running.1, fmt(d.share.1))),
-            Cell::from(bar(frac(d.running.1, d.share.1), bw)),
+            Cell::from(Span::styled(fit_mid(&name, 12), theme::title())),
+            Cell::from(format!("{weight:.2}")),
+            Cell::from(jobs.to_string()),
         ];
-        cells.extend(d.limits.into_iter().map(Cell::from));
+        if containers {
+            let run = run_m + run_r;
+            let share = get("fair_share_containers");
+            cells.push(Cell::from(format!("{run}/{}", fmt(share))));
+            cells.push(Cell::from(bar(frac(run, share), bw)));
+            cells.push(Cell::from(run_m.to_string()));
+            cells.push(Cell::from(run_r.to_string()));
+        } else {
+            let (share_m, share_r) = if capacity {
+                (get("capacity_map"), get("capacity_reduce"))
+            } else if adaptive {
+                (get("allocation_map"), get("allocation_reduce"))
+            } else {
+                (get("fair_share_map"), get("fair_share_reduce"))
+            };
+            cells.push(Cell::from(format!("{run_m}/{}", fmt(share_m))));
+            cells.push(Cell::from(bar(frac(run_m, share_m), bw)));
+            cells.push(Cell::from(format!("{run_r}/{}", fmt(share_r))));
+            cells.push(Cell::from(bar(frac(run_r, share_r), bw)));
+        }
+        if capacity {
+            let pct = get("capacity_pct");
+            cells.push(Cell::from(pct.map_or("-".into(), |p| format!("{p:.0}%"))));
+        } else if let Some(spec) = spec {
+            cells.push(Cell::from(format!(
+                "{}/{}",
+                spec.min_maps, spec.min_reduces
+            )));
+            cells.push(Cell::from(format!(
+                "{}/{}",
+                max_str(spec.max_maps),
+                max_str(spec.max_reduces)
+            )));
+        } else {
+            cells.push(Cell::from("-"));
+            cells.push(Cell::from("-"));
+        }
         rows.push(Row::new(cells).height(1));
     }
     let share = if capacity {
@@ -128,32 +147,44 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     } else {
         "fair share"
     };
-    let mut header = vec![
-        "pool".to_string(),
-        "weight".into(),
-        "jobs".into(),
-        if bw > 6 {
-            format!("maps run/{share}")
-        } else {
-            "maps".to_string()
-        },
-        String::new(),
-        if bw > 6 {
-            format!("reds run/{share}")
-        } else {
-            "reduces".to_string()
-        },
-        String::new(),
-    ];
+    let mut header: Vec<String> = vec!["pool".into(), "weight".into(), "jobs".into()];
     let mut widths = vec![
         Constraint::Length(12),
         Constraint::Length(6),
         Constraint::Length(4),
-        Constraint::Length(if bw > 6 { 14 } else { 9 }),
-        Constraint::Length(bw as u16),
-        Constraint::Length(if bw > 6 { 14 } else { 9 }),
-        Constraint::Length(bw as u16),
     ];
+    let col_w = if wide { 25 } else { 10 };
+    if containers {
+        header.push(if wide {
+            format!("containers run/{share}")
+        } else {
+            "containers".into()
+        });
+        header.push(String::new());
+        header.push("maps".into());
+        header.push("reduces".into());
+        widths.extend([
+            Constraint::Length(col_w),
+            Constraint::Length(bw as u16),
+            Constraint::Length(5),
+            Constraint::Length(7),
+        ]);
+    } else {
+        for kind in ["maps", "reds"] {
+            header.push(if wide && (has("fair_share_map") || capacity || adaptive) {
+                format!("{kind} run/{share}")
+            } else if wide {
+                format!("{kind} running")
+            } else if kind == "maps" {
+                "maps".into()
+            } else {
+                "reduces".into()
+            });
+            header.push(String::new());
+            widths.push(Constraint::Length(if wide { 19 } else { 9 }));
+            widths.push(Constraint::Length(bw as u16));
+        }
+    }
     if capacity {
         header.push("cap%".into());
         widths.push(Constraint::Length(5));
@@ -163,6 +194,17 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         widths.push(Constraint::Length(8));
         widths.push(Constraint::Length(9));
     }
-    let table = super::table(rows, widths, Row::new(header), " Pools ");
+    let title = if containers {
+        " Pools: running containers against each pool's fair share "
+    } else if capacity {
+        " Pools: running tasks against each queue's capacity "
+    } else if adaptive {
+        " Pools: running tasks against each pool's allocation "
+    } else if has("fair_share_map") {
+        " Pools: running tasks against each pool's fair share "
+    } else {
+        " Pools (this policy gives pools no share) "
+    };
+    let table = super::table(rows, widths, Row::new(header), super::panel(title));
     f.render_widget(table, area);
 }

@@ -1,9 +1,13 @@
 //! The Timeline view: a Gantt of slots over time like OMO's Fig. 9 (one row
-//! per slot, maps, shuffles and reduces as coloured spans, policy switches
-//! marked), scrollable, with utilisation and queue-length sparklines.
+//! per slot, maps, shuffles and reduces as coloured spans, dead nodes as
+//! `✗`, policy switches marked), scrollable, with utilisation and
+//! queue-length sparklines on the same columns. The scale fits the run so
+//! far: the whole run is always in view, at the finest "nice" step that
+//! fits, whatever the playback speed.
 
-use super::super::app::App;
+use super::super::app::{App, Page};
 use super::super::theme;
+use super::fit;
 use crate::model::Ms;
 use crate::sim::Kind;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -12,18 +16,68 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Sparkline};
 use ratatui::Frame;
 
-/// Simulated milliseconds per column, coarser at higher speeds so the
-/// picture moves at a readable pace.
-pub fn step_ms(speed: f64) -> Ms {
-    match speed {
-        s if s <= 2.0 => 1_000,
-        s if s <= 20.0 => 5_000,
-        s if s <= 200.0 => 30_000,
-        _ => 120_000,
-    }
+const SWITCH: Color = Color::Rgb(0xea, 0xb3, 0x08);
+/// Row labels (`n12  m0 `) and the sparklines' labels.
+const LABEL_W: usize = 9;
+
+const SEC: Ms = 1000;
+const MIN: Ms = 60 * SEC;
+const HOUR: Ms = 60 * MIN;
+/// Column steps and tick spacings to choose from.
+const NICE: [Ms; 19] = [
+    SEC,
+    2 * SEC,
+    5 * SEC,
+    10 * SEC,
+    15 * SEC,
+    30 * SEC,
+    MIN,
+    2 * MIN,
+    5 * MIN,
+    10 * MIN,
+    15 * MIN,
+    30 * MIN,
+    HOUR,
+    2 * HOUR,
+    3 * HOUR,
+    6 * HOUR,
+    12 * HOUR,
+    24 * HOUR,
+    48 * HOUR,
+];
+
+/// The finest nice step at which `0..=now` fits in `cols` columns.
+pub fn step_for(now: Ms, cols: usize) -> Ms {
+    let cols = cols.max(1) as Ms;
+    NICE.iter()
+        .copied()
+        .find(|&s| now / s < cols)
+        .unwrap_or_else(|| {
+            // Beyond two days: whole days.
+            (now / cols / (24 * HOUR) + 1) * 24 * HOUR
+        })
 }
 
-const SWITCH: Color = Color::Rgb(0xea, 0xb3, 0x08);
+/// Axis ticks: the first nice spacing, a multiple of `step`, at least
+/// ten columns apart.
+fn tick_for(step: Ms) -> Ms {
+    NICE.iter()
+        .copied()
+        .find(|&t| t >= 10 * step && t % step == 0)
+        .unwrap_or(10 * step)
+}
+
+/// `0`, `30s`, `5m`, `1h30`, `2h`.
+pub fn tick_label(ms: Ms) -> String {
+    let s = ms / SEC;
+    match (s / 3600, s / 60 % 60, s % 60) {
+        (0, 0, s) => format!("{s}s"),
+        (0, m, 0) => format!("{m}m"),
+        (0, m, s) => format!("{m}m{s:02}"),
+        (h, 0, _) => format!("{h}h"),
+        (h, m, _) => format!("{h}h{m:02}"),
+    }
+}
 
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let block = Block::default()
@@ -31,105 +85,81 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         .border_style(theme::dim());
     let inner = block.inner(area);
     let w = &app.sim.w;
-    let step = step_ms(app.speed());
+    let ix = &app.index;
+    let cols = (inner.width as usize).saturating_sub(LABEL_W);
+    let step = step_for(w.now, cols);
     let title = format!(
-        " Timeline: 1 column = {}s · {} map {} shuffle {} reduce · ▼ policy switch ",
-        step / 1000,
+        " Timeline: 1 column = {} · {} map {} shuffle {} reduce {} dead · ▼ policy switch ",
+        tick_label(step),
         theme::MAP,
         theme::SHUFFLE,
-        theme::REDUCE
+        theme::REDUCE,
+        theme::DEAD
     );
-    f.render_widget(block.title(Span::styled(title, theme::title())), area);
     let [gantt, spark] = Layout::vertical([Constraint::Min(2), Constraint::Length(2)]).areas(inner);
-
-    // Rows: every lane of every node.
-    let lanes: Vec<(u32, usize)> = w
-        .cluster
-        .nodes
-        .iter()
-        .flat_map(|n| (0..n.lanes.len()).map(move |l| (n.id, l)))
-        .collect();
+    let lanes = ix.lanes.len();
     let rows_h = gantt.height.saturating_sub(1) as usize;
-    let first = app
-        .timeline_row
-        .min(lanes.len().saturating_sub(rows_h.max(1)));
-    let visible = &lanes[first..(first + rows_h).min(lanes.len())];
-    let label_w = 9usize;
-    let cols = (gantt.width as usize).saturating_sub(label_w);
-    let end = w.now;
-    let start = end.saturating_sub(step * cols.saturating_sub(1) as Ms) / step * step;
-    let col_of = |t: Ms| -> usize { ((t.saturating_sub(start)) / step) as usize };
+    let max = lanes.saturating_sub(rows_h);
+    let first = app.timeline_row.min(max);
+    let mut pages = app.pages.get();
+    pages.timeline = Page {
+        first,
+        rows: rows_h.max(1),
+        max,
+    };
+    app.pages.set(pages);
+    let mut block = block.title(Span::styled(title, theme::title()));
+    if let Some(note) = super::scroll_note(first, rows_h, lanes) {
+        block = block.title_bottom(Span::styled(note, theme::dim()));
+    }
+    f.render_widget(block, area);
 
-    let mut row_of = vec![Vec::new(); w.cluster.nodes.len()];
-    for (i, &(n, l)) in visible.iter().enumerate() {
-        let r = &mut row_of[n as usize];
-        if r.len() <= l {
-            r.resize(l + 1, usize::MAX);
-        }
-        r[l] = i;
-    }
-    // Columns after `now` (early in a run, when the window starts at 0) stay blank.
-    let now_col = col_of(end).min(cols);
-    let mut template = vec![(theme::FREE, theme::dim()); cols];
-    for c in template.iter_mut().skip(now_col + 1) {
-        *c = (' ', theme::dim());
-    }
-    let mut grid: Vec<Vec<(char, Style)>> = vec![template; visible.len()];
-    for a in &w.attempts {
-        if a.end.is_some_and(|e| e < start) {
-            continue;
-        }
-        let Some(&row) = row_of[a.node as usize].get(a.slot as usize) else {
-            continue;
-        };
-        if row == usize::MAX || cols == 0 {
-            continue;
-        }
-        let style = Style::default().fg(theme::job_color(a.job));
-        let a_end = a.end.unwrap_or(end);
-        let (c0, c1) = (col_of(a.start.max(start)), col_of(a_end).min(cols - 1));
-        let shuffle_end = a
-            .shuffle
-            .as_ref()
-            .and_then(|s| s.done_at)
-            .unwrap_or(Ms::MAX);
-        for (c, cell) in grid[row].iter_mut().enumerate().take(c1 + 1).skip(c0) {
-            let t = start + c as Ms * step;
-            let g = match a.kind {
-                Kind::Map => theme::MAP,
-                Kind::Reduce if t < shuffle_end => theme::SHUFFLE,
-                Kind::Reduce => theme::REDUCE,
-            };
-            *cell = (g, style);
-        }
-    }
-    // Header line: time ticks and policy switches.
-    let mut head: Vec<(char, Style)> = vec![(' ', theme::dim()); cols];
-    for sw in &w.switches {
-        let t = (sw.at_s * 1000.0) as Ms;
-        if t >= start && t <= end {
-            let c = col_of(t).min(cols.saturating_sub(1));
-            if c < cols {
-                head[c] = ('▼', Style::default().fg(SWITCH));
-                for (k, ch) in format!(" {}", sw.to).chars().enumerate() {
-                    if c + 1 + k < cols {
-                        head[c + 1 + k] = (ch, Style::default().fg(SWITCH));
-                    }
-                }
+    let col_of = |t: Ms| -> usize { (t / step) as usize };
+    // Columns after `now` stay blank.
+    let now_col = col_of(w.now).min(cols.saturating_sub(1));
+    let mut lines: Vec<Line> = Vec::new();
+    lines.push(axis_line(app, step, cols));
+    // Lane `l` of node `n` is index lane_base[n] + l.
+    let node_of = |lane: usize| -> (u32, usize) {
+        let n = ix.lane_base.partition_point(|&b| b <= lane) - 1;
+        (n as u32, lane - ix.lane_base[n])
+    };
+    let dead = Style::default().fg(theme::WARN);
+    for lane in first..(first + rows_h).min(lanes) {
+        let (n, l) = node_of(lane);
+        let mut row: Vec<(char, Style)> = vec![(theme::FREE, theme::dim()); now_col + 1];
+        row.resize(cols, (' ', theme::dim()));
+        for &a in &ix.lanes[lane] {
+            let a = &w.attempts[a as usize];
+            let style = Style::default().fg(theme::job_color(a.job));
+            // A span [start, end) covers the columns it touches.
+            let last = a.end.map_or(w.now, |e| e.saturating_sub(1).max(a.start));
+            let (c0, c1) = (col_of(a.start), col_of(last).min(now_col));
+            let shuffle_end = a
+                .shuffle
+                .as_ref()
+                .and_then(|s| s.done_at)
+                .unwrap_or(Ms::MAX);
+            for (c, cell) in row.iter_mut().enumerate().take(c1 + 1).skip(c0) {
+                let t = (c as Ms * step).max(a.start);
+                let g = match a.kind {
+                    Kind::Map => theme::MAP,
+                    Kind::Reduce if t < shuffle_end => theme::SHUFFLE,
+                    Kind::Reduce => theme::REDUCE,
+                };
+                *cell = (g, style);
             }
         }
-    }
-    let mut lines: Vec<Line> = Vec::new();
-    let mut hs = vec![Span::styled(
-        format!("{:>8} ", format!("{}s", start / 1000)),
-        theme::dim(),
-    )];
-    hs.extend(
-        head.into_iter()
-            .map(|(c, s)| Span::styled(c.to_string(), s)),
-    );
-    lines.push(Line::from(hs));
-    for (i, &(n, l)) in visible.iter().enumerate() {
+        for &(from, to) in &ix.down[n as usize] {
+            let last = to.map_or(w.now, |t| t.saturating_sub(1).max(from));
+            for cell in row
+                .iter_mut()
+                .take(col_of(last).min(now_col) + 1)
+                .skip(col_of(from))
+            {
+                *cell = (theme::DEAD, dead);
+            }
+        }
         let node = w.node(n);
         let kind = if w.cluster.model == crate::model::SlotModel::Unified {
             'c'
@@ -139,29 +169,32 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             'r'
         };
         let mut spans = vec![Span::styled(format!("n{n:<4}{kind}{l:<2} "), theme::dim())];
-        spans.extend(grid[i].iter().map(|(c, s)| Span::styled(c.to_string(), *s)));
+        spans.extend(row.into_iter().map(|(c, s)| Span::styled(c.to_string(), s)));
         lines.push(Line::from(spans));
     }
     f.render_widget(Paragraph::new(lines), gantt);
 
-    // Sparklines: slot utilisation and queued tasks, newest on the right.
+    // Sparklines on the Gantt's columns: the same step, from time 0.
     let [util_a, queue_a] =
         Layout::vertical([Constraint::Length(1), Constraint::Length(1)]).areas(spark);
-    let width = spark.width.saturating_sub(label_w as u16) as usize;
-    let hist: Vec<_> = app.history.iter().rev().take(width).rev().collect();
-    let total = w.cluster.total_slots().max(1) as u64;
-    let util: Vec<u64> = hist.iter().map(|s| s.busy as u64 * 100 / total).collect();
-    let queue: Vec<u64> = hist.iter().map(|s| s.queued as u64).collect();
-    let label = |a: Rect, text: String| {
-        let [l, r] =
-            Layout::horizontal([Constraint::Length(label_w as u16), Constraint::Min(1)]).areas(a);
-        (l, r, text)
+    let values = ix.history.columns(step, cols, w);
+    let util: Vec<u64> = values
+        .iter()
+        .map(|v| (v.0 * 100.0).round() as u64)
+        .collect();
+    let queue: Vec<u64> = values.iter().map(|v| v.1.round() as u64).collect();
+    let cur = super::super::index::state(w);
+    let label = |a: Rect| {
+        Layout::horizontal([Constraint::Length(LABEL_W as u16), Constraint::Min(1)]).areas::<2>(a)
     };
-    let (l, r, t) = label(
-        util_a,
-        format!("util {:>3}%", util.last().copied().unwrap_or(0)),
+    let [l, r] = label(util_a);
+    f.render_widget(
+        Paragraph::new(Span::styled(
+            format!("util{:>3}% ", (cur.0 * 100.0).round() as u64),
+            theme::dim(),
+        )),
+        l,
     );
-    f.render_widget(Paragraph::new(Span::styled(t, theme::dim())), l);
     f.render_widget(
         Sparkline::default()
             .data(&util)
@@ -169,15 +202,80 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             .style(Style::default().fg(theme::OK)),
         r,
     );
-    let (l, r, t) = label(
-        queue_a,
-        format!("queue{:>4}", queue.last().copied().unwrap_or(0)),
+    let [l, r] = label(queue_a);
+    f.render_widget(
+        Paragraph::new(Span::styled(
+            format!("queue{:>3} ", compact(cur.1 as u64)),
+            theme::dim(),
+        )),
+        l,
     );
-    f.render_widget(Paragraph::new(Span::styled(t, theme::dim())), l);
     f.render_widget(
         Sparkline::default()
             .data(&queue)
             .style(Style::default().fg(theme::ACCENT)),
         r,
     );
+}
+
+/// At most three characters: `999`, `12k`, `3M`.
+fn compact(n: u64) -> String {
+    match n {
+        0..=999 => n.to_string(),
+        1_000..=99_999 => format!("{}k", n / 1000),
+        _ => format!("{}M", (n / 1_000_000).min(99)),
+    }
+}
+
+/// The line above the slots: policy switches (`▼ fifo`, the name cut or
+/// left out where the next one follows too close) and time ticks where
+/// they leave room.
+fn axis_line(app: &App, step: Ms, cols: usize) -> Line<'static> {
+    let w = &app.sim.w;
+    let mut cells: Vec<(char, Style)> = vec![(' ', theme::dim()); cols];
+    let mut taken = vec![false; cols];
+    let marks: Vec<(usize, &str)> = w
+        .switches
+        .iter()
+        .map(|sw| (((sw.at_s * 1000.0) as Ms / step) as usize, sw.to.as_str()))
+        .filter(|(c, _)| *c < cols)
+        .collect();
+    let sw_style = Style::default().fg(SWITCH);
+    for (i, &(c, to)) in marks.iter().enumerate() {
+        cells[c] = ('▼', sw_style);
+        taken[c] = true;
+        // Room up to the next marker, less a space.
+        let next = marks[i + 1..]
+            .iter()
+            .map(|m| m.0)
+            .find(|&n| n > c)
+            .unwrap_or(cols);
+        let room = next.saturating_sub(c + 2);
+        if room >= 3 {
+            for (k, ch) in format!(" {}", fit(to, room - 1)).chars().enumerate() {
+                cells[c + 1 + k] = (ch, sw_style);
+                taken[c + 1 + k] = true;
+            }
+        }
+    }
+    let tick = tick_for(step);
+    let mut t = 0;
+    while ((t / step) as usize) < cols {
+        let c = (t / step) as usize;
+        let text = format!("╵{}", tick_label(t));
+        let end = (c + text.chars().count() + 1).min(cols);
+        if c + text.chars().count() <= cols && !taken[c..end].iter().any(|&x| x) {
+            for (k, ch) in text.chars().enumerate() {
+                cells[c + k] = (ch, theme::dim());
+            }
+        }
+        t += tick;
+    }
+    let mut spans = vec![Span::styled(format!("{:<LABEL_W$}", " time"), theme::dim())];
+    spans.extend(
+        cells
+            .into_iter()
+            .map(|(c, s)| Span::styled(c.to_string(), s)),
+    );
+    Line::from(spans)
 }
