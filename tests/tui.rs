@@ -1171,3 +1171,36 @@ fn picker_scrolls_on_a_short_terminal() {
     );
     insta::assert_snapshot!("picker_scrolled_60x8", s);
 }
+
+/// At high speed a frame inspects only the heartbeats the inspector can
+/// still show (the last 256), and those it does inspect: the newest record
+/// is from the frame's last stretch, and stepping while paused records.
+#[test]
+fn fast_frames_inspect_only_the_tail_the_ring_keeps() {
+    let mut a = app();
+    for _ in 0..6 {
+        a.update(Action::SpeedUp); // 100×
+    }
+    a.update(Action::Tick(1000)); // 100 s in one frame
+    let now = a.sim.w.now;
+    assert!(now >= 100_000, "{now}");
+    let (first, last, n) = {
+        let r = a.ring.lock().unwrap();
+        (r.front().unwrap().t, r.back().unwrap().t, r.len())
+    };
+    // 20 nodes, 3 s heartbeats: 256 heartbeats span 38.4 s.
+    assert!(first >= now - 38_400, "oldest record at {first}, now {now}");
+    assert!(last + 3_000 >= now, "newest record at {last}, now {now}");
+    assert!(n <= slotsim::tui::app::INSPECT_RING);
+    a.update(Action::TogglePause);
+    let before = a.ring.lock().unwrap().len();
+    for _ in 0..20 {
+        a.update(Action::Step);
+    }
+    let after = a.ring.lock().unwrap().back().unwrap().t;
+    assert!(
+        after > last,
+        "stepping records heartbeats: {after} vs {last}"
+    );
+    assert!(before > 0);
+}

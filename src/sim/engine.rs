@@ -1006,6 +1006,8 @@ pub struct Sim {
     events: Vec<EventSpec>,
     pub scenario_name: String,
     inspect: Option<InspectSink>,
+    /// See [`Sim::set_inspect_from`].
+    inspect_from: Ms,
     /// OMO's release-rate monitor run passively under every policy; see
     /// [`Sim::predictor`].
     monitor: Predictor,
@@ -1101,6 +1103,7 @@ impl Sim {
             events: sc.events.clone(),
             scenario_name: sc.name.clone(),
             inspect: None,
+            inspect_from: 0,
             monitor: crate::sched::omo::passive_monitor(&sc.scheduler),
             scripted_heartbeats: sc
                 .events
@@ -1114,6 +1117,13 @@ impl Sim {
     /// assign work (values computed before its assignments).
     pub fn set_inspector(&mut self, sink: InspectSink) {
         self.inspect = Some(sink);
+    }
+
+    /// Heartbeats before `t` skip the inspector (the TUI keeps only the
+    /// last few hundred records, so at high speed it asks for those only:
+    /// building an inspection is O(jobs) per heartbeat).
+    pub fn set_inspect_from(&mut self, t: Ms) {
+        self.inspect_from = t;
     }
 
     pub fn policy(&self) -> &dyn Policy {
@@ -1316,6 +1326,7 @@ impl Sim {
         let inspection = self
             .inspect
             .as_ref()
+            .filter(|_| self.w.now >= self.inspect_from)
             .map(|_| self.policy.inspect(&self.w, node));
         let mut hb = Heartbeat {
             w: &mut self.w,

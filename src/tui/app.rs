@@ -177,6 +177,8 @@ pub struct App {
     pub paused: bool,
     pub speed: usize,
     pub quit: bool,
+    /// Simulated time the last frame advanced (to guess the next at "max").
+    last_advance: Ms,
     /// The run stops at this simulated time (`record --until`).
     pub until: Option<Ms>,
     /// Newest heartbeat inspections, newest last.
@@ -225,6 +227,7 @@ impl App {
             paused: false,
             speed: 3,
             quit: false,
+            last_advance: 0,
             until: None,
             ring,
             status: None,
@@ -643,6 +646,18 @@ impl App {
             self.carry -= adv;
             Some((self.sim.w.now + adv as Ms).min(self.until.unwrap_or(Ms::MAX)))
         };
+        // Only the last INSPECT_RING heartbeats can be shown: skip building
+        // inspections before them (at "max", guess the frame's end from the
+        // last frame's advance).
+        let start = self.sim.w.now;
+        let span = match self.sim.w.heartbeat_interval {
+            Some(hb) => {
+                hb.saturating_mul(INSPECT_RING as Ms) / self.sim.w.cluster.nodes.len().max(1) as Ms
+            }
+            None => Ms::MAX,
+        };
+        let end_guess = target.unwrap_or(start.saturating_add(self.last_advance));
+        self.sim.set_inspect_from(end_guess.saturating_sub(span));
         // At "max" a frame processes a bounded number of instants.
         for _ in 0..MAX_EVENTS_PER_FRAME {
             let Some(t) = self.sim.next_event_time() else {
@@ -653,13 +668,16 @@ impl App {
             }
             self.index.history.fill_before(t, &self.sim.w);
             if !self.sim.run_until(Some(t)) {
-                return; // finished, or can never go on
+                break; // finished, or can never go on
             }
         }
         if let Some(l) = target {
             // No event left before it: the clock moves on to it.
             self.sim.run_until(Some(l));
         }
+        self.last_advance = self.sim.w.now - start;
+        // Steps and commands between frames are always inspected.
+        self.sim.set_inspect_from(0);
     }
 
     /// Recomputes what the views show from the policy (after every update).
