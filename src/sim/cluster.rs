@@ -1,5 +1,6 @@
 //! Datacenters, racks, nodes and their slots.
 
+use super::job::Kind;
 use crate::model::{ClusterSpec, NodeId, SlotModel};
 use rand::Rng;
 
@@ -12,8 +13,18 @@ pub struct Node {
     pub speed: f64,
     pub map_slots: u32,
     pub reduce_slots: u32,
+    /// Running tasks by task kind.
     pub running_maps: u32,
     pub running_reduces: u32,
+    /// Occupied slots by slot type. They equal the running counts by kind
+    /// unless a policy borrows (DynamicMR's DHSA runs a reduce in a map
+    /// slot or a map in a reduce slot); on a unified cluster the slot type
+    /// is only a policy's typed view of its containers.
+    pub used_map_slots: u32,
+    pub used_reduce_slots: u32,
+    /// Borrowed slots: reduces running in map slots, maps in reduce slots.
+    pub reduces_in_map_slots: u32,
+    pub maps_in_reduce_slots: u32,
     pub alive: bool,
     /// An out-of-band heartbeat is already scheduled for this instant.
     pub oob_pending: bool,
@@ -27,16 +38,28 @@ impl Node {
     /// Free map slots (typed) or free containers (unified).
     pub fn free_maps(&self, model: SlotModel) -> u32 {
         match model {
-            SlotModel::Typed => self.map_slots.saturating_sub(self.running_maps),
+            SlotModel::Typed => self.map_slots.saturating_sub(self.used_map_slots),
             SlotModel::Unified => self.free_containers(),
         }
     }
 
+    /// Free reduce slots (typed) or free containers (unified).
     pub fn free_reduces(&self, model: SlotModel) -> u32 {
         match model {
-            SlotModel::Typed => self.reduce_slots.saturating_sub(self.running_reduces),
+            SlotModel::Typed => self.reduce_slots.saturating_sub(self.used_reduce_slots),
             SlotModel::Unified => self.free_containers(),
         }
+    }
+
+    /// Free slots of one type in the typed view of the node (`map_slots` +
+    /// `reduce_slots`), on either slot model: on a unified cluster, never
+    /// more than the free containers.
+    pub fn free_typed(&self, slot: Kind) -> u32 {
+        let free = match slot {
+            Kind::Map => self.map_slots.saturating_sub(self.used_map_slots),
+            Kind::Reduce => self.reduce_slots.saturating_sub(self.used_reduce_slots),
+        };
+        free.min(self.free_containers())
     }
 
     pub fn free_containers(&self) -> u32 {
@@ -44,13 +67,22 @@ impl Node {
             .saturating_sub(self.running_maps + self.running_reduces)
     }
 
-    /// The lowest free lane for a task of this kind, if any.
-    pub fn free_lane(&self, model: SlotModel, map: bool) -> Option<usize> {
+    /// Slots of type `slot` occupied by tasks of the other kind.
+    pub fn borrowed(&self, slot: Kind) -> u32 {
+        match slot {
+            Kind::Map => self.reduces_in_map_slots,
+            Kind::Reduce => self.maps_in_reduce_slots,
+        }
+    }
+
+    /// The lowest free lane of a slot type (typed: map lanes first, then
+    /// reduce lanes; unified: any container), if any.
+    pub fn free_lane(&self, model: SlotModel, slot: Kind) -> Option<usize> {
         let m = self.map_slots as usize;
-        let range = match (model, map) {
+        let range = match (model, slot) {
             (SlotModel::Unified, _) => 0..self.lanes.len(),
-            (SlotModel::Typed, true) => 0..m,
-            (SlotModel::Typed, false) => m..self.lanes.len(),
+            (SlotModel::Typed, Kind::Map) => 0..m,
+            (SlotModel::Typed, Kind::Reduce) => m..self.lanes.len(),
         };
         range.into_iter().find(|&i| self.lanes[i].is_none())
     }
@@ -88,6 +120,10 @@ pub struct Cluster {
     pub total_reduce_slots: u32,
     /// Live nodes.
     pub live_nodes: u32,
+    /// Over every node: reduces running in map slots and maps running in
+    /// reduce slots (DynamicMR's borrowed slots).
+    pub reduces_in_map_slots: u32,
+    pub maps_in_reduce_slots: u32,
     /// The 25th percentile of node speeds (LATE's slow-node bar).
     pub speed_p25: f64,
 }
@@ -127,6 +163,10 @@ impl Cluster {
                         reduce_slots: spec.reduce_slots,
                         running_maps: 0,
                         running_reduces: 0,
+                        used_map_slots: 0,
+                        used_reduce_slots: 0,
+                        reduces_in_map_slots: 0,
+                        maps_in_reduce_slots: 0,
                         alive: true,
                         oob_pending: false,
                         lanes: vec![None; (spec.map_slots + spec.reduce_slots) as usize],
@@ -148,6 +188,8 @@ impl Cluster {
             total_map_slots,
             total_reduce_slots,
             live_nodes: 0,
+            reduces_in_map_slots: 0,
+            maps_in_reduce_slots: 0,
             speed_p25: 0.0,
         }
         .with_derived()

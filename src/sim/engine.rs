@@ -303,12 +303,15 @@ impl World {
         self.cal.push(at, ev);
     }
 
-    /// Starts an attempt. A `speculative` attempt duplicates a running task
+    /// Starts an attempt in a slot of type `slot` (its own kind unless a
+    /// policy borrows). A `speculative` attempt duplicates a running task
     /// (which stays Running); otherwise the task must be pending.
+    #[allow(clippy::too_many_arguments)]
     fn launch(
         &mut self,
         j: JobId,
         kind: Kind,
+        slot_kind: Kind,
         task: u32,
         node: NodeId,
         rule: &'static str,
@@ -323,9 +326,24 @@ impl World {
         let model = self.cluster.model;
         let n = &mut self.cluster.nodes[node as usize];
         let slot = n
-            .free_lane(model, kind == Kind::Map)
+            .free_lane(model, slot_kind)
             .expect("launch on a node with a free slot");
         n.lanes[slot] = Some(id);
+        match slot_kind {
+            Kind::Map => n.used_map_slots += 1,
+            Kind::Reduce => n.used_reduce_slots += 1,
+        }
+        match (kind, slot_kind) {
+            (Kind::Reduce, Kind::Map) => {
+                n.reduces_in_map_slots += 1;
+                self.cluster.reduces_in_map_slots += 1;
+            }
+            (Kind::Map, Kind::Reduce) => {
+                n.maps_in_reduce_slots += 1;
+                self.cluster.maps_in_reduce_slots += 1;
+            }
+            _ => {}
+        }
         let job = &mut self.jobs[j as usize];
         job.first_launch.get_or_insert(now);
         let (attempt, locality) = match kind {
@@ -391,6 +409,7 @@ impl World {
                 ..Default::default()
             }),
             slot: slot as u16,
+            slot_kind,
             planned_end: None,
         });
         if speculative {
@@ -440,7 +459,7 @@ impl World {
                     Speculation::Late => "speculate/late",
                     _ => "speculate/hadoop",
                 };
-                let a = self.launch(j, kind, t, node, rule, true);
+                let a = self.launch(j, kind, kind, t, node, rule, true);
                 self.notables.push((self.now, Notable::Speculated(a)));
                 out.push(a);
             }
@@ -526,7 +545,24 @@ impl World {
             Kind::Reduce => job.reduces[task as usize].live.retain(|&x| x != a),
         }
         let slot = self.attempts[a as usize].slot as usize;
-        self.cluster.nodes[node as usize].lanes[slot] = None;
+        let slot_kind = self.attempts[a as usize].slot_kind;
+        let n = &mut self.cluster.nodes[node as usize];
+        n.lanes[slot] = None;
+        match slot_kind {
+            Kind::Map => n.used_map_slots -= 1,
+            Kind::Reduce => n.used_reduce_slots -= 1,
+        }
+        match (kind, slot_kind) {
+            (Kind::Reduce, Kind::Map) => {
+                n.reduces_in_map_slots -= 1;
+                self.cluster.reduces_in_map_slots -= 1;
+            }
+            (Kind::Map, Kind::Reduce) => {
+                n.maps_in_reduce_slots -= 1;
+                self.cluster.maps_in_reduce_slots -= 1;
+            }
+            _ => {}
+        }
         let pool = self.jobs[j as usize].pool as usize;
         let before = self.cluster.nodes[node as usize].running();
         self.metrics.task_delta(pool, before, -1);
@@ -942,7 +978,8 @@ impl World {
 }
 
 /// The assignment context a policy gets on a heartbeat: read access to the
-/// world, the heartbeating node, and the two ways to launch a task there.
+/// world, the heartbeating node, and the ways to launch a task there (in a
+/// slot of its own kind, or, for slot-borrowing policies, of the other).
 pub struct Heartbeat<'a> {
     w: &'a mut World,
     pub node: NodeId,
@@ -966,16 +1003,14 @@ impl Heartbeat<'_> {
         self.node().free_reduces(self.w.model())
     }
 
-    /// Launches pending map `task` of `job` on this node.
+    /// Launches pending map `task` of `job` in a map slot of this node.
     ///
     /// # Panics
     /// If the node has no free map slot or the task is not pending: both are
     /// policy bugs, which the invariant tests exist to catch.
     pub fn launch_map(&mut self, job: JobId, task: u32, rule: &'static str) -> AttemptId {
         assert!(self.free_maps() > 0, "policy launched a map on a full node");
-        let a = self.w.launch(job, Kind::Map, task, self.node, rule, false);
-        self.assigned.push(a);
-        a
+        self.launch_in(job, Kind::Map, Kind::Map, task, rule)
     }
 
     /// Kills a running attempt anywhere in the cluster (fair preemption).
@@ -983,14 +1018,65 @@ impl Heartbeat<'_> {
         self.w.preempt(attempt);
     }
 
+    /// Launches pending reduce `task` of `job` in a reduce slot of this node.
+    ///
+    /// # Panics
+    /// If the node has no free reduce slot or the task is not pending.
     pub fn launch_reduce(&mut self, job: JobId, task: u32, rule: &'static str) -> AttemptId {
         assert!(
             self.free_reduces() > 0,
             "policy launched a reduce on a full node"
         );
-        let a = self
-            .w
-            .launch(job, Kind::Reduce, task, self.node, rule, false);
+        self.launch_in(job, Kind::Reduce, Kind::Reduce, task, rule)
+    }
+
+    /// Launches pending map `task` of `job` in a free *reduce* slot of this
+    /// node (DynamicMR's slot borrowing). On a unified cluster the slot is a
+    /// container, counted as a reduce slot in the typed view
+    /// ([`Node::free_typed`]).
+    ///
+    /// # Panics
+    /// If the node has no free reduce slot or the task is not pending.
+    pub fn launch_map_in_reduce_slot(
+        &mut self,
+        job: JobId,
+        task: u32,
+        rule: &'static str,
+    ) -> AttemptId {
+        assert!(
+            self.free_reduces() > 0,
+            "policy launched a map in a reduce slot on a node with none free"
+        );
+        self.launch_in(job, Kind::Map, Kind::Reduce, task, rule)
+    }
+
+    /// Launches pending reduce `task` of `job` in a free *map* slot of this
+    /// node (DynamicMR's slot borrowing).
+    ///
+    /// # Panics
+    /// If the node has no free map slot or the task is not pending.
+    pub fn launch_reduce_in_map_slot(
+        &mut self,
+        job: JobId,
+        task: u32,
+        rule: &'static str,
+    ) -> AttemptId {
+        assert!(
+            self.free_maps() > 0,
+            "policy launched a reduce in a map slot on a node with none free"
+        );
+        self.launch_in(job, Kind::Reduce, Kind::Map, task, rule)
+    }
+
+    fn launch_in(
+        &mut self,
+        job: JobId,
+        kind: Kind,
+        slot: Kind,
+        task: u32,
+        rule: &'static str,
+    ) -> AttemptId {
+        let a = self.w.launch(job, kind, slot, task, self.node, rule, false);
         self.assigned.push(a);
         a
     }

@@ -109,6 +109,9 @@ pub struct Attempt {
     pub shuffle: Option<Shuffle>,
     /// Lane on its node (see `Node::lanes`).
     pub slot: u16,
+    /// The type of slot it occupies: its own kind, unless a policy
+    /// borrowed a slot of the other type (DynamicMR's DHSA).
+    pub slot_kind: Kind,
     /// When the attempt will end if nothing intervenes: a map's end, or a
     /// reduce's end once its shuffle is over (for progress estimates).
     pub planned_end: Option<Ms>,

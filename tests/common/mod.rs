@@ -118,11 +118,22 @@ pub fn check(sim: &Sim) -> Result<(), String> {
     }
     // No node over its slots at any instant: sweep starts (+1) and ends (−1),
     // ends first at equal times (a slot freed at t may be reused at t).
+    // Slots are counted by the type of slot an attempt occupies (a
+    // slot-borrowing policy runs reduces in map slots and maps in reduce
+    // slots), and on a typed cluster an attempt's lane must be of that type.
     for n in &w.cluster.nodes {
         let mut ev: Vec<(u64, i32, Kind)> = Vec::new();
         for a in w.attempts.iter().filter(|a| a.node == n.id) {
-            ev.push((a.start, 1, a.kind));
-            ev.push((a.end.unwrap(), -1, a.kind));
+            if w.cluster.model == SlotModel::Typed
+                && (a.slot_kind == Kind::Map) != ((a.slot as u32) < n.map_slots)
+            {
+                return Err(format!(
+                    "node {}: a {:?} attempt in a {:?} slot runs in lane {}",
+                    n.id, a.kind, a.slot_kind, a.slot
+                ));
+            }
+            ev.push((a.start, 1, a.slot_kind));
+            ev.push((a.end.unwrap(), -1, a.slot_kind));
         }
         ev.sort_by_key(|e| (e.0, e.1));
         let (mut m, mut r) = (0i32, 0i32);
@@ -137,11 +148,20 @@ pub fn check(sim: &Sim) -> Result<(), String> {
             };
             if over {
                 return Err(format!(
-                    "node {} over its slots at {t} ms: {m} maps, {r} reduces",
+                    "node {} over its slots at {t} ms: {m} map slots, {r} reduce slots in use",
                     n.id
                 ));
             }
         }
+        // Nothing runs any more, so the engine's slot counts are back to 0.
+        if n.used_map_slots + n.used_reduce_slots + n.running() != 0
+            || n.reduces_in_map_slots + n.maps_in_reduce_slots != 0
+        {
+            return Err(format!("node {}: slot counts left over at the end", n.id));
+        }
+    }
+    if w.cluster.reduces_in_map_slots + w.cluster.maps_in_reduce_slots != 0 {
+        return Err("cluster: borrowed-slot counts left over at the end".into());
     }
     Ok(())
 }

@@ -19,10 +19,22 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         (a + n.running_maps, b + n.running_reduces)
     });
     let pending: u32 = w.active.iter().map(|&j| w.job(j).maps_pending).sum();
+    // Running tasks by kind against slots by type; a slot-borrowing
+    // policy (DynamicMR) can run more maps than there are map slots.
+    let borrowed = |n: u32, what: &str| {
+        if n > 0 {
+            format!(" · {n} {what}")
+        } else {
+            String::new()
+        }
+    };
     let slots = match c.model {
         SlotModel::Typed => format!(
-            "maps {rm}/{} · reduces {rr}/{}",
-            c.total_map_slots, c.total_reduce_slots
+            "maps {rm}/{} · reduces {rr}/{}{}{}",
+            c.total_map_slots,
+            c.total_reduce_slots,
+            borrowed(c.reduces_in_map_slots, "reduces in map slots"),
+            borrowed(c.maps_in_reduce_slots, "maps in reduce slots"),
         ),
         SlotModel::Unified => format!(
             "containers {}/{} ({}, {})",
