@@ -9,6 +9,7 @@
 
 pub mod capacity;
 pub mod config;
+pub mod dhsa;
 pub mod fair;
 pub mod fifo;
 pub mod hybsmrp;

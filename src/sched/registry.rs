@@ -59,6 +59,21 @@ pub const POLICIES: &[PolicyInfo] = &[
         summary: "JoSS with the job-driven assigner: as joss-t, but each queue gives a node a task whose block it holds when it can",
         source: "Lee, Lin, Yahyapour, JoSS (seed 003), Figs. 4 and 6, as settled in ALGORITHMS.md §7",
     },
+    PolicyInfo {
+        name: "dhsa-pi",
+        summary: "DynamicMR's PI-DHSA: fair per phase on typed slots; when only one phase is overloaded, the other's idle slots take its tasks (up to borrow_map_pct / borrow_reduce_pct)",
+        source: "Tang, Lee, He, DynamicMR (IEEE Trans. Cloud Computing 2014, seed 001), Algorithm 1, as settled in ALGORITHMS.md §5",
+    },
+    PolicyInfo {
+        name: "dhsa-pd",
+        summary: "DynamicMR's PD-DHSA: a pool's maps and reduces share its fair share of all slots; each slot tries map, reduce, map in a reduce slot, reduce in a map slot, then a non-local map",
+        source: "Tang, Lee, He, DynamicMR (IEEE Trans. Cloud Computing 2014, seed 001), Algorithm 2, as settled in ALGORITHMS.md §5",
+    },
+    PolicyInfo {
+        name: "dynamicmr",
+        summary: "DynamicMR: PD-DHSA + SEPB (pending tasks before speculative copies) + Slot PreScheduling (local maps in idle slots above the load-balancing line)",
+        source: "Tang, Lee, He, DynamicMR (IEEE Trans. Cloud Computing 2014, seed 001), Algorithms 2-4, as settled in ALGORITHMS.md §5",
+    },
 ];
 
 pub fn lookup(name: &str) -> Option<&'static PolicyInfo> {
@@ -109,6 +124,9 @@ pub fn build(
         }
         "hybsmrp" => Box::new(super::hybsmrp::Hybsmrp::new(label, &cfg)),
         "joss-t" | "joss-j" => Box::new(super::joss::Joss::new(label, &spec.name, &cfg)),
+        "dhsa-pi" | "dhsa-pd" | "dynamicmr" => {
+            Box::new(super::dhsa::Dhsa::new(label, &spec.name, &cfg, ctx))
+        }
         other => return Err(format!("policy \"{other}\" is registered but not built")),
     })
 }
