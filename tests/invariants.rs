@@ -63,6 +63,9 @@ fn gen() -> impl Strategy<Value = Gen> {
                 "joss-t",
                 "joss-j",
                 "adaptive-fair",
+                "dhsa-pi",
+                "dhsa-pd",
+                "dynamicmr",
             ]),
         ),
         (
@@ -155,6 +158,23 @@ fn to_toml(g: &Gen) -> String {
     if off != "none" {
         t += &format!("{off} = false\n");
     }
+    // DynamicMR's borrowing limits, SEPB and PreScheduling, from the seed.
+    let pct = |k: u64| [0.0, 0.5, 1.0][(g.seed / 7u64.pow(k as u32) % 3) as usize];
+    for table in ["dhsa-pi", "dhsa-pd"] {
+        t += &format!(
+            "[scheduler.{table}]\nborrow_map_pct = {}\nborrow_reduce_pct = {}\n",
+            pct(1),
+            pct(2)
+        );
+    }
+    t += &format!(
+        "[scheduler.dynamicmr]\nborrow_map_pct = {}\nborrow_reduce_pct = {}\nsepb_check_fraction = {}\nprescheduling = {}\nmax_borrowed_reduce_slots = {}\n",
+        pct(1),
+        pct(2),
+        pct(3),
+        g.seed.is_multiple_of(2),
+        g.seed / 5 % 4
+    );
     t += &format!(
         "[[pools]]\nname = \"a\"\nweight = 2.0\nmax_maps = {}\ncapacity = 60\n[[pools]]\nname = \"b\"\ncapacity = 40\n",
         g.max_maps
@@ -252,6 +272,13 @@ pools = ["research", "default"]
         "adaptive-fair",
         "adaptive-fair[update_interval=5s;job_sorting=false]",
         "adaptive-fair[pool_allocation=false;assign_multiple=false]",
+        "dhsa-pi",
+        "dhsa-pd",
+        "dynamicmr",
+        "dhsa-pi[borrow_map_pct=0.5;borrow_reduce_pct=0.25]",
+        "dhsa-pd[borrow_map_pct=0;borrow_reduce_pct=1]",
+        "dynamicmr[sepb_check_fraction=0.5;max_borrowed_reduce_slots=2]",
+        "dynamicmr[slowstart=1;prescheduling=false]",
     ] {
         let sc = load_text(text, Some(policy));
         let mut sim = Sim::new(&sc).unwrap();

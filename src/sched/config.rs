@@ -34,6 +34,12 @@ pub struct SchedulerConfig {
     /// `[scheduler.adaptive-fair]`: seed 004's modified fair scheduler.
     #[serde(rename = "adaptive-fair")]
     pub adaptive_fair: Option<AdaptiveFairConfig>,
+    /// `[scheduler.dhsa-pi]`, `[scheduler.dhsa-pd]`, `[scheduler.dynamicmr]`.
+    #[serde(rename = "dhsa-pi")]
+    pub dhsa_pi: Option<DhsaConfig>,
+    #[serde(rename = "dhsa-pd")]
+    pub dhsa_pd: Option<DhsaConfig>,
+    pub dynamicmr: Option<DynamicMrConfig>,
 }
 
 /// A policy table whose only key is `slowstart`.
@@ -71,6 +77,61 @@ pub struct FairConfig {
     /// 2 map + 2 reduce containers per node while `fresh` and `omo` use
     /// the same 4 containers dynamically.
     pub typed_slots: Option<bool>,
+}
+
+/// `[scheduler.dhsa-pi]` and `[scheduler.dhsa-pd]` (seed 001): DHSA's
+/// borrowing limits (DynamicMR's Table 2) and the delay-scheduling settings
+/// of the fair base.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DhsaConfig {
+    pub slowstart: Option<f64>,
+    /// Fraction of the cluster's map slots that reduces may borrow
+    /// (`percentageOfBorrowedMapSlots`, 0–1, default 1).
+    pub borrow_map_pct: Option<f64>,
+    /// Fraction of the cluster's reduce slots that maps may borrow
+    /// (`percentageOfBorrowedReduceSlots`, 0–1, default 1).
+    pub borrow_reduce_pct: Option<f64>,
+    #[serde(default, deserialize_with = "de_opt_duration")]
+    pub node_locality_delay: Option<Ms>,
+    #[serde(default, deserialize_with = "de_opt_duration")]
+    pub rack_locality_delay: Option<Ms>,
+}
+
+/// `[scheduler.dynamicmr]`: PD-DHSA's settings plus SEPB's and Slot
+/// PreScheduling's.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DynamicMrConfig {
+    pub slowstart: Option<f64>,
+    pub borrow_map_pct: Option<f64>,
+    pub borrow_reduce_pct: Option<f64>,
+    #[serde(default, deserialize_with = "de_opt_duration")]
+    pub node_locality_delay: Option<Ms>,
+    #[serde(default, deserialize_with = "de_opt_duration")]
+    pub rack_locality_delay: Option<Ms>,
+    /// SEPB: fraction of the running jobs, in fair order, checked for
+    /// pending tasks before an idle slot goes to a speculative copy (0–1,
+    /// default 1; 0 turns SEPB off).
+    pub sepb_check_fraction: Option<f64>,
+    /// Slot PreScheduling on or off (default true).
+    pub prescheduling: Option<bool>,
+    /// PreScheduling's `maximumNumBorrowedReduceSlots`: reduce slots it may
+    /// hold with maps at once (default unlimited).
+    pub max_borrowed_reduce_slots: Option<u32>,
+}
+
+impl DynamicMrConfig {
+    /// The PD-DHSA part.
+    pub fn dhsa(&self) -> DhsaConfig {
+        DhsaConfig {
+            slowstart: self.slowstart,
+            borrow_map_pct: self.borrow_map_pct,
+            borrow_reduce_pct: self.borrow_reduce_pct,
+            node_locality_delay: self.node_locality_delay,
+            rack_locality_delay: self.rack_locality_delay,
+        }
+    }
 }
 
 /// `[scheduler.omo]` (and `omo-lazy`, `omo-batch`): OMO's predictor and
@@ -187,6 +248,35 @@ impl SchedulerConfig {
             if let Some(t) = t {
                 ss(&format!("scheduler.{name}.slowstart"), t.slowstart)?;
             }
+        }
+        let frac = |k: String, v: Option<f64>| -> Result<(), (String, String)> {
+            match v {
+                Some(x) if !(0.0..=1.0).contains(&x) => {
+                    let short = k.rsplit('.').next().unwrap_or(&k).to_string();
+                    Err((k, format!("{short} must be between 0 and 1, got {x}")))
+                }
+                _ => Ok(()),
+            }
+        };
+        let dmr = self.dynamicmr.as_ref().map(|d| d.dhsa());
+        for (name, d) in [
+            ("dhsa-pi", &self.dhsa_pi),
+            ("dhsa-pd", &self.dhsa_pd),
+            ("dynamicmr", &dmr),
+        ] {
+            let Some(d) = d else { continue };
+            ss(&format!("scheduler.{name}.slowstart"), d.slowstart)?;
+            frac(format!("scheduler.{name}.borrow_map_pct"), d.borrow_map_pct)?;
+            frac(
+                format!("scheduler.{name}.borrow_reduce_pct"),
+                d.borrow_reduce_pct,
+            )?;
+        }
+        if let Some(d) = &self.dynamicmr {
+            frac(
+                "scheduler.dynamicmr.sepb_check_fraction".into(),
+                d.sepb_check_fraction,
+            )?;
         }
         if let Some(h) = &self.hybsmrp {
             ss("scheduler.hybsmrp.slowstart", h.slowstart)?;

@@ -99,7 +99,7 @@ pub(crate) fn fair_cmp(a: &Key, b: &Key) -> Ordering {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum TaskKind {
+pub(crate) enum TaskKind {
     Map,
     Reduce,
     /// A unified container: either kind.
@@ -281,7 +281,7 @@ impl Fair {
         self.info.get(j as usize).cloned().unwrap_or_default()
     }
 
-    fn job_demand(&self, w: &World, j: JobId, k: TaskKind) -> u32 {
+    pub(crate) fn job_demand(&self, w: &World, j: JobId, k: TaskKind) -> u32 {
         match k {
             TaskKind::Map => w.map_demand(j),
             TaskKind::Reduce => self.reduce_demand(w, j),
@@ -303,7 +303,7 @@ impl Fair {
         }
     }
 
-    fn job_running(w: &World, j: JobId, k: TaskKind) -> u32 {
+    pub(crate) fn job_running(w: &World, j: JobId, k: TaskKind) -> u32 {
         let job = w.job(j);
         match k {
             TaskKind::Map => job.maps_running,
@@ -325,7 +325,7 @@ impl Fair {
         weight * job.priority.fair_factor()
     }
 
-    fn pool_running(w: &World, p: usize, k: TaskKind) -> u32 {
+    pub(crate) fn pool_running(w: &World, p: usize, k: TaskKind) -> u32 {
         let s = &w.pool_stats[p];
         match k {
             TaskKind::Map => s.running_maps,
@@ -334,7 +334,7 @@ impl Fair {
         }
     }
 
-    fn pool_max(w: &World, p: usize, k: TaskKind) -> u32 {
+    pub(crate) fn pool_max(w: &World, p: usize, k: TaskKind) -> u32 {
         let s = &w.pools[p];
         match k {
             TaskKind::Map => s.max_maps,
@@ -343,7 +343,7 @@ impl Fair {
         }
     }
 
-    fn pool_min(w: &World, p: usize, k: TaskKind) -> u32 {
+    pub(crate) fn pool_min(w: &World, p: usize, k: TaskKind) -> u32 {
         let s = &w.pools[p];
         match k {
             TaskKind::Map => s.min_maps,
@@ -353,7 +353,7 @@ impl Fair {
     }
 
     /// Jobs per pool (active order) and each pool's demand, capped at its max.
-    fn pools_view(&self, w: &World, k: TaskKind) -> (Vec<Vec<JobId>>, Vec<u32>) {
+    pub(crate) fn pools_view(&self, w: &World, k: TaskKind) -> (Vec<Vec<JobId>>, Vec<u32>) {
         let mut jobs = vec![Vec::new(); w.pools.len()];
         let mut demand = vec![0u32; w.pools.len()];
         for &j in &w.active {
@@ -377,7 +377,7 @@ impl Fair {
 
     /// Fair shares of pools, then of jobs inside each pool (FIFO-mode pools
     /// give their jobs share 0), as `update()` + `redistributeShare()` do.
-    fn fair_shares(&self, w: &World, k: TaskKind) -> (Vec<f64>, Vec<(JobId, f64)>) {
+    pub(crate) fn fair_shares(&self, w: &World, k: TaskKind) -> (Vec<f64>, Vec<(JobId, f64)>) {
         let (jobs, demand) = self.pools_view(w, k);
         let pool_scheds: Vec<Sched> = (0..w.pools.len())
             .map(|p| Sched {
@@ -662,51 +662,14 @@ impl Fair {
         visited: &mut Vec<JobId>,
     ) -> bool {
         let w = hb.world();
-        let mut pools: Vec<usize> = (0..w.pools.len())
-            .filter(|&p| !pool_jobs[p].is_empty())
-            .collect();
-        pools.sort_by(|&a, &b| {
-            let ka = Key {
-                running: Self::pool_running(w, a, kind) as f64,
-                min_share: Self::pool_min(w, a, kind) as f64,
-                demand: pool_demand[a] as f64,
-                weight: w.pools[a].weight,
-            };
-            let kb = Key {
-                running: Self::pool_running(w, b, kind) as f64,
-                min_share: Self::pool_min(w, b, kind) as f64,
-                demand: pool_demand[b] as f64,
-                weight: w.pools[b].weight,
-            };
-            // Pools all start at time 0: ties go by name.
-            fair_cmp(&ka, &kb).then_with(|| w.pools[a].name.cmp(&w.pools[b].name))
-        });
+        let pools = self.sorted_pools(w, kind, pool_jobs, pool_demand);
         for p in pools {
             let w = hb.world();
             if Self::pool_running(w, p, kind) >= Self::pool_max(w, p, kind) {
                 continue;
             }
             let mut jobs = std::mem::take(&mut pool_jobs[p]);
-            if w.pools[p].scheduling_mode == PoolMode::Fifo {
-                jobs.sort_by_key(|&j| (w.job(j).priority, w.job(j).submit, j));
-            } else {
-                // Keys computed once per sort, not once per comparison.
-                let mut keyed: Vec<(Key, Ms, JobId)> = jobs
-                    .iter()
-                    .map(|&j| {
-                        let key = Key {
-                            running: Self::job_running(w, j, kind) as f64,
-                            min_share: 0.0,
-                            demand: self.job_demand(w, j, kind) as f64,
-                            weight: self.job_weight(w, j, kind),
-                        };
-                        (key, w.job(j).submit, j)
-                    })
-                    .collect();
-                keyed.sort_by(|a, b| fair_cmp(&a.0, &b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-                jobs.clear();
-                jobs.extend(keyed.iter().map(|k| k.2));
-            }
+            self.sort_jobs(w, p, kind, &mut jobs);
             let mut hit = None;
             for &j in &jobs {
                 if self.try_job(hb, j, kind, visited) {
@@ -725,6 +688,56 @@ impl Fair {
             }
         }
         false
+    }
+
+    /// Pools with jobs, in `FairShareComparator` order for `kind` (ties
+    /// by name: pools all start at time 0).
+    pub(crate) fn sorted_pools(
+        &self,
+        w: &World,
+        kind: TaskKind,
+        pool_jobs: &[Vec<JobId>],
+        pool_demand: &[u32],
+    ) -> Vec<usize> {
+        let key = |p: usize| Key {
+            running: Self::pool_running(w, p, kind) as f64,
+            min_share: Self::pool_min(w, p, kind) as f64,
+            demand: pool_demand[p] as f64,
+            weight: w.pools[p].weight,
+        };
+        let mut pools: Vec<usize> = (0..w.pools.len())
+            .filter(|&p| !pool_jobs[p].is_empty())
+            .collect();
+        pools.sort_by(|&a, &b| {
+            fair_cmp(&key(a), &key(b)).then_with(|| w.pools[a].name.cmp(&w.pools[b].name))
+        });
+        pools
+    }
+
+    /// Sorts pool `p`'s jobs for `kind`: FIFO-mode pools by priority then
+    /// submission, the others in `FairShareComparator` order (ties by
+    /// submission, then id).
+    pub(crate) fn sort_jobs(&self, w: &World, p: usize, kind: TaskKind, jobs: &mut Vec<JobId>) {
+        if w.pools[p].scheduling_mode == PoolMode::Fifo {
+            jobs.sort_by_key(|&j| (w.job(j).priority, w.job(j).submit, j));
+        } else {
+            // Keys computed once per sort, not once per comparison.
+            let mut keyed: Vec<(Key, Ms, JobId)> = jobs
+                .iter()
+                .map(|&j| {
+                    let key = Key {
+                        running: Self::job_running(w, j, kind) as f64,
+                        min_share: 0.0,
+                        demand: self.job_demand(w, j, kind) as f64,
+                        weight: self.job_weight(w, j, kind),
+                    };
+                    (key, w.job(j).submit, j)
+                })
+                .collect();
+            keyed.sort_by(|a, b| fair_cmp(&a.0, &b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+            jobs.clear();
+            jobs.extend(keyed.iter().map(|k| k.2));
+        }
     }
 
     /// `CapBasedLoadManager.getCap`.
@@ -909,7 +922,7 @@ impl Fair {
         self.mark_skipped(r.launched, r.visited);
     }
 
-    fn mark_skipped(&mut self, launched: Vec<JobId>, mut visited: Vec<JobId>) {
+    pub(crate) fn mark_skipped(&mut self, launched: Vec<JobId>, mut visited: Vec<JobId>) {
         visited.sort_unstable();
         visited.dedup();
         for j in visited {
@@ -917,6 +930,62 @@ impl Fair {
                 self.info(j).skipped = true;
             }
         }
+    }
+}
+
+/// The fair base of DynamicMR's DHSA policies (`super::dhsa`): typed
+/// slots (a unified cluster's containers viewed as `map_slots` +
+/// `reduce_slots`), delay scheduling and `FairShareComparator` orders, with
+/// the assignment loops left to the caller.
+impl Fair {
+    pub(crate) fn dhsa_base(
+        label: String,
+        slowstart: f64,
+        node_delay: Option<Ms>,
+        rack_delay: Option<Ms>,
+        ctx: &BuildCtx,
+    ) -> Fair {
+        let hb = ctx.heartbeat.unwrap_or(3_000);
+        let auto = MAX_AUTO_DELAY.min(hb * 3 / 2);
+        Fair {
+            label,
+            name: "dhsa",
+            slowstart,
+            node_delay: node_delay.unwrap_or(auto),
+            rack_delay: rack_delay.unwrap_or(auto),
+            assign_multiple: true,
+            size_based_weight: false,
+            info: Vec::new(),
+            last_heartbeat: None,
+            last_at_min: Vec::new(),
+            last_at_half: Vec::new(),
+            typed_slots: true,
+            omo_base: false,
+            reduce_started: Vec::new(),
+            preemption: None,
+        }
+    }
+
+    /// What `assignTasks` does before its loop: locality waits (and
+    /// starvation times) brought up to now.
+    pub(crate) fn begin_heartbeat(&mut self, w: &World) {
+        self.update_wait_times(w.now);
+        if Self::has_timeouts(w) {
+            self.update_starvation(w);
+        }
+    }
+
+    /// Delay scheduling's allowed locality level for job `j` now.
+    pub(crate) fn allowed(&self, w: &World, j: JobId) -> Locality {
+        self.allowed_level(w, j, &self.info_ref(j))
+    }
+
+    /// A map of job `j` launched at locality `loc`: its locality level
+    /// becomes `loc` and its wait resets.
+    pub(crate) fn map_launched(&mut self, j: JobId, loc: Locality) {
+        let i = self.info(j);
+        i.level = loc;
+        i.waited = 0;
     }
 }
 

@@ -10,6 +10,7 @@
 pub mod adaptive_fair;
 pub mod capacity;
 pub mod config;
+pub mod dhsa;
 pub mod fair;
 pub mod fifo;
 pub mod hybsmrp;

@@ -64,6 +64,21 @@ pub const POLICIES: &[PolicyInfo] = &[
         summary: "Adaptive fair: small jobs in a shared FIFO pool, pool slots by pending tasks, resource-aware sorting, delays from observed waits, priorities from locality",
         source: "An adaptive (modified) fair scheduler for Hadoop (seed 004), as settled in ALGORITHMS.md §8",
     },
+    PolicyInfo {
+        name: "dhsa-pi",
+        summary: "DynamicMR's PI-DHSA: fair per phase on typed slots; when only one phase is overloaded, the other's idle slots take its tasks (up to borrow_map_pct / borrow_reduce_pct)",
+        source: "Tang, Lee, He, DynamicMR (IEEE Trans. Cloud Computing 2014, seed 001), Algorithm 1, as settled in ALGORITHMS.md §5",
+    },
+    PolicyInfo {
+        name: "dhsa-pd",
+        summary: "DynamicMR's PD-DHSA: a pool's maps and reduces share its fair share of all slots; each slot tries map, reduce, map in a reduce slot, reduce in a map slot, then a non-local map",
+        source: "Tang, Lee, He, DynamicMR (IEEE Trans. Cloud Computing 2014, seed 001), Algorithm 2, as settled in ALGORITHMS.md §5",
+    },
+    PolicyInfo {
+        name: "dynamicmr",
+        summary: "DynamicMR: PD-DHSA + SEPB (pending tasks before speculative copies) + Slot PreScheduling (local maps in idle slots above the load-balancing line)",
+        source: "Tang, Lee, He, DynamicMR (IEEE Trans. Cloud Computing 2014, seed 001), Algorithms 2-4, as settled in ALGORITHMS.md §5",
+    },
 ];
 
 pub fn lookup(name: &str) -> Option<&'static PolicyInfo> {
@@ -115,6 +130,9 @@ pub fn build(
         "hybsmrp" => Box::new(super::hybsmrp::Hybsmrp::new(label, &cfg)),
         "joss-t" | "joss-j" => Box::new(super::joss::Joss::new(label, &spec.name, &cfg)),
         "adaptive-fair" => Box::new(super::adaptive_fair::AdaptiveFair::new(label, &cfg, ctx)),
+        "dhsa-pi" | "dhsa-pd" | "dynamicmr" => {
+            Box::new(super::dhsa::Dhsa::new(label, &spec.name, &cfg, ctx))
+        }
         other => return Err(format!("policy \"{other}\" is registered but not built")),
     })
 }
