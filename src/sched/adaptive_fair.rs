@@ -81,10 +81,10 @@
 //! and on a unified cluster those of fair with `typed_slots = true`).
 
 use super::config::SchedulerConfig;
-use super::fair::{fair_cmp, Fair, Key, MAX_AUTO_DELAY};
+use super::fair::{fair_cmp, typed_assign_loop, Key, TaskKind as FairKind, MAX_AUTO_DELAY};
 use super::registry::{BuildCtx, DEFAULT_SLOWSTART};
 use super::{num, Inspection, Policy, Values};
-use crate::model::{JobId, Ms, NodeId, PoolMode, Priority, SlotModel};
+use crate::model::{JobId, Ms, NodeId, PoolMode, Priority};
 use crate::sim::{Heartbeat, Locality, World};
 use serde_json::Value;
 
@@ -870,67 +870,20 @@ impl Policy for AdaptiveFair {
         let w = hb.world();
         let runnable_maps: u32 = self.view(w, TaskKind::Map).demand.iter().sum();
         let runnable_reduces: u32 = self.view(w, TaskKind::Reduce).demand.iter().sum();
-        let mut running_maps: u32 = w.pool_stats.iter().map(|s| s.running_maps).sum();
-        let mut running_reduces: u32 = w.pool_stats.iter().map(|s| s.running_reduces).sum();
-        let node = w.node(hb.node).clone();
-        let (map_cap, reduce_cap) = if self.assign_multiple {
-            (
-                node.free_maps(SlotModel::Typed),
-                node.free_reduces(SlotModel::Typed),
-            )
-        } else {
-            (1, 1)
-        };
-        let (tm, tr) = (w.cluster.total_map_slots, w.cluster.total_reduce_slots);
-        let (mut maps_assigned, mut reduces_assigned) = (0u32, 0u32);
-        let (mut map_rej, mut reduce_rej) = (false, false);
-        let mut launched = Vec::new();
-        let mut visited = Vec::new();
-        loop {
-            if !map_rej
-                && (maps_assigned == map_cap
-                    || hb.free_maps() == 0
-                    || running_maps >= runnable_maps
-                    || node.running_maps + maps_assigned
-                        >= Fair::load_cap(runnable_maps, node.map_slots, tm))
-            {
-                map_rej = true;
-            }
-            if !reduce_rej
-                && (reduces_assigned == reduce_cap
-                    || hb.free_reduces() == 0
-                    || running_reduces >= runnable_reduces
-                    || node.running_reduces + reduces_assigned
-                        >= Fair::load_cap(runnable_reduces, node.reduce_slots, tr))
-            {
-                reduce_rej = true;
-            }
-            if (map_rej && reduce_rej) || (!self.assign_multiple && !hb.assigned.is_empty()) {
-                break;
-            }
-            let kind = if map_rej {
-                TaskKind::Reduce
-            } else if reduce_rej
-                || node.running_maps + maps_assigned <= node.running_reduces + reduces_assigned
-            {
-                TaskKind::Map
-            } else {
-                TaskKind::Reduce
-            };
-            if self.assign_one(hb, kind, &mut launched, &mut visited) {
-                if kind == TaskKind::Map {
-                    maps_assigned += 1;
-                    running_maps += 1;
+        let assign_multiple = self.assign_multiple;
+        let (launched, visited) = typed_assign_loop(
+            hb,
+            assign_multiple,
+            (runnable_maps, runnable_reduces),
+            |hb, kind, launched, visited| {
+                let kind = if kind == FairKind::Map {
+                    TaskKind::Map
                 } else {
-                    reduces_assigned += 1;
-                    running_reduces += 1;
-                }
-            } else if kind == TaskKind::Map {
-                map_rej = true;
-            } else {
-                reduce_rej = true;
-            }
-        }
+                    TaskKind::Reduce
+                };
+                self.assign_one(hb, kind, launched, visited)
+            },
+        );
         self.mark_skipped(launched, visited, hb.world());
     }
 

@@ -754,75 +754,21 @@ impl Fair {
         let w = hb.world();
         let (_, map_demand) = self.pools_view(w, TaskKind::Map);
         let (_, reduce_demand) = self.pools_view(w, TaskKind::Reduce);
-        let runnable_maps: u32 = map_demand.iter().sum();
-        let runnable_reduces: u32 = reduce_demand.iter().sum();
-        let mut running_maps: u32 = w.pool_stats.iter().map(|s| s.running_maps).sum();
-        let mut running_reduces: u32 = w.pool_stats.iter().map(|s| s.running_reduces).sum();
-        let node = w.node(hb.node).clone();
-        let (map_cap, reduce_cap) = if self.assign_multiple {
-            (
-                node.free_maps(SlotModel::Typed),
-                node.free_reduces(SlotModel::Typed),
-            )
-        } else {
-            (1, 1)
-        };
-        let (tm, tr) = (w.cluster.total_map_slots, w.cluster.total_reduce_slots);
-        let (mut maps_assigned, mut reduces_assigned) = (0u32, 0u32);
-        let (mut map_rej, mut reduce_rej) = (false, false);
-        let mut launched = Vec::new();
-        let mut visited = Vec::new();
-        loop {
-            if !map_rej
-                && (maps_assigned == map_cap
-                    || hb.free_maps() == 0
-                    || running_maps >= runnable_maps
-                    || node.running_maps + maps_assigned
-                        >= Self::load_cap(runnable_maps, node.map_slots, tm))
-            {
-                map_rej = true;
-            }
-            if !reduce_rej
-                && (reduces_assigned == reduce_cap
-                    || hb.free_reduces() == 0
-                    || running_reduces >= runnable_reduces
-                    || node.running_reduces + reduces_assigned
-                        >= Self::load_cap(runnable_reduces, node.reduce_slots, tr))
-            {
-                reduce_rej = true;
-            }
-            if (map_rej && reduce_rej) || (!self.assign_multiple && !hb.assigned.is_empty()) {
-                break;
-            }
-            let kind = if map_rej {
-                TaskKind::Reduce
-            } else if reduce_rej
-                || node.running_maps + maps_assigned <= node.running_reduces + reduces_assigned
-            {
-                TaskKind::Map
-            } else {
-                TaskKind::Reduce
-            };
-            let demand = if kind == TaskKind::Map {
-                &map_demand
-            } else {
-                &reduce_demand
-            };
-            if self.assign_one(hb, kind, pool_jobs, demand, &mut launched, &mut visited) {
-                if kind == TaskKind::Map {
-                    maps_assigned += 1;
-                    running_maps += 1;
+        let runnable = (map_demand.iter().sum(), reduce_demand.iter().sum());
+        let assign_multiple = self.assign_multiple;
+        typed_assign_loop(
+            hb,
+            assign_multiple,
+            runnable,
+            |hb, kind, launched, visited| {
+                let demand = if kind == TaskKind::Map {
+                    &map_demand
                 } else {
-                    reduces_assigned += 1;
-                    running_reduces += 1;
-                }
-            } else if kind == TaskKind::Map {
-                map_rej = true;
-            } else {
-                reduce_rej = true;
-            }
-        }
-        (launched, visited)
+                    &reduce_demand
+                };
+                self.assign_one(hb, kind, pool_jobs, demand, launched, visited)
+            },
+        )
     }
 
     /// Starts a heartbeat: updates locality waits (and starvation times)
@@ -1116,6 +1062,85 @@ impl Policy for Fair {
         );
         ins
     }
+}
+
+/// The loop of Hadoop 1.x `FairScheduler.assignTasks` on typed slots, for
+/// fair and the policies layered over it: until both kinds are refused,
+/// pick the kind (a map while the node runs no more maps than reduces),
+/// stop a kind at the node's free slots, the runnable tasks, or the
+/// `CapBasedLoadManager` cap, and ask `assign` for one task of it. With
+/// `assign_multiple` off, one task per heartbeat. `runnable` is the
+/// (maps, reduces) demand. Returns the jobs launched and visited, for the
+/// delay-scheduling bookkeeping.
+pub(crate) fn typed_assign_loop(
+    hb: &mut Heartbeat<'_>,
+    assign_multiple: bool,
+    (runnable_maps, runnable_reduces): (u32, u32),
+    mut assign: impl FnMut(&mut Heartbeat<'_>, TaskKind, &mut Vec<JobId>, &mut Vec<JobId>) -> bool,
+) -> (Vec<JobId>, Vec<JobId>) {
+    let w = hb.world();
+    let mut running_maps: u32 = w.pool_stats.iter().map(|s| s.running_maps).sum();
+    let mut running_reduces: u32 = w.pool_stats.iter().map(|s| s.running_reduces).sum();
+    let node = w.node(hb.node).clone();
+    let (map_cap, reduce_cap) = if assign_multiple {
+        (
+            node.free_maps(SlotModel::Typed),
+            node.free_reduces(SlotModel::Typed),
+        )
+    } else {
+        (1, 1)
+    };
+    let (tm, tr) = (w.cluster.total_map_slots, w.cluster.total_reduce_slots);
+    let (mut maps_assigned, mut reduces_assigned) = (0u32, 0u32);
+    let (mut map_rej, mut reduce_rej) = (false, false);
+    let mut launched = Vec::new();
+    let mut visited = Vec::new();
+    loop {
+        if !map_rej
+            && (maps_assigned == map_cap
+                || hb.free_maps() == 0
+                || running_maps >= runnable_maps
+                || node.running_maps + maps_assigned
+                    >= Fair::load_cap(runnable_maps, node.map_slots, tm))
+        {
+            map_rej = true;
+        }
+        if !reduce_rej
+            && (reduces_assigned == reduce_cap
+                || hb.free_reduces() == 0
+                || running_reduces >= runnable_reduces
+                || node.running_reduces + reduces_assigned
+                    >= Fair::load_cap(runnable_reduces, node.reduce_slots, tr))
+        {
+            reduce_rej = true;
+        }
+        if (map_rej && reduce_rej) || (!assign_multiple && !hb.assigned.is_empty()) {
+            break;
+        }
+        let kind = if map_rej {
+            TaskKind::Reduce
+        } else if reduce_rej
+            || node.running_maps + maps_assigned <= node.running_reduces + reduces_assigned
+        {
+            TaskKind::Map
+        } else {
+            TaskKind::Reduce
+        };
+        if assign(hb, kind, &mut launched, &mut visited) {
+            if kind == TaskKind::Map {
+                maps_assigned += 1;
+                running_maps += 1;
+            } else {
+                reduces_assigned += 1;
+                running_reduces += 1;
+            }
+        } else if kind == TaskKind::Map {
+            map_rej = true;
+        } else {
+            reduce_rej = true;
+        }
+    }
+    (launched, visited)
 }
 
 #[cfg(test)]
