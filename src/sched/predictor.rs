@@ -203,6 +203,16 @@ impl Predictor {
             return;
         }
         let released = ended.saturating_sub(self.ended);
+        // Nothing changed inside the open window (a full node's heartbeat,
+        // most events): integrate later. The area is a sum of whole
+        // container·ms, exact in f64, so deferring changes no bit.
+        let c = &self.core;
+        if released == 0
+            && available == c.avail
+            && c.start.is_some_and(|s| now < s.saturating_add(c.window))
+        {
+            return;
+        }
         self.ended = ended;
         if released > 0 {
             self.release_n(now, u32::try_from(released).unwrap_or(u32::MAX));
