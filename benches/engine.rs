@@ -22,7 +22,7 @@ fn scenario(name: &str, policy: &str) -> slotsim::model::Scenario {
 /// node has no free slot of either kind, and that node.
 fn busy(name: &str, from_ms: u64) -> (Sim, u32) {
     let sc = scenario(name, "fair");
-    let mut sim = Sim::new(&sc).unwrap();
+    let mut sim = slotsim::sched::build_sim(&sc).unwrap();
     sim.run_until(Some(from_ms));
     loop {
         let model = sim.w.cluster.model;
@@ -67,7 +67,7 @@ fn runs(c: &mut Criterion) {
     let quick = scenario("quickstart.toml", "fair");
     g.bench_function("quickstart fair", |b| {
         b.iter_batched(
-            || Sim::new(&quick).unwrap(),
+            || slotsim::sched::build_sim(&quick).unwrap(),
             |mut sim| {
                 sim.run_until(None);
                 sim.w.attempts.len()
@@ -79,7 +79,7 @@ fn runs(c: &mut Criterion) {
         let sc = scenario("scale-400.toml", policy);
         g.bench_function(format!("scale-400 {policy} (246,531 tasks)"), |b| {
             b.iter_batched(
-                || Sim::new(&sc).unwrap(),
+                || slotsim::sched::build_sim(&sc).unwrap(),
                 |mut sim| {
                     sim.run_until(None);
                     sim.w.attempts.len()

@@ -69,6 +69,31 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
+/// A serde/TOML message on one line, in the scenario's terms rather than
+/// Rust's (`expected struct ClusterDef` → `expected a table`).
+pub fn user_terms(message: &str) -> String {
+    let mut msg = message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
+        .replace("expected i64", "expected a whole number")
+        .replace("expected u64", "expected a whole number")
+        .replace("expected u32", "expected a whole number")
+        .replace("expected f64", "expected a number")
+        .replace("expected a tuple of size 2", "expected a [lo, hi] pair")
+        .replace("expected a boolean", "expected true or false");
+    while let Some(i) = msg.find("struct ") {
+        let rest = &msg[i + "struct ".len()..];
+        let end = rest
+            .find(|c: char| !c.is_alphanumeric() && c != '_')
+            .unwrap_or(rest.len());
+        msg = format!("{}a table{}", &msg[..i], &rest[end..]);
+    }
+    msg
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

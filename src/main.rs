@@ -7,8 +7,8 @@ use slotsim::error::InputError;
 use slotsim::model::Scenario;
 use slotsim::report::{compare, summary, trace};
 use slotsim::scenario;
-use slotsim::sched::config::split_policy_list;
-use slotsim::sched::registry;
+use slotsim::sched::settings::split_policy_list;
+use slotsim::sched::{build_sim, POLICIES};
 use slotsim::sim::Sim;
 use slotsim::units::parse_duration;
 use slotsim::units::plural;
@@ -344,7 +344,8 @@ fn cmd_run(a: RunArgs) -> Result<(), Failure> {
         .as_deref()
         .map(|p| open_out(p, "--json"))
         .transpose()?;
-    let mut sim = Sim::new(&sc).map_err(|e| InputError::new(scenario_origin(&a.scenario), e))?;
+    let mut sim =
+        build_sim(&sc).map_err(|e| InputError::new(scenario_origin(&a.scenario), e.to_string()))?;
     // The first write error of the inspect stream, reported after the run.
     let inspect_err: std::sync::Arc<std::sync::Mutex<Option<io::Error>>> = Default::default();
     if let Some(p) = &a.inspect {
@@ -638,12 +639,8 @@ fn cmd_validate(path: &Path) -> Result<(), Failure> {
 
 fn cmd_policies() -> String {
     let mut o = String::new();
-    let w = registry::POLICIES
-        .iter()
-        .map(|p| p.name.len())
-        .max()
-        .unwrap_or(0);
-    for p in registry::POLICIES {
+    let w = POLICIES.iter().map(|p| p.name.len()).max().unwrap_or(0);
+    for p in POLICIES {
         line!(o, "{:<w$} {}", p.name, p.summary);
         line!(o, "{:<w$} source: {}", "", p.source);
     }

@@ -109,6 +109,17 @@ impl Priority {
             Priority::VeryLow => 0.25,
         }
     }
+    /// The name scenarios and outputs use: `very_high` … `very_low`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Priority::VeryHigh => "very_high",
+            Priority::High => "high",
+            Priority::Normal => "normal",
+            Priority::Low => "low",
+            Priority::VeryLow => "very_low",
+        }
+    }
+
     pub fn parse(s: &str) -> Option<Priority> {
         Some(match s {
             "very_high" => Priority::VeryHigh,

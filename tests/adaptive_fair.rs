@@ -4,8 +4,8 @@
 //! Experiment B comparison against fair.
 
 mod common;
+use common::InspectRecord;
 use common::*;
-use slotsim::sim::engine::InspectRecord;
 
 fn close(a: f64, b: f64, what: &str) {
     assert!((a - b).abs() < 1e-9, "{what}: {a} vs {b}");
@@ -693,7 +693,7 @@ submit = "16s"
 "#;
     // Bounded: without borrowing the run never ends (a reduce keeps
     // running and heartbeats keep coming).
-    let mut sim = slotsim::sim::Sim::new(&load_text(text, None)).unwrap();
+    let mut sim = slotsim::sched::build_sim(&load_text(text, None)).unwrap();
     sim.run_until(Some(3_600_000));
     check(&sim).unwrap();
     assert!(sim

@@ -6,8 +6,8 @@
 //! borrowing being `fair`, and Appendix F's sort job in direction.
 
 mod common;
+use common::InspectRecord;
 use common::*;
-use slotsim::sim::engine::InspectRecord;
 use slotsim::sim::{Kind, Sim};
 
 /// A manual-heartbeat scenario on `nodes` nodes of one rack.

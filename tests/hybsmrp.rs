@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use slotsim::sched::hybsmrp::factor;
 
-fn value(r: &slotsim::sim::engine::InspectRecord, job: &str, k: &str) -> serde_json::Value {
+fn value(r: &common::InspectRecord, job: &str, k: &str) -> serde_json::Value {
     r.inspection.jobs[job][k].clone()
 }
 
@@ -173,7 +173,7 @@ blocks = [[2], [2]]
     ])
 }
 
-fn order_at_35s(exps: &str) -> (Vec<String>, slotsim::sim::engine::InspectRecord) {
+fn order_at_35s(exps: &str) -> (Vec<String>, common::InspectRecord) {
     let (_, recs) = run_inspect(&load_text(&priority_scenario(exps), None));
     let r = recs.iter().find(|r| r.t == 35_000).unwrap().clone();
     let mut jobs: Vec<(u64, String)> = r

@@ -7,7 +7,6 @@ mod common;
 use common::*;
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
-use slotsim::sim::Sim;
 
 #[derive(Debug, Clone)]
 struct Gen {
@@ -217,7 +216,7 @@ proptest! {
     fn every_policy_keeps_the_invariants(g in gen()) {
         let text = to_toml(&g);
         let sc = load_text(&text, None);
-        let mut sim = Sim::new(&sc).unwrap();
+        let mut sim = slotsim::sched::build_sim(&sc).unwrap();
         sim.run_until(Some(2 * 24 * 3_600_000));
         if let Err(e) = check(&sim) {
             return Err(TestCaseError::fail(format!("{e}\n--- scenario ---\n{text}")));
@@ -281,7 +280,7 @@ pools = ["research", "default"]
         "dynamicmr[slowstart=1;prescheduling=false]",
     ] {
         let sc = load_text(text, Some(policy));
-        let mut sim = Sim::new(&sc).unwrap();
+        let mut sim = slotsim::sched::build_sim(&sc).unwrap();
         sim.run_until(None);
         check(&sim).unwrap_or_else(|e| panic!("{policy}: {e}"));
         assert!(sim.w.attempts.len() > 500, "{policy}: a busy run");
@@ -324,7 +323,7 @@ pool = "b"
 user = "u0"
 "#;
     let sc = load_text(text, None);
-    let mut sim = Sim::new(&sc).unwrap();
+    let mut sim = slotsim::sched::build_sim(&sc).unwrap();
     sim.run_until(Some(3_600_000));
     check(&sim).unwrap();
 }

@@ -5,8 +5,8 @@
 //! with failures and speculation, and the paper's comparisons in direction.
 
 mod common;
+use common::InspectRecord;
 use common::*;
-use slotsim::sim::engine::InspectRecord;
 use slotsim::sim::{Kind, Sim};
 use std::collections::BTreeMap;
 
@@ -14,7 +14,6 @@ use std::collections::BTreeMap;
 fn plan(recs: &[InspectRecord], job: &str) -> serde_json::Value {
     recs.iter()
         .find_map(|r| r.inspection.jobs.get(job).cloned())
-        .map(serde_json::Value::Object)
         .unwrap_or_else(|| panic!("{job} never inspected"))
 }
 

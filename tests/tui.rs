@@ -105,7 +105,7 @@ fn pause_holds_the_clock_and_step_moves_one_heartbeat() {
 /// never jumps to the end of the run.
 #[test]
 fn step_heartbeat_stops_at_scripted_heartbeats_then_single_events() {
-    let mut sim = slotsim::sim::Sim::new(&load("hadoop-small-jobs.toml", None)).unwrap();
+    let mut sim = slotsim::sched::build_sim(&load("hadoop-small-jobs.toml", None)).unwrap();
     for k in 1..=7u64 {
         let s = sim.step_heartbeat().expect("a heartbeat is pending");
         assert!(s.heartbeat, "press {k} stops at a heartbeat");
@@ -130,13 +130,13 @@ fn step_heartbeat_stops_at_scripted_heartbeats_then_single_events() {
 /// pending, a press is one event.
 #[test]
 fn step_heartbeat_stops_after_one_periodic_or_out_of_band_heartbeat() {
-    let mut sim = slotsim::sim::Sim::new(&load("quickstart.toml", None)).unwrap();
+    let mut sim = slotsim::sched::build_sim(&load("quickstart.toml", None)).unwrap();
     for k in 1..=500 {
         let s = sim.step_heartbeat().unwrap();
         assert!(s.heartbeat);
         assert_eq!(sim.w.heartbeats, k, "one periodic heartbeat per press");
     }
-    let mut sim = slotsim::sim::Sim::new(&load("fig45-fifo-vs-fair.toml", None)).unwrap();
+    let mut sim = slotsim::sched::build_sim(&load("fig45-fifo-vs-fair.toml", None)).unwrap();
     assert!(sim.w.out_of_band && sim.w.heartbeat_interval.is_none());
     let (mut beats, mut events) = (0, 0);
     loop {
@@ -1159,11 +1159,11 @@ fn cluster_view_scrolls_racks_that_do_not_fit() {
 fn picker_scrolls_on_a_short_terminal() {
     let mut a = busy_app();
     keys(&mut a, "p");
-    for _ in 1..slotsim::sched::registry::POLICIES.len() {
+    for _ in 1..slotsim::sched::POLICIES.len() {
         key(&mut a, KeyCode::Down);
     }
     let s = screen(&a, 60, 8);
-    let last = slotsim::sched::registry::POLICIES.last().unwrap().name;
+    let last = slotsim::sched::POLICIES.last().unwrap().name;
     assert!(s.contains(last), "{s}");
     assert!(
         !s.contains("JobQueueTaskScheduler"),

@@ -5,7 +5,7 @@
 use super::summary::{summarize, Summary};
 use crate::error::InputError;
 use crate::model::Scenario;
-use crate::sim::Sim;
+use crate::sched::build_sim;
 use rayon::prelude::*;
 use std::fmt::Write as _;
 
@@ -21,10 +21,12 @@ pub fn run_all(scenarios: Vec<Vec<Scenario>>) -> Result<Vec<Vec<Summary>>, Input
     let results: Vec<(usize, usize, Result<Summary, String>)> = flat
         .into_par_iter()
         .map(|(i, k, sc)| {
-            let r = Sim::new(&sc).map(|mut sim| {
-                sim.run_until(None);
-                summarize(&sim)
-            });
+            let r = build_sim(&sc)
+                .map(|mut sim| {
+                    sim.run_until(None);
+                    summarize(&sim)
+                })
+                .map_err(|e| e.to_string());
             (i, k, r)
         })
         .collect();

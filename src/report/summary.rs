@@ -1,9 +1,8 @@
 //! The run summary: DESIGN's `--json` object and the table `run --headless` prints.
 
 use crate::model::Ms;
-use crate::sched::predictor::PredictorReport;
-use crate::sim::engine::PolicySwitch;
-use crate::sim::{Kind, Outcome, Sim};
+use crate::sim::policy::{mean_abs_error_pct, ReleaseWindow};
+use crate::sim::{Kind, Outcome, PolicySwitch, Sim};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -86,6 +85,18 @@ pub struct Summary {
     /// OMO decided with; under any other (last) policy the same monitor
     /// run passively, as the paper measures it under Fair (Fig. 7).
     pub predictor: PredictorReport,
+}
+
+/// The run-level predictor report in the JSON summary: every closed window
+/// of the release-rate monitor and the forecast error.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PredictorReport {
+    pub windows: Vec<ReleaseWindow>,
+    /// 100 × Σ|estimated − observed| / Σ observed over the windows that
+    /// have a forecast: the mean absolute error as a percentage of the
+    /// mean observed release rate. Null when no window has a forecast or
+    /// nothing was released.
+    pub mean_abs_error_pct: Option<f64>,
 }
 
 /// OMO Fig. 8's window: maps ending this close to a job's last map are in
@@ -246,7 +257,10 @@ pub fn summarize(sim: &Sim) -> Summary {
             .sum(),
         attempts: w.attempts.len(),
         jobs,
-        predictor: sim.predictor().report(),
+        predictor: PredictorReport {
+            windows: sim.release_windows().to_vec(),
+            mean_abs_error_pct: mean_abs_error_pct(sim.release_windows()),
+        },
     }
 }
 

@@ -1,8 +1,8 @@
 //! `--trace` (one JSON line per task attempt) and `--inspect` (one JSON line
 //! per heartbeat on which the policy was asked for work).
 
-use crate::sim::engine::InspectRecord;
-use crate::sim::{Kind, Sim};
+use crate::sim::policy::{Value, Values};
+use crate::sim::{InspectRecord, Kind, Sim};
 use serde_json::json;
 use std::io::{self, Write};
 
@@ -41,10 +41,37 @@ pub fn inspect_line(rec: &InspectRecord) -> String {
         "t_s": rec.t as f64 / 1000.0,
         "node": rec.node,
         "policy": rec.policy,
-        "cluster": rec.inspection.cluster,
-        "pools": rec.inspection.pools,
-        "jobs": rec.inspection.jobs,
+        "cluster": values_json(&rec.inspection.cluster),
+        "pools": named_json(&rec.inspection.pools),
+        "jobs": named_json(&rec.inspection.jobs),
         "assigned": rec.assigned,
     });
     v.to_string()
+}
+
+/// A policy's value as JSON (numbers that are not finite are null).
+pub fn value_json(v: &Value) -> serde_json::Value {
+    match v {
+        Value::Null => serde_json::Value::Null,
+        Value::Bool(b) => (*b).into(),
+        Value::Int(i) => (*i).into(),
+        Value::Num(x) => serde_json::Number::from_f64(*x)
+            .map_or(serde_json::Value::Null, serde_json::Value::Number),
+        Value::Text(s) => s.clone().into(),
+        Value::List(xs) => xs.iter().map(value_json).collect(),
+        Value::Map(m) => values_json(m),
+    }
+}
+
+/// Named values as a JSON object, in the policy's order.
+pub fn values_json(vs: &Values) -> serde_json::Value {
+    serde_json::Value::Object(
+        vs.iter()
+            .map(|(k, v)| (k.to_string(), value_json(v)))
+            .collect(),
+    )
+}
+
+fn named_json(m: &std::collections::BTreeMap<String, Values>) -> serde_json::Value {
+    serde_json::Value::Object(m.iter().map(|(k, v)| (k.clone(), values_json(v))).collect())
 }

@@ -18,7 +18,6 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::model::Ms;
-use crate::sched::config::SchedulerConfig;
 use crate::units::{parse_duration, parse_size_mb};
 
 /// The whole file.
@@ -41,9 +40,9 @@ pub struct ScenarioFile {
     pub hdfs: HdfsDef,
     #[serde(default)]
     pub tasks: TasksDef,
-    /// Deserialized straight into the scheduler's own type so its unknown
-    /// keys and bad values are reported with their spans.
-    pub scheduler: Option<SchedulerConfig>,
+    /// Read as a table here; each policy reads its own sub-table and the
+    /// loader points errors at their keys.
+    pub scheduler: Option<toml::Table>,
     #[serde(default)]
     pub pools: Vec<PoolDef>,
     #[serde(default)]

@@ -24,10 +24,12 @@ const SPANNED_END: &str = "$__serde_spanned_private_end";
 const SPANNED_VALUE: &str = "$__serde_spanned_private_value";
 static SPANNED_FIELDS: [&str; 3] = [SPANNED_START, SPANNED_END, SPANNED_VALUE];
 
-/// One TOML value and, when known, its byte range.
+/// One TOML value and, when known, its byte range (and that of its key).
 #[derive(Debug, Default)]
 pub struct SpanNode {
     pub span: Option<Range<usize>>,
+    /// The key's byte range, for a table entry whose key has one.
+    pub key: Option<Range<usize>>,
     pub kind: Kind,
 }
 
@@ -64,6 +66,60 @@ impl SpanNode {
             }
         }
         best
+    }
+
+    /// The span of the key at the end of `path` if it has one, else as
+    /// [`SpanNode::find`]: where an error about the key itself (an unknown
+    /// key) belongs.
+    pub fn find_key(&self, path: &[&str]) -> Option<Range<usize>> {
+        let mut node = self;
+        for key in path {
+            let Kind::Table(entries) = &node.kind else {
+                return self.find(path);
+            };
+            let Some((_, child)) = entries.iter().find(|(k, _)| k == key) else {
+                return self.find(path);
+            };
+            node = child;
+        }
+        node.key.clone().or_else(|| self.find(path))
+    }
+}
+
+/// A table key with its span when the deserializer offers one.
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = (String, Option<Range<usize>>);
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_struct(SPANNED_NAME, &SPANNED_FIELDS, KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl<'de> Visitor<'de> for KeyVisitor {
+    type Value = (String, Option<Range<usize>>);
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a TOML key")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok((v.to_string(), None))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (mut start, mut end, mut key) = (None, None, None);
+        while let Some(k) = map.next_key::<String>()? {
+            match k.as_str() {
+                SPANNED_START => start = Some(map.next_value::<usize>()?),
+                SPANNED_END => end = Some(map.next_value::<usize>()?),
+                _ => key = Some(map.next_value::<String>()?),
+            }
+        }
+        let key = key.ok_or_else(|| de::Error::custom("a key without a name"))?;
+        Ok((key, start.zip(end).map(|(s, e)| s..e)))
     }
 }
 
@@ -130,6 +186,7 @@ impl<'de> Visitor<'de> for NodeVisitor {
         }
         Ok(SpanNode {
             span: None,
+            key: None,
             kind: Kind::Array(items),
         })
     }
@@ -138,7 +195,7 @@ impl<'de> Visitor<'de> for NodeVisitor {
         let mut entries = Vec::new();
         let mut start = None;
         let mut end = None;
-        while let Some(key) = map.next_key::<String>()? {
+        while let Some((key, key_span)) = map.next_key_seed(KeySeed)? {
             match key.as_str() {
                 SPANNED_START => start = Some(map.next_value::<usize>()?),
                 SPANNED_END => end = Some(map.next_value::<usize>()?),
@@ -150,13 +207,15 @@ impl<'de> Visitor<'de> for NodeVisitor {
                     return Ok(inner);
                 }
                 _ => {
-                    let value = map.next_value_seed(NodeSeed { spanned: true })?;
+                    let mut value = map.next_value_seed(NodeSeed { spanned: true })?;
+                    value.key = key_span;
                     entries.push((key, value));
                 }
             }
         }
         Ok(SpanNode {
             span: None,
+            key: None,
             kind: Kind::Table(entries),
         })
     }
@@ -179,6 +238,16 @@ mod tests {
             .find(&["scheduler", "fair", "nosuch"])
             .expect("ancestor");
         assert!(text[span].starts_with("[scheduler.fair]"));
+    }
+
+    #[test]
+    fn finds_keys() {
+        let text = "[scheduler.fair]\nslowstrat = 2.0\n";
+        let tree = SpanNode::parse(text).expect("parses");
+        let span = tree
+            .find_key(&["scheduler", "fair", "slowstrat"])
+            .expect("has a span");
+        assert_eq!(&text[span], "slowstrat");
     }
 
     #[test]

@@ -2,12 +2,26 @@
 //! simulator can see (no memory-based scheduling, no job initialisation
 //! limits). Queues are the scenario's pools, each with `capacity` percent.
 
-use super::config::SchedulerConfig;
-use super::registry::DEFAULT_SLOWSTART;
-use super::{num, Inspection, Policy, Values};
+use super::registry::{Entry, DEFAULT_SLOWSTART};
+use super::settings::{ConfigError, Settings};
 use crate::model::{JobId, NodeId, SlotModel};
+use crate::sim::policy::{num, Inspection, Policy, PoolShare, PoolShares, ShareBasis, Values};
 use crate::sim::{Heartbeat, Locality, World};
 use std::collections::BTreeMap;
+
+/// `[scheduler.capacity]`.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub slowstart: Option<f64>,
+}
+
+pub const CAPACITY: Entry = Entry {
+    name: "capacity",
+    summary: "Hadoop 1.x CapacityTaskScheduler: queues by occupied/capacity, FIFO with priorities inside, user limits",
+    source: "Hadoop 1.0.3 CapacityTaskScheduler (TestCapacityScheduler)",
+    build: |s, _| Ok(Box::new(Capacity::build(s)?)),
+};
 
 /// `mapreduce.job.locality.wait.factor` default.
 const LOCALITY_WAIT_FACTOR: f64 = 1.0;
@@ -21,13 +35,13 @@ pub struct Capacity {
 }
 
 impl Capacity {
-    pub fn new(label: String, cfg: &SchedulerConfig) -> Capacity {
-        let own = cfg.capacity.clone().unwrap_or_default();
-        Capacity {
-            label,
-            slowstart: own.slowstart.or(cfg.slowstart).unwrap_or(DEFAULT_SLOWSTART),
+    fn build(s: &Settings) -> Result<Capacity, ConfigError> {
+        let own: Config = s.own()?;
+        Ok(Capacity {
+            label: s.label.to_string(),
+            slowstart: s.slowstart_or(own.slowstart, DEFAULT_SLOWSTART)?,
             missed: Vec::new(),
-        }
+        })
     }
 
     fn missed(&mut self, j: JobId) -> &mut u64 {
@@ -298,26 +312,61 @@ impl Policy for Capacity {
             let kind = if map { "map" } else { "reduce" };
             for q in self.queues(w, map) {
                 let v = by_pool.entry(w.pools[q.pool].name.clone()).or_default();
-                v.insert("capacity_pct".into(), num(pct[q.pool]));
-                v.insert(format!("capacity_{kind}"), q.capacity.into());
-                v.insert(format!("occupied_{kind}"), q.occupied.into());
+                v.insert("capacity_pct", num(pct[q.pool]));
+                v.insert(format!("capacity_{kind}"), q.capacity);
+                v.insert(format!("occupied_{kind}"), q.occupied);
             }
         }
         ins.pools = by_pool;
         for &j in &w.active {
             let job = w.job(j);
             let mut v = Values::new();
-            v.insert("pool".into(), w.pool_name(j).into());
-            v.insert("user".into(), job.user.clone().into());
-            v.insert("pending_maps".into(), job.maps_pending.into());
-            v.insert("running_map".into(), job.maps_running.into());
-            v.insert("running_reduce".into(), job.reduces_running.into());
+            v.insert("pool", w.pool_name(j));
+            v.insert("user", job.user.clone());
+            v.insert("pending_maps", job.maps_pending);
+            v.insert("running_map", job.maps_running);
+            v.insert("running_reduce", job.reduces_running);
             v.insert(
-                "missed_opportunities".into(),
-                self.missed.get(j as usize).copied().unwrap_or(0).into(),
+                "missed_opportunities",
+                self.missed.get(j as usize).copied().unwrap_or(0),
             );
             ins.jobs.insert(job.name.clone(), v);
         }
         ins
+    }
+
+    fn pool_shares(&self, w: &World) -> Option<PoolShares> {
+        let pct = capacity_percents(w);
+        let cap = |map: bool| -> Vec<f64> {
+            let mut c = vec![0.0; w.pools.len()];
+            for q in self.queues(w, map) {
+                c[q.pool] = q.capacity as f64;
+            }
+            c
+        };
+        let (m, r) = (cap(true), cap(false));
+        let pools = w
+            .pools
+            .iter()
+            .enumerate()
+            .map(|(p, spec)| PoolShare {
+                name: spec.name.clone(),
+                weight: spec.weight,
+                jobs: w
+                    .active
+                    .iter()
+                    .filter(|&&j| w.job(j).pool as usize == p)
+                    .count(),
+                running_maps: w.pool_stats[p].running_maps,
+                running_reduces: w.pool_stats[p].running_reduces,
+                share_map: m[p],
+                share_reduce: r[p],
+                capacity_pct: Some(pct[p]),
+            })
+            .collect();
+        Some(PoolShares {
+            basis: ShareBasis::Capacity,
+            pools,
+        })
     }
 }

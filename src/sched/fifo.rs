@@ -1,10 +1,26 @@
 //! `fifo`: Hadoop 1.x JobQueueTaskScheduler, heartbeat by heartbeat.
 
-use super::config::SchedulerConfig;
-use super::registry::DEFAULT_SLOWSTART;
-use super::{Inspection, Policy};
+use super::registry::{Entry, DEFAULT_SLOWSTART};
+use super::settings::{ConfigError, Settings};
 use crate::model::{JobId, NodeId, SlotModel};
+use crate::sim::policy::{num, Inspection, Policy, Values};
 use crate::sim::{Heartbeat, Locality, World};
+
+/// `[scheduler.fifo]`.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub slowstart: Option<f64>,
+    /// JobQueueTaskScheduler's `mapred.jobtracker.taskalloc.capacitypad` (0.01).
+    pub capacity_pad: Option<f64>,
+}
+
+pub const FIFO: Entry = Entry {
+    name: "fifo",
+    summary: "Hadoop 1.x JobQueueTaskScheduler: priority then submit order, load-factor cap, one off-rack map and one reduce per heartbeat",
+    source: "Hadoop 1.0.3 JobQueueTaskScheduler (TestJobQueueTaskScheduler)",
+    build: |s, _| Ok(Box::new(Fifo::build(s)?)),
+};
 
 /// Hadoop's `MIN_CLUSTER_SIZE_FOR_PADDING`.
 const MIN_CLUSTER_SIZE_FOR_PADDING: usize = 3;
@@ -16,13 +32,14 @@ pub struct Fifo {
 }
 
 impl Fifo {
-    pub fn new(label: String, cfg: &SchedulerConfig) -> Fifo {
-        let own = cfg.fifo.clone().unwrap_or_default();
-        Fifo {
-            label,
-            slowstart: own.slowstart.or(cfg.slowstart).unwrap_or(DEFAULT_SLOWSTART),
+    fn build(s: &Settings) -> Result<Fifo, ConfigError> {
+        let own: Config = s.own()?;
+        super::settings::fraction("scheduler.fifo.capacity_pad", own.capacity_pad)?;
+        Ok(Fifo {
+            label: s.label.to_string(),
+            slowstart: s.slowstart_or(own.slowstart, DEFAULT_SLOWSTART)?,
             pad: own.capacity_pad.unwrap_or(0.01),
-        }
+        })
     }
 }
 
@@ -188,24 +205,24 @@ impl Policy for Fifo {
             if job.reduces_schedulable(self.slowstart) {
                 rl += job.unfinished_reduces() as u64;
             }
-            let mut v = super::Values::new();
-            v.insert("order".into(), (pos as u64).into());
+            let mut v = Values::new();
+            v.insert("order", pos as u64);
             v.insert(
-                "priority".into(),
-                serde_json::to_value(job.priority).unwrap_or_default(),
+                "priority",
+                job.priority.as_str(),
             );
-            v.insert("pending_maps".into(), job.maps_pending.into());
-            v.insert("running_map".into(), job.maps_running.into());
-            v.insert("running_reduce".into(), job.reduces_running.into());
+            v.insert("pending_maps", job.maps_pending);
+            v.insert("running_map", job.maps_running);
+            v.insert("running_reduce", job.reduces_running);
             ins.jobs.insert(job.name.clone(), v);
         }
         ins.cluster.insert(
-            "map_load_factor".into(),
-            super::num(ml as f64 / cluster_slots(w, true).max(1) as f64),
+            "map_load_factor",
+            num(ml as f64 / cluster_slots(w, true).max(1) as f64),
         );
         ins.cluster.insert(
-            "reduce_load_factor".into(),
-            super::num(rl as f64 / cluster_slots(w, false).max(1) as f64),
+            "reduce_load_factor",
+            num(rl as f64 / cluster_slots(w, false).max(1) as f64),
         );
         ins
     }

@@ -1,7 +1,6 @@
-//! `hybsmrp`: HybSMRP (seed 002: Nezhad, Shirvani, Ghasemi, J. Big Data
-//! 2019), a single job queue ordered by a dynamic priority, with a per-node
+//! `hybsmrp`: HybSMRP (Nezhad, Shirvani, Ghasemi, J. Big Data 2019), a single job queue ordered by a dynamic priority, with a per-node
 //! localization ID that trades a little idleness for node-local maps.
-//! Our reading is ALGORITHMS §6.
+//! Our reading is in docs/policies.md.
 //!
 //! **Dynamic priority** (Eq. 1), recomputed at every heartbeat for every
 //! job in the queue:
@@ -33,11 +32,33 @@
 //! most one reduce: of the highest-priority job whose reduces are
 //! schedulable (slowstart, default 0.05; the paper's runs used 1).
 
-use super::config::SchedulerConfig;
-use super::registry::DEFAULT_SLOWSTART;
-use super::{num, Inspection, Policy, Values};
+use super::registry::{Entry, DEFAULT_SLOWSTART};
+use super::settings::{ConfigError, Settings};
+use crate::sim::policy::{num, opt, Inspection, Policy, Values};
 use crate::model::{JobId, NodeId};
 use crate::sim::{Heartbeat, Locality, World};
+
+/// `[scheduler.hybsmrp]`: the exponents of HybSMRP's dynamic priority
+/// (Eq. 1), each -1, 0 or 1. The default α = 1, β = γ = 0 is the paper's
+/// FCFS setting; α = 0, β = -1, γ = 0 its shortest-job-first.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub slowstart: Option<f64>,
+    /// Exponent of td / avgWaitTime (waiting time).
+    pub alpha: Option<i64>,
+    /// Exponent of r / avgRunTime (mean map run time).
+    pub beta: Option<i64>,
+    /// Exponent of n / avgNumTask (remaining tasks).
+    pub gamma: Option<i64>,
+}
+
+pub const HYBSMRP: Entry = Entry {
+    name: "hybsmrp",
+    summary: "HybSMRP: one queue by dynamic priority (waiting time, map run time, remaining tasks), node-local maps first, a non-local map after two local misses",
+    source: "Nezhad, Shirvani, Ghasemi, HybSMRP (J. Big Data 2019)",
+    build: |s, _| Ok(Box::new(Hybsmrp::build(s)?)),
+};
 
 pub const RULE_LOCAL: &str = "hybsmrp/local";
 pub const RULE_NON_LOCAL: &str = "hybsmrp/non-local";
@@ -96,17 +117,25 @@ pub fn factor(x: f64, avg: f64, e: i32) -> f64 {
 }
 
 impl Hybsmrp {
-    pub fn new(label: String, cfg: &SchedulerConfig) -> Hybsmrp {
-        let own = cfg.hybsmrp.clone().unwrap_or_default();
-        let exp = |v: Option<i64>, d: i32| v.map_or(d, |x| x.clamp(-1, 1) as i32);
-        Hybsmrp {
-            label,
-            slowstart: own.slowstart.or(cfg.slowstart).unwrap_or(DEFAULT_SLOWSTART),
+    fn build(s: &Settings) -> Result<Hybsmrp, ConfigError> {
+        let own: Config = s.own()?;
+        for (k, v) in [("alpha", own.alpha), ("beta", own.beta), ("gamma", own.gamma)] {
+            if let Some(x) = v.filter(|x| !(-1..=1).contains(x)) {
+                return Err(ConfigError::new(
+                    format!("scheduler.hybsmrp.{k}"),
+                    format!("{k} must be -1, 0 or 1, got {x}"),
+                ));
+            }
+        }
+        let exp = |v: Option<i64>, d: i32| v.map_or(d, |x| x as i32);
+        Ok(Hybsmrp {
+            label: s.label.to_string(),
+            slowstart: s.slowstart_or(own.slowstart, DEFAULT_SLOWSTART)?,
             alpha: exp(own.alpha, 1),
             beta: exp(own.beta, 0),
             gamma: exp(own.gamma, 0),
             ids: Vec::new(),
-        }
+        })
     }
 
     /// Every queued job's priority, highest first, and the averages.
@@ -246,30 +275,28 @@ impl Policy for Hybsmrp {
     fn inspect(&self, w: &World, node: NodeId) -> Inspection {
         let mut ins = Inspection::default();
         let (order, avg) = self.priorities(w);
-        let opt = |x: Option<f64>| x.map_or(serde_json::Value::Null, num);
-        ins.cluster.insert("alpha".into(), self.alpha.into());
-        ins.cluster.insert("beta".into(), self.beta.into());
-        ins.cluster.insert("gamma".into(), self.gamma.into());
-        ins.cluster.insert("avg_wait_s".into(), num(avg.avg_wait_s));
-        ins.cluster.insert("avg_run_s".into(), opt(avg.avg_run_s));
-        ins.cluster.insert("avg_tasks".into(), num(avg.avg_tasks));
+        ins.cluster.insert("alpha", self.alpha);
+        ins.cluster.insert("beta", self.beta);
+        ins.cluster.insert("gamma", self.gamma);
+        ins.cluster.insert("avg_wait_s", num(avg.avg_wait_s));
+        ins.cluster.insert("avg_run_s", opt(avg.avg_run_s));
+        ins.cluster.insert("avg_tasks", num(avg.avg_tasks));
         ins.cluster.insert(
-            "localization_id".into(),
-            self.localization_id(node)
-                .map_or(serde_json::Value::Null, Into::into),
+            "localization_id",
+            self.localization_id(node),
         );
         for (pos, p) in order.iter().enumerate() {
             let job = w.job(p.job);
             let mut v = Values::new();
-            v.insert("order".into(), (pos as u64).into());
-            v.insert("priority".into(), num(p.priority));
-            v.insert("wait_factor".into(), num(p.wait_factor));
-            v.insert("run_factor".into(), num(p.run_factor));
-            v.insert("size_factor".into(), num(p.size_factor));
-            v.insert("td_s".into(), num(p.td_s));
-            v.insert("r_s".into(), opt(p.r_s));
-            v.insert("n".into(), p.n.into());
-            v.insert("pending_maps".into(), job.maps_pending.into());
+            v.insert("order", pos as u64);
+            v.insert("priority", num(p.priority));
+            v.insert("wait_factor", num(p.wait_factor));
+            v.insert("run_factor", num(p.run_factor));
+            v.insert("size_factor", num(p.size_factor));
+            v.insert("td_s", num(p.td_s));
+            v.insert("r_s", opt(p.r_s));
+            v.insert("n", p.n);
+            v.insert("pending_maps", job.maps_pending);
             ins.jobs.insert(job.name.clone(), v);
         }
         ins

@@ -38,12 +38,33 @@
 //! entry is taken when its task is pending, so a task a failure puts back
 //! is found again in its place.
 
-use super::config::SchedulerConfig;
-use super::registry::DEFAULT_SLOWSTART;
-use super::{num, Inspection, Policy, Values};
+use super::registry::{Entry, DEFAULT_SLOWSTART};
+use super::settings::{ConfigError, Settings};
+use crate::sim::policy::{num, Inspection, Policy, Value, Values};
 use crate::model::{JobId, NodeId};
 use crate::sim::{Heartbeat, Locality, TaskState, World};
 use std::collections::BTreeMap;
+
+/// `[scheduler.joss-t]`, `[scheduler.joss-j]`.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub slowstart: Option<f64>,
+}
+
+pub const JOSS_T: Entry = Entry {
+    name: "joss-t",
+    summary: "JoSS with the task-driven assigner: jobs placed by datacenter (policies A/B/C by reduce-heavy and size), queue heads taken round robin",
+    source: "Lee, Lin, Yahyapour, JoSS: hybrid job-driven scheduling for virtual MapReduce clusters, Figs. 4 and 5",
+    build: |s, _| Ok(Box::new(Joss::build(s)?)),
+};
+
+pub const JOSS_J: Entry = Entry {
+    name: "joss-j",
+    summary: "JoSS with the job-driven assigner: as joss-t, but each queue gives a node a task whose block it holds when it can",
+    source: "Lee, Lin, Yahyapour, JoSS: hybrid job-driven scheduling for virtual MapReduce clusters, Figs. 4 and 6",
+    build: |s, _| Ok(Box::new(Joss::build(s)?)),
+};
 
 pub const RULE_FIFO: &str = "joss/fifo";
 pub const RULE_QUEUE: &str = "joss/queue";
@@ -118,23 +139,17 @@ pub struct Joss {
 }
 
 impl Joss {
-    pub fn new(label: String, name: &str, cfg: &SchedulerConfig) -> Joss {
-        let own = match name {
-            "joss-j" => cfg.joss_j.as_ref(),
-            _ => cfg.joss_t.as_ref(),
-        };
-        Joss {
-            label,
-            slowstart: own
-                .and_then(|c| c.slowstart)
-                .or(cfg.slowstart)
-                .unwrap_or(DEFAULT_SLOWSTART),
-            job_driven: name == "joss-j",
+    fn build(s: &Settings) -> Result<Joss, ConfigError> {
+        let own: Config = s.own()?;
+        Ok(Joss {
+            label: s.label.to_string(),
+            slowstart: s.slowstart_or(own.slowstart, DEFAULT_SLOWSTART)?,
+            job_driven: s.name == "joss-j",
             known: BTreeMap::new(),
             fifo: Vec::new(),
             dcs: Vec::new(),
             plans: Vec::new(),
-        }
+        })
     }
 
     /// td = k/(k − 1) (Eq. 8); infinite with one datacenter.
@@ -454,19 +469,19 @@ impl Policy for Joss {
         let dc_name = |c: u32| w.cluster.dcs[c as usize].name.clone();
         let td = Self::td(w);
         ins.cluster.insert(
-            "td".into(),
+            "td",
             if td.is_finite() {
                 num(td)
             } else {
-                serde_json::Value::Null
+                Value::Null
             },
         );
         ins.cluster
-            .insert("n_avg_vps".into(), num(Self::n_avg_vps(w)));
+            .insert("n_avg_vps", num(Self::n_avg_vps(w)));
         ins.cluster
-            .insert("known_profiles".into(), (self.known.len() as u64).into());
+            .insert("known_profiles", self.known.len() as u64);
         let c = w.node(node).dc;
-        ins.cluster.insert("datacenter".into(), dc_name(c).into());
+        ins.cluster.insert("datacenter", dc_name(c));
         if let Some(d) = self.dcs.get(c as usize) {
             let pending = |q: &Queue, map: bool| {
                 q.entries
@@ -483,51 +498,50 @@ impl Policy for Joss {
                     .count() as u64
             };
             ins.cluster.insert(
-                "map_queues".into(),
+                "map_queues",
                 d.maps
                     .iter()
                     .map(|q| pending(q, true))
                     .collect::<Vec<_>>()
-                    .into(),
+                    ,
             );
             ins.cluster.insert(
-                "reduce_queues".into(),
+                "reduce_queues",
                 d.reduces
                     .iter()
                     .map(|q| pending(q, false))
                     .collect::<Vec<_>>()
-                    .into(),
+                    ,
             );
         }
         for &j in &w.active {
             let Some(p) = self.plan(j) else { continue };
             let job = w.job(j);
             let mut v = Values::new();
-            v.insert("policy".into(), p.placement.as_str().into());
+            v.insert("policy", p.placement.as_str());
             v.insert(
-                "class".into(),
+                "class",
                 match p.placement {
                     Placement::Fifo => "unknown",
                     _ if !p.small => "large",
                     _ if p.reduce_heavy => "small-RH",
                     _ => "small-MH",
                 }
-                .into(),
+                ,
             );
-            v.insert("fp".into(), p.fp.map_or(serde_json::Value::Null, num));
-            let mut per_dc = serde_json::Map::new();
+            v.insert("fp", crate::sim::policy::opt(p.fp));
+            let mut per_dc = Values::new();
             for (c, &n) in p.maps_per_dc.iter().enumerate() {
                 if n > 0 {
-                    per_dc.insert(dc_name(c as u32), n.into());
+                    per_dc.insert(dc_name(c as u32), n);
                 }
             }
-            v.insert("map_dcs".into(), per_dc.into());
+            v.insert("map_dcs", per_dc);
             v.insert(
-                "reduce_dc".into(),
-                p.reduce_dc
-                    .map_or(serde_json::Value::Null, |c| dc_name(c).into()),
+                "reduce_dc",
+                p.reduce_dc.map(dc_name),
             );
-            v.insert("pending_maps".into(), job.maps_pending.into());
+            v.insert("pending_maps", job.maps_pending);
             ins.jobs.insert(job.name.clone(), v);
         }
         ins

@@ -23,8 +23,8 @@
 //! counts 1/3 (bytes copied over the bytes it will copy), its sort+reduce
 //! phase the other 2/3 (elapsed share).
 
-use super::engine::World;
 use super::job::{AttemptId, Kind, Outcome, TaskState};
+use super::world::World;
 use crate::model::{JobId, Ms, NodeId, Speculation};
 
 /// Hadoop's `SPECULATIVE_LAG`.

@@ -6,9 +6,9 @@
 use super::index::RunIndex;
 use crate::model::{JobSpec, Ms, PolicySpec, Priority, Scenario};
 use crate::scenario::profiles;
-use crate::sched::{registry, Inspection};
-use crate::sim::engine::{InspectRecord, Notable};
-use crate::sim::{Command, Sim};
+use crate::sched::{build_sim, POLICIES};
+use crate::sim::policy::{Inspection, PoolShares};
+use crate::sim::{Command, InspectRecord, Notable, Sim};
 use crate::units::parse_size_mb;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -185,8 +185,10 @@ pub struct App {
     pub ring: Arc<Mutex<VecDeque<InspectRecord>>>,
     /// A transient message for the status line.
     pub status: Option<String>,
-    /// The policy's current values for the Jobs and Pools views.
+    /// The policy's current values for the Jobs view.
     pub values: Inspection,
+    /// How the policy divides the cluster among pools, for the Pools view.
+    pub shares: Option<PoolShares>,
     /// The run's past as the views draw it (slots' attempts, dead nodes,
     /// utilisation and queue samples), kept up to date after each update.
     pub index: RunIndex,
@@ -207,7 +209,7 @@ pub struct App {
 
 impl App {
     pub fn new(scenario: Scenario) -> Result<App, String> {
-        let mut sim = Sim::new(&scenario)?;
+        let mut sim = build_sim(&scenario).map_err(|e| e.to_string())?;
         let ring: Arc<Mutex<VecDeque<InspectRecord>>> = Arc::new(Mutex::new(VecDeque::new()));
         let sink = ring.clone();
         sim.set_inspector(Box::new(move |rec| {
@@ -232,6 +234,7 @@ impl App {
             ring,
             status: None,
             values: Inspection::default(),
+            shares: None,
             index,
             timeline_row: 0,
             jobs_row: 0,
@@ -325,10 +328,7 @@ impl App {
             Action::OpenPicker => {
                 let label = self.sim.policy_label();
                 let cur = label.split('[').next().unwrap_or(label);
-                let selected = registry::POLICIES
-                    .iter()
-                    .position(|p| p.name == cur)
-                    .unwrap_or(0);
+                let selected = POLICIES.iter().position(|p| p.name == cur).unwrap_or(0);
                 self.overlay = Overlay::Picker { selected };
             }
             Action::OpenSubmit => self.overlay = Overlay::Submit(self.default_form()),
@@ -377,12 +377,12 @@ impl App {
         let Overlay::Picker { selected } = &mut self.overlay else {
             return;
         };
-        let n = registry::POLICIES.len();
+        let n = POLICIES.len();
         match a {
             Action::Up | Action::Char('k') => *selected = (*selected + n - 1) % n,
             Action::Down | Action::Char('j') => *selected = (*selected + 1) % n,
             Action::Enter => {
-                let name = registry::POLICIES[*selected].name;
+                let name = POLICIES[*selected].name;
                 self.overlay = Overlay::None;
                 match self
                     .sim
@@ -558,7 +558,7 @@ impl App {
                                 self.status =
                                     Some(format!("submitted {name} at {}", clock(self.sim.w.now)));
                             }
-                            Err(e) => self.form_error(e),
+                            Err(e) => self.form_error(e.to_string()),
                         }
                     }
                     Err(e) => self.form_error(e),
@@ -686,9 +686,7 @@ impl App {
         if matches!(self.view, View::Jobs | View::Pools) {
             let p = self.sim.policy();
             self.values = p.inspect(&self.sim.w, 0);
-            if self.values.pools.is_empty() {
-                self.values.pools = p.pool_values(&self.sim.w);
-            }
+            self.shares = p.pool_shares(&self.sim.w);
         }
     }
 
@@ -719,6 +717,7 @@ impl App {
                         )
                     }
                     Notable::Switched { from, to } => format!("policy switched {from} → {to}"),
+                    Notable::CommandFailed(e) => format!("scripted event failed: {e}"),
                     Notable::NodeFailed {
                         node,
                         attempts,

@@ -4,7 +4,7 @@
 //! and utilisation and queue-length samples over the whole run.
 
 use crate::model::Ms;
-use crate::sim::engine::Notable;
+use crate::sim::Notable;
 use crate::sim::{AttemptId, World};
 
 /// At most this many samples are kept: past it, neighbours merge and the

@@ -2,10 +2,11 @@
 #![allow(dead_code)]
 
 use slotsim::model::{Scenario, SlotModel};
+use slotsim::report::trace::values_json;
 use slotsim::report::{summarize, Summary};
 use slotsim::scenario;
-use slotsim::sim::engine::InspectRecord;
 use slotsim::sim::{Kind, Outcome, Sim};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -25,18 +26,66 @@ pub fn load_text(text: &str, policy: Option<&str>) -> Scenario {
 }
 
 pub fn run(sc: &Scenario) -> (Sim, Summary) {
-    let mut sim = Sim::new(sc).expect("sim builds");
+    let mut sim = slotsim::sched::build_sim(sc).expect("sim builds");
     sim.run_until(None);
     let s = summarize(&sim);
     (sim, s)
 }
 
-/// Runs and collects every inspect record.
-pub fn run_inspect(sc: &Scenario) -> (Sim, Vec<InspectRecord>) {
+/// A policy's inspection as `--inspect` writes it (JSON values), so tests
+/// can index it as they read the output.
+#[derive(Clone, Debug)]
+pub struct JsonInspection {
+    pub cluster: serde_json::Value,
+    pub pools: BTreeMap<String, serde_json::Value>,
+    pub jobs: BTreeMap<String, serde_json::Value>,
+}
+
+/// One `--inspect` record with JSON values.
+#[derive(Clone, Debug)]
+pub struct InspectRecord {
+    pub t: u64,
+    pub node: u32,
+    pub policy: String,
+    pub inspection: JsonInspection,
+    pub assigned: Vec<String>,
+    pub rules: Vec<&'static str>,
+}
+
+impl InspectRecord {
+    pub fn of(r: &slotsim::sim::InspectRecord) -> InspectRecord {
+        let named = |m: &BTreeMap<String, slotsim::sim::policy::Values>| {
+            m.iter().map(|(k, v)| (k.clone(), values_json(v))).collect()
+        };
+        InspectRecord {
+            t: r.t,
+            node: r.node,
+            policy: r.policy.clone(),
+            inspection: JsonInspection {
+                cluster: values_json(&r.inspection.cluster),
+                pools: named(&r.inspection.pools),
+                jobs: named(&r.inspection.jobs),
+            },
+            assigned: r.assigned.clone(),
+            rules: r.rules.clone(),
+        }
+    }
+}
+
+/// Collects every inspect record of `sim` from now on.
+pub fn collect_inspect(sim: &mut Sim) -> Arc<Mutex<Vec<InspectRecord>>> {
     let recs = Arc::new(Mutex::new(Vec::new()));
     let r2 = recs.clone();
-    let mut sim = Sim::new(sc).expect("sim builds");
-    sim.set_inspector(Box::new(move |r| r2.lock().unwrap().push(r.clone())));
+    sim.set_inspector(Box::new(move |r| {
+        r2.lock().unwrap().push(InspectRecord::of(r))
+    }));
+    recs
+}
+
+/// Runs and collects every inspect record.
+pub fn run_inspect(sc: &Scenario) -> (Sim, Vec<InspectRecord>) {
+    let mut sim = slotsim::sched::build_sim(sc).expect("sim builds");
+    let recs = collect_inspect(&mut sim);
     sim.run_until(None);
     let out = recs.lock().unwrap().clone();
     (sim, out)

@@ -6,6 +6,7 @@ use super::super::theme;
 use super::{bar, fit_mid};
 use crate::model::JobId;
 use crate::sim::job::Job;
+use crate::sim::policy::Value;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::Style;
 use ratatui::text::Span;
@@ -28,19 +29,19 @@ fn policy_value(app: &App, name: &str) -> (String, &'static str) {
         return (String::new(), "policy");
     };
     for (k, label) in VALUE_KEYS {
-        if let Some(x) = v.get(*k) {
+        if let Some(x) = v.get(k) {
             let s = match x {
-                serde_json::Value::Number(n) => {
-                    let f = n.as_f64().unwrap_or(0.0);
+                Value::Int(i) => i.to_string(),
+                Value::Num(f) => {
                     if f.fract() == 0.0 {
                         format!("{f:.0}")
                     } else {
                         format!("{f:.2}")
                     }
                 }
-                serde_json::Value::String(s) => s.clone(),
-                serde_json::Value::Null => "-".into(),
-                other => other.to_string(),
+                Value::Text(s) => s.clone(),
+                Value::Null => "-".into(),
+                other => crate::report::trace::value_json(other).to_string(),
             };
             return (s, label);
         }

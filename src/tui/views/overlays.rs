@@ -6,8 +6,7 @@ use super::super::keymap::help_entries;
 use super::super::theme;
 use super::{fit, fit_mid};
 use crate::scenario::profiles;
-use crate::sched::registry;
-use crate::sched::Values;
+use crate::sim::policy::{mean_abs_error_pct, Value, Values};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -31,7 +30,7 @@ fn frame_block(title: String) -> Block<'static> {
 }
 
 pub fn picker(app: &App, f: &mut Frame, selected: usize) {
-    let n = registry::POLICIES.len();
+    let n = crate::sched::POLICIES.len();
     // Leave the header and footer rows visible (the header always shows);
     // two lines per policy when they all fit, else one.
     let room = f.area().height.saturating_sub(2);
@@ -55,7 +54,7 @@ pub fn picker(app: &App, f: &mut Frame, selected: usize) {
     let first = selected
         .saturating_sub(per_page - 1)
         .min(n.saturating_sub(per_page));
-    let name_w = registry::POLICIES
+    let name_w = crate::sched::POLICIES
         .iter()
         .map(|p| p.name.len())
         .max()
@@ -64,7 +63,7 @@ pub fn picker(app: &App, f: &mut Frame, selected: usize) {
         "Switch policy now: running tasks go on, the new policy adopts the queue.",
         theme::dim(),
     ))];
-    for (i, p) in registry::POLICIES
+    for (i, p) in crate::sched::POLICIES
         .iter()
         .enumerate()
         .skip(first)
@@ -201,19 +200,21 @@ pub fn submit(app: &App, f: &mut Frame, form: &SubmitForm) {
     );
 }
 
-fn value_str(v: &serde_json::Value) -> String {
+/// A value as the inspector shows it: whole numbers without decimals,
+/// others with two; lists and maps in JSON's compact form.
+pub fn value_str(v: &Value) -> String {
     match v {
-        serde_json::Value::Number(n) => {
-            let x = n.as_f64().unwrap_or(0.0);
+        Value::Int(i) => i.to_string(),
+        Value::Num(x) => {
             if x.fract() == 0.0 && x.abs() < 1e12 {
                 format!("{x:.0}")
             } else {
                 format!("{x:.2}")
             }
         }
-        serde_json::Value::String(s) => s.clone(),
-        serde_json::Value::Null => "-".into(),
-        other => other.to_string(),
+        Value::Text(s) => s.clone(),
+        Value::Null => "-".into(),
+        other => crate::report::trace::value_json(other).to_string(),
     }
 }
 
@@ -284,8 +285,8 @@ impl Cols {
         let mut keys: Vec<String> = Vec::new();
         for (_, v) in rows {
             for k in v.keys() {
-                if !keys.contains(k) {
-                    keys.push(k.clone());
+                if !keys.iter().any(|x| x == k) {
+                    keys.push(k.to_string());
                 }
             }
         }
@@ -458,7 +459,7 @@ pub fn inspector(app: &App, f: &mut Frame, state: (usize, usize, usize, bool)) {
     // The release-rate chart: OMO's own predictor whenever it fits; the
     // passive monitor under other policies only on tall screens, where it
     // does not squeeze the policy's own tables.
-    let min_h = if app.sim.policy().predictor().is_some() {
+    let min_h = if app.sim.policy().release_windows().is_some() {
         20
     } else {
         30
@@ -619,8 +620,7 @@ pub fn inspector(app: &App, f: &mut Frame, state: (usize, usize, usize, bool)) {
 fn release_chart(app: &App, f: &mut Frame, area: Rect) {
     use ratatui::symbols::Marker;
     use ratatui::widgets::{Axis, Chart, Dataset, GraphType};
-    let p = app.sim.predictor();
-    let hist = p.history();
+    let hist = app.sim.release_windows();
     let observed: Vec<(f64, f64)> = hist.iter().map(|w| (w.start_s, w.observed)).collect();
     let estimated: Vec<(f64, f64)> = hist
         .iter()
@@ -648,8 +648,7 @@ fn release_chart(app: &App, f: &mut Frame, area: Rect) {
             .style(Style::default().fg(theme::WARN))
             .data(&estimated),
     ];
-    let err = crate::sched::predictor::mean_abs_error_pct(hist)
-        .map_or("-".to_string(), |e| format!("{e:.1}%"));
+    let err = mean_abs_error_pct(hist).map_or("-".to_string(), |e| format!("{e:.1}%"));
     let chart = Chart::new(datasets)
         .hidden_legend_constraints((Constraint::Ratio(1, 2), Constraint::Ratio(1, 1)))
         .block(frame_block(format!(

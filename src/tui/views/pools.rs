@@ -9,14 +9,11 @@
 use super::super::app::App;
 use super::super::theme;
 use super::{bar, fit_mid};
+use crate::sim::policy::ShareBasis;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::Span;
 use ratatui::widgets::{Cell, Row};
 use ratatui::Frame;
-
-fn num(v: Option<&serde_json::Value>) -> Option<f64> {
-    v.and_then(|x| x.as_f64())
-}
 
 fn max_str(x: u32) -> String {
     if x == u32::MAX {
@@ -28,10 +25,10 @@ fn max_str(x: u32) -> String {
 
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let w = &app.sim.w;
-    let has = |k: &str| app.values.pools.values().any(|v| v.contains_key(k));
-    let capacity = has("capacity_map");
-    let adaptive = has("allocation_map");
-    let containers = !capacity && has("fair_share_containers");
+    let basis = app.shares.as_ref().map(|s| s.basis);
+    let capacity = basis == Some(ShareBasis::Capacity);
+    let adaptive = basis == Some(ShareBasis::Allocation);
+    let containers = basis == Some(ShareBasis::Containers);
     let wide = area.width >= 110;
     let bw = match (wide, containers) {
         (false, _) => 6,
@@ -44,58 +41,61 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         _ => 0.0,
     };
     // (name, weight, jobs, running maps, running reduces, the policy's
-    // values, the scenario's pool if there is one).
+    // share of maps (or containers) and of reduces, capacity percent, the
+    // scenario's pool if there is one).
     type Src<'a> = (
         String,
         f64,
         usize,
         u32,
         u32,
-        Option<&'a crate::sched::Values>,
+        Option<(f64, f64)>,
+        Option<f64>,
         Option<&'a crate::model::PoolSpec>,
     );
-    let mut src: Vec<Src> = Vec::new();
-    if adaptive {
-        for (name, v) in &app.values.pools {
-            let u = |k: &str| v.get(k).and_then(|x| x.as_u64()).unwrap_or(0) as u32;
-            let jobs = app
-                .values
-                .jobs
-                .values()
-                .filter(|j| j.get("pool").and_then(|p| p.as_str()) == Some(name.as_str()))
-                .count();
-            src.push((
-                name.clone(),
-                num(v.get("weight")).unwrap_or(1.0),
-                jobs,
-                u("workload_map"),
-                u("workload_reduce"),
-                Some(v),
-                w.pools.iter().find(|p| &p.name == name),
-            ));
-        }
-    } else {
-        for (p, spec) in w.pools.iter().enumerate() {
-            let st = &w.pool_stats[p];
-            let jobs = w
-                .active
-                .iter()
-                .filter(|&&j| w.job(j).pool as usize == p)
-                .count();
-            src.push((
-                spec.name.clone(),
-                spec.weight,
-                jobs,
-                st.running_maps,
-                st.running_reduces,
-                app.values.pools.get(&spec.name),
-                Some(spec),
-            ));
-        }
-    }
+    let src: Vec<Src> = match &app.shares {
+        Some(shares) => shares
+            .pools
+            .iter()
+            .map(|p| {
+                (
+                    p.name.clone(),
+                    p.weight,
+                    p.jobs,
+                    p.running_maps,
+                    p.running_reduces,
+                    Some((p.share_map, p.share_reduce)),
+                    p.capacity_pct,
+                    w.pools.iter().find(|s| s.name == p.name),
+                )
+            })
+            .collect(),
+        None => w
+            .pools
+            .iter()
+            .enumerate()
+            .map(|(p, spec)| {
+                let st = &w.pool_stats[p];
+                let jobs = w
+                    .active
+                    .iter()
+                    .filter(|&&j| w.job(j).pool as usize == p)
+                    .count();
+                (
+                    spec.name.clone(),
+                    spec.weight,
+                    jobs,
+                    st.running_maps,
+                    st.running_reduces,
+                    None,
+                    None,
+                    Some(spec),
+                )
+            })
+            .collect(),
+    };
     let mut rows = Vec::new();
-    for (name, weight, jobs, run_m, run_r, v, spec) in src {
-        let get = |k: &str| num(v.and_then(|v| v.get(k)));
+    for (name, weight, jobs, run_m, run_r, share, cap_pct, spec) in src {
         let mut cells = vec![
             Cell::from(Span::styled(fit_mid(&name, 12), theme::title())),
             Cell::from(format!("{weight:.2}")),
@@ -103,27 +103,22 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         ];
         if containers {
             let run = run_m + run_r;
-            let share = get("fair_share_containers");
+            let share = share.map(|s| s.0);
             cells.push(Cell::from(format!("{run}/{}", fmt(share))));
             cells.push(Cell::from(bar(frac(run, share), bw)));
             cells.push(Cell::from(run_m.to_string()));
             cells.push(Cell::from(run_r.to_string()));
         } else {
-            let (share_m, share_r) = if capacity {
-                (get("capacity_map"), get("capacity_reduce"))
-            } else if adaptive {
-                (get("allocation_map"), get("allocation_reduce"))
-            } else {
-                (get("fair_share_map"), get("fair_share_reduce"))
-            };
+            let (share_m, share_r) = (share.map(|s| s.0), share.map(|s| s.1));
             cells.push(Cell::from(format!("{run_m}/{}", fmt(share_m))));
             cells.push(Cell::from(bar(frac(run_m, share_m), bw)));
             cells.push(Cell::from(format!("{run_r}/{}", fmt(share_r))));
             cells.push(Cell::from(bar(frac(run_r, share_r), bw)));
         }
         if capacity {
-            let pct = get("capacity_pct");
-            cells.push(Cell::from(pct.map_or("-".into(), |p| format!("{p:.0}%"))));
+            cells.push(Cell::from(
+                cap_pct.map_or("-".into(), |p| format!("{p:.0}%")),
+            ));
         } else if let Some(spec) = spec {
             cells.push(Cell::from(format!(
                 "{}/{}",
@@ -171,7 +166,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         ]);
     } else {
         for kind in ["maps", "reds"] {
-            header.push(if wide && (has("fair_share_map") || capacity || adaptive) {
+            header.push(if wide && basis.is_some() {
                 format!("{kind} run/{share}")
             } else if wide {
                 format!("{kind} running")
@@ -200,7 +195,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         " Pools: running tasks against each queue's capacity "
     } else if adaptive {
         " Pools: running tasks against each pool's allocation "
-    } else if has("fair_share_map") {
+    } else if basis == Some(ShareBasis::FairShare) {
         " Pools: running tasks against each pool's fair share "
     } else {
         " Pools (this policy gives pools no share) "

@@ -1,8 +1,8 @@
-//! `omo`, `omo-lazy`, `omo-batch`: OMO (seed 000, "Optimizing internal
-//! overlaps by self-adjusting resource allocation", IEEE Access 2021) as
-//! ALGORITHMS §4 settles it. Lazy start of reduces and batch finish of
-//! maps over a fair base ([`Fair::omo_base`]) that counts a job's
-//! containers, driven by the release-rate [`Predictor`].
+//! `omo`, `omo-lazy`, `omo-batch`: OMO ("Optimizing internal overlaps by
+//! self-adjusting resource allocation in multi-stage computing systems",
+//! IEEE Access 2021), read as docs/policies.md settles it. Lazy start of
+//! reduces and batch finish of maps over a fair base that counts a job's
+//! containers ([`OmoHooks`]), driven by the release-rate [`Predictor`].
 //!
 //! Every free container of a heartbeating node goes, in this order, to:
 //!
@@ -47,13 +47,86 @@
 //! On typed slots (a cluster with `slot_model = "typed"`) reduces go to
 //! reduce slots and maps to map slots; the paper's setting is unified.
 
-use super::config::{OmoConfig, SchedulerConfig};
-use super::fair::{Fair, Round};
-use super::predictor::{self, Predictor};
-use super::registry::BuildCtx;
-use super::{num, Inspection, Policy, Values};
+pub mod predictor;
+
+use super::fair::base::{auto_delay, BaseSettings, FairBase, Hooks, Round};
+use super::registry::Entry;
+use super::settings::{ConfigError, Settings};
 use crate::model::{JobId, Ms, NodeId, SlotModel};
+use crate::sim::policy::{
+    opt, BuildCtx, Inspection, Observer, Policy, PoolShares, ReleaseWindow, Values,
+};
 use crate::sim::{AttemptId, Heartbeat, Locality, World};
+use crate::units::de_opt_duration;
+use predictor::Predictor;
+
+/// `[scheduler.omo]` (and `omo-lazy`, `omo-batch`): OMO's predictor and
+/// techniques, plus the delay-scheduling settings of its fair base.
+/// There is no `slowstart`: OMO decides when reduces start.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// T_w, the predictor's window (default 10 s).
+    #[serde(default, deserialize_with = "de_opt_duration")]
+    pub window: Option<Ms>,
+    /// Weight of the newest window in the moving averages F_o and A_o
+    /// (the paper's β in Section IV-A; default 0.5).
+    pub ema: Option<f64>,
+    /// Start reduce stages early, when pending maps ≤ x* (default true;
+    /// false for `omo-batch`).
+    pub lazy_start: Option<bool>,
+    /// Give released containers to the trailing maps of jobs whose reduce
+    /// stage has started (default true; false for `omo-lazy`).
+    pub batch_finish: Option<bool>,
+    #[serde(default, deserialize_with = "de_opt_duration")]
+    pub node_locality_delay: Option<Ms>,
+    #[serde(default, deserialize_with = "de_opt_duration")]
+    pub rack_locality_delay: Option<Ms>,
+    pub size_based_weight: Option<bool>,
+}
+
+impl Config {
+    fn check(&self, name: &str) -> Result<(), ConfigError> {
+        if let Some(e) = self.ema {
+            if !(e > 0.0 && e <= 1.0) {
+                return Err(ConfigError::new(
+                    format!("scheduler.{name}.ema"),
+                    format!("ema must be in (0, 1], got {e}"),
+                ));
+            }
+        }
+        if self.window == Some(0) {
+            return Err(ConfigError::new(
+                format!("scheduler.{name}.window"),
+                "window must be longer than 0 ms, e.g. \"10s\"",
+            ));
+        }
+        Ok(())
+    }
+}
+
+const SOURCE: &str = "Yang, Wang, Mao, Yao, Mi, Sheng, OMO (IEEE Access 2021)";
+
+pub const OMO: Entry = Entry {
+    name: "omo",
+    summary: "OMO: lazy start of reduces and batch finish of maps, from a container-release predictor, over fair on unified containers",
+    source: SOURCE,
+    build: |s, ctx| Ok(Box::new(Omo::build(s, ctx)?)),
+};
+
+pub const OMO_LAZY: Entry = Entry {
+    name: "omo-lazy",
+    summary: "OMO with lazy start of reduces only (batch finish off)",
+    source: "OMO (IEEE Access 2021), \"Lazy Start\" of Figs. 10 and 12",
+    build: |s, ctx| Ok(Box::new(Omo::build(s, ctx)?)),
+};
+
+pub const OMO_BATCH: Entry = Entry {
+    name: "omo-batch",
+    summary: "OMO with batch finish of maps only (lazy start off: reduce stages start once no map is pending)",
+    source: "OMO (IEEE Access 2021), \"Batch Finish\" of Figs. 11 and 12",
+    build: |s, ctx| Ok(Box::new(Omo::build(s, ctx)?)),
+};
 
 /// Default T_w.
 pub const DEFAULT_WINDOW: Ms = 10_000;
@@ -65,12 +138,38 @@ pub const RULE_LAZY: &str = "omo/lazy-start";
 pub const RULE_BATCH: &str = "omo/batch-finish";
 pub const RULE_FAIR: &str = "omo/fair";
 
+/// What OMO changes in its fair base: reduces count in a job's demand only
+/// once OMO has started its reduce stage, and the base launches maps only.
+pub struct OmoHooks {
+    /// Per job id: OMO has started its reduce stage.
+    reduce_started: Vec<bool>,
+}
+
+impl Hooks for OmoHooks {
+    fn reduce_demand(&self, w: &World, j: JobId) -> u32 {
+        let job = w.job(j);
+        if job.runnable && self.reduce_started.get(j as usize) == Some(&true) {
+            job.unfinished_reduces()
+        } else {
+            0
+        }
+    }
+
+    fn launches_reduces(&self) -> bool {
+        false
+    }
+
+    fn rule(&self, _loc: Option<Locality>) -> &'static str {
+        RULE_FAIR
+    }
+}
+
 pub struct Omo {
     label: String,
     lazy_start: bool,
     batch_finish: bool,
     pred: Predictor,
-    base: Fair,
+    base: FairBase<OmoHooks>,
     /// Per job id: the order in which its reduce stage started.
     started: Vec<Option<u64>>,
     next_seq: u64,
@@ -131,63 +230,81 @@ pub fn estimate(w: &World, j: JobId, f_o: Option<f64>, a_o: Option<f64>, d: u32)
     }
 }
 
-/// The passive release-rate monitor the engine keeps under every policy,
-/// with `[scheduler.omo]`'s `window` and `ema`: the paper measures its
+/// OMO's release-rate monitor run passively under every policy, with
+/// `[scheduler.omo]`'s `window` and `ema`: the paper measures its
 /// predictor under the Fair scheduler (Fig. 7), and a user deciding
 /// whether to switch to OMO mid-run can watch the same numbers first.
-pub fn passive_monitor(scheduler: &toml::Table) -> Predictor {
-    let cfg = super::config::apply_variant(scheduler, &crate::model::PolicySpec::plain("omo"))
-        .ok()
-        .and_then(|c| c.omo);
-    let window = cfg
-        .as_ref()
-        .and_then(|c| c.window)
-        .unwrap_or(DEFAULT_WINDOW);
-    let ema = cfg.as_ref().and_then(|c| c.ema).unwrap_or(DEFAULT_EMA);
-    Predictor::new(window, ema)
+/// Attached to every run as an [`Observer`]; it starts with the first job.
+pub struct PassiveMonitor {
+    pred: Predictor,
+}
+
+impl PassiveMonitor {
+    pub fn new(scheduler: &toml::Table) -> PassiveMonitor {
+        let cfg: Config = Settings::new("omo", "omo", scheduler)
+            .own()
+            .unwrap_or_default();
+        PassiveMonitor {
+            pred: Predictor::new(
+                cfg.window.unwrap_or(DEFAULT_WINDOW),
+                cfg.ema.unwrap_or(DEFAULT_EMA),
+            ),
+        }
+    }
+}
+
+impl Observer for PassiveMonitor {
+    fn observe(&mut self, w: &World) {
+        if self.pred.started() || !w.active.is_empty() {
+            self.pred
+                .observe(w.now, w.ended_attempts(), w.available_containers());
+        }
+    }
+
+    fn release_windows(&self) -> Option<&[ReleaseWindow]> {
+        Some(self.pred.history())
+    }
 }
 
 impl Omo {
-    /// `name` is `omo`, `omo-lazy` or `omo-batch`. Window, ema and the
+    /// Built as `omo`, `omo-lazy` or `omo-batch`. Window, ema and the
     /// base's delays come from `[scheduler.NAME]`, else `[scheduler.omo]`;
     /// `lazy_start` and `batch_finish` only from `[scheduler.NAME]`,
     /// defaulting to the variant's meaning.
-    pub fn new(label: String, name: &str, cfg: &SchedulerConfig, ctx: &BuildCtx) -> Omo {
-        let own: Option<&OmoConfig> = match name {
-            "omo-lazy" => cfg.omo_lazy.as_ref(),
-            "omo-batch" => cfg.omo_batch.as_ref(),
-            _ => cfg.omo.as_ref(),
-        };
-        let shared = cfg.omo.as_ref();
-        fn pick<T: Copy>(
-            own: Option<&OmoConfig>,
-            shared: Option<&OmoConfig>,
-            f: impl Fn(&OmoConfig) -> Option<T>,
-        ) -> Option<T> {
-            own.and_then(&f).or_else(|| shared.and_then(&f))
+    fn build(s: &Settings, ctx: &BuildCtx) -> Result<Omo, ConfigError> {
+        let own: Config = s.own()?;
+        own.check(s.name)?;
+        let shared: Config = s.of("omo")?;
+        shared.check("omo")?;
+        fn pick<T: Copy>(own: &Config, shared: &Config, f: impl Fn(&Config) -> Option<T>) -> Option<T> {
+            f(own).or_else(|| f(shared))
         }
-        let window = pick(own, shared, |c| c.window).unwrap_or(DEFAULT_WINDOW);
-        let ema = pick(own, shared, |c| c.ema).unwrap_or(DEFAULT_EMA);
-        let base = Fair::omo_base(
-            label.clone(),
-            pick(own, shared, |c| c.node_locality_delay),
-            pick(own, shared, |c| c.rack_locality_delay),
-            pick(own, shared, |c| c.size_based_weight).unwrap_or(false),
-            ctx,
+        let window = pick(&own, &shared, |c| c.window).unwrap_or(DEFAULT_WINDOW);
+        let ema = pick(&own, &shared, |c| c.ema).unwrap_or(DEFAULT_EMA);
+        let auto = auto_delay(ctx);
+        let base = FairBase::new(
+            BaseSettings {
+                slowstart: 0.0,
+                node_delay: pick(&own, &shared, |c| c.node_locality_delay).unwrap_or(auto),
+                rack_delay: pick(&own, &shared, |c| c.rack_locality_delay).unwrap_or(auto),
+                assign_multiple: true,
+                size_based_weight: pick(&own, &shared, |c| c.size_based_weight).unwrap_or(false),
+                typed_slots: false,
+                preemption: false,
+            },
+            OmoHooks {
+                reduce_started: Vec::new(),
+            },
         );
-        Omo {
-            label,
-            lazy_start: own
-                .and_then(|c| c.lazy_start)
-                .unwrap_or(name != "omo-batch"),
-            batch_finish: own
-                .and_then(|c| c.batch_finish)
-                .unwrap_or(name != "omo-lazy"),
+        Ok(Omo {
+            label: s.label.to_string(),
+            lazy_start: own.lazy_start.unwrap_or(s.name != "omo-batch"),
+            batch_finish: own.batch_finish.unwrap_or(s.name != "omo-lazy"),
             pred: Predictor::new(window, ema),
             base,
             started: Vec::new(),
             next_seq: 0,
-        }
+        })
     }
 
     /// Brings the monitor up to `w.now` (starting it at the first sight
@@ -208,7 +325,11 @@ impl Omo {
         }
         self.started[i] = Some(self.next_seq);
         self.next_seq += 1;
-        self.base.set_reduce_started(j, true);
+        let rs = &mut self.base.hooks.reduce_started;
+        if rs.len() <= i {
+            rs.resize(i + 1, false);
+        }
+        rs[i] = true;
     }
 
     /// Principle 1: the earliest-started job with a pending reduce.
@@ -391,7 +512,7 @@ impl Policy for Omo {
     }
 
     fn job_arrived(&mut self, w: &World, j: JobId) {
-        self.base.job_arrived(w, j);
+        self.base.job_arrived(j);
         self.observe(w);
     }
 
@@ -420,41 +541,40 @@ impl Policy for Omo {
         let mut ins = Inspection::default();
         let obs = self.pred.peek(w.now);
         let d = w.active.len() as u32;
-        let opt = |x: Option<f64>| x.map_or(serde_json::Value::Null, num);
-        ins.cluster.insert("F_o".into(), opt(obs.f_o));
-        ins.cluster.insert("A_o".into(), opt(obs.a_o));
-        ins.cluster.insert("D".into(), d.into());
+        ins.cluster.insert("F_o", opt(obs.f_o));
+        ins.cluster.insert("A_o", opt(obs.a_o));
+        ins.cluster.insert("D", d);
         ins.cluster
-            .insert("window_releases".into(), obs.window_releases.into());
+            .insert("window_releases", obs.window_releases);
         ins.cluster
-            .insert("window_available".into(), w.available_containers().into());
+            .insert("window_available", w.available_containers());
         for &j in &w.active {
             let e = estimate(w, j, obs.f_o, obs.a_o, d);
             let mut v = Values::new();
-            v.insert("T_m".into(), opt(e.t_m));
-            v.insert("T_s".into(), opt(e.t_s));
-            v.insert("F_e".into(), opt(e.f_e));
-            v.insert("x_star".into(), opt(e.x_star));
-            v.insert("beta".into(), opt(e.beta));
-            v.insert("t_fair".into(), opt(e.t_fair));
-            v.insert("t_batch".into(), opt(e.t_batch));
-            v.insert("pending_maps".into(), e.pending_maps.into());
+            v.insert("T_m", opt(e.t_m));
+            v.insert("T_s", opt(e.t_s));
+            v.insert("F_e", opt(e.f_e));
+            v.insert("x_star", opt(e.x_star));
+            v.insert("beta", opt(e.beta));
+            v.insert("t_fair", opt(e.t_fair));
+            v.insert("t_batch", opt(e.t_batch));
+            v.insert("pending_maps", e.pending_maps);
             v.insert(
-                "reduce_started".into(),
-                self.started_seq(j).is_some().into(),
+                "reduce_started",
+                self.started_seq(j).is_some(),
             );
             ins.jobs.insert(w.job(j).name.clone(), v);
         }
         ins
     }
 
-    fn predictor(&self) -> Option<&Predictor> {
-        Some(&self.pred)
+    fn release_windows(&self) -> Option<&[ReleaseWindow]> {
+        Some(self.pred.history())
     }
 
-    /// The fair base's pool values (`fair_share_containers` on unified
-    /// containers): the shares rule `omo/fair` divides containers by.
-    fn pool_values(&self, w: &World) -> std::collections::BTreeMap<String, Values> {
-        self.base.inspect(w, 0).pools
+    /// The fair base's shares (of containers on a unified cluster): what
+    /// rule `omo/fair` divides the cluster by.
+    fn pool_shares(&self, w: &World) -> Option<PoolShares> {
+        Some(super::fair::pool_shares(&self.base, w))
     }
 }

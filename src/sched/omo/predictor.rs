@@ -1,4 +1,5 @@
-//! OMO's monitor and predictor (seed 000, Section IV-A; ALGORITHMS §4):
+//! OMO's monitor and predictor (the OMO paper's Section IV-A; see
+//! docs/policies.md):
 //! how fast containers are released, and what that implies for each job.
 //!
 //! The monitor cuts time into windows of `T_w` starting when it is first
@@ -22,7 +23,7 @@
 //! The monitor also keeps, for the JSON summary and the TUI's chart (OMO
 //! Fig. 7), each window's observed f_t next to the forecast made for it
 //! when the previous window closed: F_e with A_e = the available
-//! containers at that instant. [`Predictor::report`] compares the two.
+//! containers at that instant; the summary compares the two.
 //!
 //! The per-job quantities (T_m, d, T_s, F_e(i), x*, β, t_fair, s, t_batch)
 //! are plain functions below, unit-tested against hand-computed numbers.
@@ -33,41 +34,9 @@
 //! leave nothing to release).
 
 use crate::model::Ms;
-use serde::Serialize;
 
 /// One closed window, as kept for the report and the TUI.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct WindowPoint {
-    /// Window start, seconds.
-    pub start_s: f64,
-    /// R_t.
-    pub releases: u32,
-    /// f_t = R_t / T_w, containers per second.
-    pub observed: f64,
-    /// F_e forecast for this window when the previous one closed
-    /// (null for the first window, or while A_o was 0).
-    pub estimated: Option<f64>,
-    /// a_t, time-averaged available containers.
-    pub available: f64,
-    /// F_o and A_o after this window.
-    #[serde(rename = "F_o")]
-    pub f_o: f64,
-    #[serde(rename = "A_o")]
-    pub a_o: f64,
-}
-
-/// The run-level predictor report in the JSON summary: every closed window
-/// and the forecast error.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PredictorReport {
-    pub windows: Vec<WindowPoint>,
-    /// 100 × Σ|estimated − observed| / Σ observed over the windows that
-    /// have a forecast: the mean absolute error as a percentage of the
-    /// mean observed release rate. (Per-window percentages are undefined
-    /// for windows with no release, which idle and start-up windows have.)
-    /// Null when no window has a forecast or nothing was released.
-    pub mean_abs_error_pct: Option<f64>,
-}
+pub use crate::sim::policy::ReleaseWindow as WindowPoint;
 
 /// The scalar state of the monitor: everything but the window history, so
 /// that [`Predictor::peek`] can roll a copy forward without allocating.
@@ -262,27 +231,6 @@ impl Predictor {
     pub fn history(&self) -> &[WindowPoint] {
         &self.history
     }
-
-    /// The closed windows and the forecast error over them.
-    pub fn report(&self) -> PredictorReport {
-        PredictorReport {
-            windows: self.history.clone(),
-            mean_abs_error_pct: mean_abs_error_pct(&self.history),
-        }
-    }
-}
-
-/// 100 × Σ|estimated − observed| / Σ observed over windows with a forecast.
-pub fn mean_abs_error_pct(windows: &[WindowPoint]) -> Option<f64> {
-    let (mut err, mut obs, mut n) = (0.0, 0.0, 0usize);
-    for w in windows {
-        if let Some(e) = w.estimated {
-            err += (e - w.observed).abs();
-            obs += w.observed;
-            n += 1;
-        }
-    }
-    (n > 0 && obs > 0.0).then(|| 100.0 * err / obs)
 }
 
 /// One exponential-moving-average step: `w`·new + (1 − `w`)·old.
@@ -349,6 +297,7 @@ pub fn t_batch(s: f64, a_o: f64, f_o: f64, r: u32) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::policy::mean_abs_error_pct;
 
     fn close(a: f64, b: f64) {
         assert!((a - b).abs() < 1e-9, "{a} vs {b}");
@@ -454,9 +403,8 @@ mod tests {
         close(o.a_o.unwrap(), 0.5 * 8.0 + 0.5 * 7.0);
         assert_eq!(p.history().len(), 2);
         // Error: only window 2 has a forecast: |0.6667 − 0.1| / 0.1.
-        let r = p.report();
         close(
-            r.mean_abs_error_pct.unwrap(),
+            mean_abs_error_pct(p.history()).unwrap(),
             100.0 * (0.5f64 * 8.0 / 6.0 - 0.1).abs() / 0.1,
         );
     }

@@ -1,0 +1,245 @@
+//! `[cluster]`, `[network]`, `[hdfs]` and `[tasks]`.
+
+use std::collections::BTreeSet;
+
+use toml::Spanned;
+
+use super::{Cx, MAX_NODES, MAX_SLOTS, R};
+use crate::model::{
+    ClusterSpec, DatacenterSpec, HdfsSpec, NetworkSpec, SlotModel, Speculation, TaskSpec,
+};
+use crate::scenario::schema::{ClusterDef, HdfsDef, NetworkDef, TasksDef};
+
+pub(super) fn compile_cluster(cx: &Cx, def: Option<&ClusterDef>) -> R<ClusterSpec> {
+    let Some(c) = def else {
+        return Err(cx.at_key(
+            &[],
+            "missing [cluster] table; expected [cluster] with nodes = N (or [[cluster.datacenters]])",
+        ));
+    };
+    let datacenters = match &c.datacenters {
+        Some(list) => {
+            for (key, v) in [("nodes", &c.nodes), ("racks", &c.racks)] {
+                if let Some(v) = v {
+                    return Err(cx.at(
+                        v,
+                        format!(
+                            "[cluster] {key} cannot be combined with [[cluster.datacenters]]; expected {key} inside each datacenter"
+                        ),
+                    ));
+                }
+            }
+            if list.is_empty() {
+                return Err(cx.at_key(
+                    &["cluster", "datacenters"],
+                    "cluster.datacenters is empty; expected at least one [[cluster.datacenters]]",
+                ));
+            }
+            let mut seen = BTreeSet::new();
+            let mut total: i64 = 0;
+            let mut out = Vec::new();
+            for dc in list {
+                let name = dc.name.get_ref().trim();
+                if name.is_empty() {
+                    return Err(cx.at(&dc.name, "datacenter name is empty; expected a name"));
+                }
+                if !seen.insert(name.to_string()) {
+                    return Err(cx.at(
+                        &dc.name,
+                        format!(
+                            "duplicate datacenter \"{name}\"; expected each datacenter name once"
+                        ),
+                    ));
+                }
+                let nodes = cx.int(&dc.nodes, "nodes", 1, MAX_NODES)?;
+                total += i64::from(nodes);
+                if total > MAX_NODES {
+                    return Err(cx.at(
+                        &dc.nodes,
+                        format!(
+                            "the cluster has {total} nodes; expected at most {MAX_NODES} in all"
+                        ),
+                    ));
+                }
+                let racks = racks_for(cx, dc.racks.as_ref(), nodes)?;
+                out.push(DatacenterSpec {
+                    name: name.to_string(),
+                    nodes,
+                    racks,
+                });
+            }
+            out
+        }
+        None => {
+            let Some(n) = &c.nodes else {
+                return Err(cx.at_key(
+                    &["cluster"],
+                    "[cluster] has no nodes; expected nodes = N or [[cluster.datacenters]]",
+                ));
+            };
+            let nodes = cx.int(n, "nodes", 1, MAX_NODES)?;
+            let racks = racks_for(cx, c.racks.as_ref(), nodes)?;
+            vec![DatacenterSpec {
+                name: "dc0".into(),
+                nodes,
+                racks,
+            }]
+        }
+    };
+    let map_slots = c
+        .map_slots
+        .as_ref()
+        .map_or(Ok(2), |v| cx.int(v, "map_slots", 1, MAX_SLOTS))?;
+    let reduce_slots = c
+        .reduce_slots
+        .as_ref()
+        .map_or(Ok(2), |v| cx.int(v, "reduce_slots", 1, MAX_SLOTS))?;
+    let slot_model = match &c.slot_model {
+        None => SlotModel::Typed,
+        Some(s) => match s.get_ref().as_str() {
+            "typed" => SlotModel::Typed,
+            "unified" => SlotModel::Unified,
+            other => {
+                return Err(cx.at(
+                    s,
+                    format!("unknown slot_model \"{other}\"; expected \"typed\" or \"unified\""),
+                ))
+            }
+        },
+    };
+    let heartbeat = c.heartbeat.map_or(Some(3_000), |h| h.0);
+    let speed = match &c.speed {
+        None => (1.0, 1.0),
+        Some(s) => {
+            let (lo, hi) = *s.get_ref();
+            if !(lo.is_finite() && hi.is_finite() && lo >= 0.01 && lo <= hi && hi <= 100.0) {
+                return Err(cx.at(
+                    s,
+                    format!("invalid speed [{lo}, {hi}]; expected [lo, hi] with 0.01 <= lo <= hi <= 100"),
+                ));
+            }
+            (lo, hi)
+        }
+    };
+    Ok(ClusterSpec {
+        datacenters,
+        map_slots,
+        reduce_slots,
+        slot_model,
+        heartbeat,
+        out_of_band_heartbeat: c.out_of_band_heartbeat,
+        speed,
+    })
+}
+
+/// Racks of a datacenter: default 1, at most one per node.
+pub(super) fn racks_for(cx: &Cx, racks: Option<&Spanned<i64>>, nodes: u32) -> R<u32> {
+    let Some(r) = racks else { return Ok(1) };
+    let n = cx.int(r, "racks", 1, MAX_NODES)?;
+    if n > nodes {
+        return Err(cx.at(
+            r,
+            format!("racks = {n} exceeds nodes = {nodes}; expected at most one rack per node"),
+        ));
+    }
+    Ok(n)
+}
+
+pub(super) fn compile_network(cx: &Cx, n: &NetworkDef) -> R<NetworkSpec> {
+    let mut spec = NetworkSpec::default();
+    for (key, value, slot) in [
+        ("disk_mbps", &n.disk_mbps, &mut spec.disk_mbps),
+        ("rack_mbps", &n.rack_mbps, &mut spec.rack_mbps),
+        (
+            "cross_rack_mbps",
+            &n.cross_rack_mbps,
+            &mut spec.cross_rack_mbps,
+        ),
+        ("inter_dc_mbps", &n.inter_dc_mbps, &mut spec.inter_dc_mbps),
+        ("shuffle_mbps", &n.shuffle_mbps, &mut spec.shuffle_mbps),
+    ] {
+        if let Some(v) = value {
+            // Bounded so that no transfer of a bounded size outlasts the
+            // simulated clock's range.
+            *slot = cx.within(v, key, 0.001, 1e7)?;
+        }
+    }
+    Ok(spec)
+}
+
+pub(super) fn compile_hdfs(cx: &Cx, h: &HdfsDef, node_count: u32) -> R<HdfsSpec> {
+    let block_mb = match &h.block {
+        None => 128.0,
+        Some(b) => {
+            let mb = b.get_ref().0;
+            if !(mb.is_finite() && mb > 0.0) {
+                return Err(cx.at(b, "block size must be larger than 0, like \"128MB\""));
+            }
+            mb
+        }
+    };
+    // HDFS cannot hold more replicas than there are nodes: the default of 3
+    // shrinks on tiny clusters, an explicit value that cannot be met is an error.
+    let replication = match &h.replication {
+        None => 3.min(node_count),
+        Some(r) => {
+            let n = cx.int(r, "replication", 1, MAX_NODES)?;
+            if n > node_count {
+                return Err(cx.at(
+                    r,
+                    format!(
+                        "replication = {n} exceeds the {node_count} nodes of the cluster; expected at most {node_count}"
+                    ),
+                ));
+            }
+            n
+        }
+    };
+    Ok(HdfsSpec {
+        block_mb,
+        replication,
+    })
+}
+
+pub(super) fn compile_tasks(cx: &Cx, t: &TasksDef) -> R<TaskSpec> {
+    let straggler_prob = t
+        .straggler_prob
+        .as_ref()
+        .map_or(Ok(0.0), |v| cx.within(v, "straggler_prob", 0.0, 1.0))?;
+    let straggler_slowdown = match &t.straggler_slowdown {
+        None => (1.5, 4.0),
+        Some(s) => {
+            let (lo, hi) = *s.get_ref();
+            if !(lo.is_finite() && hi.is_finite() && lo >= 1.0 && lo <= hi && hi <= 1000.0) {
+                return Err(cx.at(
+                    s,
+                    format!(
+                        "invalid straggler_slowdown [{lo}, {hi}]; expected [lo, hi] with 1 <= lo <= hi <= 1000"
+                    ),
+                ));
+            }
+            (lo, hi)
+        }
+    };
+    let speculation = match &t.speculation {
+        None => Speculation::Off,
+        Some(s) => match s.get_ref().as_str() {
+            "off" => Speculation::Off,
+            "hadoop" => Speculation::Hadoop,
+            "late" => Speculation::Late,
+            other => {
+                return Err(cx.at(
+                    s,
+                    format!(
+                        "unknown speculation \"{other}\"; expected \"off\", \"hadoop\" or \"late\""
+                    ),
+                ))
+            }
+        },
+    };
+    Ok(TaskSpec {
+        straggler_prob,
+        straggler_slowdown,
+        speculation,
+    })
+}

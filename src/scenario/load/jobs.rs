@@ -1,0 +1,570 @@
+//! `[[jobs]]`, `[[workloads]]` and `[[events]]`: everything that becomes a
+//! job, lowered by [`JobEnv`].
+
+use std::collections::BTreeSet;
+use std::ops::Range;
+use std::path::Path;
+
+use toml::Spanned;
+
+use super::scheduler::check_policy;
+use super::{duplicate_job, fp_value, Cx, MAX_COUNT, MAX_TASKS, R};
+use crate::error::InputError;
+use crate::model::{Action, EventSpec, JobSpec, Ms, NodeId, Priority};
+use crate::scenario::profiles;
+use crate::scenario::schema::{Dur, EventDef, JobDef, WorkloadDef};
+use crate::scenario::workload::{self, PoissonParams};
+
+/// What job compilation needs from the rest of the scenario.
+pub(super) struct JobEnv<'a> {
+    pub(super) cx: &'a Cx<'a>,
+    /// Declared pools plus `default`.
+    pub(super) pools: Vec<String>,
+    pub(super) block_mb: f64,
+    pub(super) node_count: u32,
+}
+
+impl JobEnv<'_> {
+    pub(super) fn pool(&self, v: &Spanned<String>) -> R<String> {
+        let name = v.get_ref();
+        if self.pools.iter().any(|p| p == name) {
+            Ok(name.clone())
+        } else {
+            Err(self.cx.at(
+                v,
+                format!(
+                    "unknown pool \"{name}\"; expected one of: {} (declare it with [[pools]])",
+                    self.pools.join(", ")
+                ),
+            ))
+        }
+    }
+
+    pub(super) fn node(&self, v: &Spanned<i64>) -> R<NodeId> {
+        let n = *v.get_ref();
+        if n < 0 || n >= i64::from(self.node_count) {
+            return Err(self.cx.at(
+                v,
+                format!(
+                    "node {n} is out of range; expected a node id from 0 to {} (the cluster has {} nodes)",
+                    self.node_count.saturating_sub(1),
+                    self.node_count
+                ),
+            ));
+        }
+        u32::try_from(n).map_err(|_| self.cx.at(v, format!("node {n} is out of range")))
+    }
+
+    /// One `[[jobs]]` entry (or an event's `job`), expanded by `count`:
+    /// copies are named `NAME-1`, `NAME-2`, ... and submitted `every` apart
+    /// from `submit`.
+    pub(super) fn job(&self, d: &JobDef, submit: Ms) -> R<Vec<JobSpec>> {
+        let cx = self.cx;
+        let name = d.name.get_ref().trim();
+        if name.is_empty() {
+            return Err(cx.at(&d.name, "job name is empty; expected a name"));
+        }
+        if name.contains('/') {
+            return Err(cx.at(
+                &d.name,
+                format!("job name \"{name}\" contains '/'; expected a name without '/' (traces write JOB/TASK)"),
+            ));
+        }
+        let profile = profiles::lookup(d.profile.get_ref()).ok_or_else(|| {
+            cx.at(
+                &d.profile,
+                format!(
+                    "unknown profile \"{}\"; expected one of: {}",
+                    d.profile.get_ref(),
+                    profiles::names_list()
+                ),
+            )
+        })?;
+        let pool = match &d.pool {
+            None => "default".to_string(),
+            Some(p) => self.pool(p)?,
+        };
+        let priority = match &d.priority {
+            None => Priority::Normal,
+            Some(p) => Priority::parse(p.get_ref()).ok_or_else(|| {
+                cx.at(
+                    p,
+                    format!(
+                        "unknown priority \"{}\"; expected one of: very_high, high, normal, low, very_low",
+                        p.get_ref()
+                    ),
+                )
+            })?,
+        };
+        let input = match &d.input {
+            None => None,
+            Some(i) => {
+                let mb = i.get_ref().0;
+                if !(mb.is_finite() && mb > 0.0) {
+                    return Err(cx.at(i, "input must be larger than 0, like \"20GB\""));
+                }
+                Some((mb, i))
+            }
+        };
+        let maps = match (&d.maps, input, &d.blocks) {
+            (Some(m), _, _) => cx.int(m, "maps", 1, MAX_TASKS)?,
+            (None, Some((mb, span)), _) => {
+                let m = (mb / self.block_mb).ceil().max(1.0);
+                if m > MAX_TASKS as f64 {
+                    return Err(cx.at(
+                        span,
+                        format!(
+                            "input makes {m} maps of {} MB; expected at most {MAX_TASKS} maps per job",
+                            self.block_mb
+                        ),
+                    ));
+                }
+                m as u32
+            }
+            (None, None, Some(b)) => {
+                let n = b.get_ref().len();
+                if n == 0 {
+                    return Err(cx.at(b, "blocks is empty; expected one replica list per map"));
+                }
+                u32::try_from(n)
+                    .ok()
+                    .filter(|&n| i64::from(n) <= MAX_TASKS)
+                    .ok_or_else(|| {
+                        cx.at(b, format!("blocks has {n} entries; expected at most {MAX_TASKS}"))
+                    })?
+            }
+            (None, None, None) => {
+                return Err(cx.at(
+                    &d.name,
+                    format!("job \"{name}\" has neither input nor maps; expected input = \"SIZE\", maps = N, or both"),
+                ))
+            }
+        };
+        let input_mb = input.map_or(f64::from(maps) * self.block_mb, |(mb, _)| mb);
+        let reduces = d
+            .reduces
+            .as_ref()
+            .map_or(Ok(1), |r| cx.int(r, "reduces", 0, MAX_TASKS))?;
+        let fixed = |v: &Option<Spanned<Dur>>, key: &str| -> R<Option<Ms>> {
+            match v {
+                None => Ok(None),
+                Some(s) if s.get_ref().0 == 0 => {
+                    Err(cx.at(s, format!("{key} must be longer than 0, like \"20s\"")))
+                }
+                Some(s) => Ok(Some(s.get_ref().0)),
+            }
+        };
+        let map_time = fixed(&d.map_time, "map_time")?;
+        let reduce_time = fixed(&d.reduce_time, "reduce_time")?;
+        let fp = fp_value(cx, &d.fp)?.unwrap_or(profile.fp);
+        let blocks = match &d.blocks {
+            None => None,
+            Some(b) => Some(self.blocks(b, maps)?),
+        };
+        let count = d
+            .count
+            .as_ref()
+            .map_or(Ok(1), |c| cx.int(c, "count", 1, MAX_COUNT))?;
+        let every = d.every.map_or(0, |e| e.0);
+        let spec = JobSpec {
+            name: name.to_string(),
+            profile,
+            input_mb,
+            maps,
+            reduces,
+            submit,
+            pool,
+            user: d.user.clone().unwrap_or_else(|| "user".into()),
+            priority,
+            map_time,
+            reduce_time,
+            fp,
+            blocks,
+        };
+        if count == 1 {
+            return Ok(vec![spec]);
+        }
+        Ok((1..=count)
+            .map(|k| JobSpec {
+                name: format!("{name}-{k}"),
+                submit: submit.saturating_add(every.saturating_mul(Ms::from(k - 1))),
+                ..spec.clone()
+            })
+            .collect())
+    }
+
+    /// Explicit replicas: one non-empty list of distinct, valid node ids per map.
+    pub(super) fn blocks(
+        &self,
+        b: &Spanned<Vec<Vec<Spanned<i64>>>>,
+        maps: u32,
+    ) -> R<Vec<Vec<NodeId>>> {
+        let list = b.get_ref();
+        if list.len() != maps as usize {
+            return Err(self.cx.at(
+                b,
+                format!(
+                    "blocks lists {} blocks but the job has {maps} maps; expected one replica list per map",
+                    list.len()
+                ),
+            ));
+        }
+        let mut out = Vec::with_capacity(list.len());
+        for (i, replicas) in list.iter().enumerate() {
+            if replicas.is_empty() {
+                return Err(self.cx.at(
+                    b,
+                    format!("block {i} has no replicas; expected at least one node id"),
+                ));
+            }
+            let mut ids = Vec::with_capacity(replicas.len());
+            for r in replicas {
+                let id = self.node(r)?;
+                if ids.contains(&id) {
+                    return Err(self.cx.at(
+                        r,
+                        format!("node {id} is listed twice for block {i}; expected distinct nodes"),
+                    ));
+                }
+                ids.push(id);
+            }
+            out.push(ids);
+        }
+        Ok(out)
+    }
+
+    /// A workload's `mix` as (profile, weight) pairs with positive weights.
+    pub(super) fn mix(
+        &self,
+        w: &WorkloadDef,
+        mix_def: &std::collections::BTreeMap<Spanned<String>, Spanned<f64>>,
+    ) -> R<Vec<(crate::model::Profile, f64)>> {
+        let cx = self.cx;
+        let mut mix = Vec::new();
+        for (name, weight) in mix_def {
+            let profile = profiles::lookup(name.get_ref()).ok_or_else(|| {
+                cx.at(
+                    name,
+                    format!(
+                        "unknown profile \"{}\"; expected one of: {}",
+                        name.get_ref(),
+                        profiles::names_list()
+                    ),
+                )
+            })?;
+            let x = *weight.get_ref();
+            if !(x.is_finite() && x >= 0.0) {
+                return Err(cx.at(
+                    weight,
+                    format!("mix weight must be a number of at least 0, got {x}"),
+                ));
+            }
+            if x > 0.0 {
+                mix.push((profile, x));
+            }
+        }
+        if mix.is_empty() {
+            return Err(cx.at(
+                &w.kind,
+                "mix has no profile with a weight above 0; expected e.g. mix = { wordcount = 1 }",
+            ));
+        }
+        Ok(mix)
+    }
+
+    pub(super) fn workload_pools(&self, w: &WorkloadDef) -> R<Vec<String>> {
+        match &w.pools {
+            None => Ok(vec!["default".to_string()]),
+            Some(list) => {
+                if list.get_ref().is_empty() {
+                    return Err(self
+                        .cx
+                        .at(list, "pools is empty; expected at least one pool name"));
+                }
+                list.get_ref().iter().map(|p| self.pool(p)).collect()
+            }
+        }
+    }
+
+    /// `kind = "swim"`: replays a SWIM trace (path relative to the scenario
+    /// file). Compute costs come from `mix` (default wordcount), FP from the
+    /// trace's shuffle / input bytes.
+    pub(super) fn swim(&self, w: &WorkloadDef, index: usize, seed: u64) -> R<Vec<JobSpec>> {
+        let cx = self.cx;
+        for (present, key) in [
+            (w.jobs.is_some(), "jobs"),
+            (w.mean_interarrival.is_some(), "mean_interarrival"),
+            (w.input.is_some(), "input"),
+            (w.reduces.is_some(), "reduces"),
+            (w.submit_start.is_some(), "submit_start"),
+            (w.fp.is_some(), "fp"),
+        ] {
+            if present {
+                return Err(cx.at(
+                    &w.kind,
+                    format!("{key} belongs to kind = \"poisson\"; a swim workload takes trace, limit, time_scale, mix and pools"),
+                ));
+            }
+        }
+        let Some(trace) = &w.trace else {
+            return Err(cx.at(
+                &w.kind,
+                "a swim workload needs trace; expected for example trace = \"traces/FB-2009_samples_24_times_1hr_0.tsv\"",
+            ));
+        };
+        let limit = match &w.limit {
+            None => None,
+            Some(l) => Some(cx.int(l, "limit", 1, MAX_COUNT)?),
+        };
+        let time_scale = match &w.time_scale {
+            None => 1.0,
+            Some(t) => {
+                let x = *t.get_ref();
+                if !(x.is_finite() && x > 0.0) {
+                    return Err(cx.at(t, format!("time_scale must be above 0, got {x}")));
+                }
+                x
+            }
+        };
+        let mix = match &w.mix {
+            None => vec![(
+                profiles::lookup("wordcount").expect("built-in profile"),
+                1.0,
+            )],
+            Some(m) => self.mix(w, m)?,
+        };
+        let pools = self.workload_pools(w)?;
+        let base = Path::new(cx.origin)
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty());
+        let path = match base {
+            Some(b) if Path::new(trace.get_ref()).is_relative() => b.join(trace.get_ref()),
+            _ => Path::new(trace.get_ref()).to_path_buf(),
+        };
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            cx.at(
+                trace,
+                format!("cannot read trace {shown}: {e}; expected a SWIM .tsv file"),
+            )
+        })?;
+        let params = workload::SwimParams {
+            index,
+            limit,
+            time_scale,
+            mix,
+            pools,
+            block_mb: self.block_mb,
+        };
+        workload::swim(seed, &text, &params).map_err(|(l, c, m)| InputError {
+            origin: shown,
+            pos: Some((l, c)),
+            message: m,
+        })
+    }
+
+    pub(super) fn workload(&self, w: &WorkloadDef, index: usize, seed: u64) -> R<Vec<JobSpec>> {
+        let cx = self.cx;
+        match w.kind.get_ref().as_str() {
+            "poisson" => {}
+            "swim" => return self.swim(w, index, seed),
+            other => {
+                return Err(cx.at(
+                    &w.kind,
+                    format!("unknown workload kind \"{other}\"; expected \"poisson\" or \"swim\""),
+                ))
+            }
+        }
+        if let Some(t) = &w.trace {
+            return Err(cx.at(
+                t,
+                "trace belongs to kind = \"swim\"; a poisson workload does not use it",
+            ));
+        }
+        if let Some(t) = &w.limit {
+            return Err(cx.at(
+                t,
+                "limit belongs to kind = \"swim\"; a poisson workload does not use it",
+            ));
+        }
+        if let Some(t) = &w.time_scale {
+            return Err(cx.at(
+                t,
+                "time_scale belongs to kind = \"swim\"; a poisson workload does not use it",
+            ));
+        }
+        let missing = |key: &str, example: &str| {
+            cx.at(
+                &w.kind,
+                format!("a poisson workload needs {key}; expected for example {key} = {example}"),
+            )
+        };
+        let jobs = match &w.jobs {
+            None => return Err(missing("jobs", "100")),
+            Some(j) => cx.int(j, "jobs", 1, MAX_COUNT)?,
+        };
+        let mean_interarrival = match &w.mean_interarrival {
+            None => return Err(missing("mean_interarrival", "\"14s\"")),
+            Some(m) => m.get_ref().0,
+        };
+        let Some(mix_def) = &w.mix else {
+            return Err(missing("mix", "{ wordcount = 1, terasort = 1 }"));
+        };
+        let mix = self.mix(w, mix_def)?;
+        let input_mb = match &w.input {
+            None => return Err(missing("input", "[\"1GB\", \"12GB\"]")),
+            Some(i) => {
+                let (lo, hi) = (i.get_ref().0 .0, i.get_ref().1 .0);
+                if !(lo.is_finite() && hi.is_finite() && lo > 0.0 && lo <= hi) {
+                    return Err(cx.at(
+                        i,
+                        format!("invalid input range [{lo} MB, {hi} MB]; expected [lo, hi] with 0 < lo <= hi"),
+                    ));
+                }
+                if (hi / self.block_mb).ceil() > MAX_TASKS as f64 {
+                    return Err(cx.at(
+                        i,
+                        format!("input up to {hi} MB makes more than {MAX_TASKS} maps per job; expected a smaller upper bound"),
+                    ));
+                }
+                (lo, hi)
+            }
+        };
+        let pools = self.workload_pools(w)?;
+        let reduces = match &w.reduces {
+            None => None,
+            Some(r) => {
+                let (lo, hi) = *r.get_ref();
+                if !(0 <= lo && lo <= hi && hi <= MAX_TASKS) {
+                    return Err(cx.at(
+                        r,
+                        format!("invalid reduces range [{lo}, {hi}]; expected [lo, hi] with 0 <= lo <= hi <= {MAX_TASKS}"),
+                    ));
+                }
+                // Both fit in u32: 0 <= lo <= hi <= MAX_TASKS.
+                Some((lo as u32, hi as u32))
+            }
+        };
+        let params = PoissonParams {
+            index,
+            jobs,
+            mean_interarrival,
+            mix,
+            input_mb,
+            pools,
+            reduces,
+            submit_start: w.submit_start.map_or(0, |d| d.0),
+            block_mb: self.block_mb,
+            fp: fp_value(cx, &w.fp)?,
+        };
+        Ok(workload::poisson(seed, &params))
+    }
+
+    pub(super) fn event(
+        &self,
+        e: &EventDef,
+        raw_scheduler: &toml::Table,
+        ctx: &crate::sim::policy::BuildCtx,
+        names: &mut BTreeSet<String>,
+    ) -> R<Vec<EventSpec>> {
+        let cx = self.cx;
+        let action = e.action.get_ref().as_str();
+        // Keys that belong to other actions are refused rather than ignored.
+        let only = |present: bool, key: &str, owner: &str, span: Option<Range<usize>>| -> R<()> {
+            match (present, span) {
+                (true, Some(s)) => Err(cx.at_span(
+                    &s,
+                    format!("{key} is only used by action = \"{owner}\", not by \"{action}\""),
+                )),
+                _ => Ok(()),
+            }
+        };
+        let policy_span = e.policy.as_ref().map(|p| p.span());
+        let node_span = e.node.as_ref().map(|n| n.span());
+        let job_span = e.job.as_ref().map(|j| j.name.span());
+        let at = e.at.0;
+        match action {
+            "switch_policy" => {
+                only(e.node.is_some(), "node", "heartbeat", node_span)?;
+                only(e.job.is_some(), "job", "submit", job_span)?;
+                let Some(p) = &e.policy else {
+                    return Err(cx.at(
+                        &e.action,
+                        "switch_policy needs a policy; expected policy = \"NAME\" (see `slotsim policies`)",
+                    ));
+                };
+                let spec = check_policy(p.get_ref(), raw_scheduler, ctx).map_err(|m| cx.at(p, m))?;
+                Ok(vec![EventSpec {
+                    at,
+                    action: Action::SwitchPolicy(spec),
+                }])
+            }
+            "heartbeat" => {
+                only(e.policy.is_some(), "policy", "switch_policy", policy_span)?;
+                only(e.job.is_some(), "job", "submit", job_span)?;
+                let Some(n) = &e.node else {
+                    return Err(cx.at(
+                        &e.action,
+                        "heartbeat needs a node; expected node = ID (0-based)",
+                    ));
+                };
+                Ok(vec![EventSpec {
+                    at,
+                    action: Action::Heartbeat(self.node(n)?),
+                }])
+            }
+            "submit" => {
+                only(e.policy.is_some(), "policy", "switch_policy", policy_span)?;
+                only(e.node.is_some(), "node", "heartbeat", node_span)?;
+                let Some(job) = &e.job else {
+                    return Err(cx.at(
+                        &e.action,
+                        "submit needs a job; expected job = { name = \"...\", profile = \"...\", input = \"...\" }",
+                    ));
+                };
+                if let Some(s) = &job.submit {
+                    return Err(cx.at(
+                        s,
+                        "a submitted job starts at the event's `at`; expected no submit key inside job",
+                    ));
+                }
+                let mut out = Vec::new();
+                for spec in self.job(job, at)? {
+                    if !names.insert(spec.name.clone()) {
+                        return Err(cx.at(&job.name, duplicate_job(&spec.name)));
+                    }
+                    out.push(EventSpec {
+                        at: spec.submit,
+                        action: Action::Submit(Box::new(spec)),
+                    });
+                }
+                Ok(out)
+            }
+            "fail_node" | "recover_node" => {
+                only(e.policy.is_some(), "policy", "switch_policy", policy_span)?;
+                only(e.job.is_some(), "job", "submit", job_span)?;
+                let Some(n) = &e.node else {
+                    return Err(cx.at(
+                        &e.action,
+                        format!("{action} needs a node; expected node = ID (0-based)"),
+                    ));
+                };
+                let node = self.node(n)?;
+                Ok(vec![EventSpec {
+                    at,
+                    action: if action == "fail_node" {
+                        Action::FailNode(node)
+                    } else {
+                        Action::RecoverNode(node)
+                    },
+                }])
+            }
+            other => Err(cx.at(
+                &e.action,
+                format!(
+                    "unknown action \"{other}\"; expected one of: switch_policy, heartbeat, submit, fail_node, recover_node"
+                ),
+            )),
+        }
+    }
+}

@@ -1,0 +1,408 @@
+//! From TOML text to a validated [`Scenario`].
+//!
+//! Loading is two passes: serde reads the text into `schema` (syntax
+//! errors, unknown keys, wrong types and malformed durations/sizes come out
+//! of this pass with the TOML span), then [`compile`] checks meaning (ranges,
+//! names that must exist, node ids, duplicates), applies defaults and
+//! expands `count`/`every` and workloads. Every error carries the position
+//! of the value at fault and says what was expected, so `slotsim` can print
+//! `error: FILE:LINE:COL: ...` and exit 2; nothing here panics on input.
+
+use std::cell::OnceCell;
+use std::collections::BTreeSet;
+use std::ops::Range;
+use std::path::Path;
+
+use toml::Spanned;
+
+mod cluster;
+mod jobs;
+mod pools;
+mod scheduler;
+
+use super::schema::ScenarioFile;
+use super::spans::SpanNode;
+use crate::error::InputError;
+use crate::model::{Action, Scenario};
+use crate::sim::policy::BuildCtx;
+use cluster::{compile_cluster, compile_hdfs, compile_network, compile_tasks};
+use jobs::JobEnv;
+use pools::compile_pools;
+use scheduler::compile_scheduler;
+
+/// The scenario `slotsim` runs with no arguments, compiled into the binary.
+pub const DEFAULT_SCENARIO: &str = include_str!("../../../scenarios/quickstart.toml");
+
+/// Origin shown in errors about the built-in scenario.
+pub const DEFAULT_ORIGIN: &str = "<built-in quickstart.toml>";
+
+/// Policy used when `[scheduler] policy` is absent: Hadoop's Fair
+/// Scheduler, the common baseline of the papers this simulator follows.
+pub const DEFAULT_POLICY: &str = "fair";
+
+/// Seed used when the file gives none and `--seed` is absent.
+pub const DEFAULT_SEED: u64 = 1;
+
+// Upper bounds keep arithmetic in range (node ids are u32, sums must not
+// overflow) and stop a typo such as `maps = 8000000000` from exhausting
+// memory in the engine; they are far above any cluster the papers study.
+pub(super) const MAX_NODES: i64 = 100_000;
+pub(super) const MAX_SLOTS: i64 = 1_000;
+pub(super) const MAX_TASKS: i64 = 1_000_000;
+pub(super) const MAX_COUNT: i64 = 100_000;
+/// Tasks in a whole scenario (jobs, workloads and submit events): a run
+/// keeps about 200 bytes per task, so this bounds a run near 2 GB.
+pub(super) const MAX_TOTAL_TASKS: u64 = 10_000_000;
+pub(super) const MAX_SHARE: i64 = 1_000_000_000;
+pub(super) const POLICY_ORIGIN: &str = "--policy";
+
+pub(super) type R<T> = Result<T, InputError>;
+
+/// Reads and loads a scenario file. `policy_override` (a policy spec,
+/// possibly a variant such as `fair[slowstart=1]`) replaces
+/// `[scheduler] policy`; `seed_override` replaces `seed`.
+pub fn load_file(
+    path: &Path,
+    policy_override: Option<&str>,
+    seed_override: Option<u64>,
+) -> Result<Scenario, InputError> {
+    let origin = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| {
+        InputError::new(
+            &origin,
+            format!("cannot read {origin}: {e}; expected a readable scenario file"),
+        )
+    })?;
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let valid = e.utf8_error().valid_up_to();
+            let bytes = e.as_bytes();
+            let prefix = std::str::from_utf8(&bytes[..valid]).unwrap_or_default();
+            let bad = bytes.get(valid).copied().unwrap_or_default();
+            return Err(InputError::at(
+                &origin,
+                prefix,
+                valid,
+                format!(
+                    "invalid UTF-8 (byte 0x{bad:02x} at byte offset {valid}); expected a UTF-8 text file"
+                ),
+            ));
+        }
+    };
+    load_str(&text, &origin, policy_override, seed_override)
+}
+
+/// Loads the built-in quickstart scenario ([`DEFAULT_SCENARIO`]).
+pub fn load_default(
+    policy_override: Option<&str>,
+    seed_override: Option<u64>,
+) -> Result<Scenario, InputError> {
+    load_str(
+        DEFAULT_SCENARIO,
+        DEFAULT_ORIGIN,
+        policy_override,
+        seed_override,
+    )
+}
+
+/// Loads a scenario from `text`; `origin` names it in errors (a file path).
+/// Overrides as in [`load_file`]. When neither the file nor the override
+/// names a policy, the scenario runs [`DEFAULT_POLICY`] (`fair`).
+pub fn load_str(
+    text: &str,
+    origin: &str,
+    policy_override: Option<&str>,
+    seed_override: Option<u64>,
+) -> Result<Scenario, InputError> {
+    let file: ScenarioFile = toml::from_str(text).map_err(|e| de_error(origin, text, &e))?;
+    // The raw `[scheduler]` table is kept for the engine (policies are built
+    // from it, variants and switches re-read it). The text parsed above, so
+    // this parse succeeds; the error path is only for completeness.
+    let raw: toml::Table = text.parse().map_err(|e| de_error(origin, text, &e))?;
+    let raw_scheduler = match raw.get("scheduler") {
+        Some(toml::Value::Table(t)) => t.clone(),
+        _ => toml::Table::new(),
+    };
+    let cx = Cx {
+        origin,
+        text,
+        tree: OnceCell::new(),
+    };
+    compile(&cx, file, raw_scheduler, policy_override, seed_override)
+}
+
+/// Error reporting against one file.
+pub(super) struct Cx<'a> {
+    origin: &'a str,
+    text: &'a str,
+    /// Built only when an error needs a position `schema` did not keep.
+    tree: OnceCell<Option<SpanNode>>,
+}
+
+impl Cx<'_> {
+    pub(super) fn at_span(&self, span: &Range<usize>, msg: impl Into<String>) -> InputError {
+        InputError::at(self.origin, self.text, span.start, msg)
+    }
+
+    pub(super) fn at<T>(&self, value: &Spanned<T>, msg: impl Into<String>) -> InputError {
+        self.at_span(&value.span(), msg)
+    }
+
+    /// An error at the value of a dotted key path, or its nearest ancestor,
+    /// or the start of the file if the document has no spans at all.
+    pub(super) fn at_key(&self, path: &[&str], msg: impl Into<String>) -> InputError {
+        let span = self
+            .tree
+            .get_or_init(|| SpanNode::parse(self.text))
+            .as_ref()
+            .and_then(|t| t.find(path))
+            .unwrap_or(0..0);
+        self.at_span(&span, msg)
+    }
+
+    /// An error at the key of a dotted path (an unknown key), falling back
+    /// as [`Cx::at_key`] does.
+    pub(super) fn at_key_name(&self, path: &[&str], msg: impl Into<String>) -> InputError {
+        let span = self
+            .tree
+            .get_or_init(|| SpanNode::parse(self.text))
+            .as_ref()
+            .and_then(|t| t.find_key(path))
+            .unwrap_or(0..0);
+        self.at_span(&span, msg)
+    }
+
+    /// A whole number in `lo..=hi`, as u32.
+    pub(super) fn int(&self, v: &Spanned<i64>, key: &str, lo: i64, hi: i64) -> R<u32> {
+        let x = *v.get_ref();
+        if x < lo {
+            return Err(self.at(v, format!("{key} must be at least {lo}, got {x}")));
+        }
+        if x > hi {
+            return Err(self.at(v, format!("{key} must be at most {hi}, got {x}")));
+        }
+        u32::try_from(x).map_err(|_| self.at(v, format!("{key} must be at most {hi}, got {x}")))
+    }
+
+    /// A finite number greater than zero.
+    pub(super) fn positive(&self, v: &Spanned<f64>, key: &str) -> R<f64> {
+        let x = *v.get_ref();
+        if x.is_finite() && x > 0.0 {
+            Ok(x)
+        } else {
+            Err(self.at(v, format!("{key} must be a number greater than 0, got {x}")))
+        }
+    }
+
+    /// A finite number in `lo..=hi`.
+    pub(super) fn within(&self, v: &Spanned<f64>, key: &str, lo: f64, hi: f64) -> R<f64> {
+        let x = *v.get_ref();
+        if x.is_finite() && (lo..=hi).contains(&x) {
+            Ok(x)
+        } else {
+            Err(self.at(v, format!("{key} must be between {lo} and {hi}, got {x}")))
+        }
+    }
+}
+
+/// An `fp` key, checked: 0 to 1000 (Permu, the largest filtering
+/// percentage in the seeds, is 3).
+pub(super) fn fp_value(cx: &Cx, v: &Option<Spanned<f64>>) -> R<Option<f64>> {
+    match v {
+        None => Ok(None),
+        Some(v) => {
+            let x = *v.get_ref();
+            if !(x.is_finite() && (0.0..=1000.0).contains(&x)) {
+                return Err(cx.at(v, format!("fp must be between 0 and 1000, got {x}")));
+            }
+            Ok(Some(x))
+        }
+    }
+}
+
+/// Turns a serde/TOML error into an `InputError` at its span. Messages from
+/// `toml` may span several lines; DESIGN wants one line, and serde's
+/// Rust-flavoured type names read better in user terms.
+fn de_error(origin: &str, text: &str, e: &toml::de::Error) -> InputError {
+    let msg = crate::error::user_terms(e.message());
+    let msg = if msg.starts_with("missing field ") {
+        format!("{msg}; expected this required key in the table")
+    } else {
+        msg
+    };
+    let offset = e.span().map_or(0, |s| s.start);
+    InputError::at(origin, text, offset, msg)
+}
+
+fn compile(
+    cx: &Cx,
+    file: ScenarioFile,
+    raw_scheduler: toml::Table,
+    policy_override: Option<&str>,
+    seed_override: Option<u64>,
+) -> R<Scenario> {
+    // The file's seed is checked even when `--seed` replaces it: a
+    // negative seed is a mistake in the file either way.
+    let file_seed = match &file.seed {
+        None => None,
+        Some(s) => Some(u64::try_from(*s.get_ref()).map_err(|_| {
+            cx.at(
+                s,
+                format!(
+                    "seed must be a whole number of at least 0, got {}",
+                    s.get_ref()
+                ),
+            )
+        })?),
+    };
+    let seed = seed_override.or(file_seed).unwrap_or(DEFAULT_SEED);
+    let name = file.name.clone().unwrap_or_else(|| {
+        Path::new(cx.origin)
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .filter(|s| !s.is_empty() && !s.starts_with('<'))
+            .unwrap_or("scenario")
+            .to_string()
+    });
+
+    let cluster = compile_cluster(cx, file.cluster.as_ref())?;
+    let node_count = cluster.node_count();
+    let network = compile_network(cx, &file.network)?;
+    let hdfs = compile_hdfs(cx, &file.hdfs, node_count)?;
+    let tasks = compile_tasks(cx, &file.tasks)?;
+    let ctx = BuildCtx {
+        heartbeat: cluster.heartbeat,
+        model: cluster.slot_model,
+    };
+    let policy = compile_scheduler(cx, &raw_scheduler, policy_override, &ctx)?;
+    let pools = compile_pools(cx, &file.pools)?;
+
+    let env = JobEnv {
+        cx,
+        pools: pools.iter().map(|p| p.name.clone()).collect(),
+        block_mb: hdfs.block_mb,
+        node_count,
+    };
+    let mut names = BTreeSet::new();
+    let mut jobs = Vec::new();
+    let mut total = 0u64;
+    let mut count = |n: u64| -> Result<(), String> {
+        total += n;
+        if total > MAX_TOTAL_TASKS {
+            Err(format!(
+                "the scenario has more than {MAX_TOTAL_TASKS} tasks in all, more than a run can keep in memory; expected fewer or smaller jobs"
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    for def in &file.jobs {
+        let submit = def.submit.as_ref().map_or(0, |s| s.get_ref().0);
+        for job in env.job(def, submit)? {
+            if !names.insert(job.name.clone()) {
+                return Err(cx.at(&def.name, duplicate_job(&job.name)));
+            }
+            count(u64::from(job.maps) + u64::from(job.reduces)).map_err(|m| cx.at(&def.name, m))?;
+            jobs.push(job);
+        }
+    }
+    for (index, w) in file.workloads.iter().enumerate() {
+        for job in env.workload(w, index, seed)? {
+            if !names.insert(job.name.clone()) {
+                return Err(cx.at(&w.kind, duplicate_job(&job.name)));
+            }
+            count(u64::from(job.maps) + u64::from(job.reduces)).map_err(|m| cx.at(&w.kind, m))?;
+            jobs.push(job);
+        }
+    }
+    // Stable: equal submit times keep definition order.
+    jobs.sort_by_key(|j| j.submit);
+
+    let mut events = Vec::new();
+    for e in &file.events {
+        let more = env.event(e, &raw_scheduler, &ctx, &mut names)?;
+        for ev in &more {
+            if let Action::Submit(j) = &ev.action {
+                count(u64::from(j.maps) + u64::from(j.reduces)).map_err(|m| cx.at(&e.action, m))?;
+            }
+        }
+        events.extend(more);
+    }
+    events.sort_by_key(|e| e.at);
+
+    Ok(Scenario {
+        name,
+        description: file.description,
+        seed,
+        cluster,
+        network,
+        hdfs,
+        tasks,
+        policy,
+        scheduler: raw_scheduler,
+        pools,
+        jobs,
+        events,
+    })
+}
+
+pub(super) fn duplicate_job(name: &str) -> String {
+    format!(
+        "duplicate job name \"{name}\"; expected every job name to be unique (count = N names copies NAME-1, NAME-2, ...)"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::PolicySpec;
+
+    #[test]
+    fn default_scenario_loads() {
+        let s = load_default(None, None).expect("the built-in scenario is valid");
+        assert_eq!(s.name, "quickstart");
+        assert_eq!(s.seed, 7);
+        assert_eq!(s.cluster.node_count(), 20);
+        assert_eq!(s.policy.name, "fair");
+        assert!(s.pools.iter().any(|p| p.name == "default"));
+        assert!(s
+            .pools
+            .iter()
+            .any(|p| p.name == "research" && p.weight == 2.0));
+        assert!(s.jobs.len() >= 14, "{} jobs", s.jobs.len());
+        assert!(s.jobs.windows(2).all(|w| w[0].submit <= w[1].submit));
+        let s = load_default(Some("fifo"), Some(9)).expect("overrides apply");
+        assert_eq!((s.policy.name.as_str(), s.seed), ("fifo", 9));
+    }
+
+    #[test]
+    fn missing_file_names_it() {
+        let e = load_file(Path::new("/nonexistent/x.toml"), None, None).unwrap_err();
+        assert_eq!(e.origin, "/nonexistent/x.toml");
+        assert!(
+            e.message.starts_with("cannot read /nonexistent/x.toml:"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn scheduler_check_errors_point_at_the_key() {
+        let text = "[cluster]\nnodes = 2\n[scheduler.fair]\nslowstart = 2.0\n";
+        let e = load_str(text, "s.toml", None, None).unwrap_err();
+        assert_eq!(e.pos, Some((4, 13)), "{e}");
+        assert!(e.message.contains("slowstart"), "{e}");
+    }
+
+    #[test]
+    fn default_policy_is_fair() {
+        let s = load_str("[cluster]\nnodes = 2\n", "s.toml", None, None).expect("valid");
+        assert_eq!(s.policy, PolicySpec::plain("fair"));
+        assert_eq!(s.seed, DEFAULT_SEED);
+        assert_eq!(s.name, "s");
+        assert_eq!(
+            s.hdfs.replication, 2,
+            "default replication shrinks to the node count"
+        );
+    }
+}

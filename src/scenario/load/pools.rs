@@ -1,0 +1,109 @@
+//! `[[pools]]`.
+
+use toml::Spanned;
+
+use super::{Cx, MAX_SHARE, R};
+use crate::model::{PoolMode, PoolSpec};
+use crate::scenario::schema::PoolDef;
+
+pub(super) fn compile_pools(cx: &Cx, defs: &[PoolDef]) -> R<Vec<PoolSpec>> {
+    let mut pools = Vec::new();
+    let mut capacity_total = 0.0;
+    for d in defs {
+        let name = d.name.get_ref().trim();
+        if name.is_empty() {
+            return Err(cx.at(&d.name, "pool name is empty; expected a name"));
+        }
+        if pools.iter().any(|p: &PoolSpec| p.name == name) {
+            return Err(cx.at(
+                &d.name,
+                format!("duplicate pool \"{name}\"; expected each [[pools]] name once"),
+            ));
+        }
+        let mut p = PoolSpec::named(name);
+        if let Some(w) = &d.weight {
+            p.weight = cx.positive(w, "weight")?;
+        }
+        let share = |v: &Option<Spanned<i64>>, key: &str, default: u32| -> R<u32> {
+            v.as_ref()
+                .map_or(Ok(default), |v| cx.int(v, key, 0, MAX_SHARE))
+        };
+        p.min_maps = share(&d.min_maps, "min_maps", 0)?;
+        p.min_reduces = share(&d.min_reduces, "min_reduces", 0)?;
+        p.max_maps = share(&d.max_maps, "max_maps", u32::MAX)?;
+        p.max_reduces = share(&d.max_reduces, "max_reduces", u32::MAX)?;
+        for (min, max, min_key, max_key, min_v) in [
+            (p.min_maps, p.max_maps, "min_maps", "max_maps", &d.min_maps),
+            (
+                p.min_reduces,
+                p.max_reduces,
+                "min_reduces",
+                "max_reduces",
+                &d.min_reduces,
+            ),
+        ] {
+            if let (Some(v), true) = (min_v, min > max) {
+                return Err(cx.at(
+                    v,
+                    format!("{min_key} = {min} exceeds {max_key} = {max}; expected {min_key} <= {max_key}"),
+                ));
+            }
+        }
+        if let Some(c) = &d.capacity {
+            let pct = *c.get_ref();
+            if !(pct.is_finite() && pct > 0.0 && pct <= 100.0) {
+                return Err(cx.at(
+                    c,
+                    format!("capacity must be a percentage above 0 and at most 100, got {pct}"),
+                ));
+            }
+            capacity_total += pct;
+            if capacity_total > 100.0 + 1e-9 {
+                return Err(cx.at(
+                    c,
+                    format!(
+                        "pool capacities add up to {capacity_total}%; expected a total of at most 100%"
+                    ),
+                ));
+            }
+            p.capacity = Some(pct);
+        }
+        if let Some(m) = &d.scheduling_mode {
+            p.scheduling_mode = match m.get_ref().as_str() {
+                "fair" => PoolMode::Fair,
+                "fifo" => PoolMode::Fifo,
+                other => {
+                    return Err(cx.at(
+                        m,
+                        format!(
+                            "unknown scheduling_mode \"{other}\"; expected \"fair\" or \"fifo\""
+                        ),
+                    ))
+                }
+            };
+        }
+        if let Some(v) = &d.max_running_jobs {
+            p.max_running_jobs = Some(cx.int(v, "max_running_jobs", 1, MAX_SHARE)?);
+        }
+        p.min_share_timeout = d.min_share_timeout.map(|d| d.0);
+        p.fair_share_timeout = d.fair_share_timeout.map(|d| d.0);
+        if let Some(v) = &d.min_user_limit {
+            let x = *v.get_ref();
+            if !(x.is_finite() && x > 0.0 && x <= 100.0) {
+                return Err(cx.at(
+                    v,
+                    format!("min_user_limit must be a percentage above 0 and at most 100, got {x}"),
+                ));
+            }
+            p.min_user_limit = x;
+        }
+        if let Some(v) = &d.user_limit_factor {
+            p.user_limit_factor = cx.positive(v, "user_limit_factor")?;
+        }
+        pools.push(p);
+    }
+    if !pools.iter().any(|p| p.name == "default") {
+        pools.insert(0, PoolSpec::named("default"));
+    }
+    Ok(pools)
+}

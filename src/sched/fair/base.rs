@@ -1,0 +1,608 @@
+//! The fair scheduler's machinery, shared by `fair`/`fresh` and the
+//! policies built on it (OMO's fair base, DynamicMR's DHSA): demands and
+//! weights, pool and job shares, pool and job order, one task per pass
+//! over the pools (`FairScheduler.assignTasks`), and the heartbeat loops.
+//!
+//! What differs between those policies goes through [`Hooks`]: which
+//! reduces count in a job's demand, whether the base launches reduces at
+//! all, and the rule names of its launches. The base knows no policy.
+
+use super::delay::JobInfo;
+use super::preemption::Preemption;
+use super::shares::{compute_fair_shares, fair_cmp, Key, Sched};
+use crate::model::{JobId, Ms, PoolMode, SlotModel};
+use crate::sim::policy::BuildCtx;
+use crate::sim::{Heartbeat, Kind, Locality, World};
+
+/// Hadoop's `MAX_AUTOCOMPUTED_LOCALITY_DELAY`.
+pub const MAX_AUTO_DELAY: Ms = 15_000;
+
+/// Hadoop's default locality delay: min(15 s, 1.5 × heartbeat).
+pub fn auto_delay(ctx: &BuildCtx) -> Ms {
+    let hb = ctx.heartbeat.unwrap_or(3_000);
+    MAX_AUTO_DELAY.min(hb.saturating_mul(3) / 2)
+}
+
+/// What a fair decision counts: map slots, reduce slots, or (unified)
+/// containers of either kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskKind {
+    Map,
+    Reduce,
+    /// A unified container: either kind.
+    Any,
+}
+
+/// What a policy built on the fair base changes in it.
+pub trait Hooks: Send {
+    /// The reduces of runnable job `j` counted in its demand (default: the
+    /// engine's slowstart-gated demand).
+    fn reduce_demand(&self, w: &World, j: JobId) -> u32 {
+        w.reduce_demand(j)
+    }
+
+    /// Whether the base launches reduces (OMO launches its own).
+    fn launches_reduces(&self) -> bool {
+        true
+    }
+
+    /// The rule of a launch by the base: a map at `loc`, or a reduce (None).
+    fn rule(&self, loc: Option<Locality>) -> &'static str;
+}
+
+/// The rule names of a policy's launches.
+#[derive(Clone, Copy, Debug)]
+pub struct Rules {
+    pub node: &'static str,
+    pub rack: &'static str,
+    pub off: &'static str,
+    pub reduce: &'static str,
+}
+
+impl Hooks for Rules {
+    fn rule(&self, loc: Option<Locality>) -> &'static str {
+        match loc {
+            None => self.reduce,
+            Some(Locality::Node) => self.node,
+            Some(Locality::Rack) => self.rack,
+            Some(_) => self.off,
+        }
+    }
+}
+
+/// The settings of a fair base.
+#[derive(Clone, Copy, Debug)]
+pub struct BaseSettings {
+    pub slowstart: f64,
+    pub node_delay: Ms,
+    pub rack_delay: Ms,
+    /// Fill every free slot of a heartbeat (Hadoop's `assignmultiple`).
+    pub assign_multiple: bool,
+    pub size_based_weight: bool,
+    /// View a unified cluster's containers as typed slots.
+    pub typed_slots: bool,
+    pub preemption: bool,
+}
+
+pub struct FairBase<H> {
+    pub settings: BaseSettings,
+    pub(super) info: Vec<JobInfo>,
+    /// `lastHeartbeatTime` (None until the first heartbeat, like Hadoop's 0).
+    pub(super) last_heartbeat: Option<Ms>,
+    /// Per pool: last time at min share / at half fair share (maps).
+    pub(super) last_at_min: Vec<Ms>,
+    pub(super) last_at_half: Vec<Ms>,
+    /// `preemption = true`: the preemption state.
+    pub(super) preemption: Option<Preemption>,
+    pub hooks: H,
+}
+
+/// One heartbeat's assignment loop on a fair base (the locals of
+/// `assignTasks`), so that OMO can interleave its rules with fair steps.
+pub struct Round {
+    kind: TaskKind,
+    pool_jobs: Vec<Vec<JobId>>,
+    demand: Vec<u32>,
+    runnable: u32,
+    cap: u32,
+    assigned: u32,
+    launched: Vec<JobId>,
+    visited: Vec<JobId>,
+}
+
+pub fn job_running(w: &World, j: JobId, k: TaskKind) -> u32 {
+    let job = w.job(j);
+    match k {
+        TaskKind::Map => job.maps_running,
+        TaskKind::Reduce => job.reduces_running,
+        TaskKind::Any => job.maps_running + job.reduces_running,
+    }
+}
+
+pub fn pool_running(w: &World, p: usize, k: TaskKind) -> u32 {
+    let s = &w.pool_stats[p];
+    match k {
+        TaskKind::Map => s.running_maps,
+        TaskKind::Reduce => s.running_reduces,
+        TaskKind::Any => s.running_maps + s.running_reduces,
+    }
+}
+
+pub fn pool_max(w: &World, p: usize, k: TaskKind) -> u32 {
+    let s = &w.pools[p];
+    match k {
+        TaskKind::Map => s.max_maps,
+        TaskKind::Reduce => s.max_reduces,
+        TaskKind::Any => s.max_maps.saturating_add(s.max_reduces),
+    }
+}
+
+pub fn pool_min(w: &World, p: usize, k: TaskKind) -> u32 {
+    let s = &w.pools[p];
+    match k {
+        TaskKind::Map => s.min_maps,
+        TaskKind::Reduce => s.min_reduces,
+        TaskKind::Any => s.min_maps + s.min_reduces,
+    }
+}
+
+fn total_slots(w: &World, k: TaskKind) -> u32 {
+    match k {
+        TaskKind::Map => w.cluster.total_map_slots,
+        TaskKind::Reduce => w.cluster.total_reduce_slots,
+        TaskKind::Any => w.cluster.total_slots(),
+    }
+}
+
+/// `CapBasedLoadManager.getCap`.
+pub fn load_cap(runnable: u32, local_max: u32, total_slots: u32) -> u32 {
+    let load = runnable as f64 / total_slots.max(1) as f64;
+    (local_max as f64 * load.min(1.0)).ceil() as u32
+}
+
+impl<H: Hooks> FairBase<H> {
+    pub fn new(settings: BaseSettings, hooks: H) -> FairBase<H> {
+        FairBase {
+            settings,
+            info: Vec::new(),
+            last_heartbeat: None,
+            last_at_min: Vec::new(),
+            last_at_half: Vec::new(),
+            preemption: settings.preemption.then(Preemption::default),
+            hooks,
+        }
+    }
+
+    /// The slot model this policy schedules with.
+    pub fn view(&self, w: &World) -> SlotModel {
+        if self.settings.typed_slots {
+            SlotModel::Typed
+        } else {
+            w.model()
+        }
+    }
+
+    pub fn job_demand(&self, w: &World, j: JobId, k: TaskKind) -> u32 {
+        match k {
+            TaskKind::Map => w.map_demand(j),
+            TaskKind::Reduce => self.hooks.reduce_demand(w, j),
+            TaskKind::Any => w.map_demand(j) + self.hooks.reduce_demand(w, j),
+        }
+    }
+
+    /// `getJobWeight`: priority factor, × log2(1 + demand) with size-based weight.
+    pub fn job_weight(&self, w: &World, j: JobId, k: TaskKind) -> f64 {
+        let job = w.job(j);
+        if !job.runnable {
+            return 1.0;
+        }
+        let mut weight = 1.0;
+        if self.settings.size_based_weight {
+            weight = (1.0 + self.job_demand(w, j, k) as f64).ln() / 2f64.ln();
+        }
+        weight * job.priority.fair_factor()
+    }
+
+    /// Jobs per pool (active order) and each pool's demand, capped at its max.
+    pub fn pools_view(&self, w: &World, k: TaskKind) -> (Vec<Vec<JobId>>, Vec<u32>) {
+        let mut jobs = vec![Vec::new(); w.pools.len()];
+        let mut demand = vec![0u32; w.pools.len()];
+        for &j in &w.active {
+            let p = w.job(j).pool as usize;
+            jobs[p].push(j);
+            demand[p] += self.job_demand(w, j, k);
+        }
+        for (p, d) in demand.iter_mut().enumerate() {
+            *d = (*d).min(pool_max(w, p, k));
+        }
+        (jobs, demand)
+    }
+
+    /// Fair shares of pools, then of jobs inside each pool (FIFO-mode pools
+    /// give their jobs share 0), as `update()` + `redistributeShare()` do.
+    pub fn fair_shares(&self, w: &World, k: TaskKind) -> (Vec<f64>, Vec<(JobId, f64)>) {
+        let (jobs, demand) = self.pools_view(w, k);
+        let pool_scheds: Vec<Sched> = (0..w.pools.len())
+            .map(|p| Sched {
+                weight: w.pools[p].weight,
+                min_share: pool_min(w, p, k) as f64,
+                demand: demand[p] as f64,
+            })
+            .collect();
+        let pool_shares = compute_fair_shares(&pool_scheds, total_slots(w, k) as f64);
+        let mut job_shares = Vec::new();
+        for (p, js) in jobs.iter().enumerate() {
+            if w.pools[p].scheduling_mode == PoolMode::Fifo {
+                job_shares.extend(js.iter().map(|&j| (j, 0.0)));
+                continue;
+            }
+            let scheds: Vec<Sched> = js
+                .iter()
+                .map(|&j| Sched {
+                    weight: self.job_weight(w, j, k),
+                    min_share: 0.0,
+                    demand: self.job_demand(w, j, k) as f64,
+                })
+                .collect();
+            let shares = compute_fair_shares(&scheds, pool_shares[p]);
+            job_shares.extend(js.iter().copied().zip(shares));
+        }
+        (pool_shares, job_shares)
+    }
+
+    /// Tries to launch one task of `kind` from job `j` (`JobSchedulable.assignTask`).
+    /// A unified container goes to one of the job's maps (subject to delay
+    /// scheduling) and else to a schedulable reduce, so a job's reduces can
+    /// never hold every container while its maps wait.
+    fn try_job(
+        &mut self,
+        hb: &mut Heartbeat<'_>,
+        j: JobId,
+        kind: TaskKind,
+        visited: &mut Vec<JobId>,
+    ) -> bool {
+        let w = hb.world();
+        let job = w.job(j);
+        if !job.runnable {
+            return false;
+        }
+        if kind != TaskKind::Reduce {
+            visited.push(j);
+            let info = self.info_ref(j);
+            let allowed = self.allowed_level(w, j, &info);
+            if let Some((t, loc)) = job.find_map(hb.node, allowed, &w.cluster) {
+                let rule = self.hooks.rule(Some(loc));
+                hb.launch_map(j, t, rule);
+                self.map_launched(j, loc);
+                return true;
+            }
+        }
+        if kind != TaskKind::Map
+            && self.hooks.launches_reduces()
+            && job.reduces_schedulable(self.settings.slowstart)
+            && (self.view(w) == SlotModel::Typed || w.reduce_allowed(j))
+        {
+            if let Some(r) = job.find_reduce() {
+                let rule = self.hooks.rule(None);
+                hb.launch_reduce(j, r, rule);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// One pass over pools in fair order for one task (the `for (Schedulable
+    /// sched: scheds)` loop). Returns whether a task launched.
+    fn assign_one(
+        &mut self,
+        hb: &mut Heartbeat<'_>,
+        kind: TaskKind,
+        pool_jobs: &mut [Vec<JobId>],
+        pool_demand: &[u32],
+        launched: &mut Vec<JobId>,
+        visited: &mut Vec<JobId>,
+    ) -> bool {
+        let w = hb.world();
+        let pools = self.sorted_pools(w, kind, pool_jobs, pool_demand);
+        for p in pools {
+            let w = hb.world();
+            if pool_running(w, p, kind) >= pool_max(w, p, kind) {
+                continue;
+            }
+            let mut jobs = std::mem::take(&mut pool_jobs[p]);
+            self.sort_jobs(w, p, kind, &mut jobs);
+            let mut hit = None;
+            for &j in &jobs {
+                if self.try_job(hb, j, kind, visited) {
+                    hit = Some(j);
+                    break;
+                }
+            }
+            pool_jobs[p] = jobs;
+            if let Some(j) = hit {
+                let w = hb.world();
+                let a = *hb.assigned.last().expect("a task was launched");
+                if w.attempts[a as usize].kind == Kind::Map {
+                    launched.push(j);
+                }
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Pools with jobs, in `FairShareComparator` order for `kind` (ties
+    /// by name: pools all start at time 0).
+    pub fn sorted_pools(
+        &self,
+        w: &World,
+        kind: TaskKind,
+        pool_jobs: &[Vec<JobId>],
+        pool_demand: &[u32],
+    ) -> Vec<usize> {
+        let key = |p: usize| Key {
+            running: pool_running(w, p, kind) as f64,
+            min_share: pool_min(w, p, kind) as f64,
+            demand: pool_demand[p] as f64,
+            weight: w.pools[p].weight,
+        };
+        let mut pools: Vec<usize> = (0..w.pools.len())
+            .filter(|&p| !pool_jobs[p].is_empty())
+            .collect();
+        pools.sort_by(|&a, &b| {
+            fair_cmp(&key(a), &key(b)).then_with(|| w.pools[a].name.cmp(&w.pools[b].name))
+        });
+        pools
+    }
+
+    /// Sorts pool `p`'s jobs for `kind`: FIFO-mode pools by priority then
+    /// submission, the others in `FairShareComparator` order (ties by
+    /// submission, then id).
+    pub fn sort_jobs(&self, w: &World, p: usize, kind: TaskKind, jobs: &mut Vec<JobId>) {
+        if w.pools[p].scheduling_mode == PoolMode::Fifo {
+            jobs.sort_by_key(|&j| (w.job(j).priority, w.job(j).submit, j));
+        } else {
+            // Keys computed once per sort, not once per comparison.
+            let mut keyed: Vec<(Key, Ms, JobId)> = jobs
+                .iter()
+                .map(|&j| {
+                    let key = Key {
+                        running: job_running(w, j, kind) as f64,
+                        min_share: 0.0,
+                        demand: self.job_demand(w, j, kind) as f64,
+                        weight: self.job_weight(w, j, kind),
+                    };
+                    (key, w.job(j).submit, j)
+                })
+                .collect();
+            keyed.sort_by(|a, b| fair_cmp(&a.0, &b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+            jobs.clear();
+            jobs.extend(keyed.iter().map(|k| k.2));
+        }
+    }
+
+    /// What `assignTasks` does before its loop: locality waits (and
+    /// starvation times) brought up to now.
+    pub fn begin_heartbeat(&mut self, w: &World) {
+        self.update_wait_times(w.now);
+        if Self::has_timeouts(w) {
+            self.update_starvation(w);
+        }
+    }
+
+    /// A heartbeat of Hadoop 1.x `FairScheduler.assignTasks`: on unified
+    /// containers one round of container steps, on typed slots the loop
+    /// that alternates map and reduce slots.
+    pub fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
+        if self.view(hb.world()) == SlotModel::Unified {
+            let mut round = self.begin_round(hb);
+            while self.step(hb, &mut round) {}
+            self.finish_round(round);
+            return;
+        }
+        self.begin_heartbeat(hb.world());
+        let w = hb.world();
+        let (mut pool_jobs, map_demand) = self.pools_view(w, TaskKind::Map);
+        let (_, reduce_demand) = self.pools_view(w, TaskKind::Reduce);
+        let runnable = (map_demand.iter().sum(), reduce_demand.iter().sum());
+        let assign_multiple = self.settings.assign_multiple;
+        let (launched, visited) = typed_assign_loop(
+            hb,
+            assign_multiple,
+            runnable,
+            |hb, kind, launched, visited| {
+                let demand = if kind == TaskKind::Map {
+                    &map_demand
+                } else {
+                    &reduce_demand
+                };
+                self.assign_one(hb, kind, &mut pool_jobs, demand, launched, visited)
+            },
+        );
+        self.mark_skipped(launched, visited);
+    }
+
+    /// Starts a heartbeat: updates locality waits (and starvation times)
+    /// and fixes the pools' jobs and demands for the loop, as
+    /// `assignTasks` does before it. On unified containers every kind may
+    /// go in any container; on typed slots a round offers map slots only
+    /// (OMO's base; [`FairBase::heartbeat`] alternates kinds there).
+    pub fn begin_round(&mut self, hb: &Heartbeat<'_>) -> Round {
+        let w = hb.world();
+        self.begin_heartbeat(w);
+        let kind = if self.view(w) == SlotModel::Unified {
+            TaskKind::Any
+        } else {
+            TaskKind::Map
+        };
+        let (pool_jobs, demand) = self.pools_view(w, kind);
+        let runnable = demand.iter().sum();
+        let free = match kind {
+            TaskKind::Any => hb.node().free_containers(),
+            _ => hb.node().free_maps(SlotModel::Typed),
+        };
+        Round {
+            kind,
+            pool_jobs,
+            demand,
+            runnable,
+            cap: if self.settings.assign_multiple { free } else { 1 },
+            assigned: 0,
+            launched: Vec::new(),
+            visited: Vec::new(),
+        }
+    }
+
+    /// One fair assignment in a round, if the round's caps allow one:
+    /// `assign_multiple`'s cap, cluster running < runnable demand, and the
+    /// node's `CapBasedLoadManager` cap (all counted live, so tasks other
+    /// rules launched in the same heartbeat count too).
+    pub fn step(&mut self, hb: &mut Heartbeat<'_>, r: &mut Round) -> bool {
+        let w = hb.world();
+        let node = hb.node();
+        let (running, on_node, slots, total, free) = match r.kind {
+            TaskKind::Any => (
+                w.pool_stats
+                    .iter()
+                    .map(|s| s.running_maps + s.running_reduces)
+                    .sum::<u32>(),
+                node.running(),
+                node.map_slots + node.reduce_slots,
+                w.cluster.total_slots(),
+                hb.free_maps(),
+            ),
+            _ => (
+                w.pool_stats.iter().map(|s| s.running_maps).sum::<u32>(),
+                node.running_maps,
+                node.map_slots,
+                w.cluster.total_map_slots,
+                hb.free_maps().min(node.free_maps(SlotModel::Typed)),
+            ),
+        };
+        if r.assigned >= r.cap
+            || running >= r.runnable
+            || on_node >= load_cap(r.runnable, slots, total)
+            || free == 0
+        {
+            return false;
+        }
+        let kind = r.kind;
+        if !self.assign_one(
+            hb,
+            kind,
+            &mut r.pool_jobs,
+            &r.demand,
+            &mut r.launched,
+            &mut r.visited,
+        ) {
+            return false;
+        }
+        r.assigned += 1;
+        true
+    }
+
+    /// A map of job `j` launched at locality `loc` outside the fair steps
+    /// (OMO's batch finish): the job's locality level resets as if fair
+    /// had launched it.
+    pub fn note_map(&mut self, r: &mut Round, j: JobId, loc: Locality) {
+        self.map_launched(j, loc);
+        r.launched.push(j);
+    }
+
+    /// Ends a heartbeat: jobs visited for a map and given none wait longer.
+    pub fn finish_round(&mut self, r: Round) {
+        self.mark_skipped(r.launched, r.visited);
+    }
+
+    /// Switched in mid-run: a fresh start, every running job at NODE level
+    /// with no wait, as jobs are when the FairScheduler first sees them.
+    pub fn adopt(&mut self, w: &World) {
+        self.info.clear();
+        self.last_heartbeat = None;
+        self.last_at_min = vec![w.now; w.pools.len()];
+        self.last_at_half = vec![w.now; w.pools.len()];
+    }
+
+    pub fn job_arrived(&mut self, j: JobId) {
+        *self.info(j) = JobInfo::default();
+    }
+}
+
+/// The loop of Hadoop 1.x `FairScheduler.assignTasks` on typed slots, for
+/// fair and the policies layered over it: until both kinds are refused,
+/// pick the kind (a map while the node runs no more maps than reduces),
+/// stop a kind at the node's free slots, the runnable tasks, or the
+/// `CapBasedLoadManager` cap, and ask `assign` for one task of it. With
+/// `assign_multiple` off, one task per heartbeat. `runnable` is the
+/// (maps, reduces) demand. Returns the jobs launched and visited, for the
+/// delay-scheduling bookkeeping.
+pub fn typed_assign_loop(
+    hb: &mut Heartbeat<'_>,
+    assign_multiple: bool,
+    (runnable_maps, runnable_reduces): (u32, u32),
+    mut assign: impl FnMut(&mut Heartbeat<'_>, TaskKind, &mut Vec<JobId>, &mut Vec<JobId>) -> bool,
+) -> (Vec<JobId>, Vec<JobId>) {
+    let w = hb.world();
+    let mut running_maps: u32 = w.pool_stats.iter().map(|s| s.running_maps).sum();
+    let mut running_reduces: u32 = w.pool_stats.iter().map(|s| s.running_reduces).sum();
+    let node = w.node(hb.node).clone();
+    let (map_cap, reduce_cap) = if assign_multiple {
+        (
+            node.free_maps(SlotModel::Typed),
+            node.free_reduces(SlotModel::Typed),
+        )
+    } else {
+        (1, 1)
+    };
+    let (tm, tr) = (w.cluster.total_map_slots, w.cluster.total_reduce_slots);
+    let (mut maps_assigned, mut reduces_assigned) = (0u32, 0u32);
+    let (mut map_rej, mut reduce_rej) = (false, false);
+    let mut launched = Vec::new();
+    let mut visited = Vec::new();
+    loop {
+        if !map_rej
+            && (maps_assigned == map_cap
+                || hb.free_maps() == 0
+                || running_maps >= runnable_maps
+                || node.running_maps + maps_assigned
+                    >= load_cap(runnable_maps, node.map_slots, tm))
+        {
+            map_rej = true;
+        }
+        if !reduce_rej
+            && (reduces_assigned == reduce_cap
+                || hb.free_reduces() == 0
+                || running_reduces >= runnable_reduces
+                || node.running_reduces + reduces_assigned
+                    >= load_cap(runnable_reduces, node.reduce_slots, tr))
+        {
+            reduce_rej = true;
+        }
+        if (map_rej && reduce_rej) || (!assign_multiple && !hb.assigned.is_empty()) {
+            break;
+        }
+        let kind = if map_rej {
+            TaskKind::Reduce
+        } else if reduce_rej
+            || node.running_maps + maps_assigned <= node.running_reduces + reduces_assigned
+        {
+            TaskKind::Map
+        } else {
+            TaskKind::Reduce
+        };
+        if assign(hb, kind, &mut launched, &mut visited) {
+            if kind == TaskKind::Map {
+                maps_assigned += 1;
+                running_maps += 1;
+            } else {
+                reduces_assigned += 1;
+                running_reduces += 1;
+            }
+        } else if kind == TaskKind::Map {
+            map_rej = true;
+        } else {
+            reduce_rej = true;
+        }
+    }
+    (launched, visited)
+}

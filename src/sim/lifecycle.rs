@@ -1,0 +1,513 @@
+//! A task attempt's life and a job's: launch, completion, kills, requeues,
+//! arrival and finish. Everything here changes the [`World`] and keeps its
+//! counters (slots, pools, metrics) in step.
+
+use super::calendar::Ev;
+use super::hdfs;
+use super::job::{Attempt, AttemptId, Job, Kind, Locality, MapTask, Outcome, Shuffle, TaskState};
+use super::run::SimError;
+use super::world::{Notable, World};
+use crate::model::{JobId, JobSpec, NodeId, Speculation};
+
+impl World {
+    /// Starts an attempt in a slot of type `slot` (its own kind unless a
+    /// policy borrows). A `speculative` attempt duplicates a running task
+    /// (which stays Running); otherwise the task must be pending.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn launch(
+        &mut self,
+        j: JobId,
+        kind: Kind,
+        slot_kind: Kind,
+        task: u32,
+        node: NodeId,
+        rule: &'static str,
+        speculative: bool,
+    ) -> AttemptId {
+        self.metrics.advance(self.now);
+        let pool = self.jobs[j as usize].pool as usize;
+        let before = self.cluster.nodes[node as usize].running();
+        self.metrics.task_delta(pool, before, 1);
+        let id = self.attempts.len() as AttemptId;
+        let now = self.now;
+        let model = self.cluster.model;
+        let n = &mut self.cluster.nodes[node as usize];
+        let slot = n
+            .free_lane(model, slot_kind)
+            .expect("launch on a node with a free slot");
+        n.lanes[slot] = Some(id);
+        match slot_kind {
+            Kind::Map => n.used_map_slots += 1,
+            Kind::Reduce => n.used_reduce_slots += 1,
+        }
+        match (kind, slot_kind) {
+            (Kind::Reduce, Kind::Map) => {
+                n.reduces_in_map_slots += 1;
+                self.cluster.reduces_in_map_slots += 1;
+            }
+            (Kind::Map, Kind::Reduce) => {
+                n.maps_in_reduce_slots += 1;
+                self.cluster.maps_in_reduce_slots += 1;
+            }
+            _ => {}
+        }
+        let job = &mut self.jobs[j as usize];
+        job.first_launch.get_or_insert(now);
+        let (attempt, locality) = match kind {
+            Kind::Map => {
+                let m = &mut job.maps[task as usize];
+                if !speculative {
+                    debug_assert_eq!(m.state, TaskState::Pending, "map launched twice");
+                    m.state = TaskState::Running;
+                    job.maps_pending -= 1;
+                }
+                m.attempts += 1;
+                m.live.push(id);
+                if !m.ran_on.contains(&node) {
+                    m.ran_on.push(node);
+                }
+                let att = m.attempts - 1;
+                job.maps_running += 1;
+                self.cluster.nodes[node as usize].running_maps += 1;
+                self.pool_stats[pool].running_maps += 1;
+                (
+                    att,
+                    Some(self.jobs[j as usize].locality(task, node, &self.cluster)),
+                )
+            }
+            Kind::Reduce => {
+                let r = &mut job.reduces[task as usize];
+                if !speculative {
+                    debug_assert_eq!(r.state, TaskState::Pending, "reduce launched twice");
+                    r.state = TaskState::Running;
+                    job.reduces_pending -= 1;
+                }
+                r.attempts += 1;
+                r.live.push(id);
+                if !r.ran_on.contains(&node) {
+                    r.ran_on.push(node);
+                }
+                let att = r.attempts - 1;
+                job.reduces_running += 1;
+                job.running_reducers.push(id);
+                if job.maps_done < job.n_maps() {
+                    self.early_reduces += 1;
+                }
+                self.cluster.nodes[node as usize].running_reduces += 1;
+                self.pool_stats[pool].running_reduces += 1;
+                (att, None)
+            }
+        };
+        self.attempts.push(Attempt {
+            job: j,
+            kind,
+            task,
+            attempt,
+            node,
+            start: now,
+            end: None,
+            speculative,
+            outcome: Outcome::Running,
+            policy: self.cur_label,
+            rule,
+            locality,
+            shuffle: (kind == Kind::Reduce).then(|| Shuffle {
+                last: now,
+                ..Default::default()
+            }),
+            slot: slot as u16,
+            slot_kind,
+            planned_end: None,
+        });
+        if speculative {
+            self.metrics.speculative_launched += 1;
+            self.metrics.speculative_running += 1;
+        }
+        match kind {
+            Kind::Map => {
+                let loc = locality.unwrap_or(Locality::OffDc);
+                if loc == Locality::OffDc {
+                    self.metrics.inter_dc_mb += self.jobs[j as usize].maps[task as usize].block_mb;
+                }
+                let d = self.map_duration(j, task, node, loc, attempt);
+                self.attempts[id as usize].planned_end = Some(now.saturating_add(d));
+                self.schedule(now.saturating_add(d), Ev::AttemptDone(id));
+            }
+            Kind::Reduce => {
+                if self.jobs[j as usize].maps_done == self.jobs[j as usize].n_maps() {
+                    self.schedule_shuffle_done(id);
+                }
+            }
+        }
+        id
+    }
+
+    /// Fills the node's remaining free slots with speculative copies, if the
+    /// scenario turns speculation on (see `speculation`).
+    pub(super) fn speculate(&mut self, node: NodeId, out: &mut Vec<AttemptId>) {
+        let mode = self.tasks.speculation;
+        if mode == Speculation::Off {
+            return;
+        }
+        for kind in [Kind::Map, Kind::Reduce] {
+            loop {
+                let n = &self.cluster.nodes[node as usize];
+                let free = match kind {
+                    Kind::Map => n.free_maps(self.cluster.model),
+                    Kind::Reduce => n.free_reduces(self.cluster.model),
+                };
+                if free == 0 {
+                    break;
+                }
+                let Some((j, t)) = super::speculation::pick(self, mode, kind, node) else {
+                    break;
+                };
+                let rule = match mode {
+                    Speculation::Late => "speculate/late",
+                    _ => "speculate/hadoop",
+                };
+                let a = self.launch(j, kind, kind, t, node, rule, true);
+                self.notables.push((self.now, Notable::Speculated(a)));
+                out.push(a);
+            }
+        }
+    }
+
+    pub(super) fn request_oob(&mut self, node: NodeId) {
+        if !self.out_of_band {
+            return;
+        }
+        let n = &mut self.cluster.nodes[node as usize];
+        if n.alive && !n.oob_pending {
+            n.oob_pending = true;
+            self.schedule(
+                self.now,
+                Ev::Heartbeat {
+                    node,
+                    periodic: false,
+                },
+            );
+        }
+    }
+
+    pub(super) fn end_attempt(&mut self, a: AttemptId, outcome: Outcome) {
+        self.metrics.advance(self.now);
+        let (j, node, kind, task) = {
+            let at = &mut self.attempts[a as usize];
+            at.end = Some(self.now);
+            at.outcome = outcome;
+            (at.job, at.node, at.kind, at.task)
+        };
+        if self.attempts[a as usize].speculative {
+            self.metrics.speculative_running -= 1;
+        }
+        let job = &mut self.jobs[j as usize];
+        match kind {
+            Kind::Map => job.maps[task as usize].live.retain(|&x| x != a),
+            Kind::Reduce => job.reduces[task as usize].live.retain(|&x| x != a),
+        }
+        let slot = self.attempts[a as usize].slot as usize;
+        let slot_kind = self.attempts[a as usize].slot_kind;
+        let n = &mut self.cluster.nodes[node as usize];
+        n.lanes[slot] = None;
+        match slot_kind {
+            Kind::Map => n.used_map_slots -= 1,
+            Kind::Reduce => n.used_reduce_slots -= 1,
+        }
+        match (kind, slot_kind) {
+            (Kind::Reduce, Kind::Map) => {
+                n.reduces_in_map_slots -= 1;
+                self.cluster.reduces_in_map_slots -= 1;
+            }
+            (Kind::Map, Kind::Reduce) => {
+                n.maps_in_reduce_slots -= 1;
+                self.cluster.maps_in_reduce_slots -= 1;
+            }
+            _ => {}
+        }
+        let pool = self.jobs[j as usize].pool as usize;
+        let before = self.cluster.nodes[node as usize].running();
+        self.metrics.task_delta(pool, before, -1);
+        match kind {
+            Kind::Map => {
+                self.cluster.nodes[node as usize].running_maps -= 1;
+                self.pool_stats[pool].running_maps -= 1;
+            }
+            Kind::Reduce => {
+                self.cluster.nodes[node as usize].running_reduces -= 1;
+                self.pool_stats[pool].running_reduces -= 1;
+            }
+        }
+    }
+
+    /// The other attempts of a task that just succeeded are killed, as
+    /// Hadoop kills the losing speculative attempt.
+    pub(super) fn kill_siblings(&mut self, a: AttemptId) {
+        let (j, kind, task, spec) = {
+            let at = &self.attempts[a as usize];
+            (at.job, at.kind, at.task, at.speculative)
+        };
+        if spec {
+            self.metrics.speculative_won += 1;
+        }
+        let live = match kind {
+            Kind::Map => self.jobs[j as usize].maps[task as usize].live.clone(),
+            Kind::Reduce => self.jobs[j as usize].reduces[task as usize].live.clone(),
+        };
+        for b in live {
+            self.stop_attempt(b, Outcome::Killed);
+        }
+    }
+
+    /// Kills a running attempt to free its slot for another pool (fair
+    /// preemption); its task goes back to pending unless another attempt
+    /// of it still runs.
+    pub(super) fn preempt(&mut self, a: AttemptId) {
+        if self.attempts[a as usize].outcome != Outcome::Running {
+            return;
+        }
+        self.stop_attempt(a, Outcome::Killed);
+        let (j, kind, t) = {
+            let at = &self.attempts[a as usize];
+            (at.job, at.kind, at.task)
+        };
+        self.requeue_if_idle(j, kind, t);
+        self.notables.push((self.now, Notable::Preempted(a)));
+    }
+
+    /// A task with no attempt left running is pending again.
+    pub(super) fn requeue_if_idle(&mut self, j: JobId, kind: Kind, t: u32) {
+        let job = &mut self.jobs[j as usize];
+        match kind {
+            Kind::Map if job.maps[t as usize].live.is_empty() => {
+                job.maps[t as usize].state = TaskState::Pending;
+                job.maps_pending += 1;
+                job.requeue_map(t, &self.cluster);
+            }
+            Kind::Reduce if job.reduces[t as usize].live.is_empty() => {
+                job.reduces[t as usize].state = TaskState::Pending;
+                job.reduces_pending += 1;
+                job.requeue_reduce(t);
+            }
+            _ => {}
+        }
+    }
+
+    /// Ends a running attempt that did not succeed (killed or failed): frees
+    /// its slot, takes it off its job's running counts, and lets its node
+    /// ask for work at once when out-of-band heartbeats are on. Whether its
+    /// task goes back to pending is the caller's business.
+    pub(super) fn stop_attempt(&mut self, a: AttemptId, outcome: Outcome) {
+        self.end_attempt(a, outcome);
+        let (j, kind, node) = {
+            let at = &self.attempts[a as usize];
+            (at.job, at.kind, at.node)
+        };
+        let job = &mut self.jobs[j as usize];
+        match kind {
+            Kind::Map => job.maps_running -= 1,
+            Kind::Reduce => {
+                job.reduces_running -= 1;
+                job.running_reducers.retain(|&r| r != a);
+                if job.maps_done < job.n_maps() {
+                    self.early_reduces -= 1;
+                }
+            }
+        }
+        self.request_oob(node);
+    }
+
+    pub(super) fn map_done(&mut self, a: AttemptId) {
+        self.end_attempt(a, Outcome::Succeeded);
+        self.kill_siblings(a);
+        let at = self.attempts[a as usize].clone();
+        let j = at.job;
+        if let Some(l) = at.locality {
+            self.metrics.locality[l as usize] += 1;
+        }
+        // Reducers first copy what was there before this output appeared.
+        let reducers = self.jobs[j as usize].running_reducers.clone();
+        for &r in &reducers {
+            self.advance_shuffle(r);
+        }
+        let dc = self.cluster.nodes[at.node as usize].dc as usize;
+        let now = self.now;
+        let job = &mut self.jobs[j as usize];
+        let m = &mut job.maps[at.task as usize];
+        m.state = TaskState::Done;
+        m.finished_at = Some(now);
+        m.done_by = Some(a);
+        let out = m.block_mb * job.fp;
+        m.output_mb = out;
+        job.output_by_dc[dc] += out;
+        job.output_total += out;
+        job.maps_running -= 1;
+        job.maps_done += 1;
+        job.map_time_sum += now - at.start;
+        self.maps_finished += 1;
+        self.map_time_finished += now - at.start;
+        let all_done = job.maps_done == job.n_maps();
+        if all_done {
+            job.map_end = Some(now);
+            job.first_map_end.get_or_insert(now);
+            self.early_reduces -= job.reduces_running;
+            for &r in &reducers {
+                // Not for reducers already past their shuffle (possible
+                // when maps re-ran after a node failure).
+                let done = self.attempts[r as usize]
+                    .shuffle
+                    .as_ref()
+                    .and_then(|s| s.done_at);
+                if done.is_none_or(|d| d > now) {
+                    self.schedule_shuffle_done(r);
+                }
+            }
+            // Done when its reduces are (a map re-run after a node failure
+            // can be the last task to finish, as in Hadoop).
+            let job = &self.jobs[j as usize];
+            if job.reduces_done == job.n_reduces() {
+                self.job_done(j);
+            }
+        }
+        self.request_oob(at.node);
+    }
+
+    pub(super) fn reduce_done(&mut self, a: AttemptId) {
+        self.end_attempt(a, Outcome::Succeeded);
+        self.kill_siblings(a);
+        let (j, task, node) = {
+            let at = &self.attempts[a as usize];
+            (at.job, at.task, at.node)
+        };
+        let job = &mut self.jobs[j as usize];
+        job.reduces[task as usize].state = TaskState::Done;
+        job.reduces_running -= 1;
+        job.reduces_done += 1;
+        job.running_reducers.retain(|&r| r != a);
+        // A reducer already reducing can finish while maps lost to a node
+        // failure re-run: it was counted as early again then.
+        if job.maps_done < job.n_maps() {
+            self.early_reduces -= 1;
+        }
+        if job.reduces_done == job.n_reduces() && job.maps_done == job.n_maps() {
+            self.job_done(j);
+        }
+        self.request_oob(node);
+    }
+
+    pub(super) fn job_done(&mut self, j: JobId) {
+        self.metrics.advance(self.now);
+        // Whatever of the job still runs is killed, as the JobTracker kills
+        // a finished job's leftover attempts (maps re-run after a node
+        // failure that a speculative reduce's win made unnecessary).
+        let leftovers: Vec<AttemptId> = {
+            let job = &self.jobs[j as usize];
+            let maps = job.maps.iter().flat_map(|m| m.live.iter().copied());
+            maps.chain(job.reduces.iter().flat_map(|r| r.live.iter().copied()))
+                .collect()
+        };
+        for a in leftovers {
+            self.stop_attempt(a, Outcome::Killed);
+        }
+        let pool = self.jobs[j as usize].pool as usize;
+        self.jobs[j as usize].finished_at = Some(self.now);
+        self.notables.push((self.now, Notable::Finished(j)));
+        self.unfinished -= 1;
+        self.active.retain(|&x| x != j);
+        self.pool_stats[pool].runnable_jobs -= 1;
+        self.metrics.pool_active[pool] -= 1;
+        // A job waiting on its pool's running-job limit may start now.
+        if let Some(pos) = self
+            .waiting
+            .iter()
+            .position(|&w| self.jobs[w as usize].pool as usize == pool)
+        {
+            let w = self.waiting.remove(pos);
+            self.make_runnable(w);
+        }
+    }
+
+    pub(super) fn make_runnable(&mut self, j: JobId) {
+        let pool = self.jobs[j as usize].pool as usize;
+        self.jobs[j as usize].runnable = true;
+        self.pool_stats[pool].runnable_jobs += 1;
+        self.metrics.pool_active[pool] += 1;
+        let key = |w: &World, x: JobId| (w.jobs[x as usize].submit, x);
+        let k = key(self, j);
+        let pos = self.active.partition_point(|&x| key(self, x) < k);
+        self.active.insert(pos, j);
+    }
+
+    pub(super) fn arrive(&mut self, j: JobId) {
+        self.metrics.advance(self.now);
+        if self.metrics.start.is_none() {
+            self.metrics.start = Some(self.now);
+        }
+        self.jobs[j as usize].arrived = true;
+        self.notables.push((self.now, Notable::Submitted(j)));
+        let pool = self.jobs[j as usize].pool as usize;
+        let limit = self.pools[pool].max_running_jobs.unwrap_or(u32::MAX);
+        if self.pool_stats[pool].runnable_jobs >= limit {
+            self.waiting.push(j);
+        } else {
+            self.make_runnable(j);
+        }
+    }
+
+    /// Creates a job (placing its blocks) and schedules its arrival.
+    pub(super) fn add_job(&mut self, spec: &JobSpec) -> Result<JobId, SimError> {
+        let pool = self
+            .pools
+            .iter()
+            .position(|p| p.name == spec.pool)
+            .ok_or_else(|| SimError::UnknownPool(spec.pool.clone()))? as u32;
+        if self.jobs.iter().any(|j| j.name == spec.name) {
+            return Err(SimError::DuplicateJob(spec.name.clone()));
+        }
+        if spec.maps == 0 {
+            return Err(SimError::NoMaps);
+        }
+        let n_nodes = self.cluster.nodes.len() as u32;
+        let maps = spec.maps as usize;
+        let full = (spec.input_mb / self.block_mb).ceil() as usize == maps;
+        let mut tasks = Vec::with_capacity(maps);
+        for i in 0..maps {
+            let block_mb = if full {
+                (spec.input_mb - self.block_mb * i as f64)
+                    .min(self.block_mb)
+                    .max(0.0)
+            } else {
+                spec.input_mb / maps as f64
+            };
+            let replicas = match &spec.blocks {
+                Some(b) => {
+                    let r = b.get(i).cloned().unwrap_or_default();
+                    if r.iter().any(|&n| n >= n_nodes) {
+                        return Err(SimError::BlockOutside {
+                            block: i,
+                            nodes: n_nodes,
+                        });
+                    }
+                    r
+                }
+                None => hdfs::place(&self.cluster, self.replication, &mut self.placement),
+            };
+            tasks.push(MapTask {
+                block_mb,
+                replicas,
+                state: TaskState::Pending,
+                attempts: 0,
+                output_mb: 0.0,
+                finished_at: None,
+                live: Vec::new(),
+                done_by: None,
+                ran_on: Vec::new(),
+            });
+        }
+        let id = self.jobs.len() as JobId;
+        let job = Job::new(id, spec, pool, tasks, &self.cluster);
+        self.jobs.push(job);
+        self.unfinished += 1;
+        Ok(id)
+    }
+}

@@ -1,0 +1,311 @@
+//! The interface policies plug into, owned by the engine: the [`Policy`]
+//! trait, what a policy reports about itself ([`Inspection`], typed pool
+//! shares, release-rate windows), the [`PolicyFactory`] the engine asks for
+//! a policy when a run switches, and the [`Observer`]s a caller may attach.
+//!
+//! The engine names no policy: whoever builds a [`super::Sim`] hands it a
+//! factory (the registry in `sched`) and any observers (OMO's passive
+//! release-rate monitor). Values here are plain data; turning them into
+//! JSON is the report layer's business.
+
+use super::heartbeat::Heartbeat;
+use super::job::AttemptId;
+use super::world::World;
+use crate::model::{JobId, Ms, NodeId, PolicySpec, SlotModel};
+use std::collections::BTreeMap;
+
+/// One value a policy shows in `--inspect` and the TUI's inspector.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// Not defined yet (e.g. T_m before a job's first map has finished).
+    Null,
+    Bool(bool),
+    Int(i64),
+    /// A finite number ([`num`] turns NaN and infinities into `Null`).
+    Num(f64),
+    Text(String),
+    /// A list, as JoSS's queue lengths.
+    List(Vec<Value>),
+    /// Named values, as JoSS's maps per datacenter.
+    Map(Values),
+}
+
+impl Value {
+    /// The value as a number, if it is one.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Int(i) => Some(*i as f64),
+            Value::Num(x) => Some(*x),
+            _ => None,
+        }
+    }
+}
+
+/// A number, or `Null` when it is not finite.
+pub fn num(x: f64) -> Value {
+    if x.is_finite() {
+        Value::Num(x)
+    } else {
+        Value::Null
+    }
+}
+
+/// A number if there is one.
+pub fn opt(x: Option<f64>) -> Value {
+    x.map_or(Value::Null, num)
+}
+
+macro_rules! int_value {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Value {
+            fn from(x: $t) -> Value {
+                Value::Int(x as i64)
+            }
+        }
+    )*};
+}
+int_value!(u8, u16, u32, u64, usize, i32, i64);
+
+impl From<bool> for Value {
+    fn from(x: bool) -> Value {
+        Value::Bool(x)
+    }
+}
+
+impl From<&str> for Value {
+    fn from(x: &str) -> Value {
+        Value::Text(x.to_string())
+    }
+}
+
+impl From<String> for Value {
+    fn from(x: String) -> Value {
+        Value::Text(x)
+    }
+}
+
+impl<T: Into<Value>> From<Vec<T>> for Value {
+    fn from(x: Vec<T>) -> Value {
+        Value::List(x.into_iter().map(Into::into).collect())
+    }
+}
+
+impl<T: Into<Value>> From<Option<T>> for Value {
+    fn from(x: Option<T>) -> Value {
+        x.map_or(Value::Null, Into::into)
+    }
+}
+
+impl From<Values> for Value {
+    fn from(x: Values) -> Value {
+        Value::Map(x)
+    }
+}
+
+/// Named values in the order a policy inserted them (the order `--inspect`
+/// prints them in); inserting a name again replaces its value in place.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Values(Vec<(String, Value)>);
+
+impl Values {
+    pub fn new() -> Values {
+        Values::default()
+    }
+
+    pub fn insert(&mut self, key: impl Into<String>, value: impl Into<Value>) {
+        let key = key.into();
+        let value = value.into();
+        match self.0.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => slot.1 = value,
+            None => self.0.push((key, value)),
+        }
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|(k, _)| k.as_str())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
+/// What a policy computed, for `--inspect` and the TUI inspector.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Inspection {
+    pub cluster: Values,
+    pub pools: BTreeMap<String, Values>,
+    pub jobs: BTreeMap<String, Values>,
+}
+
+/// What the share of a pool in [`PoolShares`] counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShareBasis {
+    /// Fair shares of map slots and of reduce slots.
+    FairShare,
+    /// Fair shares of typeless containers (fresh, OMO's fair base).
+    Containers,
+    /// Queue capacities in slots (capacity).
+    Capacity,
+    /// Slots allocated by pending tasks (the adaptive fair scheduler).
+    Allocation,
+}
+
+/// One pool as the policy divides the cluster.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PoolShare {
+    pub name: String,
+    pub weight: f64,
+    /// Runnable jobs in the pool.
+    pub jobs: usize,
+    pub running_maps: u32,
+    pub running_reduces: u32,
+    /// The pool's share of map and reduce slots ([`ShareBasis::FairShare`],
+    /// `Capacity`, `Allocation`) or of containers (`share_map` only, for
+    /// [`ShareBasis::Containers`]).
+    pub share_map: f64,
+    pub share_reduce: f64,
+    /// Capacity: the queue's percent of the cluster.
+    pub capacity_pct: Option<f64>,
+}
+
+/// How a policy divides the cluster among pools, for the TUI's Pools view.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PoolShares {
+    pub basis: ShareBasis,
+    /// The policy's own pools (a policy may regroup jobs, as the adaptive
+    /// fair scheduler's shared pool does), in the order to show them.
+    pub pools: Vec<PoolShare>,
+}
+
+/// One closed window of OMO's release-rate monitor (the paper's Fig. 7):
+/// how many containers were released, and what had been forecast.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ReleaseWindow {
+    /// Window start, seconds.
+    pub start_s: f64,
+    /// R_t.
+    pub releases: u32,
+    /// f_t = R_t / T_w, containers per second.
+    pub observed: f64,
+    /// F_e forecast for this window when the previous one closed
+    /// (null for the first window, or while A_o was 0).
+    pub estimated: Option<f64>,
+    /// a_t, time-averaged available containers.
+    pub available: f64,
+    /// F_o and A_o after this window.
+    #[serde(rename = "F_o")]
+    pub f_o: f64,
+    #[serde(rename = "A_o")]
+    pub a_o: f64,
+}
+
+/// 100 × Σ|estimated − observed| / Σ observed over the windows that have a
+/// forecast: the mean absolute error as a percentage of the mean observed
+/// release rate (per-window percentages are undefined for windows with no
+/// release, which idle and start-up windows have). None when no window has
+/// a forecast or nothing was released.
+pub fn mean_abs_error_pct(windows: &[ReleaseWindow]) -> Option<f64> {
+    let (mut err, mut obs, mut n) = (0.0, 0.0, 0usize);
+    for w in windows {
+        if let Some(e) = w.estimated {
+            err += (e - w.observed).abs();
+            obs += w.observed;
+            n += 1;
+        }
+    }
+    (n > 0 && obs > 0.0).then(|| 100.0 * err / obs)
+}
+
+/// A scheduling policy: it sees the world read-only and the heartbeating
+/// node, and decides which tasks launch there; each decision carries a
+/// short `rule` that names why (it lands in the trace).
+///
+/// Decisions are applied as they are made ([`Heartbeat::launch_map`]) so
+/// that a policy assigning several tasks in one heartbeat sees its own
+/// earlier choices, as Hadoop's `obtainNewMapTask` marks a task running
+/// the moment it hands it out.
+pub trait Policy: Send {
+    /// The spec as the user wrote it, e.g. `fair[slowstart=1]`.
+    fn label(&self) -> &str;
+
+    /// Reduce slowstart fraction this policy schedules with.
+    fn slowstart(&self) -> f64;
+
+    /// Switched in mid-run: rebuild any state from the jobs already there.
+    fn adopt(&mut self, _w: &World) {}
+
+    fn job_arrived(&mut self, _w: &World, _job: JobId) {}
+
+    fn task_finished(&mut self, _w: &World, _attempt: AttemptId) {}
+
+    fn job_finished(&mut self, _w: &World, _job: JobId) {}
+
+    /// Assign tasks to `hb.node`'s free slots.
+    fn heartbeat(&mut self, hb: &mut Heartbeat<'_>);
+
+    /// Called on every heartbeat of a live node, full or not, before
+    /// `heartbeat`: for work that must go on while the cluster is full
+    /// (fair's preemption). Must stay O(1) on most calls.
+    fn maintain(&mut self, _hb: &mut Heartbeat<'_>) {}
+
+    /// The values the policy decides with, as they stand before this
+    /// heartbeat's assignments. Must not change decision state.
+    fn inspect(&self, w: &World, node: NodeId) -> Inspection;
+
+    /// How the policy divides the cluster among pools, if it does (the
+    /// TUI's Pools view); None for policies without pool shares.
+    fn pool_shares(&self, _w: &World) -> Option<PoolShares> {
+        None
+    }
+
+    /// The closed windows of a release-rate monitor the policy decides
+    /// with (OMO's), for the summary and the TUI's chart.
+    fn release_windows(&self) -> Option<&[ReleaseWindow]> {
+        None
+    }
+}
+
+/// What a policy may need to know about the cluster when it is built.
+#[derive(Clone, Copy, Debug)]
+pub struct BuildCtx {
+    pub heartbeat: Option<Ms>,
+    pub model: SlotModel,
+}
+
+/// A policy could not be built from its spec (unknown name, bad setting).
+pub type BuildError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Builds policies by spec: the engine asks for one at the start of a run
+/// and at every policy switch, scripted or interactive.
+pub trait PolicyFactory: Send {
+    fn build(&self, spec: &PolicySpec, ctx: &BuildCtx) -> Result<Box<dyn Policy>, BuildError>;
+}
+
+/// Watches a run: told after every event and every command, with the world
+/// as it then stands. Attached by whoever builds the run.
+pub trait Observer: Send {
+    fn observe(&mut self, w: &World);
+
+    /// Release-rate windows, for an observer that keeps them (OMO's
+    /// passive monitor).
+    fn release_windows(&self) -> Option<&[ReleaseWindow]> {
+        None
+    }
+}

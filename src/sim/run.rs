@@ -1,0 +1,461 @@
+//! A run: the world, the policy driving it, the scenario's script, and the
+//! command API through which scripted events and the TUI change it.
+
+use super::calendar::Ev;
+use super::heartbeat::Heartbeat;
+use super::job::{Kind, Outcome};
+use super::policy::{
+    BuildCtx, BuildError, Inspection, Observer, Policy, PolicyFactory, ReleaseWindow,
+};
+use super::world::{Notable, PolicySwitch, World};
+use crate::model::{Action, EventSpec, JobSpec, Ms, NodeId, PolicySpec, Scenario};
+
+/// Everything that can change a run from outside: scripted `[[events]]`
+/// and the TUI both go through [`Sim::command`].
+#[derive(Clone, Debug)]
+pub enum Command {
+    /// Submit a job now (its `submit` is ignored; the current time is used);
+    /// it joins the queue immediately.
+    Submit(Box<JobSpec>),
+    SwitchPolicy(PolicySpec),
+    Heartbeat(NodeId),
+    /// The node dies: its running attempts fail and are re-queued, and map
+    /// outputs it held for reducers still copying are lost (re-run).
+    FailNode(NodeId),
+    /// The node comes back, empty; its heartbeats resume.
+    RecoverNode(NodeId),
+}
+
+/// One `--inspect` line.
+#[derive(Clone, Debug)]
+pub struct InspectRecord {
+    pub t: Ms,
+    pub node: NodeId,
+    pub policy: String,
+    pub inspection: Inspection,
+    pub assigned: Vec<String>,
+    /// The `rule` of each assignment, in the same order.
+    pub rules: Vec<&'static str>,
+}
+
+type InspectSink = Box<dyn FnMut(&InspectRecord) + Send>;
+
+/// What can go wrong building a run or applying a command.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error("node {0} does not exist")]
+    NoSuchNode(NodeId),
+    #[error("unknown pool \"{0}\"")]
+    UnknownPool(String),
+    #[error("a job named \"{0}\" already exists")]
+    DuplicateJob(String),
+    #[error("a job needs at least one map")]
+    NoMaps,
+    #[error("block {block} names a node outside 0..{nodes}")]
+    BlockOutside { block: usize, nodes: u32 },
+    #[error("job {job}: {source}")]
+    Job {
+        job: String,
+        #[source]
+        source: Box<SimError>,
+    },
+    /// The policy factory refused a spec.
+    #[error("{0}")]
+    Policy(BuildError),
+}
+
+/// A run: the world, the policy driving it, and the scenario's script.
+pub struct Sim {
+    pub w: World,
+    policy: Box<dyn Policy>,
+    factory: Box<dyn PolicyFactory>,
+    observers: Vec<Box<dyn Observer>>,
+    events: Vec<EventSpec>,
+    pub scenario_name: String,
+    inspect: Option<InspectSink>,
+    /// See [`Sim::set_inspect_from`].
+    inspect_from: Ms,
+    /// Scripted `heartbeat` events not yet processed.
+    scripted_heartbeats: usize,
+}
+
+/// What [`Sim::step_heartbeat`] did: the time it reached, and whether it
+/// stopped after a heartbeat (else after the one event it processed
+/// because no heartbeat was pending).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stepped {
+    pub t: Ms,
+    pub heartbeat: bool,
+}
+
+impl Sim {
+    /// Builds a run of `sc` whose policies come from `factory` (the
+    /// scenario's policy now, others at each switch). The scenario has
+    /// been validated by the loader; errors here are only for scenarios
+    /// built by hand (tests, the TUI).
+    pub fn new(sc: &Scenario, factory: Box<dyn PolicyFactory>) -> Result<Sim, SimError> {
+        let ctx = BuildCtx {
+            heartbeat: sc.cluster.heartbeat,
+            model: sc.cluster.slot_model,
+        };
+        let policy = factory.build(&sc.policy, &ctx).map_err(SimError::Policy)?;
+        let mut w = World::new(sc, policy.slowstart(), policy.label());
+        for spec in &sc.jobs {
+            let id = w.add_job(spec).map_err(|e| SimError::Job {
+                job: spec.name.clone(),
+                source: Box::new(e),
+            })?;
+            w.schedule(spec.submit, Ev::JobArrival(id));
+        }
+        for (i, e) in sc.events.iter().enumerate() {
+            if matches!(e.action, Action::Submit(_)) {
+                w.pending_submits += 1;
+            }
+            w.schedule(e.at, Ev::Scripted(i as u32));
+        }
+        if let Some(hb) = sc.cluster.heartbeat {
+            let n = w.cluster.nodes.len() as u64;
+            for i in 0..n {
+                w.schedule(
+                    ((hb as u128 * i as u128) / n as u128) as Ms,
+                    Ev::Heartbeat {
+                        node: i as NodeId,
+                        periodic: true,
+                    },
+                );
+            }
+        }
+        Ok(Sim {
+            w,
+            policy,
+            factory,
+            observers: Vec::new(),
+            events: sc.events.clone(),
+            scenario_name: sc.name.clone(),
+            inspect: None,
+            inspect_from: 0,
+            scripted_heartbeats: sc
+                .events
+                .iter()
+                .filter(|e| matches!(e.action, Action::Heartbeat(_)))
+                .count(),
+        })
+    }
+
+    /// Attaches an observer: it is told after every event and command from
+    /// now on (and once now).
+    pub fn attach(&mut self, mut o: Box<dyn Observer>) {
+        o.observe(&self.w);
+        self.observers.push(o);
+    }
+
+    /// Receive one record per heartbeat on which the policy was asked to
+    /// assign work (values computed before its assignments).
+    pub fn set_inspector(&mut self, sink: InspectSink) {
+        self.inspect = Some(sink);
+    }
+
+    /// Heartbeats before `t` skip the inspector (the TUI keeps only the
+    /// last few hundred records, so at high speed it asks for those only:
+    /// building an inspection is O(jobs) per heartbeat).
+    pub fn set_inspect_from(&mut self, t: Ms) {
+        self.inspect_from = t;
+    }
+
+    pub fn policy(&self) -> &dyn Policy {
+        self.policy.as_ref()
+    }
+
+    pub fn policy_label(&self) -> &str {
+        self.policy.label()
+    }
+
+    /// Every known job has finished and no scripted submission is left.
+    pub fn is_finished(&self) -> bool {
+        self.w.unfinished == 0 && self.w.pending_submits == 0
+    }
+
+    /// Nothing runs, nothing is due but heartbeats, and two heartbeat
+    /// rounds have launched nothing: unfinished jobs can never run (say a
+    /// pool capped at zero slots). Periodic heartbeats would go on forever.
+    fn is_stalled(&self) -> bool {
+        let w = &self.w;
+        let Some(hb) = w.heartbeat_interval else {
+            return false;
+        };
+        w.pending_other == 0
+            && w.metrics.running == 0
+            && w.now.saturating_sub(w.last_progress) > 2 * hb.max(1)
+    }
+
+    pub fn next_event_time(&self) -> Option<Ms> {
+        self.w.cal.peek_time()
+    }
+
+    /// Processes every event up to and including `limit` (all if `None`),
+    /// stopping early once the run is finished. Returns whether events remain.
+    pub fn run_until(&mut self, limit: Option<Ms>) -> bool {
+        while !self.is_finished() {
+            if self.is_stalled() {
+                self.w.stalled = true;
+                return false;
+            }
+            match self.w.cal.peek_time() {
+                None => return false,
+                Some(t) if limit.is_some_and(|l| t > l) => {
+                    if let Some(l) = limit {
+                        self.w.now = self.w.now.max(l);
+                    }
+                    return true;
+                }
+                Some(_) => {
+                    self.step();
+                }
+            }
+        }
+        false
+    }
+
+    /// Processes events up to and including the next heartbeat of any kind
+    /// (the TUI's `.` key): a periodic or out-of-band heartbeat, or a
+    /// scripted `heartbeat` event. When no heartbeat is pending at all
+    /// (manual heartbeats once the script's are done) it processes only the
+    /// next event, so one call never skips more than one step of the run.
+    /// `None` when the run has finished or can never go on.
+    pub fn step_heartbeat(&mut self) -> Option<Stepped> {
+        if self.is_finished() || self.is_stalled() {
+            return None;
+        }
+        let any_heartbeat = self.heartbeat_pending();
+        loop {
+            let heartbeat = match self.w.cal.peek()? {
+                Ev::Heartbeat { .. } => true,
+                Ev::Scripted(i) => matches!(self.events[i as usize].action, Action::Heartbeat(_)),
+                _ => false,
+            };
+            let t = self.step()?;
+            if heartbeat || !any_heartbeat || self.is_finished() || self.is_stalled() {
+                return Some(Stepped { t, heartbeat });
+            }
+        }
+    }
+
+    /// A heartbeat of any kind is in the calendar.
+    fn heartbeat_pending(&self) -> bool {
+        self.w.cal.len() > self.w.pending_other || self.scripted_heartbeats > 0
+    }
+
+    /// Processes one event. Returns its time, or `None` if none is left.
+    pub fn step(&mut self) -> Option<Ms> {
+        let (t, ev) = self.w.cal.pop()?;
+        debug_assert!(t >= self.w.now, "time went backwards");
+        self.w.now = t;
+        if !matches!(ev, Ev::Heartbeat { .. }) {
+            self.w.pending_other -= 1;
+            self.w.last_progress = t;
+            if let Some(c) = self.w.other_times.get_mut(&t) {
+                *c -= 1;
+                if *c == 0 {
+                    self.w.other_times.remove(&t);
+                }
+            }
+        }
+        match ev {
+            Ev::AttemptDone(a) => {
+                if self.w.attempts[a as usize].outcome != Outcome::Running {
+                    return Some(t);
+                }
+                let kind = self.w.attempts[a as usize].kind;
+                let job = self.w.attempts[a as usize].job;
+                match kind {
+                    Kind::Map => self.w.map_done(a),
+                    Kind::Reduce => self.w.reduce_done(a),
+                }
+                self.policy.task_finished(&self.w, a);
+                if self.w.jobs[job as usize].is_done() {
+                    self.policy.job_finished(&self.w, job);
+                }
+            }
+            Ev::ShuffleDone(a) => self.w.shuffle_done(a),
+            Ev::JobArrival(j) => {
+                self.w.arrive(j);
+                self.policy.job_arrived(&self.w, j);
+            }
+            Ev::Scripted(i) => {
+                let e = self.events[i as usize].clone();
+                let cmd = match e.action {
+                    Action::SwitchPolicy(p) => Command::SwitchPolicy(p),
+                    Action::Heartbeat(n) => {
+                        self.scripted_heartbeats -= 1;
+                        Command::Heartbeat(n)
+                    }
+                    Action::FailNode(n) => Command::FailNode(n),
+                    Action::RecoverNode(n) => Command::RecoverNode(n),
+                    Action::Submit(j) => {
+                        self.w.pending_submits -= 1;
+                        Command::Submit(j)
+                    }
+                };
+                // Validated at load time; a failure here goes to the log,
+                // not fatal.
+                if let Err(e) = self.command(cmd) {
+                    self.w
+                        .notables
+                        .push((t, Notable::CommandFailed(e.to_string())));
+                }
+            }
+            Ev::Heartbeat { node, periodic } => {
+                if periodic {
+                    if let Some(hb) = self.w.heartbeat_interval {
+                        let next = self.w.next_heartbeat(t, hb.max(1));
+                        self.w.schedule(
+                            next,
+                            Ev::Heartbeat {
+                                node,
+                                periodic: true,
+                            },
+                        );
+                    }
+                } else {
+                    self.w.cluster.nodes[node as usize].oob_pending = false;
+                }
+                self.heartbeat(node);
+            }
+        }
+        self.observe();
+        Some(t)
+    }
+
+    /// The observers attached to this run, in the order attached.
+    pub fn observers(&self) -> &[Box<dyn Observer>] {
+        &self.observers
+    }
+
+    /// Tells every observer what the world looks like now.
+    fn observe(&mut self) {
+        for o in &mut self.observers {
+            o.observe(&self.w);
+        }
+    }
+
+    /// The release-rate windows to report: the policy's own monitor (OMO's,
+    /// which its decisions used), else the first observer that keeps one.
+    pub fn release_windows(&self) -> &[ReleaseWindow] {
+        self.policy
+            .release_windows()
+            .or_else(|| self.observers.iter().find_map(|o| o.release_windows()))
+            .unwrap_or(&[])
+    }
+
+    /// One TaskTracker heartbeat. A node with no free slot does not ask for
+    /// work (Hadoop's `askForNewTask`), so the policy is not called: O(1).
+    fn heartbeat(&mut self, node: NodeId) {
+        self.w.heartbeats += 1;
+        if !self.w.cluster.nodes[node as usize].alive || self.w.active.is_empty() {
+            return;
+        }
+        let mut hb = Heartbeat {
+            w: &mut self.w,
+            node,
+            assigned: Vec::new(),
+        };
+        self.policy.maintain(&mut hb);
+        let n = &self.w.cluster.nodes[node as usize];
+        if !n.has_free_slot(self.w.cluster.model) {
+            return;
+        }
+        let inspection = self
+            .inspect
+            .as_ref()
+            .filter(|_| self.w.now >= self.inspect_from)
+            .map(|_| self.policy.inspect(&self.w, node));
+        let mut hb = Heartbeat {
+            w: &mut self.w,
+            node,
+            assigned: Vec::new(),
+        };
+        self.policy.heartbeat(&mut hb);
+        let mut assigned = hb.assigned;
+        self.w.speculate(node, &mut assigned);
+        if let (Some(sink), Some(inspection)) = (self.inspect.as_mut(), inspection) {
+            let rec = InspectRecord {
+                t: self.w.now,
+                node,
+                policy: self.w.labels[self.w.cur_label as usize].clone(),
+                inspection,
+                rules: assigned
+                    .iter()
+                    .map(|&a| self.w.attempts[a as usize].rule)
+                    .collect(),
+                assigned: assigned
+                    .iter()
+                    .map(|&a| {
+                        let at = &self.w.attempts[a as usize];
+                        let p = if at.kind == Kind::Map { 'm' } else { 'r' };
+                        format!("{}/{}{}", self.w.jobs[at.job as usize].name, p, at.task)
+                    })
+                    .collect(),
+            };
+            sink(&rec);
+        }
+    }
+
+    /// The command API: scripted events and the TUI change a run only here.
+    pub fn command(&mut self, cmd: Command) -> Result<(), SimError> {
+        let r = self.apply(cmd);
+        self.observe();
+        r
+    }
+
+    fn apply(&mut self, cmd: Command) -> Result<(), SimError> {
+        match cmd {
+            Command::Heartbeat(n) => {
+                if n as usize >= self.w.cluster.nodes.len() {
+                    return Err(SimError::NoSuchNode(n));
+                }
+                self.heartbeat(n);
+            }
+            Command::FailNode(n) | Command::RecoverNode(n)
+                if n as usize >= self.w.cluster.nodes.len() =>
+            {
+                return Err(SimError::NoSuchNode(n));
+            }
+            Command::FailNode(n) => self.w.fail_node(n),
+            Command::RecoverNode(n) => self.w.recover_node(n),
+            Command::Submit(mut spec) => {
+                spec.submit = self.w.now;
+                let id = self.w.add_job(&spec)?;
+                // Arrives at once: the submitter sees it in the queue now.
+                self.w.arrive(id);
+                self.policy.job_arrived(&self.w, id);
+            }
+            Command::SwitchPolicy(spec) => {
+                let ctx = BuildCtx {
+                    heartbeat: self.w.heartbeat_interval,
+                    model: self.w.cluster.model,
+                };
+                let mut p = self.factory.build(&spec, &ctx).map_err(SimError::Policy)?;
+                p.adopt(&self.w);
+                let from = self.policy.label().to_string();
+                let to = p.label().to_string();
+                self.w.switches.push(PolicySwitch {
+                    at_s: self.w.t_s(),
+                    from: from.clone(),
+                    to: to.clone(),
+                });
+                self.w.notables.push((
+                    self.w.now,
+                    Notable::Switched {
+                        from,
+                        to: to.clone(),
+                    },
+                ));
+                self.w.labels.push(to);
+                self.w.cur_label = (self.w.labels.len() - 1) as u16;
+                self.w.slowstart = p.slowstart();
+                self.policy = p;
+            }
+        }
+        Ok(())
+    }
+}

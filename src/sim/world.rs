@@ -1,0 +1,326 @@
+//! The simulated cluster and its jobs: everything a run has but its policy
+//! and its script. Queries policies read live here; what changes the world
+//! lives in `lifecycle`, `shuffle` and `failure`.
+
+use super::calendar::{Calendar, Ev};
+use super::cluster::{Cluster, Node};
+use super::job::{Attempt, AttemptId, Job, Kind, Locality};
+use super::metrics::Metrics;
+use super::rng;
+use crate::model::{JobId, Ms, NetworkSpec, NodeId, PoolSpec, Scenario, SlotModel, TaskSpec};
+use rand_chacha::ChaCha8Rng;
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct PolicySwitch {
+    pub at_s: f64,
+    pub from: String,
+    pub to: String,
+}
+
+/// Running tasks and runnable jobs per pool.
+#[derive(Clone, Debug, Default)]
+pub struct PoolStats {
+    pub running_maps: u32,
+    pub running_reduces: u32,
+    pub runnable_jobs: u32,
+}
+
+/// Something a person watching the run would want in a log.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Notable {
+    Submitted(JobId),
+    Finished(JobId),
+    Switched {
+        from: String,
+        to: String,
+    },
+    /// A speculative copy of a running task started (attempt id).
+    Speculated(AttemptId),
+    /// A node failed: attempts failed and maps to re-run.
+    NodeFailed {
+        node: NodeId,
+        attempts: u32,
+        rerun: u32,
+    },
+    NodeRecovered(NodeId),
+    /// Fair preemption killed this attempt to give its slot to a starved pool.
+    Preempted(AttemptId),
+    /// A scripted event could not be applied.
+    CommandFailed(String),
+}
+
+/// The simulated cluster and its jobs: everything but the policy.
+pub struct World {
+    pub now: Ms,
+    pub seed: u64,
+    pub cluster: Cluster,
+    pub net: NetworkSpec,
+    pub tasks: TaskSpec,
+    pub block_mb: f64,
+    pub replication: u32,
+    pub heartbeat_interval: Option<Ms>,
+    pub out_of_band: bool,
+    pub jobs: Vec<Job>,
+    /// Runnable unfinished jobs, ordered by (submit, id).
+    pub active: Vec<JobId>,
+    /// Arrived jobs held back by their pool's `max_running_jobs`.
+    pub waiting: Vec<JobId>,
+    pub pools: Vec<PoolSpec>,
+    pub pool_stats: Vec<PoolStats>,
+    pub attempts: Vec<Attempt>,
+    pub slowstart: f64,
+    pub labels: Vec<String>,
+    pub cur_label: u16,
+    pub switches: Vec<PolicySwitch>,
+    pub heartbeats: u64,
+    pub metrics: Metrics,
+    pub(super) cal: Calendar,
+    pub(super) placement: ChaCha8Rng,
+    pub(super) unfinished: usize,
+    pub(super) pending_submits: usize,
+    /// Calendar entries other than heartbeats (completions, arrivals, script).
+    pub(super) pending_other: usize,
+    /// Last launch, completion or arrival: to detect a run that cannot go on.
+    pub(super) last_progress: Ms,
+    /// The run stopped because nothing could ever run again.
+    pub stalled: bool,
+    /// Running reduces of jobs whose maps are unfinished.
+    pub early_reduces: u32,
+    /// Successful map attempts so far over every job, and their summed
+    /// durations (a map whose output a failure later lost still counts:
+    /// it is an observation of how long maps run). HybSMRP's cluster mean.
+    pub maps_finished: u64,
+    pub map_time_finished: Ms,
+    /// Notable events in order, with their time (for the TUI's log).
+    pub notables: Vec<(Ms, Notable)>,
+    /// Times of pending non-heartbeat events (a multiset).
+    pub(super) other_times: std::collections::BTreeMap<Ms, u32>,
+}
+
+impl World {
+    /// An empty world for `sc`: its cluster (node speeds drawn), pools and
+    /// settings; jobs are added by the run.
+    pub(super) fn new(sc: &Scenario, slowstart: f64, policy_label: &str) -> World {
+        let mut node_rng = rng::stream(sc.seed, rng::STREAM_NODES);
+        let cluster = Cluster::build(&sc.cluster, &mut node_rng);
+        let n_nodes = cluster.nodes.len();
+        let total_slots = cluster.total_slots() as f64;
+        World {
+            now: 0,
+            seed: sc.seed,
+            cluster,
+            net: sc.network.clone(),
+            tasks: sc.tasks.clone(),
+            block_mb: sc.hdfs.block_mb,
+            replication: sc.hdfs.replication,
+            heartbeat_interval: sc.cluster.heartbeat,
+            out_of_band: sc.cluster.out_of_band_heartbeat,
+            jobs: Vec::new(),
+            active: Vec::new(),
+            waiting: Vec::new(),
+            pools: sc.pools.clone(),
+            pool_stats: vec![PoolStats::default(); sc.pools.len()],
+            attempts: Vec::new(),
+            slowstart,
+            labels: vec![policy_label.to_string()],
+            cur_label: 0,
+            switches: Vec::new(),
+            heartbeats: 0,
+            metrics: Metrics::new(n_nodes, sc.pools.len(), total_slots),
+            cal: Calendar::default(),
+            placement: rng::stream(sc.seed, rng::STREAM_PLACEMENT),
+            unfinished: 0,
+            pending_submits: 0,
+            pending_other: 0,
+            last_progress: 0,
+            stalled: false,
+            early_reduces: 0,
+            maps_finished: 0,
+            map_time_finished: 0,
+            notables: Vec::new(),
+            other_times: std::collections::BTreeMap::new(),
+        }
+    }
+
+    pub fn job(&self, j: JobId) -> &Job {
+        &self.jobs[j as usize]
+    }
+
+    pub fn node(&self, n: NodeId) -> &Node {
+        &self.cluster.nodes[n as usize]
+    }
+
+    pub fn model(&self) -> SlotModel {
+        self.cluster.model
+    }
+
+    pub fn pool_name(&self, j: JobId) -> &str {
+        &self.pools[self.jobs[j as usize].pool as usize].name
+    }
+
+    pub fn reduces_schedulable(&self, j: JobId) -> bool {
+        self.jobs[j as usize].reduces_schedulable(self.slowstart)
+    }
+
+    /// Fair-scheduler demand of a runnable job (`JobSchedulable.updateDemand`):
+    /// its tasks not running plus its running attempts, so a speculative
+    /// copy counts; reduces only once slowstart allows them, else the
+    /// running ones.
+    pub fn map_demand(&self, j: JobId) -> u32 {
+        let job = self.job(j);
+        if job.runnable {
+            job.maps_pending + job.maps_running
+        } else {
+            0
+        }
+    }
+
+    /// Reduces already running count even when slowstart would not allow
+    /// them now (a node failure re-opened the maps, or a policy with a
+    /// higher slowstart was switched in): Hadoop would report 0, and on
+    /// unified containers that lets the running reduces hide the job's
+    /// remaining maps from the `running < runnable` check for good.
+    pub fn reduce_demand(&self, j: JobId) -> u32 {
+        let job = self.job(j);
+        if !job.runnable {
+            0
+        } else if job.reduces_schedulable(self.slowstart) {
+            job.reduces_pending + job.reduces_running
+        } else {
+            job.reduces_running
+        }
+    }
+
+    /// May a reduce of job `j` start now? Always on typed slots. On unified
+    /// containers, reduces of jobs whose maps are unfinished may hold at
+    /// most half the containers (YARN's `reduce.rampup.limit`, 0.5): a
+    /// reduce waits on its job's maps, so without a bound reduces can take
+    /// every container and no map can ever run again.
+    pub fn reduce_allowed(&self, j: JobId) -> bool {
+        if self.cluster.model == SlotModel::Typed {
+            return true;
+        }
+        let job = self.job(j);
+        job.maps_done == job.n_maps() || self.early_reduces < self.cluster.total_slots() / 2
+    }
+
+    pub fn t_s(&self) -> f64 {
+        self.now as f64 / 1000.0
+    }
+
+    pub fn unfinished_jobs(&self) -> usize {
+        self.unfinished
+    }
+
+    pub fn finished_jobs(&self) -> usize {
+        self.jobs.iter().filter(|j| j.is_done()).count()
+    }
+
+    /// OMO's *available* containers (ALGORITHMS §4): those running maps,
+    /// plus those running reduces of jobs whose maps are all done. A reduce
+    /// of a job with unfinished maps frees its container at an unknown
+    /// time, so it is left out.
+    pub fn available_containers(&self) -> u32 {
+        (self.metrics.running.max(0) as u32).saturating_sub(self.early_reduces)
+    }
+
+    /// Attempts that have ended so far (launched minus running). Each one
+    /// released a container, including the losing copies a speculative win
+    /// kills and the attempts a failed node loses, which reach no policy
+    /// hook of their own.
+    pub fn ended_attempts(&self) -> u64 {
+        (self.attempts.len() as u64).saturating_sub(self.metrics.running.max(0) as u64)
+    }
+
+    pub fn submitted_jobs(&self) -> usize {
+        self.jobs.iter().filter(|j| j.arrived).count()
+    }
+
+    pub(super) fn straggle(&self, job: JobId, kind: Kind, task: u32, attempt: u32) -> f64 {
+        let p = self.tasks.straggler_prob;
+        if p <= 0.0 {
+            return 1.0;
+        }
+        let key = (task as u64) << 1 | u64::from(kind == Kind::Reduce);
+        if rng::unit(self.seed, job as u64, key, attempt as u64) < p {
+            let (lo, hi) = self.tasks.straggler_slowdown;
+            lo + (hi - lo) * rng::unit(self.seed, job as u64, key, attempt as u64 | 1 << 40)
+        } else {
+            1.0
+        }
+    }
+
+    pub(super) fn read_mbps(&self, loc: Locality) -> f64 {
+        match loc {
+            Locality::Node => self.net.disk_mbps,
+            Locality::Rack => self.net.rack_mbps,
+            Locality::OffRack => self.net.cross_rack_mbps,
+            Locality::OffDc => self.net.inter_dc_mbps,
+        }
+    }
+
+    /// Map attempt duration: read the block at its locality class's
+    /// bandwidth, compute (profile cost / node speed), write block × FP to
+    /// disk; or the job's fixed `map_time` / node speed. Times the attempt's
+    /// straggler factor.
+    pub(super) fn map_duration(
+        &self,
+        j: JobId,
+        t: u32,
+        node: NodeId,
+        loc: Locality,
+        attempt: u32,
+    ) -> Ms {
+        let job = self.job(j);
+        let speed = self.node(node).speed;
+        let secs = match job.map_time {
+            Some(mt) => mt as f64 / 1000.0 / speed,
+            None => {
+                let b = job.maps[t as usize].block_mb;
+                b / self.read_mbps(loc)
+                    + b * job.profile.map_s_per_mb / speed
+                    + b * job.fp / self.net.disk_mbps
+            }
+        };
+        let ms = (secs * self.straggle(j, Kind::Map, t, attempt) * 1000.0).round();
+        (ms.min(crate::units::MAX_DURATION_MS as f64) as Ms).max(1)
+    }
+
+    pub(super) fn reduce_duration(&self, a: AttemptId, copied: f64) -> Ms {
+        let at = &self.attempts[a as usize];
+        let job = self.job(at.job);
+        let speed = self.node(at.node).speed;
+        let secs = match job.reduce_time {
+            Some(rt) => rt as f64 / 1000.0 / speed,
+            None => copied * job.profile.reduce_s_per_mb / speed,
+        };
+        let ms = (secs * self.straggle(at.job, Kind::Reduce, at.task, at.attempt) * 1000.0).round();
+        (ms.min(crate::units::MAX_DURATION_MS as f64) as Ms).max(1)
+    }
+
+    /// A node's next periodic heartbeat after one at `t`. While nothing is
+    /// queued or running, heartbeats find no work, so they skip ahead (on
+    /// their phase) to the next arrival or scripted event: a far-future
+    /// submit does not cost a heartbeat every few seconds until then.
+    pub(super) fn next_heartbeat(&self, t: Ms, hb: Ms) -> Ms {
+        let next = t.saturating_add(hb);
+        let idle = self.active.is_empty() && self.waiting.is_empty() && self.metrics.running == 0;
+        match self.other_times.keys().next() {
+            Some(&other) if idle && other > next => {
+                let steps = (other - t).div_ceil(hb);
+                t.saturating_add(steps.saturating_mul(hb))
+            }
+            _ => next,
+        }
+    }
+
+    /// Every calendar insertion goes through here so the stall check can
+    /// count what is pending besides heartbeats.
+    pub(super) fn schedule(&mut self, at: Ms, ev: Ev) {
+        if !matches!(ev, Ev::Heartbeat { .. }) {
+            self.pending_other += 1;
+            *self.other_times.entry(at).or_insert(0) += 1;
+        }
+        self.cal.push(at, ev);
+    }
+}
