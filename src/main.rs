@@ -270,7 +270,7 @@ fn cmd_run(a: RunArgs) -> Result<(), Failure> {
     let until = a
         .until
         .as_deref()
-        .map(|u| parse_duration(u).map_err(|e| InputError::new("--until", e)))
+        .map(|u| parse_duration(u).map_err(|e| InputError::new("--until", e.to_string())))
         .transpose()?;
     let to_stdout = [&a.json, &a.trace, &a.inspect]
         .iter()
@@ -396,7 +396,7 @@ fn cmd_tui(
         || "quickstart (embedded)".to_string(),
         |p| p.display().to_string(),
     );
-    let app = slotsim::tui::App::new(sc).map_err(|e| InputError::new(origin, e))?;
+    let app = slotsim::tui::App::new(sc).map_err(|e| InputError::new(origin, e.to_string()))?;
     slotsim::tui::term::run(app, record).map_err(|e| Failure::Other(e.to_string()))
 }
 
@@ -419,7 +419,7 @@ fn cmd_record(a: RecordArgs) -> Result<(), Failure> {
     let until = a
         .until
         .as_deref()
-        .map(|u| parse_duration(u).map_err(|e| InputError::new("--until", e)))
+        .map(|u| parse_duration(u).map_err(|e| InputError::new("--until", e.to_string())))
         .transpose()?;
     if !(1..=60).contains(&a.fps) {
         return Err(InputError::new("--fps", format!("{} is not between 1 and 60", a.fps)).into());
@@ -433,7 +433,7 @@ fn cmd_record(a: RecordArgs) -> Result<(), Failure> {
     let keys = parse_keys(&a.keys).map_err(|e| InputError::new("--keys", e))?;
     let sc = scenario::load_file(&a.scenario, a.policy.as_deref(), a.seed)?;
     let app = slotsim::tui::App::new(sc)
-        .map_err(|e| InputError::new(a.scenario.display().to_string(), e))?;
+        .map_err(|e| InputError::new(a.scenario.display().to_string(), e.to_string()))?;
     let opts = RecordOpts {
         width: w,
         height: h,

@@ -9,9 +9,28 @@ pub const MAX_DURATION_MS: Ms = 10 * 365 * 24 * 3_600_000;
 /// The largest size accepted: 1 PB (in MB).
 pub const MAX_SIZE_MB: f64 = 1024.0 * 1024.0 * 1024.0;
 
+/// A duration or size that cannot be read, with the text as written.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UnitError {
+    #[error("invalid duration \"{0}\": expected a number with a unit, like \"500ms\", \"20s\", \"3m\" or \"1h\"")]
+    Duration(String),
+    #[error("invalid duration \"{0}\": must be a non-negative number with a unit")]
+    NegativeDuration(String),
+    #[error("duration \"{0}\" is too long; expected at most 10 years (\"87600h\")")]
+    LongDuration(String),
+    #[error(
+        "invalid size \"{0}\": expected a number with a unit, like \"128MB\", \"20GB\" or \"1TB\""
+    )]
+    Size(String),
+    #[error("invalid size \"{0}\": must be a non-negative number with a unit")]
+    NegativeSize(String),
+    #[error("size \"{0}\" is too large; expected at most 1PB (\"1048576GB\")")]
+    LargeSize(String),
+}
+
 /// Parses `"500ms"`, `"20s"`, `"3m"`, `"1h"`, `"1.5s"` into milliseconds.
 /// A bare number is rejected: a unit is part of the contract.
-pub fn parse_duration(s: &str) -> Result<Ms, String> {
+pub fn parse_duration(s: &str) -> Result<Ms, UnitError> {
     let t = s.trim();
     let (num, mult) = if let Some(n) = t.strip_suffix("ms") {
         (n, 1.0)
@@ -22,29 +41,24 @@ pub fn parse_duration(s: &str) -> Result<Ms, String> {
     } else if let Some(n) = t.strip_suffix('h') {
         (n, 3_600_000.0)
     } else {
-        return Err(format!(
-            "invalid duration \"{s}\": expected a number with a unit, like \"500ms\", \"20s\", \"3m\" or \"1h\""
-        ));
+        return Err(UnitError::Duration(s.to_string()));
     };
-    let v: f64 = num.trim().parse().map_err(|_| {
-        format!("invalid duration \"{s}\": expected a number with a unit, like \"500ms\", \"20s\", \"3m\" or \"1h\"")
-    })?;
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| UnitError::Duration(s.to_string()))?;
     if !v.is_finite() || v < 0.0 {
-        return Err(format!(
-            "invalid duration \"{s}\": must be a non-negative number with a unit"
-        ));
+        return Err(UnitError::NegativeDuration(s.to_string()));
     }
     let ms = (v * mult).round();
     if ms > MAX_DURATION_MS as f64 {
-        return Err(format!(
-            "duration \"{s}\" is too long; expected at most 10 years (\"87600h\")"
-        ));
+        return Err(UnitError::LongDuration(s.to_string()));
     }
     Ok(ms as Ms)
 }
 
 /// Parses `"128MB"`, `"20GB"`, `"1TB"`, `"512KB"` into megabytes (binary: 1 GB = 1024 MB).
-pub fn parse_size_mb(s: &str) -> Result<f64, String> {
+pub fn parse_size_mb(s: &str) -> Result<f64, UnitError> {
     let t = s.trim();
     let upper = t.to_ascii_uppercase();
     let (num, mult) = if let Some(n) = upper.strip_suffix("KB") {
@@ -56,22 +70,17 @@ pub fn parse_size_mb(s: &str) -> Result<f64, String> {
     } else if let Some(n) = upper.strip_suffix("TB") {
         (n.to_string(), 1024.0 * 1024.0)
     } else {
-        return Err(format!(
-            "invalid size \"{s}\": expected a number with a unit, like \"128MB\", \"20GB\" or \"1TB\""
-        ));
+        return Err(UnitError::Size(s.to_string()));
     };
-    let v: f64 = num.trim().parse().map_err(|_| {
-        format!("invalid size \"{s}\": expected a number with a unit, like \"128MB\", \"20GB\" or \"1TB\"")
-    })?;
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| UnitError::Size(s.to_string()))?;
     if !v.is_finite() || v < 0.0 {
-        return Err(format!(
-            "invalid size \"{s}\": must be a non-negative number with a unit"
-        ));
+        return Err(UnitError::NegativeSize(s.to_string()));
     }
     if v * mult > MAX_SIZE_MB {
-        return Err(format!(
-            "size \"{s}\" is too large; expected at most 1PB (\"1048576GB\")"
-        ));
+        return Err(UnitError::LargeSize(s.to_string()));
     }
     Ok(v * mult)
 }
@@ -141,7 +150,10 @@ mod tests {
         assert!(parse_duration("20").is_err());
         assert!(parse_duration("-1s").is_err());
         assert!(parse_duration("abc s").is_err());
-        assert!(parse_duration("1e30h").unwrap_err().contains("too long"));
+        assert!(parse_duration("1e30h")
+            .unwrap_err()
+            .to_string()
+            .contains("too long"));
         assert_eq!(parse_duration("87600h"), Ok(MAX_DURATION_MS));
     }
 
@@ -152,6 +164,9 @@ mod tests {
         assert_eq!(parse_size_mb("1tb"), Ok(1_048_576.0));
         assert!(parse_size_mb("12").is_err());
         assert!(parse_size_mb("xGB").is_err());
-        assert!(parse_size_mb("1e300TB").unwrap_err().contains("too large"));
+        assert!(parse_size_mb("1e300TB")
+            .unwrap_err()
+            .to_string()
+            .contains("too large"));
     }
 }

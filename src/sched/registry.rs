@@ -3,7 +3,7 @@
 //! policies for the engine ([`Registry`] is its [`PolicyFactory`]) and
 //! checks a scenario's `[scheduler]` table against the policies' configs.
 
-use super::settings::{with_overrides, ConfigError, Settings};
+use super::settings::{with_overrides, ConfigError, Settings, SpecError};
 use crate::model::{PolicySpec, Scenario};
 use crate::sim::policy::{BuildCtx, BuildError, Observer, Policy, PolicyFactory};
 use crate::sim::{Sim, SimError};
@@ -44,11 +44,6 @@ fn unknown(name: &str) -> String {
     )
 }
 
-/// A policy named by `spec` could not be built: why, in the user's terms.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct SpecError(pub String);
-
 /// Builds the policy `spec` names from a `[scheduler]` table, with the
 /// spec's overrides applied.
 pub fn build(
@@ -57,7 +52,7 @@ pub fn build(
     ctx: &BuildCtx,
 ) -> Result<Box<dyn Policy>, SpecError> {
     let entry = lookup(&spec.name).ok_or_else(|| SpecError(unknown(&spec.name)))?;
-    let t = with_overrides(table, spec).map_err(SpecError)?;
+    let t = with_overrides(table, spec)?;
     let label = spec.label();
     (entry.build)(&Settings::new(entry.name, &label, &t), ctx)
         .map_err(|e| SpecError(format!("policy {label}: {e}")))
@@ -65,8 +60,8 @@ pub fn build(
 
 /// Checks that `spec` names a registered policy whose settings, with the
 /// overrides applied, are valid.
-pub fn check_spec(spec: &PolicySpec, table: &toml::Table, ctx: &BuildCtx) -> Result<(), String> {
-    build(spec, table, ctx).map(|_| ()).map_err(|e| e.0)
+pub fn check_spec(spec: &PolicySpec, table: &toml::Table, ctx: &BuildCtx) -> Result<(), SpecError> {
+    build(spec, table, ctx).map(|_| ())
 }
 
 /// Checks a `[scheduler]` table: `policy` (checked by the caller, which

@@ -39,6 +39,11 @@ impl ConfigError {
     }
 }
 
+/// A policy spec that names no usable policy: why, in the user's terms.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SpecError(pub String);
+
 /// The `[scheduler]` table a policy is built from.
 #[derive(Clone, Copy, Debug)]
 pub struct Settings<'a> {
@@ -158,40 +163,40 @@ pub fn slowstart(key: &str, v: Option<f64>) -> Result<(), ConfigError> {
 }
 
 /// Parses a policy spec `NAME` or `NAME[key=value;key=value]`.
-pub fn parse_policy_spec(s: &str) -> Result<PolicySpec, String> {
+pub fn parse_policy_spec(s: &str) -> Result<PolicySpec, SpecError> {
     let s = s.trim();
     let Some(open) = s.find('[') else {
         if s.is_empty() || s.contains(']') {
-            return Err(format!(
+            return Err(SpecError(format!(
                 "invalid policy \"{s}\": expected NAME or NAME[key=value;...]"
-            ));
+            )));
         }
         return Ok(PolicySpec::plain(s));
     };
     if !s.ends_with(']') {
-        return Err(format!(
+        return Err(SpecError(format!(
             "invalid policy \"{s}\": a variant must end with ']', as in fair[slowstart=0.05]"
-        ));
+        )));
     }
     let name = s[..open].trim();
     if name.is_empty() {
-        return Err(format!(
+        return Err(SpecError(format!(
             "invalid policy \"{s}\": missing policy name before '['"
-        ));
+        )));
     }
     let inner = &s[open + 1..s.len() - 1];
     let mut overrides = Vec::new();
     for part in inner.split(';').map(str::trim).filter(|p| !p.is_empty()) {
         let Some((k, v)) = part.split_once('=') else {
-            return Err(format!(
+            return Err(SpecError(format!(
                 "invalid policy \"{s}\": \"{part}\" is not key=value"
-            ));
+            )));
         };
         let k = k.trim().to_string();
         if overrides.iter().any(|(x, _): &(String, String)| *x == k) {
-            return Err(format!(
+            return Err(SpecError(format!(
                 "invalid policy \"{s}\": key \"{k}\" is given twice"
-            ));
+            )));
         }
         overrides.push((k, v.trim().to_string()));
     }
@@ -229,7 +234,7 @@ pub fn split_policy_list(s: &str) -> Vec<String> {
 /// `[scheduler.NAME]` (which takes precedence over `[scheduler]`). Values
 /// are read as TOML (numbers, booleans) or else as strings (durations
 /// such as `4.5s`).
-pub fn with_overrides(table: &toml::Table, spec: &PolicySpec) -> Result<toml::Table, String> {
+pub fn with_overrides(table: &toml::Table, spec: &PolicySpec) -> Result<toml::Table, SpecError> {
     let mut t = table.clone();
     t.insert("policy".into(), toml::Value::String(spec.name.clone()));
     if !spec.overrides.is_empty() {
@@ -237,7 +242,10 @@ pub fn with_overrides(table: &toml::Table, spec: &PolicySpec) -> Result<toml::Ta
             .entry(spec.name.clone())
             .or_insert_with(|| toml::Value::Table(toml::Table::new()));
         let Some(sub) = sub.as_table_mut() else {
-            return Err(format!("[scheduler.{}] is not a table", spec.name));
+            return Err(SpecError(format!(
+                "[scheduler.{}] is not a table",
+                spec.name
+            )));
         };
         for (k, v) in &spec.overrides {
             sub.insert(k.clone(), parse_scalar(v));

@@ -493,7 +493,7 @@ impl JobEnv<'_> {
                         "switch_policy needs a policy; expected policy = \"NAME\" (see `slotsim policies`)",
                     ));
                 };
-                let spec = check_policy(p.get_ref(), raw_scheduler, ctx).map_err(|m| cx.at(p, m))?;
+                let spec = check_policy(p.get_ref(), raw_scheduler, ctx).map_err(|m| cx.at(p, m.0))?;
                 Ok(vec![EventSpec {
                     at,
                     action: Action::SwitchPolicy(spec),

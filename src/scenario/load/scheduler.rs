@@ -5,7 +5,7 @@ use super::{Cx, DEFAULT_POLICY, POLICY_ORIGIN, R};
 use crate::error::InputError;
 use crate::model::PolicySpec;
 use crate::sched::registry;
-use crate::sched::settings::parse_policy_spec;
+use crate::sched::settings::{parse_policy_spec, SpecError};
 use crate::sim::policy::BuildCtx;
 
 /// Validates a policy spec (`NAME` or `NAME[key=value;...]`) against the
@@ -14,7 +14,7 @@ pub(super) fn check_policy(
     spec: &str,
     raw_scheduler: &toml::Table,
     ctx: &BuildCtx,
-) -> Result<PolicySpec, String> {
+) -> Result<PolicySpec, SpecError> {
     let spec = parse_policy_spec(spec)?;
     registry::check_spec(&spec, raw_scheduler, ctx)?;
     Ok(spec)
@@ -46,11 +46,11 @@ pub(super) fn compile_scheduler(
                 "expected a policy name in quotes, such as \"fair\" (see `slotsim policies`)",
             ));
         };
-        policy = check_policy(p, raw_scheduler, ctx).map_err(|m| cx.at_key(&at, m))?;
+        policy = check_policy(p, raw_scheduler, ctx).map_err(|m| cx.at_key(&at, m.0))?;
     }
     if let Some(p) = policy_override {
         policy =
-            check_policy(p, raw_scheduler, ctx).map_err(|m| InputError::new(POLICY_ORIGIN, m))?;
+            check_policy(p, raw_scheduler, ctx).map_err(|m| InputError::new(POLICY_ORIGIN, m.0))?;
     }
     Ok(policy)
 }

@@ -1,10 +1,13 @@
 //! The Cluster view: every node's slots, grouped by datacenter and rack,
-//! coloured by the job running there.
+//! coloured by the job running there. Drawn as: a summary line, the racks
+//! (scrolling when they do not fit), the job legend, and with room to spare
+//! a bar per rack.
 
 use super::super::app::{count, noun, App, Page};
 use super::super::theme;
 use crate::model::SlotModel;
-use crate::sim::Kind;
+use crate::sim::cluster::Node;
+use crate::sim::{Kind, World};
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -13,6 +16,26 @@ use ratatui::Frame;
 
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let w = &app.sim.w;
+    let inner_w = area.width.saturating_sub(2) as usize;
+    let inner_h = area.height.saturating_sub(2) as usize;
+    let mut lines = summary(w, area);
+    // Room for racks: below the summary, above the job legend (2 lines).
+    let room = inner_h.saturating_sub(lines.len() + 2);
+    racks(app, &mut lines, inner_w, room);
+    lines.push(Line::from(""));
+    lines.push(legend(w, inner_w));
+    // With room to spare, a line per rack: how busy it is and with what.
+    let spare = inner_h.saturating_sub(lines.len() + 2);
+    if spare > w.cluster.racks.len() {
+        lines.push(Line::from(""));
+        rack_bars(w, &mut lines, inner_w);
+    }
+    f.render_widget(Paragraph::new(lines).block(super::panel(" Cluster ")), area);
+}
+
+/// The summary (nodes, slots in use, pending maps) and the glyph key, on
+/// one line or two.
+fn summary(w: &World, area: Rect) -> Vec<Line<'static>> {
     let c = &w.cluster;
     let mut lines: Vec<Line> = Vec::new();
     let (rm, rr): (u32, u32) = c.nodes.iter().fold((0, 0), |(a, b), n| {
@@ -61,8 +84,15 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         Span::styled(format!("{} free ", theme::FREE), theme::dim()),
         Span::styled(format!("{} dead", theme::DEAD), theme::dim()),
     ]));
-    let inner_w = area.width.saturating_sub(2) as usize;
-    let inner_h = area.height.saturating_sub(2) as usize;
+    lines
+}
+
+/// The racks that fit in `room` lines from the scroll position: labelled
+/// cells (" 12 ██··") when every rack fits so, else compact ones (" ██··");
+/// if even those do not fit, the racks scroll with a "more racks" line.
+fn racks(app: &App, lines: &mut Vec<Line<'static>>, inner_w: usize, room: usize) {
+    let w = &app.sim.w;
+    let c = &w.cluster;
     let multi_dc = c.dcs.len() > 1;
     let label_w = 4;
     let lanes = c.nodes.first().map_or(0, |n| n.lanes.len());
@@ -79,10 +109,6 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         }
         v
     };
-    // Room for racks: below the summary, above the job legend (2 lines).
-    let room = inner_h.saturating_sub(lines.len() + 2);
-    // Labelled cells (" 12 ██··") when every rack fits so, else compact
-    // ones (" ██··"); if even those do not fit, the racks scroll.
     let labelled = rack_lines(lanes + 5).iter().sum::<usize>() + 2 <= room;
     let heights = rack_lines(if labelled { lanes + 5 } else { lanes + 1 });
     let order: Vec<u32> = c.dcs.iter().flat_map(|d| d.racks.iter().copied()).collect();
@@ -131,58 +157,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
                 theme::title(),
             )));
         }
-        {
-            let label = format!(" r{r:<2}");
-            let mut cur: Vec<Span> = vec![Span::styled(label.clone(), theme::dim())];
-            let mut cur_w = label.chars().count();
-            for &nid in &c.racks[r as usize].nodes {
-                let n = &c.nodes[nid as usize];
-                let mut cell: Vec<Span> = vec![if labelled {
-                    Span::styled(format!(" {nid:>3} "), theme::dim())
-                } else {
-                    Span::raw(" ")
-                }];
-                for lane in &n.lanes {
-                    let span = match (n.alive, lane) {
-                        (false, _) => {
-                            Span::styled(theme::DEAD.to_string(), Style::default().fg(theme::WARN))
-                        }
-                        (true, None) => Span::styled(theme::FREE.to_string(), theme::dim()),
-                        (true, Some(a)) => {
-                            let at = &w.attempts[*a as usize];
-                            let glyph = match at.kind {
-                                Kind::Map => theme::MAP,
-                                Kind::Reduce => {
-                                    let shuffling = at
-                                        .shuffle
-                                        .as_ref()
-                                        .is_some_and(|s| s.done_at.is_none_or(|d| d > w.now));
-                                    if shuffling {
-                                        theme::SHUFFLE
-                                    } else {
-                                        theme::REDUCE
-                                    }
-                                }
-                            };
-                            Span::styled(
-                                glyph.to_string(),
-                                Style::default().fg(theme::job_color(at.job)),
-                            )
-                        }
-                    };
-                    cell.push(span);
-                }
-                let cw: usize = cell.iter().map(|s| s.content.chars().count()).sum();
-                if cur_w + cw > inner_w && cur.len() > 1 {
-                    lines.push(Line::from(std::mem::take(&mut cur)));
-                    cur.push(Span::raw(" ".repeat(label.chars().count())));
-                    cur_w = label.chars().count();
-                }
-                cur.extend(cell);
-                cur_w += cw;
-            }
-            lines.push(Line::from(cur));
-        }
+        rack(w, r, labelled, inner_w, lines);
     }
     if !all_fit {
         let mut parts = Vec::new();
@@ -198,7 +173,65 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             theme::dim(),
         )));
     }
-    // Running jobs and their colours.
+}
+
+/// Rack `r`'s nodes, wrapped at the panel's width.
+fn rack(w: &World, r: u32, labelled: bool, inner_w: usize, lines: &mut Vec<Line<'static>>) {
+    let c = &w.cluster;
+    let label = format!(" r{r:<2}");
+    let mut cur: Vec<Span> = vec![Span::styled(label.clone(), theme::dim())];
+    let mut cur_w = label.chars().count();
+    for &nid in &c.racks[r as usize].nodes {
+        let n = &c.nodes[nid as usize];
+        let mut cell: Vec<Span> = vec![if labelled {
+            Span::styled(format!(" {nid:>3} "), theme::dim())
+        } else {
+            Span::raw(" ")
+        }];
+        cell.extend(n.lanes.iter().map(|lane| slot(w, n, *lane)));
+        let cw: usize = cell.iter().map(|s| s.content.chars().count()).sum();
+        if cur_w + cw > inner_w && cur.len() > 1 {
+            lines.push(Line::from(std::mem::take(&mut cur)));
+            cur.push(Span::raw(" ".repeat(label.chars().count())));
+            cur_w = label.chars().count();
+        }
+        cur.extend(cell);
+        cur_w += cw;
+    }
+    lines.push(Line::from(cur));
+}
+
+/// One slot's glyph: dead, free, or its attempt's phase in its job's colour.
+fn slot(w: &World, n: &Node, lane: Option<u32>) -> Span<'static> {
+    match (n.alive, lane) {
+        (false, _) => Span::styled(theme::DEAD.to_string(), Style::default().fg(theme::WARN)),
+        (true, None) => Span::styled(theme::FREE.to_string(), theme::dim()),
+        (true, Some(a)) => {
+            let at = &w.attempts[a as usize];
+            let glyph = match at.kind {
+                Kind::Map => theme::MAP,
+                Kind::Reduce => {
+                    let shuffling = at
+                        .shuffle
+                        .as_ref()
+                        .is_some_and(|s| s.done_at.is_none_or(|d| d > w.now));
+                    if shuffling {
+                        theme::SHUFFLE
+                    } else {
+                        theme::REDUCE
+                    }
+                }
+            };
+            Span::styled(
+                glyph.to_string(),
+                Style::default().fg(theme::job_color(at.job)),
+            )
+        }
+    }
+}
+
+/// Running jobs and their colours.
+fn legend(w: &World, inner_w: usize) -> Line<'static> {
     let mut legend: Vec<Span> = vec![Span::styled(" jobs: ", theme::dim())];
     let mut lw = 7;
     for &j in &w.active {
@@ -215,45 +248,42 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         legend.push(Span::styled("■ ", Style::default().fg(theme::job_color(j))));
         legend.push(Span::raw(item));
     }
-    lines.push(Line::from(""));
-    lines.push(Line::from(legend));
-    // With room to spare, a line per rack: how busy it is and with what.
-    let spare = inner_h.saturating_sub(lines.len() + 2);
-    if spare > c.racks.len() {
-        lines.push(Line::from(""));
-        let bar_w = inner_w.saturating_sub(40).clamp(10, 40);
-        for (r, rack) in c.racks.iter().enumerate() {
-            let (mut slots, mut maps, mut reds, mut dead) = (0u32, 0u32, 0u32, 0u32);
-            for &n in &rack.nodes {
-                let node = w.node(n);
-                slots += node.map_slots + node.reduce_slots;
-                maps += node.running_maps;
-                reds += node.running_reduces;
-                dead += u32::from(!node.alive);
-            }
-            let busy = maps + reds;
-            let frac = if slots > 0 {
-                busy as f64 / slots as f64
-            } else {
-                0.0
-            };
-            let mut spans = vec![
-                Span::styled(format!(" r{r:<3}"), theme::dim()),
-                Span::styled(super::bar(frac, bar_w), Style::default().fg(theme::OK)),
-                Span::raw(format!(
-                    " {busy:>4}/{slots:<4} {maps:>4} {:<4} {reds:>4} {}",
-                    noun(maps.into(), "map"),
-                    noun(reds.into(), "reduce")
-                )),
-            ];
-            if dead > 0 {
-                spans.push(Span::styled(
-                    format!("  {dead} dead"),
-                    Style::default().fg(theme::WARN),
-                ));
-            }
-            lines.push(Line::from(spans));
+    Line::from(legend)
+}
+
+/// A line per rack: how busy it is and with what.
+fn rack_bars(w: &World, lines: &mut Vec<Line<'static>>, inner_w: usize) {
+    let bar_w = inner_w.saturating_sub(40).clamp(10, 40);
+    for (r, rack) in w.cluster.racks.iter().enumerate() {
+        let (mut slots, mut maps, mut reds, mut dead) = (0u32, 0u32, 0u32, 0u32);
+        for &n in &rack.nodes {
+            let node = w.node(n);
+            slots += node.map_slots + node.reduce_slots;
+            maps += node.running_maps;
+            reds += node.running_reduces;
+            dead += u32::from(!node.alive);
         }
+        let busy = maps + reds;
+        let frac = if slots > 0 {
+            busy as f64 / slots as f64
+        } else {
+            0.0
+        };
+        let mut spans = vec![
+            Span::styled(format!(" r{r:<3}"), theme::dim()),
+            Span::styled(super::bar(frac, bar_w), Style::default().fg(theme::OK)),
+            Span::raw(format!(
+                " {busy:>4}/{slots:<4} {maps:>4} {:<4} {reds:>4} {}",
+                noun(maps.into(), "map"),
+                noun(reds.into(), "reduce")
+            )),
+        ];
+        if dead > 0 {
+            spans.push(Span::styled(
+                format!("  {dead} dead"),
+                Style::default().fg(theme::WARN),
+            ));
+        }
+        lines.push(Line::from(spans));
     }
-    f.render_widget(Paragraph::new(lines).block(super::panel(" Cluster ")), area);
 }

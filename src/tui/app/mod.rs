@@ -3,15 +3,23 @@
 //! draws a state. Nothing here knows about terminals, so every behaviour is
 //! testable without one, and the recorder drives the same code offscreen.
 
+mod log;
+mod submit;
+
+pub use log::{clock, count, dur, noun};
+
 use super::index::RunIndex;
-use crate::model::{JobSpec, Ms, PolicySpec, Priority, Scenario};
-use crate::scenario::profiles;
+use crate::model::{Ms, PolicySpec, Scenario};
 use crate::sched::{build_sim, POLICIES};
 use crate::sim::policy::{Inspection, PoolShares};
-use crate::sim::{Command, InspectRecord, Notable, Sim};
-use crate::units::parse_size_mb;
+use crate::sim::{Command, InspectRecord, Sim, SimError};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
+
+/// A submit form that does not describe a job: what to fix.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct FormError(pub String);
 
 /// Speed steps for `+`/`-`: simulated seconds per wall-clock second.
 /// The last, `f64::INFINITY`, runs as fast as the engine goes.
@@ -208,8 +216,8 @@ pub struct App {
 }
 
 impl App {
-    pub fn new(scenario: Scenario) -> Result<App, String> {
-        let mut sim = build_sim(&scenario).map_err(|e| e.to_string())?;
+    pub fn new(scenario: Scenario) -> Result<App, SimError> {
+        let mut sim = build_sim(&scenario)?;
         let ring: Arc<Mutex<VecDeque<InspectRecord>>> = Arc::new(Mutex::new(VecDeque::new()));
         let sink = ring.clone();
         sim.set_inspector(Box::new(move |rec| {
@@ -487,148 +495,6 @@ impl App {
             Some(_) => None,
         };
     }
-
-    fn default_form(&self) -> SubmitForm {
-        SubmitForm {
-            profile: 0,
-            input: "4GB".into(),
-            reduces: "2".into(),
-            pool: 0,
-            focus: 0,
-            error: None,
-        }
-    }
-
-    fn update_submit(&mut self, a: Action) {
-        let n_profiles = profiles::all().len();
-        let n_pools = self.scenario.pools.len();
-        let Overlay::Submit(form) = &mut self.overlay else {
-            return;
-        };
-        let cycle = |i: &mut usize, n: usize, up: bool| {
-            *i = if up { (*i + 1) % n } else { (*i + n - 1) % n };
-        };
-        match a {
-            Action::Close => self.overlay = Overlay::None,
-            Action::NextField | Action::Down => form.focus = (form.focus + 1) % FORM_FIELDS,
-            Action::PrevField | Action::Up => {
-                form.focus = (form.focus + FORM_FIELDS - 1) % FORM_FIELDS
-            }
-            Action::Left | Action::Right => {
-                let up = a == Action::Right;
-                form.error = None;
-                match form.focus {
-                    0 => cycle(&mut form.profile, n_profiles, up),
-                    3 => cycle(&mut form.pool, n_pools, up),
-                    _ => {}
-                }
-            }
-            // An edit clears the last error: it was about the old value.
-            Action::Char(c) => match form.focus {
-                1 => {
-                    form.input.push(c);
-                    form.error = None;
-                }
-                2 => {
-                    form.reduces.push(c);
-                    form.error = None;
-                }
-                _ => {}
-            },
-            Action::Backspace => match form.focus {
-                1 => {
-                    form.input.pop();
-                    form.error = None;
-                }
-                2 => {
-                    form.reduces.pop();
-                    form.error = None;
-                }
-                _ => {}
-            },
-            Action::Enter => {
-                let form = form.clone();
-                match self.job_from_form(&form) {
-                    Ok(spec) => {
-                        let name = spec.name.clone();
-                        match self.sim.command(Command::Submit(Box::new(spec))) {
-                            Ok(()) => {
-                                self.submitted += 1;
-                                self.overlay = Overlay::None;
-                                self.status =
-                                    Some(format!("submitted {name} at {}", clock(self.sim.w.now)));
-                            }
-                            Err(e) => self.form_error(e.to_string()),
-                        }
-                    }
-                    Err(e) => self.form_error(e),
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn form_error(&mut self, e: String) {
-        if let Overlay::Submit(f) = &mut self.overlay {
-            f.error = Some(e);
-        }
-    }
-
-    /// Validates the form into a job; every problem is a message, never a panic.
-    pub fn job_from_form(&self, f: &SubmitForm) -> Result<JobSpec, String> {
-        let profile = profiles::all()
-            .get(f.profile)
-            .cloned()
-            .ok_or("choose a profile")?;
-        let input_mb = parse_size_mb(&f.input)?;
-        if input_mb <= 0.0 {
-            return Err("input must be larger than 0, like \"4GB\"".into());
-        }
-        let reduces: u32 = f
-            .reduces
-            .trim()
-            .parse()
-            .map_err(|_| format!("reduces \"{}\" is not a whole number", f.reduces))?;
-        if reduces > 10_000 {
-            return Err("reduces must be at most 10000".into());
-        }
-        let block = self.scenario.hdfs.block_mb;
-        let maps = (input_mb / block).ceil() as u64;
-        if maps > 1_000_000 {
-            return Err("input too large: more than 1,000,000 maps".into());
-        }
-        let pool = self
-            .scenario
-            .pools
-            .get(f.pool)
-            .ok_or("choose a pool")?
-            .name
-            .clone();
-        let mut k = self.submitted + 1;
-        let name = loop {
-            let n = format!("tui-{}-{k}", profile.name);
-            if !self.sim.w.jobs.iter().any(|j| j.name == n) {
-                break n;
-            }
-            k += 1;
-        };
-        Ok(JobSpec {
-            name,
-            fp: profile.fp,
-            profile,
-            input_mb,
-            maps: maps.max(1) as u32,
-            reduces,
-            submit: self.sim.w.now,
-            pool,
-            user: "tui".into(),
-            priority: Priority::Normal,
-            map_time: None,
-            reduce_time: None,
-            blocks: None,
-        })
-    }
-
     /// Advances the run by `wall_ms` of wall-clock time at the current
     /// speed, an instant at a time so the utilisation and queue samples
     /// see the state between events.
@@ -689,117 +555,4 @@ impl App {
             self.shares = p.pool_shares(&self.sim.w);
         }
     }
-
-    /// Log lines, newest last.
-    pub fn log_lines(&self, n: usize) -> Vec<(Ms, String)> {
-        let w = &self.sim.w;
-        let start = w.notables.len().saturating_sub(n);
-        w.notables[start..]
-            .iter()
-            .map(|(t, e)| {
-                let text = match e {
-                    Notable::Submitted(j) => {
-                        let job = w.job(*j);
-                        format!(
-                            "submitted {} ({}, {}, pool {})",
-                            job.name,
-                            count(job.n_maps().into(), "map"),
-                            count(job.n_reduces().into(), "reduce"),
-                            w.pool_name(*j)
-                        )
-                    }
-                    Notable::Finished(j) => {
-                        let job = w.job(*j);
-                        format!(
-                            "finished {} in {}",
-                            job.name,
-                            clock(job.finished_at.unwrap_or(*t) - job.submit)
-                        )
-                    }
-                    Notable::Switched { from, to } => format!("policy switched {from} → {to}"),
-                    Notable::CommandFailed(e) => format!("scripted event failed: {e}"),
-                    Notable::NodeFailed {
-                        node,
-                        attempts,
-                        rerun,
-                    } => format!(
-                        "node {node} failed: {} failed, {} to re-run",
-                        count((*attempts).into(), "running attempt"),
-                        count((*rerun).into(), "finished map")
-                    ),
-                    Notable::NodeRecovered(n) => format!("node {n} recovered"),
-                    Notable::Preempted(a) => {
-                        let at = &w.attempts[*a as usize];
-                        let k = if at.kind == crate::sim::Kind::Map {
-                            'm'
-                        } else {
-                            'r'
-                        };
-                        format!(
-                            "preempted {}/{k}{} on node {} for a starved pool",
-                            w.job(at.job).name,
-                            at.task,
-                            at.node
-                        )
-                    }
-                    Notable::Speculated(a) => {
-                        let at = &w.attempts[*a as usize];
-                        let k = if at.kind == crate::sim::Kind::Map {
-                            'm'
-                        } else {
-                            'r'
-                        };
-                        format!(
-                            "speculating {}/{k}{} on node {} ({})",
-                            w.job(at.job).name,
-                            at.task,
-                            at.node,
-                            at.rule
-                        )
-                    }
-                };
-                (*t, text)
-            })
-            .collect()
-    }
-}
-
-/// `n word`, with the word in the plural unless `n` is 1: `1 reduce`,
-/// `2 reduces`.
-pub fn count(n: u64, word: &str) -> String {
-    format!("{n} {}", noun(n, word))
-}
-
-/// The word as `n` of it reads: `map` for 1, else `maps`.
-pub fn noun(n: u64, word: &str) -> String {
-    if n == 1 {
-        word.to_string()
-    } else {
-        format!("{word}s")
-    }
-}
-
-/// A short duration: `42.5s`, `12m07s`, `3h05m`.
-pub fn dur(ms: Ms) -> String {
-    let s = ms / 1000;
-    if ms < 600_000 {
-        // Tenths cut, not rounded, as in `clock`.
-        format!("{s}.{}s", ms % 1000 / 100)
-    } else if s < 6_000 {
-        format!("{}m{:02}s", s / 60, s % 60)
-    } else {
-        format!("{}h{:02}m", s / 3600, s / 60 % 60)
-    }
-}
-
-/// `HH:MM:SS.s` for a simulated time.
-pub fn clock(ms: Ms) -> String {
-    let s = ms / 1000;
-    format!(
-        "{:02}:{:02}:{:02}.{}",
-        s / 3600,
-        s / 60 % 60,
-        s % 60,
-        ms % 1000 / 100
-    )
 }

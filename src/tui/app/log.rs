@@ -1,0 +1,120 @@
+//! The event log and the small formatters the views share.
+
+use super::App;
+use crate::model::Ms;
+use crate::sim::Notable;
+
+impl App {
+    /// Log lines, newest last.
+    pub fn log_lines(&self, n: usize) -> Vec<(Ms, String)> {
+        let w = &self.sim.w;
+        let start = w.notables.len().saturating_sub(n);
+        w.notables[start..]
+            .iter()
+            .map(|(t, e)| {
+                let text = match e {
+                    Notable::Submitted(j) => {
+                        let job = w.job(*j);
+                        format!(
+                            "submitted {} ({}, {}, pool {})",
+                            job.name,
+                            count(job.n_maps().into(), "map"),
+                            count(job.n_reduces().into(), "reduce"),
+                            w.pool_name(*j)
+                        )
+                    }
+                    Notable::Finished(j) => {
+                        let job = w.job(*j);
+                        format!(
+                            "finished {} in {}",
+                            job.name,
+                            clock(job.finished_at.unwrap_or(*t) - job.submit)
+                        )
+                    }
+                    Notable::Switched { from, to } => format!("policy switched {from} → {to}"),
+                    Notable::CommandFailed(e) => format!("scripted event failed: {e}"),
+                    Notable::NodeFailed {
+                        node,
+                        attempts,
+                        rerun,
+                    } => format!(
+                        "node {node} failed: {} failed, {} to re-run",
+                        count((*attempts).into(), "running attempt"),
+                        count((*rerun).into(), "finished map")
+                    ),
+                    Notable::NodeRecovered(n) => format!("node {n} recovered"),
+                    Notable::Preempted(a) => {
+                        let at = &w.attempts[*a as usize];
+                        let k = if at.kind == crate::sim::Kind::Map {
+                            'm'
+                        } else {
+                            'r'
+                        };
+                        format!(
+                            "preempted {}/{k}{} on node {} for a starved pool",
+                            w.job(at.job).name,
+                            at.task,
+                            at.node
+                        )
+                    }
+                    Notable::Speculated(a) => {
+                        let at = &w.attempts[*a as usize];
+                        let k = if at.kind == crate::sim::Kind::Map {
+                            'm'
+                        } else {
+                            'r'
+                        };
+                        format!(
+                            "speculating {}/{k}{} on node {} ({})",
+                            w.job(at.job).name,
+                            at.task,
+                            at.node,
+                            at.rule
+                        )
+                    }
+                };
+                (*t, text)
+            })
+            .collect()
+    }
+}
+
+/// `n word`, with the word in the plural unless `n` is 1: `1 reduce`,
+/// `2 reduces`.
+pub fn count(n: u64, word: &str) -> String {
+    format!("{n} {}", noun(n, word))
+}
+
+/// The word as `n` of it reads: `map` for 1, else `maps`.
+pub fn noun(n: u64, word: &str) -> String {
+    if n == 1 {
+        word.to_string()
+    } else {
+        format!("{word}s")
+    }
+}
+
+/// A short duration: `42.5s`, `12m07s`, `3h05m`.
+pub fn dur(ms: Ms) -> String {
+    let s = ms / 1000;
+    if ms < 600_000 {
+        // Tenths cut, not rounded, as in `clock`.
+        format!("{s}.{}s", ms % 1000 / 100)
+    } else if s < 6_000 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{}h{:02}m", s / 3600, s / 60 % 60)
+    }
+}
+
+/// `HH:MM:SS.s` for a simulated time.
+pub fn clock(ms: Ms) -> String {
+    let s = ms / 1000;
+    format!(
+        "{:02}:{:02}:{:02}.{}",
+        s / 3600,
+        s / 60 % 60,
+        s % 60,
+        ms % 1000 / 100
+    )
+}
