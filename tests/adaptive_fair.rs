@@ -1,4 +1,4 @@
-//! adaptive-fair (seed 004; ALGORITHMS §8): each mechanism heartbeat by
+//! adaptive-fair (docs/policies.md): each mechanism heartbeat by
 //! heartbeat on tiny manual-heartbeat scenarios with hand-computed numbers,
 //! the Figs. 4-5 worked example, the fair base, settings, and the paper's
 //! Experiment B comparison against fair.
@@ -616,7 +616,7 @@ fn all_mechanisms_off_is_the_fair_scheduler() {
     }
 }
 
-/// Figs. 4-5 (ALGORITHMS §8's worked example) still give FIFO 80 s and
+/// Figs. 4-5 (docs/policies.md worked example) still give FIFO 80 s and
 /// capped Fair 120 s. Under adaptive-fair the three 3-map jobs are all
 /// small (3/3 <= 1 / 1 map slot per node), so all three go to the shared
 /// pool, FIFO inside, which gets ceil(3/2) = 2 map and 2 reduce slots; the

@@ -1,5 +1,5 @@
 //! End-to-end tests of the `slotsim` binary: the command line, output
-//! formats and exit codes that DESIGN.md fixes as contracts. Every test runs
+//! formats and exit codes that docs/cli.md and docs/outputs.md fix as contracts. Every test runs
 //! the real executable (`CARGO_BIN_EXE_slotsim`) and reads only what a user
 //! or a script would see: exit status, stdout, stderr and written files.
 
@@ -12,7 +12,7 @@ const FIG45: &str = "scenarios/fig45-fifo-vs-fair.toml";
 const QUICKSTART: &str = "scenarios/quickstart.toml";
 const SMALL_JOBS: &str = "scenarios/hadoop-small-jobs.toml";
 
-/// DESIGN "Outputs": keys every `--json` summary has.
+/// docs/outputs.md: keys every `--json` summary has.
 const SUMMARY_KEYS: &[&str] = &[
     "scenario",
     "policy",
@@ -42,7 +42,7 @@ const JOB_KEYS: &[&str] = &[
     "map_end_s",
     "shuffle_end_s",
 ];
-/// DESIGN "Outputs": keys of every `--trace` line.
+/// docs/outputs.md: keys of every `--trace` line.
 const TRACE_KEYS: &[&str] = &[
     "job",
     "task",
@@ -59,11 +59,11 @@ const TRACE_KEYS: &[&str] = &[
     "policy",
     "rule",
 ];
-/// DESIGN "Outputs": keys of every `--inspect` line.
+/// docs/outputs.md: keys of every `--inspect` line.
 const INSPECT_KEYS: &[&str] = &[
     "t_s", "node", "policy", "cluster", "pools", "jobs", "assigned",
 ];
-/// DESIGN "Outputs": the fair policy's per-job and per-pool inspect values.
+/// docs/outputs.md: the fair policy's per-job and per-pool inspect values.
 const FAIR_KEYS: &[&str] = &[
     "fair_share_map",
     "fair_share_reduce",
@@ -143,7 +143,7 @@ fn assert_no_panic(err: &str) {
     }
 }
 
-/// Asserts DESIGN's bad-input contract: exit status 2, nothing on stdout,
+/// Asserts the bad-input contract (docs/cli.md): exit status 2, nothing on stdout,
 /// exactly one stderr line starting with `prefix`, no panic. Returns the line.
 #[track_caller]
 fn assert_input_error(o: &Output, prefix: &str) -> String {
@@ -769,7 +769,7 @@ fn unwritable_output_path_is_an_error_not_a_panic() {
     }
 }
 
-/// Writing to a full disk (or a closed pipe) is not a panic: DESIGN's
+/// Writing to a full disk (or a closed pipe) is not a panic: the documented
 /// "anything else" is exit 1 with one `error:` line.
 #[cfg(target_os = "linux")]
 #[test]

@@ -1,4 +1,4 @@
-//! DynamicMR (seed 001; ALGORITHMS §5): PI-DHSA's four cases heartbeat by
+//! DynamicMR (docs/policies.md): PI-DHSA's four cases heartbeat by
 //! heartbeat (extraReduceSlotsDemand's min, max and floor, the borrowing
 //! percentages), PD-DHSA's cases (1)–(5) and their order, Slot
 //! PreScheduling's P1 and P2 and its cap, SEPB choosing a pending task over

@@ -1,4 +1,4 @@
-//! Node failures (ALGORITHMS §1): a failed node loses its running attempts
+//! Node failures (docs/model.md): a failed node loses its running attempts
 //! (re-queued) and the map outputs it stored for jobs whose reduces are
 //! still copying (re-run); a recovered node heartbeats again.
 

@@ -1,4 +1,4 @@
-//! HybSMRP (seed 002; ALGORITHMS §6): the localization ID heartbeat by
+//! HybSMRP (docs/policies.md): the localization ID heartbeat by
 //! heartbeat, the dynamic priority against hand-computed numbers (FCFS and
 //! SJF settings), invariants, and the paper's comparisons on its setting.
 

@@ -1,4 +1,4 @@
-//! JoSS (seed 003; ALGORITHMS §7): the Fig. 3 worked example exactly, the
+//! JoSS (docs/policies.md): the Fig. 3 worked example exactly, the
 //! classification (MQ_FIFO until a profile is known, td = k/(k−1), small
 //! vs large), policies A, B and C, the round-robin task-driven assigner and
 //! the job-driven one's local pick, invariants on multi-datacenter runs

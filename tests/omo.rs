@@ -1,4 +1,4 @@
-//! OMO (seed 000; ALGORITHMS §4): `omo`, `omo-lazy`, `omo-batch`. The
+//! OMO (docs/policies.md): `omo`, `omo-lazy`, `omo-batch`. The
 //! engine's invariants under all three, the predictor's formulas and
 //! windows against hand-computed numbers, the rules in the trace, the
 //! `--inspect` keys, the JSON metrics, and the paper's headline

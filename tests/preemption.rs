@@ -1,4 +1,4 @@
-//! Fair-scheduler preemption (ALGORITHMS §3, Hadoop 1.x
+//! Fair-scheduler preemption (docs/policies.md, Hadoop 1.x
 //! `preemptTasksIfNecessary`): a pool starved below its min share past its
 //! timeout gets slots back from pools above their fair share, newest tasks
 //! first, and never more than it needs.

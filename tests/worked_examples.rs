@@ -1,4 +1,4 @@
-//! The worked examples of ALGORITHMS.md §8 and Hadoop's scheduler tests,
+//! The worked examples of docs/policies.md and Hadoop's scheduler tests,
 //! replayed exactly.
 
 mod common;

@@ -1,4 +1,4 @@
-//! The run summary: DESIGN's `--json` object and the table `run --headless` prints.
+//! The run summary: the `--json` object of docs/outputs.md and the table `run --headless` prints.
 
 use crate::model::Ms;
 use crate::sim::policy::{mean_abs_error_pct, ReleaseWindow};

@@ -3,7 +3,7 @@
 //!
 //! Filtering percentages come from the papers in `/work/shared/seeds/`
 //! (OMO Table 4 first, JoSS Table 5 for the benchmarks OMO lacks); the map
-//! costs are calibrated against the engine's map model (ALGORITHMS.md §1):
+//! costs are calibrated against the engine's map model (docs/model.md):
 //!
 //! ```text
 //! map duration = block/disk_mbps (read) + block × map_s_per_mb (compute)
@@ -12,7 +12,7 @@
 //!
 //! so that a 64 MB node-local map at speed 1.0 with the default 200 MB/s
 //! disk lasts the target time: 8 s for terasort and 9 s for wordcount, the
-//! average map times of HybSMRP Table 1 (seed 002, 64 MB blocks), and
+//! average map times of HybSMRP Table 1 (64 MB blocks), and
 //! plausible relative times for the others.
 
 use crate::model::Profile;
@@ -153,7 +153,7 @@ pub fn names_list() -> String {
 mod tests {
     use super::*;
 
-    /// The engine's map model for a node-local map at speed 1.0 (ALGORITHMS.md §1).
+    /// The engine's map model for a node-local map at speed 1.0 (docs/model.md).
     fn local_map_s(p: &Profile, block_mb: f64) -> f64 {
         let disk = crate::model::NetworkSpec::default().disk_mbps;
         block_mb / disk + block_mb * p.map_s_per_mb + block_mb * p.fp / disk

@@ -1,5 +1,5 @@
-//! The scenario file as written: serde structs mirroring DESIGN.md's
-//! "Scenario file (TOML)" key for key. Every struct denies unknown keys so a
+//! The scenario file as written: serde structs mirroring the scenario
+//! schema of docs/scenarios.md key for key. Every struct denies unknown keys so a
 //! typo is an error at its line rather than a silently ignored setting.
 //!
 //! Values whose semantic checks happen later (in `load`) are wrapped in
@@ -118,7 +118,7 @@ pub struct TasksDef {
     pub speculation: Option<Spanned<String>>,
 }
 
-/// `[[pools]]`: DESIGN's keys plus the optional Fair/Capacity settings
+/// `[[pools]]`: the documented keys plus the optional Fair/Capacity settings
 /// `model::PoolSpec` carries.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

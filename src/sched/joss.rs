@@ -1,6 +1,6 @@
-//! `joss-t` and `joss-j`: JoSS (seed 003: Lee, Lin, Yahyapour, "Hybrid
+//! `joss-t` and `joss-j`: JoSS (Lee, Lin, Yahyapour, "Hybrid
 //! job-driven scheduling for virtual MapReduce clusters"), for clusters
-//! spread over k datacenters. Our reading is ALGORITHMS §7.
+//! spread over k datacenters. Our reading is in docs/policies.md.
 //!
 //! **Task scheduler** (the paper's Fig. 4), once per job on arrival. A job
 //! whose profile has not completed before (the paper hashes the job's code

@@ -22,7 +22,7 @@ pub enum Ev {
 }
 
 impl Ev {
-    /// Same-instant class (ALGORITHMS §1): completions, then job arrivals,
+    /// Same-instant class (docs/model.md): completions, then job arrivals,
     /// then scripted events, then heartbeats.
     fn class_and_id(self) -> (u8, u64) {
         match self {

@@ -1,4 +1,4 @@
-//! Time-integrated metrics (ALGORITHMS §2), updated in O(pools) at every
+//! Time-integrated metrics (docs/model.md), updated in O(pools) at every
 //! change of running tasks.
 
 use crate::model::Ms;

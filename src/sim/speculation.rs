@@ -1,4 +1,4 @@
-//! Speculative execution (ALGORITHMS §1): which running task, if any, a
+//! Speculative execution (docs/model.md): which running task, if any, a
 //! node with a free slot should run a second copy of. Read-only: the
 //! engine launches what this picks.
 //!

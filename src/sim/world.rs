@@ -216,7 +216,7 @@ impl World {
         self.jobs.iter().filter(|j| j.is_done()).count()
     }
 
-    /// OMO's *available* containers (ALGORITHMS §4): those running maps,
+    /// OMO's *available* containers (docs/policies.md): those running maps,
     /// plus those running reduces of jobs whose maps are all done. A reduce
     /// of a job with unfinished maps frees its container at an unknown
     /// time, so it is left out.

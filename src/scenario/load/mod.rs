@@ -222,7 +222,7 @@ pub(super) fn fp_value(cx: &Cx, v: &Option<Spanned<f64>>) -> R<Option<f64>> {
 }
 
 /// Turns a serde/TOML error into an `InputError` at its span. Messages from
-/// `toml` may span several lines; DESIGN wants one line, and serde's
+/// `toml` may span several lines; errors are one line, and serde's
 /// Rust-flavoured type names read better in user terms.
 fn de_error(origin: &str, text: &str, e: &toml::de::Error) -> InputError {
     let msg = crate::error::user_terms(e.message());

@@ -1,6 +1,6 @@
-//! `adaptive-fair`: the adaptive (modified) fair scheduler of seed 004
-//! ("An adaptive (modified) fair scheduler for Hadoop"), as ALGORITHMS §8
-//! settles it. Five mechanisms over Hadoop 1.x's FairScheduler (typed
+//! `adaptive-fair`: the adaptive (modified) fair scheduler ("An adaptive
+//! (modified) fair scheduler for Hadoop"), as docs/policies.md settles it.
+//! Five mechanisms over Hadoop 1.x's FairScheduler (typed
 //! slots, `CapBasedLoadManager`, `assignmultiple`, delay scheduling; see
 //! [`super::fair`]), refreshed every `update_interval` (500 ms, Hadoop's
 //! `UPDATE_INTERVAL`) and, as Hadoop's `update()` is, whenever a job
@@ -21,7 +21,7 @@
 //!    RemainingSlots, go to the user pools: min(max share, ⌈RemainingSlots
 //!    × PoolTasks / allPoolsTasks⌉), PoolTasks being a pool's pending tasks
 //!    of the kind (reduces only once slowstart lets them run). The paper
-//!    writes the same bracket for both roundings; ALGORITHMS settles the
+//!    writes the same bracket for both roundings; we settle the
 //!    shared pool's as a ceiling, and a ceiling here too means a pool with
 //!    a pending task never gets 0 slots while others hold the rest (floors
 //!    can give every pool 0: 2 slots over three pools with 1 task each).

@@ -1,7 +1,7 @@
-//! `dhsa-pi`, `dhsa-pd` and `dynamicmr`: DynamicMR (seed 001: Tang, Lee,
+//! `dhsa-pi`, `dhsa-pd` and `dynamicmr`: DynamicMR (Tang, Lee,
 //! He, "DynamicMR: A Dynamic Slot Allocation Optimization Framework for
 //! MapReduce Clusters"), typed slots over the fair scheduler. Our reading
-//! is ALGORITHMS §5; where it is silent, the supplement's Algorithms 1–4
+//! is in docs/policies.md; where it is silent, the supplement's Algorithms 1–4
 //! and Hadoop 1.x's FairScheduler decide.
 //!
 //! **Dynamic Hadoop Slot Allocation** lets a reduce run in an idle map slot

@@ -175,7 +175,7 @@ pub struct Omo {
     next_seq: u64,
 }
 
-/// OMO's per-job estimates (ALGORITHMS §4), all in seconds or per second.
+/// OMO's per-job estimates (docs/policies.md), all in seconds or per second.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct JobEstimate {
     pub t_m: Option<f64>,
