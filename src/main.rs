@@ -367,6 +367,17 @@ fn cmd_run(a: RunArgs) -> Result<(), Failure> {
     if let Some(e) = inspect_err.lock().ok().and_then(|mut e| e.take()) {
         return Err(e.into());
     }
+    if std::env::var_os("SLOTSIM_SOLVER_STATS").is_some() {
+        let n = &sim.w.net;
+        eprintln!(
+            "solver: {} solves, {:.1} flows and {:.1} resources each, {:.2} rounds, {:.1} rates changed",
+            n.solves,
+            n.solved_flows as f64 / n.solves.max(1) as f64,
+            n.solved_resources as f64 / n.solves.max(1) as f64,
+            n.solve_rounds as f64 / n.solves.max(1) as f64,
+            n.rate_changes as f64 / n.solves.max(1) as f64
+        );
+    }
     let sum = summary::summarize(&sim);
     let any_stdout = [&a.json, &a.trace, &a.inspect]
         .iter()

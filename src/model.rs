@@ -33,7 +33,11 @@ pub struct ClusterSpec {
     pub map_slots: u32,
     pub reduce_slots: u32,
     pub slot_model: SlotModel,
-    /// `None` = manual heartbeats (only `[[events]] action = "heartbeat"`).
+    /// Cores per node: attempts computing at once share them (default
+    /// `map_slots + reduce_slots`, so typed slots are not over-committed).
+    pub cores: u32,
+    /// `None` = manual heartbeats (only `[[events]] action = "heartbeat"`);
+    /// `"auto"` is resolved by the loader (see [`auto_heartbeat`]).
     pub heartbeat: Option<Ms>,
     pub out_of_band_heartbeat: bool,
     /// Node speed factor drawn uniformly from `[lo, hi]`.
@@ -46,23 +50,57 @@ impl ClusterSpec {
     }
 }
 
-/// Bandwidths in MB/s.
+/// Hadoop 1.x's heartbeat interval for `nodes` TaskTrackers
+/// (`JobTracker.getNextHeartbeatInterval` with its defaults: 100
+/// heartbeats a second, at least 3 s): max(3 s, nodes × 10 ms).
+pub fn auto_heartbeat(nodes: u32) -> Ms {
+    (nodes as Ms * 10).max(3_000)
+}
+
+/// How transfers share disks and links.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NetworkModel {
+    /// Flows share disks, NICs, rack uplinks and WAN links max-min fairly.
+    Shared,
+    /// Each transfer alone at its class bandwidth (the model of the first
+    /// versions, for comparison and for tests that pin transfer times).
+    Fixed,
+}
+
+/// Disks and links, MB/s.
 #[derive(Clone, Debug)]
 pub struct NetworkSpec {
+    pub model: NetworkModel,
+    /// Per node, shared by reads, spills, shuffle serving, output writes.
     pub disk_mbps: f64,
+    /// Per node, each direction.
+    pub nic_mbps: f64,
+    /// A rack uplink carries nodes × nic_mbps / this, each direction.
+    pub rack_oversubscription: f64,
+    /// Per datacenter WAN link, each direction (shared); per transfer (fixed).
+    pub inter_dc_mbps: f64,
+    /// Shuffle sources a reducer fetches from at once
+    /// (`mapred.reduce.parallel.copies`).
+    pub parallel_copies: u32,
+    /// Fixed model only: per transfer, a rack-local read, an off-rack
+    /// read, and a reducer's whole copy within its datacenter.
     pub rack_mbps: f64,
     pub cross_rack_mbps: f64,
-    pub inter_dc_mbps: f64,
     pub shuffle_mbps: f64,
 }
 
 impl Default for NetworkSpec {
     fn default() -> Self {
         NetworkSpec {
-            disk_mbps: 200.0,
+            model: NetworkModel::Shared,
+            disk_mbps: 100.0,
+            nic_mbps: 125.0,
+            rack_oversubscription: 4.0,
+            inter_dc_mbps: 12.0,
+            parallel_copies: 5,
             rack_mbps: 125.0,
             cross_rack_mbps: 60.0,
-            inter_dc_mbps: 12.0,
             shuffle_mbps: 125.0,
         }
     }
@@ -83,6 +121,11 @@ pub enum Speculation {
 
 #[derive(Clone, Debug)]
 pub struct TaskSpec {
+    /// JVM launch and task set-up, per attempt (not for fixed-time jobs).
+    pub startup: Ms,
+    /// Coefficient of variation of the log-normal (mean 1) factor on each
+    /// attempt's compute time; 0 turns variance off.
+    pub duration_cv: f64,
     pub straggler_prob: f64,
     pub straggler_slowdown: (f64, f64),
     pub speculation: Speculation,
@@ -193,6 +236,8 @@ pub struct Profile {
     pub map_s_per_mb: f64,
     /// Sort+reduce seconds per MB of shuffled input at node speed 1.0.
     pub reduce_s_per_mb: f64,
+    /// Reduce output bytes / shuffled bytes (written to HDFS).
+    pub reduce_output: f64,
     pub source: &'static str,
 }
 

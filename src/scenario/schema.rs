@@ -66,7 +66,9 @@ pub struct ClusterDef {
     pub reduce_slots: Option<Spanned<i64>>,
     /// "typed" (default) or "unified".
     pub slot_model: Option<Spanned<String>>,
-    /// Default "3s".
+    /// Default map_slots + reduce_slots.
+    pub cores: Option<Spanned<i64>>,
+    /// Default "auto".
     pub heartbeat: Option<Heartbeat>,
     #[serde(default)]
     pub out_of_band_heartbeat: bool,
@@ -89,10 +91,16 @@ pub struct DatacenterDef {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NetworkDef {
+    /// "shared" (default) or "fixed".
+    pub model: Option<Spanned<String>>,
     pub disk_mbps: Option<Spanned<f64>>,
+    pub nic_mbps: Option<Spanned<f64>>,
+    pub rack_oversubscription: Option<Spanned<f64>>,
+    pub inter_dc_mbps: Option<Spanned<f64>>,
+    pub parallel_copies: Option<Spanned<i64>>,
+    /// Fixed model only.
     pub rack_mbps: Option<Spanned<f64>>,
     pub cross_rack_mbps: Option<Spanned<f64>>,
-    pub inter_dc_mbps: Option<Spanned<f64>>,
     pub shuffle_mbps: Option<Spanned<f64>>,
 }
 
@@ -110,6 +118,10 @@ pub struct HdfsDef {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TasksDef {
+    /// Default "1s".
+    pub startup: Option<Spanned<Dur>>,
+    /// Default 0.1.
+    pub duration_cv: Option<Spanned<f64>>,
     /// Default 0.
     pub straggler_prob: Option<Spanned<f64>>,
     /// Default [1.5, 4.0].
@@ -223,9 +235,14 @@ pub struct Dur(pub Ms);
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Size(pub f64);
 
-/// `heartbeat`: a positive duration, or `"manual"` (`None`).
+/// `heartbeat`: `"auto"` (Hadoop 1.x's rule), a positive duration, or
+/// `"manual"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Heartbeat(pub Option<Ms>);
+pub enum Heartbeat {
+    Auto,
+    Every(Ms),
+    Manual,
+}
 
 impl<'de> Deserialize<'de> for Dur {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -267,21 +284,25 @@ impl<'de> Deserialize<'de> for Heartbeat {
         impl Visitor<'_> for V {
             type Value = Heartbeat;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("\"manual\" or a duration string with a unit, like \"3s\"")
+                f.write_str("\"auto\", \"manual\" or a duration string with a unit, like \"3s\"")
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<Heartbeat, E> {
-                if s.trim() == "manual" {
-                    return Ok(Heartbeat(None));
+                match s.trim() {
+                    "manual" => return Ok(Heartbeat::Manual),
+                    "auto" => return Ok(Heartbeat::Auto),
+                    _ => {}
                 }
                 let ms = parse_duration(s).map_err(|m| {
-                    E::custom(format!("{m}, or \"manual\" for scripted heartbeats only"))
+                    E::custom(format!(
+                        "{m}, \"auto\" for Hadoop's own interval, or \"manual\" for scripted heartbeats only"
+                    ))
                 })?;
                 if ms == 0 {
                     return Err(E::custom(format!(
                         "invalid heartbeat \"{s}\": expected a duration longer than 0, or \"manual\""
                     )));
                 }
-                Ok(Heartbeat(Some(ms)))
+                Ok(Heartbeat::Every(ms))
             }
         }
         d.deserialize_str(V)

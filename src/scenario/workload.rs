@@ -55,27 +55,27 @@ pub fn poisson(seed: u64, p: &PoissonParams) -> Vec<JobSpec> {
         // Draw order is fixed (gap, profile, input, pool, reduces): changing
         // it would change every generated workload.
         if k > 1 {
-            let u: f64 = rng.gen();
+            let u: f64 = rng.random();
             // Inverse CDF of the exponential; 1 - u is in (0, 1], so ln is finite.
             let gap = -(1.0 - u).ln() * p.mean_interarrival as f64;
             t = t.saturating_add(gap.round() as Ms);
         }
         // The loader never passes an empty mix; an empty one yields no jobs.
-        let Some(profile) = pick_profile(&p.mix, total_weight, rng.gen::<f64>()) else {
+        let Some(profile) = pick_profile(&p.mix, total_weight, rng.random::<f64>()) else {
             break;
         };
         let (lo, hi) = p.input_mb;
-        let u: f64 = rng.gen();
+        let u: f64 = rng.random();
         let input = (lo * (u * (hi / lo).ln()).exp())
             .round()
             .clamp(lo.max(1.0), hi.max(1.0));
         let pool_ix = if p.pools.len() > 1 {
-            rng.gen_range(0..p.pools.len())
+            rng.random_range(0..p.pools.len())
         } else {
             0
         };
         let reduces = match p.reduces {
-            Some((a, b)) => rng.gen_range(a..=b),
+            Some((a, b)) => rng.random_range(a..=b),
             None => (input / MB_PER_REDUCE).ceil().max(1.0) as u32,
         };
         let maps = (input / p.block_mb).ceil().max(1.0) as u32;
@@ -260,7 +260,7 @@ pub fn swim(seed: u64, text: &str, p: &SwimParams) -> Result<Vec<JobSpec>, (usiz
                 format!("input of {input_mb:.0} MB makes more than 1000000 maps"),
             ));
         }
-        let mut pick = rng.gen::<f64>() * total_weight;
+        let mut pick = rng.random::<f64>() * total_weight;
         let mut profile = p.mix.last().map(|m| m.0.clone());
         for (pr, w) in &p.mix {
             if pick < *w {
@@ -272,7 +272,7 @@ pub fn swim(seed: u64, text: &str, p: &SwimParams) -> Result<Vec<JobSpec>, (usiz
         let Some(profile) = profile else {
             return Ok(out);
         };
-        let pool = p.pools[rng.gen_range(0..p.pools.len())].clone();
+        let pool = p.pools[rng.random_range(0..p.pools.len())].clone();
         out.push(JobSpec {
             // `/` separates job and task in traces and `assigned`.
             name: format!("w{}-{}", p.index, fields[0].trim().replace('/', "_")),

@@ -52,6 +52,15 @@ pub fn build(
     ctx: &BuildCtx,
 ) -> Result<Box<dyn Policy>, SpecError> {
     let entry = lookup(&spec.name).ok_or_else(|| SpecError(unknown(&spec.name)))?;
+    build_entry(entry, spec, table, ctx)
+}
+
+fn build_entry(
+    entry: &Entry,
+    spec: &PolicySpec,
+    table: &toml::Table,
+    ctx: &BuildCtx,
+) -> Result<Box<dyn Policy>, SpecError> {
     let t = with_overrides(table, spec)?;
     let label = spec.label();
     (entry.build)(&Settings::new(entry.name, &label, &t), ctx)
@@ -95,20 +104,33 @@ pub fn check_table(table: &toml::Table, ctx: &BuildCtx) -> Result<(), ConfigErro
 }
 
 /// The engine's policy factory: policies by spec from one `[scheduler]`
-/// table.
+/// table, among a list of entries (every registered policy, unless a
+/// caller brings its own, as docs/architecture.md's example does).
 pub struct Registry {
     table: toml::Table,
+    entries: &'static [&'static Entry],
 }
 
 impl Registry {
+    /// Every registered policy.
     pub fn new(table: toml::Table) -> Registry {
-        Registry { table }
+        Registry::with_entries(table, super::POLICIES)
+    }
+
+    /// Only these entries.
+    pub fn with_entries(table: toml::Table, entries: &'static [&'static Entry]) -> Registry {
+        Registry { table, entries }
     }
 }
 
 impl PolicyFactory for Registry {
     fn build(&self, spec: &PolicySpec, ctx: &BuildCtx) -> Result<Box<dyn Policy>, BuildError> {
-        build(spec, &self.table, ctx).map_err(|e| Box::new(e) as BuildError)
+        let entry = self
+            .entries
+            .iter()
+            .find(|e| e.name == spec.name)
+            .ok_or_else(|| SpecError(unknown(&spec.name)))?;
+        build_entry(entry, spec, &self.table, ctx).map_err(|e| Box::new(e) as BuildError)
     }
 }
 

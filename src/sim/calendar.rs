@@ -4,13 +4,14 @@ use crate::model::{JobId, Ms, NodeId};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// What happens at an instant.
+/// What happens at an instant. (A flow's end is not in the calendar: the
+/// network keeps its own ends, and the run takes them first at an instant.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Ev {
-    /// A map attempt finished, or a reduce attempt finished its sort+reduce.
-    AttemptDone(u32),
-    /// A reduce attempt copied its last byte.
-    ShuffleDone(u32),
+    /// A node's next compute finish, if `gen` is still the node's.
+    CpuDone { node: NodeId, gen: u32 },
+    /// An attempt's timed phase ended: its start-up, or a fixed-time task.
+    PhaseEnd(u32),
     JobArrival(JobId),
     /// Index into the scenario's `[[events]]`.
     Scripted(u32),
@@ -22,15 +23,22 @@ pub enum Ev {
 }
 
 impl Ev {
-    /// Same-instant class (docs/model.md): completions, then job arrivals,
-    /// then scripted events, then heartbeats.
+    /// Same-instant class (docs/model.md): completions (compute finishes
+    /// by node, then timed phases by attempt; flow ends come before both),
+    /// then job arrivals, then scripted events, then heartbeats.
     fn class_and_id(self) -> (u8, u64) {
         match self {
-            Ev::AttemptDone(a) | Ev::ShuffleDone(a) => (0, a as u64),
-            Ev::JobArrival(j) => (1, j as u64),
-            Ev::Scripted(i) => (2, i as u64),
-            Ev::Heartbeat { node, .. } => (3, node as u64),
+            Ev::CpuDone { node, .. } => (0, node as u64),
+            Ev::PhaseEnd(a) => (1, a as u64),
+            Ev::JobArrival(j) => (2, j as u64),
+            Ev::Scripted(i) => (3, i as u64),
+            Ev::Heartbeat { node, .. } => (4, node as u64),
         }
+    }
+
+    /// A completion (of its class or an earlier one at the same instant).
+    pub fn is_completion(self) -> bool {
+        matches!(self, Ev::CpuDone { .. } | Ev::PhaseEnd(_))
     }
 }
 
@@ -104,7 +112,7 @@ mod tests {
         );
         c.push(5, Ev::Scripted(0));
         c.push(5, Ev::JobArrival(3));
-        c.push(5, Ev::AttemptDone(9));
+        c.push(5, Ev::PhaseEnd(9));
         c.push(
             4,
             Ev::Heartbeat {
@@ -127,7 +135,7 @@ mod tests {
                     node: 7,
                     periodic: true
                 },
-                Ev::AttemptDone(9),
+                Ev::PhaseEnd(9),
                 Ev::JobArrival(3),
                 Ev::Scripted(0),
                 Ev::Heartbeat {

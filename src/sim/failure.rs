@@ -1,8 +1,12 @@
 //! Node failures and recoveries (the command API's `FailNode` and
-//! `RecoverNode`): running attempts fail, and map outputs stored on a dead
-//! node are lost for jobs whose reducers still need them.
+//! `RecoverNode`): running attempts fail; flows to or from the dead node
+//! stop, their bytes accounted (a map reading a replica there reads the
+//! rest from another replica; a write pipeline through it goes on without
+//! it, as HDFS recovers a pipeline); and map outputs stored there are lost
+//! for jobs whose reducers still need them, so those maps run again.
 
-use super::job::{AttemptId, Outcome, TaskState};
+use super::job::{AttemptId, Outcome, Phase, TaskState};
+use super::phases::FlowKind;
 use super::world::{Notable, World};
 use crate::model::NodeId;
 
@@ -31,36 +35,35 @@ impl World {
             };
             self.requeue_if_idle(j, kind, t);
         }
+        // Reads from its disk and write pipelines through it, elsewhere.
+        self.reroute_around(n);
         // Map outputs stored there are lost for jobs whose reducers still copy.
-        let dc = self.cluster.nodes[n as usize].dc as usize;
         let mut rerun = 0u32;
         for j in self.active.clone() {
-            let now = self.now;
             let job = &self.jobs[j as usize];
             let still_copying = job.n_reduces() > 0
                 && (job.reduces_pending > 0
                     || job.running_reducers.iter().any(|&r| {
-                        self.attempts[r as usize]
-                            .shuffle
-                            .as_ref()
-                            .is_some_and(|s| s.done_at.is_none_or(|d| d > now))
+                        matches!(
+                            self.attempts[r as usize].phase,
+                            Phase::Startup | Phase::Shuffle
+                        )
                     }));
-            let lost: Vec<u32> = (0..job.n_maps())
+            let lost: Vec<u32> = job
+                .outputs
+                .iter()
+                .copied()
                 .filter(|&t| {
                     let m = &job.maps[t as usize];
-                    m.state == TaskState::Done
-                        && m.done_by
-                            .is_some_and(|a| self.attempts[a as usize].node == n)
+                    m.done_by
+                        .is_some_and(|a| self.attempts[a as usize].node == n)
                 })
                 .collect();
             if !still_copying || lost.is_empty() {
                 continue;
             }
+            let all_were_done = job.maps_done == job.n_maps();
             let reducers = job.running_reducers.clone();
-            for &r in &reducers {
-                self.advance_shuffle(r);
-            }
-            let all_were_done = self.jobs[j as usize].maps_done == self.jobs[j as usize].n_maps();
             let job = &mut self.jobs[j as usize];
             for &t in &lost {
                 let m = &mut job.maps[t as usize];
@@ -72,32 +75,22 @@ impl World {
                 }
                 m.state = TaskState::Pending;
                 m.finished_at = None;
-                job.output_by_dc[dc] -= m.output_mb;
                 job.output_total -= m.output_mb;
                 job.maps_done -= 1;
                 job.maps_pending += 1;
                 job.requeue_map(t, &self.cluster);
                 rerun += 1;
             }
+            job.outputs.retain(|t| !lost.contains(t));
             job.map_end = None;
             if all_were_done {
                 self.early_reduces += job.reduces_running;
             }
-            // Reducers lose what they had copied of the lost outputs (the
-            // fluid model keeps totals, so copies are capped at what is
-            // still available), and a scheduled shuffle end is void.
-            let r = job.n_reduces().max(1) as f64;
-            for &a in &reducers {
-                let rdc = self.cluster.nodes[self.attempts[a as usize].node as usize].dc as usize;
-                let job = &self.jobs[j as usize];
-                let intra = job.output_by_dc[rdc] / r;
-                let inter = (job.output_total - job.output_by_dc[rdc]) / r;
-                if let Some(s) = self.attempts[a as usize].shuffle.as_mut() {
-                    if s.done_at.is_none_or(|d| d > now) {
-                        s.copied_intra = s.copied_intra.min(intra);
-                        s.copied_inter = s.copied_inter.min(inter);
-                        s.done_at = None;
-                    }
+            // Reducers still copying drop what they had from the dead node;
+            // the re-run maps' outputs reach them anew.
+            for a in reducers {
+                if self.attempts[a as usize].phase == Phase::Shuffle {
+                    self.forget_source(a, n);
                 }
             }
         }
@@ -109,6 +102,43 @@ impl World {
                 rerun,
             },
         ));
+    }
+
+    /// Flows of attempts elsewhere that read from `n`'s disk or write
+    /// through it: the rest of a read comes from the best live replica; a
+    /// write pipeline goes on without `n`. (Shuffle fetches from `n` stop
+    /// with the outputs they fetch; see `fail_node`.)
+    fn reroute_around(&mut self, n: NodeId) {
+        let mut moves: Vec<(AttemptId, FlowKind)> = Vec::new();
+        for r in &self.runs {
+            let a = r.attempt;
+            let Some(f) = r.flow else { continue };
+            let at = &self.attempts[a as usize];
+            if at.run == u32::MAX || at.outcome != Outcome::Running {
+                continue;
+            }
+            let meta = self.flow_meta[f as usize];
+            match meta.kind {
+                FlowKind::Input if meta.src == n => moves.push((a, FlowKind::Input)),
+                FlowKind::Output if self.output_replicas_of(a).contains(&n) => {
+                    moves.push((a, FlowKind::Output))
+                }
+                _ => {}
+            }
+        }
+        for (a, kind) in moves {
+            let r = self.attempts[a as usize].run as usize;
+            let Some(f) = self.runs[r].flow.take() else {
+                continue;
+            };
+            let bytes = self.net.flow(f).bytes;
+            let moved = self.stop_flow(f);
+            let rest = (bytes - moved).max(0.0);
+            match kind {
+                FlowKind::Input => self.resume_read(a, rest),
+                _ => self.resume_write(a, rest, n),
+            }
+        }
     }
 
     /// A dead node comes back, empty (the command API's `RecoverNode`).

@@ -12,36 +12,45 @@ use rand::Rng;
 /// goes to any unused node, as HDFS falls back. Never more replicas than nodes.
 pub fn place(cluster: &Cluster, replication: u32, rng: &mut impl Rng) -> Vec<NodeId> {
     let n = cluster.nodes.len() as u32;
+    if n == 0 || replication == 0 {
+        return Vec::new();
+    }
+    let first = rng.random_range(0..n);
+    place_rest(cluster, first, replication, rng)
+}
+
+/// As [`place`] for a block written by node `writer` of the cluster (a
+/// reduce's output): the first replica on the writer itself.
+pub fn place_from(cluster: &Cluster, writer: NodeId, replication: u32, rng: &mut impl Rng) -> Vec<NodeId> {
+    if replication == 0 {
+        return Vec::new();
+    }
+    place_rest(cluster, writer, replication, rng)
+}
+
+/// Random draws before falling back to a scan: a rack rule that a random
+/// node fails this often (say a 1,000-node rack in a 1,001-node cluster)
+/// is met by scanning instead.
+const TRIES: u32 = 32;
+
+fn place_rest(cluster: &Cluster, first: NodeId, replication: u32, rng: &mut impl Rng) -> Vec<NodeId> {
+    let n = cluster.nodes.len() as u32;
     let want = replication.min(n) as usize;
     let mut out: Vec<NodeId> = Vec::with_capacity(want);
-    if want == 0 {
-        return out;
-    }
-    let first = rng.gen_range(0..n);
     out.push(first);
     if want >= 2 {
         let r1 = cluster.nodes[first as usize].rack;
-        let others: Vec<NodeId> = (0..n)
-            .filter(|&i| cluster.nodes[i as usize].rack != r1)
-            .collect();
-        let second = if others.is_empty() {
-            pick_unused(n, &out, rng)
-        } else {
-            others[rng.gen_range(0..others.len())]
-        };
+        let second = pick(n, &out, rng, |i| cluster.nodes[i as usize].rack != r1)
+            .unwrap_or_else(|| pick_unused(n, &out, rng));
         out.push(second);
         if want >= 3 {
             let r2 = cluster.nodes[second as usize].rack;
-            let same: Vec<NodeId> = cluster.racks[r2 as usize]
-                .nodes
-                .iter()
-                .copied()
-                .filter(|x| !out.contains(x))
-                .collect();
+            let rack = &cluster.racks[r2 as usize].nodes;
+            let same: Vec<NodeId> = rack.iter().copied().filter(|x| !out.contains(x)).collect();
             let third = if same.is_empty() {
                 pick_unused(n, &out, rng)
             } else {
-                same[rng.gen_range(0..same.len())]
+                same[rng.random_range(0..same.len())]
             };
             out.push(third);
         }
@@ -53,18 +62,21 @@ pub fn place(cluster: &Cluster, replication: u32, rng: &mut impl Rng) -> Vec<Nod
     out
 }
 
-fn pick_unused(n: u32, used: &[NodeId], rng: &mut impl Rng) -> NodeId {
-    let free = n as usize - used.len();
-    let mut k = rng.gen_range(0..free);
-    for i in 0..n {
-        if !used.contains(&i) {
-            if k == 0 {
-                return i;
-            }
-            k -= 1;
+/// A random unused node satisfying `ok`, uniformly: by rejection, then by
+/// a scan of every node if rejection keeps failing. None if no node does.
+fn pick(n: u32, used: &[NodeId], rng: &mut impl Rng, ok: impl Fn(NodeId) -> bool) -> Option<NodeId> {
+    for _ in 0..TRIES {
+        let x = rng.random_range(0..n);
+        if ok(x) && !used.contains(&x) {
+            return Some(x);
         }
     }
-    unreachable!("pick_unused called with every node used")
+    let all: Vec<NodeId> = (0..n).filter(|&i| ok(i) && !used.contains(&i)).collect();
+    (!all.is_empty()).then(|| all[rng.random_range(0..all.len())])
+}
+
+fn pick_unused(n: u32, used: &[NodeId], rng: &mut impl Rng) -> NodeId {
+    pick(n, used, rng, |_| true).expect("pick_unused called with every node used")
 }
 
 #[cfg(test)]
@@ -83,6 +95,7 @@ mod tests {
             map_slots: 2,
             reduce_slots: 2,
             slot_model: SlotModel::Typed,
+            cores: 4,
             heartbeat: Some(3000),
             out_of_band_heartbeat: false,
             speed: (1.0, 1.0),

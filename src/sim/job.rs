@@ -80,15 +80,48 @@ pub struct ReduceTask {
     pub ran_on: Vec<NodeId>,
 }
 
-/// A reducer's fluid shuffle: bytes available from maps in its own
-/// datacenter are copied at `shuffle_mbps`, from other datacenters at
-/// `inter_dc_mbps`, both streams at once.
-#[derive(Clone, Debug, Default)]
-pub struct Shuffle {
-    pub copied_intra: f64,
-    pub copied_inter: f64,
-    pub last: Ms,
-    pub done_at: Option<Ms>,
+/// Where a running attempt is in its life. A map goes Startup, Read,
+/// Compute, Spill; a reduce Startup, Shuffle, Compute, Write. Attempts of
+/// jobs with a fixed `map_time` / `reduce_time` spend that time in `Timed`
+/// (a reduce after its shuffle).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    Startup,
+    Read,
+    Compute,
+    Spill,
+    Shuffle,
+    Write,
+    Timed,
+    Done,
+}
+
+impl Phase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Startup => "startup",
+            Phase::Read => "read",
+            Phase::Compute => "compute",
+            Phase::Spill => "spill",
+            Phase::Shuffle => "shuffle",
+            Phase::Write => "write",
+            Phase::Timed => "timed",
+            Phase::Done => "done",
+        }
+    }
+}
+
+/// Milliseconds an attempt spent in each kind of phase: start-up, reading
+/// its input, computing (with a map's spill, a reduce's output write, and
+/// the fixed time of a timed task), and a reduce's copy (its shuffle,
+/// waiting for maps included).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PhaseTimes {
+    pub startup: u32,
+    pub read: u32,
+    pub compute: u32,
+    pub shuffle: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -106,15 +139,17 @@ pub struct Attempt {
     pub policy: u16,
     pub rule: &'static str,
     pub locality: Option<Locality>,
-    pub shuffle: Option<Shuffle>,
     /// Lane on its node (see `Node::lanes`).
     pub slot: u16,
     /// The type of slot it occupies: its own kind, unless a policy
     /// borrowed a slot of the other type (DynamicMR's DHSA).
     pub slot_kind: Kind,
-    /// When the attempt will end if nothing intervenes: a map's end, or a
-    /// reduce's end once its shuffle is over (for progress estimates).
-    pub planned_end: Option<Ms>,
+    pub phase: Phase,
+    pub times: PhaseTimes,
+    /// A reduce's copy phase ended at this time.
+    pub shuffle_end: Option<Ms>,
+    /// Index of its running state in `World::runs` while it runs.
+    pub run: u32,
 }
 
 /// A list of task ids in ascending order with a lazily advanced head:
@@ -241,9 +276,11 @@ pub struct Job {
     pub reduces_pending: u32,
     pub reduces_running: u32,
     pub reduces_done: u32,
-    /// Completed map output per datacenter (MB), for the shuffle.
-    pub output_by_dc: Vec<f64>,
+    /// Completed map output (MB), every map together.
     pub output_total: f64,
+    /// Maps whose output is available, in completion order (the order a
+    /// reducer fetches in).
+    pub outputs: Vec<u32>,
     /// Sum of finished map attempt durations (for policies' T_m).
     pub map_time_sum: Ms,
     pub running_reducers: Vec<AttemptId>,
@@ -299,8 +336,8 @@ impl Job {
             reduces_pending: spec.reduces,
             reduces_running: 0,
             reduces_done: 0,
-            output_by_dc: vec![0.0; cluster.dcs.len()],
             output_total: 0.0,
+            outputs: Vec::new(),
             map_time_sum: 0,
             running_reducers: Vec::new(),
             index,

@@ -4,7 +4,7 @@
 
 use super::calendar::Ev;
 use super::hdfs;
-use super::job::{Attempt, AttemptId, Job, Kind, Locality, MapTask, Outcome, Shuffle, TaskState};
+use super::job::{Attempt, AttemptId, Job, Kind, MapTask, Outcome, Phase, PhaseTimes, TaskState};
 use super::run::SimError;
 use super::world::{Notable, World};
 use crate::model::{JobId, JobSpec, NodeId, Speculation};
@@ -111,34 +111,18 @@ impl World {
             policy: self.cur_label,
             rule,
             locality,
-            shuffle: (kind == Kind::Reduce).then(|| Shuffle {
-                last: now,
-                ..Default::default()
-            }),
             slot: slot as u16,
             slot_kind,
-            planned_end: None,
+            phase: Phase::Startup,
+            times: PhaseTimes::default(),
+            shuffle_end: None,
+            run: u32::MAX,
         });
         if speculative {
             self.metrics.speculative_launched += 1;
             self.metrics.speculative_running += 1;
         }
-        match kind {
-            Kind::Map => {
-                let loc = locality.unwrap_or(Locality::OffDc);
-                if loc == Locality::OffDc {
-                    self.metrics.inter_dc_mb += self.jobs[j as usize].maps[task as usize].block_mb;
-                }
-                let d = self.map_duration(j, task, node, loc, attempt);
-                self.attempts[id as usize].planned_end = Some(now.saturating_add(d));
-                self.schedule(now.saturating_add(d), Ev::AttemptDone(id));
-            }
-            Kind::Reduce => {
-                if self.jobs[j as usize].maps_done == self.jobs[j as usize].n_maps() {
-                    self.schedule_shuffle_done(id);
-                }
-            }
-        }
+        self.begin(id);
         id
     }
 
@@ -192,6 +176,7 @@ impl World {
 
     pub(super) fn end_attempt(&mut self, a: AttemptId, outcome: Outcome) {
         self.metrics.advance(self.now);
+        self.release(a);
         let (j, node, kind, task) = {
             let at = &mut self.attempts[a as usize];
             at.end = Some(self.now);
@@ -325,12 +310,6 @@ impl World {
         if let Some(l) = at.locality {
             self.metrics.locality[l as usize] += 1;
         }
-        // Reducers first copy what was there before this output appeared.
-        let reducers = self.jobs[j as usize].running_reducers.clone();
-        for &r in &reducers {
-            self.advance_shuffle(r);
-        }
-        let dc = self.cluster.nodes[at.node as usize].dc as usize;
         let now = self.now;
         let job = &mut self.jobs[j as usize];
         let m = &mut job.maps[at.task as usize];
@@ -339,8 +318,8 @@ impl World {
         m.done_by = Some(a);
         let out = m.block_mb * job.fp;
         m.output_mb = out;
-        job.output_by_dc[dc] += out;
         job.output_total += out;
+        job.outputs.push(at.task);
         job.maps_running -= 1;
         job.maps_done += 1;
         job.map_time_sum += now - at.start;
@@ -351,17 +330,10 @@ impl World {
             job.map_end = Some(now);
             job.first_map_end.get_or_insert(now);
             self.early_reduces -= job.reduces_running;
-            for &r in &reducers {
-                // Not for reducers already past their shuffle (possible
-                // when maps re-ran after a node failure).
-                let done = self.attempts[r as usize]
-                    .shuffle
-                    .as_ref()
-                    .and_then(|s| s.done_at);
-                if done.is_none_or(|d| d > now) {
-                    self.schedule_shuffle_done(r);
-                }
-            }
+        }
+        self.offer_output(j, at.node, out);
+        if all_done {
+            self.maps_all_done(j);
             // Done when its reduces are (a map re-run after a node failure
             // can be the last task to finish, as in Hadoop).
             let job = &self.jobs[j as usize];
@@ -370,6 +342,15 @@ impl World {
             }
         }
         self.request_oob(at.node);
+    }
+
+    /// Attempt `a`'s last phase ended: its task is done.
+    pub(super) fn succeed(&mut self, a: AttemptId) {
+        match self.attempts[a as usize].kind {
+            Kind::Map => self.map_done(a),
+            Kind::Reduce => self.reduce_done(a),
+        }
+        self.succeeded.push(a);
     }
 
     pub(super) fn reduce_done(&mut self, a: AttemptId) {

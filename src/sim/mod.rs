@@ -13,12 +13,16 @@
 
 pub mod calendar;
 pub mod cluster;
+pub mod cpu;
 mod failure;
 pub mod hdfs;
 pub mod heartbeat;
 pub mod job;
 mod lifecycle;
 pub mod metrics;
+pub mod network;
+pub mod paths;
+pub mod phases;
 pub mod policy;
 pub mod rng;
 pub mod run;

@@ -3,7 +3,7 @@
 
 use super::calendar::Ev;
 use super::heartbeat::Heartbeat;
-use super::job::{Kind, Outcome};
+use super::job::Kind;
 use super::policy::{
     BuildCtx, BuildError, Inspection, Observer, Policy, PolicyFactory, ReleaseWindow,
 };
@@ -188,8 +188,13 @@ impl Sim {
             && w.now.saturating_sub(w.last_progress) > 2 * hb.max(1)
     }
 
-    pub fn next_event_time(&self) -> Option<Ms> {
-        self.w.cal.peek_time()
+    pub fn next_event_time(&mut self) -> Option<Ms> {
+        self.settle();
+        let f = self.w.net.next_end().map(|x| x.0);
+        match (f, self.w.cal.peek_time()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Processes every event up to and including `limit` (all if `None`),
@@ -200,7 +205,7 @@ impl Sim {
                 self.w.stalled = true;
                 return false;
             }
-            match self.w.cal.peek_time() {
+            match self.next_event_time() {
                 None => return false,
                 Some(t) if limit.is_some_and(|l| t > l) => {
                     if let Some(l) = limit {
@@ -228,11 +233,14 @@ impl Sim {
         }
         let any_heartbeat = self.heartbeat_pending();
         loop {
-            let heartbeat = match self.w.cal.peek()? {
-                Ev::Heartbeat { .. } => true,
-                Ev::Scripted(i) => matches!(self.events[i as usize].action, Action::Heartbeat(_)),
-                _ => false,
-            };
+            let heartbeat = !self.next_is_flow()?
+                && match self.w.cal.peek()? {
+                    Ev::Heartbeat { .. } => true,
+                    Ev::Scripted(i) => {
+                        matches!(self.events[i as usize].action, Action::Heartbeat(_))
+                    }
+                    _ => false,
+                };
             let t = self.step()?;
             if heartbeat || !any_heartbeat || self.is_finished() || self.is_stalled() {
                 return Some(Stepped { t, heartbeat });
@@ -245,8 +253,47 @@ impl Sim {
         self.w.cal.len() > self.w.pending_other || self.scripted_heartbeats > 0
     }
 
+    /// Settles the rates changed at this instant unless another event of
+    /// the instant is still to come.
+    fn settle(&mut self) {
+        if self.w.net.dirty() {
+            let now = self.w.now;
+            let at_now = self.w.net.next_end().is_some_and(|(t, _)| t <= now)
+                || self.w.cal.peek_time().is_some_and(|t| t <= now);
+            if !at_now {
+                self.w.net.flush(now);
+            }
+        }
+    }
+
+    /// The time and class of the next event: the network's next flow end
+    /// comes before a calendar event of the same instant.
+    fn next_is_flow(&self) -> Option<bool> {
+        match (self.w.net.next_end(), self.w.cal.peek_time()) {
+            (None, None) => None,
+            (Some(_), None) => Some(true),
+            (None, Some(_)) => Some(false),
+            (Some((tf, _)), Some(tc)) => Some(tf <= tc),
+        }
+    }
+
     /// Processes one event. Returns its time, or `None` if none is left.
+    ///
+    /// Rate changes made at an instant are settled once, when the run is
+    /// about to leave the instant: every event of the instant runs first
+    /// (a flow ending now ends now whatever rates the instant's changes
+    /// bring, its last byte having arrived).
     pub fn step(&mut self) -> Option<Ms> {
+        self.settle();
+        if self.next_is_flow()? {
+            let (t, f) = self.w.net.next_end()?;
+            debug_assert!(t >= self.w.now, "time went backwards");
+            self.w.now = t;
+            self.w.last_progress = t;
+            self.w.flow_done(f);
+            self.after_event();
+            return Some(t);
+        }
         let (t, ev) = self.w.cal.pop()?;
         debug_assert!(t >= self.w.now, "time went backwards");
         self.w.now = t;
@@ -261,22 +308,8 @@ impl Sim {
             }
         }
         match ev {
-            Ev::AttemptDone(a) => {
-                if self.w.attempts[a as usize].outcome != Outcome::Running {
-                    return Some(t);
-                }
-                let kind = self.w.attempts[a as usize].kind;
-                let job = self.w.attempts[a as usize].job;
-                match kind {
-                    Kind::Map => self.w.map_done(a),
-                    Kind::Reduce => self.w.reduce_done(a),
-                }
-                self.policy.task_finished(&self.w, a);
-                if self.w.jobs[job as usize].is_done() {
-                    self.policy.job_finished(&self.w, job);
-                }
-            }
-            Ev::ShuffleDone(a) => self.w.shuffle_done(a),
+            Ev::CpuDone { node, gen } => self.w.cpu_done(node, gen),
+            Ev::PhaseEnd(a) => self.w.timer_done(a),
             Ev::JobArrival(j) => {
                 self.w.arrive(j);
                 self.policy.job_arrived(&self.w, j);
@@ -322,8 +355,31 @@ impl Sim {
                 self.heartbeat(node);
             }
         }
-        self.observe();
+        self.after_event();
         Some(t)
+    }
+
+    /// Tells the policy of the attempts that succeeded (and the jobs that
+    /// finished with them), then the observers.
+    fn after_event(&mut self) {
+        if !self.w.succeeded.is_empty() {
+            let done = std::mem::take(&mut self.w.succeeded);
+            for &a in &done {
+                self.policy.task_finished(&self.w, a);
+                let job = self.w.attempts[a as usize].job;
+                if self.w.jobs[job as usize].is_done()
+                    && self.w.jobs[job as usize].finished_at == Some(self.w.now)
+                {
+                    self.policy.job_finished(&self.w, job);
+                }
+            }
+            let mut done = done;
+            done.clear();
+            if self.w.succeeded.is_empty() {
+                self.w.succeeded = done;
+            }
+        }
+        self.observe();
     }
 
     /// The observers attached to this run, in the order attached.
@@ -403,7 +459,9 @@ impl Sim {
     /// The command API: scripted events and the TUI change a run only here.
     pub fn command(&mut self, cmd: Command) -> Result<(), SimError> {
         let r = self.apply(cmd);
-        self.observe();
+        self.after_event();
+        // Rates are settled when a command returns: the caller may look.
+        self.w.net.flush(self.w.now);
         r
     }
 

@@ -1,81 +1,245 @@
-//! The reducer's shuffle, as a fluid copy: bytes of finished map outputs
-//! flow to each running reducer at the shuffle bandwidth (from its own
-//! datacenter) and the inter-datacenter bandwidth (from the others).
+//! A reducer's copy (Hadoop's shuffle): every finished map of its job
+//! leaves output / r bytes for each reducer on the map's node; the reducer
+//! fetches them as flows, from at most `network.parallel_copies` source
+//! nodes at once and one fetch per node at a time, taking the nodes in the
+//! order their outputs appeared. A fetch takes everything the node has for
+//! the reducer at that moment; what a node produces meanwhile waits for a
+//! later fetch. The copy ends when every map of the job is done and every
+//! byte is fetched.
+//!
+//! Under the `fixed` network model the reducer's fetches share its own
+//! copy bandwidth, `shuffle_mbps` within its datacenter and
+//! `inter_dc_mbps` from the others, as a reducer's copy did in the first
+//! versions; under `shared` they share disks and links with everything
+//! else.
 
-use super::calendar::Ev;
-use super::job::{AttemptId, Outcome};
+use super::job::{AttemptId, Phase};
+use super::network::{FlowId, ResId};
+use super::paths::Path;
+use super::phases::FlowKind;
 use super::world::World;
-use crate::model::Ms;
+use crate::model::{NetworkModel, NodeId};
+use std::collections::{BTreeMap, VecDeque};
+
+/// What a reducer has to fetch from one node, and has fetched.
+#[derive(Clone, Debug, Default)]
+struct Source {
+    /// MB available, not fetched, not in flight.
+    avail: f64,
+    /// MB fetched.
+    fetched: f64,
+    queued: bool,
+    busy: bool,
+}
+
+/// A reducer's copy state.
+#[derive(Clone, Debug, Default)]
+pub struct Copy {
+    /// MB fetched so far, and of it from the reducer's own datacenter.
+    pub fetched: f64,
+    pub fetched_local: f64,
+    sources: BTreeMap<NodeId, Source>,
+    /// Nodes with bytes waiting, in the order they became available.
+    queue: VecDeque<NodeId>,
+    /// Fetches under way: (flow, source node).
+    active: Vec<(FlowId, NodeId)>,
+    /// Fixed model: the reducer's own copy bandwidths (intra, inter).
+    own: Option<(ResId, ResId)>,
+}
+
+impl Copy {
+    /// Fetches under way.
+    pub fn fetches(&self) -> &[(FlowId, NodeId)] {
+        &self.active
+    }
+}
 
 impl World {
-    /// Brings a reducer's copied bytes up to `now` (availability has been
-    /// constant since its last update).
-    pub(super) fn advance_shuffle(&mut self, a: AttemptId) {
-        let at = &self.attempts[a as usize];
-        let job = &self.jobs[at.job as usize];
-        let r = job.n_reduces().max(1) as f64;
-        let dc = self.cluster.nodes[at.node as usize].dc as usize;
-        let avail_intra = job.output_by_dc[dc] / r;
-        let avail_inter = (job.output_total - job.output_by_dc[dc]) / r;
-        let (bi, be) = (self.net.shuffle_mbps, self.net.inter_dc_mbps);
-        let now = self.now;
-        if let Some(s) = self.attempts[a as usize].shuffle.as_mut() {
-            let dt = now.saturating_sub(s.last) as f64 / 1000.0;
-            s.copied_intra = avail_intra.min(s.copied_intra + bi * dt);
-            s.copied_inter = avail_inter.min(s.copied_inter + be * dt);
-            s.last = now;
+    fn copy_mut(&mut self, a: AttemptId) -> Option<&mut Copy> {
+        let r = self.attempts[a as usize].run;
+        if r == u32::MAX {
+            return None;
+        }
+        self.runs[r as usize].copy.as_deref_mut()
+    }
+
+    /// A reduce's start-up ended: it learns the outputs already there and
+    /// starts fetching.
+    pub(super) fn start_copy(&mut self, a: AttemptId) {
+        self.set_phase(a, Phase::Shuffle);
+        let r = self.attempts[a as usize].run as usize;
+        let mut copy = Copy::default();
+        if self.net_spec.model == NetworkModel::Fixed {
+            let intra = self.net.add_resource(self.net_spec.shuffle_mbps);
+            let inter = self.net.add_resource(self.net_spec.inter_dc_mbps);
+            copy.own = Some((intra, inter));
+        }
+        let j = self.attempts[a as usize].job as usize;
+        let r_count = self.jobs[j].n_reduces().max(1) as f64;
+        for &t in &self.jobs[j].outputs {
+            let m = &self.jobs[j].maps[t as usize];
+            let Some(by) = m.done_by else { continue };
+            let node = self.attempts[by as usize].node;
+            let src = copy.sources.entry(node).or_default();
+            src.avail += m.output_mb / r_count;
+            if !src.queued {
+                src.queued = true;
+                copy.queue.push_back(node);
+            }
+        }
+        self.runs[r].copy = Some(Box::new(copy));
+        self.pump(a);
+    }
+
+    /// A map of job `j` finished on `node`: each reducer copying gets its
+    /// share there.
+    pub(super) fn offer_output(&mut self, j: u32, node: NodeId, mb: f64) {
+        let r_count = self.jobs[j as usize].n_reduces().max(1) as f64;
+        let reducers = std::mem::take(&mut self.jobs[j as usize].running_reducers);
+        for &a in &reducers {
+            if self.attempts[a as usize].phase != Phase::Shuffle {
+                continue;
+            }
+            if let Some(copy) = self.copy_mut(a) {
+                let src = copy.sources.entry(node).or_default();
+                src.avail += mb / r_count;
+                if !src.queued && !src.busy {
+                    src.queued = true;
+                    copy.queue.push_back(node);
+                }
+            }
+            self.pump(a);
+        }
+        self.jobs[j as usize].running_reducers = reducers;
+    }
+
+    /// Every map of job `j` is done: reducers with nothing left to fetch
+    /// finish their copy.
+    pub(super) fn maps_all_done(&mut self, j: u32) {
+        let reducers = self.jobs[j as usize].running_reducers.clone();
+        for a in reducers {
+            if self.attempts[a as usize].phase == Phase::Shuffle {
+                self.pump(a);
+            }
         }
     }
 
-    /// All maps are done: the reducer's shuffle ends when its backlog drains.
-    pub(super) fn schedule_shuffle_done(&mut self, a: AttemptId) {
-        self.advance_shuffle(a);
-        let at = &self.attempts[a as usize];
-        let job = &self.jobs[at.job as usize];
-        let r = job.n_reduces().max(1) as f64;
-        let dc = self.cluster.nodes[at.node as usize].dc as usize;
-        let avail_intra = job.output_by_dc[dc] / r;
-        let avail_inter = (job.output_total - job.output_by_dc[dc]) / r;
-        let s = at
-            .shuffle
-            .as_ref()
-            .expect("reduce attempt has shuffle state");
-        let ti = (avail_intra - s.copied_intra).max(0.0) / self.net.shuffle_mbps;
-        let te = (avail_inter - s.copied_inter).max(0.0) / self.net.inter_dc_mbps;
-        let done = self.now.saturating_add(
-            (ti.max(te) * 1000.0)
-                .ceil()
-                .min(crate::units::MAX_DURATION_MS as f64) as Ms,
-        );
-        if let Some(s) = self.attempts[a as usize].shuffle.as_mut() {
-            s.done_at = Some(done);
+    /// Starts fetches while there is room and a node with bytes waiting;
+    /// ends the copy when nothing is left.
+    fn pump(&mut self, a: AttemptId) {
+        let limit = self.net_spec.parallel_copies as usize;
+        let dst = self.attempts[a as usize].node;
+        let dst_dc = self.dc_of(dst);
+        loop {
+            let Some(copy) = self.copy_mut(a) else { return };
+            if copy.active.len() >= limit {
+                break;
+            }
+            let Some(node) = copy.queue.pop_front() else {
+                break;
+            };
+            let own = copy.own;
+            let src = copy.sources.get_mut(&node).expect("queued sources exist");
+            src.queued = false;
+            let mb = std::mem::take(&mut src.avail);
+            if mb <= 0.0 {
+                continue;
+            }
+            src.busy = true;
+            let local = self.dc_of(node) == dst_dc;
+            let path = self.links.read(node, dst);
+            let f = match own {
+                // Fixed: the reducer's own copy bandwidth, shared by its
+                // fetches alone.
+                Some((intra, inter)) => {
+                    let sharing = Path::of(if local { intra } else { inter });
+                    let inf = f64::INFINITY;
+                    self.start_flow_over(a, FlowKind::Shuffle, node, dst, path, sharing, mb, inf)
+                }
+                None => self.start_flow(a, FlowKind::Shuffle, node, dst, path, mb, f64::INFINITY),
+            };
+            let copy = self.copy_mut(a).expect("still copying");
+            match f {
+                Some(f) => copy.active.push((f, node)),
+                None => {
+                    copy.sources.get_mut(&node).expect("source").busy = false;
+                }
+            }
         }
-        self.schedule(done, Ev::ShuffleDone(a));
+        self.end_copy_if_done(a);
     }
 
-    pub(super) fn shuffle_done(&mut self, a: AttemptId) {
-        let at = &self.attempts[a as usize];
-        // A node failure can re-open the maps after this was scheduled.
-        let current = at.shuffle.as_ref().and_then(|s| s.done_at) == Some(self.now);
-        if at.outcome != Outcome::Running || !current {
-            return;
+    fn end_copy_if_done(&mut self, a: AttemptId) {
+        let j = self.attempts[a as usize].job as usize;
+        let all_maps = self.jobs[j].maps_done == self.jobs[j].n_maps();
+        let Some(copy) = self.copy_mut(a) else { return };
+        if all_maps && copy.active.is_empty() && copy.queue.is_empty() {
+            if let Some((intra, inter)) = copy.own.take() {
+                self.net.remove_resource(intra);
+                self.net.remove_resource(inter);
+            }
+            self.copy_finished(a);
         }
-        self.advance_shuffle(a);
-        let at = &self.attempts[a as usize];
-        let s = at
-            .shuffle
-            .as_ref()
-            .expect("reduce attempt has shuffle state");
-        let (ci, ce) = (s.copied_intra, s.copied_inter);
-        let j = at.job;
-        self.metrics.reduce_bytes_local += ci;
-        self.metrics.reduce_bytes_total += ci + ce;
-        self.metrics.inter_dc_mb += ce;
-        let now = self.now;
-        let job = &mut self.jobs[j as usize];
-        job.shuffle_end = Some(job.shuffle_end.map_or(now, |t| t.max(now)));
-        let d = self.reduce_duration(a, ci + ce);
-        self.attempts[a as usize].planned_end = Some(now.saturating_add(d));
-        self.schedule(now.saturating_add(d), Ev::AttemptDone(a));
+    }
+
+    /// A fetch of `mb` from `src` ended.
+    pub(super) fn fetch_done(&mut self, a: AttemptId, f: FlowId, src: NodeId, mb: f64) {
+        let local = self.dc_of(src) == self.dc_of(self.attempts[a as usize].node);
+        self.metrics.reduce_bytes_total += mb;
+        if local {
+            self.metrics.reduce_bytes_local += mb;
+        } else {
+            self.metrics.inter_dc_mb += mb;
+        }
+        let Some(copy) = self.copy_mut(a) else { return };
+        copy.active.retain(|&(x, _)| x != f);
+        copy.fetched += mb;
+        if local {
+            copy.fetched_local += mb;
+        }
+        let s = copy.sources.get_mut(&src).expect("a fetch has a source");
+        s.fetched += mb;
+        s.busy = false;
+        if s.avail > 0.0 && !s.queued {
+            s.queued = true;
+            copy.queue.push_back(src);
+        }
+        self.pump(a);
+    }
+
+    /// A reducer stops (killed, failed, or done): its fetches are cancelled.
+    pub(super) fn cancel_copy(&mut self, _a: AttemptId, copy: Copy) {
+        for &(f, _) in &copy.active {
+            self.stop_flow(f);
+        }
+        if let Some((intra, inter)) = copy.own {
+            self.net.remove_resource(intra);
+            self.net.remove_resource(inter);
+        }
+    }
+
+    /// Node `n` failed and job `j`'s outputs there are lost: each reducer
+    /// still copying drops what it fetched from `n` (the maps run again and
+    /// their new outputs are fetched anew) and its fetches from `n` stop.
+    pub(super) fn forget_source(&mut self, a: AttemptId, n: NodeId) {
+        let flows: Vec<FlowId> = match self.copy_mut(a) {
+            Some(c) => c.active.iter().filter(|x| x.1 == n).map(|x| x.0).collect(),
+            None => return,
+        };
+        for f in flows {
+            self.stop_flow(f);
+        }
+        let dst_dc = self.dc_of(self.attempts[a as usize].node);
+        let local = self.dc_of(n) == dst_dc;
+        let Some(copy) = self.copy_mut(a) else { return };
+        copy.active.retain(|x| x.1 != n);
+        if let Some(s) = copy.sources.remove(&n) {
+            copy.fetched -= s.fetched;
+            if local {
+                copy.fetched_local -= s.fetched;
+            }
+        }
+        copy.queue.retain(|&x| x != n);
+        self.pump(a);
     }
 }

@@ -19,9 +19,8 @@
 //! copied only once their job's maps are all done: before that a reducer's
 //! slow progress is its maps' doing, and a copy would wait as long.
 //!
-//! Progress: a map's elapsed share of its duration; a reduce's copy phase
-//! counts 1/3 (bytes copied over the bytes it will copy), its sort+reduce
-//! phase the other 2/3 (elapsed share).
+//! Progress: see `World::progress` (a map's read and compute by their
+//! nominal times; a reduce's copy 1/3, its compute and write 2/3).
 
 use super::job::{AttemptId, Kind, Outcome, TaskState};
 use super::world::World;
@@ -36,38 +35,10 @@ pub const LATE_CAP: f64 = 0.1;
 
 /// Estimated progress in [0, 1] of a running attempt at `w.now`.
 pub fn progress(w: &World, a: AttemptId) -> f64 {
-    let at = &w.attempts[a as usize];
-    if at.outcome != Outcome::Running {
+    if w.attempts[a as usize].outcome != Outcome::Running {
         return 1.0;
     }
-    let now = w.now;
-    let frac = |from: Ms, to: Ms| {
-        if to <= from {
-            1.0
-        } else {
-            (now.saturating_sub(from) as f64 / (to - from) as f64).clamp(0.0, 1.0)
-        }
-    };
-    match at.kind {
-        Kind::Map => at.planned_end.map_or(0.0, |e| frac(at.start, e)),
-        Kind::Reduce => {
-            let s = at.shuffle.as_ref();
-            match (s.and_then(|s| s.done_at), at.planned_end) {
-                (Some(done), Some(end)) if now >= done => 1.0 / 3.0 + 2.0 / 3.0 * frac(done, end),
-                _ => {
-                    let job = w.job(at.job);
-                    let expected = job.input_mb * job.fp / job.n_reduces().max(1) as f64;
-                    let copied = s.map_or(0.0, |s| s.copied_intra + s.copied_inter);
-                    let c = if expected > 0.0 {
-                        (copied / expected).min(1.0)
-                    } else {
-                        job.maps_done as f64 / job.n_maps().max(1) as f64
-                    };
-                    c / 3.0
-                }
-            }
-        }
-    }
+    w.progress(a)
 }
 
 /// A task that could be speculated: its one running attempt.

@@ -4,8 +4,12 @@
 
 use super::calendar::{Calendar, Ev};
 use super::cluster::{Cluster, Node};
-use super::job::{Attempt, AttemptId, Job, Kind, Locality};
+use super::cpu::Cpu;
+use super::job::{Attempt, AttemptId, Job, Kind};
 use super::metrics::Metrics;
+use super::network::Network;
+use super::paths::Links;
+use super::phases::{FlowMeta, FlowRecord, Run};
 use super::rng;
 use crate::model::{JobId, Ms, NetworkSpec, NodeId, PoolSpec, Scenario, SlotModel, TaskSpec};
 use rand_chacha::ChaCha8Rng;
@@ -54,7 +58,12 @@ pub struct World {
     pub now: Ms,
     pub seed: u64,
     pub cluster: Cluster,
-    pub net: NetworkSpec,
+    pub net_spec: NetworkSpec,
+    /// Disks and links and the flows on them.
+    pub net: Network,
+    pub links: Links,
+    /// Each node's cores.
+    pub cpus: Vec<Cpu>,
     pub tasks: TaskSpec,
     pub block_mb: f64,
     pub replication: u32,
@@ -95,6 +104,19 @@ pub struct World {
     pub notables: Vec<(Ms, Notable)>,
     /// Times of pending non-heartbeat events (a multiset).
     pub(super) other_times: std::collections::BTreeMap<Ms, u32>,
+    /// Running attempts' state (a slab; `Attempt::run` indexes it).
+    pub runs: Vec<Run>,
+    pub(super) free_runs: Vec<u32>,
+    /// Who each flow belongs to, by flow id.
+    pub flow_meta: Vec<FlowMeta>,
+    pub(super) flow_seq: u64,
+    /// Every flow, when `--flows` asked for them.
+    pub flow_log: Option<Vec<FlowRecord>>,
+    /// MB moved by flow kind (input, spill, shuffle, output).
+    pub net_mb: [f64; 4],
+    /// Attempts that succeeded since the run last looked (for the
+    /// policy's hooks), in order.
+    pub(super) succeeded: Vec<AttemptId>,
 }
 
 impl World {
@@ -105,11 +127,21 @@ impl World {
         let cluster = Cluster::build(&sc.cluster, &mut node_rng);
         let n_nodes = cluster.nodes.len();
         let total_slots = cluster.total_slots() as f64;
+        let mut net = Network::new();
+        let links = Links::build(&mut net, &cluster, &sc.network);
+        let cpus = cluster
+            .nodes
+            .iter()
+            .map(|n| Cpu::new(sc.cluster.cores, n.speed))
+            .collect();
         World {
             now: 0,
             seed: sc.seed,
             cluster,
-            net: sc.network.clone(),
+            net_spec: sc.network.clone(),
+            net,
+            links,
+            cpus,
             tasks: sc.tasks.clone(),
             block_mb: sc.hdfs.block_mb,
             replication: sc.hdfs.replication,
@@ -139,6 +171,13 @@ impl World {
             map_time_finished: 0,
             notables: Vec::new(),
             other_times: std::collections::BTreeMap::new(),
+            runs: Vec::new(),
+            free_runs: Vec::new(),
+            flow_meta: Vec::new(),
+            flow_seq: 0,
+            flow_log: None,
+            net_mb: [0.0; 4],
+            succeeded: Vec::new(),
         }
     }
 
@@ -248,54 +287,6 @@ impl World {
         } else {
             1.0
         }
-    }
-
-    pub(super) fn read_mbps(&self, loc: Locality) -> f64 {
-        match loc {
-            Locality::Node => self.net.disk_mbps,
-            Locality::Rack => self.net.rack_mbps,
-            Locality::OffRack => self.net.cross_rack_mbps,
-            Locality::OffDc => self.net.inter_dc_mbps,
-        }
-    }
-
-    /// Map attempt duration: read the block at its locality class's
-    /// bandwidth, compute (profile cost / node speed), write block × FP to
-    /// disk; or the job's fixed `map_time` / node speed. Times the attempt's
-    /// straggler factor.
-    pub(super) fn map_duration(
-        &self,
-        j: JobId,
-        t: u32,
-        node: NodeId,
-        loc: Locality,
-        attempt: u32,
-    ) -> Ms {
-        let job = self.job(j);
-        let speed = self.node(node).speed;
-        let secs = match job.map_time {
-            Some(mt) => mt as f64 / 1000.0 / speed,
-            None => {
-                let b = job.maps[t as usize].block_mb;
-                b / self.read_mbps(loc)
-                    + b * job.profile.map_s_per_mb / speed
-                    + b * job.fp / self.net.disk_mbps
-            }
-        };
-        let ms = (secs * self.straggle(j, Kind::Map, t, attempt) * 1000.0).round();
-        (ms.min(crate::units::MAX_DURATION_MS as f64) as Ms).max(1)
-    }
-
-    pub(super) fn reduce_duration(&self, a: AttemptId, copied: f64) -> Ms {
-        let at = &self.attempts[a as usize];
-        let job = self.job(at.job);
-        let speed = self.node(at.node).speed;
-        let secs = match job.reduce_time {
-            Some(rt) => rt as f64 / 1000.0 / speed,
-            None => copied * job.profile.reduce_s_per_mb / speed,
-        };
-        let ms = (secs * self.straggle(at.job, Kind::Reduce, at.task, at.attempt) * 1000.0).round();
-        (ms.min(crate::units::MAX_DURATION_MS as f64) as Ms).max(1)
     }
 
     /// A node's next periodic heartbeat after one at `t`. While nothing is

@@ -6,9 +6,11 @@ use toml::Spanned;
 
 use super::{Cx, MAX_NODES, MAX_SLOTS, R};
 use crate::model::{
-    ClusterSpec, DatacenterSpec, HdfsSpec, NetworkSpec, SlotModel, Speculation, TaskSpec,
+    auto_heartbeat, ClusterSpec, DatacenterSpec, HdfsSpec, NetworkModel, NetworkSpec, SlotModel,
+    Speculation, TaskSpec,
 };
-use crate::scenario::schema::{ClusterDef, HdfsDef, NetworkDef, TasksDef};
+use crate::scenario::schema::{ClusterDef, HdfsDef, Heartbeat, NetworkDef, TasksDef};
+use crate::units::MAX_DURATION_MS;
 
 pub(super) fn compile_cluster(cx: &Cx, def: Option<&ClusterDef>) -> R<ClusterSpec> {
     let Some(c) = def else {
@@ -107,7 +109,16 @@ pub(super) fn compile_cluster(cx: &Cx, def: Option<&ClusterDef>) -> R<ClusterSpe
             }
         },
     };
-    let heartbeat = c.heartbeat.map_or(Some(3_000), |h| h.0);
+    let nodes: u32 = datacenters.iter().map(|d| d.nodes).sum();
+    let heartbeat = match c.heartbeat.unwrap_or(Heartbeat::Auto) {
+        Heartbeat::Auto => Some(auto_heartbeat(nodes)),
+        Heartbeat::Every(ms) => Some(ms),
+        Heartbeat::Manual => None,
+    };
+    let cores = match &c.cores {
+        None => map_slots + reduce_slots,
+        Some(v) => cx.int(v, "cores", 1, MAX_SLOTS)?,
+    };
     let speed = match &c.speed {
         None => (1.0, 1.0),
         Some(s) => {
@@ -126,6 +137,7 @@ pub(super) fn compile_cluster(cx: &Cx, def: Option<&ClusterDef>) -> R<ClusterSpe
         map_slots,
         reduce_slots,
         slot_model,
+        cores,
         heartbeat,
         out_of_band_heartbeat: c.out_of_band_heartbeat,
         speed,
@@ -147,15 +159,44 @@ pub(super) fn racks_for(cx: &Cx, racks: Option<&Spanned<i64>>, nodes: u32) -> R<
 
 pub(super) fn compile_network(cx: &Cx, n: &NetworkDef) -> R<NetworkSpec> {
     let mut spec = NetworkSpec::default();
+    if let Some(m) = &n.model {
+        spec.model = match m.get_ref().as_str() {
+            "shared" => NetworkModel::Shared,
+            "fixed" => NetworkModel::Fixed,
+            other => {
+                return Err(cx.at(
+                    m,
+                    format!("unknown network model \"{other}\"; expected \"shared\" or \"fixed\""),
+                ))
+            }
+        };
+    }
+    if spec.model == NetworkModel::Shared {
+        for (key, v) in [
+            ("rack_mbps", &n.rack_mbps),
+            ("cross_rack_mbps", &n.cross_rack_mbps),
+            ("shuffle_mbps", &n.shuffle_mbps),
+        ] {
+            if let Some(v) = v {
+                return Err(cx.at(
+                    v,
+                    format!(
+                        "{key} is a per-transfer bandwidth of model = \"fixed\"; under \"shared\" transfers share disk_mbps, nic_mbps, the rack uplinks (rack_oversubscription) and inter_dc_mbps"
+                    ),
+                ));
+            }
+        }
+    }
     for (key, value, slot) in [
         ("disk_mbps", &n.disk_mbps, &mut spec.disk_mbps),
+        ("nic_mbps", &n.nic_mbps, &mut spec.nic_mbps),
+        ("inter_dc_mbps", &n.inter_dc_mbps, &mut spec.inter_dc_mbps),
         ("rack_mbps", &n.rack_mbps, &mut spec.rack_mbps),
         (
             "cross_rack_mbps",
             &n.cross_rack_mbps,
             &mut spec.cross_rack_mbps,
         ),
-        ("inter_dc_mbps", &n.inter_dc_mbps, &mut spec.inter_dc_mbps),
         ("shuffle_mbps", &n.shuffle_mbps, &mut spec.shuffle_mbps),
     ] {
         if let Some(v) = value {
@@ -163,6 +204,12 @@ pub(super) fn compile_network(cx: &Cx, n: &NetworkDef) -> R<NetworkSpec> {
             // simulated clock's range.
             *slot = cx.within(v, key, 0.001, 1e7)?;
         }
+    }
+    if let Some(v) = &n.rack_oversubscription {
+        spec.rack_oversubscription = cx.within(v, "rack_oversubscription", 0.01, 1e6)?;
+    }
+    if let Some(v) = &n.parallel_copies {
+        spec.parallel_copies = cx.int(v, "parallel_copies", 1, 1_000)?;
     }
     Ok(spec)
 }
@@ -237,7 +284,23 @@ pub(super) fn compile_tasks(cx: &Cx, t: &TasksDef) -> R<TaskSpec> {
             }
         },
     };
+    let startup = match &t.startup {
+        None => 1_000,
+        Some(d) => {
+            let ms = d.get_ref().0;
+            if ms > MAX_DURATION_MS / 1_000 {
+                return Err(cx.at(d, "startup must be at most 87.6h (a thousandth of the clock's range)"));
+            }
+            ms
+        }
+    };
+    let duration_cv = t
+        .duration_cv
+        .as_ref()
+        .map_or(Ok(0.1), |v| cx.within(v, "duration_cv", 0.0, 10.0))?;
     Ok(TaskSpec {
+        startup,
+        duration_cv,
         straggler_prob,
         straggler_slowdown,
         speculation,

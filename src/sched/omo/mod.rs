@@ -196,7 +196,7 @@ pub fn estimate(w: &World, j: JobId, f_o: Option<f64>, a_o: Option<f64>, d: u32)
     let t_m = job.mean_map_ms().map(|ms| ms / 1000.0);
     let t_s = (job.maps_done > 0 && r > 0).then(|| {
         let d_mb = job.output_total / job.maps_done as f64;
-        predictor::t_s(d_mb, job.n_maps(), w.net.shuffle_mbps, r)
+        predictor::t_s(d_mb, job.n_maps(), w.net_spec.shuffle_mbps, r)
     });
     let f_e = match (f_o, a_o) {
         (Some(fo), Some(ao)) => predictor::f_e_job(fo, ao, r, d),

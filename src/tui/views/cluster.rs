@@ -7,6 +7,7 @@ use super::super::app::{count, noun, App, Page};
 use super::super::theme;
 use crate::model::SlotModel;
 use crate::sim::cluster::Node;
+use crate::sim::job::Phase;
 use crate::sim::{Kind, World};
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -211,10 +212,7 @@ fn slot(w: &World, n: &Node, lane: Option<u32>) -> Span<'static> {
             let glyph = match at.kind {
                 Kind::Map => theme::MAP,
                 Kind::Reduce => {
-                    let shuffling = at
-                        .shuffle
-                        .as_ref()
-                        .is_some_and(|s| s.done_at.is_none_or(|d| d > w.now));
+                    let shuffling = matches!(at.phase, Phase::Startup | Phase::Shuffle);
                     if shuffling {
                         theme::SHUFFLE
                     } else {

@@ -1,0 +1,246 @@
+//! The cluster's disks and links as network resources, and the path a
+//! transfer takes over them.
+//!
+//! Resource ids follow the topology: node N's disk, up and down links are
+//! 3N, 3N+1, 3N+2; then each rack's uplink up and down; then each
+//! datacenter's WAN link up and down. A transfer from node a to node b
+//! crosses a's up link and b's down link, both racks' uplinks when the
+//! racks differ, and both datacenters' WAN links when the datacenters
+//! differ, in that order; a node-local transfer crosses no link.
+
+use super::cluster::Cluster;
+use super::network::{Network, ResId, MAX_PATH};
+use crate::model::{NetworkSpec, NodeId};
+
+/// A path under construction (no allocation).
+#[derive(Clone, Copy, Debug)]
+pub struct Path {
+    ids: [ResId; MAX_PATH],
+    len: usize,
+}
+
+impl Default for Path {
+    fn default() -> Self {
+        Path {
+            ids: [0; MAX_PATH],
+            len: 0,
+        }
+    }
+}
+
+impl Path {
+    /// A path of one resource.
+    pub fn of(r: ResId) -> Path {
+        let mut p = Path::default();
+        p.push(r);
+        p
+    }
+
+    pub fn as_slice(&self) -> &[ResId] {
+        &self.ids[..self.len]
+    }
+
+    /// Adds `r` unless it is there already or the path is full (a pipeline
+    /// write crossing one link twice counts it once).
+    fn push(&mut self, r: ResId) {
+        if self.len < MAX_PATH && !self.as_slice().contains(&r) {
+            self.ids[self.len] = r;
+            self.len += 1;
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Links {
+    nodes: u32,
+    racks: u32,
+    /// Rack of each node and datacenter of each rack.
+    node_rack: Vec<u32>,
+    rack_dc: Vec<u32>,
+}
+
+impl Links {
+    /// Adds the cluster's resources to `net` (which must be empty).
+    pub fn build(net: &mut Network, cluster: &Cluster, spec: &NetworkSpec) -> Links {
+        assert!(net.resources.is_empty(), "the links come first");
+        for _ in &cluster.nodes {
+            net.add_resource(spec.disk_mbps);
+            net.add_resource(spec.nic_mbps);
+            net.add_resource(spec.nic_mbps);
+        }
+        for rack in &cluster.racks {
+            let cap = rack.nodes.len().max(1) as f64 * spec.nic_mbps / spec.rack_oversubscription;
+            net.add_resource(cap);
+            net.add_resource(cap);
+        }
+        for _ in &cluster.dcs {
+            net.add_resource(spec.inter_dc_mbps);
+            net.add_resource(spec.inter_dc_mbps);
+        }
+        Links {
+            nodes: cluster.nodes.len() as u32,
+            racks: cluster.racks.len() as u32,
+            node_rack: cluster.nodes.iter().map(|n| n.rack).collect(),
+            rack_dc: cluster.racks.iter().map(|r| r.dc).collect(),
+        }
+    }
+
+    /// Resources the cluster has (others are the engine's own, per flow).
+    pub fn count(&self) -> u32 {
+        3 * self.nodes + 2 * self.racks + 2 * self.rack_dc.iter().max().map_or(0, |d| d + 1)
+    }
+
+    pub fn disk(&self, n: NodeId) -> ResId {
+        3 * n
+    }
+
+    fn up(&self, n: NodeId) -> ResId {
+        3 * n + 1
+    }
+
+    fn down(&self, n: NodeId) -> ResId {
+        3 * n + 2
+    }
+
+    fn rack_up(&self, r: u32) -> ResId {
+        3 * self.nodes + 2 * r
+    }
+
+    fn rack_down(&self, r: u32) -> ResId {
+        3 * self.nodes + 2 * r + 1
+    }
+
+    fn dc_up(&self, d: u32) -> ResId {
+        3 * self.nodes + 2 * self.racks + 2 * d
+    }
+
+    fn dc_down(&self, d: u32) -> ResId {
+        3 * self.nodes + 2 * self.racks + 2 * d + 1
+    }
+
+    /// The links from node `a` to node `b` (none if they are the same).
+    fn hop(&self, p: &mut Path, a: NodeId, b: NodeId) {
+        if a == b {
+            return;
+        }
+        let (ra, rb) = (self.node_rack[a as usize], self.node_rack[b as usize]);
+        let (da, db) = (self.rack_dc[ra as usize], self.rack_dc[rb as usize]);
+        p.push(self.up(a));
+        if ra != rb {
+            p.push(self.rack_up(ra));
+            if da != db {
+                p.push(self.dc_up(da));
+                p.push(self.dc_down(db));
+            }
+            p.push(self.rack_down(rb));
+        }
+        p.push(self.down(b));
+    }
+
+    /// Reading from `src`'s disk into `dst` (an input read, a shuffle fetch).
+    pub fn read(&self, src: NodeId, dst: NodeId) -> Path {
+        let mut p = Path::default();
+        p.push(self.disk(src));
+        self.hop(&mut p, src, dst);
+        p
+    }
+
+    /// Writing to `node`'s own disk (a spill).
+    pub fn local(&self, node: NodeId) -> Path {
+        let mut p = Path::default();
+        p.push(self.disk(node));
+        p
+    }
+
+    /// HDFS's replication pipeline: the writer's disk, then each replica in
+    /// turn, every byte through every hop and every replica's disk.
+    pub fn pipeline(&self, replicas: &[NodeId]) -> Path {
+        let mut p = Path::default();
+        let mut prev: Option<NodeId> = None;
+        for &n in replicas {
+            if let Some(a) = prev {
+                self.hop(&mut p, a, n);
+            }
+            p.push(self.disk(n));
+            prev = Some(n);
+        }
+        p
+    }
+
+    /// The name a resource is reported by: `n3.disk`, `n3.up`, `n3.down`,
+    /// `r1.up`, `r1.down`, `d0.up`, `d0.down`.
+    pub fn name(&self, r: ResId) -> String {
+        let node_ids = 3 * self.nodes;
+        if r < node_ids {
+            let what = ["disk", "up", "down"][(r % 3) as usize];
+            format!("n{}.{what}", r / 3)
+        } else if r < node_ids + 2 * self.racks {
+            let k = r - node_ids;
+            format!("r{}.{}", k / 2, if k % 2 == 0 { "up" } else { "down" })
+        } else {
+            let k = r - node_ids - 2 * self.racks;
+            format!("d{}.{}", k / 2, if k % 2 == 0 { "up" } else { "down" })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ClusterSpec, DatacenterSpec, SlotModel};
+    use crate::sim::rng;
+
+    fn two_dcs() -> (Network, Links) {
+        let spec = ClusterSpec {
+            datacenters: vec![
+                DatacenterSpec {
+                    name: "a".into(),
+                    nodes: 4,
+                    racks: 2,
+                },
+                DatacenterSpec {
+                    name: "b".into(),
+                    nodes: 2,
+                    racks: 1,
+                },
+            ],
+            map_slots: 1,
+            reduce_slots: 1,
+            slot_model: SlotModel::Typed,
+            cores: 2,
+            heartbeat: Some(3000),
+            out_of_band_heartbeat: false,
+            speed: (1.0, 1.0),
+        };
+        let c = Cluster::build(&spec, &mut rng::stream(1, 1));
+        let mut net = Network::new();
+        let l = Links::build(&mut net, &c, &NetworkSpec::default());
+        (net, l)
+    }
+
+    #[test]
+    fn paths_cross_what_they_should() {
+        let (net, l) = two_dcs();
+        let names = |p: Path| p.as_slice().iter().map(|&r| l.name(r)).collect::<Vec<_>>();
+        assert_eq!(names(l.local(2)), ["n2.disk"]);
+        assert_eq!(names(l.read(0, 1)), ["n0.disk", "n0.up", "n1.down"]);
+        assert_eq!(
+            names(l.read(0, 2)),
+            ["n0.disk", "n0.up", "r0.up", "r1.down", "n2.down"]
+        );
+        assert_eq!(
+            names(l.read(0, 5)),
+            ["n0.disk", "n0.up", "r0.up", "d0.up", "d1.down", "r2.down", "n5.down"]
+        );
+        assert_eq!(
+            names(l.pipeline(&[0, 2, 3])),
+            [
+                "n0.disk", "n0.up", "r0.up", "r1.down", "n2.down", "n2.disk", "n2.up", "n3.down",
+                "n3.disk"
+            ]
+        );
+        // Rack uplinks: nodes × nic / oversubscription.
+        assert_eq!(net.resources[l.rack_up(0) as usize].capacity, 2.0 * 125.0 / 4.0);
+        assert_eq!(l.count() as usize, net.resources.len());
+    }
+}
