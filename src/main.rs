@@ -100,6 +100,9 @@ struct RunArgs {
     /// Write one JSON line per scheduling heartbeat here ('-' for stdout)
     #[arg(long, value_name = "PATH")]
     inspect: Option<String>,
+    /// Write every disk and link, then one JSON line per flow, here ('-' for stdout)
+    #[arg(long, value_name = "PATH")]
+    flows: Option<String>,
     /// Stop at this simulated time (e.g. '10m')
     #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
     until: Option<String>,
@@ -272,14 +275,14 @@ fn cmd_run(a: RunArgs) -> Result<(), Failure> {
         .as_deref()
         .map(|u| parse_duration(u).map_err(|e| InputError::new("--until", e.to_string())))
         .transpose()?;
-    let to_stdout = [&a.json, &a.trace, &a.inspect]
+    let to_stdout = [&a.json, &a.trace, &a.inspect, &a.flows]
         .iter()
         .filter(|p| p.as_deref() == Some("-"))
         .count();
     if to_stdout > 1 {
         return Err(InputError::new(
             "--json",
-            "only one of --json, --trace and --inspect can write to stdout (-); give the others a file",
+            "only one of --json, --trace, --inspect and --flows can write to stdout (-); give the others a file",
         )
         .into());
     }
@@ -288,6 +291,7 @@ fn cmd_run(a: RunArgs) -> Result<(), Failure> {
         ("--json", &a.json),
         ("--trace", &a.trace),
         ("--inspect", &a.inspect),
+        ("--flows", &a.flows),
     ]
     .into_iter()
     .filter_map(|(f, p)| p.as_deref().filter(|p| *p != "-").map(|p| (f, p)))
@@ -309,6 +313,7 @@ fn cmd_run(a: RunArgs) -> Result<(), Failure> {
             ("--json", a.json.is_some()),
             ("--trace", a.trace.is_some()),
             ("--inspect", a.inspect.is_some()),
+            ("--flows", a.flows.is_some()),
             ("--until", a.until.is_some()),
         ];
         if let Some((flag, _)) = only_headless.iter().find(|(_, given)| *given) {
@@ -344,8 +349,16 @@ fn cmd_run(a: RunArgs) -> Result<(), Failure> {
         .as_deref()
         .map(|p| open_out(p, "--json"))
         .transpose()?;
+    let flows_out = a
+        .flows
+        .as_deref()
+        .map(|p| open_out(p, "--flows"))
+        .transpose()?;
     let mut sim =
         build_sim(&sc).map_err(|e| InputError::new(scenario_origin(&a.scenario), e.to_string()))?;
+    if flows_out.is_some() {
+        sim.record_flows();
+    }
     // The first write error of the inspect stream, reported after the run.
     let inspect_err: std::sync::Arc<std::sync::Mutex<Option<io::Error>>> = Default::default();
     if let Some(p) = &a.inspect {
@@ -361,7 +374,9 @@ fn cmd_run(a: RunArgs) -> Result<(), Failure> {
             }
         }));
     }
+    let wall = Instant::now();
     run_with_progress(&mut sim, until);
+    let wall = wall.elapsed().as_secs_f64();
     // Drop the inspector (flushing its writer) before writing anything else.
     sim.set_inspector(Box::new(|_| {}));
     if let Some(e) = inspect_err.lock().ok().and_then(|mut e| e.take()) {
@@ -370,20 +385,33 @@ fn cmd_run(a: RunArgs) -> Result<(), Failure> {
     if std::env::var_os("SLOTSIM_SOLVER_STATS").is_some() {
         let n = &sim.w.net;
         eprintln!(
-            "solver: {} solves, {:.1} flows and {:.1} resources each, {:.2} rounds, {:.1} rates changed",
+            "solver: {} solves, {:.1} flows and {:.1} resources each, {:.2} rounds ({:.1} flows filled), {:.1} rates changed",
             n.solves,
             n.solved_flows as f64 / n.solves.max(1) as f64,
             n.solved_resources as f64 / n.solves.max(1) as f64,
             n.solve_rounds as f64 / n.solves.max(1) as f64,
+            n.round_flows as f64 / n.solves.max(1) as f64,
             n.rate_changes as f64 / n.solves.max(1) as f64
         );
     }
     let sum = summary::summarize(&sim);
-    let any_stdout = [&a.json, &a.trace, &a.inspect]
+    let any_stdout = [&a.json, &a.trace, &a.inspect, &a.flows]
         .iter()
         .any(|p| p.as_deref() == Some("-"));
-    let table = summary::table(&sum);
+    let mut table = summary::table(&sum);
+    // The only output that depends on the wall clock; not in the JSON.
+    line!(
+        table,
+        "engine: {} events in {:.2} s ({:.0} events/s)",
+        sum.events,
+        wall,
+        sum.events as f64 / wall.max(1e-9)
+    );
     emit(&table, any_stdout)?;
+    if let Some(mut out) = flows_out {
+        trace::write_flows(&sim, &mut out)?;
+        out.flush()?;
+    }
     if let Some(mut out) = trace_out {
         trace::write_trace(&sim, &mut out)?;
         out.flush()?;

@@ -10,7 +10,11 @@ use slotsim::sim::network::{FlowId, Network};
 
 #[derive(Clone, Debug)]
 enum Op {
-    Start { path: Vec<u32>, mb: f64, cap: Option<f64> },
+    Start {
+        path: Vec<u32>,
+        mb: f64,
+        cap: Option<f64>,
+    },
     Stop(usize),
     /// Advance to the next flow end (and finish it).
     Next,
@@ -86,10 +90,16 @@ fn check(n: &Network) -> Result<(), String> {
             .map(|&f| n.flow(f).rate)
             .sum();
         if sum > res.capacity + tol(res.capacity) {
-            return Err(format!("resource {r} over capacity: {sum} > {}", res.capacity));
+            return Err(format!(
+                "resource {r} over capacity: {sum} > {}",
+                res.capacity
+            ));
         }
         if (sum - res.load).abs() > tol(res.capacity) {
-            return Err(format!("resource {r} load {} but flows sum {sum}", res.load));
+            return Err(format!(
+                "resource {r} load {} but flows sum {sum}",
+                res.load
+            ));
         }
     }
     for &f in &active {

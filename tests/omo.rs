@@ -134,7 +134,7 @@ fn to_toml(g: &Gen) -> String {
         g.heartbeat_ms,
         g.oob,
     );
-    t += &format!("[network]\nshuffle_mbps = {}\n", g.shuffle_mbps);
+    t += &format!("[network]\nnic_mbps = {}\n", g.shuffle_mbps);
     t += &format!(
         "[hdfs]\nblock = \"64MB\"\nreplication = {}\n",
         g.nodes.min(3)
@@ -194,6 +194,7 @@ slot_model = "unified"
 heartbeat = "manual"
 out_of_band_heartbeat = true
 [network]
+model = "fixed"
 shuffle_mbps = 10
 [hdfs]
 block = "128MB"

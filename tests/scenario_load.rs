@@ -161,7 +161,7 @@ fn full_scenario_compiles_into_the_model() {
 
     // Network keeps defaults for keys not given.
     assert_eq!(s.network.inter_dc_mbps, 10.0);
-    assert_eq!(s.network.disk_mbps, 200.0);
+    assert_eq!(s.network.disk_mbps, 100.0);
     assert_eq!(s.network.shuffle_mbps, 125.0);
     assert_eq!((s.hdfs.block_mb, s.hdfs.replication), (64.0, 2));
     assert_eq!(s.tasks.straggler_prob, 0.1);

@@ -78,6 +78,10 @@ pub struct Summary {
     pub stalled: bool,
     pub tasks: usize,
     pub attempts: usize,
+    /// Bytes moved by flow kind, and the busiest disks and links.
+    pub network: NetworkReport,
+    /// Engine events processed (calendar events and flow ends).
+    pub events: u64,
     pub jobs: Vec<JobSummary>,
     /// OMO's release-rate predictor: every window's observed release rate
     /// next to the forecast made for it, and the mean absolute error in
@@ -85,6 +89,77 @@ pub struct Summary {
     /// OMO decided with; under any other (last) policy the same monitor
     /// run passively, as the paper measures it under Fair (Fig. 7).
     pub predictor: PredictorReport,
+}
+
+/// Bytes each kind of flow moved (bytes: 1 MB = 2²⁰ bytes).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NetworkBytes {
+    pub input: u64,
+    pub spill: u64,
+    pub shuffle: u64,
+    pub output: u64,
+}
+
+/// A disk or link and how busy it was over the run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LinkLoad {
+    pub name: String,
+    /// Time-average of its load over its capacity, from the first
+    /// submission to the end of the run.
+    pub mean_util: f64,
+    /// Highest load over capacity at any instant.
+    pub peak_util: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NetworkReport {
+    /// "shared" or "fixed".
+    pub model: crate::model::NetworkModel,
+    pub bytes: NetworkBytes,
+    /// The busiest resources by mean utilisation, at most
+    /// [`BUSIEST_LINKS`] (none under `fixed`, where transfers share nothing).
+    pub busiest_links: Vec<LinkLoad>,
+}
+
+/// How many resources the summary lists as busiest.
+pub const BUSIEST_LINKS: usize = 5;
+
+/// The network part of the summary, as of `end`.
+pub fn network_report(sim: &Sim, end: Ms, start: Option<Ms>) -> NetworkReport {
+    let w = &sim.w;
+    let mb = |k: usize| (w.net_mb[k] * 1_048_576.0).round() as u64;
+    let span = start.map_or(0.0, |s0| end.saturating_sub(s0) as f64 / 1000.0);
+    let mut loads: Vec<LinkLoad> = Vec::new();
+    if w.net_spec.model == crate::model::NetworkModel::Shared && span > 0.0 {
+        let n = w.links.count() as usize;
+        for (r, res) in w.net.resources.iter().enumerate().take(n) {
+            let area = res.area_at(end);
+            if area <= 0.0 {
+                continue;
+            }
+            loads.push(LinkLoad {
+                name: w.links.name(r as u32),
+                mean_util: area / res.capacity / span,
+                peak_util: res.peak.min(1.0),
+            });
+        }
+        loads.sort_by(|a, b| {
+            b.mean_util
+                .total_cmp(&a.mean_util)
+                .then_with(|| a.name.cmp(&b.name))
+        });
+        loads.truncate(BUSIEST_LINKS);
+    }
+    NetworkReport {
+        model: w.net_spec.model,
+        bytes: NetworkBytes {
+            input: mb(0),
+            spill: mb(1),
+            shuffle: mb(2),
+            output: mb(3),
+        },
+        busiest_links: loads,
+    }
 }
 
 /// The run-level predictor report in the JSON summary: every closed window
@@ -256,6 +331,8 @@ pub fn summarize(sim: &Sim) -> Summary {
             .map(|j| (j.n_maps() + j.n_reduces()) as usize)
             .sum(),
         attempts: w.attempts.len(),
+        network: network_report(sim, end, first_submit),
+        events: w.events,
         jobs,
         predictor: PredictorReport {
             windows: sim.release_windows().to_vec(),

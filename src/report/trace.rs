@@ -28,6 +28,43 @@ pub fn write_trace(sim: &Sim, out: &mut dyn Write) -> io::Result<()> {
             "outcome": at.outcome,
             "policy": w.labels[at.policy as usize],
             "rule": at.rule,
+            "startup_s": at.times.startup as f64 / 1000.0,
+            "read_s": at.times.read as f64 / 1000.0,
+            "compute_s": at.times.compute as f64 / 1000.0,
+            "shuffle_s": at.times.shuffle as f64 / 1000.0,
+        });
+        serde_json::to_writer(&mut *out, &line)?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// `--flows`: every disk and link with its capacity (MB/s), then one line
+/// per flow in order of start, with what it moved (a cancelled flow moved
+/// less than it asked for, and ended when it was cancelled).
+pub fn write_flows(sim: &Sim, out: &mut dyn Write) -> io::Result<()> {
+    let w = &sim.w;
+    let n = w.links.count() as usize;
+    let mut links = serde_json::Map::new();
+    for (r, res) in w.net.resources.iter().enumerate().take(n) {
+        links.insert(w.links.name(r as u32), json!(res.capacity));
+    }
+    serde_json::to_writer(&mut *out, &json!({ "links": links }))?;
+    out.write_all(b"\n")?;
+    for rec in w.flow_log.iter().flatten() {
+        let at = &w.attempts[rec.attempt as usize];
+        let p = if at.kind == Kind::Map { 'm' } else { 'r' };
+        let line = json!({
+            "id": rec.seq,
+            "kind": rec.kind.as_str(),
+            "job": w.job(at.job).name,
+            "task": format!("{p}{}", at.task),
+            "src": rec.src,
+            "dst": rec.dst,
+            "bytes": (rec.mb * 1_048_576.0).round() as u64,
+            "start_s": rec.start as f64 / 1000.0,
+            "end_s": rec.end.map(|e| e as f64 / 1000.0),
+            "links": rec.links.iter().map(|&r| w.links.name(r)).collect::<Vec<_>>(),
         });
         serde_json::to_writer(&mut *out, &line)?;
         out.write_all(b"\n")?;

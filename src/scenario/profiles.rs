@@ -186,7 +186,10 @@ mod tests {
         let t = local_map_s(&ts, 64.0);
         let w = local_map_s(&wc, 64.0);
         assert!((7.0..=9.0).contains(&t), "terasort 64 MB map takes {t} s");
-        assert!((7.0..=9.000_001).contains(&w), "wordcount 64 MB map takes {w} s");
+        assert!(
+            (7.0..=9.000_001).contains(&w),
+            "wordcount 64 MB map takes {w} s"
+        );
         assert!(
             (t - 8.0).abs() < 1e-9,
             "terasort calibrated to 8 s, got {t}"

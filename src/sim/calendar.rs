@@ -9,7 +9,10 @@ use std::collections::BinaryHeap;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Ev {
     /// A node's next compute finish, if `gen` is still the node's.
-    CpuDone { node: NodeId, gen: u32 },
+    CpuDone {
+        node: NodeId,
+        gen: u32,
+    },
     /// An attempt's timed phase ended: its start-up, or a fixed-time task.
     PhaseEnd(u32),
     JobArrival(JobId),

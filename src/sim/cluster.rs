@@ -153,7 +153,11 @@ impl Cluster {
                 for _ in 0..n_here {
                     let id = nodes.len() as NodeId;
                     let (lo, hi) = spec.speed;
-                    let speed = if hi > lo { rng.random_range(lo..=hi) } else { lo };
+                    let speed = if hi > lo {
+                        rng.random_range(lo..=hi)
+                    } else {
+                        lo
+                    };
                     nodes.push(Node {
                         id,
                         rack: rid,

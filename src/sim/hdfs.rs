@@ -21,7 +21,12 @@ pub fn place(cluster: &Cluster, replication: u32, rng: &mut impl Rng) -> Vec<Nod
 
 /// As [`place`] for a block written by node `writer` of the cluster (a
 /// reduce's output): the first replica on the writer itself.
-pub fn place_from(cluster: &Cluster, writer: NodeId, replication: u32, rng: &mut impl Rng) -> Vec<NodeId> {
+pub fn place_from(
+    cluster: &Cluster,
+    writer: NodeId,
+    replication: u32,
+    rng: &mut impl Rng,
+) -> Vec<NodeId> {
     if replication == 0 {
         return Vec::new();
     }
@@ -33,7 +38,12 @@ pub fn place_from(cluster: &Cluster, writer: NodeId, replication: u32, rng: &mut
 /// is met by scanning instead.
 const TRIES: u32 = 32;
 
-fn place_rest(cluster: &Cluster, first: NodeId, replication: u32, rng: &mut impl Rng) -> Vec<NodeId> {
+fn place_rest(
+    cluster: &Cluster,
+    first: NodeId,
+    replication: u32,
+    rng: &mut impl Rng,
+) -> Vec<NodeId> {
     let n = cluster.nodes.len() as u32;
     let want = replication.min(n) as usize;
     let mut out: Vec<NodeId> = Vec::with_capacity(want);
@@ -64,7 +74,12 @@ fn place_rest(cluster: &Cluster, first: NodeId, replication: u32, rng: &mut impl
 
 /// A random unused node satisfying `ok`, uniformly: by rejection, then by
 /// a scan of every node if rejection keeps failing. None if no node does.
-fn pick(n: u32, used: &[NodeId], rng: &mut impl Rng, ok: impl Fn(NodeId) -> bool) -> Option<NodeId> {
+fn pick(
+    n: u32,
+    used: &[NodeId],
+    rng: &mut impl Rng,
+    ok: impl Fn(NodeId) -> bool,
+) -> Option<NodeId> {
     for _ in 0..TRIES {
         let x = rng.random_range(0..n);
         if ok(x) && !used.contains(&x) {

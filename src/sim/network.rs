@@ -3,23 +3,26 @@
 //! Every byte a job moves is a *flow* over *resources* (a node's disk, its
 //! NIC up and down, a rack's uplink up and down, a datacenter's WAN link up
 //! and down), each with a capacity in MB/s. At every instant the active
-//! flows share capacities **max-min fairly**, computed by progressive
-//! filling: all rates rise together; when a resource saturates, its flows
-//! freeze at the level reached; the others go on rising. A flow may also
-//! carry its own rate cap (`max_rate`, the per-transfer bandwidth of the
-//! `fixed` model), which acts as a resource of its own.
+//! flows share capacities **max-min fairly**, as progressive filling
+//! computes it: all rates rise together; when a resource saturates, its
+//! flows freeze at the level reached; the others go on rising. A flow may
+//! also carry its own rate cap (`max_rate`, the per-transfer bandwidth of
+//! the `fixed` model), which acts as a resource of its own.
 //!
-//! Rates change only when a flow starts or ends (or is cancelled), and then
-//! only within the *component* of the change: the flows connected to it
-//! through shared resources. Those are recomputed from scratch; every other
-//! flow keeps its rate, as SimGrid's lazy max-min solver does. Each flow's
-//! end is kept up to date in an indexed min-heap on (end ms, flow id), the
-//! end being the instant its last byte arrives, rounded up to the
-//! millisecond.
+//! Rates change only when flows start or end (or are cancelled). Changes
+//! made at one instant are settled together by [`Network::flush`], which
+//! re-solves only the flows they can affect (see [`Network::solve`]); every
+//! other flow keeps its rate, as SimGrid's lazy max-min solver does. Each
+//! flow's end is kept in an indexed min-heap on (end ms, flow id), the end
+//! being the instant its last byte arrives, rounded up to the millisecond.
+//!
+//! The solver's data is laid out by field (a struct of arrays) so that a
+//! solve over thousands of flows touches little memory: it is the engine's
+//! main cost on a busy network.
 //!
 //! Determinism: flows and resources are indexed by dense ids; the solver
-//! visits them in a fixed order (resources by id within a level, ties by
-//! id) and never iterates a hash map.
+//! visits them in an order fixed by the history of starts and ends (never
+//! a hash map's), and ties between levels by resource id.
 
 use crate::model::Ms;
 
@@ -34,16 +37,16 @@ fn same_rate(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0)
 }
 
-/// The most resources a flow crosses: a pipeline write through three nodes
-/// in three racks of two datacenters stays well under this.
-pub const MAX_PATH: usize = 24;
+/// The most resources a flow crosses: a pipeline write to three replicas
+/// in three racks of two datacenters crosses 15.
+pub const MAX_PATH: usize = 16;
 
 #[derive(Clone, Debug)]
 pub struct Resource {
     pub capacity: f64,
     /// Sum of the rates of the flows crossing it.
     pub load: f64,
-    /// Flows crossing it (unordered; positions kept in the flows).
+    /// Flows crossing it (unordered; each flow keeps its positions).
     flows: Vec<FlowId>,
     /// ∫ load dt (MB) since `last`, for utilisation; and its peak.
     pub area: f64,
@@ -54,8 +57,9 @@ pub struct Resource {
     in_set: u64,
     touched: u64,
     frozen_sum: f64,
-    base: f64,
     open: u32,
+    /// Its row in the solve's compressed rows.
+    row: u32,
 }
 
 impl Resource {
@@ -71,8 +75,8 @@ impl Resource {
             in_set: 0,
             touched: 0,
             frozen_sum: 0.0,
-            base: 0.0,
             open: 0,
+            row: 0,
         }
     }
 
@@ -84,48 +88,73 @@ impl Resource {
         }
     }
 
+    /// ∫ load dt (MB) up to `now`, without changing anything.
+    pub fn area_at(&self, now: Ms) -> f64 {
+        self.area + self.load * now.saturating_sub(self.last) as f64 / 1000.0
+    }
+
     /// Active flows crossing it.
     pub fn flow_count(&self) -> usize {
         self.flows.len()
     }
 }
 
-#[derive(Clone, Debug)]
-pub struct Flow {
-    path: [ResId; MAX_PATH],
-    /// Position of this flow in each path resource's `flows`.
-    pos: [u32; MAX_PATH],
+/// What the solver reads of a flow, kept together.
+#[derive(Clone, Copy, Debug, Default)]
+struct Hot {
+    rate: f64,
+    max_rate: f64,
+    stamp: u64,
+    froze_at: ResId,
     len: u8,
-    pub max_rate: f64,
-    /// MB requested, MB still to move (as of `last`), current MB/s.
+    frozen: bool,
+}
+
+/// The rest of a flow.
+#[derive(Clone, Copy, Debug, Default)]
+struct Cold {
+    bytes: f64,
+    remaining: f64,
+    last: Ms,
+    start: Ms,
+    end: Ms,
+    tag: u64,
+    heap_pos: u32,
+    active: bool,
+}
+
+/// A flow as callers see it.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowInfo<'a> {
+    /// MB requested, MB still to move (as of its last rate change), MB/s now.
     pub bytes: f64,
     pub remaining: f64,
     pub rate: f64,
-    last: Ms,
+    pub max_rate: f64,
     pub start: Ms,
     /// When the last byte arrives at the current rate (`Ms::MAX` at rate 0).
     pub end: Ms,
-    /// Whoever started it (the engine's attempt and role).
+    /// Whoever started it.
     pub tag: u64,
-    active: bool,
-    heap_pos: u32,
-    /// Solver scratch.
-    stamp: u64,
-    frozen: bool,
-    froze_at: ResId,
+    path: &'a [ResId],
 }
 
-impl Flow {
+impl FlowInfo<'_> {
     pub fn path(&self) -> &[ResId] {
-        &self.path[..self.len as usize]
+        self.path
     }
 }
 
-/// The resources, the active flows, and the solver's scratch space.
+/// The resources, the flows, and the solver's scratch space.
 #[derive(Clone, Debug, Default)]
 pub struct Network {
     pub resources: Vec<Resource>,
-    pub flows: Vec<Flow>,
+    hot: Vec<Hot>,
+    cold: Vec<Cold>,
+    /// Each flow's path, `MAX_PATH` slots per flow.
+    paths: Vec<ResId>,
+    /// Each flow's position in each path resource's list, likewise.
+    pos: Vec<u32>,
     free: Vec<FlowId>,
     free_res: Vec<ResId>,
     /// Min-heap of active flows by (end, id).
@@ -142,6 +171,10 @@ pub struct Network {
     in_s: Vec<ResId>,
     levels: std::collections::BinaryHeap<std::cmp::Reverse<Level>>,
     rates: Vec<(FlowId, f64)>,
+    /// The solve's flows by resource (compressed rows over `comp_res`):
+    /// resource i's flows are `csr_flows[csr_start[i]..csr_start[i + 1]]`.
+    csr_start: Vec<u32>,
+    csr_flows: Vec<FlowId>,
     /// Solves run and the flows and resources they covered (the cost of
     /// keeping rates max-min fair).
     pub solves: u64,
@@ -149,10 +182,10 @@ pub struct Network {
     pub solved_resources: u64,
     /// Flows whose rate a solve changed, in all.
     pub rate_changes: u64,
-    /// Iterations of the solves (S grown and solved again).
+    /// Rounds of the solves (S grown and solved again), and the flows
+    /// they filled in all.
     pub solve_rounds: u64,
-    /// Flows whose rate changed in the last start or stop.
-    pub changed: Vec<FlowId>,
+    pub round_flows: u64,
     active: usize,
 }
 
@@ -201,7 +234,10 @@ impl Network {
 
     /// Removes a resource no flow crosses any more (its id may be reused).
     pub fn remove_resource(&mut self, r: ResId) {
-        debug_assert!(self.resources[r as usize].flows.is_empty(), "a resource in use");
+        debug_assert!(
+            self.resources[r as usize].flows.is_empty(),
+            "a resource in use"
+        );
         self.free_res.push(r);
     }
 
@@ -209,32 +245,57 @@ impl Network {
         self.active
     }
 
-    pub fn flow(&self, f: FlowId) -> &Flow {
-        &self.flows[f as usize]
+    fn path_of(&self, f: FlowId) -> &[ResId] {
+        let o = f as usize * MAX_PATH;
+        &self.paths[o..o + self.hot[f as usize].len as usize]
+    }
+
+    pub fn flow(&self, f: FlowId) -> FlowInfo<'_> {
+        let (h, c) = (&self.hot[f as usize], &self.cold[f as usize]);
+        FlowInfo {
+            bytes: c.bytes,
+            remaining: c.remaining,
+            rate: h.rate,
+            max_rate: h.max_rate,
+            start: c.start,
+            end: c.end,
+            tag: c.tag,
+            path: self.path_of(f),
+        }
     }
 
     /// The flows under way, by id.
     pub fn active_ids(&self) -> impl Iterator<Item = FlowId> + '_ {
-        self.flows
+        self.cold
             .iter()
             .enumerate()
-            .filter(|(_, f)| f.active)
+            .filter(|(_, c)| c.active)
             .map(|(i, _)| i as FlowId)
     }
 
     /// Bytes flow `f` has moved by `now`.
     pub fn moved(&self, f: FlowId, now: Ms) -> f64 {
-        let fl = &self.flows[f as usize];
-        let done = fl.bytes - fl.remaining;
-        let dt = now.saturating_sub(fl.last) as f64 / 1000.0;
-        (done + fl.rate * dt).min(fl.bytes)
+        let c = &self.cold[f as usize];
+        let done = c.bytes - c.remaining;
+        let dt = now.saturating_sub(c.last) as f64 / 1000.0;
+        (done + self.hot[f as usize].rate * dt).min(c.bytes)
     }
 
     /// Starts a flow of `bytes` MB over `path` at `now`, capped at
     /// `max_rate` MB/s (`f64::INFINITY` for none). It moves nothing until
     /// the next [`Network::flush`] gives it (and whoever it affects) a rate.
-    pub fn start(&mut self, now: Ms, path: &[ResId], bytes: f64, max_rate: f64, tag: u64) -> FlowId {
-        assert!(path.len() <= MAX_PATH, "a flow's path is at most {MAX_PATH} resources");
+    pub fn start(
+        &mut self,
+        now: Ms,
+        path: &[ResId],
+        bytes: f64,
+        max_rate: f64,
+        tag: u64,
+    ) -> FlowId {
+        assert!(
+            path.len() <= MAX_PATH,
+            "a flow's path is at most {MAX_PATH} resources"
+        );
         assert!(
             !path.is_empty() || max_rate.is_finite(),
             "a flow needs a resource or a rate cap"
@@ -242,46 +303,38 @@ impl Network {
         let id = match self.free.pop() {
             Some(id) => id,
             None => {
-                self.flows.push(Flow {
-                    path: [0; MAX_PATH],
-                    pos: [0; MAX_PATH],
-                    len: 0,
-                    max_rate: 0.0,
-                    bytes: 0.0,
-                    remaining: 0.0,
-                    rate: 0.0,
-                    last: 0,
-                    start: 0,
-                    end: Ms::MAX,
-                    tag: 0,
-                    active: false,
-                    heap_pos: u32::MAX,
-                    stamp: 0,
-                    frozen: false,
-                    froze_at: NO_RES,
-                });
-                (self.flows.len() - 1) as FlowId
+                self.hot.push(Hot::default());
+                self.cold.push(Cold::default());
+                self.paths.resize(self.paths.len() + MAX_PATH, 0);
+                self.pos.resize(self.pos.len() + MAX_PATH, 0);
+                (self.hot.len() - 1) as FlowId
             }
         };
-        {
-            let fl = &mut self.flows[id as usize];
-            fl.len = path.len() as u8;
-            fl.path[..path.len()].copy_from_slice(path);
-            fl.max_rate = max_rate;
-            fl.bytes = bytes.max(0.0);
-            fl.remaining = fl.bytes;
-            fl.rate = 0.0;
-            fl.last = now;
-            fl.start = now;
-            fl.end = Ms::MAX;
-            fl.tag = tag;
-            fl.active = true;
-            fl.stamp = 0;
-            fl.frozen = false;
-        }
-        for (i, &r) in path.iter().enumerate() {
+        let i = id as usize;
+        self.hot[i] = Hot {
+            rate: 0.0,
+            max_rate,
+            stamp: 0,
+            froze_at: NO_RES,
+            len: path.len() as u8,
+            frozen: false,
+        };
+        let b = bytes.max(0.0);
+        self.cold[i] = Cold {
+            bytes: b,
+            remaining: b,
+            last: now,
+            start: now,
+            end: Ms::MAX,
+            tag,
+            heap_pos: u32::MAX,
+            active: true,
+        };
+        let o = i * MAX_PATH;
+        self.paths[o..o + path.len()].copy_from_slice(path);
+        for (k, &r) in path.iter().enumerate() {
             let res = &mut self.resources[r as usize];
-            self.flows[id as usize].pos[i] = res.flows.len() as u32;
+            self.pos[o + k] = res.flows.len() as u32;
             res.flows.push(id);
         }
         self.active += 1;
@@ -299,37 +352,37 @@ impl Network {
     pub fn stop(&mut self, now: Ms, f: FlowId) -> f64 {
         let moved = self.moved(f, now);
         self.set_rate(now, f, 0.0);
-        let fl = &mut self.flows[f as usize];
-        fl.active = false;
-        fl.remaining = fl.bytes - moved;
-        let len = fl.len as usize;
-        let path = fl.path;
-        let pos = fl.pos;
-        for i in 0..len {
-            let r = path[i] as usize;
-            let p = pos[i] as usize;
+        let i = f as usize;
+        self.cold[i].active = false;
+        self.cold[i].remaining = self.cold[i].bytes - moved;
+        let len = self.hot[i].len as usize;
+        let o = i * MAX_PATH;
+        for k in 0..len {
+            let r = self.paths[o + k] as usize;
+            let p = self.pos[o + k] as usize;
             let res = &mut self.resources[r];
             res.flows.swap_remove(p);
-            if let Some(&moved_flow) = res.flows.get(p) {
+            if let Some(&other) = res.flows.get(p) {
                 // Fix the position of the flow that took this slot.
-                let mf = &mut self.flows[moved_flow as usize];
-                let k = mf.path[..mf.len as usize]
+                let oo = other as usize * MAX_PATH;
+                let ol = self.hot[other as usize].len as usize;
+                let k2 = self.paths[oo..oo + ol]
                     .iter()
                     .position(|&x| x as usize == r)
                     .expect("a flow lists the resources it is on");
-                mf.pos[k] = p as u32;
+                self.pos[oo + k2] = p as u32;
             }
+            self.seeds.push(r as ResId);
         }
         self.heap_remove(f);
         self.active -= 1;
         self.free.push(f);
-        self.seeds.extend_from_slice(&path[..len]);
         moved
     }
 
     /// The next flow to end: (end ms, flow).
     pub fn next_end(&self) -> Option<(Ms, FlowId)> {
-        self.heap.first().map(|&f| (self.flows[f as usize].end, f))
+        self.heap.first().map(|&f| (self.cold[f as usize].end, f))
     }
 
     /// Utilisation integrals brought up to `now` (for the report).
@@ -342,27 +395,28 @@ impl Network {
     /// Changes a flow's rate at `now`: settles what it moved at the old
     /// rate, updates its resources' loads and its end.
     fn set_rate(&mut self, now: Ms, f: FlowId, rate: f64) {
-        let fl = &mut self.flows[f as usize];
-        let dt = now.saturating_sub(fl.last) as f64 / 1000.0;
-        fl.remaining = (fl.remaining - fl.rate * dt).max(0.0);
-        fl.last = now;
-        let old = fl.rate;
+        let i = f as usize;
+        let old = self.hot[i].rate;
+        let c = &mut self.cold[i];
+        let dt = now.saturating_sub(c.last) as f64 / 1000.0;
+        c.remaining = (c.remaining - old * dt).max(0.0);
+        c.last = now;
         if old == rate {
             return;
         }
-        fl.rate = rate;
-        fl.end = if fl.remaining <= 0.0 {
+        self.hot[i].rate = rate;
+        c.end = if c.remaining <= 0.0 {
             now
         } else if rate > 0.0 {
-            let ms = (fl.remaining * 1000.0 / rate).ceil();
+            let ms = (c.remaining * 1000.0 / rate).ceil();
             now.saturating_add(if ms >= 1e18 { Ms::MAX / 2 } else { ms as Ms })
         } else {
             Ms::MAX
         };
-        let len = fl.len as usize;
-        let path = fl.path;
-        for &r in &path[..len] {
-            let res = &mut self.resources[r as usize];
+        let active = c.active;
+        let o = i * MAX_PATH;
+        for k in 0..self.hot[i].len as usize {
+            let res = &mut self.resources[self.paths[o + k] as usize];
             res.integrate(now);
             res.load += rate - old;
             let u = res.load / res.capacity;
@@ -370,17 +424,15 @@ impl Network {
                 res.peak = u;
             }
         }
-        if self.flows[f as usize].active {
+        if active {
             self.heap_fix(f);
         }
-        self.changed.push(f);
     }
 
-    /// Recomputes the rates that the changes since the last flush can
-    /// affect (see the module doc). Call before time moves on; `next_end`
-    /// is only right after a flush.
+    /// Settles the rates the changes since the last flush affect (see
+    /// [`Network::solve`]). Call before time moves on: `next_end` is only
+    /// right after a flush.
     pub fn flush(&mut self, now: Ms) {
-        self.changed.clear();
         if self.seeds.is_empty() && self.seed_flows.is_empty() {
             return;
         }
@@ -403,19 +455,21 @@ impl Network {
     /// possible. The set S of resources to re-solve starts as the changed
     /// flows' paths; the flows crossing S are re-solved with every other
     /// flow's rate fixed (the other resources they cross, the boundary,
-    /// keep what those flows use). A boundary resource saturated before or
-    /// after joins S, and the solve repeats; when none is, every re-solved
-    /// flow has its bottleneck in S (where all flows were re-solved) and
-    /// every other flow keeps a bottleneck no re-solved flow touches: the
-    /// whole allocation is max-min fair.
+    /// keep what those flows use there). A boundary resource joins S, and
+    /// the solve repeats, when the re-solved flows touch it (one froze
+    /// there, or one crossing it changed rate) and it is saturated before
+    /// or after. When none does, every re-solved flow has its bottleneck in
+    /// S (where every flow was re-solved) and every other flow keeps a
+    /// bottleneck the change did not touch: the whole allocation is
+    /// max-min fair.
     fn solve(&mut self, now: Ms) {
         let set = self.bump_stamp();
         self.in_s.clear();
         for i in 0..self.seeds.len() {
-            let r = self.seeds[i];
-            if self.resources[r as usize].in_set != set {
-                self.resources[r as usize].in_set = set;
-                self.in_s.push(r);
+            let r = self.seeds[i] as usize;
+            if self.resources[r].in_set != set {
+                self.resources[r].in_set = set;
+                self.in_s.push(r as ResId);
             }
         }
         loop {
@@ -424,11 +478,10 @@ impl Network {
             self.comp_res.clear();
             // The flows crossing S (and flows with no resource, by cap).
             for i in 0..self.seed_flows.len() {
-                let f = self.seed_flows[i];
-                let fl = &mut self.flows[f as usize];
-                if fl.active && fl.stamp != st {
-                    fl.stamp = st;
-                    self.comp_flows.push(f);
+                let f = self.seed_flows[i] as usize;
+                if self.cold[f].active && self.hot[f].stamp != st {
+                    self.hot[f].stamp = st;
+                    self.comp_flows.push(f as FlowId);
                 }
             }
             for i in 0..self.in_s.len() {
@@ -436,20 +489,21 @@ impl Network {
                 self.resources[r].stamp = st;
                 self.comp_res.push(r as ResId);
                 for k in 0..self.resources[r].flows.len() {
-                    let f = self.resources[r].flows[k];
-                    if self.flows[f as usize].stamp != st {
-                        self.flows[f as usize].stamp = st;
-                        self.comp_flows.push(f);
+                    let f = self.resources[r].flows[k] as usize;
+                    if self.hot[f].stamp != st {
+                        self.hot[f].stamp = st;
+                        self.comp_flows.push(f as FlowId);
                     }
                 }
             }
-            // The boundary: other resources those flows cross. Its base is
-            // what flows outside the solve use there.
+            // The boundary: other resources those flows cross. What the
+            // flows outside use there is fixed.
             let n_s = self.comp_res.len();
             for i in 0..self.comp_flows.len() {
                 let f = self.comp_flows[i] as usize;
-                for k in 0..self.flows[f].len as usize {
-                    let r = self.flows[f].path[k] as usize;
+                let o = f * MAX_PATH;
+                for k in 0..self.hot[f].len as usize {
+                    let r = self.paths[o + k] as usize;
                     if self.resources[r].stamp != st {
                         self.resources[r].stamp = st;
                         self.comp_res.push(r as ResId);
@@ -460,44 +514,68 @@ impl Network {
                 let r = self.comp_res[i] as usize;
                 let res = &mut self.resources[r];
                 res.open = 0;
+                res.row = i as u32;
                 res.frozen_sum = if i < n_s { 0.0 } else { res.load };
             }
             for i in 0..self.comp_flows.len() {
                 let f = self.comp_flows[i] as usize;
-                let rate = self.flows[f].rate;
-                for k in 0..self.flows[f].len as usize {
-                    let r = self.flows[f].path[k] as usize;
-                    let res = &mut self.resources[r];
+                let rate = self.hot[f].rate;
+                let o = f * MAX_PATH;
+                for k in 0..self.hot[f].len as usize {
+                    let res = &mut self.resources[self.paths[o + k] as usize];
                     res.open += 1;
                     if res.in_set != set {
                         res.frozen_sum -= rate;
                     }
                 }
             }
+            // Rows: each resource's flows in the solve, so that freezing a
+            // resource's flows never scans the flows outside it.
+            self.csr_start.clear();
+            let mut acc = 0u32;
+            for i in 0..self.comp_res.len() {
+                self.csr_start.push(acc);
+                acc += self.resources[self.comp_res[i] as usize].open;
+            }
+            self.csr_start.push(acc);
+            self.csr_flows.clear();
+            self.csr_flows.resize(acc as usize, 0);
+            for i in 0..self.comp_flows.len() {
+                let f = self.comp_flows[i];
+                let o = f as usize * MAX_PATH;
+                for k in 0..self.hot[f as usize].len as usize {
+                    let row = self.resources[self.paths[o + k] as usize].row as usize;
+                    // `open` counts down as each row fills (it is reset by `fill`).
+                    let res = &mut self.resources[self.paths[o + k] as usize];
+                    res.open -= 1;
+                    self.csr_flows[self.csr_start[row] as usize + res.open as usize] = f;
+                }
+            }
+            for i in 0..self.comp_res.len() {
+                let r = self.comp_res[i] as usize;
+                self.resources[r].open = self.csr_start[i + 1] - self.csr_start[i];
+            }
             for i in n_s..self.comp_res.len() {
                 let r = self.comp_res[i] as usize;
-                let res = &mut self.resources[r];
                 // What the flows outside use: never below 0 in floating point.
-                res.base = res.frozen_sum.max(0.0);
-                res.frozen_sum = res.base;
+                let res = &mut self.resources[r];
+                res.frozen_sum = res.frozen_sum.max(0.0);
             }
             self.fill();
             self.solve_rounds += 1;
-            // A boundary resource joins S when the re-solved flows touch it
-            // (one froze there, or one crossing it changed rate) and it was
-            // saturated before or is after: the flows outside may then
-            // have to move too.
+            self.round_flows += self.comp_flows.len() as u64;
+            // Boundary resources the re-solved flows touch.
             let touch = self.bump_stamp();
             for k in 0..self.rates.len() {
                 let (f, rate) = self.rates[k];
-                let fl = &self.flows[f as usize];
-                if fl.froze_at != NO_RES {
-                    self.resources[fl.froze_at as usize].touched = touch;
+                let h = self.hot[f as usize];
+                if h.froze_at != NO_RES {
+                    self.resources[h.froze_at as usize].touched = touch;
                 }
-                if !same_rate(fl.rate, rate) {
-                    for i in 0..fl.len as usize {
-                        let r = fl.path[i] as usize;
-                        self.resources[r].touched = touch;
+                if !same_rate(h.rate, rate) {
+                    let o = f as usize * MAX_PATH;
+                    for i in 0..h.len as usize {
+                        self.resources[self.paths[o + i] as usize].touched = touch;
                     }
                 }
             }
@@ -509,9 +587,7 @@ impl Network {
                     continue;
                 }
                 let tight = res.capacity * (1.0 - 1e-9);
-                let before = res.load >= tight;
-                let after = res.frozen_sum >= tight;
-                if before || after {
+                if res.load >= tight || res.frozen_sum >= tight {
                     self.resources[r].in_set = set;
                     self.in_s.push(r as ResId);
                     grew = true;
@@ -524,22 +600,28 @@ impl Network {
         self.solves += 1;
         self.solved_flows += self.comp_flows.len() as u64;
         self.solved_resources += self.comp_res.len() as u64;
+        // Lower rates first, so no resource is ever over its capacity on
+        // the way (the peak utilisation sees every intermediate load).
         let rates = std::mem::take(&mut self.rates);
-        for &(f, rate) in &rates {
-            // A rate the re-solve only moved by rounding keeps its value,
-            // so that solving the same flows again changes nothing.
-            if !same_rate(self.flows[f as usize].rate, rate) {
-                self.rate_changes += 1;
-                self.set_rate(now, f, rate);
+        for pass in [true, false] {
+            for &(f, rate) in &rates {
+                let old = self.hot[f as usize].rate;
+                // A rate the re-solve only moved by rounding keeps its
+                // value, so that solving the same flows again changes
+                // nothing.
+                if (rate < old) == pass && !same_rate(old, rate) {
+                    self.rate_changes += 1;
+                    self.set_rate(now, f, rate);
+                }
             }
         }
         self.rates = rates;
     }
 
     /// Progressive filling over `comp_flows`, their resources' capacities
-    /// less each resource's `frozen_sum` (its base). New rates go to
-    /// `rates`, in the order flows freeze; `frozen_sum` ends as each
-    /// resource's new load.
+    /// less each resource's `frozen_sum` (what flows outside use there).
+    /// New rates go to `rates`, in the order flows freeze; `frozen_sum`
+    /// ends as each resource's new load.
     fn fill(&mut self) {
         self.levels.clear();
         for i in 0..self.comp_res.len() {
@@ -552,9 +634,10 @@ impl Network {
         }
         for i in 0..self.comp_flows.len() {
             let f = self.comp_flows[i] as usize;
-            self.flows[f].frozen = false;
-            if self.flows[f].max_rate.is_finite() {
-                let m = self.flows[f].max_rate;
+            self.hot[f].frozen = false;
+            self.hot[f].froze_at = NO_RES;
+            if self.hot[f].max_rate.is_finite() {
+                let m = self.hot[f].max_rate;
                 self.levels.push(std::cmp::Reverse(Level(m, 1, f as u32)));
             }
         }
@@ -567,7 +650,7 @@ impl Network {
             };
             if which == 1 {
                 // A flow's own cap.
-                if !self.flows[id as usize].frozen {
+                if !self.hot[id as usize].frozen {
                     self.freeze(id, lvl, NO_RES, &mut rates);
                     left -= 1;
                 }
@@ -587,11 +670,10 @@ impl Network {
             }
             let level = cur.max(0.0);
             // Freeze every open flow of this resource at `level`.
-            let n = self.resources[r].flows.len();
-            for k in 0..n {
-                let f = self.resources[r].flows[k];
-                let fl = &self.flows[f as usize];
-                if fl.frozen || fl.stamp != self.stamp {
+            let row = self.resources[r].row as usize;
+            for k in self.csr_start[row] as usize..self.csr_start[row + 1] as usize {
+                let f = self.csr_flows[k];
+                if self.hot[f as usize].frozen {
                     continue;
                 }
                 self.freeze(f, level, r as ResId, &mut rates);
@@ -604,14 +686,14 @@ impl Network {
     /// Freezes flow `f` at `rate` (at resource `at`, or its own cap):
     /// its resources' open counts drop.
     fn freeze(&mut self, f: FlowId, rate: f64, at: ResId, rates: &mut Vec<(FlowId, f64)>) {
-        let fl = &mut self.flows[f as usize];
-        fl.frozen = true;
-        fl.froze_at = at;
+        let i = f as usize;
+        let h = &mut self.hot[i];
+        h.frozen = true;
+        h.froze_at = at;
         rates.push((f, rate));
-        let len = fl.len as usize;
-        let path = fl.path;
-        for &r in &path[..len] {
-            let res = &mut self.resources[r as usize];
+        let o = i * MAX_PATH;
+        for k in 0..h.len as usize {
+            let res = &mut self.resources[self.paths[o + k] as usize];
             res.frozen_sum += rate;
             res.open -= 1;
         }
@@ -620,22 +702,22 @@ impl Network {
     // Indexed min-heap on (end, id).
 
     fn key(&self, f: FlowId) -> (Ms, FlowId) {
-        (self.flows[f as usize].end, f)
+        (self.cold[f as usize].end, f)
     }
 
     fn heap_push(&mut self, f: FlowId) {
-        self.flows[f as usize].heap_pos = self.heap.len() as u32;
+        self.cold[f as usize].heap_pos = self.heap.len() as u32;
         self.heap.push(f);
         self.sift_up(self.heap.len() - 1);
     }
 
     fn heap_remove(&mut self, f: FlowId) {
-        let i = self.flows[f as usize].heap_pos as usize;
+        let i = self.cold[f as usize].heap_pos as usize;
         let last = self.heap.len() - 1;
         self.heap.swap(i, last);
-        self.flows[self.heap[i] as usize].heap_pos = i as u32;
+        self.cold[self.heap[i] as usize].heap_pos = i as u32;
         self.heap.pop();
-        self.flows[f as usize].heap_pos = u32::MAX;
+        self.cold[f as usize].heap_pos = u32::MAX;
         if i < self.heap.len() {
             self.sift_up(i);
             self.sift_down(i);
@@ -643,9 +725,9 @@ impl Network {
     }
 
     fn heap_fix(&mut self, f: FlowId) {
-        let i = self.flows[f as usize].heap_pos as usize;
+        let i = self.cold[f as usize].heap_pos as usize;
         self.sift_up(i);
-        let i = self.flows[f as usize].heap_pos as usize;
+        let i = self.cold[f as usize].heap_pos as usize;
         self.sift_down(i);
     }
 
@@ -654,8 +736,8 @@ impl Network {
             let p = (i - 1) / 2;
             if self.key(self.heap[i]) < self.key(self.heap[p]) {
                 self.heap.swap(i, p);
-                self.flows[self.heap[i] as usize].heap_pos = i as u32;
-                self.flows[self.heap[p] as usize].heap_pos = p as u32;
+                self.cold[self.heap[i] as usize].heap_pos = i as u32;
+                self.cold[self.heap[p] as usize].heap_pos = p as u32;
                 i = p;
             } else {
                 break;
@@ -678,8 +760,8 @@ impl Network {
                 break;
             }
             self.heap.swap(i, m);
-            self.flows[self.heap[i] as usize].heap_pos = i as u32;
-            self.flows[self.heap[m] as usize].heap_pos = m as u32;
+            self.cold[self.heap[i] as usize].heap_pos = i as u32;
+            self.cold[self.heap[m] as usize].heap_pos = m as u32;
             i = m;
         }
     }

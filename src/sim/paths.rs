@@ -240,7 +240,10 @@ mod tests {
             ]
         );
         // Rack uplinks: nodes × nic / oversubscription.
-        assert_eq!(net.resources[l.rack_up(0) as usize].capacity, 2.0 * 125.0 / 4.0);
+        assert_eq!(
+            net.resources[l.rack_up(0) as usize].capacity,
+            2.0 * 125.0 / 4.0
+        );
         assert_eq!(l.count() as usize, net.resources.len());
     }
 }

@@ -128,6 +128,7 @@ impl World {
             }
         };
         self.runs[r as usize].attempt = a;
+        self.runs[r as usize].since = self.now;
         self.attempts[a as usize].run = r;
         let at = &self.attempts[a as usize];
         let job = &self.jobs[at.job as usize];
@@ -447,7 +448,10 @@ impl World {
                 job.maps[t as usize].block_mb * job.profile.map_s_per_mb
             }
             Kind::Reduce => {
-                let copied = self.run_of(a).and_then(|r| r.copy.as_ref()).map_or(0.0, |c| c.fetched);
+                let copied = self
+                    .run_of(a)
+                    .and_then(|r| r.copy.as_ref())
+                    .map_or(0.0, |c| c.fetched);
                 copied * job.profile.reduce_s_per_mb
             }
         };
@@ -522,7 +526,10 @@ impl World {
             }
             Kind::Reduce => {
                 self.set_phase(a, Phase::Write);
-                let copied = self.run_of(a).and_then(|r| r.copy.as_ref()).map_or(0.0, |c| c.fetched);
+                let copied = self
+                    .run_of(a)
+                    .and_then(|r| r.copy.as_ref())
+                    .map_or(0.0, |c| c.fetched);
                 let mb = copied * out_ratio;
                 let replicas = self.output_replicas(a);
                 let n = &self.net_spec;

@@ -142,6 +142,14 @@ impl Sim {
         })
     }
 
+    /// Keeps every flow from now on, for `--flows` (before the run starts,
+    /// so the record is whole).
+    pub fn record_flows(&mut self) {
+        if self.w.flow_log.is_none() && self.w.flow_seq == 0 {
+            self.w.flow_log = Some(Vec::new());
+        }
+    }
+
     /// Attaches an observer: it is told after every event and command from
     /// now on (and once now).
     pub fn attach(&mut self, mut o: Box<dyn Observer>) {
@@ -233,6 +241,7 @@ impl Sim {
         }
         let any_heartbeat = self.heartbeat_pending();
         loop {
+            self.settle();
             let heartbeat = !self.next_is_flow()?
                 && match self.w.cal.peek()? {
                     Ev::Heartbeat { .. } => true,
@@ -290,6 +299,7 @@ impl Sim {
             debug_assert!(t >= self.w.now, "time went backwards");
             self.w.now = t;
             self.w.last_progress = t;
+            self.w.events += 1;
             self.w.flow_done(f);
             self.after_event();
             return Some(t);
@@ -297,6 +307,7 @@ impl Sim {
         let (t, ev) = self.w.cal.pop()?;
         debug_assert!(t >= self.w.now, "time went backwards");
         self.w.now = t;
+        self.w.events += 1;
         if !matches!(ev, Ev::Heartbeat { .. }) {
             self.w.pending_other -= 1;
             self.w.last_progress = t;

@@ -82,6 +82,8 @@ pub struct World {
     pub cur_label: u16,
     pub switches: Vec<PolicySwitch>,
     pub heartbeats: u64,
+    /// Engine events processed: calendar events and flow ends.
+    pub events: u64,
     pub metrics: Metrics,
     pub(super) cal: Calendar,
     pub(super) placement: ChaCha8Rng,
@@ -158,6 +160,7 @@ impl World {
             cur_label: 0,
             switches: Vec::new(),
             heartbeats: 0,
+            events: 0,
             metrics: Metrics::new(n_nodes, sc.pools.len(), total_slots),
             cal: Calendar::default(),
             placement: rng::stream(sc.seed, rng::STREAM_PLACEMENT),

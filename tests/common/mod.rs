@@ -212,6 +212,57 @@ pub fn check(sim: &Sim) -> Result<(), String> {
     if w.cluster.reduces_in_map_slots + w.cluster.maps_in_reduce_slots != 0 {
         return Err("cluster: borrowed-slot counts left over at the end".into());
     }
+    check_physics(sim)
+}
+
+/// The physics at the end of a run: no flow left and no load on any disk
+/// or link, no attempt computing, every attempt's phase times within its
+/// life, and the map bytes read and spilled are what the maps asked for.
+pub fn check_physics(sim: &Sim) -> Result<(), String> {
+    let w = &sim.w;
+    if w.net.active_flows() != 0 {
+        return Err(format!("{} flows left at the end", w.net.active_flows()));
+    }
+    for (r, res) in w.net.resources.iter().enumerate() {
+        if res.load.abs() > 1e-6 * res.capacity.max(1.0) {
+            return Err(format!("resource {r} still carries {} MB/s", res.load));
+        }
+        if res.peak > 1.0 + 1e-6 {
+            return Err(format!(
+                "resource {r} peaked at {} of its capacity",
+                res.peak
+            ));
+        }
+    }
+    for (i, c) in w.cpus.iter().enumerate() {
+        if c.computing() != 0 {
+            return Err(format!(
+                "node {i}: {} attempts still computing",
+                c.computing()
+            ));
+        }
+    }
+    for a in &w.attempts {
+        let t = a.times;
+        let sum = t.startup as u64 + t.read as u64 + t.compute as u64 + t.shuffle as u64;
+        let life = a.end.unwrap_or(w.now) - a.start;
+        if sum > life {
+            return Err(format!(
+                "{}/{:?}{}: phases {sum} ms over a life of {life} ms",
+                w.job(a.job).name,
+                a.kind,
+                a.task
+            ));
+        }
+        if a.outcome == Outcome::Succeeded && sum != life {
+            return Err(format!(
+                "{}/{:?}{}: phases {sum} ms but it ran {life} ms",
+                w.job(a.job).name,
+                a.kind,
+                a.task
+            ));
+        }
+    }
     Ok(())
 }
 

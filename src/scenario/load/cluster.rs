@@ -289,7 +289,10 @@ pub(super) fn compile_tasks(cx: &Cx, t: &TasksDef) -> R<TaskSpec> {
         Some(d) => {
             let ms = d.get_ref().0;
             if ms > MAX_DURATION_MS / 1_000 {
-                return Err(cx.at(d, "startup must be at most 87.6h (a thousandth of the clock's range)"));
+                return Err(cx.at(
+                    d,
+                    "startup must be at most 87.6h (a thousandth of the clock's range)",
+                ));
             }
             ms
         }

@@ -1,0 +1,245 @@
+//! The cluster's physics, on runs built for one effect each: cores shared
+//! by the attempts computing on a node, flows sharing a disk, a reducer's
+//! copy behind its NIC, start-up, variance, Hadoop's heartbeat interval,
+//! the fixed model's per-transfer bandwidths, and `--flows` replayed by an
+//! independent max-min solver.
+
+mod common;
+
+use common::{check, heartbeat_events, load_text, run};
+use slotsim::sim::Kind;
+
+fn secs(ms: u32) -> f64 {
+    ms as f64 / 1000.0
+}
+
+/// `n` grep maps of `block` on one node (`map_slots` = n), no start-up, no
+/// variance, nothing to spill; `cores` cores and `disk` MB/s.
+fn one_node(n: u32, cores: u32, block: &str, disk: f64) -> String {
+    format!(
+        r#"
+[cluster]
+nodes = 1
+map_slots = {n}
+reduce_slots = 1
+cores = {cores}
+heartbeat = "manual"
+[network]
+disk_mbps = {disk}
+[hdfs]
+block = "{block}"
+replication = 1
+[tasks]
+startup = "0s"
+duration_cv = 0
+[scheduler]
+policy = "fifo"
+[[jobs]]
+name = "j"
+profile = "grep"
+maps = {n}
+reduces = 0
+fp = 0
+{}"#,
+        heartbeat_events(&[(0, 0)])
+    )
+}
+
+#[test]
+fn four_computing_tasks_on_two_cores_take_twice_as_long_as_one_alone() {
+    let alone = run(&load_text(&one_node(1, 2, "64MB", 1e6), None)).0;
+    let four = run(&load_text(&one_node(4, 2, "64MB", 1e6), None)).0;
+    check(&alone).unwrap();
+    check(&four).unwrap();
+    let c1 = alone.w.attempts[0].times.compute;
+    assert!(c1 > 1000, "a grep map computes for seconds: {c1} ms");
+    assert_eq!(four.w.attempts.len(), 4);
+    for a in &four.w.attempts {
+        assert_eq!(a.times.compute, 2 * c1, "half a core each");
+    }
+    // Two on two cores: a core each, as fast as alone.
+    let two = run(&load_text(&one_node(2, 2, "64MB", 1e6), None)).0;
+    assert!(two.w.attempts.iter().all(|a| a.times.compute == c1));
+}
+
+#[test]
+fn four_100mb_reads_through_one_100mbs_disk_end_together_at_4s() {
+    let (sim, _) = run(&load_text(&one_node(4, 4, "100MB", 100.0), None));
+    check(&sim).unwrap();
+    for a in &sim.w.attempts {
+        assert_eq!((a.start, a.times.read), (0, 4_000), "25 MB/s each for 4 s");
+    }
+    // Alone, the same read takes 1 s.
+    let (one, _) = run(&load_text(&one_node(1, 4, "100MB", 100.0), None));
+    assert_eq!(one.w.attempts[0].times.read, 1_000);
+}
+
+/// 20 maps of 50 MB output each, one per node 1..=20 (fixed 5 s maps), and
+/// one reduce on node 0, started once they are done: 1000 MB through node
+/// 0's 125 MB/s NIC takes at least 8 s.
+#[test]
+fn twenty_50mb_outputs_behind_one_125mbs_nic_take_at_least_8s() {
+    let blocks: Vec<String> = (1..=20).map(|n| format!("[{n}]")).collect();
+    let mut beats: Vec<(u64, u32)> = (1..=20).map(|n| (0, n)).collect();
+    beats.push((10_000, 0));
+    let text = format!(
+        r#"
+[cluster]
+nodes = 21
+racks = 1
+map_slots = 1
+reduce_slots = 1
+heartbeat = "manual"
+[hdfs]
+block = "50MB"
+replication = 1
+[tasks]
+startup = "0s"
+duration_cv = 0
+[scheduler]
+policy = "fifo"
+slowstart = 1.0
+[[jobs]]
+name = "j"
+profile = "terasort"
+maps = 20
+input = "1000MB"
+reduces = 1
+fp = 1
+map_time = "5s"
+reduce_time = "1s"
+blocks = [{}]
+{}"#,
+        blocks.join(", "),
+        heartbeat_events(&beats)
+    );
+    let (sim, sum) = run(&load_text(&text, None));
+    check(&sim).unwrap();
+    let r = sim
+        .w
+        .attempts
+        .iter()
+        .find(|a| a.kind == Kind::Reduce)
+        .expect("the reduce ran");
+    assert_eq!(r.node, 0);
+    let copy = secs(r.times.shuffle);
+    assert!(copy >= 8.0, "1000 MB through a 125 MB/s NIC took {copy} s");
+    // Five fetches at a time share the NIC: exactly 8 s here.
+    assert!(copy < 8.01, "{copy} s");
+    assert_eq!(sum.network.bytes.shuffle, 1000 << 20);
+}
+
+#[test]
+fn startup_and_variance_apply_to_profile_tasks_only() {
+    let text = |cv: f64, fixed: bool| {
+        format!(
+            r#"
+[cluster]
+nodes = 4
+heartbeat = "3s"
+[tasks]
+startup = "2s"
+duration_cv = {cv}
+[[jobs]]
+name = "j"
+profile = "grep"
+maps = 8
+reduces = 1
+fp = 0
+{}"#,
+            if fixed {
+                "map_time = \"10s\"\nreduce_time = \"3s\""
+            } else {
+                ""
+            }
+        )
+    };
+    let (sim, _) = run(&load_text(&text(0.0, false), None));
+    check(&sim).unwrap();
+    assert!(sim.w.attempts.iter().all(|a| a.times.startup == 2_000));
+    // No variance: every map computes the same (nothing to spill).
+    let maps: Vec<u32> = sim
+        .w
+        .attempts
+        .iter()
+        .filter(|a| a.kind == Kind::Map)
+        .map(|a| a.times.compute)
+        .collect();
+    assert!(maps.windows(2).all(|w| w[0] == w[1]), "{maps:?}");
+    // With variance, they differ, and the draws are the attempt's own.
+    let (a, _) = run(&load_text(&text(0.3, false), None));
+    let (b, _) = run(&load_text(&text(0.3, false), None));
+    let va: Vec<u32> = a.w.attempts.iter().map(|a| a.times.compute).collect();
+    let vb: Vec<u32> = b.w.attempts.iter().map(|a| a.times.compute).collect();
+    assert_eq!(va, vb, "same seed, same draws");
+    let distinct: std::collections::BTreeSet<u32> = va.iter().copied().collect();
+    assert!(distinct.len() > 4, "{va:?}");
+    // Fixed-time tasks: exactly their time, no start-up, no variance.
+    let (f, _) = run(&load_text(&text(0.3, true), None));
+    for at in &f.w.attempts {
+        assert_eq!(at.times.startup, 0);
+        if at.kind == Kind::Map {
+            assert_eq!(at.end.unwrap() - at.start, 10_000);
+        }
+    }
+}
+
+#[test]
+fn auto_heartbeat_is_hadoops_interval() {
+    let hb = |nodes: u32| {
+        load_text(&format!("[cluster]\nnodes = {nodes}\nracks = 1\n"), None)
+            .cluster
+            .heartbeat
+    };
+    assert_eq!(hb(20), Some(3_000));
+    assert_eq!(hb(300), Some(3_000));
+    assert_eq!(hb(450), Some(4_500));
+    assert_eq!(hb(3_000), Some(30_000));
+}
+
+#[test]
+fn the_fixed_model_reads_alone_at_the_class_bandwidth() {
+    let text =
+        one_node(4, 4, "100MB", 100.0).replace("[network]\n", "[network]\nmodel = \"fixed\"\n");
+    let (sim, sum) = run(&load_text(&text, None));
+    check(&sim).unwrap();
+    // Nothing shared: each read alone at 100 MB/s.
+    assert!(sim.w.attempts.iter().all(|a| a.times.read == 1_000));
+    assert!(sum.network.busiest_links.is_empty());
+}
+
+/// The flows of a 50-node, 2-rack terasort, replayed by
+/// `scripts/replay_flows.py` (its own max-min solver, no code shared):
+/// every flow's end within 1 ms.
+#[test]
+fn an_independent_max_min_replay_agrees_on_every_flow_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let flows = dir.path().join("t50.flows");
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_slotsim"))
+        .current_dir(root)
+        .args(["run", "scenarios/terasort-50.toml", "--headless", "--flows"])
+        .arg(&flows)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let replay = std::process::Command::new("python3")
+        .current_dir(root)
+        .arg("scripts/replay_flows.py")
+        .arg(&flows)
+        .output()
+        .expect("python3 runs the replay");
+    let said = String::from_utf8_lossy(&replay.stdout);
+    assert!(
+        replay.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
+    assert!(said.contains("0 beyond 1 ms"), "{said}");
+    let n: usize = said.split_whitespace().next().unwrap().parse().unwrap();
+    assert!(n > 1_000, "{said}");
+}
