@@ -91,5 +91,72 @@ fn runs(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, heartbeat_full_node, runs);
+/// The max-min solver alone: one flow starting and one ending (and the
+/// flushes that settle them) among 10,000 active flows on a 600-node,
+/// 20-rack cluster's disks and links (paths like a shuffle fetch's).
+fn solver(c: &mut Criterion) {
+    use slotsim::sim::network::Network;
+    let mut g = c.benchmark_group("solver");
+    let nodes = 600u32;
+    let racks = 20u32;
+    let mut net = Network::new();
+    for _ in 0..nodes {
+        net.add_resource(100.0);
+        net.add_resource(125.0);
+        net.add_resource(125.0);
+    }
+    for _ in 0..racks {
+        net.add_resource(30.0 * 125.0 / 4.0);
+        net.add_resource(30.0 * 125.0 / 4.0);
+    }
+    // A deterministic spread of sources and destinations.
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut path = |src: u32, dst: u32| -> Vec<u32> {
+        let (rs, rd) = (src % racks, dst % racks);
+        let mut p = vec![3 * src, 3 * src + 1];
+        if rs != rd {
+            p.push(3 * nodes + 2 * rs);
+            p.push(3 * nodes + 2 * rd + 1);
+        }
+        p.push(3 * dst + 2);
+        p
+    };
+    let mut flows = Vec::new();
+    for i in 0..10_000u64 {
+        let (s, d) = (
+            (next() % nodes as u64) as u32,
+            (next() % nodes as u64) as u32,
+        );
+        let p = if s == d { vec![3 * s] } else { path(s, d) };
+        flows.push(net.start(0, &p, 1e9, f64::INFINITY, i));
+    }
+    net.flush(0);
+    let mut t = 0u64;
+    let mut k = 0usize;
+    g.bench_function("a start and an end among 10,000 flows (600 nodes)", |b| {
+        b.iter(|| {
+            t += 1;
+            let (s, d) = (
+                (next() % nodes as u64) as u32,
+                (next() % nodes as u64) as u32,
+            );
+            let p = if s == d { vec![3 * s] } else { path(s, d) };
+            let f = net.start(t, &p, 1e9, f64::INFINITY, 0);
+            net.flush(t);
+            k = (k + 7919) % flows.len();
+            net.stop(t, flows[k]);
+            flows[k] = f;
+            net.flush(t);
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, heartbeat_full_node, runs, solver);
 criterion_main!(benches);

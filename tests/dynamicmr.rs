@@ -794,28 +794,6 @@ fn pi_dhsa_without_borrowing_is_fair_on_typed_slots() {
     }
 }
 
-/// Appendix F (`scenarios/dynamicmr-sort.toml`): a sort of 320 maps and
-/// 200 reduces on 18 reduce slots (9 nodes × (4 map + 2 reduce)) runs
-/// faster when reduces may borrow every idle map slot than when they may
-/// borrow none (the paper: ≈29 % speedup; here 23.5 % under PD-DHSA and
-/// 19.6 % under PI-DHSA, see README "Reproducing DynamicMR").
-#[test]
-fn appendix_f_sort_is_faster_with_borrowed_map_slots() {
-    for p in ["dhsa-pd", "dhsa-pi"] {
-        let mk = |m: &str| {
-            let (sim, s) = run(&load(
-                "dynamicmr-sort.toml",
-                Some(&format!("{p}[borrow_map_pct={m};borrow_reduce_pct=0]")),
-            ));
-            check(&sim).unwrap();
-            s.makespan_s.unwrap()
-        };
-        let (none, all) = (mk("0"), mk("1"));
-        assert!(all < none, "{p}: {all} vs {none}");
-        assert!(none / all > 1.1, "{p}: speedup {}", none / all);
-    }
-}
-
 #[test]
 fn batch_scenario_keeps_the_invariants_and_is_deterministic() {
     for p in ["dhsa-pi", "dhsa-pd", "dynamicmr"] {

@@ -819,3 +819,53 @@ fn total_task_count_is_bounded() {
         "{BASE}[[jobs]]\nname = \"j\"\nprofile = \"grep\"\nmaps = 999999\nreduces = 1\ncount = 10\n"
     ));
 }
+
+#[test]
+fn bad_network_settings_point_at_the_value() {
+    // Zero and negative capacities.
+    let e = load_err(&format!("{BASE}[network]\ndisk_mbps = 0\n"));
+    assert_err(&e, 5, 13, &["disk_mbps", "between"]);
+    let e = load_err(&format!("{BASE}[network]\nnic_mbps = -125\n"));
+    assert_err(&e, 5, 12, &["nic_mbps"]);
+    let e = load_err(&format!("{BASE}[network]\nrack_oversubscription = 0.0\n"));
+    assert_err(&e, 5, 25, &["rack_oversubscription"]);
+    let e = load_err(&format!("{BASE}[network]\nparallel_copies = 0\n"));
+    assert_err(&e, 5, 19, &["parallel_copies", "at least 1"]);
+    // An unknown model.
+    let e = load_err(&format!("{BASE}[network]\nmodel = \"fluid\"\n"));
+    assert_err(
+        &e,
+        5,
+        9,
+        &["unknown network model", "\"shared\" or \"fixed\""],
+    );
+    // Fixed-only keys under the shared model (the default).
+    for key in ["rack_mbps", "cross_rack_mbps", "shuffle_mbps"] {
+        let e = load_err(&format!("{BASE}[network]\n{key} = 50\n"));
+        assert_err(&e, 5, key.len() + 4, &[key, "model = \"fixed\""]);
+    }
+    // ...which the fixed model takes.
+    let s = load(&format!(
+        "{BASE}[network]\nmodel = \"fixed\"\nshuffle_mbps = 50\n"
+    ));
+    assert_eq!(s.network.shuffle_mbps, 50.0);
+    assert_eq!(s.network.model, slotsim::model::NetworkModel::Fixed);
+}
+
+#[test]
+fn bad_task_and_cluster_physics() {
+    let e = load_err(&format!("{BASE}[tasks]\nduration_cv = -0.1\n"));
+    assert_err(&e, 5, 15, &["duration_cv"]);
+    let e = load_err(&format!("{BASE}[tasks]\nstartup = \"soon\"\n"));
+    assert_err(&e, 5, 11, &["invalid duration"]);
+    let e = load_err("[cluster]\nnodes = 4\ncores = 0\n");
+    assert_err(&e, 3, 9, &["cores", "at least 1"]);
+    let e = load_err("[cluster]\nnodes = 4\nheartbeat = \"often\"\n");
+    assert_err(&e, 3, 13, &["\"auto\""]);
+    // Defaults: shared network, 1 s start-up, cv 0.1, cores = slots, auto heartbeat.
+    let s = load(BASE);
+    assert_eq!(s.network.model, slotsim::model::NetworkModel::Shared);
+    assert_eq!((s.tasks.startup, s.tasks.duration_cv), (1_000, 0.1));
+    assert_eq!(s.cluster.cores, 4);
+    assert_eq!(s.cluster.heartbeat, Some(3_000));
+}

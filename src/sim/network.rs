@@ -362,6 +362,11 @@ impl Network {
             let p = self.pos[o + k] as usize;
             let res = &mut self.resources[r];
             res.flows.swap_remove(p);
+            if res.flows.is_empty() {
+                // No floating-point residue on an idle resource.
+                res.integrate(now);
+                res.load = 0.0;
+            }
             if let Some(&other) = res.flows.get(p) {
                 // Fix the position of the flow that took this slot.
                 let oo = other as usize * MAX_PATH;

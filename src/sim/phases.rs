@@ -643,6 +643,19 @@ impl World {
         }
     }
 
+    /// What a running attempt moves now, MB/s: its read, spill or write
+    /// flow's rate, or the sum of its fetches' (None while it moves
+    /// nothing).
+    pub fn transfer_rate(&self, a: AttemptId) -> Option<f64> {
+        let run = self.run_of(a)?;
+        if let Some(f) = run.flow {
+            return Some(self.net.flow(f).rate);
+        }
+        let copy = run.copy.as_ref()?;
+        let fetches = copy.fetches();
+        (!fetches.is_empty()).then(|| fetches.iter().map(|&(f, _)| self.net.flow(f).rate).sum())
+    }
+
     /// Estimated progress in [0, 1] of a running attempt (Hadoop's
     /// progress, for speculation): a map's read and compute count by their
     /// nominal times; a reduce's copy counts 1/3 (bytes copied over the

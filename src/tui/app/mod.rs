@@ -51,10 +51,17 @@ pub enum View {
     Jobs,
     Pools,
     Timeline,
+    Network,
 }
 
 impl View {
-    pub const ALL: [View; 4] = [View::Cluster, View::Jobs, View::Pools, View::Timeline];
+    pub const ALL: [View; 5] = [
+        View::Cluster,
+        View::Jobs,
+        View::Pools,
+        View::Timeline,
+        View::Network,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -62,6 +69,7 @@ impl View {
             View::Jobs => "Jobs",
             View::Pools => "Pools",
             View::Timeline => "Timeline",
+            View::Network => "Network",
         }
     }
 }
@@ -377,7 +385,7 @@ impl App {
                 let n = w.cluster.racks.len().saturating_sub(1);
                 self.cluster_row = scrolled(self.cluster_row, &a, pages.cluster, n);
             }
-            View::Pools => {}
+            View::Pools | View::Network => {}
         }
     }
 

@@ -3,6 +3,7 @@
 
 mod cluster;
 mod jobs;
+mod network;
 mod overlays;
 mod pools;
 mod timeline;
@@ -38,6 +39,7 @@ pub fn render(app: &App, f: &mut Frame) {
         View::Jobs => jobs::render(app, f, body),
         View::Pools => pools::render(app, f, body),
         View::Timeline => timeline::render(app, f, body),
+        View::Network => network::render(app, f, body),
     }
     render_log(app, f, log);
     // The help scrolls when its lines and frame do not fit the screen.
@@ -184,7 +186,7 @@ fn render_footer(app: &App, f: &mut Frame, area: Rect, help_scrolls: bool) {
         View::Timeline => p.timeline.max > 0,
         View::Jobs => p.jobs.max > 0,
         View::Cluster => p.cluster.max > 0,
-        View::Pools => false,
+        View::Pools | View::Network => false,
     };
     let keys: Vec<(&str, &str, u8)> = match &app.overlay {
         Overlay::None => [

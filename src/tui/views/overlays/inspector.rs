@@ -337,6 +337,7 @@ pub fn inspector(app: &App, f: &mut Frame, state: (usize, usize, usize, bool)) {
             } else {
                 lines.extend(wrapped("assigned ", &assigned, ", ", inner_w, 2));
             }
+            lines.extend(running_now(app, r.node, inner_w));
             lines.push(Line::from(""));
             let assigned_jobs: Vec<&str> = r
                 .assigned
@@ -426,6 +427,41 @@ pub fn inspector(app: &App, f: &mut Frame, state: (usize, usize, usize, bool)) {
     if chart_h > 0 {
         release_chart(app, f, chart_area);
     }
+}
+
+/// What runs on `node` now, each attempt's phase and what it moves.
+fn running_now(app: &App, node: u32, width: usize) -> Vec<Line<'static>> {
+    let w = &app.sim.w;
+    let n = &w.cluster.nodes[node as usize];
+    let items: Vec<String> = n
+        .lanes
+        .iter()
+        .flatten()
+        .map(|&a| {
+            let at = &w.attempts[a as usize];
+            let p = if at.kind == crate::sim::Kind::Map {
+                'm'
+            } else {
+                'r'
+            };
+            let rate = w
+                .transfer_rate(a)
+                .map_or(String::new(), |r| format!(" {r:.0} MB/s"));
+            format!(
+                "{}/{p}{} {}{rate}",
+                w.job(at.job).name,
+                at.task,
+                at.phase.as_str()
+            )
+        })
+        .collect();
+    if items.is_empty() {
+        return vec![Line::from(vec![
+            Span::styled("now      ", theme::title()),
+            Span::raw(format!("node {node} runs nothing")),
+        ])];
+    }
+    wrapped("now      ", &items, ", ", width, 2)
 }
 
 /// OMO Fig. 7: the container release rate the predictor observed in each
