@@ -117,7 +117,7 @@ fn solver(c: &mut Criterion) {
         x ^= x << 17;
         x
     };
-    let mut path = |src: u32, dst: u32| -> Vec<u32> {
+    let path = |src: u32, dst: u32| -> Vec<u32> {
         let (rs, rd) = (src % racks, dst % racks);
         let mut p = vec![3 * src, 3 * src + 1];
         if rs != rd {

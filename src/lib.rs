@@ -9,5 +9,6 @@ pub mod report;
 pub mod scenario;
 pub mod sched;
 pub mod sim;
+pub mod sweep;
 pub mod tui;
 pub mod units;

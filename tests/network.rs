@@ -131,8 +131,11 @@ fn check(n: &Network) -> Result<(), String> {
     Ok(())
 }
 
+/// A finished flow: its id, end, and two byte counts the caller compares.
+type Ended = (FlowId, u64, f64, f64);
+
 /// Runs `ops`; returns every flow's (id, end, bytes delivered) and the rates seen.
-fn run(caps: &[f64], ops: &[Op]) -> Result<(Vec<(FlowId, u64, f64, f64)>, Vec<u64>), String> {
+fn run(caps: &[f64], ops: &[Op]) -> Result<(Vec<Ended>, Vec<u64>), String> {
     let mut n = Network::new();
     for &c in caps {
         n.add_resource(c);

@@ -7,4 +7,4 @@ pub mod schema;
 pub mod spans;
 pub mod workload;
 
-pub use load::{load_default, load_file, load_str, DEFAULT_SCENARIO};
+pub use load::{load_default, load_file, load_str, DEFAULT_SCENARIO, DEFAULT_SEED};

@@ -54,10 +54,13 @@ impl SpanNode {
         let mut node = self;
         let mut best = self.span.clone();
         for key in path {
-            let Kind::Table(entries) = &node.kind else {
-                break;
+            let child = match &node.kind {
+                Kind::Table(entries) => entries.iter().find(|(k, _)| k == key).map(|e| &e.1),
+                // A number picks an element of an array.
+                Kind::Array(items) => key.parse::<usize>().ok().and_then(|i| items.get(i)),
+                Kind::Leaf => None,
             };
-            let Some((_, child)) = entries.iter().find(|(k, _)| k == key) else {
+            let Some(child) = child else {
                 break;
             };
             node = child;

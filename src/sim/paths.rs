@@ -176,10 +176,18 @@ impl Links {
             format!("n{}.{what}", r / 3)
         } else if r < node_ids + 2 * self.racks {
             let k = r - node_ids;
-            format!("r{}.{}", k / 2, if k % 2 == 0 { "up" } else { "down" })
+            format!(
+                "r{}.{}",
+                k / 2,
+                if k.is_multiple_of(2) { "up" } else { "down" }
+            )
         } else {
             let k = r - node_ids - 2 * self.racks;
-            format!("d{}.{}", k / 2, if k % 2 == 0 { "up" } else { "down" })
+            format!(
+                "d{}.{}",
+                k / 2,
+                if k.is_multiple_of(2) { "up" } else { "down" }
+            )
         }
     }
 }

@@ -1,0 +1,126 @@
+//! `slotsim validate`, `slotsim policies`, `slotsim profiles`.
+
+use super::{emit, Failure};
+use slotsim::scenario;
+use slotsim::sched::POLICIES;
+use slotsim::units::plural;
+use std::path::Path;
+
+pub fn cmd_validate(path: &Path) -> Result<(), Failure> {
+    let sc = scenario::load_file(path, None, None)?;
+    let mut o = String::new();
+    let nodes = sc.cluster.node_count();
+    let racks: u32 = sc
+        .cluster
+        .datacenters
+        .iter()
+        .map(|d| d.racks.min(d.nodes))
+        .sum();
+    // Jobs of the scenario and of its `submit` events alike.
+    let submitted: Vec<&slotsim::model::JobSpec> = sc
+        .events
+        .iter()
+        .filter_map(|e| match &e.action {
+            slotsim::model::Action::Submit(j) => Some(j.as_ref()),
+            _ => None,
+        })
+        .collect();
+    let all_jobs: Vec<&slotsim::model::JobSpec> = sc.jobs.iter().chain(submitted).collect();
+    let maps: u64 = all_jobs.iter().map(|j| j.maps as u64).sum();
+    let reduces: u64 = all_jobs.iter().map(|j| j.reduces as u64).sum();
+    // `+ 0.0`: an empty f64 sum is -0.0.
+    let input_gb: f64 = all_jobs.iter().map(|j| j.input_mb).sum::<f64>() / 1024.0 + 0.0;
+    outln!(o, "{}: ok", path.display());
+    outln!(
+        o,
+        "  scenario   {}{}",
+        sc.name,
+        if sc.description.is_empty() {
+            String::new()
+        } else {
+            format!(" — {}", sc.description)
+        }
+    );
+    outln!(
+        o,
+        "  cluster    {}, {}, {}, {} map + {} reduce {} per node ({})",
+        plural(sc.cluster.datacenters.len() as u64, "datacenter"),
+        plural(racks as u64, "rack"),
+        plural(nodes as u64, "node"),
+        sc.cluster.map_slots,
+        sc.cluster.reduce_slots,
+        match sc.cluster.slot_model {
+            slotsim::model::SlotModel::Typed => "slots",
+            slotsim::model::SlotModel::Unified => "containers",
+        },
+        match sc.cluster.heartbeat {
+            Some(h) => format!("heartbeat {}", slotsim::units::fmt_secs(h)),
+            None => "manual heartbeats".into(),
+        }
+    );
+    outln!(o, "  policy     {}   seed {}", sc.policy.label(), sc.seed);
+    outln!(
+        o,
+        "  pools      {}",
+        sc.pools
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    outln!(
+        o,
+        "  jobs       {}{} ({} + {} = {}, {:.1} GB input)",
+        sc.jobs.len(),
+        match all_jobs.len() - sc.jobs.len() {
+            0 => String::new(),
+            n => format!(" + {n} by submit events"),
+        },
+        plural(maps, "map"),
+        plural(reduces, "reduce"),
+        plural(maps + reduces, "task"),
+        input_gb
+    );
+    if !sc.events.is_empty() {
+        outln!(o, "  events     {}", sc.events.len());
+    }
+    emit(&o, false)
+}
+
+pub fn cmd_policies() -> String {
+    let mut o = String::new();
+    let w = POLICIES.iter().map(|p| p.name.len()).max().unwrap_or(0);
+    for p in POLICIES {
+        outln!(o, "{:<w$} {}", p.name, p.summary);
+        outln!(o, "{:<w$} source: {}", "", p.source);
+    }
+    o
+}
+
+pub fn cmd_profiles() -> String {
+    let mut o = String::new();
+    outln!(
+        o,
+        "{:<18} {:>8} {:>12} {:>14} {:>12}  source",
+        "profile",
+        "FP",
+        "map s/MB",
+        "reduce s/MB",
+        "64MB map s"
+    );
+    let net = slotsim::model::NetworkSpec::default();
+    for p in scenario::profiles::all() {
+        let t64 = 64.0 / net.disk_mbps + 64.0 * p.map_s_per_mb + 64.0 * p.fp / net.disk_mbps;
+        outln!(
+            o,
+            "{:<18} {:>8.4} {:>12.4} {:>14.4} {:>12.2}  {}",
+            p.name,
+            p.fp,
+            p.map_s_per_mb,
+            p.reduce_s_per_mb,
+            t64,
+            p.source
+        );
+    }
+    o
+}

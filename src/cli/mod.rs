@@ -1,0 +1,315 @@
+//! The `slotsim` command line: parse, dispatch, map errors to exit codes
+//! (0 success, 2 bad input with one `error: FILE:LINE:COL: ...` line, 1
+//! anything else). One module per group of commands.
+
+/// Appends one formatted line to a `String`.
+macro_rules! outln {
+    ($o:expr, $($t:tt)*) => {{
+        $o.push_str(&format!($($t)*));
+        $o.push('\n');
+    }};
+}
+
+mod info;
+mod run;
+mod sweep;
+
+use clap::{Args, Parser, Subcommand};
+use slotsim::error::InputError;
+use slotsim::model::Scenario;
+use slotsim::scenario;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "slotsim",
+    version,
+    about = "A terminal playground for MapReduce cluster scheduling",
+    long_about = "slotsim simulates a Hadoop-MRv1-style cluster deterministically and runs \
+                  FIFO, Fair, Capacity and research scheduling policies on it."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Cmd>,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run a scenario (the embedded quickstart if none is given)
+    Run(RunArgs),
+    /// Run one scenario under several policies and seeds, in parallel
+    Compare(CompareArgs),
+    /// Check a scenario and print what it describes
+    Validate { scenario: PathBuf },
+    /// List the scheduling policies, with the paper or code each follows
+    Policies,
+    /// List the built-in job profiles and where their numbers come from
+    Profiles,
+    /// Render the TUI offscreen into an asciinema v2 recording
+    Record(RecordArgs),
+    /// Run a grid of scenarios x policies x overrides x seeds (or one shard
+    /// of it), or print a Slurm / Kubernetes job that runs its shards
+    Sweep(SweepArgs),
+    /// Merge the shard outputs of a sweep into one table
+    Merge(MergeArgs),
+}
+
+#[derive(Args)]
+pub struct SweepArgs {
+    /// The sweep plan (TOML: scenarios, policies, seeds, [overrides])
+    pub plan: PathBuf,
+    /// Run only shard K of N (1-based), e.g. '2/8'
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Directory for the shard's results (DIR/shard-K-of-N.jsonl)
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Print a job that runs the shards on a cluster instead of running them
+    #[arg(long, value_name = "slurm|k8s")]
+    pub emit: Option<String>,
+    /// Shards of the emitted job
+    #[arg(long, value_name = "N")]
+    pub shards: Option<u64>,
+    /// Container image of the emitted Kubernetes job
+    #[arg(long, default_value = "slotsim:latest")]
+    pub image: String,
+    /// CPUs each emitted task asks for
+    #[arg(long, default_value_t = 1)]
+    pub cpus: u32,
+}
+
+#[derive(Args)]
+pub struct MergeArgs {
+    /// Directories holding shard-K-of-N.jsonl files of one sweep
+    #[arg(required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Also write the merged table as CSV here ('-' for stdout)
+    #[arg(long, value_name = "PATH")]
+    pub csv: Option<String>,
+}
+
+#[derive(Args)]
+pub struct RecordArgs {
+    /// Scenario file (TOML)
+    scenario: PathBuf,
+    /// The .cast file to write
+    #[arg(long, value_name = "FILE.cast")]
+    out: PathBuf,
+    /// Terminal size, COLSxROWS
+    #[arg(long, default_value = "100x30")]
+    size: String,
+    /// Stop once the simulated clock reaches this (e.g. '5m')
+    #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
+    until: Option<String>,
+    /// Frames per second of the recording
+    #[arg(long, default_value_t = 10, allow_negative_numbers = true)]
+    fps: u32,
+    /// Keys to press, one second apart, e.g. 's,Enter,p,Down,Enter'; a
+    /// duration such as '3s' waits
+    #[arg(long, default_value = "")]
+    keys: String,
+    /// Simulated seconds per recorded second (a TUI speed step: 0.1 … 1000)
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
+    speed: f64,
+    /// Policy, or a variant such as 'fair[slowstart=0.05]'
+    #[arg(long)]
+    policy: Option<String>,
+    /// Seed (overrides the scenario's)
+    #[arg(long, allow_negative_numbers = true)]
+    seed: Option<u64>,
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// Scenario file (TOML); the embedded quickstart when omitted
+    scenario: Option<PathBuf>,
+    /// Policy, or a variant such as 'fair[slowstart=0.05]'
+    #[arg(long)]
+    policy: Option<String>,
+    /// Seed (overrides the scenario's)
+    #[arg(long, allow_negative_numbers = true)]
+    seed: Option<u64>,
+    /// Run to completion as fast as possible and print a summary
+    #[arg(long)]
+    headless: bool,
+    /// Write the JSON summary here ('-' for stdout)
+    #[arg(long, value_name = "PATH")]
+    json: Option<String>,
+    /// Write one JSON line per task attempt here ('-' for stdout)
+    #[arg(long, value_name = "PATH")]
+    trace: Option<String>,
+    /// Write one JSON line per scheduling heartbeat here ('-' for stdout)
+    #[arg(long, value_name = "PATH")]
+    inspect: Option<String>,
+    /// Write every disk and link, then one JSON line per flow, here ('-' for stdout)
+    #[arg(long, value_name = "PATH")]
+    flows: Option<String>,
+    /// Stop at this simulated time (e.g. '10m')
+    #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
+    until: Option<String>,
+    /// Record the live TUI session into an asciinema v2 file
+    #[arg(long, value_name = "FILE.cast")]
+    record: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct CompareArgs {
+    scenario: PathBuf,
+    /// Comma-separated policies or variants, e.g. 'fifo,fair,fair[slowstart=1]'
+    #[arg(long)]
+    policies: String,
+    /// Number of seeds per policy: the scenario's seed, seed+1, ...
+    #[arg(long, default_value_t = 3, allow_negative_numbers = true)]
+    seeds: u64,
+    /// Write an array of JSON summaries here ('-' for stdout)
+    #[arg(long, value_name = "PATH")]
+    json: Option<String>,
+}
+
+pub enum Failure {
+    Input(InputError),
+    Other(String),
+    /// The reader of our output went away (`slotsim ... | head`): stop quietly.
+    ClosedPipe,
+}
+
+/// Writes `text` to stdout or stderr, turning failures into errors rather
+/// than the panic `print!` would raise.
+pub fn emit(text: &str, to_stderr: bool) -> Result<(), Failure> {
+    let r = if to_stderr {
+        let mut e = io::stderr().lock();
+        e.write_all(text.as_bytes()).and_then(|_| e.flush())
+    } else {
+        let mut o = io::stdout().lock();
+        o.write_all(text.as_bytes()).and_then(|_| o.flush())
+    };
+    r.map_err(Failure::from)
+}
+
+impl From<InputError> for Failure {
+    fn from(e: InputError) -> Self {
+        Failure::Input(e)
+    }
+}
+
+impl From<io::Error> for Failure {
+    fn from(e: io::Error) -> Self {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            Failure::ClosedPipe
+        } else {
+            Failure::Other(format!("cannot write output: {e}"))
+        }
+    }
+}
+
+/// Clap's error text as one line: its first paragraph (`error: ...`,
+/// with any indented continuation such as a missing flag's name), and a
+/// pointer to the help of the subcommand that was given.
+fn usage_error(rendered: &str, sub: Option<&str>) -> String {
+    let para: Vec<&str> = rendered
+        .lines()
+        .skip_while(|l| l.trim().is_empty())
+        .take_while(|l| !l.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    let text = if para.is_empty() {
+        "error: invalid arguments".to_string()
+    } else {
+        para.join(" ")
+    };
+    let known = [
+        "run", "compare", "validate", "record", "policies", "profiles", "sweep", "merge",
+    ];
+    match sub.filter(|s| known.contains(s)) {
+        Some(s) => format!("{text} (see 'slotsim {s} --help')"),
+        None => format!("{text} (see 'slotsim --help')"),
+    }
+}
+
+pub fn main() -> ExitCode {
+    // A bug must still end in one line and exit status 1, never a backtrace
+    // (the TUI's own hook restores the terminal first, then calls this one).
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        let at = info
+            .location()
+            .map_or(String::new(), |l| format!(" at {}:{}", l.file(), l.line()));
+        eprintln!("error: internal error (a bug in slotsim; please report it): {msg}{at}");
+        std::process::exit(1);
+    }));
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) if !e.use_stderr() => {
+            // --help, --version.
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            // Usage errors are bad input: one line, exit 2 (clap's own
+            // rendering adds a usage block and a tip).
+            let sub = std::env::args().nth(1);
+            eprintln!("{}", usage_error(&e.render().to_string(), sub.as_deref()));
+            return ExitCode::from(2);
+        }
+    };
+    let result = match cli.command {
+        None => run::cmd_tui(None, None, None, None),
+        Some(Cmd::Run(a)) => run::cmd_run(a),
+        Some(Cmd::Compare(a)) => run::cmd_compare(a),
+        Some(Cmd::Validate { scenario }) => info::cmd_validate(&scenario),
+        Some(Cmd::Record(a)) => run::cmd_record(a),
+        Some(Cmd::Policies) => emit(&info::cmd_policies(), false),
+        Some(Cmd::Profiles) => emit(&info::cmd_profiles(), false),
+        Some(Cmd::Sweep(a)) => sweep::cmd_sweep(a),
+        Some(Cmd::Merge(a)) => sweep::cmd_merge(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Input(e)) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Other(e)) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+        Err(Failure::ClosedPipe) => ExitCode::SUCCESS,
+    }
+}
+
+pub fn load(
+    path: Option<&Path>,
+    policy: Option<&str>,
+    seed: Option<u64>,
+) -> Result<Scenario, InputError> {
+    match path {
+        Some(p) => scenario::load_file(p, policy, seed),
+        None => scenario::load_default(policy, seed),
+    }
+}
+
+/// An output destination: a file, or stdout for `-`.
+pub fn open_out(path: &str, flag: &str) -> Result<Box<dyn Write + Send>, Failure> {
+    if path == "-" {
+        Ok(Box::new(BufWriter::new(io::stdout())))
+    } else {
+        let f = File::create(path)
+            .map_err(|e| InputError::new(flag, format!("cannot create {path}: {e}")))?;
+        Ok(Box::new(BufWriter::new(f)))
+    }
+}
+
+pub fn scenario_origin(p: &Option<PathBuf>) -> String {
+    p.as_ref().map_or_else(
+        || "quickstart (embedded)".to_string(),
+        |p| p.display().to_string(),
+    )
+}

@@ -1,0 +1,334 @@
+//! `slotsim run` (headless and TUI), `slotsim record`, `slotsim compare`.
+
+use super::{emit, load, open_out, scenario_origin, Failure};
+use super::{CompareArgs, RecordArgs, RunArgs};
+use slotsim::error::InputError;
+use slotsim::report::{compare, summary, trace};
+use slotsim::scenario;
+use slotsim::sched::build_sim;
+use slotsim::sched::settings::split_policy_list;
+use slotsim::sim::Sim;
+use slotsim::units::parse_duration;
+use std::fs::File;
+use std::io::{self, IsTerminal, Write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
+    let until = a
+        .until
+        .as_deref()
+        .map(|u| parse_duration(u).map_err(|e| InputError::new("--until", e.to_string())))
+        .transpose()?;
+    let to_stdout = [&a.json, &a.trace, &a.inspect, &a.flows]
+        .iter()
+        .filter(|p| p.as_deref() == Some("-"))
+        .count();
+    if to_stdout > 1 {
+        return Err(InputError::new(
+            "--json",
+            "only one of --json, --trace, --inspect and --flows can write to stdout (-); give the others a file",
+        )
+        .into());
+    }
+    // Two outputs into one file would interleave into neither format.
+    let files: Vec<(&str, &str)> = [
+        ("--json", &a.json),
+        ("--trace", &a.trace),
+        ("--inspect", &a.inspect),
+        ("--flows", &a.flows),
+    ]
+    .into_iter()
+    .filter_map(|(f, p)| p.as_deref().filter(|p| *p != "-").map(|p| (f, p)))
+    .collect();
+    for (i, (f1, p1)) in files.iter().enumerate() {
+        if let Some((f2, _)) = files[i + 1..]
+            .iter()
+            .find(|(_, p2)| Path::new(p1) == Path::new(p2))
+        {
+            return Err(InputError::new(
+                *f2,
+                format!("{p1} is also the {f1} file; expected a different file for each output"),
+            )
+            .into());
+        }
+    }
+    if !a.headless {
+        let only_headless = [
+            ("--json", a.json.is_some()),
+            ("--trace", a.trace.is_some()),
+            ("--inspect", a.inspect.is_some()),
+            ("--flows", a.flows.is_some()),
+            ("--until", a.until.is_some()),
+        ];
+        if let Some((flag, _)) = only_headless.iter().find(|(_, given)| *given) {
+            return Err(InputError::new(
+                *flag,
+                "only with --headless (the TUI runs until you quit)",
+            )
+            .into());
+        }
+        return cmd_tui(
+            a.scenario.as_deref(),
+            a.policy.as_deref(),
+            a.seed,
+            a.record.as_deref(),
+        );
+    }
+    if a.record.is_some() {
+        return Err(InputError::new(
+            "--record",
+            "records the TUI; drop --headless, or use `slotsim record`",
+        )
+        .into());
+    }
+    let sc = load(a.scenario.as_deref(), a.policy.as_deref(), a.seed)?;
+    // Open every output before running, so a bad path costs no simulation.
+    let trace_out = a
+        .trace
+        .as_deref()
+        .map(|p| open_out(p, "--trace"))
+        .transpose()?;
+    let json_out = a
+        .json
+        .as_deref()
+        .map(|p| open_out(p, "--json"))
+        .transpose()?;
+    let flows_out = a
+        .flows
+        .as_deref()
+        .map(|p| open_out(p, "--flows"))
+        .transpose()?;
+    let mut sim =
+        build_sim(&sc).map_err(|e| InputError::new(scenario_origin(&a.scenario), e.to_string()))?;
+    if flows_out.is_some() {
+        sim.record_flows();
+    }
+    // The first write error of the inspect stream, reported after the run.
+    let inspect_err: std::sync::Arc<std::sync::Mutex<Option<io::Error>>> = Default::default();
+    if let Some(p) = &a.inspect {
+        let mut out = open_out(p, "--inspect")?;
+        let err = inspect_err.clone();
+        sim.set_inspector(Box::new(move |rec| {
+            if let Ok(mut e) = err.lock() {
+                if e.is_none() {
+                    if let Err(x) = writeln!(out, "{}", trace::inspect_line(rec)) {
+                        *e = Some(x);
+                    }
+                }
+            }
+        }));
+    }
+    let wall = Instant::now();
+    run_with_progress(&mut sim, until);
+    let wall = wall.elapsed().as_secs_f64();
+    // Drop the inspector (flushing its writer) before writing anything else.
+    sim.set_inspector(Box::new(|_| {}));
+    if let Some(e) = inspect_err.lock().ok().and_then(|mut e| e.take()) {
+        return Err(e.into());
+    }
+    if std::env::var_os("SLOTSIM_SOLVER_STATS").is_some() {
+        let n = &sim.w.net;
+        eprintln!(
+            "solver: {} solves, {:.1} flows and {:.1} resources each, {:.2} rounds ({:.1} flows filled), {:.1} rates changed",
+            n.solves,
+            n.solved_flows as f64 / n.solves.max(1) as f64,
+            n.solved_resources as f64 / n.solves.max(1) as f64,
+            n.solve_rounds as f64 / n.solves.max(1) as f64,
+            n.round_flows as f64 / n.solves.max(1) as f64,
+            n.rate_changes as f64 / n.solves.max(1) as f64
+        );
+    }
+    let sum = summary::summarize(&sim);
+    let any_stdout = [&a.json, &a.trace, &a.inspect, &a.flows]
+        .iter()
+        .any(|p| p.as_deref() == Some("-"));
+    let mut table = summary::table(&sum);
+    // The only output that depends on the wall clock; not in the JSON.
+    outln!(
+        table,
+        "engine: {} events in {:.2} s ({:.0} events/s)",
+        sum.events,
+        wall,
+        sum.events as f64 / wall.max(1e-9)
+    );
+    emit(&table, any_stdout)?;
+    if let Some(mut out) = flows_out {
+        trace::write_flows(&sim, &mut out)?;
+        out.flush()?;
+    }
+    if let Some(mut out) = trace_out {
+        trace::write_trace(&sim, &mut out)?;
+        out.flush()?;
+    }
+    if let Some(mut out) = json_out {
+        serde_json::to_writer_pretty(&mut out, &sum).map_err(io::Error::from)?;
+        writeln!(out)?;
+        out.flush()?;
+    }
+    Ok(())
+}
+
+pub fn cmd_tui(
+    path: Option<&Path>,
+    policy: Option<&str>,
+    seed: Option<u64>,
+    record: Option<&Path>,
+) -> Result<(), Failure> {
+    let sc = load(path, policy, seed)?;
+    let origin = path.map_or_else(
+        || "quickstart (embedded)".to_string(),
+        |p| p.display().to_string(),
+    );
+    let app = slotsim::tui::App::new(sc).map_err(|e| InputError::new(origin, e.to_string()))?;
+    slotsim::tui::term::run(app, record).map_err(|e| Failure::Other(e.to_string()))
+}
+
+pub fn cmd_record(a: RecordArgs) -> Result<(), Failure> {
+    use slotsim::tui::offscreen::{parse_keys, record, RecordOpts};
+    let (w, h) = a
+        .size
+        .split_once(['x', 'X'])
+        .and_then(|(w, h)| Some((w.trim().parse::<u16>().ok()?, h.trim().parse::<u16>().ok()?)))
+        .filter(|&(w, h)| (40..=500).contains(&w) && (10..=200).contains(&h))
+        .ok_or_else(|| {
+            InputError::new(
+                "--size",
+                format!(
+                    "\"{}\" is not COLSxROWS between 40x10 and 500x200, like 100x30",
+                    a.size
+                ),
+            )
+        })?;
+    let until = a
+        .until
+        .as_deref()
+        .map(|u| parse_duration(u).map_err(|e| InputError::new("--until", e.to_string())))
+        .transpose()?;
+    if !(1..=60).contains(&a.fps) {
+        return Err(InputError::new("--fps", format!("{} is not between 1 and 60", a.fps)).into());
+    }
+    if !slotsim::tui::app::SPEEDS
+        .iter()
+        .any(|s| (*s - a.speed).abs() < 1e-9 && s.is_finite())
+    {
+        return Err(InputError::new("--speed", format!("{} is not a TUI speed step (0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)", a.speed)).into());
+    }
+    let keys = parse_keys(&a.keys).map_err(|e| InputError::new("--keys", e))?;
+    let sc = scenario::load_file(&a.scenario, a.policy.as_deref(), a.seed)?;
+    let app = slotsim::tui::App::new(sc)
+        .map_err(|e| InputError::new(a.scenario.display().to_string(), e.to_string()))?;
+    let opts = RecordOpts {
+        width: w,
+        height: h,
+        fps: a.fps,
+        until,
+        speed: a.speed,
+        keys,
+    };
+    // A path that cannot be written is bad input (exit 2), found before
+    // any rendering; a failure later on is an I/O error (exit 1).
+    File::create(&a.out)
+        .map_err(|e| InputError::new("--out", format!("cannot create {}: {e}", a.out.display())))?;
+    let (frames, ms) = record(app, &a.out, &opts)
+        .map_err(|e| Failure::Other(format!("cannot write {}: {e}", a.out.display())))?;
+    emit(
+        &format!(
+            "wrote {} ({frames} frames, {:.1}s)\n",
+            a.out.display(),
+            ms as f64 / 1000.0
+        ),
+        false,
+    )
+}
+
+/// Runs to the end, showing progress on stderr when it is a terminal and
+/// the run takes more than a moment.
+fn run_with_progress(sim: &mut Sim, until: Option<u64>) {
+    let tty = io::stderr().is_terminal();
+    let started = Instant::now();
+    let mut last = Instant::now();
+    let mut shown = false;
+    loop {
+        // Advance in slices of simulated time so progress can be shown.
+        let next = sim.next_event_time().map(|t| t + 60_000);
+        let limit = match (next, until) {
+            (Some(n), Some(u)) => Some(n.min(u)),
+            (Some(n), None) => Some(n),
+            (None, u) => u,
+        };
+        let more = sim.run_until(limit);
+        let done = sim.is_finished() || !more || until.is_some_and(|u| sim.w.now >= u);
+        if tty
+            && (shown || started.elapsed() > Duration::from_millis(500))
+            && last.elapsed() > Duration::from_millis(200)
+        {
+            let w = &sim.w;
+            eprint!(
+                "\r  simulated {:>9.1}s   jobs {}/{} finished   {:.1}s wall   ",
+                w.t_s(),
+                w.finished_jobs(),
+                w.submitted_jobs().max(w.jobs.len()),
+                started.elapsed().as_secs_f64()
+            );
+            last = Instant::now();
+            shown = true;
+        }
+        if done {
+            break;
+        }
+    }
+    if shown {
+        eprintln!();
+    }
+}
+
+pub fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
+    let specs = split_policy_list(&a.policies);
+    if specs.is_empty() {
+        return Err(InputError::new(
+            "--policies",
+            "expected at least one policy, e.g. --policies fifo,fair",
+        )
+        .into());
+    }
+    if a.seeds == 0 || a.seeds > 1000 {
+        return Err(
+            InputError::new("--seeds", format!("{} is not between 1 and 1000", a.seeds)).into(),
+        );
+    }
+    // Load (and so validate) everything before running anything.
+    let base = scenario::load_file(&a.scenario, None, None)?;
+    let mut all = Vec::new();
+    for spec in &specs {
+        let mut per_seed = Vec::new();
+        for k in 0..a.seeds {
+            let sc = scenario::load_file(&a.scenario, Some(spec), Some(base.seed.wrapping_add(k)))
+                .map_err(|mut e| {
+                    if e.pos.is_none() {
+                        e.origin = "--policies".into();
+                    }
+                    e
+                })?;
+            per_seed.push(sc);
+        }
+        all.push(per_seed);
+    }
+    // Open the output before the runs, so a bad path costs nothing.
+    let mut json = a
+        .json
+        .as_deref()
+        .map(|p| open_out(p, "--json"))
+        .transpose()?;
+    let labels: Vec<String> = all.iter().map(|v| v[0].policy.label()).collect();
+    let results = compare::run_all(all)?;
+    let table = compare::table(&labels, &results);
+    emit(&table, a.json.as_deref() == Some("-"))?;
+    if let Some(out) = json.as_mut() {
+        let flat: Vec<&summary::Summary> = results.iter().flatten().collect();
+        serde_json::to_writer_pretty(&mut *out, &flat).map_err(io::Error::from)?;
+        writeln!(out)?;
+        out.flush()?;
+    }
+    Ok(())
+}

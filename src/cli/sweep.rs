@@ -1,0 +1,125 @@
+//! `slotsim sweep` and `slotsim merge`.
+
+use super::{emit, open_out, Failure, MergeArgs, SweepArgs};
+use slotsim::error::InputError;
+use slotsim::sweep::{emit as emitters, load_plan, merge, run_shard, Shard};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
+    if let Some(kind) = &a.emit {
+        let Some(n) = a.shards else {
+            return Err(InputError::new(
+                "--shards",
+                "--emit needs --shards N, the number of tasks to split the sweep into",
+            )
+            .into());
+        };
+        if n == 0 || n > 100_000 {
+            return Err(
+                InputError::new("--shards", format!("{n} is not between 1 and 100000")).into(),
+            );
+        }
+        if a.shard.is_some() {
+            return Err(InputError::new(
+                "--shard",
+                "--emit prints a job for every shard; drop --shard",
+            )
+            .into());
+        }
+        // Checked now, so that the job does not fail on every node.
+        let plan = load_plan(&a.plan)?;
+        let cells = plan.cell_count();
+        let plan_path = a.plan.display().to_string();
+        let out = a
+            .out
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("sweep-results"));
+        let text = match kind.as_str() {
+            "slurm" => emitters::slurm(&plan_path, n, &out.display().to_string(), a.cpus),
+            "k8s" => emitters::k8s(&plan_path, n, &a.image, a.cpus),
+            other => {
+                return Err(InputError::new(
+                    "--emit",
+                    format!("unknown target \"{other}\"; expected slurm or k8s"),
+                )
+                .into())
+            }
+        };
+        emit(&text, false)?;
+        eprintln!(
+            "{cells} cells in {n} shards of about {} cells each",
+            cells.div_ceil(n)
+        );
+        return Ok(());
+    }
+    for (flag, given) in [("--shards", a.shards.is_some())] {
+        if given {
+            return Err(InputError::new(flag, "only with --emit slurm|k8s").into());
+        }
+    }
+    let Some(out) = a.out.clone() else {
+        return Err(
+            InputError::new("--out", "expected --out DIR, where the shard's results go").into(),
+        );
+    };
+    let shard = match &a.shard {
+        None => Shard::whole(),
+        Some(s) => Shard::parse(s).map_err(|m| InputError::new("--shard", m))?,
+    };
+    let plan = load_plan(&a.plan)?;
+    let total = shard.cells(plan.cell_count()).count() as u64;
+    let tty = std::io::stderr().is_terminal();
+    let bar = tty.then(|| {
+        let b = indicatif::ProgressBar::new(total);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "  {bar:30} {pos}/{len} cells  {elapsed_precise} elapsed  ETA {eta}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    });
+    let progress = |done: u64, _todo: u64| {
+        if let Some(b) = &bar {
+            b.set_position(done);
+        }
+    };
+    let report = run_shard(&plan, shard, &out, &progress).map_err(Failure::Other)?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let per = if report.ran > 0 {
+        format!(
+            ", {:.3} s per cell on {} threads",
+            report.wall_s / report.ran as f64,
+            rayon::current_num_threads()
+        )
+    } else {
+        String::new()
+    };
+    emit(
+        &format!(
+            "{}: {} of {} cells of plan {} ({} already there, {} run in {:.2} s{per})\n",
+            report.file.display(),
+            report.cells,
+            plan.cell_count(),
+            plan.hash,
+            report.skipped,
+            report.ran,
+            report.wall_s
+        ),
+        false,
+    )
+}
+
+pub fn cmd_merge(a: MergeArgs) -> Result<(), Failure> {
+    let mut csv_out = a.csv.as_deref().map(|p| open_out(p, "--csv")).transpose()?;
+    let m = merge::merge(&a.dirs).map_err(|e| InputError::new("merge", e))?;
+    emit(&merge::table(&m), a.csv.as_deref() == Some("-"))?;
+    if let Some(out) = csv_out.as_mut() {
+        out.write_all(merge::csv(&m).as_bytes())?;
+        out.flush()?;
+    }
+    Ok(())
+}

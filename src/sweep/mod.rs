@@ -1,0 +1,11 @@
+//! Sweeps: grids of runs (scenarios × policy specs × override
+//! combinations × seeds), run in shards on local cores or on a cluster
+//! (Slurm, Kubernetes), then merged into one table. See docs/sweeps.md.
+
+pub mod emit;
+pub mod merge;
+pub mod plan;
+pub mod run;
+
+pub use plan::{load as load_plan, Plan};
+pub use run::{run_shard, Shard};

@@ -1,0 +1,260 @@
+//! Running a shard of a plan: its cells in parallel on the local cores, one
+//! JSON line per cell appended to `DIR/shard-K-of-N.jsonl`.
+//!
+//! Crash-safe and resumable: each line is written whole and flushed, in
+//! cell order (a finished cell waits for the cells before it, so the file
+//! is the same whatever the thread schedule); a re-run skips the cells
+//! already there and drops a torn last line. A line of another plan (its
+//! `plan` hash differs) stops the run: results of different plans never mix.
+
+use super::plan::{Cell, Plan};
+use crate::report::summary::summarize;
+use crate::sched::build_sim;
+use rayon::prelude::*;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// Which slice of the grid: shard K of N (1-based) runs the cells whose
+/// index ≡ K − 1 (mod N).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub k: u64,
+    pub n: u64,
+}
+
+impl Shard {
+    pub fn whole() -> Shard {
+        Shard { k: 1, n: 1 }
+    }
+
+    /// Parses `K/N`.
+    pub fn parse(s: &str) -> Result<Shard, String> {
+        let (k, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("\"{s}\" is not K/N, like 2/8"))?;
+        let (k, n): (u64, u64) = (
+            k.trim()
+                .parse()
+                .map_err(|_| format!("\"{s}\" is not K/N, like 2/8"))?,
+            n.trim()
+                .parse()
+                .map_err(|_| format!("\"{s}\" is not K/N, like 2/8"))?,
+        );
+        if n == 0 || k == 0 || k > n {
+            return Err(format!("\"{s}\": expected 1 <= K <= N"));
+        }
+        Ok(Shard { k, n })
+    }
+
+    pub fn file(&self, dir: &Path) -> PathBuf {
+        dir.join(format!("shard-{}-of-{}.jsonl", self.k, self.n))
+    }
+
+    pub fn cells(&self, total: u64) -> impl Iterator<Item = u64> + '_ {
+        (self.k - 1..total).step_by(self.n as usize)
+    }
+}
+
+/// What a run of a shard did.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub file: PathBuf,
+    /// Cells of the shard, found done already, and run now.
+    pub cells: u64,
+    pub skipped: u64,
+    pub ran: u64,
+    pub wall_s: f64,
+}
+
+/// Reads the lines already in `file`: the finished cells of `plan`. Drops
+/// a torn last line (the file is truncated to its last whole line).
+fn resume(file: &Path, plan: &Plan) -> Result<BTreeMap<u64, ()>, String> {
+    let mut done = BTreeMap::new();
+    let Ok(f) = File::open(file) else {
+        return Ok(done);
+    };
+    let mut good = 0u64;
+    let mut reader = BufReader::new(f);
+    let mut line = String::new();
+    let mut n = 0;
+    loop {
+        line.clear();
+        let read = reader
+            .read_line(&mut line)
+            .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        if read == 0 {
+            break;
+        }
+        n += 1;
+        let whole = line.ends_with('\n');
+        let parsed: Option<Value> = serde_json::from_str(line.trim_end()).ok();
+        let Some(v) = parsed.filter(|_| whole) else {
+            // A torn line can only be the last one.
+            let rest = reader.fill_buf().map(|b| b.is_empty()).unwrap_or(true);
+            if rest {
+                break;
+            }
+            return Err(format!(
+                "{}:{n}: a damaged line in the middle of the file; expected one JSON object per line",
+                file.display()
+            ));
+        };
+        if v["plan"].as_str() != Some(plan.hash.as_str()) {
+            return Err(format!(
+                "{}:{n}: results of another plan (or of changed scenarios); expected plan {} — use another --out",
+                file.display(),
+                plan.hash
+            ));
+        }
+        let Some(i) = v["cell"]["index"].as_u64() else {
+            return Err(format!("{}:{n}: a line without cell.index", file.display()));
+        };
+        done.insert(i, ());
+        good += read as u64;
+    }
+    let len = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
+    if len > good {
+        let f = OpenOptions::new()
+            .write(true)
+            .open(file)
+            .map_err(|e| format!("cannot repair {}: {e}", file.display()))?;
+        f.set_len(good)
+            .map_err(|e| format!("cannot repair {}: {e}", file.display()))?;
+    }
+    Ok(done)
+}
+
+/// The JSON line of one cell: the run's summary plus `cell` and `plan`.
+pub fn run_cell(plan: &Plan, cell: &Cell) -> Result<String, String> {
+    let sc = plan.scenario(cell).map_err(|e| e.to_string())?;
+    let mut sim = build_sim(&sc).map_err(|e| e.to_string())?;
+    sim.run_until(None);
+    let sum = summarize(&sim);
+    let mut v = serde_json::to_value(&sum).map_err(|e| e.to_string())?;
+    let overrides: serde_json::Map<String, Value> = plan
+        .combo(cell)
+        .into_iter()
+        .map(|(k, t)| (k, toml_to_json(&t)))
+        .collect();
+    let obj = v.as_object_mut().expect("a summary is an object");
+    obj.insert(
+        "cell".into(),
+        json!({
+            "index": cell.index,
+            "of": plan.cell_count(),
+            "scenario": plan.scenarios[cell.scenario].name,
+            "policy": plan.policies[cell.policy],
+            "seed": cell.seed,
+            "overrides": overrides,
+        }),
+    );
+    obj.insert("plan".into(), json!(plan.hash));
+    serde_json::to_string(&v).map_err(|e| e.to_string())
+}
+
+fn toml_to_json(t: &toml::Value) -> Value {
+    match t {
+        toml::Value::String(s) => json!(s),
+        toml::Value::Integer(i) => json!(i),
+        toml::Value::Float(f) => json!(f),
+        toml::Value::Boolean(b) => json!(b),
+        toml::Value::Datetime(d) => json!(d.to_string()),
+        toml::Value::Array(a) => Value::Array(a.iter().map(toml_to_json).collect()),
+        toml::Value::Table(t) => Value::Object(
+            t.iter()
+                .map(|(k, v)| (k.clone(), toml_to_json(v)))
+                .collect(),
+        ),
+    }
+}
+
+/// Runs shard `shard` of `plan` into `dir`, resuming what is there.
+/// `progress` is told (done, total) as cells finish.
+pub fn run_shard(
+    plan: &Plan,
+    shard: Shard,
+    dir: &Path,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Report, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let file = shard.file(dir);
+    let done = resume(&file, plan)?;
+    let mine: Vec<u64> = shard.cells(plan.cell_count()).collect();
+    let todo: Vec<u64> = mine
+        .iter()
+        .copied()
+        .filter(|i| !done.contains_key(i))
+        .collect();
+    let started = Instant::now();
+    let out = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&file)
+        .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    // Lines wait here until every cell before them is written.
+    struct Writer {
+        out: File,
+        next: usize,
+        ready: BTreeMap<usize, String>,
+        written: u64,
+        err: Option<String>,
+    }
+    let w = Mutex::new(Writer {
+        out,
+        next: 0,
+        ready: BTreeMap::new(),
+        written: 0,
+        err: None,
+    });
+    let total = todo.len() as u64;
+    progress(0, total);
+    todo.par_iter().enumerate().for_each(|(pos, &i)| {
+        let line = run_cell(plan, &plan.cell(i));
+        let mut g = w.lock().expect("the writer lock");
+        match line {
+            Ok(l) => {
+                g.ready.insert(pos, l);
+            }
+            Err(e) => {
+                g.err.get_or_insert(format!("cell {i}: {e}"));
+                return;
+            }
+        }
+        while let Some(l) = {
+            let n = g.next;
+            g.ready.remove(&n)
+        } {
+            let r = g
+                .out
+                .write_all(l.as_bytes())
+                .and_then(|_| g.out.write_all(b"\n"))
+                .and_then(|_| g.out.flush());
+            if let Err(e) = r {
+                g.err
+                    .get_or_insert(format!("cannot write {}: {e}", file.display()));
+                return;
+            }
+            g.next += 1;
+            g.written += 1;
+        }
+        let d = g.written;
+        drop(g);
+        progress(d, total);
+    });
+    let g = w.into_inner().expect("the writer lock");
+    if let Some(e) = g.err {
+        return Err(e);
+    }
+    Ok(Report {
+        file,
+        cells: mine.len() as u64,
+        skipped: mine.len() as u64 - total,
+        ran: total,
+        wall_s: started.elapsed().as_secs_f64(),
+    })
+}

@@ -1,0 +1,215 @@
+//! `slotsim sweep` and `slotsim merge`, through the binary: shards merge
+//! to what the whole grid gives, a killed shard resumes without gaps or
+//! duplicates, results of different plans never mix, and bad plans are one
+//! error at their place.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn slotsim(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_slotsim"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A plan on two bundled scenarios in `dir` (paths relative to it).
+fn plan(dir: &Path, extra: &str) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = format!(
+        "scenarios = [\"{}\", \"{}\"]\npolicies = [\"fair\", \"fifo\"]\nseeds = 3\n{extra}",
+        root.join("scenarios/quickstart.toml").display(),
+        root.join("scenarios/omo-wordcount-8.toml").display(),
+    );
+    let p = dir.join("plan.toml");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+const GRID: &str = "[overrides]\n\"tasks.duration_cv\" = [0.0, 0.2]\n";
+
+#[test]
+fn three_shards_merge_to_what_the_whole_grid_gives() {
+    let d = tempfile::tempdir().unwrap();
+    let p = plan(d.path(), GRID);
+    let p = p.to_str().unwrap();
+    let said = ok(&slotsim(&["sweep", p, "--out", "whole"], d.path()));
+    assert!(said.contains("24 of 24 cells"), "{said}");
+    for k in 1..=3 {
+        ok(&slotsim(
+            &["sweep", p, "--shard", &format!("{k}/3"), "--out", "sharded"],
+            d.path(),
+        ));
+    }
+    let a = ok(&slotsim(&["merge", "whole"], d.path()));
+    let b = ok(&slotsim(&["merge", "sharded"], d.path()));
+    assert_eq!(a, b, "merged tables differ");
+    assert!(a.contains("24 cells · 8 groups"), "{a}");
+    // CSV: a header and a row per group and metric.
+    let csv = ok(&slotsim(&["merge", "sharded", "--csv", "-"], d.path()));
+    assert!(csv.contains("scenario,policy,overrides,metric,n,mean,sd,ci95_low,ci95_high"));
+    // Every line is a whole run summary plus its cell.
+    let lines = std::fs::read_to_string(d.path().join("sharded/shard-2-of-3.jsonl")).unwrap();
+    let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
+    assert_eq!(first["cell"]["index"], 1);
+    assert_eq!(first["cell"]["of"], 24);
+    assert!(first["makespan_s"].is_number() && first["plan"].is_string());
+    // Deterministic: the same shard run again gives the same file.
+    ok(&slotsim(
+        &["sweep", p, "--shard", "2/3", "--out", "again"],
+        d.path(),
+    ));
+    let again = std::fs::read_to_string(d.path().join("again/shard-2-of-3.jsonl")).unwrap();
+    assert_eq!(lines, again);
+}
+
+#[test]
+fn a_torn_shard_resumes_without_gaps_or_duplicates() {
+    let d = tempfile::tempdir().unwrap();
+    let p = plan(d.path(), "");
+    let p = p.to_str().unwrap();
+    ok(&slotsim(&["sweep", p, "--out", "whole"], d.path()));
+    ok(&slotsim(
+        &["sweep", p, "--shard", "1/2", "--out", "s"],
+        d.path(),
+    ));
+    // As if killed while writing its fourth line: three whole lines and a
+    // torn one.
+    let f = d.path().join("s/shard-1-of-2.jsonl");
+    let text = std::fs::read_to_string(&f).unwrap();
+    let keep: usize = text.lines().take(3).map(|l| l.len() + 1).sum();
+    std::fs::write(&f, format!("{}{{\"makespan_s\": 12", &text[..keep])).unwrap();
+    // Merging now lists the missing cells.
+    let o = slotsim(&["merge", "s"], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("not a sweep line") || err.contains("missing"),
+        "{err}"
+    );
+    let said = ok(&slotsim(
+        &["sweep", p, "--shard", "1/2", "--out", "s"],
+        d.path(),
+    ));
+    assert!(said.contains("(3 already there, 3 run"), "{said}");
+    ok(&slotsim(
+        &["sweep", p, "--shard", "2/2", "--out", "s"],
+        d.path(),
+    ));
+    assert_eq!(
+        ok(&slotsim(&["merge", "s"], d.path())),
+        ok(&slotsim(&["merge", "whole"], d.path()))
+    );
+    // A shard of another plan in the same directory is refused.
+    let other = d.path().join("other");
+    std::fs::create_dir(&other).unwrap();
+    let p2 = plan(&other, GRID);
+    let o = slotsim(
+        &[
+            "sweep",
+            p2.to_str().unwrap(),
+            "--shard",
+            "1/2",
+            "--out",
+            "s",
+        ],
+        d.path(),
+    );
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("another plan"));
+    // Duplicates are refused.
+    ok(&slotsim(
+        &["sweep", p, "--shard", "1/2", "--out", "dup"],
+        d.path(),
+    ));
+    let o = slotsim(&["merge", "s", "dup"], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("expected each cell once"));
+    // Missing cells are listed.
+    let o = slotsim(&["merge", "dup"], d.path());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("6 of 12 cells missing: 1, 3, 5, 7, 9, 11"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_plans_point_at_the_value() {
+    let d = tempfile::tempdir().unwrap();
+    let cases: [(&str, &str, &str); 4] = [
+        (
+            "[overrides]\n\"network.nic_mbs\" = [125]\n",
+            "plan.toml:5:1:",
+            "unknown field `nic_mbs`",
+        ),
+        (
+            "[overrides]\n\"tasks.duration_cv\" = [0.1, -3]\n",
+            "plan.toml:5:29:",
+            "duration_cv must be between 0 and 10",
+        ),
+        ("colour = 1\n", "plan.toml:4:1:", "unknown key `colour`"),
+        (
+            "[overrides]\n\"jobs.99.maps\" = [3]\n",
+            "plan.toml:5:1:",
+            "index 99 is out of range",
+        ),
+    ];
+    for (extra, at, what) in cases {
+        let p = plan(d.path(), extra);
+        let o = slotsim(&["sweep", p.to_str().unwrap(), "--out", "x"], d.path());
+        assert_eq!(o.status.code(), Some(2), "{extra}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.starts_with(&format!("error: {}", d.path().join(at).display())),
+            "{err}"
+        );
+        assert!(err.contains(what), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    let p = plan(d.path(), "").to_str().unwrap().to_string();
+    let text = std::fs::read_to_string(&p)
+        .unwrap()
+        .replace("\"fifo\"", "\"fifo\", \"nosuch\"");
+    std::fs::write(&p, text).unwrap();
+    let o = slotsim(&["sweep", &p, "--out", "x"], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown policy \"nosuch\""));
+}
+
+#[test]
+fn emitted_jobs_run_every_shard() {
+    let d = tempfile::tempdir().unwrap();
+    let p = plan(d.path(), GRID);
+    let p = p.to_str().unwrap();
+    let s = ok(&slotsim(
+        &[
+            "sweep", p, "--emit", "slurm", "--shards", "5", "--out", "res",
+        ],
+        d.path(),
+    ));
+    assert!(s.starts_with("#!/bin/bash"));
+    assert!(s.contains("#SBATCH --array=1-5"));
+    assert!(s.contains("--shard \"${SLURM_ARRAY_TASK_ID}/5\" --out res"));
+    let k = ok(&slotsim(
+        &["sweep", p, "--emit", "k8s", "--shards", "5"],
+        d.path(),
+    ));
+    assert!(k.contains("completionMode: Indexed") && k.contains("completions: 5"));
+    assert!(k.contains("--shard \"$((JOB_COMPLETION_INDEX + 1))/5\""));
+    let o = slotsim(&["sweep", p, "--emit", "lsf", "--shards", "5"], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    let o = slotsim(&["sweep", p, "--emit", "slurm"], d.path());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--shards"));
+}
