@@ -823,6 +823,38 @@ mod tests {
     }
 
     #[test]
+    fn textbook_three_link_examples() {
+        // The parking lot (Bertsekas and Gallager's linear network): three
+        // unit links in series, one long flow over all three and one short
+        // flow on each. Every link carries two flows: all get 1/2.
+        let mut n = Network::new();
+        let l: Vec<ResId> = (0..3).map(|_| n.add_resource(1.0)).collect();
+        let long = n.start(0, &l, 10.0, f64::INFINITY, 0);
+        let short: Vec<FlowId> = l
+            .iter()
+            .map(|&r| n.start(0, &[r], 10.0, f64::INFINITY, 1))
+            .collect();
+        n.flush(0);
+        assert_eq!(n.flow(long).rate, 0.5);
+        assert!(short.iter().all(|&f| n.flow(f).rate == 0.5));
+        // Unequal links: A (10) carries f0, f1, f2; B (8) f0, f3; C (4)
+        // f1, f3, f4. C fills first at 4/3 (f1, f3, f4); A's 10 − 4/3 goes
+        // to f0 and f2 (13/3 each); B then has 8 − 4/3 − 13/3 = 7/3 spare.
+        let mut n = Network::new();
+        let (a, b, c) = (n.add_resource(10.0), n.add_resource(8.0), n.add_resource(4.0));
+        let f: Vec<FlowId> = [&[a, b][..], &[a, c], &[a], &[b, c], &[c]]
+            .iter()
+            .map(|p| n.start(0, p, 100.0, f64::INFINITY, 0))
+            .collect();
+        n.flush(0);
+        let want = [13.0 / 3.0, 4.0 / 3.0, 13.0 / 3.0, 4.0 / 3.0, 4.0 / 3.0];
+        for (k, &w) in want.iter().enumerate() {
+            assert!((n.flow(f[k]).rate - w).abs() < 1e-12, "f{k}: {}", n.flow(f[k]).rate);
+        }
+        assert!((n.resources[b as usize].load - (8.0 - 7.0 / 3.0)).abs() < 1e-12);
+    }
+
+    #[test]
     fn a_flow_cap_is_a_resource_of_its_own() {
         let mut n = Network::new();
         let d = n.add_resource(100.0);
