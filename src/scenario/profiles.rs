@@ -1,7 +1,7 @@
 //! Built-in job profiles: how much a job's maps write (filtering percentage)
 //! and how long its map and reduce work takes per MB.
 //!
-//! Filtering percentages come from the papers in `/work/shared/seeds/`
+//! Filtering percentages come from the papers
 //! (OMO Table 4 first, JoSS Table 5 for the benchmarks OMO lacks); the map
 //! costs are calibrated against the engine's map model (docs/model.md):
 //!

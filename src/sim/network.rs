@@ -103,6 +103,9 @@ impl Resource {
 #[derive(Clone, Copy, Debug, Default)]
 struct Hot {
     rate: f64,
+    /// The rate the current solve gives it (valid while `stamp` is the
+    /// solve's).
+    next: f64,
     max_rate: f64,
     stamp: u64,
     froze_at: ResId,
@@ -189,25 +192,37 @@ pub struct Network {
     active: usize,
 }
 
-/// A candidate saturation level of a resource (or of a flow's own cap):
-/// ordered by level, then by which (resources before caps), then id.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Level(f64, u8, u32);
+/// A candidate saturation level of a resource (or of a flow's own cap),
+/// packed into one integer so that the solver's heap compares integers:
+/// ordered by level (as `f64::total_cmp` orders them), then by which
+/// (resources, 0, before caps, 1), then id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Level(u128);
 
-impl Eq for Level {}
-
-impl PartialOrd for Level {
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
+impl Level {
+    fn new(level: f64, which: u8, id: u32) -> Level {
+        // `total_cmp`'s order as unsigned integers: flip every bit of a
+        // negative number, only the sign bit of a positive one.
+        let b = level.to_bits();
+        let key = if b >> 63 == 1 { !b } else { b | 1 << 63 };
+        Level((key as u128) << 64 | (which as u128) << 32 | id as u128)
     }
-}
 
-impl Ord for Level {
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        self.0
-            .total_cmp(&o.0)
-            .then(self.1.cmp(&o.1))
-            .then(self.2.cmp(&o.2))
+    fn level(self) -> f64 {
+        let key = (self.0 >> 64) as u64;
+        f64::from_bits(if key >> 63 == 1 {
+            key & !(1 << 63)
+        } else {
+            !key
+        })
+    }
+
+    fn which(self) -> u8 {
+        (self.0 >> 32) as u8
+    }
+
+    fn id(self) -> u32 {
+        self.0 as u32
     }
 }
 
@@ -313,6 +328,7 @@ impl Network {
         let i = id as usize;
         self.hot[i] = Hot {
             rate: 0.0,
+            next: 0.0,
             max_rate,
             stamp: 0,
             froze_at: NO_RES,
@@ -460,13 +476,16 @@ impl Network {
     /// possible. The set S of resources to re-solve starts as the changed
     /// flows' paths; the flows crossing S are re-solved with every other
     /// flow's rate fixed (the other resources they cross, the boundary,
-    /// keep what those flows use there). A boundary resource joins S, and
-    /// the solve repeats, when the re-solved flows touch it (one froze
-    /// there, or one crossing it changed rate) and it is saturated before
-    /// or after. When none does, every re-solved flow has its bottleneck in
-    /// S (where every flow was re-solved) and every other flow keeps a
-    /// bottleneck the change did not touch: the whole allocation is
-    /// max-min fair.
+    /// keep what those flows use there). Each flow remembers where it froze
+    /// (its bottleneck). A boundary resource joins S, and the solve
+    /// repeats, when the re-solved flows touch it (one froze there, or one
+    /// crossing it changed rate) and a flow's max-min certificate breaks
+    /// there ([`Network::certificate_breaks`]). When none does, every
+    /// re-solved flow has a certificate (in S, where every flow was
+    /// re-solved, or on the boundary, checked) and every other flow keeps
+    /// its own (at a resource the change did not touch, or checked): the
+    /// whole allocation is max-min fair, since an allocation in which every
+    /// flow has a bottleneck is the max-min one.
     fn solve(&mut self, now: Ms) {
         let set = self.bump_stamp();
         self.in_s.clear();
@@ -587,16 +606,12 @@ impl Network {
             let mut grew = false;
             for i in n_s..self.comp_res.len() {
                 let r = self.comp_res[i] as usize;
-                let res = &self.resources[r];
-                if res.touched != touch {
+                if self.resources[r].touched != touch || !self.certificate_breaks(r, st) {
                     continue;
                 }
-                let tight = res.capacity * (1.0 - 1e-9);
-                if res.load >= tight || res.frozen_sum >= tight {
-                    self.resources[r].in_set = set;
-                    self.in_s.push(r as ResId);
-                    grew = true;
-                }
+                self.resources[r].in_set = set;
+                self.in_s.push(r as ResId);
+                grew = true;
             }
             if !grew {
                 break;
@@ -623,6 +638,46 @@ impl Network {
         self.rates = rates;
     }
 
+    /// Whether boundary resource `r`, after a fill over the flows stamped
+    /// `st` (the others' rates fixed), breaks a flow's max-min certificate
+    /// (a full resource on which no flow has a higher rate): a re-solved
+    /// flow that froze at `r` while a flow outside has a higher rate there,
+    /// or a flow outside whose bottleneck is `r` while `r` is no longer
+    /// full or a re-solved flow now has a higher rate there. When no
+    /// boundary resource does, every flow holds a certificate and the
+    /// allocation is max-min fair (it is unique), so `S` need not grow.
+    fn certificate_breaks(&self, r: usize, st: u64) -> bool {
+        let res = &self.resources[r];
+        let tol = |x: f64| 1e-9 * x.abs().max(1.0);
+        let (mut froze_here, mut max_in) = (f64::INFINITY, 0.0f64);
+        let (mut max_out, mut bottlenecked) = (0.0f64, f64::INFINITY);
+        for &g in &res.flows {
+            let h = &self.hot[g as usize];
+            if h.stamp == st {
+                max_in = max_in.max(h.next);
+                if h.froze_at as usize == r {
+                    froze_here = froze_here.min(h.next);
+                }
+            } else {
+                max_out = max_out.max(h.rate);
+                if h.froze_at as usize == r {
+                    bottlenecked = bottlenecked.min(h.rate);
+                }
+            }
+        }
+        if froze_here.is_finite() && max_out > froze_here + tol(froze_here) {
+            return true;
+        }
+        if bottlenecked.is_finite() {
+            // `frozen_sum` ends the fill as the resource's new load.
+            let full = res.frozen_sum >= res.capacity * (1.0 - 1e-9);
+            if !full || max_in > bottlenecked + tol(bottlenecked) {
+                return true;
+            }
+        }
+        false
+    }
+
     /// Progressive filling over `comp_flows`, their resources' capacities
     /// less each resource's `frozen_sum` (what flows outside use there).
     /// New rates go to `rates`, in the order flows freeze; `frozen_sum`
@@ -634,7 +689,8 @@ impl Network {
             let res = &self.resources[r];
             if res.open > 0 {
                 let lvl = (res.capacity - res.frozen_sum) / res.open as f64;
-                self.levels.push(std::cmp::Reverse(Level(lvl, 0, r as u32)));
+                self.levels
+                    .push(std::cmp::Reverse(Level::new(lvl, 0, r as u32)));
             }
         }
         for i in 0..self.comp_flows.len() {
@@ -643,16 +699,18 @@ impl Network {
             self.hot[f].froze_at = NO_RES;
             if self.hot[f].max_rate.is_finite() {
                 let m = self.hot[f].max_rate;
-                self.levels.push(std::cmp::Reverse(Level(m, 1, f as u32)));
+                self.levels
+                    .push(std::cmp::Reverse(Level::new(m, 1, f as u32)));
             }
         }
         let mut left = self.comp_flows.len();
         let mut rates = std::mem::take(&mut self.rates);
         rates.clear();
         while left > 0 {
-            let Some(std::cmp::Reverse(Level(lvl, which, id))) = self.levels.pop() else {
+            let Some(std::cmp::Reverse(top)) = self.levels.pop() else {
                 break;
             };
+            let (lvl, which, id) = (top.level(), top.which(), top.id());
             if which == 1 {
                 // A flow's own cap.
                 if !self.hot[id as usize].frozen {
@@ -670,7 +728,8 @@ impl Network {
             // put back at its current level.
             let cur = (res.capacity - res.frozen_sum) / res.open as f64;
             if cur.total_cmp(&lvl) == std::cmp::Ordering::Greater {
-                self.levels.push(std::cmp::Reverse(Level(cur, 0, r as u32)));
+                self.levels
+                    .push(std::cmp::Reverse(Level::new(cur, 0, r as u32)));
                 continue;
             }
             let level = cur.max(0.0);
@@ -695,6 +754,7 @@ impl Network {
         let h = &mut self.hot[i];
         h.frozen = true;
         h.froze_at = at;
+        h.next = rate;
         rates.push((f, rate));
         let o = i * MAX_PATH;
         for k in 0..h.len as usize {
@@ -804,6 +864,33 @@ mod tests {
     }
 
     #[test]
+    fn levels_order_as_total_cmp_then_which_then_id() {
+        let xs = [
+            -3.5,
+            -0.0,
+            0.0,
+            1e-300,
+            0.25,
+            0.25,
+            7.0,
+            1e300,
+            f64::INFINITY,
+        ];
+        for &a in &xs {
+            assert_eq!(Level::new(a, 1, 9).level().to_bits(), a.to_bits());
+            for &b in &xs {
+                for (wa, wb) in [(0, 0), (0, 1), (1, 0)] {
+                    for (ia, ib) in [(1, 2), (2, 1), (5, 5)] {
+                        let want = a.total_cmp(&b).then(wa.cmp(&wb)).then(ia.cmp(&ib));
+                        let got = Level::new(a, wa, ia).cmp(&Level::new(b, wb, ib));
+                        assert_eq!(got, want, "{a} {wa} {ia} vs {b} {wb} {ib}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn textbook_two_link_example() {
         // Link 1 (capacity 1) carries f0 and f1; link 2 (capacity 2)
         // carries f0, f2 and f3: f0 and f1 get 0.5 on link 1, then f2 and
@@ -841,7 +928,11 @@ mod tests {
         // f1, f3, f4. C fills first at 4/3 (f1, f3, f4); A's 10 − 4/3 goes
         // to f0 and f2 (13/3 each); B then has 8 − 4/3 − 13/3 = 7/3 spare.
         let mut n = Network::new();
-        let (a, b, c) = (n.add_resource(10.0), n.add_resource(8.0), n.add_resource(4.0));
+        let (a, b, c) = (
+            n.add_resource(10.0),
+            n.add_resource(8.0),
+            n.add_resource(4.0),
+        );
         let f: Vec<FlowId> = [&[a, b][..], &[a, c], &[a], &[b, c], &[c]]
             .iter()
             .map(|p| n.start(0, p, 100.0, f64::INFINITY, 0))
@@ -849,7 +940,11 @@ mod tests {
         n.flush(0);
         let want = [13.0 / 3.0, 4.0 / 3.0, 13.0 / 3.0, 4.0 / 3.0, 4.0 / 3.0];
         for (k, &w) in want.iter().enumerate() {
-            assert!((n.flow(f[k]).rate - w).abs() < 1e-12, "f{k}: {}", n.flow(f[k]).rate);
+            assert!(
+                (n.flow(f[k]).rate - w).abs() < 1e-12,
+                "f{k}: {}",
+                n.flow(f[k]).rate
+            );
         }
         assert!((n.resources[b as usize].load - (8.0 - 7.0 / 3.0)).abs() < 1e-12);
     }
