@@ -58,6 +58,8 @@ pub struct Resource {
     touched: u64,
     frozen_sum: f64,
     open: u32,
+    /// Active flows whose bottleneck (where they froze) this is.
+    bottlenecked: u32,
     /// Its row in the solve's compressed rows.
     row: u32,
 }
@@ -76,6 +78,7 @@ impl Resource {
             touched: 0,
             frozen_sum: 0.0,
             open: 0,
+            bottlenecked: 0,
             row: 0,
         }
     }
@@ -355,10 +358,7 @@ impl Network {
         }
         self.active += 1;
         self.heap_push(id);
-        self.seeds.extend_from_slice(path);
-        if path.is_empty() {
-            self.seed_flows.push(id);
-        }
+        self.seed_flows.push(id);
         id
     }
 
@@ -369,6 +369,7 @@ impl Network {
         let moved = self.moved(f, now);
         self.set_rate(now, f, 0.0);
         let i = f as usize;
+        self.unfreeze(f);
         self.cold[i].active = false;
         self.cold[i].remaining = self.cold[i].bytes - moved;
         let len = self.hot[i].len as usize;
@@ -473,13 +474,15 @@ impl Network {
     }
 
     /// The exact max-min rates after a change, computed on as few flows as
-    /// possible. The set S of resources to re-solve starts as the changed
-    /// flows' paths; the flows crossing S are re-solved with every other
+    /// possible. The flows re-solved are the started ones and those
+    /// crossing a set S of resources, which starts empty; they are solved
+    /// with every other
     /// flow's rate fixed (the other resources they cross, the boundary,
     /// keep what those flows use there). Each flow remembers where it froze
     /// (its bottleneck). A boundary resource joins S, and the solve
-    /// repeats, when the re-solved flows touch it (one froze there, or one
-    /// crossing it changed rate) and a flow's max-min certificate breaks
+    /// repeats, when the change touched it (a re-solved flow froze there,
+    /// one crossing it changed rate, or an ended flow crossed it) and a
+    /// flow's max-min certificate breaks
     /// there ([`Network::certificate_breaks`]). When none does, every
     /// re-solved flow has a certificate (in S, where every flow was
     /// re-solved, or on the boundary, checked) and every other flow keeps
@@ -489,18 +492,11 @@ impl Network {
     fn solve(&mut self, now: Ms) {
         let set = self.bump_stamp();
         self.in_s.clear();
-        for i in 0..self.seeds.len() {
-            let r = self.seeds[i] as usize;
-            if self.resources[r].in_set != set {
-                self.resources[r].in_set = set;
-                self.in_s.push(r as ResId);
-            }
-        }
         loop {
             let st = self.bump_stamp();
             self.comp_flows.clear();
             self.comp_res.clear();
-            // The flows crossing S (and flows with no resource, by cap).
+            // The started flows and the flows crossing S.
             for i in 0..self.seed_flows.len() {
                 let f = self.seed_flows[i] as usize;
                 if self.cold[f].active && self.hot[f].stamp != st {
@@ -532,6 +528,15 @@ impl Network {
                         self.resources[r].stamp = st;
                         self.comp_res.push(r as ResId);
                     }
+                }
+            }
+            // And the resources ended flows left, where flows outside may
+            // now rise.
+            for i in 0..self.seeds.len() {
+                let r = self.seeds[i] as usize;
+                if self.resources[r].stamp != st {
+                    self.resources[r].stamp = st;
+                    self.comp_res.push(r as ResId);
                 }
             }
             for i in 0..self.comp_res.len() {
@@ -590,6 +595,9 @@ impl Network {
             self.round_flows += self.comp_flows.len() as u64;
             // Boundary resources the re-solved flows touch.
             let touch = self.bump_stamp();
+            for i in 0..self.seeds.len() {
+                self.resources[self.seeds[i] as usize].touched = touch;
+            }
             for k in 0..self.rates.len() {
                 let (f, rate) = self.rates[k];
                 let h = self.hot[f as usize];
@@ -648,6 +656,10 @@ impl Network {
     /// allocation is max-min fair (it is unique), so `S` need not grow.
     fn certificate_breaks(&self, r: usize, st: u64) -> bool {
         let res = &self.resources[r];
+        if res.bottlenecked == 0 {
+            // No flow froze here, inside or outside: no certificate here.
+            return false;
+        }
         let tol = |x: f64| 1e-9 * x.abs().max(1.0);
         let (mut froze_here, mut max_in) = (f64::INFINITY, 0.0f64);
         let (mut max_out, mut bottlenecked) = (0.0f64, f64::INFINITY);
@@ -695,8 +707,7 @@ impl Network {
         }
         for i in 0..self.comp_flows.len() {
             let f = self.comp_flows[i] as usize;
-            self.hot[f].frozen = false;
-            self.hot[f].froze_at = NO_RES;
+            self.unfreeze(f as FlowId);
             if self.hot[f].max_rate.is_finite() {
                 let m = self.hot[f].max_rate;
                 self.levels
@@ -747,6 +758,16 @@ impl Network {
         self.rates = rates;
     }
 
+    /// Forgets where flow `f` froze (it is being solved again, or ends).
+    fn unfreeze(&mut self, f: FlowId) {
+        let h = &mut self.hot[f as usize];
+        h.frozen = false;
+        let at = std::mem::replace(&mut h.froze_at, NO_RES);
+        if at != NO_RES {
+            self.resources[at as usize].bottlenecked -= 1;
+        }
+    }
+
     /// Freezes flow `f` at `rate` (at resource `at`, or its own cap):
     /// its resources' open counts drop.
     fn freeze(&mut self, f: FlowId, rate: f64, at: ResId, rates: &mut Vec<(FlowId, f64)>) {
@@ -755,9 +776,13 @@ impl Network {
         h.frozen = true;
         h.froze_at = at;
         h.next = rate;
+        let len = h.len as usize;
+        if at != NO_RES {
+            self.resources[at as usize].bottlenecked += 1;
+        }
         rates.push((f, rate));
         let o = i * MAX_PATH;
-        for k in 0..h.len as usize {
+        for k in 0..len {
             let res = &mut self.resources[self.paths[o + k] as usize];
             res.frozen_sum += rate;
             res.open -= 1;
