@@ -251,7 +251,7 @@ fn run_with_progress(sim: &mut Sim, until: Option<u64>) {
     let mut shown = false;
     loop {
         // Advance in slices of simulated time so progress can be shown.
-        let next = sim.next_event_time().map(|t| t + 60_000);
+        let next = sim.next_event_time().map(|t| t + 5_000);
         let limit = match (next, until) {
             (Some(n), Some(u)) => Some(n.min(u)),
             (Some(n), None) => Some(n),
@@ -264,12 +264,18 @@ fn run_with_progress(sim: &mut Sim, until: Option<u64>) {
             && last.elapsed() > Duration::from_millis(200)
         {
             let w = &sim.w;
+            let wall = started.elapsed().as_secs_f64();
+            let (done_jobs, all_jobs) = (w.finished_jobs(), w.submitted_jobs().max(w.jobs.len()));
+            // By jobs finished: rough, since jobs differ in size.
+            let eta = if done_jobs > 0 && done_jobs < all_jobs {
+                format!("{:.0}s", wall * (all_jobs - done_jobs) as f64 / done_jobs as f64)
+            } else {
+                "?".to_string()
+            };
             eprint!(
-                "\r  simulated {:>9.1}s   jobs {}/{} finished   {:.1}s wall   ",
+                "\r  simulated {:>9.1}s   jobs {done_jobs}/{all_jobs} finished   {:.0} events/s   {wall:.1}s wall   ETA {eta} (by jobs)   ",
                 w.t_s(),
-                w.finished_jobs(),
-                w.submitted_jobs().max(w.jobs.len()),
-                started.elapsed().as_secs_f64()
+                w.events as f64 / wall.max(1e-9),
             );
             last = Instant::now();
             shown = true;
