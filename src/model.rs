@@ -200,9 +200,9 @@ pub struct PoolSpec {
     pub fair_share_timeout: Option<Ms>,
     /// Capacity: minimum user limit percent (default 100).
     pub min_user_limit: f64,
-    /// Capacity: a user may use at most capacity × this. Default unlimited:
-    /// Hadoop 1.x has no such factor, and its TestCapacityScheduler expects a
-    /// lone user to grow into idle capacity beyond the queue's own.
+    /// Capacity: a user may use at most capacity × this (Hadoop 1.x's
+    /// `user-limit-factor`, default 1: a lone user stops at the queue's
+    /// capacity, as TestCapacityScheduler.testUserLimits3 expects).
     pub user_limit_factor: f64,
 }
 
@@ -221,7 +221,7 @@ impl PoolSpec {
             min_share_timeout: None,
             fair_share_timeout: None,
             min_user_limit: 100.0,
-            user_limit_factor: f64::INFINITY,
+            user_limit_factor: 1.0,
         }
     }
 }

@@ -396,13 +396,47 @@ fn launched_by_heartbeat(t: &str, n: usize) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// TestCapacityScheduler.testUserLimits, as Hadoop 1.x assigns (several maps
-/// and one reduce per heartbeat): queue q2 has 50 % of 4 map and 2 reduce
-/// slots. A lone user grows past the queue's 2 maps into the idle default
-/// queue's capacity (the limit is occupied + 1 once over capacity) ...
+/// TestCapacityScheduler.testUserLimits3, as Hadoop 1.x assigns (several
+/// maps and one reduce per heartbeat): queue q2 has 50 % of 4 map and 2
+/// reduce slots. A lone user gets the queue's 2 maps and 1 reduce, then
+/// nothing more: its limit is capped at capacity × user-limit-factor (1 by
+/// default), even with the default queue idle ...
 #[test]
-fn hadoop_capacity_lone_user_grows_into_idle_capacity() {
+fn hadoop_capacity_lone_user_stops_at_its_queue_capacity() {
     let got = launched_by_heartbeat(&capacity_scenario(&[("J1", "u1")], &[0, 1]), 2);
+    assert_eq!(got, vec![vec!["J1/m0", "J1/m1", "J1/r0"], vec![]]);
+}
+
+/// ... and testUserLimits: a second user who submits later gets the idle
+/// capacity beyond the queue's own, since the limit is counted per user
+/// (occupied + 1 once over capacity, shared by the users with tasks
+/// pending).
+#[test]
+fn hadoop_capacity_second_user_gets_the_idle_capacity() {
+    let t = capacity_scenario(&[("J1", "u1"), ("J2", "u2")], &[0, 1]).replacen(
+        "user = \"u2\"\n",
+        "user = \"u2\"\nsubmit = \"1500ms\"\n",
+        1,
+    );
+    let got = launched_by_heartbeat(&t, 2);
+    assert_eq!(
+        got,
+        vec![
+            vec!["J1/m0", "J1/m1", "J1/r0"],
+            vec!["J2/m0", "J2/m1", "J2/r0"]
+        ]
+    );
+}
+
+/// With a user-limit-factor of 2 (as Hadoop's tests set where they want it)
+/// the lone user grows into the idle default queue's capacity.
+#[test]
+fn hadoop_capacity_user_limit_factor_lets_a_lone_user_grow() {
+    let t = capacity_scenario(&[("J1", "u1")], &[0, 1]).replace(
+        "name = \"q2\"\ncapacity = 50\n",
+        "name = \"q2\"\ncapacity = 50\nuser_limit_factor = 2\n",
+    );
+    let got = launched_by_heartbeat(&t, 2);
     assert_eq!(
         got,
         vec![
@@ -436,11 +470,14 @@ fn hadoop_capacity_user_limit_splits_a_queue_between_users() {
 /// starts on the first heartbeat instead of after its last map launched.
 /// A reduce waiting on maps never takes its user's last allowed container:
 /// on the second heartbeat the lone user (3 of 6 containers used, limit 4
-/// once over capacity) gets maps only. On typed slots the order stays
+/// once over capacity, user-limit-factor 2) gets maps only. On typed slots the order stays
 /// Hadoop 1.x's: maps, then one reduce.
 #[test]
 fn capacity_on_unified_containers_does_not_hold_back_reduces() {
-    let typed = capacity_scenario(&[("J1", "u1")], &[0, 1]);
+    let typed = capacity_scenario(&[("J1", "u1")], &[0, 1]).replace(
+        "name = \"q2\"\ncapacity = 50\n",
+        "name = \"q2\"\ncapacity = 50\nuser_limit_factor = 2\n",
+    );
     let unified = typed.replace(
         "heartbeat = \"manual\"",
         "heartbeat = \"manual\"\nslot_model = \"unified\"",

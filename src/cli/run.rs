@@ -268,7 +268,10 @@ fn run_with_progress(sim: &mut Sim, until: Option<u64>) {
             let (done_jobs, all_jobs) = (w.finished_jobs(), w.submitted_jobs().max(w.jobs.len()));
             // By jobs finished: rough, since jobs differ in size.
             let eta = if done_jobs > 0 && done_jobs < all_jobs {
-                format!("{:.0}s", wall * (all_jobs - done_jobs) as f64 / done_jobs as f64)
+                format!(
+                    "{:.0}s",
+                    wall * (all_jobs - done_jobs) as f64 / done_jobs as f64
+                )
             } else {
                 "?".to_string()
             };

@@ -90,6 +90,9 @@ struct Queue {
     jobs: Vec<JobId>,
     /// Users with jobs in the queue and the slots each occupies, sorted by name.
     users: Vec<(String, u32)>,
+    /// Users with tasks of this kind pending (Hadoop's active users for the
+    /// task type).
+    active_users: u32,
 }
 
 impl Queue {
@@ -133,6 +136,7 @@ impl Capacity {
                 occupied: occupied(w, p, map),
                 jobs: Vec::new(),
                 users: Vec::new(),
+                active_users: 0,
             })
             .collect();
         for &j in &w.active {
@@ -155,14 +159,31 @@ impl Capacity {
                 }
             }
             q.users = users;
+            let mut active: Vec<&str> = q
+                .jobs
+                .iter()
+                .map(|&j| w.job(j))
+                .filter(|jb| match (w.model(), map) {
+                    (SlotModel::Typed, true) => jb.maps_pending > 0,
+                    (SlotModel::Typed, false) => jb.reduces_pending > 0,
+                    (SlotModel::Unified, _) => jb.maps_pending + jb.reduces_pending > 0,
+                })
+                .map(|jb| jb.user.as_str())
+                .collect();
+            active.sort_unstable();
+            active.dedup();
+            q.active_users = active.len() as u32;
         }
         sort_queues(&mut qs);
         qs
     }
 
-    /// The user limit: min(max(ceil(cur / active users), ceil(min_user_limit%
-    /// × cur)), ⌊capacity × user_limit_factor⌋), where cur is the capacity
-    /// while the queue is under it and occupied + 1 once over.
+    /// Hadoop 1.x's user limit (`CapacitySchedulerQueue.assignSlotsToJob`):
+    /// min(max(ceil(cur / active users), ceil(min_user_limit % × cur)),
+    /// ⌊capacity × user_limit_factor⌋), where capacity is at least the one
+    /// slot asked for, cur is that capacity while the queue is under it and
+    /// occupied + 1 once over, and active users are those with tasks of
+    /// this kind pending (at least 1).
     fn user_over_limit(w: &World, q: &Queue, j: JobId) -> bool {
         Self::user_room(w, q, j) == 0
     }
@@ -170,20 +191,17 @@ impl Capacity {
     /// How many more slots job `j`'s user may take in queue `q`.
     fn user_room(w: &World, q: &Queue, j: JobId) -> u32 {
         let spec = &w.pools[q.pool];
-        let cur = if q.occupied < q.capacity {
-            q.capacity
+        // "Allow progress for queues with miniscule capacity."
+        let capacity = q.capacity.max(1);
+        let cur = if q.occupied < capacity {
+            capacity
         } else {
             q.occupied + 1
         };
-        let active = q.users.len().max(1) as f64;
+        let active = q.active_users.max(1) as f64;
         let a = (cur as f64 / active).ceil();
         let b = (spec.min_user_limit * cur as f64 / 100.0).ceil();
-        // The factor cap is kept at one slot or more: a queue whose share
-        // rounds down to zero slots on a small cluster still runs (Hadoop
-        // 1.x's occupied + 1 rule lets it), rather than starving for ever.
-        let cap = (q.capacity as f64 * spec.user_limit_factor)
-            .floor()
-            .max(1.0);
+        let cap = (capacity as f64 * spec.user_limit_factor).floor();
         let limit = a.max(b).min(cap) as u32;
         let user = &w.job(j).user;
         let used = q
