@@ -294,6 +294,64 @@ blocks = [[0], [1], [2]]
     }
 }
 
+/// JTA is Hadoop's FIFO over a queue: the earlier job's task goes first
+/// even when a later job in the same queue has a block on the node (and
+/// within the earlier job, a task on the node would have gone first).
+#[test]
+fn jta_keeps_fifo_order_between_the_jobs_of_a_queue() {
+    let text = r#"
+name = "jta-fifo"
+[cluster]
+heartbeat = "manual"
+map_slots = 1
+reduce_slots = 1
+[[cluster.datacenters]]
+name = "a"
+nodes = 3
+racks = 1
+[[cluster.datacenters]]
+name = "b"
+nodes = 3
+racks = 1
+[hdfs]
+block = "128MB"
+replication = 1
+[[jobs]]
+name = "seed"
+profile = "grep"
+maps = 1
+reduces = 0
+map_time = "1s"
+blocks = [[0]]
+[[jobs]]
+name = "early"
+profile = "grep"
+maps = 2
+reduces = 0
+map_time = "1s"
+submit = "5s"
+blocks = [[1], [1]]
+[[jobs]]
+name = "late"
+profile = "grep"
+maps = 1
+reduces = 0
+map_time = "1s"
+submit = "5500ms"
+blocks = [[2]]
+"#
+    .to_string()
+        + &heartbeat_events(&[(0, 0), (6000, 2), (8000, 2), (10000, 2)]);
+    let (sim, recs) = run_inspect(&load_text(&text, Some("joss-j")));
+    let got: Vec<String> = recs.iter().flat_map(|r| r.assigned.clone()).collect();
+    assert_eq!(got, ["seed/m0", "early/m0", "early/m1", "late/m0"]);
+    // Both small jobs share datacenter a's permanent queue, so the order
+    // above is JTA's choice within one queue, not the round robin.
+    assert_eq!(plan(&recs, "early")["policy"], "B");
+    assert_eq!(plan(&recs, "late")["policy"], "B");
+    check(&sim).unwrap();
+}
+
 /// Three datacenters, a mixed workload, stragglers with speculation and a
 /// node failure: both variants keep every invariant, deterministically.
 #[test]

@@ -25,8 +25,9 @@
 //! datacenter c, for each free slot: a map from MQ_FIFO first (Hadoop's
 //! FIFO: the earliest job with a pending map, its best-placed map), else
 //! the head of c's map queues in round-robin order. TTA (`joss-t`) takes
-//! the queue's head task; JTA (`joss-j`) takes a task of that queue whose
-//! block is on this node if there is one, else the head. Reduces likewise
+//! the queue's head task; JTA (`joss-j`) applies Hadoop's FIFO to the
+//! queue: its earliest job, and of that job a task whose block is on this
+//! node, else on its rack, else its first. Reduces likewise
 //! from RQ_FIFO, then c's reduce queues, skipping jobs whose reduces are
 //! not yet schedulable (slowstart). **Settled here:** the paper resets the
 //! round-robin index at every call, which with one slot per node would
@@ -68,6 +69,7 @@ pub const JOSS_J: Entry = Entry {
 
 pub const RULE_FIFO: &str = "joss/fifo";
 pub const RULE_QUEUE: &str = "joss/queue";
+pub const RULE_QUEUE_RACK: &str = "joss/queue-rack";
 pub const RULE_QUEUE_LOCAL: &str = "joss/queue-local";
 pub const RULE_FIFO_REDUCE: &str = "joss/fifo-reduce";
 pub const RULE_QUEUE_REDUCE: &str = "joss/queue-reduce";
@@ -322,17 +324,7 @@ impl Joss {
             let pending =
                 |&&(j, t): &&(JobId, u32)| w.job(j).maps[t as usize].state == TaskState::Pending;
             let pick = if self.job_driven {
-                q.entries
-                    .iter()
-                    .filter(pending)
-                    .find(|&&(j, t)| w.job(j).maps[t as usize].replicas.contains(&node))
-                    .map(|&(j, t)| (j, t, RULE_QUEUE_LOCAL))
-                    .or_else(|| {
-                        q.entries
-                            .iter()
-                            .find(pending)
-                            .map(|&(j, t)| (j, t, RULE_QUEUE))
-                    })
+                jta_pick(w, node, &q.entries)
             } else {
                 q.entries
                     .iter()
@@ -388,6 +380,33 @@ impl Joss {
             d.next_reduce %= d.reduces.len().max(1);
         }
     }
+}
+
+/// JTA's choice in one queue: Hadoop's FIFO over the queue's jobs (the
+/// earliest by priority, then submit time, with a pending task here), and
+/// within that job a task whose block is on the node, else on its rack,
+/// else its first (`obtainNewNodeOrRackLocalMapTask`, then non-local). A
+/// later job's local task never overtakes an earlier job: "the strict FIFO
+/// order", which the paper blames for JoSS-J's longer turnaround.
+fn jta_pick(w: &World, node: NodeId, entries: &[(JobId, u32)]) -> Option<(JobId, u32, &'static str)> {
+    let pending = |&&(j, t): &&(JobId, u32)| w.job(j).maps[t as usize].state == TaskState::Pending;
+    let job = entries
+        .iter()
+        .filter(pending)
+        .map(|&(j, _)| j)
+        .min_by_key(|&j| (w.job(j).priority, w.job(j).submit, j))?;
+    let rack = w.node(node).rack;
+    let mine = || entries.iter().filter(pending).filter(|&&(j, _)| j == job);
+    let held = |t: u32, here: &dyn Fn(NodeId) -> bool| {
+        w.job(job).maps[t as usize].replicas.iter().any(|&n| here(n))
+    };
+    if let Some(&(j, t)) = mine().find(|&&(_, t)| held(t, &|n| n == node)) {
+        return Some((j, t, RULE_QUEUE_LOCAL));
+    }
+    if let Some(&(j, t)) = mine().find(|&&(_, t)| held(t, &|n| w.node(n).rack == rack)) {
+        return Some((j, t, RULE_QUEUE_RACK));
+    }
+    mine().next().map(|&(j, t)| (j, t, RULE_QUEUE))
 }
 
 impl Policy for Joss {
