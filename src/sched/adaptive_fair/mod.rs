@@ -55,8 +55,15 @@
 //!    launched node-local so far, and the rack delay that of rack-local
 //!    launches. A launch's wait is the time its job had waited for a local
 //!    map when it launched (Hadoop's `timeWaitedForLocalMap`, which the
-//!    paper's "NodeLocalityWaitedTime" echoes). Until the first such launch
-//!    the configured delays hold.
+//!    paper's "NodeLocalityWaitedTime" echoes). **Settled here:** only
+//!    launches that waited (their job was skipped at least once since its
+//!    previous map) count. Counting the launches that found a local map at
+//!    once puts zeros in the mean; the first launch of a run is such a
+//!    launch, the delay drops to 0, with a delay of 0 no job is ever
+//!    skipped again, and the mechanism has switched itself off (on the
+//!    bundled scenario: 134 node-local and 79 rack-local launches, total
+//!    wait 0 s). Until the first counted launch the configured delays
+//!    hold.
 //! 5. **Job priority adjustment** (§3.5, Table 3). Each job has its own
 //!    priority, starting at its configured one. At a refresh, a job that
 //!    has launched a map since the last refresh compares the locality of

@@ -415,9 +415,10 @@ impl AdaptiveFair {
                 s.fresh = true;
                 s.level = loc;
                 s.waited = 0;
+                // Only launches that waited count (see the module doc).
                 match loc {
-                    Locality::Node => self.node_waits.add(waited),
-                    Locality::Rack => self.rack_waits.add(waited),
+                    Locality::Node if waited > 0 => self.node_waits.add(waited),
+                    Locality::Rack if waited > 0 => self.rack_waits.add(waited),
                     _ => {}
                 }
                 true
