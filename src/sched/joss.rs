@@ -62,7 +62,7 @@ pub const JOSS_T: Entry = Entry {
 
 pub const JOSS_J: Entry = Entry {
     name: "joss-j",
-    summary: "JoSS with the job-driven assigner: as joss-t, but each queue gives a node a task whose block it holds when it can",
+    summary: "JoSS with the job-driven assigner: as joss-t, but each queue is served in Hadoop FIFO order: its earliest job, that job's local task first",
     source: "Lee, Lin, Yahyapour, JoSS: hybrid job-driven scheduling for virtual MapReduce clusters, Figs. 4 and 6",
     build: |s, _| Ok(Box::new(Joss::build(s)?)),
 };

@@ -1,0 +1,447 @@
+//! Disks and links, and the flows that share them.
+//!
+//! Every byte a job moves is a *flow* over *resources* (a node's disk, its
+//! NIC up and down, a rack's uplink up and down, a datacenter's WAN link up
+//! and down), each with a capacity in MB/s. At every instant the active
+//! flows share capacities **max-min fairly**, as progressive filling
+//! computes it: all rates rise together; when a resource saturates, its
+//! flows freeze at the level reached; the others go on rising. A flow may
+//! also carry its own rate cap (`max_rate`, the per-transfer bandwidth of
+//! the `fixed` model), which acts as a resource of its own.
+//!
+//! Rates change only when flows start or end (or are cancelled). Changes
+//! made at one instant are settled together by [`Network::flush`], which
+//! re-solves only the flows they can affect (see [`Network::solve`]); every
+//! other flow keeps its rate, as SimGrid's lazy max-min solver does. Each
+//! flow's end is kept in an indexed min-heap on (end ms, flow id), the end
+//! being the instant its last byte arrives, rounded up to the millisecond.
+//!
+//! The solver's data is laid out by field (a struct of arrays) so that a
+//! solve over thousands of flows touches little memory: it is the engine's
+//! main cost on a busy network.
+//!
+//! Determinism: flows and resources are indexed by dense ids; the solver
+//! visits them in an order fixed by the history of starts and ends (never
+//! a hash map's), and ties between levels by resource id.
+
+use crate::model::Ms;
+
+pub type FlowId = u32;
+pub type ResId = u32;
+
+/// No resource (a flow frozen by its own cap).
+const NO_RES: ResId = ResId::MAX;
+
+/// Rates equal but for rounding (relative 1e-12).
+fn same_rate(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// The most resources a flow crosses: a pipeline write to three replicas
+/// in three racks of two datacenters crosses 15.
+pub const MAX_PATH: usize = 16;
+
+#[derive(Clone, Debug)]
+pub struct Resource {
+    pub capacity: f64,
+    /// Sum of the rates of the flows crossing it.
+    pub load: f64,
+    /// Flows crossing it (unordered; each flow keeps its positions).
+    flows: Vec<FlowId>,
+    /// ∫ load dt (MB) since `last`, for utilisation; and its peak.
+    pub area: f64,
+    pub peak: f64,
+    last: Ms,
+    /// Solver scratch.
+    stamp: u64,
+    in_set: u64,
+    touched: u64,
+    frozen_sum: f64,
+    open: u32,
+    /// Active flows whose bottleneck (where they froze) this is.
+    bottlenecked: u32,
+    /// Its row in the solve's compressed rows.
+    row: u32,
+}
+
+impl Resource {
+    fn new(capacity: f64) -> Resource {
+        Resource {
+            capacity,
+            load: 0.0,
+            flows: Vec::new(),
+            area: 0.0,
+            peak: 0.0,
+            last: 0,
+            stamp: 0,
+            in_set: 0,
+            touched: 0,
+            frozen_sum: 0.0,
+            open: 0,
+            bottlenecked: 0,
+            row: 0,
+        }
+    }
+
+    /// Brings the utilisation integral up to `now`.
+    fn integrate(&mut self, now: Ms) {
+        if now > self.last {
+            self.area += self.load * (now - self.last) as f64 / 1000.0;
+            self.last = now;
+        }
+    }
+
+    /// ∫ load dt (MB) up to `now`, without changing anything.
+    pub fn area_at(&self, now: Ms) -> f64 {
+        self.area + self.load * now.saturating_sub(self.last) as f64 / 1000.0
+    }
+
+    /// Active flows crossing it.
+    pub fn flow_count(&self) -> usize {
+        self.flows.len()
+    }
+}
+
+/// What the solver reads of a flow, kept together.
+#[derive(Clone, Copy, Debug, Default)]
+struct Hot {
+    rate: f64,
+    /// The rate the current solve gives it (valid while `stamp` is the
+    /// solve's).
+    next: f64,
+    max_rate: f64,
+    stamp: u64,
+    froze_at: ResId,
+    len: u8,
+    frozen: bool,
+}
+
+/// The rest of a flow.
+#[derive(Clone, Copy, Debug, Default)]
+struct Cold {
+    bytes: f64,
+    remaining: f64,
+    last: Ms,
+    start: Ms,
+    end: Ms,
+    tag: u64,
+    heap_pos: u32,
+    active: bool,
+}
+
+/// A flow as callers see it.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowInfo<'a> {
+    /// MB requested, MB still to move (as of its last rate change), MB/s now.
+    pub bytes: f64,
+    pub remaining: f64,
+    pub rate: f64,
+    pub max_rate: f64,
+    pub start: Ms,
+    /// When the last byte arrives at the current rate (`Ms::MAX` at rate 0).
+    pub end: Ms,
+    /// Whoever started it.
+    pub tag: u64,
+    path: &'a [ResId],
+}
+
+impl FlowInfo<'_> {
+    pub fn path(&self) -> &[ResId] {
+        self.path
+    }
+}
+
+/// The resources, the flows, and the solver's scratch space.
+#[derive(Clone, Debug, Default)]
+pub struct Network {
+    pub resources: Vec<Resource>,
+    hot: Vec<Hot>,
+    cold: Vec<Cold>,
+    /// Each flow's path, `MAX_PATH` slots per flow.
+    paths: Vec<ResId>,
+    /// Each flow's position in each path resource's list, likewise.
+    pos: Vec<u32>,
+    free: Vec<FlowId>,
+    free_res: Vec<ResId>,
+    /// Min-heap of active flows by (end, id).
+    heap: Vec<FlowId>,
+    stamp: u64,
+    // Scratch, reused so a solve allocates nothing once warmed up.
+    comp_res: Vec<ResId>,
+    comp_flows: Vec<FlowId>,
+    /// Changes waiting for a flush: resources whose flows changed, and
+    /// started flows that cross no resource.
+    seeds: Vec<ResId>,
+    seed_flows: Vec<FlowId>,
+    /// The resources being re-solved (S).
+    in_s: Vec<ResId>,
+    levels: std::collections::BinaryHeap<std::cmp::Reverse<Level>>,
+    rates: Vec<(FlowId, f64)>,
+    /// The solve's flows by resource (compressed rows over `comp_res`):
+    /// resource i's flows are `csr_flows[csr_start[i]..csr_start[i + 1]]`.
+    csr_start: Vec<u32>,
+    csr_flows: Vec<FlowId>,
+    /// Solves run and the flows and resources they covered (the cost of
+    /// keeping rates max-min fair).
+    pub solves: u64,
+    pub solved_flows: u64,
+    pub solved_resources: u64,
+    /// Flows whose rate a solve changed, in all.
+    pub rate_changes: u64,
+    /// Rounds of the solves (S grown and solved again), and the flows
+    /// they filled in all.
+    pub solve_rounds: u64,
+    pub round_flows: u64,
+    active: usize,
+}
+
+impl Network {
+    pub fn new() -> Network {
+        Network::default()
+    }
+
+    /// Adds a resource of `capacity` MB/s (> 0), reusing a removed one's id.
+    pub fn add_resource(&mut self, capacity: f64) -> ResId {
+        match self.free_res.pop() {
+            Some(r) => {
+                let st = self.resources[r as usize].stamp;
+                self.resources[r as usize] = Resource::new(capacity);
+                self.resources[r as usize].stamp = st;
+                r
+            }
+            None => {
+                self.resources.push(Resource::new(capacity));
+                (self.resources.len() - 1) as ResId
+            }
+        }
+    }
+
+    /// Removes a resource no flow crosses any more (its id may be reused).
+    pub fn remove_resource(&mut self, r: ResId) {
+        debug_assert!(
+            self.resources[r as usize].flows.is_empty(),
+            "a resource in use"
+        );
+        self.free_res.push(r);
+    }
+
+    pub fn active_flows(&self) -> usize {
+        self.active
+    }
+
+    fn path_of(&self, f: FlowId) -> &[ResId] {
+        let o = f as usize * MAX_PATH;
+        &self.paths[o..o + self.hot[f as usize].len as usize]
+    }
+
+    pub fn flow(&self, f: FlowId) -> FlowInfo<'_> {
+        let (h, c) = (&self.hot[f as usize], &self.cold[f as usize]);
+        FlowInfo {
+            bytes: c.bytes,
+            remaining: c.remaining,
+            rate: h.rate,
+            max_rate: h.max_rate,
+            start: c.start,
+            end: c.end,
+            tag: c.tag,
+            path: self.path_of(f),
+        }
+    }
+
+    /// The flows under way, by id.
+    pub fn active_ids(&self) -> impl Iterator<Item = FlowId> + '_ {
+        self.cold
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.active)
+            .map(|(i, _)| i as FlowId)
+    }
+
+    /// Bytes flow `f` has moved by `now`.
+    pub fn moved(&self, f: FlowId, now: Ms) -> f64 {
+        let c = &self.cold[f as usize];
+        let done = c.bytes - c.remaining;
+        let dt = now.saturating_sub(c.last) as f64 / 1000.0;
+        (done + self.hot[f as usize].rate * dt).min(c.bytes)
+    }
+
+    /// Starts a flow of `bytes` MB over `path` at `now`, capped at
+    /// `max_rate` MB/s (`f64::INFINITY` for none). It moves nothing until
+    /// the next [`Network::flush`] gives it (and whoever it affects) a rate.
+    pub fn start(
+        &mut self,
+        now: Ms,
+        path: &[ResId],
+        bytes: f64,
+        max_rate: f64,
+        tag: u64,
+    ) -> FlowId {
+        assert!(
+            path.len() <= MAX_PATH,
+            "a flow's path is at most {MAX_PATH} resources"
+        );
+        assert!(
+            !path.is_empty() || max_rate.is_finite(),
+            "a flow needs a resource or a rate cap"
+        );
+        let id = match self.free.pop() {
+            Some(id) => id,
+            None => {
+                self.hot.push(Hot::default());
+                self.cold.push(Cold::default());
+                self.paths.resize(self.paths.len() + MAX_PATH, 0);
+                self.pos.resize(self.pos.len() + MAX_PATH, 0);
+                (self.hot.len() - 1) as FlowId
+            }
+        };
+        let i = id as usize;
+        self.hot[i] = Hot {
+            rate: 0.0,
+            next: 0.0,
+            max_rate,
+            stamp: 0,
+            froze_at: NO_RES,
+            len: path.len() as u8,
+            frozen: false,
+        };
+        let b = bytes.max(0.0);
+        self.cold[i] = Cold {
+            bytes: b,
+            remaining: b,
+            last: now,
+            start: now,
+            end: Ms::MAX,
+            tag,
+            heap_pos: u32::MAX,
+            active: true,
+        };
+        let o = i * MAX_PATH;
+        self.paths[o..o + path.len()].copy_from_slice(path);
+        for (k, &r) in path.iter().enumerate() {
+            let res = &mut self.resources[r as usize];
+            self.pos[o + k] = res.flows.len() as u32;
+            res.flows.push(id);
+        }
+        self.active += 1;
+        self.heap_push(id);
+        self.seed_flows.push(id);
+        id
+    }
+
+    /// Ends flow `f` at `now` (its last byte arrived, or it was cancelled):
+    /// its share is free for the others from the next flush. Returns the MB
+    /// it moved.
+    pub fn stop(&mut self, now: Ms, f: FlowId) -> f64 {
+        let moved = self.moved(f, now);
+        self.set_rate(now, f, 0.0);
+        let i = f as usize;
+        self.unfreeze(f);
+        self.cold[i].active = false;
+        self.cold[i].remaining = self.cold[i].bytes - moved;
+        let len = self.hot[i].len as usize;
+        let o = i * MAX_PATH;
+        for k in 0..len {
+            let r = self.paths[o + k] as usize;
+            let p = self.pos[o + k] as usize;
+            let res = &mut self.resources[r];
+            res.flows.swap_remove(p);
+            if res.flows.is_empty() {
+                // No floating-point residue on an idle resource.
+                res.integrate(now);
+                res.load = 0.0;
+            }
+            if let Some(&other) = res.flows.get(p) {
+                // Fix the position of the flow that took this slot.
+                let oo = other as usize * MAX_PATH;
+                let ol = self.hot[other as usize].len as usize;
+                let k2 = self.paths[oo..oo + ol]
+                    .iter()
+                    .position(|&x| x as usize == r)
+                    .expect("a flow lists the resources it is on");
+                self.pos[oo + k2] = p as u32;
+            }
+            self.seeds.push(r as ResId);
+        }
+        self.heap_remove(f);
+        self.active -= 1;
+        self.free.push(f);
+        moved
+    }
+
+    /// The next flow to end: (end ms, flow).
+    pub fn next_end(&self) -> Option<(Ms, FlowId)> {
+        self.heap.first().map(|&f| (self.cold[f as usize].end, f))
+    }
+
+    /// Utilisation integrals brought up to `now` (for the report).
+    pub fn integrate_all(&mut self, now: Ms) {
+        for r in &mut self.resources {
+            r.integrate(now);
+        }
+    }
+
+    /// Changes a flow's rate at `now`: settles what it moved at the old
+    /// rate, updates its resources' loads and its end.
+    fn set_rate(&mut self, now: Ms, f: FlowId, rate: f64) {
+        let i = f as usize;
+        let old = self.hot[i].rate;
+        let c = &mut self.cold[i];
+        let dt = now.saturating_sub(c.last) as f64 / 1000.0;
+        c.remaining = (c.remaining - old * dt).max(0.0);
+        c.last = now;
+        if old == rate {
+            return;
+        }
+        self.hot[i].rate = rate;
+        c.end = if c.remaining <= 0.0 {
+            now
+        } else if rate > 0.0 {
+            let ms = (c.remaining * 1000.0 / rate).ceil();
+            now.saturating_add(if ms >= 1e18 { Ms::MAX / 2 } else { ms as Ms })
+        } else {
+            Ms::MAX
+        };
+        let active = c.active;
+        let o = i * MAX_PATH;
+        for k in 0..self.hot[i].len as usize {
+            let res = &mut self.resources[self.paths[o + k] as usize];
+            res.integrate(now);
+            res.load += rate - old;
+            let u = res.load / res.capacity;
+            if u > res.peak {
+                res.peak = u;
+            }
+        }
+        if active {
+            self.heap_fix(f);
+        }
+    }
+
+    /// Settles the rates the changes since the last flush affect (see
+    /// [`Network::solve`]). Call before time moves on: `next_end` is only
+    /// right after a flush.
+    pub fn flush(&mut self, now: Ms) {
+        if self.seeds.is_empty() && self.seed_flows.is_empty() {
+            return;
+        }
+        self.solve(now);
+        self.seeds.clear();
+        self.seed_flows.clear();
+    }
+
+    /// Whether changes wait for a flush.
+    pub fn dirty(&self) -> bool {
+        !self.seeds.is_empty() || !self.seed_flows.is_empty()
+    }
+
+    fn bump_stamp(&mut self) -> u64 {
+        self.stamp += 1;
+        self.stamp
+    }
+}
+
+mod heap;
+mod solve;
+use solve::Level;
+#[cfg(test)]
+mod tests;

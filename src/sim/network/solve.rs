@@ -1,0 +1,362 @@
+//! The max-min solve: progressive filling over the flows a change can
+//! affect, growing that set only where a flow's max-min certificate breaks.
+
+use super::*;
+
+/// A candidate saturation level of a resource (or of a flow's own cap),
+/// packed into one integer so that the solver's heap compares integers:
+/// ordered by level (as `f64::total_cmp` orders them), then by which
+/// (resources, 0, before caps, 1), then id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Level(u128);
+
+impl Level {
+    pub(super) fn new(level: f64, which: u8, id: u32) -> Level {
+        // `total_cmp`'s order as unsigned integers: flip every bit of a
+        // negative number, only the sign bit of a positive one.
+        let b = level.to_bits();
+        let key = if b >> 63 == 1 { !b } else { b | 1 << 63 };
+        Level((key as u128) << 64 | (which as u128) << 32 | id as u128)
+    }
+
+    pub(super) fn level(self) -> f64 {
+        let key = (self.0 >> 64) as u64;
+        f64::from_bits(if key >> 63 == 1 {
+            key & !(1 << 63)
+        } else {
+            !key
+        })
+    }
+
+    pub(super) fn which(self) -> u8 {
+        (self.0 >> 32) as u8
+    }
+
+    pub(super) fn id(self) -> u32 {
+        self.0 as u32
+    }
+}
+
+impl Network {
+    /// The exact max-min rates after a change, computed on as few flows as
+    /// possible. The flows re-solved are the started ones and those
+    /// crossing a set S of resources, which starts empty; they are solved
+    /// with every other
+    /// flow's rate fixed (the other resources they cross, the boundary,
+    /// keep what those flows use there). Each flow remembers where it froze
+    /// (its bottleneck). A boundary resource joins S, and the solve
+    /// repeats, when the change touched it (a re-solved flow froze there,
+    /// one crossing it changed rate, or an ended flow crossed it) and a
+    /// flow's max-min certificate breaks
+    /// there ([`Network::certificate_breaks`]). When none does, every
+    /// re-solved flow has a certificate (in S, where every flow was
+    /// re-solved, or on the boundary, checked) and every other flow keeps
+    /// its own (at a resource the change did not touch, or checked): the
+    /// whole allocation is max-min fair, since an allocation in which every
+    /// flow has a bottleneck is the max-min one.
+    pub(super) fn solve(&mut self, now: Ms) {
+        let set = self.bump_stamp();
+        self.in_s.clear();
+        loop {
+            let st = self.bump_stamp();
+            self.comp_flows.clear();
+            self.comp_res.clear();
+            // The started flows and the flows crossing S.
+            for i in 0..self.seed_flows.len() {
+                let f = self.seed_flows[i] as usize;
+                if self.cold[f].active && self.hot[f].stamp != st {
+                    self.hot[f].stamp = st;
+                    self.comp_flows.push(f as FlowId);
+                }
+            }
+            for i in 0..self.in_s.len() {
+                let r = self.in_s[i] as usize;
+                self.resources[r].stamp = st;
+                self.comp_res.push(r as ResId);
+                for k in 0..self.resources[r].flows.len() {
+                    let f = self.resources[r].flows[k] as usize;
+                    if self.hot[f].stamp != st {
+                        self.hot[f].stamp = st;
+                        self.comp_flows.push(f as FlowId);
+                    }
+                }
+            }
+            // The boundary: other resources those flows cross. What the
+            // flows outside use there is fixed.
+            let n_s = self.comp_res.len();
+            for i in 0..self.comp_flows.len() {
+                let f = self.comp_flows[i] as usize;
+                let o = f * MAX_PATH;
+                for k in 0..self.hot[f].len as usize {
+                    let r = self.paths[o + k] as usize;
+                    if self.resources[r].stamp != st {
+                        self.resources[r].stamp = st;
+                        self.comp_res.push(r as ResId);
+                    }
+                }
+            }
+            // And the resources ended flows left, where flows outside may
+            // now rise.
+            for i in 0..self.seeds.len() {
+                let r = self.seeds[i] as usize;
+                if self.resources[r].stamp != st {
+                    self.resources[r].stamp = st;
+                    self.comp_res.push(r as ResId);
+                }
+            }
+            for i in 0..self.comp_res.len() {
+                let r = self.comp_res[i] as usize;
+                let res = &mut self.resources[r];
+                res.open = 0;
+                res.row = i as u32;
+                res.frozen_sum = if i < n_s { 0.0 } else { res.load };
+            }
+            for i in 0..self.comp_flows.len() {
+                let f = self.comp_flows[i] as usize;
+                let rate = self.hot[f].rate;
+                let o = f * MAX_PATH;
+                for k in 0..self.hot[f].len as usize {
+                    let res = &mut self.resources[self.paths[o + k] as usize];
+                    res.open += 1;
+                    if res.in_set != set {
+                        res.frozen_sum -= rate;
+                    }
+                }
+            }
+            // Rows: each resource's flows in the solve, so that freezing a
+            // resource's flows never scans the flows outside it.
+            self.csr_start.clear();
+            let mut acc = 0u32;
+            for i in 0..self.comp_res.len() {
+                self.csr_start.push(acc);
+                acc += self.resources[self.comp_res[i] as usize].open;
+            }
+            self.csr_start.push(acc);
+            self.csr_flows.clear();
+            self.csr_flows.resize(acc as usize, 0);
+            for i in 0..self.comp_flows.len() {
+                let f = self.comp_flows[i];
+                let o = f as usize * MAX_PATH;
+                for k in 0..self.hot[f as usize].len as usize {
+                    let row = self.resources[self.paths[o + k] as usize].row as usize;
+                    // `open` counts down as each row fills (it is reset by `fill`).
+                    let res = &mut self.resources[self.paths[o + k] as usize];
+                    res.open -= 1;
+                    self.csr_flows[self.csr_start[row] as usize + res.open as usize] = f;
+                }
+            }
+            for i in 0..self.comp_res.len() {
+                let r = self.comp_res[i] as usize;
+                self.resources[r].open = self.csr_start[i + 1] - self.csr_start[i];
+            }
+            for i in n_s..self.comp_res.len() {
+                let r = self.comp_res[i] as usize;
+                // What the flows outside use: never below 0 in floating point.
+                let res = &mut self.resources[r];
+                res.frozen_sum = res.frozen_sum.max(0.0);
+            }
+            self.fill();
+            self.solve_rounds += 1;
+            self.round_flows += self.comp_flows.len() as u64;
+            // Boundary resources the re-solved flows touch.
+            let touch = self.bump_stamp();
+            for i in 0..self.seeds.len() {
+                self.resources[self.seeds[i] as usize].touched = touch;
+            }
+            for k in 0..self.rates.len() {
+                let (f, rate) = self.rates[k];
+                let h = self.hot[f as usize];
+                if h.froze_at != NO_RES {
+                    self.resources[h.froze_at as usize].touched = touch;
+                }
+                if !same_rate(h.rate, rate) {
+                    let o = f as usize * MAX_PATH;
+                    for i in 0..h.len as usize {
+                        self.resources[self.paths[o + i] as usize].touched = touch;
+                    }
+                }
+            }
+            let mut grew = false;
+            for i in n_s..self.comp_res.len() {
+                let r = self.comp_res[i] as usize;
+                if self.resources[r].touched != touch || !self.certificate_breaks(r, st) {
+                    continue;
+                }
+                self.resources[r].in_set = set;
+                self.in_s.push(r as ResId);
+                grew = true;
+            }
+            if !grew {
+                break;
+            }
+        }
+        self.solves += 1;
+        self.solved_flows += self.comp_flows.len() as u64;
+        self.solved_resources += self.comp_res.len() as u64;
+        // Lower rates first, so no resource is ever over its capacity on
+        // the way (the peak utilisation sees every intermediate load).
+        let rates = std::mem::take(&mut self.rates);
+        for pass in [true, false] {
+            for &(f, rate) in &rates {
+                let old = self.hot[f as usize].rate;
+                // A rate the re-solve only moved by rounding keeps its
+                // value, so that solving the same flows again changes
+                // nothing.
+                if (rate < old) == pass && !same_rate(old, rate) {
+                    self.rate_changes += 1;
+                    self.set_rate(now, f, rate);
+                }
+            }
+        }
+        self.rates = rates;
+    }
+
+    /// Whether boundary resource `r`, after a fill over the flows stamped
+    /// `st` (the others' rates fixed), breaks a flow's max-min certificate
+    /// (a full resource on which no flow has a higher rate): a re-solved
+    /// flow that froze at `r` while a flow outside has a higher rate there,
+    /// or a flow outside whose bottleneck is `r` while `r` is no longer
+    /// full or a re-solved flow now has a higher rate there. When no
+    /// boundary resource does, every flow holds a certificate and the
+    /// allocation is max-min fair (it is unique), so `S` need not grow.
+    pub(super) fn certificate_breaks(&self, r: usize, st: u64) -> bool {
+        let res = &self.resources[r];
+        if res.bottlenecked == 0 {
+            // No flow froze here, inside or outside: no certificate here.
+            return false;
+        }
+        let tol = |x: f64| 1e-9 * x.abs().max(1.0);
+        let (mut froze_here, mut max_in) = (f64::INFINITY, 0.0f64);
+        let (mut max_out, mut bottlenecked) = (0.0f64, f64::INFINITY);
+        for &g in &res.flows {
+            let h = &self.hot[g as usize];
+            if h.stamp == st {
+                max_in = max_in.max(h.next);
+                if h.froze_at as usize == r {
+                    froze_here = froze_here.min(h.next);
+                }
+            } else {
+                max_out = max_out.max(h.rate);
+                if h.froze_at as usize == r {
+                    bottlenecked = bottlenecked.min(h.rate);
+                }
+            }
+        }
+        if froze_here.is_finite() && max_out > froze_here + tol(froze_here) {
+            return true;
+        }
+        if bottlenecked.is_finite() {
+            // `frozen_sum` ends the fill as the resource's new load.
+            let full = res.frozen_sum >= res.capacity * (1.0 - 1e-9);
+            if !full || max_in > bottlenecked + tol(bottlenecked) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Progressive filling over `comp_flows`, their resources' capacities
+    /// less each resource's `frozen_sum` (what flows outside use there).
+    /// New rates go to `rates`, in the order flows freeze; `frozen_sum`
+    /// ends as each resource's new load.
+    pub(super) fn fill(&mut self) {
+        self.levels.clear();
+        for i in 0..self.comp_res.len() {
+            let r = self.comp_res[i] as usize;
+            let res = &self.resources[r];
+            if res.open > 0 {
+                let lvl = (res.capacity - res.frozen_sum) / res.open as f64;
+                self.levels
+                    .push(std::cmp::Reverse(Level::new(lvl, 0, r as u32)));
+            }
+        }
+        for i in 0..self.comp_flows.len() {
+            let f = self.comp_flows[i] as usize;
+            self.unfreeze(f as FlowId);
+            if self.hot[f].max_rate.is_finite() {
+                let m = self.hot[f].max_rate;
+                self.levels
+                    .push(std::cmp::Reverse(Level::new(m, 1, f as u32)));
+            }
+        }
+        let mut left = self.comp_flows.len();
+        let mut rates = std::mem::take(&mut self.rates);
+        rates.clear();
+        while left > 0 {
+            let Some(std::cmp::Reverse(top)) = self.levels.pop() else {
+                break;
+            };
+            let (lvl, which, id) = (top.level(), top.which(), top.id());
+            if which == 1 {
+                // A flow's own cap.
+                if !self.hot[id as usize].frozen {
+                    self.freeze(id, lvl, NO_RES, &mut rates);
+                    left -= 1;
+                }
+                continue;
+            }
+            let r = id as usize;
+            let res = &self.resources[r];
+            if res.open == 0 {
+                continue;
+            }
+            // Levels only rise as flows freeze elsewhere: a stale entry is
+            // put back at its current level.
+            let cur = (res.capacity - res.frozen_sum) / res.open as f64;
+            if cur.total_cmp(&lvl) == std::cmp::Ordering::Greater {
+                self.levels
+                    .push(std::cmp::Reverse(Level::new(cur, 0, r as u32)));
+                continue;
+            }
+            let level = cur.max(0.0);
+            // Freeze every open flow of this resource at `level`.
+            let row = self.resources[r].row as usize;
+            for k in self.csr_start[row] as usize..self.csr_start[row + 1] as usize {
+                let f = self.csr_flows[k];
+                if self.hot[f as usize].frozen {
+                    continue;
+                }
+                self.freeze(f, level, r as ResId, &mut rates);
+                left -= 1;
+            }
+        }
+        self.rates = rates;
+    }
+
+    /// Forgets where flow `f` froze (it is being solved again, or ends).
+    pub(super) fn unfreeze(&mut self, f: FlowId) {
+        let h = &mut self.hot[f as usize];
+        h.frozen = false;
+        let at = std::mem::replace(&mut h.froze_at, NO_RES);
+        if at != NO_RES {
+            self.resources[at as usize].bottlenecked -= 1;
+        }
+    }
+
+    /// Freezes flow `f` at `rate` (at resource `at`, or its own cap):
+    /// its resources' open counts drop.
+    pub(super) fn freeze(
+        &mut self,
+        f: FlowId,
+        rate: f64,
+        at: ResId,
+        rates: &mut Vec<(FlowId, f64)>,
+    ) {
+        let i = f as usize;
+        let h = &mut self.hot[i];
+        h.frozen = true;
+        h.froze_at = at;
+        h.next = rate;
+        let len = h.len as usize;
+        if at != NO_RES {
+            self.resources[at as usize].bottlenecked += 1;
+        }
+        rates.push((f, rate));
+        let o = i * MAX_PATH;
+        for k in 0..len {
+            let res = &mut self.resources[self.paths[o + k] as usize];
+            res.frozen_sum += rate;
+            res.open -= 1;
+        }
+    }
+}
