@@ -12,3 +12,8 @@ pub mod sim;
 pub mod sweep;
 pub mod tui;
 pub mod units;
+
+/// docs/architecture.md's example policy, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/architecture.md")]
+pub struct ArchitectureDoc;
