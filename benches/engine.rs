@@ -1,7 +1,8 @@
 //! Engine benchmarks: the cost of a heartbeat on a full node (which must be
 //! O(1): it does not depend on the number of jobs or nodes), a small run,
-//! and the 400-node scale scenario under fair, fifo, capacity, hybsmrp and
-//! joss-t.
+//! the 400-node scale scenario under fair, fifo, capacity, hybsmrp and
+//! joss-t (fixed network) and under the shared network, and the max-min
+//! solver among 10,000 flows.
 //!
 //!   cargo bench --bench engine
 
@@ -75,19 +76,37 @@ fn runs(c: &mut Criterion) {
             BatchSize::LargeInput,
         )
     });
+    // The scale scenario whole under the fixed network model (the cost of
+    // heartbeats and policies), and its first 200 s under the shared model
+    // (the cost of the max-min solver on a busy network).
     for policy in ["fair", "fifo", "capacity", "hybsmrp", "joss-t"] {
-        let sc = scenario("scale-400.toml", policy);
-        g.bench_function(format!("scale-400 {policy} (246,531 tasks)"), |b| {
-            b.iter_batched(
-                || slotsim::sched::build_sim(&sc).unwrap(),
-                |mut sim| {
-                    sim.run_until(None);
-                    sim.w.attempts.len()
-                },
-                BatchSize::LargeInput,
-            )
-        });
+        let mut sc = scenario("scale-400.toml", policy);
+        sc.network.model = slotsim::model::NetworkModel::Fixed;
+        g.bench_function(
+            format!("scale-400 {policy}, fixed network (246,531 tasks)"),
+            |b| {
+                b.iter_batched(
+                    || slotsim::sched::build_sim(&sc).unwrap(),
+                    |mut sim| {
+                        sim.run_until(None);
+                        sim.w.attempts.len()
+                    },
+                    BatchSize::LargeInput,
+                )
+            },
+        );
     }
+    let sc = scenario("scale-400.toml", "fair");
+    g.bench_function("scale-400 fair, shared network, first 200 s", |b| {
+        b.iter_batched(
+            || slotsim::sched::build_sim(&sc).unwrap(),
+            |mut sim| {
+                sim.run_until(Some(200_000));
+                sim.w.events
+            },
+            BatchSize::LargeInput,
+        )
+    });
     g.finish();
 }
 
