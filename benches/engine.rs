@@ -83,7 +83,7 @@ fn runs(c: &mut Criterion) {
         let mut sc = scenario("scale-400.toml", policy);
         sc.network.model = slotsim::model::NetworkModel::Fixed;
         g.bench_function(
-            format!("scale-400 {policy}, fixed network (246,531 tasks)"),
+            format!("scale-400 {policy}, fixed network (251,844 tasks)"),
             |b| {
                 b.iter_batched(
                     || slotsim::sched::build_sim(&sc).unwrap(),

@@ -1,4 +1,4 @@
-//! The README's examples are true: every ```sh block holding a single
+//! The README's and docs/'s examples are true: every ```sh block holding a single
 //! `slotsim` command (continuation lines joined), directly followed by a
 //! ```text block, prints exactly that text, where a line `...` stands for
 //! any number of lines (its indentation is ignored). (Stderr is compared when the command prints
@@ -105,37 +105,68 @@ fn matches(want: &[&str], got: &[&str]) -> bool {
     }
 }
 
-#[test]
-fn every_readme_example_prints_what_the_readme_says() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let md = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let ex = examples(&md);
-    assert!(ex.len() >= 10, "found only {} examples", ex.len());
-    let mut failures = Vec::new();
-    for e in &ex {
-        let w = words(&e.command);
-        let out = Command::new(env!("CARGO_BIN_EXE_slotsim"))
-            .current_dir(root)
-            .args(&w[1..])
-            .output()
-            .unwrap();
-        let got = if out.stdout.is_empty() {
-            String::from_utf8_lossy(&out.stderr)
-        } else {
-            String::from_utf8_lossy(&out.stdout)
-        };
-        let want = e.expected.trim_end();
-        let ok = matches(
-            &want.lines().collect::<Vec<_>>(),
-            &got.trim_end().lines().collect::<Vec<_>>(),
-        );
-        if !ok {
-            failures.push(format!(
-                "README.md:{}: `{}`\n--- README ---\n{}\n--- actual ---\n{}\n",
-                e.line, e.command, want, got
-            ));
+/// README.md and every Markdown file under docs/, as (path relative to the
+/// repository, text), in a fixed order.
+fn pages(root: &Path) -> Vec<(String, String)> {
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "md") {
+                out.push(p);
+            }
         }
     }
+    let mut files = vec![root.join("README.md")];
+    walk(&root.join("docs"), &mut files);
+    files
+        .into_iter()
+        .map(|p| {
+            let rel = p.strip_prefix(root).unwrap().display().to_string();
+            (rel, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn every_documented_example_prints_what_the_page_says() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut failures = Vec::new();
+    let mut total = 0;
+    for (page, md) in pages(root) {
+        let ex = examples(&md);
+        total += ex.len();
+        for e in &ex {
+            let w = words(&e.command);
+            let out = Command::new(env!("CARGO_BIN_EXE_slotsim"))
+                .current_dir(root)
+                .args(&w[1..])
+                .output()
+                .unwrap();
+            let got = if out.stdout.is_empty() {
+                String::from_utf8_lossy(&out.stderr)
+            } else {
+                String::from_utf8_lossy(&out.stdout)
+            };
+            let want = e.expected.trim_end();
+            let ok = matches(
+                &want.lines().collect::<Vec<_>>(),
+                &got.trim_end().lines().collect::<Vec<_>>(),
+            );
+            if !ok {
+                failures.push(format!(
+                    "{page}:{}: `{}`\n--- {page} ---\n{}\n--- actual ---\n{}\n",
+                    e.line, e.command, want, got
+                ));
+            }
+        }
+    }
+    assert!(total >= 10, "found only {total} examples");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
