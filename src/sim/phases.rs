@@ -14,6 +14,11 @@
 //!
 //! The network model decides what a flow shares: under `shared` its path
 //! of disks and links; under `fixed` nothing, at its class bandwidth.
+//!
+//! The file runs past 700 lines because every phase transition of both
+//! kinds of attempt is here, next to the others: split by kind, a reader
+//! would chase the shared steps (start-up, the timed fallback, failures
+//! mid-flow) across files.
 
 use super::calendar::Ev;
 use super::job::{AttemptId, Kind, Locality, Outcome, Phase};
