@@ -797,26 +797,31 @@ fn missing_required_key_names_it() {
 
 /// A scenario too big for memory is bad input, caught before the run:
 /// each job alone is within bounds, the total is not (jobs, workloads and
-/// submit events all count).
+/// submit events all count). 10^11 tasks would need some 60 TB.
 #[test]
 fn total_task_count_is_bounded() {
     let e = load_err(&format!(
-        "{BASE}[[jobs]]\nname = \"j\"\nprofile = \"grep\"\nmaps = 1000000\ncount = 11\n"
+        "{BASE}[[jobs]]\nname = \"j\"\nprofile = \"grep\"\nmaps = 1000000\ncount = 100000\n"
     ));
     assert_err(
         &e,
         5,
         8,
-        &["more than 10000000 tasks", "fewer or smaller jobs"],
+        &[
+            "tasks, which would need about",
+            "of memory available",
+            "fewer or smaller jobs",
+        ],
     );
     let e = load_err(&format!(
-        "{BASE}[[jobs]]\nname = \"j\"\nprofile = \"grep\"\nmaps = 1000000\ncount = 9\n\
-         [[events]]\nat = \"1s\"\naction = \"submit\"\njob = {{ name = \"k\", profile = \"grep\", maps = 1000000, count = 2 }}\n"
+        "{BASE}[[jobs]]\nname = \"j\"\nprofile = \"grep\"\nmaps = 1000\ncount = 9\n\
+         [[events]]\nat = \"1s\"\naction = \"submit\"\njob = {{ name = \"k\", profile = \"grep\", maps = 1000000, count = 100000 }}\n"
     ));
-    assert_err(&e, 11, 10, &["more than 10000000 tasks"]);
-    // Just under the bound is fine (nothing is allocated per task here).
+    assert_err(&e, 11, 10, &["would need about"]);
+    // A million tasks (about 0.6 GB) is fine (nothing is allocated per
+    // task here).
     load(&format!(
-        "{BASE}[[jobs]]\nname = \"j\"\nprofile = \"grep\"\nmaps = 999999\nreduces = 1\ncount = 10\n"
+        "{BASE}[[jobs]]\nname = \"j\"\nprofile = \"grep\"\nmaps = 99999\nreduces = 1\ncount = 10\n"
     ));
 }
 

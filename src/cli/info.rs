@@ -81,6 +81,12 @@ pub fn cmd_validate(path: &Path) -> Result<(), Failure> {
         plural(maps + reduces, "task"),
         input_gb
     );
+    let need = slotsim::sim::memory_estimate(maps + reduces, nodes as u64);
+    outln!(
+        o,
+        "  memory     about {} MB at its peak (an estimate)",
+        need.div_ceil(1 << 20)
+    );
     if !sc.events.is_empty() {
         outln!(o, "  events     {}", sc.events.len());
     }

@@ -50,9 +50,36 @@ pub(super) const MAX_NODES: i64 = 100_000;
 pub(super) const MAX_SLOTS: i64 = 1_000;
 pub(super) const MAX_TASKS: i64 = 1_000_000;
 pub(super) const MAX_COUNT: i64 = 100_000;
-/// Tasks in a whole scenario (jobs, workloads and submit events): a run
-/// keeps about 200 bytes per task, so this bounds a run near 2 GB.
-pub(super) const MAX_TOTAL_TASKS: u64 = 10_000_000;
+/// Tasks in a whole scenario (jobs, workloads and submit events): attempt
+/// ids are 32-bit, and re-runs need room. Below this a scenario is bounded
+/// by the memory a run would need ([`memory_limit`]).
+pub(super) const MAX_TOTAL_TASKS: u64 = 1_000_000_000;
+
+/// The memory a run may use: `SLOTSIM_MEMORY` (bytes, or a size such as
+/// `"4GB"`) if set, else the machine's available memory (`MemAvailable` in
+/// /proc/meminfo), else no limit. Read once per process.
+pub fn memory_limit() -> Option<u64> {
+    static LIMIT: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| {
+        if let Ok(v) = std::env::var("SLOTSIM_MEMORY") {
+            if let Ok(b) = v.trim().parse::<u64>() {
+                return Some(b);
+            }
+            if let Ok(mb) = crate::units::parse_size_mb(v.trim()) {
+                return Some((mb * 1048576.0) as u64);
+            }
+        }
+        let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+        let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+        let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kb * 1024)
+    })
+}
+
+/// Gigabytes, for messages.
+fn gb(bytes: u64) -> String {
+    format!("{:.1} GB", bytes as f64 / (1u64 << 30) as f64)
+}
 pub(super) const MAX_SHARE: i64 = 1_000_000_000;
 pub(super) const POLICY_ORIGIN: &str = "--policy";
 
@@ -287,14 +314,24 @@ fn compile(
     let mut names = BTreeSet::new();
     let mut jobs = Vec::new();
     let mut total = 0u64;
+    let limit = memory_limit();
+    let nodes = u64::from(node_count);
     let mut count = |n: u64| -> Result<(), String> {
         total += n;
         if total > MAX_TOTAL_TASKS {
-            Err(format!(
-                "the scenario has more than {MAX_TOTAL_TASKS} tasks in all, more than a run can keep in memory; expected fewer or smaller jobs"
-            ))
-        } else {
-            Ok(())
+            return Err(format!(
+                "the scenario has more than {MAX_TOTAL_TASKS} tasks in all; expected fewer or smaller jobs"
+            ));
+        }
+        let need = crate::sim::memory_estimate(total, nodes);
+        match limit {
+            Some(have) if need > have => Err(format!(
+                "with this the scenario has {total} tasks, which would need about {} to run, {} more than the {} of memory available; expected fewer or smaller jobs",
+                gb(need),
+                gb(need - have),
+                gb(have)
+            )),
+            _ => Ok(()),
         }
     };
     for def in &file.jobs {
