@@ -23,6 +23,17 @@ fn key(app: &mut App, code: KeyCode) {
     }
 }
 
+/// Tab to view `v` (at most once round the views).
+fn goto(a: &mut App, v: View) {
+    for _ in 0..View::ALL.len() {
+        if a.view == v {
+            return;
+        }
+        key(a, KeyCode::Tab);
+    }
+    assert_eq!(a.view, v);
+}
+
 fn keys(app: &mut App, s: &str) {
     for c in s.chars() {
         key(app, KeyCode::Char(c));
@@ -268,19 +279,20 @@ fn counts_are_pluralized() {
 fn tab_cycles_the_views() {
     let mut a = app();
     let mut seen = vec![a.view];
-    for _ in 0..5 {
+    for _ in 0..6 {
         key(&mut a, KeyCode::Tab);
         seen.push(a.view);
     }
     assert_eq!(
         seen,
         [
+            View::Overview,
             View::Cluster,
             View::Jobs,
             View::Pools,
             View::Timeline,
             View::Network,
-            View::Cluster
+            View::Overview
         ]
     );
 }
@@ -291,9 +303,7 @@ fn tab_cycles_the_views() {
 fn pools_view_under_adaptive_fair_shows_allocations_and_the_shared_pool() {
     let mut a = App::new(load("adaptive-fair.toml", None)).unwrap();
     run_for(&mut a, 5);
-    key(&mut a, KeyCode::Tab);
-    key(&mut a, KeyCode::Tab);
-    assert_eq!(a.view, View::Pools);
+    goto(&mut a, View::Pools);
     let s = screen(&a, 120, 36);
     assert!(s.contains("maps run/alloc"), "{s}");
     let shared = s
@@ -754,7 +764,7 @@ fn snap_all(name: &str, a: &mut App) {
 #[test]
 fn snapshot_views() {
     let mut a = busy_app();
-    for v in ["cluster", "jobs", "pools", "timeline"] {
+    for v in ["overview", "cluster", "jobs", "pools", "timeline"] {
         snap_all(v, &mut a);
         key(&mut a, KeyCode::Tab);
     }
@@ -893,8 +903,8 @@ fn snapshot_inspector_under_omo() {
 fn jobs_and_timeline_scroll_within_bounds() {
     let mut a = app();
     run_for(&mut a, 60);
-    key(&mut a, KeyCode::Tab); // Jobs
-                               // Everything fits at 80×24: ↓ does not scroll.
+    goto(&mut a, View::Jobs);
+    // Everything fits at 80×24: ↓ does not scroll.
     let all = screen(&a, 80, 24);
     key(&mut a, KeyCode::Down);
     assert_eq!(screen(&a, 80, 24), all, "nothing to scroll");
@@ -933,8 +943,7 @@ fn jobs_and_timeline_scroll_within_bounds() {
     assert_eq!(first_row(&screen(&a, w, h)), first_row(&top));
     key(&mut a, KeyCode::End);
     assert_eq!(screen(&a, w, h), bottom);
-    key(&mut a, KeyCode::Tab);
-    key(&mut a, KeyCode::Tab); // Timeline
+    goto(&mut a, View::Timeline);
     for _ in 0..1000 {
         key(&mut a, KeyCode::Down);
     }
@@ -960,7 +969,7 @@ fn jobs_and_timeline_scroll_within_bounds() {
 #[test]
 fn jobs_view_states_turnaround_and_progress() {
     let mut a = busy_app();
-    key(&mut a, KeyCode::Tab); // Jobs
+    goto(&mut a, View::Jobs);
     let s = screen(&a, 80, 24);
     let title = s.lines().nth(1).unwrap();
     let rows: Vec<&str> = s
@@ -1011,9 +1020,7 @@ fn pools_show_container_shares_on_unified_clusters() {
             a.update(Action::SpeedUp); // 20×
         }
         run_for(&mut a, 10);
-        key(&mut a, KeyCode::Tab);
-        key(&mut a, KeyCode::Tab); // Pools
-        assert_eq!(a.view, View::Pools);
+        goto(&mut a, View::Pools);
         let s = screen(&a, 80, 24);
         let shares = a
             .shares
@@ -1052,9 +1059,7 @@ fn timeline_fits_the_whole_run_at_any_speed() {
             a.update(Action::SpeedUp); // to max
         }
         run_for(&mut a, secs);
-        for _ in 0..3 {
-            key(&mut a, KeyCode::Tab);
-        }
+        goto(&mut a, View::Timeline);
         for (w, h) in [(80u16, 24u16), (120, 36)] {
             let s = screen(&a, w, h);
             let cols = w as usize - 2 - 9;
@@ -1083,9 +1088,7 @@ fn timeline_fits_the_whole_run_at_any_speed() {
     }
     run_for(&mut a, 1);
     assert!(a.sim.is_finished());
-    for _ in 0..3 {
-        key(&mut a, KeyCode::Tab);
-    }
+    goto(&mut a, View::Timeline);
     let s = screen(&a, 80, 24);
     let (scale, axis) = timeline_scale(&s);
     assert_eq!(scale, "2m", "{s}");
@@ -1109,9 +1112,7 @@ fn timeline_switch_labels_and_dead_nodes() {
     key(&mut a, KeyCode::Enter); // fresh at 41 s
     run_for(&mut a, 5);
     keys(&mut a, " ");
-    for _ in 0..3 {
-        key(&mut a, KeyCode::Tab);
-    }
+    goto(&mut a, View::Timeline);
     let s = screen(&a, 80, 24);
     let (_, axis) = timeline_scale(&s);
     assert!(axis.contains("▼▼ fresh"), "{axis}");
@@ -1131,6 +1132,7 @@ fn cluster_view_scrolls_racks_that_do_not_fit() {
     let mut a = App::new(load("scale-400.toml", None)).unwrap();
     run_for(&mut a, 3);
     keys(&mut a, " ");
+    goto(&mut a, View::Cluster);
     let top = screen(&a, 80, 24);
     assert!(top.contains(" r0 ") && top.contains("more racks"), "{top}");
     let racks_shown = |s: &str| -> Vec<String> {

@@ -47,6 +47,7 @@ pub const INSPECT_RING: usize = 256;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum View {
+    Overview,
     Cluster,
     Jobs,
     Pools,
@@ -55,7 +56,8 @@ pub enum View {
 }
 
 impl View {
-    pub const ALL: [View; 5] = [
+    pub const ALL: [View; 6] = [
+        View::Overview,
         View::Cluster,
         View::Jobs,
         View::Pools,
@@ -65,6 +67,7 @@ impl View {
 
     pub fn name(self) -> &'static str {
         match self {
+            View::Overview => "Overview",
             View::Cluster => "Cluster",
             View::Jobs => "Jobs",
             View::Pools => "Pools",
@@ -240,7 +243,7 @@ impl App {
         let mut app = App {
             sim,
             scenario,
-            view: View::Cluster,
+            view: View::Overview,
             overlay: Overlay::None,
             paused: false,
             speed: 3,
@@ -385,7 +388,7 @@ impl App {
                 let n = w.cluster.racks.len().saturating_sub(1);
                 self.cluster_row = scrolled(self.cluster_row, &a, pages.cluster, n);
             }
-            View::Pools | View::Network => {}
+            View::Overview | View::Pools | View::Network => {}
         }
     }
 
@@ -561,6 +564,8 @@ impl App {
             let p = self.sim.policy();
             self.values = p.inspect(&self.sim.w, 0);
             self.shares = p.pool_shares(&self.sim.w);
+        } else if self.view == View::Overview {
+            self.shares = self.sim.policy().pool_shares(&self.sim.w);
         }
     }
 }

@@ -5,6 +5,7 @@ mod cluster;
 mod jobs;
 mod network;
 mod overlays;
+mod overview;
 mod pools;
 mod timeline;
 
@@ -35,6 +36,7 @@ pub fn render(app: &App, f: &mut Frame) {
     .areas(area);
     f.render_widget(Paragraph::new(head), header);
     match app.view {
+        View::Overview => overview::render(app, f, body),
         View::Cluster => cluster::render(app, f, body),
         View::Jobs => jobs::render(app, f, body),
         View::Pools => pools::render(app, f, body),
@@ -186,7 +188,7 @@ fn render_footer(app: &App, f: &mut Frame, area: Rect, help_scrolls: bool) {
         View::Timeline => p.timeline.max > 0,
         View::Jobs => p.jobs.max > 0,
         View::Cluster => p.cluster.max > 0,
-        View::Pools | View::Network => false,
+        View::Overview | View::Pools | View::Network => false,
     };
     let keys: Vec<(&str, &str, u8)> = match &app.overlay {
         Overlay::None => [

@@ -1,0 +1,432 @@
+//! The Overview: the whole cluster on one screen, as btop or k9s show a
+//! machine. Nodes as a grid of cells grouped by rack (one cell per node,
+//! or per few nodes on a large cluster), how busy each is and with which
+//! job; the job queue with progress; each pool's running tasks against its
+//! share; utilisation and queue sparklines; and the busiest disks and
+//! links. The other tabs show each of these in detail.
+
+use super::super::app::{count, App};
+use super::super::index;
+use super::super::theme;
+use super::{bar, fit, fit_mid, panel};
+use crate::model::NetworkModel;
+use crate::sim::cluster::Node;
+use crate::sim::World;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Sparkline};
+use ratatui::Frame;
+
+/// Glyphs for a node's busy fraction: idle, then quarters.
+const LEVELS: [char; 5] = ['·', '▂', '▄', '▆', '█'];
+
+pub fn render(app: &App, f: &mut Frame, area: Rect) {
+    let wide = area.width >= 100 && area.height >= 16;
+    if wide {
+        let [left, right] =
+            Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
+                .areas(area);
+        let [nodes_a, trend_a] =
+            Layout::vertical([Constraint::Min(5), Constraint::Length(6)]).areas(left);
+        let [jobs_a, pools_a] =
+            Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(right);
+        nodes(app, f, nodes_a);
+        trends(app, f, trend_a);
+        jobs(app, f, jobs_a);
+        pools(app, f, pools_a);
+    } else {
+        let [top, bottom] =
+            Layout::vertical([Constraint::Percentage(58), Constraint::Percentage(42)]).areas(area);
+        let [nodes_a, jobs_a] =
+            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(top);
+        let [pools_a, trend_a] =
+            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+                .areas(bottom);
+        nodes(app, f, nodes_a);
+        jobs(app, f, jobs_a);
+        pools(app, f, pools_a);
+        trends(app, f, trend_a);
+    }
+}
+
+/// Busy slots of a node over its slots, 0 for a dead node.
+fn busy(n: &Node) -> f64 {
+    let slots = n.lanes.len();
+    if slots == 0 || !n.alive {
+        return 0.0;
+    }
+    n.lanes.iter().filter(|l| l.is_some()).count() as f64 / slots as f64
+}
+
+/// One cell for a group of nodes: the mean busy fraction's
+/// glyph, `✗` when all are dead; coloured by the job with the most
+/// attempts there (by the lowest job id on ties), dim when idle.
+fn cell(w: &World, nodes: &[Node]) -> Span<'static> {
+    if nodes.iter().all(|n| !n.alive) {
+        return Span::styled(theme::DEAD.to_string(), Style::default().fg(theme::WARN));
+    }
+    let frac = nodes.iter().map(busy).sum::<f64>() / nodes.len() as f64;
+    let level = if frac <= 0.0 {
+        0
+    } else {
+        ((frac * 4.0).ceil() as usize).clamp(1, 4)
+    };
+    let glyph = LEVELS[level].to_string();
+    if level == 0 {
+        return Span::styled(glyph, theme::dim());
+    }
+    let mut counts: Vec<(u32, u32)> = Vec::new();
+    for n in nodes {
+        for a in n.lanes.iter().flatten() {
+            let j = w.attempts[*a as usize].job;
+            match counts.iter_mut().find(|c| c.0 == j) {
+                Some(c) => c.1 += 1,
+                None => counts.push((j, 1)),
+            }
+        }
+    }
+    let top = counts
+        .iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+        .map(|c| c.0);
+    match top {
+        Some(j) => Span::styled(glyph, Style::default().fg(theme::job_color(j))),
+        None => Span::raw(glyph),
+    }
+}
+
+/// Every node as a cell, rack by rack; when that does not fit, `k` nodes
+/// per cell, packed.
+fn nodes(app: &App, f: &mut Frame, area: Rect) {
+    let w = &app.sim.w;
+    let c = &w.cluster;
+    let inner_w = area.width.saturating_sub(2) as usize;
+    let inner_h = area.height.saturating_sub(2) as usize;
+    let (rm, rr): (u32, u32) = c.nodes.iter().fold((0, 0), |(a, b), n| {
+        (a + n.running_maps, b + n.running_reduces)
+    });
+    let dead = c.nodes.iter().filter(|n| !n.alive).count();
+    let title = format!(
+        " Nodes {} · maps {rm}/{} · reduces {rr}/{}{} ",
+        c.nodes.len(),
+        c.total_map_slots,
+        c.total_reduce_slots,
+        if dead > 0 {
+            format!(" · {dead} dead")
+        } else {
+            String::new()
+        }
+    );
+    let mut lines: Vec<Line> = Vec::new();
+    let legend = Line::from(Span::styled(
+        format!(
+            "{} idle {} ¼ {} ½ {} ¾ {} full {} dead",
+            LEVELS[0],
+            LEVELS[1],
+            LEVELS[2],
+            LEVELS[3],
+            LEVELS[4],
+            theme::DEAD
+        ),
+        theme::dim(),
+    ));
+    let rows = inner_h.saturating_sub(1).max(1);
+    // Rack by rack, one cell per node, when every rack's lines fit.
+    let label_w = 5;
+    let per_line = inner_w.saturating_sub(label_w).max(1);
+    let rack_lines: usize = c
+        .racks
+        .iter()
+        .map(|r| r.nodes.len().div_ceil(per_line).max(1))
+        .sum();
+    if rack_lines <= rows {
+        // Cells as wide as the widest rack allows (up to 4 characters with
+        // a space between cells), so a small cluster reads easily.
+        let widest = c
+            .racks
+            .iter()
+            .map(|r| r.nodes.len())
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        let cw = (per_line / widest).clamp(1, 4);
+        let per_line = if cw > 1 { per_line / cw } else { per_line };
+        for (ri, rack) in c.racks.iter().enumerate() {
+            let nodes: Vec<&Node> = rack.nodes.iter().map(|&n| &c.nodes[n as usize]).collect();
+            for (li, chunk) in nodes.chunks(per_line.max(1)).enumerate() {
+                let label = if li == 0 {
+                    fit(&format!("r{ri}"), label_w - 1)
+                } else {
+                    " ".repeat(label_w - 1)
+                };
+                let mut spans = vec![Span::styled(format!("{label} "), theme::dim())];
+                for n in chunk {
+                    let s = cell(w, std::slice::from_ref(*n));
+                    // cw characters a cell: the glyph cw − 1 times and a space.
+                    let glyph = s.content.repeat(if cw > 1 { cw - 1 } else { 1 });
+                    spans.push(Span::styled(glyph, s.style));
+                    if cw > 1 {
+                        spans.push(Span::raw(" "));
+                    }
+                }
+                lines.push(Line::from(spans));
+            }
+        }
+    } else {
+        // Packed: k nodes per cell, in node order.
+        let cells = (rows * inner_w).max(1);
+        let k = c.nodes.len().div_ceil(cells).max(1);
+        let all: Vec<Span> = c.nodes.chunks(k).map(|g| cell(w, g)).collect();
+        for chunk in all.chunks(inner_w.max(1)).take(rows) {
+            lines.push(Line::from(chunk.to_vec()));
+        }
+        lines.push(Line::from(Span::styled(
+            format!("1 cell = {} nodes, in node order", k),
+            theme::dim(),
+        )));
+    }
+    if lines.len() < inner_h {
+        lines.push(legend);
+    }
+    f.render_widget(Paragraph::new(lines).block(panel(title)), area);
+}
+
+/// Runnable jobs, the ones with tasks running first, then queued, each
+/// with its progress (half maps, half reduces).
+fn jobs(app: &App, f: &mut Frame, area: Rect) {
+    let w = &app.sim.w;
+    let inner_w = area.width.saturating_sub(2) as usize;
+    let inner_h = area.height.saturating_sub(2) as usize;
+    let mut active: Vec<u32> = w.active.clone();
+    active.sort_by_key(|&j| {
+        let job = w.job(j);
+        (job.maps_running + job.reduces_running == 0, job.submit, j)
+    });
+    let running = active
+        .iter()
+        .filter(|&&j| w.job(j).maps_running + w.job(j).reduces_running > 0)
+        .count();
+    let title = format!(
+        " Jobs {running} running · {} queued · {} done ",
+        active.len() - running + w.waiting.len(),
+        w.finished_jobs()
+    );
+    let name_w = (inner_w / 3).clamp(8, 24);
+    let bar_w = inner_w.saturating_sub(name_w + 15).clamp(4, 30);
+    let mut lines: Vec<Line> = Vec::new();
+    if active.is_empty() {
+        lines.push(Line::from(Span::styled(
+            "no job runnable now",
+            theme::dim(),
+        )));
+    }
+    let more = active.len().saturating_sub(inner_h);
+    let shown = if more > 0 {
+        inner_h.saturating_sub(1)
+    } else {
+        inner_h
+    };
+    for &j in active.iter().take(shown) {
+        let job = w.job(j);
+        let maps = job.maps_done as f64 / job.n_maps().max(1) as f64;
+        let prog = if job.n_reduces() == 0 {
+            maps
+        } else {
+            (maps + job.reduces_done as f64 / job.n_reduces() as f64) / 2.0
+        };
+        let style = if job.maps_running + job.reduces_running > 0 {
+            Style::default().fg(theme::job_color(j))
+        } else {
+            theme::dim()
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!("{:<name_w$} ", fit_mid(&job.name, name_w)), style),
+            Span::raw(bar(prog, bar_w)),
+            Span::styled(
+                format!(
+                    " {:>3.0}% {:>3} run",
+                    prog * 100.0,
+                    job.maps_running + job.reduces_running
+                ),
+                theme::dim(),
+            ),
+        ]));
+    }
+    if more > 0 {
+        lines.push(Line::from(Span::styled(
+            format!("… {} more (Jobs tab)", count(more as u64, "job")),
+            theme::dim(),
+        )));
+    }
+    f.render_widget(Paragraph::new(lines).block(panel(title)), area);
+}
+
+/// Each pool's running tasks against the share the policy gives it.
+fn pools(app: &App, f: &mut Frame, area: Rect) {
+    let w = &app.sim.w;
+    let inner_w = area.width.saturating_sub(2) as usize;
+    let inner_h = area.height.saturating_sub(2) as usize;
+    let name_w = (inner_w / 3).clamp(8, 16);
+    let bar_w = inner_w.saturating_sub(name_w + 14).clamp(4, 30);
+    let mut lines: Vec<Line> = Vec::new();
+    let row = |name: &str, run: u32, share: Option<f64>| -> Line<'static> {
+        let frac = match share {
+            Some(s) if s > 0.0 => run as f64 / s,
+            _ => 0.0,
+        };
+        let share = share.map_or("-".to_string(), |s| format!("{s:.1}"));
+        Line::from(vec![
+            Span::styled(
+                format!("{:<name_w$} ", fit_mid(name, name_w)),
+                theme::title(),
+            ),
+            Span::raw(bar(frac, bar_w)),
+            Span::styled(format!(" {run}/{share}"), theme::dim()),
+        ])
+    };
+    let title = match &app.shares {
+        Some(shares) => {
+            let typed = shares.basis != crate::sim::policy::ShareBasis::Containers;
+            for p in &shares.pools {
+                if typed {
+                    lines.push(row(
+                        &format!("{} m", p.name),
+                        p.running_maps,
+                        Some(p.share_map),
+                    ));
+                    lines.push(row(
+                        &format!("{} r", p.name),
+                        p.running_reduces,
+                        Some(p.share_reduce),
+                    ));
+                } else {
+                    lines.push(row(
+                        &p.name,
+                        p.running_maps + p.running_reduces,
+                        Some(p.share_map),
+                    ));
+                }
+            }
+            if typed {
+                " Pools: m maps, r reduces, running/share "
+            } else {
+                " Pools: containers running/share "
+            }
+        }
+        None => {
+            for (p, spec) in w.pools.iter().enumerate() {
+                let st = &w.pool_stats[p];
+                lines.push(row(&spec.name, st.running_maps + st.running_reduces, None));
+            }
+            " Pools: running (no shares) "
+        }
+    };
+    if lines.len() > inner_h {
+        let more = lines.len() - inner_h + 1;
+        lines.truncate(inner_h.saturating_sub(1));
+        lines.push(Line::from(Span::styled(
+            format!("… {more} more rows (Pools tab)"),
+            theme::dim(),
+        )));
+    }
+    f.render_widget(Paragraph::new(lines).block(panel(title)), area);
+}
+
+/// Utilisation and queue over the run, and the busiest disks and links now.
+fn trends(app: &App, f: &mut Frame, area: Rect) {
+    let w = &app.sim.w;
+    let block = panel(" Busy slots, queue, busiest links ");
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if inner.height == 0 || inner.width < 12 {
+        return;
+    }
+    let label_w = 10u16;
+    let rows: Vec<Rect> = Layout::vertical(vec![Constraint::Length(1); inner.height as usize])
+        .split(inner)
+        .to_vec();
+    let cols = inner.width.saturating_sub(label_w) as usize;
+    let step = super::timeline_step(w.now, cols.max(1));
+    let values = app.index.history.columns(step, cols.max(1), w);
+    let cur = index::state(w);
+    let util: Vec<u64> = values
+        .iter()
+        .map(|v| (v.0 * 100.0).round() as u64)
+        .collect();
+    let queue: Vec<u64> = values.iter().map(|v| v.1.round() as u64).collect();
+    let spark = |f: &mut Frame, r: Rect, label: String, data: &[u64], max: Option<u64>, c| {
+        let [l, s] = Layout::horizontal([Constraint::Length(label_w), Constraint::Min(1)]).areas(r);
+        f.render_widget(Paragraph::new(Span::styled(label, theme::dim())), l);
+        let mut sp = Sparkline::default()
+            .data(data)
+            .style(Style::default().fg(c));
+        if let Some(m) = max {
+            sp = sp.max(m);
+        }
+        f.render_widget(sp, s);
+    };
+    spark(
+        f,
+        rows[0],
+        format!("busy {:>3}% ", (cur.0 * 100.0).round() as u64),
+        &util,
+        Some(100),
+        theme::OK,
+    );
+    if rows.len() > 1 {
+        spark(
+            f,
+            rows[1],
+            format!("queue {:>4} ", cur.1 as u64),
+            &queue,
+            None,
+            theme::ACCENT,
+        );
+    }
+    // The busiest disks and links now.
+    let mut lines: Vec<Line> = Vec::new();
+    if w.net_spec.model == NetworkModel::Fixed {
+        lines.push(Line::from(Span::styled(
+            "fixed network: transfers share nothing",
+            theme::dim(),
+        )));
+    } else {
+        let n_links = w.links.count() as usize;
+        let mut hot: Vec<(f64, usize)> = w.net.resources[..n_links]
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.flow_count() > 0 && r.load > 0.0)
+            .map(|(i, r)| (r.load / r.capacity, i))
+            .collect();
+        hot.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        if hot.is_empty() {
+            lines.push(Line::from(Span::styled("no transfer now", theme::dim())));
+        }
+        let bar_w = (inner.width as usize)
+            .saturating_sub(label_w as usize + 8)
+            .clamp(4, 30);
+        for &(u, r) in hot.iter().take(rows.len().saturating_sub(2)) {
+            let style = if u >= 0.999 {
+                Style::default().fg(theme::WARN)
+            } else {
+                Style::default().fg(theme::OK)
+            };
+            lines.push(Line::from(vec![
+                Span::styled(
+                    format!(
+                        "{:<w$}",
+                        fit(&w.links.name(r as u32), label_w as usize - 1),
+                        w = label_w as usize
+                    ),
+                    theme::dim(),
+                ),
+                Span::styled(bar(u, bar_w), style),
+                Span::styled(format!(" {:>3.0}%", u * 100.0), theme::dim()),
+            ]));
+        }
+    }
+    for (line, r) in lines.into_iter().zip(rows.iter().skip(2)) {
+        f.render_widget(Paragraph::new(line), *r);
+    }
+}
