@@ -31,6 +31,17 @@ pub fn value_str(v: &Value) -> String {
     }
 }
 
+/// A key's full header: the papers' symbols as they write them (`T_m`,
+/// `F_e`, `x*`, `β`), other keys with spaces for underscores.
+fn full_name(key: &str) -> String {
+    match key {
+        "x_star" => "x*".into(),
+        "beta" => "β".into(),
+        k if k.chars().any(|c| c.is_ascii_uppercase()) => k.into(),
+        k => k.replace('_', " "),
+    }
+}
+
 /// Short column headers for the inspection keys policies use.
 fn short(key: &str) -> String {
     // The papers' symbols first, then abbreviations.
@@ -103,6 +114,41 @@ impl Cols {
                 }
             }
         }
+        let name_max = rows
+            .iter()
+            .map(|(n, _)| n.chars().count())
+            .fold(title.chars().count(), usize::max);
+        let cap = if width >= 110 { 28 } else { 20 };
+        // Full names (underscores as spaces) when every column fits so.
+        let full: Vec<String> = keys.iter().map(|k| full_name(k)).collect();
+        let col_w = |heads: &[String]| -> Vec<usize> {
+            keys.iter()
+                .zip(heads)
+                .map(|(k, h)| {
+                    rows.iter()
+                        .filter_map(|(_, v)| v.get(k))
+                        .map(|v| value_str(v).chars().count())
+                        .fold(h.chars().count(), usize::max)
+                        .min(MAX_COL_W.max(h.chars().count()))
+                })
+                .collect()
+        };
+        let full_w = col_w(&full);
+        for gap in [2, 1].into_iter().filter(|&g| g <= max_gap) {
+            let all: usize = full_w.iter().map(|w| w + gap).sum();
+            if name_max.min(cap) + all <= width {
+                let n = keys.len();
+                return Cols {
+                    keys,
+                    heads: full,
+                    widths: full_w,
+                    name_w: name_max.min(cap),
+                    gap,
+                    shown: (0, n),
+                    max_first: 0,
+                };
+            }
+        }
         let heads: Vec<String> = keys.iter().map(|k| short(k)).collect();
         let widths: Vec<usize> = keys
             .iter()
@@ -115,11 +161,6 @@ impl Cols {
                     .min(MAX_COL_W)
             })
             .collect();
-        let name_max = rows
-            .iter()
-            .map(|(n, _)| n.chars().count())
-            .fold(title.chars().count(), usize::max);
-        let cap = if width >= 110 { 28 } else { 20 };
         let n = keys.len();
         let wide_name = name_max.min(cap);
         for gap in [2, 1].into_iter().filter(|&g| g <= max_gap) {
@@ -176,6 +217,18 @@ impl Cols {
             shown: (first, end),
             max_first,
         }
+    }
+
+    /// What the abbreviated headers of the columns shown stand for,
+    /// `fs m = fair share map`.
+    fn abbreviations(&self) -> Vec<String> {
+        let (first, end) = self.shown;
+        self.keys[first..end]
+            .iter()
+            .zip(&self.heads[first..end])
+            .filter(|(k, h)| full_name(k) != **h)
+            .map(|(k, h)| format!("{h} = {}", full_name(k)))
+            .collect()
     }
 
     fn hidden(&self) -> usize {
@@ -349,8 +402,36 @@ pub fn inspector(app: &App, f: &mut Frame, state: (usize, usize, usize, bool)) {
             let pools = ordered(&r.inspection.pools);
             let jobs = ordered(&r.inspection.jobs);
             let job_cols = Cols::new("job", &jobs, inner_w, col, 2);
+            let pool_cols = Cols::new("pool", &pools, inner_w, col, job_cols.gap);
+            // A legend line for the abbreviated headers of both tables.
+            let mut abbrev = pool_cols.abbreviations();
+            for a in job_cols.abbreviations() {
+                if !abbrev.contains(&a) {
+                    abbrev.push(a);
+                }
+            }
+            // Wrapped at entries; two lines at most on a short screen.
+            let max_lines = if inner_h >= 28 { 3 } else { 2 };
+            let mut legend: Vec<String> = Vec::new();
+            for a in &abbrev {
+                match legend.last_mut() {
+                    Some(l) if l.chars().count() + 3 + a.chars().count() <= inner_w => {
+                        l.push_str(" · ");
+                        l.push_str(a);
+                    }
+                    _ => legend.push(a.clone()),
+                }
+            }
+            if legend.len() > max_lines {
+                legend.truncate(max_lines);
+                let last = legend.last_mut().expect("at least one line");
+                *last = fit(&format!("{last} · …"), inner_w);
+            }
+            for l in legend {
+                lines.push(Line::from(Span::styled(fit(&l, inner_w), theme::dim())));
+            }
             if !pools.is_empty() {
-                let cols = Cols::new("pool", &pools, inner_w, col, job_cols.gap);
+                let cols = pool_cols;
                 let shown = pools.len().min((budget / 3).max(1));
                 lines.push(cols.header("pool"));
                 for (name, v) in pools.iter().take(shown) {
