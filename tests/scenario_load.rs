@@ -874,3 +874,23 @@ fn bad_task_and_cluster_physics() {
     assert_eq!(s.cluster.cores, 4);
     assert_eq!(s.cluster.heartbeat, Some(3_000));
 }
+
+/// A scenario or trace that never ends (a device) is refused after a
+/// bounded read, not read until memory runs out.
+#[cfg(unix)]
+#[test]
+fn endless_inputs_are_refused_after_a_bounded_read() {
+    let e =
+        slotsim::scenario::load_file(std::path::Path::new("/dev/zero"), None, None).unwrap_err();
+    assert!(e.to_string().contains("larger than 64 MB"), "{e}");
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("endless.toml");
+    std::fs::write(
+        &p,
+        "[cluster]\nnodes = 4\nmap_slots = 1\nreduce_slots = 1\n[[workloads]]\nkind = \"swim\"\ntrace = \"/dev/zero\"\n",
+    )
+    .unwrap();
+    let e = slotsim::scenario::load_file(&p, None, None).unwrap_err();
+    assert!(e.to_string().contains("larger than 1024 MB"), "{e}");
+    assert!(e.to_string().contains(":7:9:"), "{e}");
+}

@@ -196,7 +196,7 @@ fn set(doc: &mut toml::Table, key: &str, value: toml::Value) -> Result<(), Strin
 /// Reads and checks a plan file.
 pub fn load(path: &Path) -> Result<Plan, InputError> {
     let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = read_text(path).map_err(|e| {
         InputError::new(
             &origin,
             format!("cannot read {origin}: {e}; expected a sweep plan"),
@@ -255,7 +255,7 @@ pub fn parse(text: &str, origin: &str, dir: &Path) -> Result<Plan, InputError> {
     let mut scenarios = Vec::new();
     for (i, name) in strings("scenarios")? {
         let p = dir.join(&name);
-        let t = std::fs::read_to_string(&p).map_err(|e| {
+        let t = read_text(&p).map_err(|e| {
             at(
                 &["scenarios", &i.to_string()],
                 format!("cannot read {}: {e}", p.display()),
@@ -371,4 +371,10 @@ pub fn parse(text: &str, origin: &str, dir: &Path) -> Result<Plan, InputError> {
         overrides,
         hash,
     })
+}
+
+/// A text file of at most a scenario's size.
+fn read_text(path: &Path) -> std::io::Result<String> {
+    let b = crate::scenario::load::read_bounded(path, crate::scenario::load::MAX_SCENARIO_BYTES)?;
+    String::from_utf8(b).map_err(std::io::Error::other)
 }

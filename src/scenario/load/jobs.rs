@@ -342,12 +342,14 @@ impl JobEnv<'_> {
             _ => Path::new(trace.get_ref()).to_path_buf(),
         };
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            cx.at(
-                trace,
-                format!("cannot read trace {shown}: {e}; expected a SWIM .tsv file"),
-            )
-        })?;
+        let text = super::read_bounded(&path, super::MAX_TRACE_BYTES)
+            .and_then(|b| String::from_utf8(b).map_err(std::io::Error::other))
+            .map_err(|e| {
+                cx.at(
+                    trace,
+                    format!("cannot read trace {shown}: {e}; expected a SWIM .tsv file"),
+                )
+            })?;
         let params = workload::SwimParams {
             index,
             limit,

@@ -76,6 +76,28 @@ pub fn memory_limit() -> Option<u64> {
     })
 }
 
+/// Reads at most `max` bytes of a file: an input larger than that (or a
+/// device that never ends, such as /dev/zero) is an error rather than an
+/// allocation without bound.
+pub fn read_bounded(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut buf = Vec::new();
+    std::fs::File::open(path)?
+        .take(max + 1)
+        .read_to_end(&mut buf)?;
+    if buf.len() as u64 > max {
+        return Err(std::io::Error::other(format!(
+            "larger than {} MB",
+            max >> 20
+        )));
+    }
+    Ok(buf)
+}
+
+/// The largest scenario file and the largest trace read.
+pub const MAX_SCENARIO_BYTES: u64 = 64 << 20;
+pub const MAX_TRACE_BYTES: u64 = 1 << 30;
+
 /// Gigabytes, for messages.
 fn gb(bytes: u64) -> String {
     format!("{:.1} GB", bytes as f64 / (1u64 << 30) as f64)
@@ -94,7 +116,7 @@ pub fn load_file(
     seed_override: Option<u64>,
 ) -> Result<Scenario, InputError> {
     let origin = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| {
+    let bytes = read_bounded(path, MAX_SCENARIO_BYTES).map_err(|e| {
         InputError::new(
             &origin,
             format!("cannot read {origin}: {e}; expected a readable scenario file"),
