@@ -10,6 +10,7 @@ macro_rules! outln {
     }};
 }
 
+mod import;
 mod info;
 mod run;
 mod sweep;
@@ -55,6 +56,24 @@ enum Cmd {
     Sweep(SweepArgs),
     /// Merge the shard outputs of a sweep into one table
     Merge(MergeArgs),
+    /// Turn another tool's configuration into a scenario
+    Import {
+        #[command(subcommand)]
+        what: ImportCmd,
+    },
+}
+
+#[derive(Subcommand)]
+enum ImportCmd {
+    /// Hadoop 1.x's mapred-site.xml, hdfs-site.xml, slaves and
+    /// fair-scheduler.xml or capacity-scheduler.xml, into scenario TOML
+    Hadoop {
+        /// Hadoop's configuration directory
+        conf_dir: PathBuf,
+        /// Write the scenario here instead of stdout
+        #[arg(long, value_name = "PATH")]
+        out: Option<String>,
+    },
 }
 
 #[derive(Args)]
@@ -270,6 +289,9 @@ pub fn main() -> ExitCode {
         Some(Cmd::Profiles) => emit(&info::cmd_profiles(), false),
         Some(Cmd::Sweep(a)) => sweep::cmd_sweep(a),
         Some(Cmd::Merge(a)) => sweep::cmd_merge(a),
+        Some(Cmd::Import {
+            what: ImportCmd::Hadoop { conf_dir, out },
+        }) => import::cmd_import_hadoop(&conf_dir, out.as_deref()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,6 +1,7 @@
 //! Scenario loading: the TOML schema (`schema`), validation and defaults
 //! (`load`), built-in job profiles (`profiles`) and workload generators
 //! (`workload`).
+pub mod import;
 pub mod load;
 pub mod profiles;
 pub mod schema;
