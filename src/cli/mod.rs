@@ -169,6 +169,9 @@ pub struct RunArgs {
     /// Stop at this simulated time (e.g. '10m')
     #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
     until: Option<String>,
+    /// Write SVG plots here (turnaround CDF, tasks running, slot Gantt chart)
+    #[arg(long, value_name = "DIR")]
+    plot: Option<PathBuf>,
     /// Record the live TUI session into an asciinema v2 file
     #[arg(long, value_name = "FILE.cast")]
     record: Option<PathBuf>,
@@ -186,6 +189,9 @@ pub struct CompareArgs {
     /// Write an array of JSON summaries here ('-' for stdout)
     #[arg(long, value_name = "PATH")]
     json: Option<String>,
+    /// Write an SVG of the turnaround CDF per policy here
+    #[arg(long, value_name = "DIR")]
+    plot: Option<PathBuf>,
 }
 
 pub enum Failure {
@@ -334,4 +340,15 @@ pub fn scenario_origin(p: &Option<PathBuf>) -> String {
         || "quickstart (embedded)".to_string(),
         |p| p.display().to_string(),
     )
+}
+
+/// Writes `name` into the `--plot` directory (created if need be).
+pub fn write_plot(dir: &Path, name: &str, svg: Result<String, String>) -> Result<(), Failure> {
+    let svg = svg.map_err(Failure::Other)?;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| InputError::new("--plot", format!("cannot create {}: {e}", dir.display())))?;
+    let p = dir.join(name);
+    std::fs::write(&p, svg)
+        .map_err(|e| InputError::new("--plot", format!("cannot write {}: {e}", p.display())))?;
+    Ok(())
 }

@@ -3,7 +3,7 @@
 use super::{emit, load, open_out, scenario_origin, Failure};
 use super::{CompareArgs, RecordArgs, RunArgs};
 use slotsim::error::InputError;
-use slotsim::report::{compare, summary, trace};
+use slotsim::report::{compare, plot, summary, trace};
 use slotsim::scenario;
 use slotsim::sched::build_sim;
 use slotsim::sched::settings::split_policy_list;
@@ -60,6 +60,7 @@ pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
             ("--inspect", a.inspect.is_some()),
             ("--flows", a.flows.is_some()),
             ("--until", a.until.is_some()),
+            ("--plot", a.plot.is_some()),
         ];
         if let Some((flag, _)) = only_headless.iter().find(|(_, given)| *given) {
             return Err(InputError::new(
@@ -165,6 +166,12 @@ pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
         serde_json::to_writer_pretty(&mut out, &sum).map_err(io::Error::from)?;
         writeln!(out)?;
         out.flush()?;
+    }
+    if let Some(dir) = &a.plot {
+        let series = [(sum.policy.clone(), vec![&sum])];
+        super::write_plot(dir, "turnaround_cdf.svg", plot::turnaround_cdf(&series))?;
+        super::write_plot(dir, "utilization.svg", plot::utilization(&sim))?;
+        super::write_plot(dir, "gantt.svg", plot::gantt(&sim))?;
     }
     Ok(())
 }
@@ -338,6 +345,14 @@ pub fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
         serde_json::to_writer_pretty(&mut *out, &flat).map_err(io::Error::from)?;
         writeln!(out)?;
         out.flush()?;
+    }
+    if let Some(dir) = &a.plot {
+        let series: Vec<(String, Vec<&summary::Summary>)> = labels
+            .iter()
+            .cloned()
+            .zip(results.iter().map(|r| r.iter().collect()))
+            .collect();
+        super::write_plot(dir, "turnaround_cdf.svg", plot::turnaround_cdf(&series))?;
     }
     Ok(())
 }

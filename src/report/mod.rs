@@ -1,8 +1,9 @@
 //! Outputs: the run summary (table and JSON), the per-attempt trace, the
-//! inspect lines, and the compare table. Everything here reads a finished
+//! inspect lines, the compare table, and SVG plots. Everything here reads a finished
 //! (or stopped) [`Sim`]; nothing changes it.
 
 pub mod compare;
+pub mod plot;
 pub mod summary;
 pub mod trace;
 

@@ -1,0 +1,236 @@
+//! `--plot DIR`: SVG figures of a run, drawn with plotters (its SVG
+//! backend writes text as `<text>`, so no font is needed and the bytes
+//! depend only on the data). `turnaround_cdf.svg`: the distribution of job
+//! turnarounds, one curve per policy; `utilization.svg`: map and reduce
+//! tasks running over time; `gantt.svg`: every slot over time, coloured by
+//! job (every k-th slot when there are too many to draw).
+
+use super::summary::Summary;
+use crate::sim::{Kind, Sim};
+use plotters::prelude::*;
+
+const SIZE: (u32, u32) = (900, 540);
+/// At most this many slot rows and bars in the Gantt chart.
+const GANTT_ROWS: usize = 200;
+const GANTT_BARS: usize = 60_000;
+
+/// Twelve colours that stay apart, for policies and jobs.
+const PALETTE: [RGBColor; 12] = [
+    RGBColor(0x4e, 0x79, 0xa7),
+    RGBColor(0xf2, 0x8e, 0x2b),
+    RGBColor(0xe1, 0x57, 0x59),
+    RGBColor(0x76, 0xb7, 0xb2),
+    RGBColor(0x59, 0xa1, 0x4f),
+    RGBColor(0xed, 0xc9, 0x48),
+    RGBColor(0xb0, 0x7a, 0xa1),
+    RGBColor(0xff, 0x9d, 0xa7),
+    RGBColor(0x9c, 0x75, 0x5f),
+    RGBColor(0xba, 0xb0, 0xac),
+    RGBColor(0x1f, 0x77, 0xb4),
+    RGBColor(0x8c, 0x56, 0x4b),
+];
+
+fn err(e: impl std::fmt::Display) -> String {
+    format!("cannot draw: {e}")
+}
+
+/// The turnaround CDF: for each (label, summaries of its seeds), the
+/// fraction of finished jobs with turnaround ≤ x.
+pub fn turnaround_cdf(series: &[(String, Vec<&Summary>)]) -> Result<String, String> {
+    let curves: Vec<(String, Vec<f64>)> = series
+        .iter()
+        .map(|(label, sums)| {
+            let mut t: Vec<f64> = sums
+                .iter()
+                .flat_map(|s| s.jobs.iter().filter_map(|j| j.turnaround_s))
+                .collect();
+            t.sort_by(f64::total_cmp);
+            (label.clone(), t)
+        })
+        .collect();
+    let max = curves
+        .iter()
+        .filter_map(|(_, t)| t.last().copied())
+        .fold(1.0f64, f64::max);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption("Job turnaround, cumulative", ("sans-serif", 20))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(50)
+            .build_cartesian_2d(0f64..max * 1.02, 0f64..1.0f64)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc("turnaround (s)")
+            .y_desc("fraction of finished jobs")
+            .draw()
+            .map_err(err)?;
+        for (i, (label, t)) in curves.iter().enumerate() {
+            let color = PALETTE[i % PALETTE.len()];
+            let n = t.len().max(1) as f64;
+            let mut pts = vec![(0.0, 0.0)];
+            for (k, &x) in t.iter().enumerate() {
+                pts.push((x, k as f64 / n));
+                pts.push((x, (k + 1) as f64 / n));
+            }
+            chart
+                .draw_series(LineSeries::new(pts, color.stroke_width(2)))
+                .map_err(err)?
+                .label(format!("{label} ({} jobs)", t.len()))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.9))
+            .border_style(BLACK)
+            .draw()
+            .map_err(err)?;
+        root.present().map_err(err)?;
+    }
+    Ok(svg)
+}
+
+/// Map and reduce attempts running over the run, against the slots.
+pub fn utilization(sim: &Sim) -> Result<String, String> {
+    let w = &sim.w;
+    let end = w.now.max(1);
+    // +1 at a start, −1 at an end, by kind; swept in time order.
+    let mut ev: Vec<(u64, bool, i64)> = Vec::with_capacity(w.attempts.len() * 2);
+    for a in &w.attempts {
+        let map = a.kind == Kind::Map;
+        ev.push((a.start, map, 1));
+        ev.push((a.end.unwrap_or(end), map, -1));
+    }
+    ev.sort_unstable();
+    let (mut maps, mut reds) = (0i64, 0i64);
+    let mut m_pts = vec![(0.0, 0.0)];
+    let mut r_pts = vec![(0.0, 0.0)];
+    for (t, map, d) in ev {
+        let x = t as f64 / 1000.0;
+        if map {
+            m_pts.push((x, maps as f64));
+            maps += d;
+            m_pts.push((x, maps as f64));
+        } else {
+            r_pts.push((x, reds as f64));
+            reds += d;
+            r_pts.push((x, reds as f64));
+        }
+    }
+    let slots = f64::from(w.cluster.total_map_slots.max(w.cluster.total_reduce_slots));
+    let top = m_pts
+        .iter()
+        .chain(&r_pts)
+        .map(|p| p.1)
+        .fold(slots, f64::max)
+        .max(1.0);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(
+                format!(
+                    "Tasks running ({} map slots, {} reduce slots)",
+                    w.cluster.total_map_slots, w.cluster.total_reduce_slots
+                ),
+                ("sans-serif", 20),
+            )
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(50)
+            .build_cartesian_2d(0f64..end as f64 / 1000.0, 0f64..top * 1.05)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc("time (s)")
+            .y_desc("tasks running")
+            .draw()
+            .map_err(err)?;
+        for (label, pts, color) in [("maps", m_pts, PALETTE[0]), ("reduces", r_pts, PALETTE[1])] {
+            chart
+                .draw_series(LineSeries::new(pts, color.stroke_width(1)))
+                .map_err(err)?
+                .label(label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.9))
+            .border_style(BLACK)
+            .draw()
+            .map_err(err)?;
+        root.present().map_err(err)?;
+    }
+    Ok(svg)
+}
+
+/// Every slot (node, lane) over time, an attempt a bar in its job's
+/// colour; every k-th slot when there are more than `GANTT_ROWS`.
+pub fn gantt(sim: &Sim) -> Result<String, String> {
+    let w = &sim.w;
+    let end = w.now.max(1);
+    let lanes: Vec<(u32, u16)> = w
+        .cluster
+        .nodes
+        .iter()
+        .flat_map(|n| (0..n.lanes.len() as u16).map(move |l| (n.id, l)))
+        .collect();
+    let k = lanes.len().div_ceil(GANTT_ROWS).max(1);
+    let rows: Vec<(u32, u16)> = lanes.into_iter().step_by(k).collect();
+    let row_of = |node: u32, slot: u16| rows.binary_search(&(node, slot)).ok();
+    let mut bars: Vec<(usize, f64, f64, u32)> = w
+        .attempts
+        .iter()
+        .filter_map(|a| {
+            let r = row_of(a.node, a.slot)?;
+            Some((
+                r,
+                a.start as f64 / 1000.0,
+                a.end.unwrap_or(end) as f64 / 1000.0,
+                a.job,
+            ))
+        })
+        .collect();
+    let bk = bars.len().div_ceil(GANTT_BARS).max(1);
+    if bk > 1 {
+        bars = bars.into_iter().step_by(bk).collect();
+    }
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let title = if k > 1 {
+            format!("Slots over time, coloured by job (every {k}th slot)")
+        } else {
+            "Slots over time, coloured by job".to_string()
+        };
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 20))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(50)
+            .build_cartesian_2d(0f64..end as f64 / 1000.0, 0f64..rows.len().max(1) as f64)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc("time (s)")
+            .y_desc("slot")
+            .disable_y_mesh()
+            .draw()
+            .map_err(err)?;
+        chart
+            .draw_series(bars.iter().map(|&(r, s, e, j)| {
+                let c = PALETTE[j as usize % PALETTE.len()];
+                Rectangle::new([(s, r as f64 + 0.1), (e, r as f64 + 0.9)], c.filled())
+            }))
+            .map_err(err)?;
+        root.present().map_err(err)?;
+    }
+    Ok(svg)
+}
