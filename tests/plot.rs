@@ -29,7 +29,12 @@ fn run_and_compare_write_deterministic_svgs() {
             dir.to_str().unwrap(),
         ]);
     }
-    for name in ["turnaround_cdf.svg", "utilization.svg", "gantt.svg"] {
+    for name in [
+        "turnaround_cdf.svg",
+        "utilization.svg",
+        "gantt.svg",
+        "links.svg",
+    ] {
         let x = std::fs::read_to_string(a.join(name)).unwrap();
         assert!(
             x.starts_with("<svg") && x.trim_end().ends_with("</svg>"),

@@ -121,7 +121,8 @@ pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
         }));
     }
     let wall = Instant::now();
-    run_with_progress(&mut sim, until);
+    let mut links = a.plot.as_ref().map(|_| plot::LinkSampler::default());
+    run_with_progress(&mut sim, until, links.as_mut());
     let wall = wall.elapsed().as_secs_f64();
     // Drop the inspector (flushing its writer) before writing anything else.
     sim.set_inspector(Box::new(|_| {}));
@@ -172,6 +173,9 @@ pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
         super::write_plot(dir, "turnaround_cdf.svg", plot::turnaround_cdf(&series))?;
         super::write_plot(dir, "utilization.svg", plot::utilization(&sim))?;
         super::write_plot(dir, "gantt.svg", plot::gantt(&sim))?;
+        if let Some(l) = &links {
+            super::write_plot(dir, "links.svg", l.svg(&sim))?;
+        }
     }
     Ok(())
 }
@@ -251,11 +255,14 @@ pub fn cmd_record(a: RecordArgs) -> Result<(), Failure> {
 
 /// Runs to the end, showing progress on stderr when it is a terminal and
 /// the run takes more than a moment.
-fn run_with_progress(sim: &mut Sim, until: Option<u64>) {
+fn run_with_progress(sim: &mut Sim, until: Option<u64>, mut links: Option<&mut plot::LinkSampler>) {
     let tty = io::stderr().is_terminal();
     let started = Instant::now();
     let mut last = Instant::now();
     let mut shown = false;
+    if let Some(l) = links.as_deref_mut() {
+        l.sample(sim);
+    }
     loop {
         // Advance in slices of simulated time so progress can be shown.
         let next = sim.next_event_time().map(|t| t + 5_000);
@@ -265,6 +272,9 @@ fn run_with_progress(sim: &mut Sim, until: Option<u64>) {
             (None, u) => u,
         };
         let more = sim.run_until(limit);
+        if let Some(l) = links.as_deref_mut() {
+            l.sample(sim);
+        }
         let done = sim.is_finished() || !more || until.is_some_and(|u| sim.w.now >= u);
         if tty
             && (shown || started.elapsed() > Duration::from_millis(500))

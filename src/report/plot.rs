@@ -3,7 +3,9 @@
 //! depend only on the data). `turnaround_cdf.svg`: the distribution of job
 //! turnarounds, one curve per policy; `utilization.svg`: map and reduce
 //! tasks running over time; `gantt.svg`: every slot over time, coloured by
-//! job (every k-th slot when there are too many to draw).
+//! job (every k-th slot when there are too many to draw); `links.svg`: the
+//! five busiest disks and links' utilisation over time (from
+//! [`LinkSampler`]'s samples).
 
 use super::summary::Summary;
 use crate::sim::{Kind, Sim};
@@ -233,4 +235,112 @@ pub fn gantt(sim: &Sim) -> Result<String, String> {
         root.present().map_err(err)?;
     }
     Ok(svg)
+}
+
+/// Samples of every disk and link's cumulative load (MB moved) at instants
+/// of a run, to plot utilisation over time. Cumulative values make thinning
+/// exact: past `MAX` samples every other one is dropped.
+#[derive(Default)]
+pub struct LinkSampler {
+    times: Vec<u64>,
+    areas: Vec<Vec<f64>>,
+}
+
+impl LinkSampler {
+    const MAX: usize = 512;
+
+    pub fn sample(&mut self, sim: &Sim) {
+        let w = &sim.w;
+        if self.times.last() == Some(&w.now) {
+            return;
+        }
+        let n = w.links.count() as usize;
+        self.times.push(w.now);
+        self.areas.push(
+            w.net.resources[..n]
+                .iter()
+                .map(|r| r.area_at(w.now))
+                .collect(),
+        );
+        if self.times.len() > Self::MAX {
+            let keep = |v: usize| v.is_multiple_of(2) || v + 1 == self.times.len();
+            let times: Vec<u64> = (0..self.times.len())
+                .filter(|&i| keep(i))
+                .map(|i| self.times[i])
+                .collect();
+            let areas: Vec<Vec<f64>> = (0..self.areas.len())
+                .filter(|&i| keep(i))
+                .map(|i| std::mem::take(&mut self.areas[i]))
+                .collect();
+            self.times = times;
+            self.areas = areas;
+        }
+    }
+
+    /// The five busiest resources' utilisation between samples.
+    pub fn svg(&self, sim: &Sim) -> Result<String, String> {
+        let w = &sim.w;
+        let mut svg = String::new();
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let (Some(first), Some(last)) = (self.areas.first(), self.areas.last()) else {
+            root.present().map_err(err)?;
+            drop(root);
+            return Ok(svg);
+        };
+        let span = (self.times[self.times.len() - 1] - self.times[0]).max(1) as f64 / 1000.0;
+        let mut busiest: Vec<(f64, usize)> = (0..first.len())
+            .map(|r| ((last[r] - first[r]) / w.net.resources[r].capacity / span, r))
+            .filter(|(u, _)| *u > 0.0)
+            .collect();
+        busiest.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        busiest.truncate(5);
+        let end = *self.times.last().unwrap_or(&1) as f64 / 1000.0;
+        let mut chart = ChartBuilder::on(&root)
+            .caption("The busiest disks and links", ("sans-serif", 20))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(50)
+            .build_cartesian_2d(0f64..end.max(0.001), 0f64..1.05f64)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc("time (s)")
+            .y_desc("utilisation")
+            .draw()
+            .map_err(err)?;
+        for (i, &(mean, r)) in busiest.iter().enumerate() {
+            let color = PALETTE[i % PALETTE.len()];
+            let cap = w.net.resources[r].capacity;
+            let mut pts = Vec::new();
+            for k in 1..self.times.len() {
+                let dt = (self.times[k] - self.times[k - 1]) as f64 / 1000.0;
+                if dt <= 0.0 {
+                    continue;
+                }
+                let u = (self.areas[k][r] - self.areas[k - 1][r]) / cap / dt;
+                pts.push((self.times[k - 1] as f64 / 1000.0, u));
+                pts.push((self.times[k] as f64 / 1000.0, u));
+            }
+            chart
+                .draw_series(LineSeries::new(pts, color.stroke_width(1)))
+                .map_err(err)?
+                .label(format!(
+                    "{} (mean {:.0} %)",
+                    w.links.name(r as u32),
+                    mean * 100.0
+                ))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.9))
+            .border_style(BLACK)
+            .draw()
+            .map_err(err)?;
+        root.present().map_err(err)?;
+        drop(chart);
+        drop(root);
+        Ok(svg)
+    }
 }
