@@ -344,3 +344,41 @@ impl LinkSampler {
         Ok(svg)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Thinning keeps at most `MAX` samples, in time order, the last one
+    /// last, and loses nothing of the cumulative loads: the utilisation
+    /// over the whole run from the thinned samples is the exact one.
+    #[test]
+    fn link_samples_thin_without_losing_load() {
+        let sc = crate::scenario::load_default(None, None).unwrap();
+        let mut sim = crate::sched::build_sim(&sc).unwrap();
+        let mut s = LinkSampler::default();
+        s.sample(&sim);
+        let mut t = 0;
+        while !sim.is_finished() {
+            t += 100;
+            sim.run_until(Some(t));
+            s.sample(&sim);
+        }
+        assert!(s.times.len() <= LinkSampler::MAX + 1, "{}", s.times.len());
+        assert!(s.times.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(*s.times.last().unwrap(), sim.w.now);
+        let n = sim.w.links.count() as usize;
+        let last = s.areas.last().unwrap();
+        for r in 0..n {
+            let exact = sim.w.net.resources[r].area_at(sim.w.now);
+            assert!(
+                (last[r] - exact).abs() <= 1e-9 * exact.max(1.0),
+                "resource {r}"
+            );
+        }
+        assert!(
+            s.svg(&sim).unwrap().contains("mean"),
+            "a curve with its legend"
+        );
+    }
+}
