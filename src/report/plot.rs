@@ -369,12 +369,9 @@ mod tests {
         assert_eq!(*s.times.last().unwrap(), sim.w.now);
         let n = sim.w.links.count() as usize;
         let last = s.areas.last().unwrap();
-        for r in 0..n {
-            let exact = sim.w.net.resources[r].area_at(sim.w.now);
-            assert!(
-                (last[r] - exact).abs() <= 1e-9 * exact.max(1.0),
-                "resource {r}"
-            );
+        for (r, (res, got)) in sim.w.net.resources[..n].iter().zip(last).enumerate() {
+            let exact = res.area_at(sim.w.now);
+            assert!((got - exact).abs() <= 1e-9 * exact.max(1.0), "resource {r}");
         }
         assert!(
             s.svg(&sim).unwrap().contains("mean"),
