@@ -4,6 +4,13 @@
 //! any number of lines (its indentation is ignored). (Stderr is compared when the command prints
 //! nothing on stdout: the error examples.) Blocks whose command writes
 //! files or opens the TUI have no text block after them and are not run.
+//!
+//! A command that prints a Markdown table (`slotsim merge DIR --table …`)
+//! may be followed by the table itself instead of a text block: the table's
+//! rows, a blank line and the one paragraph under it are what it prints.
+//! A `slotsim merge DIR` whose DIR a `slotsim sweep PLAN --out DIR` block
+//! of the same page writes runs on a fresh sweep: that command is run
+//! first, into a temporary directory that stands in for DIR.
 
 use std::path::Path;
 use std::process::Command;
@@ -35,7 +42,34 @@ fn examples(md: &str) -> Vec<Example> {
         while k < lines.len() && lines[k].trim().is_empty() {
             k += 1;
         }
-        if k < lines.len() && lines[k].trim() == "```text" {
+        let joined = body.join("\n").replace("\\\n", " ");
+        let single: Vec<&str> = joined
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        if k < lines.len() && lines[k].starts_with('|') {
+            // A table, a blank line, one paragraph.
+            let mut e = k;
+            while e < lines.len() && lines[e].starts_with('|') {
+                e += 1;
+            }
+            if e + 1 < lines.len() && lines[e].trim().is_empty() && !lines[e + 1].trim().is_empty()
+            {
+                e += 1;
+                while e < lines.len() && !lines[e].trim().is_empty() {
+                    e += 1;
+                }
+            }
+            if single.len() == 1 && single[0].starts_with("slotsim ") {
+                out.push(Example {
+                    line: start,
+                    command: single[0].to_string(),
+                    expected: lines[k..e].join("\n"),
+                });
+            }
+            i = e;
+        } else if k < lines.len() && lines[k].trim() == "```text" {
             let mut e = k + 1;
             while e < lines.len() && lines[e].trim() != "```" {
                 e += 1;
@@ -56,6 +90,42 @@ fn examples(md: &str) -> Vec<Example> {
             i = e + 1;
         } else {
             i = j + 1;
+        }
+    }
+    out
+}
+
+/// Every single-command `slotsim sweep PLAN --out DIR` of `md`, as
+/// (DIR, words).
+fn sweeps(md: &str) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut in_sh = false;
+    let mut body = String::new();
+    for l in md.lines() {
+        match (in_sh, l.trim()) {
+            (false, "```sh") => {
+                in_sh = true;
+                body.clear();
+            }
+            (true, "```") => {
+                in_sh = false;
+                let joined = body.replace("\\\n", " ");
+                for cmd in joined.lines().map(str::trim) {
+                    let w = words(cmd);
+                    if w.len() > 2 && w[0] == "slotsim" && w[1] == "sweep" {
+                        if let Some(i) = w.iter().position(|x| x == "--out") {
+                            if let Some(dir) = w.get(i + 1) {
+                                out.push((dir.clone(), w.clone()));
+                            }
+                        }
+                    }
+                }
+            }
+            (true, _) => {
+                body.push_str(l);
+                body.push('\n');
+            }
+            _ => {}
         }
     }
     out
@@ -138,11 +208,47 @@ fn every_documented_example_prints_what_the_page_says() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut failures = Vec::new();
     let mut total = 0;
+    let scratch = tempfile::tempdir().unwrap();
     for (page, md) in pages(root) {
         let ex = examples(&md);
         total += ex.len();
+        let page_sweeps = sweeps(&md);
+        // DIR as the page writes it → the fresh directory standing in.
+        let mut swept: Vec<(String, String)> = Vec::new();
         for e in &ex {
-            let w = words(&e.command);
+            let mut w = words(&e.command);
+            if w.get(1).map(String::as_str) == Some("merge") {
+                for arg in w.iter_mut().skip(2) {
+                    let Some((dir, sweep)) = page_sweeps.iter().find(|(d, _)| d == arg) else {
+                        continue;
+                    };
+                    if let Some((_, tmp)) = swept.iter().find(|(d, _)| d == dir) {
+                        *arg = tmp.clone();
+                        continue;
+                    }
+                    let tmp = scratch
+                        .path()
+                        .join(format!("sweep-{}", swept.len()))
+                        .display()
+                        .to_string();
+                    let mut sw = sweep.clone();
+                    let i = sw.iter().position(|x| x == "--out").unwrap();
+                    sw[i + 1] = tmp.clone();
+                    let out = Command::new(env!("CARGO_BIN_EXE_slotsim"))
+                        .current_dir(root)
+                        .args(&sw[1..])
+                        .output()
+                        .unwrap();
+                    assert!(
+                        out.status.success(),
+                        "{page}: `{}` failed:\n{}",
+                        sweep.join(" "),
+                        String::from_utf8_lossy(&out.stderr)
+                    );
+                    swept.push((dir.clone(), tmp.clone()));
+                    *arg = tmp;
+                }
+            }
             let out = Command::new(env!("CARGO_BIN_EXE_slotsim"))
                 .current_dir(root)
                 .args(&w[1..])
@@ -185,4 +291,18 @@ fn the_example_parser_reads_continuations_quotes_and_comments() {
     assert!(matches(&["a", "  ..."], &["a", "x", "y"]));
     assert!(!matches(&["a", "...", "d"], &["a", "b", "c"]));
     assert!(!matches(&["a", "b"], &["a", "c"]));
+}
+
+#[test]
+fn a_table_after_a_command_is_its_expected_output() {
+    let md = "```sh\nslotsim sweep p.toml --out results/x\n```\n\n```sh\nslotsim merge results/x --table makespan_s\n```\n\n| a | b |\n|---|---:|\n| 1 | 2 |\n\nmakespan_s, mean ± sd\nover 3 seeds\n\nMore prose.\n";
+    let ex = examples(md);
+    assert_eq!(ex.len(), 1);
+    assert_eq!(
+        ex[0].expected,
+        "| a | b |\n|---|---:|\n| 1 | 2 |\n\nmakespan_s, mean ± sd\nover 3 seeds"
+    );
+    let sw = sweeps(md);
+    assert_eq!(sw.len(), 1);
+    assert_eq!(sw[0].0, "results/x");
 }

@@ -58,7 +58,7 @@ fn three_shards_merge_to_what_the_whole_grid_gives() {
     assert!(a.contains("24 cells · 8 groups"), "{a}");
     // CSV: a header and a row per group and metric.
     let csv = ok(&slotsim(&["merge", "sharded", "--csv", "-"], d.path()));
-    assert!(csv.contains("scenario,policy,overrides,metric,n,mean,sd,ci95_low,ci95_high"));
+    assert!(csv.contains("scenario,policy,variant,overrides,metric,n,mean,sd,ci95_low,ci95_high"));
     // Every line is a whole run summary plus its cell.
     let lines = std::fs::read_to_string(d.path().join("sharded/shard-2-of-3.jsonl")).unwrap();
     let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
@@ -212,4 +212,108 @@ fn emitted_jobs_run_every_shard() {
     assert_eq!(o.status.code(), Some(2));
     let o = slotsim(&["sweep", p, "--emit", "slurm"], d.path());
     assert!(String::from_utf8_lossy(&o.stderr).contains("--shards"));
+}
+
+const VARIANTS: &str = "[[variants]]\nname = \"baseline\"\n[[variants]]\nname = \"no noise\"\n\"tasks.duration_cv\" = 0.0\n[[variants]]\nname = \"slow NIC\"\n\"network.nic_mbps\" = 62.5\n\"tasks.duration_cv\" = 0.0\n";
+
+#[test]
+fn variants_are_one_at_a_time_rows_and_the_markdown_table_pairs_seeds() {
+    let d = tempfile::tempdir().unwrap();
+    let p = plan(d.path(), VARIANTS);
+    let p = p.to_str().unwrap();
+    // 2 scenarios x 2 policies x 3 variants x 3 seeds.
+    let said = ok(&slotsim(&["sweep", p, "--out", "v"], d.path()));
+    assert!(said.contains("36 of 36 cells"), "{said}");
+    let lines = std::fs::read_to_string(d.path().join("v/shard-1-of-1.jsonl")).unwrap();
+    let cells: Vec<serde_json::Value> = lines
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // Cell order: scenario, policy, variant, seed.
+    let c = &cells[3]["cell"];
+    assert_eq!(
+        (c["variant"].as_str(), c["seed"].as_u64()),
+        (Some("no noise"), Some(1))
+    );
+    assert_eq!(c["overrides"]["tasks.duration_cv"], 0.0);
+    let c = &cells[6]["cell"];
+    assert_eq!(c["variant"], "slow NIC");
+    assert_eq!(c["overrides"]["network.nic_mbps"], 62.5);
+    assert!(cells[0]["cell"]["overrides"]
+        .as_object()
+        .unwrap()
+        .is_empty());
+    // The variant reached the run: its summary differs from the baseline's.
+    assert_ne!(cells[0]["makespan_s"], cells[6]["makespan_s"]);
+
+    let t = ok(&slotsim(
+        &["merge", "v", "--table", "makespan_s", "--versus", "fair"],
+        d.path(),
+    ));
+    let rows: Vec<&str> = t.lines().filter(|l| l.starts_with('|')).collect();
+    assert_eq!(rows[0], "| scenario | variant | fair | fifo |", "{t}");
+    assert_eq!(rows.len(), 2 + 2 * 3, "{t}");
+    assert!(rows[2].contains("| baseline |") && rows[4].contains("| slow NIC |"));
+    // The paired difference, recomputed from the cells.
+    let makespan = |policy: &str, variant: Option<&str>, seed: u64| {
+        cells
+            .iter()
+            .find(|v| {
+                let c = &v["cell"];
+                c["policy"] == policy
+                    && c["variant"].as_str() == variant
+                    && c["seed"] == seed
+                    && c["scenario"].as_str().unwrap().ends_with("quickstart.toml")
+            })
+            .unwrap()["makespan_s"]
+            .as_f64()
+            .unwrap()
+    };
+    let d3: Vec<f64> = (1..=3)
+        .map(|s| {
+            let b = makespan("fair", Some("baseline"), s);
+            100.0 * (makespan("fifo", Some("baseline"), s) - b) / b
+        })
+        .collect();
+    let mean = d3.iter().sum::<f64>() / 3.0;
+    assert!(
+        rows[2].contains(&format!("| {mean:+.1} ± ")),
+        "{} should hold {mean:+.1}",
+        rows[2]
+    );
+    assert!(t.contains("paired difference from fair"), "{t}");
+
+    // Unknown metric or baseline: one error, exit 2.
+    let o = slotsim(&["merge", "v", "--table", "speed"], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown metric \"speed\""));
+    let o = slotsim(
+        &["merge", "v", "--table", "makespan_s", "--versus", "omo"],
+        d.path(),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("expected one of: fair, fifo"));
+}
+
+#[test]
+fn a_bad_variant_is_an_error_at_its_key() {
+    let d = tempfile::tempdir().unwrap();
+    let p = plan(
+        d.path(),
+        "[[variants]]\nname = \"a\"\n\n[[variants]]\nname = \"b\"\n\"network.nic_mbps\" = -5\n",
+    );
+    let o = slotsim(&["sweep", p.to_str().unwrap(), "--out", "x"], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("plan.toml:9:"), "{err}");
+    assert!(err.contains("variant \"b\""), "{err}");
+    let p = plan(
+        d.path(),
+        "[[variants]]\nname = \"a\"\n[[variants]]\nname = \"a\"\n",
+    );
+    let o = slotsim(&["sweep", p.to_str().unwrap(), "--out", "x"], d.path());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("a second variant named \"a\""));
+    let p = plan(d.path(), "[[variants]]\n\"tasks.duration_cv\" = 0.1\n");
+    let o = slotsim(&["sweep", p.to_str().unwrap(), "--out", "x"], d.path());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("has no name"));
 }

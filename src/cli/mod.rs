@@ -108,6 +108,14 @@ pub struct MergeArgs {
     /// Also write the merged table as CSV here ('-' for stdout)
     #[arg(long, value_name = "PATH")]
     pub csv: Option<String>,
+    /// Print one metric as a Markdown table instead (a row per variant, a
+    /// column per policy), e.g. 'mean_turnaround_s'
+    #[arg(long, value_name = "METRIC")]
+    pub table: Option<String>,
+    /// With --table: show the other policies as their paired per-seed
+    /// difference from this one, in percent
+    #[arg(long, value_name = "POLICY", requires = "table")]
+    pub versus: Option<String>,
 }
 
 #[derive(Args)]

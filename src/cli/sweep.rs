@@ -116,7 +116,12 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
 pub fn cmd_merge(a: MergeArgs) -> Result<(), Failure> {
     let mut csv_out = a.csv.as_deref().map(|p| open_out(p, "--csv")).transpose()?;
     let m = merge::merge(&a.dirs).map_err(|e| InputError::new("merge", e))?;
-    emit(&merge::table(&m), a.csv.as_deref() == Some("-"))?;
+    let text = match &a.table {
+        Some(metric) => merge::markdown(&m, metric, a.versus.as_deref())
+            .map_err(|e| InputError::new("--table", e))?,
+        None => merge::table(&m),
+    };
+    emit(&text, a.csv.as_deref() == Some("-"))?;
     if let Some(out) = csv_out.as_mut() {
         out.write_all(merge::csv(&m).as_bytes())?;
         out.flush()?;

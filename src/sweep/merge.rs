@@ -4,6 +4,12 @@
 //! interval for the mean (Student's t). Refuses results of different
 //! plans, a cell found twice, and missing cells (listing them). The output
 //! depends only on the cells, not on how they were sharded.
+//!
+//! [`markdown`] prints one metric as a table a page can carry: a row per
+//! (scenario, variant, overrides), a column per policy, and, against a
+//! baseline policy, each other policy's paired per-seed difference in
+//! percent — paired because seeds share their workload and placement, so
+//! the spread of the difference is far smaller than that of either side.
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -16,11 +22,13 @@ pub const METRICS: &[(&str, &[&str])] = &[
     ("mean_turnaround_s", &["mean_turnaround_s"]),
     ("utilization", &["utilization"]),
     ("locality_node", &["locality", "node"]),
+    ("locality_rack", &["locality", "rack"]),
     ("reduce_locality", &["reduce_locality"]),
     ("inter_dc_gb", &["inter_dc_gb"]),
     ("unbalanced_degree", &["unbalanced_degree"]),
     ("unfairness_degree", &["unfairness_degree"]),
     ("speculative_launched", &["speculative", "launched"]),
+    ("predictor_error_pct", &["predictor", "mean_abs_error_pct"]),
     ("events", &["events"]),
 ];
 
@@ -77,11 +85,16 @@ pub fn stat(xs: &[f64]) -> Stat {
 pub struct Group {
     pub scenario: String,
     pub policy: String,
+    /// The variant's name, or empty.
+    pub variant: String,
     /// `key=value;...` in key order, or empty.
     pub overrides: String,
     /// The first cell of the group (groups are listed in cell order).
     pub first: u64,
     pub stats: Vec<(&'static str, Stat)>,
+    /// Per metric (in [`METRICS`] order), the (seed, value) of each cell
+    /// that has the metric.
+    pub values: Vec<Vec<(u64, f64)>>,
 }
 
 /// The merged sweep.
@@ -92,13 +105,15 @@ pub struct Merged {
     pub groups: Vec<Group>,
 }
 
-/// A cell as merge reads it: scenario, policy, overrides, metric values,
-/// and the file it came from.
-type CellRow = (String, String, String, Vec<Option<f64>>, PathBuf);
+/// What identifies a group: scenario, policy, variant, overrides.
+type Key = (String, String, String, String);
 
-/// A group being gathered: scenario, policy, overrides, first cell, and
-/// each metric's values.
-type Gathering = (String, String, String, u64, Vec<Vec<f64>>);
+/// A cell as merge reads it: its group, seed, metric values, and the file
+/// it came from.
+type CellRow = (Key, u64, Vec<Option<f64>>, PathBuf);
+
+/// A group being gathered: its key, first cell, and each metric's values.
+type Gathering = (Key, u64, Vec<Vec<(u64, f64)>>);
 
 /// The shard files of `dirs` (`shard-*.jsonl`), sorted.
 fn shard_files(dirs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
@@ -182,12 +197,14 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged, String> {
             let key = (
                 c["scenario"].as_str().unwrap_or("").to_string(),
                 c["policy"].as_str().unwrap_or("").to_string(),
+                c["variant"].as_str().unwrap_or("").to_string(),
                 ov,
             );
-            if let Some(prev) = cells.insert(i, (key.0, key.1, key.2, vals, f.clone())) {
+            let seed = c["seed"].as_u64().unwrap_or(0);
+            if let Some(prev) = cells.insert(i, (key, seed, vals, f.clone())) {
                 return Err(format!(
                     "cell {i} is in {} and in {}; expected each cell once",
-                    prev.4.display(),
+                    prev.3.display(),
                     f.display()
                 ));
             }
@@ -207,26 +224,17 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged, String> {
     }
     // Groups in the order of their first cell.
     let mut groups: Vec<Gathering> = Vec::new();
-    for (&i, (s, p, o, vals, _)) in &cells {
-        let g = match groups
-            .iter_mut()
-            .find(|g| g.0 == *s && g.1 == *p && g.2 == *o)
-        {
+    for (&i, (key, seed, vals, _)) in &cells {
+        let g = match groups.iter_mut().find(|g| g.0 == *key) {
             Some(g) => g,
             None => {
-                groups.push((
-                    s.clone(),
-                    p.clone(),
-                    o.clone(),
-                    i,
-                    vec![Vec::new(); METRICS.len()],
-                ));
+                groups.push((key.clone(), i, vec![Vec::new(); METRICS.len()]));
                 groups.last_mut().expect("just pushed")
             }
         };
         for (k, v) in vals.iter().enumerate() {
             if let Some(x) = v {
-                g.4[k].push(*x);
+                g.2[k].push((*seed, *x));
             }
         }
     }
@@ -235,18 +243,24 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged, String> {
         cells: total,
         groups: groups
             .into_iter()
-            .map(|(scenario, policy, overrides, first, vals)| Group {
-                scenario,
-                policy,
-                overrides,
-                first,
-                stats: METRICS
-                    .iter()
-                    .zip(vals)
-                    .filter(|(_, v)| !v.is_empty())
-                    .map(|((name, _), v)| (*name, stat(&v)))
-                    .collect(),
-            })
+            .map(
+                |((scenario, policy, variant, overrides), first, values)| Group {
+                    scenario,
+                    policy,
+                    variant,
+                    overrides,
+                    first,
+                    stats: METRICS
+                        .iter()
+                        .zip(&values)
+                        .filter(|(_, v)| !v.is_empty())
+                        .map(|((name, _), v)| {
+                            (*name, stat(&v.iter().map(|x| x.1).collect::<Vec<_>>()))
+                        })
+                        .collect(),
+                    values,
+                },
+            )
             .collect(),
     })
 }
@@ -267,6 +281,16 @@ fn num(x: f64) -> String {
     format!("{x:.digits$}")
 }
 
+/// A mean to four significant figures and its sd to as many decimals.
+fn num_pair(mean: f64, sd: f64) -> (String, String) {
+    let a = mean.abs();
+    if !mean.is_finite() || !sd.is_finite() || a == 0.0 || !(1e-3..1e7).contains(&a) {
+        return (num(mean), num(sd));
+    }
+    let digits = (3 - a.log10().floor() as i32).max(0) as usize;
+    (format!("{mean:.digits$}"), format!("{sd:.digits$}"))
+}
+
 /// The merged table a person reads.
 pub fn table(m: &Merged) -> String {
     let mut o = String::new();
@@ -279,11 +303,13 @@ pub fn table(m: &Merged) -> String {
     );
     for g in &m.groups {
         let n = g.stats.first().map_or(0, |s| s.1.n);
-        let ov = if g.overrides.is_empty() {
-            String::new()
-        } else {
-            format!(" · {}", g.overrides)
-        };
+        let mut ov = String::new();
+        for part in [&g.variant, &g.overrides] {
+            if !part.is_empty() {
+                ov.push_str(" · ");
+                ov.push_str(part);
+            }
+        }
         let _ = writeln!(o, "\n{} · {}{ov} ({} seeds)", g.scenario, g.policy, n);
         for (name, s) in &g.stats {
             let _ = writeln!(
@@ -308,14 +334,16 @@ pub fn csv(m: &Merged) -> String {
             s.to_string()
         }
     };
-    let mut o = String::from("scenario,policy,overrides,metric,n,mean,sd,ci95_low,ci95_high\n");
+    let mut o =
+        String::from("scenario,policy,variant,overrides,metric,n,mean,sd,ci95_low,ci95_high\n");
     for g in &m.groups {
         for (name, s) in &g.stats {
             let _ = writeln!(
                 o,
-                "{},{},{},{name},{},{},{},{},{}",
+                "{},{},{},{},{name},{},{},{},{},{}",
                 q(&g.scenario),
                 q(&g.policy),
+                q(&g.variant),
                 q(&g.overrides),
                 s.n,
                 s.mean,
@@ -326,6 +354,159 @@ pub fn csv(m: &Merged) -> String {
         }
     }
     o
+}
+
+/// One metric as a Markdown table: a row per (scenario, variant,
+/// overrides) in cell order, a column per policy in plan order, each cell
+/// the mean ± sd over seeds. With `versus`, that policy's column keeps its
+/// mean ± sd and every other column shows the paired difference against
+/// it, 100 × (x − base) / base per seed, as mean ± sd in percent, marked †
+/// where its 95 % confidence interval excludes 0.
+pub fn markdown(m: &Merged, metric: &str, versus: Option<&str>) -> Result<String, String> {
+    let Some(k) = METRICS.iter().position(|(n, _)| *n == metric) else {
+        let names: Vec<&str> = METRICS.iter().map(|(n, _)| *n).collect();
+        return Err(format!(
+            "unknown metric \"{metric}\"; expected one of: {}",
+            names.join(", ")
+        ));
+    };
+    let mut policies: Vec<&str> = Vec::new();
+    let mut rows: Vec<(&str, &str, &str)> = Vec::new();
+    for g in &m.groups {
+        if !policies.contains(&g.policy.as_str()) {
+            policies.push(&g.policy);
+        }
+        let r = (
+            g.scenario.as_str(),
+            g.variant.as_str(),
+            g.overrides.as_str(),
+        );
+        if !rows.contains(&r) {
+            rows.push(r);
+        }
+    }
+    if let Some(v) = versus {
+        if !policies.contains(&v) {
+            return Err(format!(
+                "--versus {v}: no such policy in this sweep; expected one of: {}",
+                policies.join(", ")
+            ));
+        }
+    }
+    let group = |r: &(&str, &str, &str), p: &str| {
+        m.groups.iter().find(|g| {
+            (
+                g.scenario.as_str(),
+                g.variant.as_str(),
+                g.overrides.as_str(),
+            ) == *r
+                && g.policy == p
+        })
+    };
+    let show_scenario = {
+        let mut s: Vec<&str> = rows.iter().map(|r| r.0).collect();
+        s.sort();
+        s.dedup();
+        s.len() > 1
+    };
+    let show_variant = rows.iter().any(|r| !r.1.is_empty());
+    // A variant's own overrides are in its name's row already: the column
+    // is for a grid, where one variant has several override combinations.
+    let show_overrides = if show_variant {
+        rows.iter()
+            .any(|r| rows.iter().any(|q| q.1 == r.1 && q.2 != r.2))
+    } else {
+        rows.iter().any(|r| !r.2.is_empty())
+    };
+    let mut head: Vec<String> = Vec::new();
+    if show_scenario {
+        head.push("scenario".into());
+    }
+    if show_variant {
+        head.push("variant".into());
+    }
+    if show_overrides {
+        head.push("overrides".into());
+    }
+    if head.is_empty() {
+        head.push(String::new());
+    }
+    let labels = head.len();
+    head.extend(policies.iter().map(|p| p.to_string()));
+    let mut o = String::new();
+    let _ = writeln!(o, "| {} |", head.join(" | "));
+    let _ = writeln!(
+        o,
+        "|{}",
+        head.iter()
+            .enumerate()
+            .map(|(i, _)| if i < labels { "---|" } else { "---:|" })
+            .collect::<String>()
+    );
+    let mut seeds = 0;
+    for r in &rows {
+        let mut cells: Vec<String> = Vec::new();
+        if show_scenario {
+            cells.push(r.0.to_string());
+        }
+        if show_variant {
+            cells.push(r.1.to_string());
+        }
+        if show_overrides {
+            cells.push(r.2.to_string());
+        }
+        if cells.is_empty() {
+            cells.push(metric.to_string());
+        }
+        let base = versus.and_then(|v| group(r, v));
+        for p in &policies {
+            let Some(g) = group(r, p) else {
+                cells.push("-".into());
+                continue;
+            };
+            let xs = &g.values[k];
+            seeds = seeds.max(xs.len());
+            let cell = match base {
+                Some(b) if b.policy != *p => {
+                    let d: Vec<f64> = xs
+                        .iter()
+                        .filter_map(|&(seed, x)| {
+                            let (_, y) = b.values[k].iter().find(|(s, _)| *s == seed)?;
+                            (*y != 0.0).then(|| 100.0 * (x - y) / y)
+                        })
+                        .collect();
+                    if d.is_empty() {
+                        "-".into()
+                    } else {
+                        let s = stat(&d);
+                        let sure = d.len() > 1 && (s.ci.0 > 0.0 || s.ci.1 < 0.0);
+                        format!(
+                            "{:+.1} ± {:.1} %{}",
+                            s.mean,
+                            s.sd,
+                            if sure { " †" } else { "" }
+                        )
+                    }
+                }
+                _ if xs.is_empty() => "-".into(),
+                _ => {
+                    let s = stat(&xs.iter().map(|x| x.1).collect::<Vec<_>>());
+                    let (mean, sd) = num_pair(s.mean, s.sd);
+                    format!("{mean} ± {sd}")
+                }
+            };
+            cells.push(cell);
+        }
+        let _ = writeln!(o, "| {} |", cells.join(" | "));
+    }
+    let _ = match versus {
+        Some(v) => writeln!(
+            o,
+            "\n{metric}, {seeds} seeds: {v} as mean ± sd; the others as their paired difference from {v} per seed, mean ± sd in percent († where its 95 % confidence interval excludes 0)"
+        ),
+        None => writeln!(o, "\n{metric}, mean ± sd over {seeds} seeds"),
+    };
+    Ok(o)
 }
 
 #[cfg(test)]

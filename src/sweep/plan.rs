@@ -7,13 +7,21 @@
 //! [overrides]                     # optional: a grid over scenario keys
 //! "network.nic_mbps" = [125, 1250]
 //! "tasks.duration_cv" = [0.0, 0.1, 0.3]
+//!
+//! [[variants]]                    # optional: named sets of overrides,
+//! name = "baseline"               # one at a time (a sensitivity table)
+//! [[variants]]
+//! name = "NIC x0.5"
+//! "network.nic_mbps" = 62.5
 //! ```
 //!
 //! Scenario paths are relative to the plan's directory. Cells are numbered
-//! from 0 in the order scenario, policy, override combination (the last
-//! key, in sorted order, varying fastest), seed. Every scenario, policy
-//! and override value is checked before anything runs: a bad one is an
-//! error at its place in the plan.
+//! from 0 in the order scenario, policy, variant, override combination
+//! (the last key, in sorted order, varying fastest), seed. A plan without
+//! `[[variants]]` has one unnamed variant that overrides nothing, so its
+//! cells are numbered as if variants did not exist. Every scenario, policy,
+//! variant and override value is checked before anything runs: a bad one
+//! is an error at its place in the plan.
 
 use crate::error::InputError;
 use crate::model::Scenario;
@@ -28,6 +36,15 @@ pub struct Override {
     pub values: Vec<toml::Value>,
 }
 
+/// A named set of overrides applied together: one row of a sensitivity
+/// table. The grid's overrides apply after a variant's.
+#[derive(Clone, Debug, Default)]
+pub struct Variant {
+    /// None for the one implicit variant of a plan without `[[variants]]`.
+    pub name: Option<String>,
+    pub overrides: Vec<(String, toml::Value)>,
+}
+
 /// A validated plan.
 #[derive(Clone, Debug)]
 pub struct Plan {
@@ -36,6 +53,8 @@ pub struct Plan {
     pub scenarios: Vec<ScenarioRef>,
     pub policies: Vec<String>,
     pub seeds: Vec<u64>,
+    /// At least one.
+    pub variants: Vec<Variant>,
     pub overrides: Vec<Override>,
     /// FNV-1a of the plan and every scenario it names: results of
     /// different plans never mix.
@@ -56,6 +75,7 @@ pub struct Cell {
     pub index: u64,
     pub scenario: usize,
     pub policy: usize,
+    pub variant: usize,
     /// One value index per override key.
     pub combo: Vec<usize>,
     pub seed: u64,
@@ -84,7 +104,11 @@ impl Plan {
             .iter()
             .map(|o| o.values.len() as u64)
             .product();
-        self.scenarios.len() as u64 * self.policies.len() as u64 * combos * self.seeds.len() as u64
+        self.scenarios.len() as u64
+            * self.policies.len() as u64
+            * self.variants.len() as u64
+            * combos
+            * self.seeds.len() as u64
     }
 
     /// Cell `index` (0-based, below `cell_count`).
@@ -97,24 +121,31 @@ impl Plan {
             combo[k] = (i % o.values.len() as u64) as usize;
             i /= o.values.len() as u64;
         }
+        let variant = (i % self.variants.len() as u64) as usize;
+        i /= self.variants.len() as u64;
         let policy = (i % self.policies.len() as u64) as usize;
         i /= self.policies.len() as u64;
         Cell {
             index,
             scenario: i as usize,
             policy,
+            variant,
             combo,
             seed,
         }
     }
 
-    /// The overrides of a cell as (key, value).
+    /// The overrides of a cell as (key, value): its variant's, then the
+    /// grid's.
     pub fn combo(&self, cell: &Cell) -> Vec<(String, toml::Value)> {
-        self.overrides
-            .iter()
-            .zip(&cell.combo)
-            .map(|(o, &v)| (o.key.clone(), o.values[v].clone()))
-            .collect()
+        let mut out = self.variants[cell.variant].overrides.clone();
+        out.extend(
+            self.overrides
+                .iter()
+                .zip(&cell.combo)
+                .map(|(o, &v)| (o.key.clone(), o.values[v].clone())),
+        );
+        out
     }
 
     /// The scenario of a cell, overridden, with its policy and seed.
@@ -221,10 +252,12 @@ pub fn parse(text: &str, origin: &str, dir: &Path) -> Result<Plan, InputError> {
         InputError::at(origin, text, span.start, msg)
     };
     for k in doc.keys() {
-        if !["scenarios", "policies", "seeds", "overrides"].contains(&k.as_str()) {
+        if !["scenarios", "policies", "seeds", "overrides", "variants"].contains(&k.as_str()) {
             return Err(at_key(
                 &[k],
-                format!("unknown key `{k}`; expected scenarios, policies, seeds or [overrides]"),
+                format!(
+                    "unknown key `{k}`; expected scenarios, policies, seeds, [overrides] or [[variants]]"
+                ),
             ));
         }
     }
@@ -322,7 +355,61 @@ pub fn parse(text: &str, origin: &str, dir: &Path) -> Result<Plan, InputError> {
             });
         }
     }
-    // Every policy and every override value, on every scenario.
+    let mut variants = Vec::new();
+    match doc.get("variants") {
+        None => variants.push(Variant::default()),
+        Some(toml::Value::Array(a)) if !a.is_empty() => {
+            for (i, v) in a.iter().enumerate() {
+                let si = i.to_string();
+                let Some(t) = v.as_table() else {
+                    return Err(at(
+                        &["variants", &si],
+                        "each [[variants]] entry must be a table with a name".into(),
+                    ));
+                };
+                let name = match t.get("name") {
+                    Some(toml::Value::String(n)) if !n.trim().is_empty() => n.clone(),
+                    Some(_) => {
+                        return Err(at(
+                            &["variants", &si, "name"],
+                            "a variant's name must be a non-empty string".into(),
+                        ))
+                    }
+                    None => {
+                        return Err(at(
+                            &["variants", &si],
+                            "this variant has no name; expected name = \"...\"".into(),
+                        ))
+                    }
+                };
+                if variants
+                    .iter()
+                    .any(|w: &Variant| w.name.as_deref() == Some(name.as_str()))
+                {
+                    return Err(at(
+                        &["variants", &si, "name"],
+                        format!("a second variant named \"{name}\"; expected unique names"),
+                    ));
+                }
+                let overrides = t
+                    .iter()
+                    .filter(|(k, _)| k.as_str() != "name")
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                variants.push(Variant {
+                    name: Some(name),
+                    overrides,
+                });
+            }
+        }
+        Some(_) => {
+            return Err(at(
+                &["variants"],
+                "variants must be [[variants]] tables, each with a name and dotted keys".into(),
+            ))
+        }
+    }
+    // Every policy, variant and override value, on every scenario.
     for sc in &scenarios {
         for (i, p) in policies.iter().enumerate() {
             load_str(&sc.text, &sc.path.display().to_string(), Some(p), None).map_err(|e| {
@@ -331,6 +418,31 @@ pub fn parse(text: &str, origin: &str, dir: &Path) -> Result<Plan, InputError> {
                     format!("on {}: {}", sc.name, e.message),
                 )
             })?;
+        }
+        for (i, var) in variants.iter().enumerate() {
+            if var.overrides.is_empty() {
+                continue;
+            }
+            let si = i.to_string();
+            let text2 = apply(&sc.text, &var.overrides).map_err(|m| at(&["variants", &si], m))?;
+            if let Err(e) = load_str(&text2, &sc.path.display().to_string(), None, None) {
+                // Point at the first key that fails alone, else at the variant.
+                let key = var.overrides.iter().find(|(k, v)| {
+                    apply(&sc.text, &[(k.clone(), v.clone())])
+                        .map(|t| load_str(&t, &sc.path.display().to_string(), None, None).is_err())
+                        .unwrap_or(true)
+                });
+                let msg = format!(
+                    "variant \"{}\" on {}: {}",
+                    var.name.as_deref().unwrap_or(""),
+                    sc.name,
+                    e.message
+                );
+                return Err(match key {
+                    Some((k, _)) => at(&["variants", &si, k], msg),
+                    None => at(&["variants", &si], msg),
+                });
+            }
         }
         for o in &overrides {
             for (k, v) in o.values.iter().enumerate() {
@@ -368,6 +480,7 @@ pub fn parse(text: &str, origin: &str, dir: &Path) -> Result<Plan, InputError> {
         scenarios,
         policies,
         seeds,
+        variants,
         overrides,
         hash,
     })

@@ -142,17 +142,18 @@ pub fn run_cell(plan: &Plan, cell: &Cell) -> Result<String, String> {
         .map(|(k, t)| (k, toml_to_json(&t)))
         .collect();
     let obj = v.as_object_mut().expect("a summary is an object");
-    obj.insert(
-        "cell".into(),
-        json!({
-            "index": cell.index,
-            "of": plan.cell_count(),
-            "scenario": plan.scenarios[cell.scenario].name,
-            "policy": plan.policies[cell.policy],
-            "seed": cell.seed,
-            "overrides": overrides,
-        }),
-    );
+    let mut c = json!({
+        "index": cell.index,
+        "of": plan.cell_count(),
+        "scenario": plan.scenarios[cell.scenario].name,
+        "policy": plan.policies[cell.policy],
+        "seed": cell.seed,
+        "overrides": overrides,
+    });
+    if let Some(name) = &plan.variants[cell.variant].name {
+        c["variant"] = json!(name);
+    }
+    obj.insert("cell".into(), c);
     obj.insert("plan".into(), json!(plan.hash));
     serde_json::to_string(&v).map_err(|e| e.to_string())
 }
