@@ -447,7 +447,13 @@ pub fn markdown(m: &Merged, metric: &str, versus: Option<&str>) -> Result<String
     for r in &rows {
         let mut cells: Vec<String> = Vec::new();
         if show_scenario {
-            cells.push(r.0.to_string());
+            // A path's file stem: the scenario's name, short.
+            let name = std::path::Path::new(r.0)
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .filter(|_| r.0.ends_with(".toml"))
+                .unwrap_or(r.0);
+            cells.push(name.to_string());
         }
         if show_variant {
             cells.push(r.1.to_string());
