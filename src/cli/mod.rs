@@ -116,6 +116,23 @@ pub struct MergeArgs {
     /// difference from this one, in percent
     #[arg(long, value_name = "POLICY", requires = "table")]
     pub versus: Option<String>,
+    /// With --table: only these policies' columns, in this order
+    #[arg(
+        long,
+        value_name = "P1,P2,...",
+        requires = "table",
+        value_delimiter = ','
+    )]
+    pub policies: Vec<String>,
+    /// With --table: only the rows of these scenarios (file name without
+    /// .toml, or the path as the plan gives it)
+    #[arg(
+        long,
+        value_name = "NAME,...",
+        requires = "table",
+        value_delimiter = ','
+    )]
+    pub scenario: Vec<String>,
 }
 
 #[derive(Args)]

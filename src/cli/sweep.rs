@@ -117,7 +117,7 @@ pub fn cmd_merge(a: MergeArgs) -> Result<(), Failure> {
     let mut csv_out = a.csv.as_deref().map(|p| open_out(p, "--csv")).transpose()?;
     let m = merge::merge(&a.dirs).map_err(|e| InputError::new("merge", e))?;
     let text = match &a.table {
-        Some(metric) => merge::markdown(&m, metric, a.versus.as_deref())
+        Some(metric) => merge::markdown(&m, metric, a.versus.as_deref(), &a.policies, &a.scenario)
             .map_err(|e| InputError::new("--table", e))?,
         None => merge::table(&m),
     };

@@ -362,7 +362,17 @@ pub fn csv(m: &Merged) -> String {
 /// mean ± sd and every other column shows the paired difference against
 /// it, 100 × (x − base) / base per seed, as mean ± sd in percent, marked †
 /// where its 95 % confidence interval excludes 0.
-pub fn markdown(m: &Merged, metric: &str, versus: Option<&str>) -> Result<String, String> {
+///
+/// `only` keeps the columns of those policies, in that order (all when
+/// empty); `scenarios` keeps the rows of scenarios whose name (file stem)
+/// or path is listed (all when empty).
+pub fn markdown(
+    m: &Merged,
+    metric: &str,
+    versus: Option<&str>,
+    only: &[String],
+    scenarios: &[String],
+) -> Result<String, String> {
     let Some(k) = METRICS.iter().position(|(n, _)| *n == metric) else {
         let names: Vec<&str> = METRICS.iter().map(|(n, _)| *n).collect();
         return Err(format!(
@@ -370,20 +380,55 @@ pub fn markdown(m: &Merged, metric: &str, versus: Option<&str>) -> Result<String
             names.join(", ")
         ));
     };
+    let stem = |path: &str| -> String {
+        std::path::Path::new(path)
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .filter(|_| path.ends_with(".toml"))
+            .unwrap_or(path)
+            .to_string()
+    };
     let mut policies: Vec<&str> = Vec::new();
     let mut rows: Vec<(&str, &str, &str)> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
     for g in &m.groups {
         if !policies.contains(&g.policy.as_str()) {
             policies.push(&g.policy);
         }
+        if !names.contains(&stem(&g.scenario)) {
+            names.push(stem(&g.scenario));
+        }
+        let keep = scenarios.is_empty()
+            || scenarios
+                .iter()
+                .any(|s| *s == g.scenario || *s == stem(&g.scenario));
         let r = (
             g.scenario.as_str(),
             g.variant.as_str(),
             g.overrides.as_str(),
         );
-        if !rows.contains(&r) {
+        if keep && !rows.contains(&r) {
             rows.push(r);
         }
+    }
+    for s in scenarios {
+        if !names.contains(s) && !m.groups.iter().any(|g| g.scenario == *s) {
+            return Err(format!(
+                "--scenario {s}: no such scenario in this sweep; expected one of: {}",
+                names.join(", ")
+            ));
+        }
+    }
+    if !only.is_empty() {
+        for p in only {
+            if !policies.contains(&p.as_str()) {
+                return Err(format!(
+                    "--policies: no policy {p} in this sweep; expected some of: {}",
+                    policies.join(", ")
+                ));
+            }
+        }
+        policies = only.iter().map(String::as_str).collect();
     }
     if let Some(v) = versus {
         if !policies.contains(&v) {
@@ -448,12 +493,7 @@ pub fn markdown(m: &Merged, metric: &str, versus: Option<&str>) -> Result<String
         let mut cells: Vec<String> = Vec::new();
         if show_scenario {
             // A path's file stem: the scenario's name, short.
-            let name = std::path::Path::new(r.0)
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .filter(|_| r.0.ends_with(".toml"))
-                .unwrap_or(r.0);
-            cells.push(name.to_string());
+            cells.push(stem(r.0));
         }
         if show_variant {
             cells.push(r.1.to_string());
