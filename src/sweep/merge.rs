@@ -23,6 +23,7 @@ pub const METRICS: &[(&str, &[&str])] = &[
     ("utilization", &["utilization"]),
     ("locality_node", &["locality", "node"]),
     ("locality_rack", &["locality", "rack"]),
+    ("locality_off_dc", &["locality", "off_dc"]),
     ("reduce_locality", &["reduce_locality"]),
     ("inter_dc_gb", &["inter_dc_gb"]),
     ("unbalanced_degree", &["unbalanced_degree"]),
