@@ -209,6 +209,7 @@ fn every_documented_example_prints_what_the_page_says() {
     let mut failures = Vec::new();
     let mut total = 0;
     let scratch = tempfile::tempdir().unwrap();
+    let mut sweeps_run = 0;
     for (page, md) in pages(root) {
         let ex = examples(&md);
         total += ex.len();
@@ -228,7 +229,7 @@ fn every_documented_example_prints_what_the_page_says() {
                     }
                     let tmp = scratch
                         .path()
-                        .join(format!("sweep-{}", swept.len()))
+                        .join(format!("sweep-{sweeps_run}"))
                         .display()
                         .to_string();
                     let mut sw = sweep.clone();
@@ -245,6 +246,7 @@ fn every_documented_example_prints_what_the_page_says() {
                         sweep.join(" "),
                         String::from_utf8_lossy(&out.stderr)
                     );
+                    sweeps_run += 1;
                     swept.push((dir.clone(), tmp.clone()));
                     *arg = tmp;
                 }
