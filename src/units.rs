@@ -24,7 +24,7 @@ pub enum UnitError {
     Size(String),
     #[error("invalid size \"{0}\": must be a non-negative number with a unit")]
     NegativeSize(String),
-    #[error("size \"{0}\" is too large; expected at most 1PB (\"1048576GB\")")]
+    #[error("size \"{0}\" is too large; expected at most \"1PB\"")]
     LargeSize(String),
 }
 
@@ -57,7 +57,8 @@ pub fn parse_duration(s: &str) -> Result<Ms, UnitError> {
     Ok(ms as Ms)
 }
 
-/// Parses `"128MB"`, `"20GB"`, `"1TB"`, `"512KB"` into megabytes (binary: 1 GB = 1024 MB).
+/// Parses `"128MB"`, `"20GB"`, `"1TB"`, `"1PB"`, `"512KB"` into megabytes
+/// (binary: 1 GB = 1024 MB), at most [`MAX_SIZE_MB`].
 pub fn parse_size_mb(s: &str) -> Result<f64, UnitError> {
     let t = s.trim();
     let upper = t.to_ascii_uppercase();
@@ -69,6 +70,8 @@ pub fn parse_size_mb(s: &str) -> Result<f64, UnitError> {
         (n.to_string(), 1024.0)
     } else if let Some(n) = upper.strip_suffix("TB") {
         (n.to_string(), 1024.0 * 1024.0)
+    } else if let Some(n) = upper.strip_suffix("PB") {
+        (n.to_string(), 1024.0 * 1024.0 * 1024.0)
     } else {
         return Err(UnitError::Size(s.to_string()));
     };

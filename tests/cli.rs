@@ -1277,3 +1277,83 @@ fn the_bundled_demo_recording_is_current() {
         "docs/demo.cast is stale: regenerate it with the README's `slotsim record` command"
     );
 }
+
+#[test]
+fn every_positional_argument_is_described_in_help() {
+    for sub in [
+        vec!["run"],
+        vec!["compare"],
+        vec!["validate"],
+        vec!["record"],
+        vec!["sweep"],
+        vec!["merge"],
+        vec!["import", "hadoop"],
+    ] {
+        let mut args = sub.clone();
+        args.push("--help");
+        let (out, _) = ok(&slotsim(&args));
+        let section = out
+            .split("Arguments:")
+            .nth(1)
+            .and_then(|s| s.split("Options:").next())
+            .unwrap_or_else(|| panic!("{sub:?}: no Arguments section\n{out}"));
+        for line in section.lines().filter(|l| !l.trim().is_empty()) {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            assert!(
+                words.len() > 1,
+                "{sub:?}: positional argument without a description: {line:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn record_falls_back_to_the_embedded_quickstart() {
+    let d = tempfile::tempdir().unwrap();
+    let cast = d.path().join("q.cast");
+    let (out, _) = ok(&slotsim(&[
+        "record",
+        "--out",
+        cast.to_str().unwrap(),
+        "--until",
+        "3s",
+        "--size",
+        "80x24",
+    ]));
+    assert!(out.starts_with("wrote "), "{out}");
+    let text = std::fs::read_to_string(&cast).unwrap();
+    assert!(text.contains("quickstart"), "the header names the scenario");
+}
+
+#[test]
+fn a_petabyte_is_the_largest_size_and_is_accepted_as_written() {
+    let d = tempfile::tempdir().unwrap();
+    let base = std::fs::read_to_string(root().join(QUICKSTART)).unwrap();
+    let at = |block: &str| {
+        let text = base.replace("block = \"128MB\"", &format!("block = \"{block}\""));
+        let p = d.path().join("s.toml");
+        std::fs::write(&p, text).unwrap();
+        slotsim(&["validate", p.to_str().unwrap()])
+    };
+    assert!(
+        base.contains("block = \"128MB\""),
+        "the quickstart sets its block size"
+    );
+    let o = at("1PB");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = assert_input_error(&at("2PB"), "");
+    assert!(err.contains("expected at most \"1PB\""), "{err}");
+}
+
+#[test]
+fn a_container_policy_on_typed_slots_is_noted() {
+    let o = slotsim(&["run", QUICKSTART, "--headless", "--policy", "fresh"]);
+    assert!(o.status.success());
+    assert!(
+        stderr(&o).contains("note: fresh is meant for unified containers"),
+        "{}",
+        stderr(&o)
+    );
+    let o = slotsim(&["run", QUICKSTART, "--headless", "--policy", "fair"]);
+    assert!(!stderr(&o).contains("note:"), "{}", stderr(&o));
+}

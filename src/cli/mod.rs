@@ -44,7 +44,10 @@ enum Cmd {
     /// Run one scenario under several policies and seeds, in parallel
     Compare(CompareArgs),
     /// Check a scenario and print what it describes
-    Validate { scenario: PathBuf },
+    Validate {
+        /// Scenario file (TOML)
+        scenario: PathBuf,
+    },
     /// List the scheduling policies, with the paper or code each follows
     Policies,
     /// List the built-in job profiles and where their numbers come from
@@ -137,8 +140,8 @@ pub struct MergeArgs {
 
 #[derive(Args)]
 pub struct RecordArgs {
-    /// Scenario file (TOML)
-    scenario: PathBuf,
+    /// Scenario file (TOML); the embedded quickstart when omitted
+    scenario: Option<PathBuf>,
     /// The .cast file to write
     #[arg(long, value_name = "FILE.cast")]
     out: PathBuf,
@@ -204,6 +207,7 @@ pub struct RunArgs {
 
 #[derive(Args)]
 pub struct CompareArgs {
+    /// Scenario file (TOML)
     scenario: PathBuf,
     /// Comma-separated policies or variants, e.g. 'fifo,fair,fair[slowstart=1]'
     #[arg(long)]
@@ -343,9 +347,20 @@ pub fn load(
     policy: Option<&str>,
     seed: Option<u64>,
 ) -> Result<Scenario, InputError> {
-    match path {
+    let sc = match path {
         Some(p) => scenario::load_file(p, policy, seed),
         None => scenario::load_default(policy, seed),
+    }?;
+    note_slot_model(&sc);
+    Ok(sc)
+}
+
+/// Says on stderr when the policy was written for another slot model.
+pub fn note_slot_model(sc: &Scenario) {
+    if let Some(n) =
+        slotsim::sched::registry::slot_model_note(&sc.policy.name, sc.cluster.slot_model)
+    {
+        eprintln!("note: {n}");
     }
 }
 

@@ -226,9 +226,9 @@ pub fn cmd_record(a: RecordArgs) -> Result<(), Failure> {
         return Err(InputError::new("--speed", format!("{} is not a TUI speed step (0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)", a.speed)).into());
     }
     let keys = parse_keys(&a.keys).map_err(|e| InputError::new("--keys", e))?;
-    let sc = scenario::load_file(&a.scenario, a.policy.as_deref(), a.seed)?;
+    let sc = super::load(a.scenario.as_deref(), a.policy.as_deref(), a.seed)?;
     let app = slotsim::tui::App::new(sc)
-        .map_err(|e| InputError::new(a.scenario.display().to_string(), e.to_string()))?;
+        .map_err(|e| InputError::new(super::scenario_origin(&a.scenario), e.to_string()))?;
     let opts = RecordOpts {
         width: w,
         height: h,
@@ -336,6 +336,9 @@ pub fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
                     }
                     e
                 })?;
+            if k == 0 {
+                super::note_slot_model(&sc);
+            }
             per_seed.push(sc);
         }
         all.push(per_seed);

@@ -29,6 +29,20 @@ impl std::fmt::Debug for Entry {
     }
 }
 
+/// Policies written for typeless containers (`slot_model = "unified"`):
+/// FRESH and OMO share each node's containers between maps and reduces,
+/// which typed slots do not allow.
+pub const UNIFIED_POLICIES: &[&str] = &["fresh", "omo", "omo-lazy", "omo-batch"];
+
+/// A note for a policy meant for unified containers run on typed slots.
+pub fn slot_model_note(policy: &str, model: crate::model::SlotModel) -> Option<String> {
+    (model == crate::model::SlotModel::Typed && UNIFIED_POLICIES.contains(&policy)).then(|| {
+        format!(
+            "{policy} is meant for unified containers (cluster.slot_model = \"unified\"); this cluster's slots are typed, so it cannot share them between maps and reduces as its paper assumes"
+        )
+    })
+}
+
 pub fn lookup(name: &str) -> Option<&'static Entry> {
     super::POLICIES.iter().copied().find(|p| p.name == name)
 }
