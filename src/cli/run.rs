@@ -192,7 +192,13 @@ pub fn cmd_tui(
         |p| p.display().to_string(),
     );
     let app = slotsim::tui::App::new(sc).map_err(|e| InputError::new(origin, e.to_string()))?;
-    slotsim::tui::term::run(app, record).map_err(|e| Failure::Other(e.to_string()))
+    match slotsim::tui::term::run(app, record).map_err(|e| Failure::Other(e.to_string()))? {
+        slotsim::tui::term::Exit::Quit => Ok(()),
+        // The terminal is back; say why the session ended (exit status 1).
+        slotsim::tui::term::Exit::Signal(name) => Err(Failure::Other(format!(
+            "stopped by {name}; the terminal is restored"
+        ))),
+    }
 }
 
 pub fn cmd_record(a: RecordArgs) -> Result<(), Failure> {

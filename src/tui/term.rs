@@ -14,9 +14,21 @@ use std::time::{Duration, Instant};
 
 const FRAME: Duration = Duration::from_millis(33);
 
-/// Runs the TUI until `q`. The terminal is restored on every exit path,
-/// including a panic (ratatui's init installs a hook that restores first).
-pub fn run(app: App, record: Option<&Path>) -> io::Result<()> {
+/// How the loop ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// `q` or Ctrl-C.
+    Quit,
+    /// A signal asked the process to stop (SIGTERM, SIGHUP, or SIGINT sent
+    /// from outside: in raw mode Ctrl-C is a key, not a signal).
+    Signal(&'static str),
+}
+
+/// Runs the TUI until `q` or a signal. The terminal is restored on every
+/// exit path: a quit, SIGTERM, SIGHUP or SIGINT (caught, so that the loop
+/// ends, a recording is closed and the screen put back before the process
+/// exits) and a panic (ratatui's init installs a hook that restores first).
+pub fn run(app: App, record: Option<&Path>) -> io::Result<Exit> {
     if !io::stdout().is_terminal() {
         return Err(io::Error::other(
             "the TUI needs a terminal; use --headless to run without one",
@@ -24,6 +36,7 @@ pub fn run(app: App, record: Option<&Path>) -> io::Result<()> {
     }
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_time()
+        .enable_io()
         .build()?;
     let mut terminal = ratatui::try_init()?;
     let result = rt.block_on(event_loop(&mut terminal, app, record));
@@ -31,11 +44,56 @@ pub fn run(app: App, record: Option<&Path>) -> io::Result<()> {
     result
 }
 
+/// Resolves when a signal asks the process to stop, with its name.
+#[cfg(unix)]
+struct Signals {
+    term: tokio::signal::unix::Signal,
+    hup: tokio::signal::unix::Signal,
+    int: tokio::signal::unix::Signal,
+}
+
+#[cfg(unix)]
+impl Signals {
+    fn new() -> io::Result<Signals> {
+        use tokio::signal::unix::{signal, SignalKind};
+        Ok(Signals {
+            term: signal(SignalKind::terminate())?,
+            hup: signal(SignalKind::hangup())?,
+            int: signal(SignalKind::interrupt())?,
+        })
+    }
+
+    async fn next(&mut self) -> &'static str {
+        tokio::select! {
+            _ = self.term.recv() => "SIGTERM",
+            _ = self.hup.recv() => "SIGHUP",
+            _ = self.int.recv() => "SIGINT",
+        }
+    }
+}
+
+#[cfg(not(unix))]
+struct Signals;
+
+#[cfg(not(unix))]
+impl Signals {
+    fn new() -> io::Result<Signals> {
+        Ok(Signals)
+    }
+
+    async fn next(&mut self) -> &'static str {
+        let _ = tokio::signal::ctrl_c().await;
+        "Ctrl-Break"
+    }
+}
+
 async fn event_loop(
     terminal: &mut ratatui::DefaultTerminal,
     mut app: App,
     record: Option<&Path>,
-) -> io::Result<()> {
+) -> io::Result<Exit> {
+    let mut signals = Signals::new()?;
+    let mut exit = Exit::Quit;
     let mut cast = match record {
         Some(p) => {
             let size = terminal.size()?;
@@ -73,6 +131,10 @@ async fn event_loop(
                 Some(Err(e)) => return Err(e),
                 None => break,
             },
+            name = signals.next() => {
+                exit = Exit::Signal(name);
+                break;
+            }
             _ = tick.tick(), if live => {
                 let now = Instant::now();
                 let dt = now.duration_since(last).as_millis() as u64;
@@ -87,5 +149,5 @@ async fn event_loop(
     if let Some(c) = cast {
         c.finish(started.elapsed().as_secs_f64())?;
     }
-    Ok(())
+    Ok(exit)
 }

@@ -1,0 +1,145 @@
+//! The real terminal is restored however the TUI ends: by `q`, or by a
+//! signal from outside (SIGTERM, SIGINT, SIGHUP), run in a pseudo-terminal
+//! as a user's shell would run it. After the process exits, the terminal's
+//! modes are those it started with (line editing and echo back on) and the
+//! output left the alternate screen.
+#![cfg(unix)]
+
+use nix::pty::{openpty, Winsize};
+use nix::sys::signal::{kill, Signal};
+use nix::sys::termios::{tcgetattr, LocalFlags};
+use nix::unistd::Pid;
+use std::io::{Read, Write};
+use std::os::fd::{AsFd, OwnedFd};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const ENTER_ALT: &[u8] = b"\x1b[?1049h";
+const LEAVE_ALT: &[u8] = b"\x1b[?1049l";
+
+struct Session {
+    child: Child,
+    master: std::fs::File,
+    slave: OwnedFd,
+    out: Arc<Mutex<Vec<u8>>>,
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+fn start() -> Session {
+    let ws = Winsize {
+        ws_row: 30,
+        ws_col: 100,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    let pty = openpty(Some(&ws), None).expect("a pseudo-terminal");
+    let stdio = |fd: &OwnedFd| Stdio::from(fd.try_clone().unwrap());
+    let child = Command::new(env!("CARGO_BIN_EXE_slotsim"))
+        .env("TERM", "xterm-256color")
+        .stdin(stdio(&pty.slave))
+        .stdout(stdio(&pty.slave))
+        .stderr(stdio(&pty.slave))
+        .spawn()
+        .unwrap();
+    let master = std::fs::File::from(pty.master);
+    let out = Arc::new(Mutex::new(Vec::new()));
+    let (mut reader, sink) = (master.try_clone().unwrap(), out.clone());
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.lock().unwrap().extend_from_slice(&buf[..n]);
+        }
+    });
+    let s = Session {
+        child,
+        master,
+        slave: pty.slave,
+        out,
+    };
+    // Wait for the first frame: the alternate screen and the header.
+    let t0 = Instant::now();
+    loop {
+        {
+            let o = s.out.lock().unwrap();
+            if contains(&o, ENTER_ALT) && contains(&o, b"policy:") {
+                break;
+            }
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "the TUI did not draw: {:?}",
+            String::from_utf8_lossy(&s.out.lock().unwrap())
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    s
+}
+
+/// Waits for the process to exit and returns its status code and output.
+fn finish(mut s: Session) -> (Option<i32>, Vec<u8>, OwnedFd) {
+    let t0 = Instant::now();
+    let status = loop {
+        if let Some(st) = s.child.try_wait().unwrap() {
+            break st;
+        }
+        if t0.elapsed() > Duration::from_secs(20) {
+            let _ = s.child.kill();
+            panic!("the TUI did not exit");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // Let the reader drain what the process wrote last.
+    std::thread::sleep(Duration::from_millis(200));
+    let out = s.out.lock().unwrap().clone();
+    (status.code(), out, s.slave)
+}
+
+fn assert_restored(out: &[u8], slave: &OwnedFd) {
+    let enter = out.windows(ENTER_ALT.len()).position(|w| w == ENTER_ALT);
+    let leave = out.windows(LEAVE_ALT.len()).rposition(|w| w == LEAVE_ALT);
+    assert!(
+        matches!((enter, leave), (Some(e), Some(l)) if l > e),
+        "left the alternate screen after entering it"
+    );
+    let t = tcgetattr(slave.as_fd()).unwrap();
+    assert!(
+        t.local_flags
+            .contains(LocalFlags::ICANON | LocalFlags::ECHO),
+        "line editing and echo are back: {:?}",
+        t.local_flags
+    );
+}
+
+#[test]
+fn q_quits_with_status_0_and_restores_the_terminal() {
+    let mut s = start();
+    s.master.write_all(b"q").unwrap();
+    let (code, out, slave) = finish(s);
+    assert_eq!(code, Some(0));
+    assert_restored(&out, &slave);
+}
+
+#[test]
+fn a_signal_stops_the_tui_and_restores_the_terminal() {
+    for sig in [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP] {
+        let s = start();
+        // In raw mode the terminal sends no signal on Ctrl-C: this is a
+        // signal from outside (kill, a closing terminal, a supervisor).
+        kill(Pid::from_raw(s.child.id() as i32), sig).unwrap();
+        let (code, out, slave) = finish(s);
+        assert_eq!(code, Some(1), "{sig}: exit status 1, not killed");
+        assert_restored(&out, &slave);
+        let text = String::from_utf8_lossy(&out);
+        assert!(
+            text.contains(&format!("stopped by {sig}")),
+            "{sig}: says why it stopped"
+        );
+    }
+}
