@@ -77,7 +77,7 @@ use super::fair::base::{auto_delay, load_cap, pool_max, pool_running, BaseSettin
 use super::fair::base::{Rules, TaskKind};
 use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{fraction, ConfigError, Settings};
-use crate::model::{JobId, Ms, NodeId, Speculation};
+use crate::model::{JobId, Ms, NodeId};
 use crate::sim::policy::{num, BuildCtx, Inspection, Policy, PoolShares, Value};
 use crate::sim::{AttemptId, Heartbeat, Kind, Locality, Outcome, World};
 use crate::units::de_opt_duration;
@@ -177,6 +177,7 @@ pub const RULE_NON_LOCAL: &str = "dhsa/non-local";
 pub const RULE_NON_LOCAL_IN_REDUCE_SLOT: &str = "dhsa/non-local-in-reduce-slot";
 pub const RULE_PRE_MAP_SLOT: &str = "prescheduling/extra-map-slot";
 pub const RULE_PRE_REDUCE_SLOT: &str = "prescheduling/reduce-slot";
+pub const RULE_PRE_REDUCE_IN_MAP_SLOT: &str = "prescheduling/reduce-in-map-slot";
 pub const RULE_SEPB: &str = "sepb/pending";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -242,6 +243,8 @@ impl Dhsa {
             size_based_weight: false,
             typed_slots: true,
             preemption: false,
+            // DHSA launches its tasks (and copies) itself.
+            speculate: false,
         };
         Ok(Dhsa {
             fair: FairBase::new(base, DHSA_RULES),
@@ -280,7 +283,10 @@ impl Dhsa {
     }
 
     /// Launches a map of job `j` in a slot of type `slot`, if the job has
-    /// one it may run here.
+    /// one it may run here; with [`MapPick::Allowed`] in a map slot, once
+    /// its pending maps are exhausted at delay scheduling's level ANY, a
+    /// speculative copy of one of its running maps (as Hadoop's
+    /// `findNewMapTask`; see [`Dhsa::speculate`]).
     #[allow(clippy::too_many_arguments)]
     fn try_map(
         &mut self,
@@ -306,7 +312,29 @@ impl Dhsa {
             }
             MapPick::Any => Locality::OffDc,
         };
-        if job.maps_pending == 0 || hb.node().free_typed(slot) == 0 {
+        if let Some(a) = self.launch_pending_map(hb, j, slot, max, rule, launched) {
+            return Some(a);
+        }
+        if pick == MapPick::Allowed && slot == Kind::Map && max == Locality::OffDc {
+            return self.speculate(hb, j, Kind::Map, launched);
+        }
+        None
+    }
+
+    /// Launches a pending map of job `j` at locality `max` or better in a
+    /// slot of type `slot`.
+    fn launch_pending_map(
+        &mut self,
+        hb: &mut Heartbeat<'_>,
+        j: JobId,
+        slot: Kind,
+        max: Locality,
+        rule: &'static str,
+        launched: &mut Vec<JobId>,
+    ) -> Option<AttemptId> {
+        let w = hb.world();
+        let job = w.job(j);
+        if !job.runnable || job.maps_pending == 0 || hb.node().free_typed(slot) == 0 {
             return None;
         }
         let (t, loc) = job.find_map(hb.node, max, &w.cluster)?;
@@ -320,15 +348,45 @@ impl Dhsa {
     }
 
     /// Launches a schedulable reduce of job `j` in a slot of type `slot`;
-    /// in a map slot only if the job has no pending map (see the module doc).
-    fn try_reduce(&self, hb: &mut Heartbeat<'_>, j: JobId, slot: Kind, rule: &'static str) -> bool {
+    /// in a reduce slot, once its pending reduces are exhausted, a
+    /// speculative copy of one of its running reduces (as Hadoop's
+    /// `findNewReduceTask`).
+    fn try_reduce(
+        &mut self,
+        hb: &mut Heartbeat<'_>,
+        j: JobId,
+        slot: Kind,
+        rule: &'static str,
+        launched: &mut Vec<JobId>,
+    ) -> bool {
+        if self.launch_pending_reduce(hb, j, slot, rule) {
+            return true;
+        }
+        let job = hb.world().job(j);
+        slot == Kind::Reduce
+            && job.runnable
+            && job.reduces_schedulable(self.slowstart)
+            && self.speculate(hb, j, Kind::Reduce, launched).is_some()
+    }
+
+    /// Launches a pending schedulable reduce of job `j` in a slot of type
+    /// `slot`. In a map slot, a reduce that would wait on its job's maps
+    /// may not take the cluster's last map slot free of such reduces (see
+    /// the module doc).
+    fn launch_pending_reduce(
+        &self,
+        hb: &mut Heartbeat<'_>,
+        j: JobId,
+        slot: Kind,
+        rule: &'static str,
+    ) -> bool {
         let w = hb.world();
         let job = w.job(j);
         if !job.runnable
             || job.reduces_pending == 0
             || !job.reduces_schedulable(self.slowstart)
             || hb.node().free_typed(slot) == 0
-            || (slot == Kind::Map && job.maps_pending > 0)
+            || (slot == Kind::Map && !waiting_reduce_fits(w, j))
         {
             return false;
         }
@@ -342,8 +400,111 @@ impl Dhsa {
         true
     }
 
+    /// A speculative copy of one of job `j`'s running tasks of `kind`, in
+    /// a free slot of that kind, if the scenario's speculation rule picks
+    /// one here (the running-task part of Hadoop's lookup, reached only
+    /// once the job has no pending task of the kind to give). Under
+    /// `dynamicmr` SEPB (Algorithm 3) comes first: the first
+    /// ⌈`sepb_check_fraction` × jobs⌉ jobs in fair order are checked for a
+    /// pending task of the kind, and one of those runs instead of the copy.
+    fn speculate(
+        &mut self,
+        hb: &mut Heartbeat<'_>,
+        j: JobId,
+        kind: Kind,
+        launched: &mut Vec<JobId>,
+    ) -> Option<AttemptId> {
+        if hb.node().free_typed(kind) == 0 {
+            return None;
+        }
+        let task = hb.speculative_task(j, kind)?;
+        if self.mode == Mode::DynamicMr && self.sepb_check_fraction > 0.0 {
+            if let Some(a) = self.sepb(hb, kind, launched) {
+                return Some(a);
+            }
+        }
+        let a = hb.launch_speculative(j, kind, task);
+        if kind == Kind::Map {
+            let loc = hb.world().attempts[a as usize].locality;
+            self.fair.map_launched(j, loc.unwrap_or(Locality::OffDc));
+            launched.push(j);
+        }
+        Some(a)
+    }
+
+    /// SEPB's check (Algorithm 3, lines 3–5): a pending task of `kind`
+    /// from the first ⌈`sepb_check_fraction` × jobs⌉ jobs in fair order
+    /// (pools, then jobs within each), in a slot of its kind, at any
+    /// locality.
+    fn sepb(
+        &mut self,
+        hb: &mut Heartbeat<'_>,
+        kind: Kind,
+        launched: &mut Vec<JobId>,
+    ) -> Option<AttemptId> {
+        let w = hb.world();
+        let (pool_jobs, demand) = self.fair.pools_view(w, TaskKind::Any);
+        let pools = self.fair.sorted_pools(w, TaskKind::Any, &pool_jobs, &demand);
+        let order: Vec<(usize, JobId)> = pools
+            .iter()
+            .flat_map(|&p| self.jobs_of(w, p, &pool_jobs).into_iter().map(move |j| (p, j)))
+            .collect();
+        let checked = sepb_checked(self.sepb_check_fraction, order.len());
+        for &(p, j) in order.iter().take(checked) {
+            if Self::pool_full(hb.world(), p, kind) {
+                continue;
+            }
+            match kind {
+                Kind::Map => {
+                    let a =
+                        self.launch_pending_map(hb, j, Kind::Map, Locality::OffDc, RULE_SEPB, launched);
+                    if a.is_some() {
+                        return a;
+                    }
+                }
+                Kind::Reduce => {
+                    if self.launch_pending_reduce(hb, j, Kind::Reduce, RULE_SEPB) {
+                        return hb.assigned.last().copied();
+                    }
+                }
+            }
+        }
+        None
+    }
 }
 
+/// SEPB's checked jobs: ⌈fraction × jobs⌉ (with a hair of slack so that
+/// 0.5 × 4 is 2).
+fn sepb_checked(fraction: f64, jobs: usize) -> usize {
+    (fraction * jobs as f64 - 1e-9).ceil().max(0.0) as usize
+}
+
+/// May a reduce of job `j` take a map slot without risking that reduces
+/// waiting on maps hold every map slot? Yes if its job's maps are all
+/// done (it does not wait); otherwise only while the reduces of
+/// unfinished-map jobs already in map slots leave at least one other map
+/// slot of the cluster (see the module doc).
+fn waiting_reduce_fits(w: &World, j: JobId) -> bool {
+    let job = w.job(j);
+    if job.maps_done == job.n_maps() {
+        return true;
+    }
+    let waiting: u32 = w
+        .active
+        .iter()
+        .map(|&k| {
+            let jk = w.job(k);
+            if jk.maps_done == jk.n_maps() {
+                return 0;
+            }
+            jk.running_reducers
+                .iter()
+                .filter(|&&a| w.attempts[a as usize].slot_kind == Kind::Map)
+                .count() as u32
+        })
+        .sum();
+    waiting + 1 < w.cluster.total_map_slots
+}
 
 impl Policy for Dhsa {
     fn label(&self) -> &str {
@@ -352,6 +513,10 @@ impl Policy for Dhsa {
 
     fn slowstart(&self) -> f64 {
         self.slowstart
+    }
+
+    fn speculates(&self) -> bool {
+        true
     }
 
     fn adopt(&mut self, w: &World) {
@@ -494,9 +659,7 @@ impl Policy for Dhsa {
                 let jobs = w.active.iter().filter(|&&j| w.job(j).runnable).count();
                 c.insert(
                     "sepb_checked_jobs",
-                    (self.sepb_check_fraction * jobs as f64 - 1e-9)
-                        .ceil()
-                        .max(0.0) as u64,
+                    sepb_checked(self.sepb_check_fraction, jobs),
                 );
             }
         }
