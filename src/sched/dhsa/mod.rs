@@ -38,30 +38,52 @@
 //!   ("not considering data locality"; DHSA keeps every slot busy while
 //!   tasks are pending), so delay scheduling only decides the order: local
 //!   maps and reduces of every pool come before a non-local map.
+//! - **Speculative copies** come from a job's own lookup, as Hadoop's
+//!   `findNewMapTask` / `findNewReduceTask` give them: in a map slot once
+//!   delay scheduling allows the job any locality and it has no pending
+//!   map (PI-DHSA's map phase, PD-DHSA's case (1)), in a reduce slot once
+//!   it has no pending reduce (the reduce phase, case (2)); never in a
+//!   borrowed slot. So under `dhsa-pd`, as under `fair`, a job early in
+//!   fair order gets its straggler's copy before a later job's pending task.
 //! - **dynamicmr** = PD-DHSA + SEPB + Slot PreScheduling.
-//!   - *Slot PreScheduling* (Algorithm 4, Appendix A): once the node is at
-//!     its load-balancing line (no *allowable* idle slot) but still has
-//!     idle slots, the first job in fair order with a pending map whose
-//!     block is on this node runs it in an idle map slot above the line
-//!     (P1, `prescheduling/extra-map-slot`) or else in an idle reduce slot
-//!     (P2, `prescheduling/reduce-slot`) while the maps P2 placed still
-//!     running are fewer than `max_borrowed_reduce_slots`; one per turn,
-//!     pools re-sorted each time. P3 (reduces into idle map slots to give
-//!     back what P2 took) is PD-DHSA's case (4) here.
-//!   - *SEPB* (Algorithm 3): the engine offers the slots a policy leaves
-//!     idle to speculative copies (LATE, or Hadoop's rule). For each such
-//!     slot for which the scenario's speculation rule would launch a copy,
+//!   - *Slot PreScheduling* (Algorithm 4, placed per pool as Appendix A's
+//!     Fig. 1 places it): after case (1) fails for a pool, if the node has
+//!     no *allowable* idle map slot (allowableIdleMapSlots = the idle map
+//!     slots under the line, at most trackerCurrentSlotsCapacity −
+//!     trackerRunningTasksNum), the first of the pool's jobs in fair order
+//!     with a pending map whose block is on this node runs it in an idle
+//!     map slot above the line (P1, extraIdleMapSlots,
+//!     `prescheduling/extra-map-slot`) or else in an idle reduce slot (P2,
+//!     `prescheduling/reduce-slot`) while the maps P2 placed still running
+//!     are fewer than `max_borrowed_reduce_slots`; only then case (2).
+//!     After case (2) fails, while maps P2 placed still run, a reduce may
+//!     take an idle map slot (P3, `prescheduling/reduce-in-map-slot`,
+//!     within `borrow_map_pct`), before case (3). So P2 fires under the
+//!     line on a node whose map slots are full, where case (2) would give
+//!     the reduce slot to a reduce; a node at its line (Algorithm 2 would
+//!     return at once) runs only P1 and P2, pools re-sorted per slot.
+//!   - *SEPB* (Algorithm 3): where a job's lookup would launch a copy,
 //!     dynamicmr first checks the first ⌈`sepb_check_fraction` × running
-//!     jobs⌉ jobs in fair order for a pending task of the slot's kind and
-//!     runs it instead (`sepb/pending`); only if none has one is the slot
-//!     left to the copy. `sepb_check_fraction = 0` turns SEPB off.
+//!     jobs⌉ jobs in fair order (pools, then jobs within each) for a
+//!     pending task of the slot's kind and runs it instead at any locality
+//!     (`sepb/pending`); only if none has one does the copy run.
+//!     `sepb_check_fraction = 0` turns SEPB off (PD-DHSA's choice).
 //!
-//! **Settled:** a reduce borrows a map slot only if its job has no pending
-//! map. Reduces occupy their slot while they wait for their job's maps, so
-//! without that guard early reduces (after slowstart) can fill every map
-//! slot of the cluster and the maps they wait for never run again (as on
-//! unified containers, see `World::reduce_allowed`). Maps in reduce slots
-//! never wait for anything.
+//! **When a reduce takes a map slot**: as the paper says, PI-DHSA's case 3
+//! and PD-DHSA's case (4) (cases (1)–(3) failed for its pool and its job
+//! has a schedulable pending reduce), up to ⌊map capacity ×
+//! `borrow_map_pct`⌋ reduces in map slots; whether its job still has
+//! pending maps does not matter. **Settled:** reduces occupy their slot
+//! while they wait for their job's maps, so early reduces (after slowstart)
+//! could fill every map slot and every reduce slot, and the maps they wait
+//! for would never run again. Hadoop's typed slots rule that out by
+//! construction (a reduce never holds a map slot); Appendix F gives the
+//! borrowing percentages the purpose of keeping a phase from starving. We
+//! keep Hadoop's guarantee at its minimum: a reduce of a job whose maps are
+//! unfinished does not take a map slot if reduces of such jobs would then
+//! hold every live map slot of the cluster. A reduce of a job whose maps
+//! are done never waits and borrows freely. Maps in reduce slots never wait
+//! for anything.
 //!
 //! On a unified cluster the three policies view each node's containers as
 //! `map_slots` map slots and `reduce_slots` reduce slots, as `fair` with
