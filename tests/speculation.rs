@@ -103,3 +103,127 @@ fn speculation_is_deterministic() {
     };
     assert_eq!(key(&a), key(&b));
 }
+
+/// Three nodes of 3 map + 1 reduce slots in one rack, LATE, manual
+/// heartbeats. X (400 s) runs node-local on node 1 and Y (100 s) on node 2
+/// from 1 s, one map each; Z (two maps on node 2) arrives at 70 s. At 80 s
+/// LATE would copy X on node 0 (rates 0.0025 and 0.01 per s; the 25th
+/// percentile is 0.0044), never on node 1. `beats` are (ms, node) heartbeats after
+/// those of nodes 1 and 2 at 1 s.
+fn queue_with_a_straggler(policy: &str, beats: &[(u64, u32)]) -> String {
+    let mut all = vec![(1_000, 1), (1_000, 2)];
+    all.extend_from_slice(beats);
+    format!(
+        r#"
+name = "straggler-at-the-head"
+seed = 1
+[scheduler]
+policy = "{policy}"
+[cluster]
+nodes = 3
+racks = 1
+map_slots = 3
+reduce_slots = 1
+heartbeat = "manual"
+[hdfs]
+block = "64MB"
+replication = 1
+[tasks]
+speculation = "late"
+[[jobs]]
+name = "X"
+profile = "grep"
+maps = 1
+reduces = 0
+map_time = "400s"
+blocks = [[1]]
+[[jobs]]
+name = "Y"
+profile = "grep"
+maps = 1
+reduces = 0
+map_time = "100s"
+blocks = [[2]]
+[[jobs]]
+name = "Z"
+profile = "grep"
+maps = 2
+reduces = 0
+map_time = "100s"
+blocks = [[2], [2]]
+submit = "70s"
+{}"#,
+        heartbeat_events(&all)
+    )
+}
+
+/// (job/task, rule) launched by the heartbeat of `node` at `t_ms`.
+fn launched_at(recs: &[InspectRecord], t_ms: u64, node: u32) -> Vec<(String, &'static str)> {
+    let r = recs
+        .iter()
+        .find(|r| r.t == t_ms && r.node == node)
+        .unwrap_or_else(|| panic!("no heartbeat of node {node} at {t_ms} ms"));
+    r.assigned
+        .iter()
+        .cloned()
+        .zip(r.rules.iter().copied())
+        .collect()
+}
+
+fn pairs(v: &[(&str, &'static str)]) -> Vec<(String, &'static str)> {
+    v.iter().map(|(a, r)| (a.to_string(), *r)).collect()
+}
+
+/// FIFO looks for a speculative map inside each job's lookup, in queue
+/// order, as `obtainNewNonLocalMapTask` does: the head job X has nothing
+/// pending, so its straggler's copy takes node 0's slot before Z's pending
+/// maps, and it is the heartbeat's one off-switch-or-speculative map. Node
+/// 1, where X runs, never gets the copy (`hasRunOnMachine`).
+#[test]
+fn fifo_gives_the_head_jobs_copy_a_slot_before_the_next_jobs_pending_map() {
+    let sc = load_text(
+        &queue_with_a_straggler("fifo", &[(80_000, 0), (80_000, 1)]),
+        None,
+    );
+    let (_, recs) = run_inspect(&sc);
+    assert_eq!(
+        launched_at(&recs, 1_000, 1),
+        pairs(&[("X/m0", "fifo/local")])
+    );
+    assert_eq!(
+        launched_at(&recs, 1_000, 2),
+        pairs(&[("Y/m0", "fifo/local")])
+    );
+    // Node 1: Z's maps are rack-local, X's copy may not run here.
+    assert_eq!(
+        launched_at(&recs, 80_000, 1),
+        pairs(&[("Z/m0", "fifo/local")])
+    );
+    assert_eq!(
+        launched_at(&recs, 80_000, 0),
+        pairs(&[("X/m0", "speculate/late")])
+    );
+}
+
+/// The fair scheduler asks a job for a speculative map only once delay
+/// scheduling allows it ANY locality (`findNewMapTask` returns before its
+/// running tasks below that level). X and Y were launched node-local at
+/// 1 s and have not waited since: at NODE level, X gets no copy on node 0
+/// (and Z, blocks on node 2, waits too). With no locality delay every job
+/// is at ANY: Z (fewest running) takes a rack-local map, then X, first of
+/// the tied jobs, has nothing pending and gets its copy.
+#[test]
+fn fair_speculates_only_at_the_allowed_level_any() {
+    let text = queue_with_a_straggler("fair", &[(80_000, 0)]);
+    let (_, recs) = run_inspect(&load_text(&text, None));
+    assert_eq!(launched_at(&recs, 80_000, 0), pairs(&[]));
+    let no_delay = text.replace(
+        "[cluster]",
+        "[scheduler.fair]\nnode_locality_delay = \"0s\"\nrack_locality_delay = \"0s\"\n[cluster]",
+    );
+    let (_, recs) = run_inspect(&load_text(&no_delay, None));
+    assert_eq!(
+        launched_at(&recs, 80_000, 0),
+        pairs(&[("Z/m0", "fair/rack-local"), ("X/m0", "speculate/late")])
+    );
+}

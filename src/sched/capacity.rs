@@ -1,12 +1,17 @@
 //! `capacity`: Hadoop 1.x CapacityTaskScheduler, reduced to what a slot
 //! simulator can see (no memory-based scheduling, no job initialisation
 //! limits). Queues are the scenario's pools, each with `capacity` percent.
+//!
+//! Speculative copies come from each job's lookup in queue order, after
+//! its pending tasks, as `obtainNewNonLocalMapTask` and
+//! `obtainNewReduceTask` give them: a speculative map is the heartbeat's
+//! one off-switch map and waits for `scheduleOffSwitch` as one does.
 
 use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{ConfigError, Settings};
 use crate::model::{JobId, NodeId, SlotModel};
 use crate::sim::policy::{num, Inspection, Policy, PoolShare, PoolShares, ShareBasis, Values};
-use crate::sim::{Heartbeat, Locality, World};
+use crate::sim::{Heartbeat, Kind, Locality, World};
 use std::collections::BTreeMap;
 
 /// `[scheduler.capacity]`.
@@ -224,13 +229,16 @@ impl Capacity {
                     let j = qs[qi].jobs[ji];
                     let w = hb.world();
                     let job = w.job(j);
-                    if job.maps_pending == 0 || Self::user_over_limit(w, &qs[qi], j) {
+                    if Self::user_over_limit(w, &qs[qi], j)
+                        || (job.maps_pending == 0 && hb.speculative_task(j, Kind::Map).is_none())
+                    {
                         continue;
                     }
                     *self.missed(j) += 1;
                     let w = hb.world();
                     let job = w.job(j);
                     let mut launched = None;
+                    let mut speculative = None;
                     if let Some((t, _)) = job.find_map(hb.node, Locality::Rack, &w.cluster) {
                         launched = Some((t, "capacity/local"));
                     } else {
@@ -243,12 +251,19 @@ impl Capacity {
                             {
                                 launched = Some((t, "capacity/off-switch"));
                                 assign_off_switch = false;
+                            } else if let Some(t) = hb.speculative_task(j, Kind::Map) {
+                                speculative = Some(t);
+                                assign_off_switch = false;
                             }
                         }
                     }
-                    if let Some((t, rule)) = launched {
+                    if launched.is_some() || speculative.is_some() {
                         let user = job.user.clone();
-                        hb.launch_map(j, t, rule);
+                        match (launched, speculative) {
+                            (Some((t, rule)), _) => hb.launch_map(j, t, rule),
+                            (None, Some(t)) => hb.launch_speculative(j, Kind::Map, t),
+                            (None, None) => unreachable!(),
+                        };
                         *self.missed(j) = 0;
                         qs[qi].occupied += 1;
                         *qs[qi].user_slot(&user) += 1;
@@ -270,7 +285,8 @@ impl Capacity {
                     let w = hb.world();
                     let job = w.job(j);
                     if !job.reduces_schedulable(self.slowstart)
-                        || job.reduces_pending == 0
+                        || (job.reduces_pending == 0
+                            && hb.speculative_task(j, Kind::Reduce).is_none())
                         || !w.reduce_allowed(j)
                     {
                         continue;
@@ -286,6 +302,9 @@ impl Capacity {
                         hb.launch_reduce(j, r, "capacity/reduce");
                         return;
                     }
+                    if hb.speculate(j, Kind::Reduce).is_some() {
+                        return;
+                    }
                 }
             }
         }
@@ -299,6 +318,10 @@ impl Policy for Capacity {
 
     fn slowstart(&self) -> f64 {
         self.slowstart
+    }
+
+    fn speculates(&self) -> bool {
+        true
     }
 
     fn adopt(&mut self, _w: &World) {

@@ -1,10 +1,16 @@
 //! `fifo`: Hadoop 1.x JobQueueTaskScheduler, heartbeat by heartbeat.
+//!
+//! Speculative copies are found where Hadoop finds them, inside each job's
+//! lookup in queue order: `obtainNewNonLocalMapTask` ends with the job's
+//! speculative map, which counts as the heartbeat's one off-rack map, and
+//! `obtainNewReduceTask` ends with its speculative reduce. So the head
+//! job's straggler copy takes a slot before the next job's pending task.
 
 use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{ConfigError, Settings};
 use crate::model::{JobId, NodeId, SlotModel};
 use crate::sim::policy::{num, Inspection, Policy, Values};
-use crate::sim::{Heartbeat, Locality, World};
+use crate::sim::{Heartbeat, Kind, Locality, World};
 
 /// `[scheduler.fifo]`.
 #[derive(Clone, Debug, Default, serde::Deserialize)]
@@ -117,6 +123,10 @@ impl Policy for Fifo {
         self.slowstart
     }
 
+    fn speculates(&self) -> bool {
+        true
+    }
+
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
         let w = hb.world();
         let queue = queue_order(w);
@@ -163,6 +173,11 @@ impl Policy for Fifo {
                     hb.launch_map(j, t, "fifo/non-local");
                     break 'slots;
                 }
+                // `findNewMapTask`'s running cache: at most one off-switch
+                // or speculative map per heartbeat.
+                if hb.speculate(j, Kind::Map).is_some() {
+                    break 'slots;
+                }
             }
             if !found {
                 break;
@@ -185,6 +200,9 @@ impl Policy for Fifo {
                 if job.reduces_schedulable(self.slowstart) && w.reduce_allowed(j) {
                     if let Some(r) = job.find_reduce() {
                         hb.launch_reduce(j, r, "fifo/reduce");
+                        break;
+                    }
+                    if hb.speculate(j, Kind::Reduce).is_some() {
                         break;
                     }
                 }

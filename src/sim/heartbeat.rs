@@ -2,8 +2,8 @@
 
 use super::cluster::Node;
 use super::job::{AttemptId, Kind};
-use super::world::World;
-use crate::model::{JobId, NodeId};
+use super::world::{Notable, World};
+use crate::model::{JobId, NodeId, Speculation};
 
 /// The assignment context a policy gets on a heartbeat: read access to the
 /// world, the heartbeating node, and the ways to launch a task there (in a
@@ -94,6 +94,70 @@ impl Heartbeat<'_> {
             "policy launched a reduce in a map slot on a node with none free"
         );
         self.launch_in(job, Kind::Reduce, Kind::Map, task, rule)
+    }
+
+    /// The running task of `kind` of `job` that the scenario's speculation
+    /// rule would copy on this node, if any (`tasks.speculation`; always
+    /// `None` when it is off). Never a task with a pending sibling of its
+    /// kind in the job, never one an attempt of which has run here
+    /// (`hasRunOnMachine`), a reduce only once its job's maps are done.
+    ///
+    /// Policies built on Hadoop's schedulers ask this inside each job's
+    /// task lookup, once the job's pending tasks of the kind are exhausted
+    /// at the allowed locality, as `JobInProgress.findNewMapTask` and
+    /// `findNewReduceTask` do, and then do not rely on the engine's pass
+    /// over idle slots ([`crate::sim::policy::Policy::speculates`]).
+    pub fn speculative_task(&self, job: JobId, kind: Kind) -> Option<u32> {
+        super::speculation::pick_in_job(self.w, self.w.tasks.speculation, kind, self.node, job)
+    }
+
+    /// Launches a speculative copy of the task [`Heartbeat::speculative_task`]
+    /// picks for `job` and `kind`, in a free slot of its own kind on this
+    /// node. Returns the copy, or `None` if there is no such task or no free
+    /// slot. Its rule is the speculation rule's (`speculate/hadoop`,
+    /// `speculate/late`).
+    pub fn speculate(&mut self, job: JobId, kind: Kind) -> Option<AttemptId> {
+        let free = match kind {
+            Kind::Map => self.free_maps(),
+            Kind::Reduce => self.free_reduces(),
+        };
+        if free == 0 {
+            return None;
+        }
+        let task = self.speculative_task(job, kind)?;
+        Some(self.launch_speculative(job, kind, task))
+    }
+
+    /// Launches a speculative copy of running task `task` of `job` in a
+    /// free slot of its own kind on this node.
+    ///
+    /// # Panics
+    /// If the node has no free slot of the kind or the task is not running.
+    pub fn launch_speculative(&mut self, job: JobId, kind: Kind, task: u32) -> AttemptId {
+        let w = &*self.w;
+        let (free, running) = match kind {
+            Kind::Map => (
+                self.free_maps(),
+                w.job(job).maps[task as usize].state == super::job::TaskState::Running,
+            ),
+            Kind::Reduce => (
+                self.free_reduces(),
+                w.job(job).reduces[task as usize].state == super::job::TaskState::Running,
+            ),
+        };
+        assert!(
+            free > 0,
+            "policy launched a speculative copy on a full node"
+        );
+        assert!(running, "policy speculated a task that is not running");
+        let rule = match self.w.tasks.speculation {
+            Speculation::Late => "speculate/late",
+            _ => "speculate/hadoop",
+        };
+        let a = self.w.launch(job, kind, kind, task, self.node, rule, true);
+        self.w.notables.push((self.w.now, Notable::Speculated(a)));
+        self.assigned.push(a);
+        a
     }
 
     fn launch_in(

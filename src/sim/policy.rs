@@ -260,6 +260,16 @@ pub trait Policy: Send {
     /// Assign tasks to `hb.node`'s free slots.
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>);
 
+    /// Whether this policy launches speculative copies itself, inside its
+    /// job order (through [`Heartbeat::speculate`]), as Hadoop 1.x's
+    /// schedulers do inside `JobInProgress.findNewMapTask` and
+    /// `findNewReduceTask`. If not (the default), after each heartbeat the
+    /// engine offers the node's still idle slots to speculative copies
+    /// under the scenario's rule, jobs in queue order.
+    fn speculates(&self) -> bool {
+        false
+    }
+
     /// Called on every heartbeat of a live node, full or not, before
     /// `heartbeat`: for work that must go on while the cluster is full
     /// (fair's preemption). Must stay O(1) on most calls.

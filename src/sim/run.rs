@@ -443,7 +443,9 @@ impl Sim {
         };
         self.policy.heartbeat(&mut hb);
         let mut assigned = hb.assigned;
-        self.w.speculate(node, &mut assigned);
+        if !self.policy.speculates() {
+            self.w.speculate(node, &mut assigned);
+        }
         if let (Some(sink), Some(inspection)) = (self.inspect.as_mut(), inspection) {
             let rec = InspectRecord {
                 t: self.w.now,

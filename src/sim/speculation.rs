@@ -13,11 +13,19 @@
 //!   speeds), and only while speculative attempts are fewer than 10 % of
 //!   the slots.
 //!
-//! Both only consider jobs with no pending task of the kind: the policy
-//! has had its chance at the heartbeat's free slots, and a job's own
-//! unstarted work goes before a copy of its running work. Reduces are
-//! copied only once their job's maps are all done: before that a reducer's
-//! slow progress is its maps' doing, and a copy would wait as long.
+//! Where copies are asked for (docs/model.md): policies built on Hadoop's
+//! schedulers ask inside each job's task lookup, after the job's pending
+//! tasks, as `JobInProgress.findNewMapTask` / `findNewReduceTask` do
+//! ([`pick_in_job`] through `Heartbeat::speculate`); for the others the
+//! engine offers the slots a heartbeat leaves idle ([`pick`], every job in
+//! queue order).
+//!
+//! Both only consider jobs with no pending task of the kind: a job's own
+//! unstarted work goes before a copy of its running work (Hadoop looks for
+//! a speculative task only once its lookup of non-running tasks at any
+//! locality has failed). Reduces are copied only once their job's maps are
+//! all done: before that a reducer's slow progress is its maps' doing, and
+//! a copy would wait as long.
 //!
 //! Progress: see `World::progress` (a map's read and compute by their
 //! nominal times; a reduce's copy 1/3, its compute and write 2/3).
@@ -50,9 +58,12 @@ struct Candidate {
     elapsed: Ms,
 }
 
-fn candidates(w: &World, kind: Kind, node: NodeId) -> Vec<Candidate> {
+fn candidates(w: &World, kind: Kind, node: NodeId, only: Option<JobId>) -> Vec<Candidate> {
     let mut out = Vec::new();
     for &j in &w.active {
+        if only.is_some_and(|o| o != j) {
+            continue;
+        }
         let job = w.job(j);
         let (pending, running) = match kind {
             Kind::Map => (job.maps_pending, job.maps_running),
@@ -129,14 +140,46 @@ fn percentile_25(mut xs: Vec<f64>) -> f64 {
     }
 }
 
-/// The task of `kind` to speculate on `node`, if any.
+/// The task of `kind` to speculate on `node`, if any, over every active
+/// job (the engine's pass over the slots a policy left idle).
 pub fn pick(w: &World, mode: Speculation, kind: Kind, node: NodeId) -> Option<(JobId, u32)> {
+    pick_among(w, mode, kind, node, None)
+}
+
+/// The task of `kind` of job `j` to speculate on `node`, if any: the
+/// speculative part of Hadoop's task lookup for one job. Under `hadoop`
+/// a map whose block is closer to `node` goes first (`findNewMapTask`
+/// scans its running cache from the node up), then task order; under
+/// `late` the job's candidate with the longest time left, its slow-task
+/// threshold taken over the whole cluster's candidates.
+pub fn pick_in_job(
+    w: &World,
+    mode: Speculation,
+    kind: Kind,
+    node: NodeId,
+    j: JobId,
+) -> Option<u32> {
+    pick_among(w, mode, kind, node, Some(j)).map(|(_, t)| t)
+}
+
+fn pick_among(
+    w: &World,
+    mode: Speculation,
+    kind: Kind,
+    node: NodeId,
+    only: Option<JobId>,
+) -> Option<(JobId, u32)> {
     match mode {
         Speculation::Off => None,
         Speculation::Hadoop => {
+            let mut cands = candidates(w, kind, node, only);
+            if let (Some(j), Kind::Map) = (only, kind) {
+                let job = w.job(j);
+                cands.sort_by_key(|c| (job.locality(c.task, node, &w.cluster), c.task));
+            }
             // Each job's mean progress once per call, not once per task.
             let mut mean: Vec<(JobId, f64)> = Vec::new();
-            candidates(w, kind, node).into_iter().find_map(|c| {
+            cands.into_iter().find_map(|c| {
                 let m = match mean.iter().find(|(j, _)| *j == c.job) {
                     Some(&(_, m)) => m,
                     None => {
@@ -155,10 +198,11 @@ pub fn pick(w: &World, mode: Speculation, kind: Kind, node: NodeId) -> Option<(J
             if w.node(node).speed < w.cluster.speed_p25 {
                 return None;
             }
-            let all = candidates(w, kind, node);
+            let all = candidates(w, kind, node, None);
             let rate = |c: &Candidate| c.progress / (c.elapsed.max(1) as f64 / 1000.0);
             let threshold = percentile_25(all.iter().map(rate).collect());
             all.iter()
+                .filter(|c| only.is_none_or(|j| c.job == j))
                 .filter(|c| c.elapsed >= LAG_MS && rate(c) < threshold)
                 .map(|c| {
                     let r = rate(c).max(1e-12);

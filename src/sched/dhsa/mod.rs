@@ -38,30 +38,56 @@
 //!   ("not considering data locality"; DHSA keeps every slot busy while
 //!   tasks are pending), so delay scheduling only decides the order: local
 //!   maps and reduces of every pool come before a non-local map.
+//! - **Speculative copies** come from a job's own lookup, as Hadoop's
+//!   `findNewMapTask` / `findNewReduceTask` give them: in a map slot once
+//!   delay scheduling allows the job any locality and it has no pending
+//!   map (PI-DHSA's map phase, PD-DHSA's case (1)), in a reduce slot once
+//!   it has no pending reduce (the reduce phase, case (2)); never in a
+//!   borrowed slot. So under `dhsa-pd`, as under `fair`, a job early in
+//!   fair order gets its straggler's copy before a later job's pending task.
 //! - **dynamicmr** = PD-DHSA + SEPB + Slot PreScheduling.
-//!   - *Slot PreScheduling* (Algorithm 4, Appendix A): once the node is at
-//!     its load-balancing line (no *allowable* idle slot) but still has
-//!     idle slots, the first job in fair order with a pending map whose
-//!     block is on this node runs it in an idle map slot above the line
-//!     (P1, `prescheduling/extra-map-slot`) or else in an idle reduce slot
-//!     (P2, `prescheduling/reduce-slot`) while the maps P2 placed still
-//!     running are fewer than `max_borrowed_reduce_slots`; one per turn,
-//!     pools re-sorted each time. P3 (reduces into idle map slots to give
-//!     back what P2 took) is PD-DHSA's case (4) here.
-//!   - *SEPB* (Algorithm 3): the engine offers the slots a policy leaves
-//!     idle to speculative copies (LATE, or Hadoop's rule). For each such
-//!     slot for which the scenario's speculation rule would launch a copy,
+//!   - *Slot PreScheduling* (Algorithm 4, placed per pool as Appendix A's
+//!     Fig. 1 places it): after case (1) fails for a pool, if the node has
+//!     no *allowable* idle map slot (allowableIdleMapSlots = the idle map
+//!     slots under the line, at most trackerCurrentSlotsCapacity −
+//!     trackerRunningTasksNum), the first of the pool's jobs in fair order
+//!     with a pending map whose block is on this node runs it in an idle
+//!     map slot above the line (P1, extraIdleMapSlots,
+//!     `prescheduling/extra-map-slot`) or else in an idle reduce slot (P2,
+//!     `prescheduling/reduce-slot`) while the maps P2 placed still running
+//!     are fewer than `max_borrowed_reduce_slots`; only then case (2).
+//!     After case (2) fails, while maps P2 placed still run, a reduce may
+//!     take an idle map slot (P3, `prescheduling/reduce-in-map-slot`,
+//!     within `borrow_map_pct`), before case (3). So P2 fires under the
+//!     line on a node whose map slots are full, where case (2) would give
+//!     the reduce slot to a reduce; a node at its line (Algorithm 2 would
+//!     return at once) runs only P1 and P2, pools re-sorted per slot.
+//!   - *SEPB* (Algorithm 3): where a job's lookup would launch a copy,
 //!     dynamicmr first checks the first ⌈`sepb_check_fraction` × running
-//!     jobs⌉ jobs in fair order for a pending task of the slot's kind and
-//!     runs it instead (`sepb/pending`); only if none has one is the slot
-//!     left to the copy. `sepb_check_fraction = 0` turns SEPB off.
+//!     jobs⌉ jobs in fair order (pools, then jobs within each) for a
+//!     pending task of the slot's kind and runs it instead at any locality
+//!     (`sepb/pending`); only if none has one does the copy run.
+//!     `sepb_check_fraction = 0` turns SEPB off (PD-DHSA's choice).
 //!
-//! **Settled:** a reduce borrows a map slot only if its job has no pending
-//! map. Reduces occupy their slot while they wait for their job's maps, so
-//! without that guard early reduces (after slowstart) can fill every map
-//! slot of the cluster and the maps they wait for never run again (as on
-//! unified containers, see `World::reduce_allowed`). Maps in reduce slots
-//! never wait for anything.
+//! **When a reduce takes a map slot**: as the paper says, PI-DHSA's case 3
+//! and PD-DHSA's case (4) (cases (1)–(3) failed for its pool and its job
+//! has a schedulable pending reduce), up to ⌊map capacity ×
+//! `borrow_map_pct`⌋ reduces in map slots. **Settled:** the paper does not
+//! say what a reduce that waits for its job's maps does to a borrowed map
+//! slot. Reduces occupy their slot while they wait, so early reduces (after
+//! slowstart) could fill every map slot and every reduce slot, and the maps
+//! they wait for would never run again. Hadoop's typed slots rule that out
+//! by construction (a reduce never holds a map slot), and its slowstart is
+//! the knob for how early a reduce may hold a slot. We keep Hadoop's
+//! guarantee: a reduce borrows a map slot only once its job's maps are all
+//! done, i.e. slowstart is 1 for borrowed map slots (a reduce that no
+//! longer waits finishes and gives the slot back). Leaving only one map
+//! slot free of waiting reduces also avoids the deadlock, but on
+//! DynamicMR's own batch workload (ten pools, most with maps held back by
+//! delay scheduling on a given node) case (4) then fills the map slots
+//! with waiting reduces and maps trickle through the one slot left, a
+//! slowdown of several times that the paper's results do not show. Maps in
+//! reduce slots never wait for anything.
 //!
 //! On a unified cluster the three policies view each node's containers as
 //! `map_slots` map slots and `reduce_slots` reduce slots, as `fair` with
@@ -77,7 +103,7 @@ use super::fair::base::{auto_delay, load_cap, pool_max, pool_running, BaseSettin
 use super::fair::base::{Rules, TaskKind};
 use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{fraction, ConfigError, Settings};
-use crate::model::{JobId, Ms, NodeId, Speculation};
+use crate::model::{JobId, Ms, NodeId};
 use crate::sim::policy::{num, BuildCtx, Inspection, Policy, PoolShares, Value};
 use crate::sim::{AttemptId, Heartbeat, Kind, Locality, Outcome, World};
 use crate::units::de_opt_duration;
@@ -177,6 +203,7 @@ pub const RULE_NON_LOCAL: &str = "dhsa/non-local";
 pub const RULE_NON_LOCAL_IN_REDUCE_SLOT: &str = "dhsa/non-local-in-reduce-slot";
 pub const RULE_PRE_MAP_SLOT: &str = "prescheduling/extra-map-slot";
 pub const RULE_PRE_REDUCE_SLOT: &str = "prescheduling/reduce-slot";
+pub const RULE_PRE_REDUCE_IN_MAP_SLOT: &str = "prescheduling/reduce-in-map-slot";
 pub const RULE_SEPB: &str = "sepb/pending";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -242,6 +269,8 @@ impl Dhsa {
             size_based_weight: false,
             typed_slots: true,
             preemption: false,
+            // DHSA launches its tasks (and copies) itself.
+            speculate: false,
         };
         Ok(Dhsa {
             fair: FairBase::new(base, DHSA_RULES),
@@ -280,7 +309,10 @@ impl Dhsa {
     }
 
     /// Launches a map of job `j` in a slot of type `slot`, if the job has
-    /// one it may run here.
+    /// one it may run here; with [`MapPick::Allowed`] in a map slot, once
+    /// its pending maps are exhausted at delay scheduling's level ANY, a
+    /// speculative copy of one of its running maps (as Hadoop's
+    /// `findNewMapTask`; see [`Dhsa::speculate`]).
     #[allow(clippy::too_many_arguments)]
     fn try_map(
         &mut self,
@@ -306,7 +338,29 @@ impl Dhsa {
             }
             MapPick::Any => Locality::OffDc,
         };
-        if job.maps_pending == 0 || hb.node().free_typed(slot) == 0 {
+        if let Some(a) = self.launch_pending_map(hb, j, slot, max, rule, launched) {
+            return Some(a);
+        }
+        if pick == MapPick::Allowed && slot == Kind::Map && max == Locality::OffDc {
+            return self.speculate(hb, j, Kind::Map, launched);
+        }
+        None
+    }
+
+    /// Launches a pending map of job `j` at locality `max` or better in a
+    /// slot of type `slot`.
+    fn launch_pending_map(
+        &mut self,
+        hb: &mut Heartbeat<'_>,
+        j: JobId,
+        slot: Kind,
+        max: Locality,
+        rule: &'static str,
+        launched: &mut Vec<JobId>,
+    ) -> Option<AttemptId> {
+        let w = hb.world();
+        let job = w.job(j);
+        if !job.runnable || job.maps_pending == 0 || hb.node().free_typed(slot) == 0 {
             return None;
         }
         let (t, loc) = job.find_map(hb.node, max, &w.cluster)?;
@@ -320,15 +374,44 @@ impl Dhsa {
     }
 
     /// Launches a schedulable reduce of job `j` in a slot of type `slot`;
-    /// in a map slot only if the job has no pending map (see the module doc).
-    fn try_reduce(&self, hb: &mut Heartbeat<'_>, j: JobId, slot: Kind, rule: &'static str) -> bool {
+    /// in a reduce slot, once its pending reduces are exhausted, a
+    /// speculative copy of one of its running reduces (as Hadoop's
+    /// `findNewReduceTask`).
+    fn try_reduce(
+        &mut self,
+        hb: &mut Heartbeat<'_>,
+        j: JobId,
+        slot: Kind,
+        rule: &'static str,
+        launched: &mut Vec<JobId>,
+    ) -> bool {
+        if self.launch_pending_reduce(hb, j, slot, rule) {
+            return true;
+        }
+        let job = hb.world().job(j);
+        slot == Kind::Reduce
+            && job.runnable
+            && job.reduces_schedulable(self.slowstart)
+            && self.speculate(hb, j, Kind::Reduce, launched).is_some()
+    }
+
+    /// Launches a pending schedulable reduce of job `j` in a slot of type
+    /// `slot`; in a map slot only once its job's maps are all done (see the
+    /// module doc).
+    fn launch_pending_reduce(
+        &self,
+        hb: &mut Heartbeat<'_>,
+        j: JobId,
+        slot: Kind,
+        rule: &'static str,
+    ) -> bool {
         let w = hb.world();
         let job = w.job(j);
         if !job.runnable
             || job.reduces_pending == 0
             || !job.reduces_schedulable(self.slowstart)
             || hb.node().free_typed(slot) == 0
-            || (slot == Kind::Map && job.maps_pending > 0)
+            || (slot == Kind::Map && !waiting_reduce_fits(w, j))
         {
             return false;
         }
@@ -342,8 +425,91 @@ impl Dhsa {
         true
     }
 
+    /// A speculative copy of one of job `j`'s running tasks of `kind`, in
+    /// a free slot of that kind, if the scenario's speculation rule picks
+    /// one here (the running-task part of Hadoop's lookup, reached only
+    /// once the job has no pending task of the kind to give). Under
+    /// `dynamicmr` SEPB (Algorithm 3) comes first: the first
+    /// ⌈`sepb_check_fraction` × jobs⌉ jobs in fair order are checked for a
+    /// pending task of the kind, and one of those runs instead of the copy.
+    fn speculate(
+        &mut self,
+        hb: &mut Heartbeat<'_>,
+        j: JobId,
+        kind: Kind,
+        launched: &mut Vec<JobId>,
+    ) -> Option<AttemptId> {
+        if hb.node().free_typed(kind) == 0 {
+            return None;
+        }
+        let task = hb.speculative_task(j, kind)?;
+        if self.mode == Mode::DynamicMr && self.sepb_check_fraction > 0.0 {
+            if let Some(a) = self.sepb(hb, kind, launched) {
+                return Some(a);
+            }
+        }
+        let a = hb.launch_speculative(j, kind, task);
+        if kind == Kind::Map {
+            let loc = hb.world().attempts[a as usize].locality;
+            self.fair.map_launched(j, loc.unwrap_or(Locality::OffDc));
+            launched.push(j);
+        }
+        Some(a)
+    }
+
+    /// SEPB's check (Algorithm 3, lines 3–5): a pending task of `kind`
+    /// from the first ⌈`sepb_check_fraction` × jobs⌉ jobs in fair order
+    /// (pools, then jobs within each), in a slot of its kind, at any
+    /// locality.
+    fn sepb(
+        &mut self,
+        hb: &mut Heartbeat<'_>,
+        kind: Kind,
+        launched: &mut Vec<JobId>,
+    ) -> Option<AttemptId> {
+        let w = hb.world();
+        let (pool_jobs, demand) = self.fair.pools_view(w, TaskKind::Any);
+        let pools = self.fair.sorted_pools(w, TaskKind::Any, &pool_jobs, &demand);
+        let order: Vec<(usize, JobId)> = pools
+            .iter()
+            .flat_map(|&p| self.jobs_of(w, p, &pool_jobs).into_iter().map(move |j| (p, j)))
+            .collect();
+        let checked = sepb_checked(self.sepb_check_fraction, order.len());
+        for &(p, j) in order.iter().take(checked) {
+            if Self::pool_full(hb.world(), p, kind) {
+                continue;
+            }
+            match kind {
+                Kind::Map => {
+                    let a =
+                        self.launch_pending_map(hb, j, Kind::Map, Locality::OffDc, RULE_SEPB, launched);
+                    if a.is_some() {
+                        return a;
+                    }
+                }
+                Kind::Reduce => {
+                    if self.launch_pending_reduce(hb, j, Kind::Reduce, RULE_SEPB) {
+                        return hb.assigned.last().copied();
+                    }
+                }
+            }
+        }
+        None
+    }
 }
 
+/// SEPB's checked jobs: ⌈fraction × jobs⌉ (with a hair of slack so that
+/// 0.5 × 4 is 2).
+fn sepb_checked(fraction: f64, jobs: usize) -> usize {
+    (fraction * jobs as f64 - 1e-9).ceil().max(0.0) as usize
+}
+
+/// May a reduce of job `j` take a map slot? Only if it will not wait
+/// there: its job's maps are all done (see the module doc).
+fn waiting_reduce_fits(w: &World, j: JobId) -> bool {
+    let job = w.job(j);
+    job.maps_done == job.n_maps()
+}
 
 impl Policy for Dhsa {
     fn label(&self) -> &str {
@@ -352,6 +518,10 @@ impl Policy for Dhsa {
 
     fn slowstart(&self) -> f64 {
         self.slowstart
+    }
+
+    fn speculates(&self) -> bool {
+        true
     }
 
     fn adopt(&mut self, w: &World) {
@@ -494,9 +664,7 @@ impl Policy for Dhsa {
                 let jobs = w.active.iter().filter(|&&j| w.job(j).runnable).count();
                 c.insert(
                     "sepb_checked_jobs",
-                    (self.sepb_check_fraction * jobs as f64 - 1e-9)
-                        .ceil()
-                        .max(0.0) as u64,
+                    sepb_checked(self.sepb_check_fraction, jobs),
                 );
             }
         }

@@ -36,17 +36,30 @@ impl Dhsa {
         jobs
     }
 
-    /// Cases (1)–(5) of Algorithm 2 for one slot. Returns whether a task
+    /// One slot's turn of Algorithm 2, with `dynamicmr`'s Slot
+    /// PreScheduling placed as Appendix A places it. Pools in fair order
+    /// try: (1) a map in a map slot, locality-aware; then, with
+    /// PreScheduling, (P1)/(P2) ([`Dhsa::preschedule`]); (2) a reduce in a
+    /// reduce slot; then, with PreScheduling and maps it put in reduce
+    /// slots still running, (P3) a reduce in an idle map slot; (3) a map in
+    /// a reduce slot, locality-aware; (4) a reduce in a map slot. If every
+    /// pool fails, (5) a map at any locality. Cases (1)–(5) and (P3) need
+    /// an *allowable* idle slot (the node under trackerCurrentSlotsCapacity);
+    /// (P1)/(P2) are what may go above that line. Returns whether a task
     /// launched.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn pd_cases(
         &mut self,
         hb: &mut Heartbeat<'_>,
         pools: &[usize],
         pool_jobs: &[Vec<JobId>],
+        current_cap: u32,
         launched: &mut Vec<JobId>,
         visited: &mut Vec<JobId>,
     ) -> bool {
         let (map_limit, reduce_limit) = self.limits(hb.world());
+        let presched = self.mode == Mode::DynamicMr && self.prescheduling;
+        let allow = |hb: &Heartbeat<'_>| current_cap > hb.node().running();
         for &p in pools {
             let jobs = self.jobs_of(hb.world(), p, pool_jobs);
             let (maps_ok, reduces_ok) = {
@@ -57,7 +70,7 @@ impl Dhsa {
                 )
             };
             // (1) a map slot for a map, locality-aware.
-            if maps_ok && hb.node().free_typed(Kind::Map) > 0 {
+            if allow(hb) && maps_ok && hb.node().free_typed(Kind::Map) > 0 {
                 for &j in &jobs {
                     let a = self.try_map(
                         hb,
@@ -73,16 +86,36 @@ impl Dhsa {
                     }
                 }
             }
+            // (P1)/(P2): a job of this pool with data on this node and no
+            // allowable idle map slot.
+            if presched && maps_ok && self.preschedule(hb, &jobs, current_cap, launched) {
+                return true;
+            }
             // (2) a reduce slot for a reduce.
-            if reduces_ok && hb.node().free_typed(Kind::Reduce) > 0 {
+            if allow(hb) && reduces_ok && hb.node().free_typed(Kind::Reduce) > 0 {
                 for &j in &jobs {
-                    if self.try_reduce(hb, j, Kind::Reduce, RULE_REDUCE) {
+                    if self.try_reduce(hb, j, Kind::Reduce, RULE_REDUCE, launched) {
+                        return true;
+                    }
+                }
+            }
+            // (P3) give back what P2 took: a reduce in an idle map slot.
+            if presched
+                && allow(hb)
+                && reduces_ok
+                && self.pre_borrowed_now(hb.world()) > 0
+                && hb.node().free_typed(Kind::Map) > 0
+                && hb.world().cluster.reduces_in_map_slots < map_limit
+            {
+                for &j in &jobs {
+                    if self.launch_pending_reduce(hb, j, Kind::Map, RULE_PRE_REDUCE_IN_MAP_SLOT) {
                         return true;
                     }
                 }
             }
             // (3) a reduce slot for a map, locality-aware.
-            if maps_ok
+            if allow(hb)
+                && maps_ok
                 && hb.node().free_typed(Kind::Reduce) > 0
                 && hb.world().cluster.maps_in_reduce_slots < reduce_limit
             {
@@ -102,16 +135,20 @@ impl Dhsa {
                 }
             }
             // (4) a map slot for a reduce.
-            if reduces_ok
+            if allow(hb)
+                && reduces_ok
                 && hb.node().free_typed(Kind::Map) > 0
                 && hb.world().cluster.reduces_in_map_slots < map_limit
             {
                 for &j in &jobs {
-                    if self.try_reduce(hb, j, Kind::Map, RULE_REDUCE_IN_MAP_SLOT) {
+                    if self.try_reduce(hb, j, Kind::Map, RULE_REDUCE_IN_MAP_SLOT, launched) {
                         return true;
                     }
                 }
             }
+        }
+        if !allow(hb) {
+            return false;
         }
         // (5) every pool failed: a map at any locality, map slot first.
         for &p in pools {
@@ -139,113 +176,59 @@ impl Dhsa {
         false
     }
 
-    /// Algorithm 4 for one idle slot above the load-balancing line: the
-    /// first job in fair order with a map whose block is on this node runs
-    /// it in an idle map slot (P1), else in an idle reduce slot (P2).
+    /// Algorithm 4 for one pool's `jobs` (fair order): allowableIdleMapSlots
+    /// = the node's idle map slots under its load-balancing line (at most
+    /// trackerCurrentSlotsCapacity − trackerRunningTasksNum),
+    /// extraIdleMapSlots = the idle map slots above it. If there is no
+    /// allowable idle map slot, the first job with a pending map whose
+    /// block is on this node runs it in an extra idle map slot (P1), or
+    /// else in an idle reduce slot (P2) while the maps P2 placed still
+    /// running are fewer than `max_borrowed_reduce_slots`.
     pub(super) fn preschedule(
         &mut self,
         hb: &mut Heartbeat<'_>,
-        pools: &[usize],
-        pool_jobs: &[Vec<JobId>],
+        jobs: &[JobId],
+        current_cap: u32,
         launched: &mut Vec<JobId>,
     ) -> bool {
-        let p2_room = self.pre_borrowed_now(hb.world()) < self.max_borrowed_reduce_slots;
-        for &p in pools {
-            if Self::pool_full(hb.world(), p, Kind::Map) {
+        let n = hb.node();
+        let idle_map = n.free_typed(Kind::Map);
+        let allowable_map = idle_map.min(current_cap.saturating_sub(n.running()));
+        let extra_map = idle_map - allowable_map;
+        let p2 = n.free_typed(Kind::Reduce) > 0
+            && self.pre_borrowed_now(hb.world()) < self.max_borrowed_reduce_slots;
+        if allowable_map > 0 || (extra_map == 0 && !p2) {
+            return false;
+        }
+        for &j in jobs {
+            let w = hb.world();
+            let job = w.job(j);
+            if !job.runnable {
                 continue;
             }
-            for j in self.jobs_of(hb.world(), p, pool_jobs) {
-                let w = hb.world();
-                let job = w.job(j);
-                if !job.runnable {
-                    continue;
-                }
-                let Some((t, loc)) = job.find_map(hb.node, Locality::Node, &w.cluster) else {
-                    continue;
-                };
-                let n = hb.node();
-                if n.free_typed(Kind::Map) > 0 {
-                    hb.launch_map(j, t, RULE_PRE_MAP_SLOT);
-                } else if n.free_typed(Kind::Reduce) > 0 && p2_room {
-                    let a = hb.launch_map_in_reduce_slot(j, t, RULE_PRE_REDUCE_SLOT);
-                    self.pre_borrowed.push(a);
-                } else {
-                    continue;
-                }
-                self.fair.map_launched(j, loc);
-                launched.push(j);
-                return true;
+            let Some((t, loc)) = job.find_map(hb.node, Locality::Node, &w.cluster) else {
+                continue;
+            };
+            if loc != Locality::Node {
+                continue;
             }
+            if extra_map > 0 {
+                hb.launch_map(j, t, RULE_PRE_MAP_SLOT);
+            } else {
+                let a = hb.launch_map_in_reduce_slot(j, t, RULE_PRE_REDUCE_SLOT);
+                self.pre_borrowed.push(a);
+            }
+            self.fair.map_launched(j, loc);
+            launched.push(j);
+            return true;
         }
         false
     }
 
-    /// Algorithm 3 on the slots still idle: where the speculation rule
-    /// would launch a copy, a pending task of one of the checked jobs runs
-    /// instead.
-    pub(super) fn sepb(
-        &mut self,
-        hb: &mut Heartbeat<'_>,
-        pool_jobs: &[Vec<JobId>],
-        demand: &[u32],
-        launched: &mut Vec<JobId>,
-    ) {
-        let mode = hb.world().tasks.speculation;
-        if mode == Speculation::Off || self.sepb_check_fraction <= 0.0 {
-            return;
-        }
-        for slot in [Kind::Map, Kind::Reduce] {
-            loop {
-                let w = hb.world();
-                let node = hb.node;
-                if hb.node().free_typed(slot) == 0
-                    || crate::sim::speculation::pick(w, mode, slot, node).is_none()
-                {
-                    break;
-                }
-                let pools = self.fair.sorted_pools(w, TaskKind::Any, pool_jobs, demand);
-                let order: Vec<(usize, JobId)> = pools
-                    .iter()
-                    .flat_map(|&p| {
-                        self.jobs_of(w, p, pool_jobs)
-                            .into_iter()
-                            .map(move |j| (p, j))
-                    })
-                    .collect();
-                let checked =
-                    (self.sepb_check_fraction * order.len() as f64 - 1e-9).ceil() as usize;
-                let mut hit = false;
-                for &(p, j) in order.iter().take(checked) {
-                    if Self::pool_full(hb.world(), p, slot) {
-                        continue;
-                    }
-                    hit = match slot {
-                        Kind::Map => self
-                            .try_map(
-                                hb,
-                                j,
-                                Kind::Map,
-                                MapPick::Any,
-                                RULE_SEPB,
-                                launched,
-                                &mut Vec::new(),
-                            )
-                            .is_some(),
-                        Kind::Reduce => self.try_reduce(hb, j, Kind::Reduce, RULE_SEPB),
-                    };
-                    if hit {
-                        break;
-                    }
-                }
-                if !hit {
-                    break;
-                }
-            }
-        }
-    }
-
-    /// PD-DHSA (and dynamicmr): per slot, cases (1)–(5) under the node's
-    /// load-balancing line; above it, Slot PreScheduling; then SEPB.
+    /// PD-DHSA (and dynamicmr): one slot's turn of [`Dhsa::pd_cases`] at a
+    /// time while the node has idle slots and a turn launches something.
+    /// Speculative copies come from the jobs' lookups inside the cases
+    /// (with SEPB first under dynamicmr).
     pub(super) fn heartbeat_pd(&mut self, hb: &mut Heartbeat<'_>) {
         self.fair.begin_heartbeat(hb.world());
         let dynamicmr = self.mode == Mode::DynamicMr;
@@ -254,6 +237,7 @@ impl Dhsa {
             self.pre_borrowed
                 .retain(|&a| w.attempts[a as usize].outcome == Outcome::Running);
         }
+        let presched = dynamicmr && self.prescheduling;
         let w = hb.world();
         let (pool_jobs, demand) = self.fair.pools_view(w, TaskKind::Any);
         let (_, _, current_cap) = self.pd_capacity(w, hb.node);
@@ -264,23 +248,17 @@ impl Dhsa {
             if n.free_typed(Kind::Map) + n.free_typed(Kind::Reduce) == 0 {
                 break;
             }
-            let allowable = current_cap.saturating_sub(n.running());
+            // Algorithm 2, lines 3–5: a node at its line gets nothing,
+            // unless PreScheduling may go above it.
+            if current_cap <= n.running() && !presched {
+                break;
+            }
             let pools = self
                 .fair
                 .sorted_pools(hb.world(), TaskKind::Any, &pool_jobs, &demand);
-            let hit = if allowable > 0 {
-                self.pd_cases(hb, &pools, &pool_jobs, &mut launched, &mut visited)
-            } else if dynamicmr && self.prescheduling {
-                self.preschedule(hb, &pools, &pool_jobs, &mut launched)
-            } else {
-                false
-            };
-            if !hit {
+            if !self.pd_cases(hb, &pools, &pool_jobs, current_cap, &mut launched, &mut visited) {
                 break;
             }
-        }
-        if dynamicmr {
-            self.sepb(hb, &pool_jobs, &demand, &mut launched);
         }
         self.fair.mark_skipped(launched, visited);
     }

@@ -158,7 +158,7 @@ impl Dhsa {
                     Kind::Map => self
                         .try_map(hb, j, slot, MapPick::Allowed, rule, launched, visited)
                         .is_some(),
-                    Kind::Reduce => self.try_reduce(hb, j, slot, rule),
+                    Kind::Reduce => self.try_reduce(hb, j, slot, rule, launched),
                 };
                 if hit {
                     return true;

@@ -82,6 +82,10 @@ pub struct BaseSettings {
     /// View a unified cluster's containers as typed slots.
     pub typed_slots: bool,
     pub preemption: bool,
+    /// Look for a speculative copy inside each job's lookup, after its
+    /// pending tasks (Hadoop's `findNewMapTask` / `findNewReduceTask`);
+    /// off, the policy leaves copies to the engine's pass over idle slots.
+    pub speculate: bool,
 }
 
 pub struct FairBase<H> {
@@ -253,7 +257,11 @@ impl<H: Hooks> FairBase<H> {
     /// Tries to launch one task of `kind` from job `j` (`JobSchedulable.assignTask`).
     /// A unified container goes to one of the job's maps (subject to delay
     /// scheduling) and else to a schedulable reduce, so a job's reduces can
-    /// never hold every container while its maps wait.
+    /// never hold every container while its maps wait. With `speculate`,
+    /// a job with no pending task of the kind then offers a speculative
+    /// copy, as `findNewMapTask` does once its allowed level is ANY (below
+    /// it the lookup returns before the running tasks) and
+    /// `findNewReduceTask` always does.
     fn try_job(
         &mut self,
         hb: &mut Heartbeat<'_>,
@@ -266,10 +274,12 @@ impl<H: Hooks> FairBase<H> {
         if !job.runnable {
             return false;
         }
+        let mut map_any = false;
         if kind != TaskKind::Reduce {
             visited.push(j);
             let info = self.info_ref(j);
             let allowed = self.allowed_level(w, j, &info);
+            map_any = allowed == Locality::OffDc;
             if let Some((t, loc)) = job.find_map(hb.node, allowed, &w.cluster) {
                 let rule = self.hooks.rule(Some(loc));
                 hb.launch_map(j, t, rule);
@@ -277,18 +287,29 @@ impl<H: Hooks> FairBase<H> {
                 return true;
             }
         }
-        if kind != TaskKind::Map
+        let reduces = kind != TaskKind::Map
             && self.hooks.launches_reduces()
             && job.reduces_schedulable(self.settings.slowstart)
-            && (self.view(w) == SlotModel::Typed || w.reduce_allowed(j))
-        {
+            && (self.view(w) == SlotModel::Typed || w.reduce_allowed(j));
+        if reduces {
             if let Some(r) = job.find_reduce() {
                 let rule = self.hooks.rule(None);
                 hb.launch_reduce(j, r, rule);
                 return true;
             }
         }
-        false
+        if !self.settings.speculate {
+            return false;
+        }
+        if map_any {
+            if let Some(a) = hb.speculate(j, Kind::Map) {
+                let w = hb.world();
+                let loc = w.attempts[a as usize].locality.unwrap_or(Locality::OffDc);
+                self.map_launched(j, loc);
+                return true;
+            }
+        }
+        reduces && hb.speculate(j, Kind::Reduce).is_some()
     }
 
     /// One pass over pools in fair order for one task (the `for (Schedulable

@@ -111,6 +111,7 @@ impl Fair {
             size_based_weight: own.size_based_weight.unwrap_or(false),
             typed_slots: own.typed_slots.unwrap_or(false),
             preemption: own.preemption.unwrap_or(false),
+            speculate: true,
         };
         let rules = if fresh { FRESH_RULES } else { FAIR_RULES };
         Ok(Fair {
@@ -127,6 +128,10 @@ impl Policy for Fair {
 
     fn slowstart(&self) -> f64 {
         self.base.settings.slowstart
+    }
+
+    fn speculates(&self) -> bool {
+        self.base.settings.speculate
     }
 
     fn adopt(&mut self, w: &World) {

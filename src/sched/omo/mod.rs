@@ -291,6 +291,9 @@ impl Omo {
                 size_based_weight: pick(&own, &shared, |c| c.size_based_weight).unwrap_or(false),
                 typed_slots: false,
                 preemption: false,
+                // OMO's own rules run before the fair steps: copies are
+                // left to the engine's pass over idle slots.
+                speculate: false,
             },
             OmoHooks {
                 reduce_started: Vec::new(),
