@@ -87,10 +87,11 @@ fn pairs(v: &[(&str, &'static str)]) -> Vec<(String, &'static str)> {
 
 // ---------------------------------------------------------------- PI-DHSA
 
-/// Two nodes of 2 map + 1 reduce slots (capacity 4 + 2). One job: 1 map, 6
-/// reduces, slowstart 0: mapSlotsLoadFactor 1/4, reduceSlotsLoadFactor 6/2
-/// (case 3). With borrow_map_pct 0.6, ⌊4 × 0.6⌋ = 2 map slots may hold
-/// reduces.
+/// Two nodes of 2 map + 1 reduce slots (capacity 4 + 2). One job: 1 map of
+/// 5 s, 6 reduces, slowstart 0. Once the map is done, mapSlotsLoadFactor is
+/// 0 and reduceSlotsLoadFactor 6/2 (case 3). With borrow_map_pct 0.6,
+/// ⌊4 × 0.6⌋ = 2 map slots may hold reduces (a reduce borrows a map slot
+/// only once its job's maps are done).
 fn pi_case3(pct: &str) -> String {
     manual(
         2,
@@ -105,20 +106,21 @@ name = "A"
 profile = "terasort"
 maps = 1
 reduces = 6
-map_time = "50s"
+map_time = "5s"
 reduce_time = "10s"
 blocks = [[0]]
 [[events]]
-at = "4s"
+at = "13s"
 action = "switch_policy"
 policy = "dhsa-pi[borrow_map_pct=0.25]"
 "#
         .to_string()
             + &beats(&[
                 (1.0, 0),
-                (2.0, 1),
-                (3.0, 1),
-                (5.0, 1),
+                (10.0, 1),
+                (11.0, 0),
+                (12.0, 0),
+                (14.0, 1),
                 (100.0, 0),
                 (101.0, 1),
             ])),
@@ -126,57 +128,56 @@ policy = "dhsa-pi[borrow_map_pct=0.25]"
 }
 
 #[test]
-#[ignore = "built on reduces borrowing map slots while their job's map runs; to be rebuilt on a job whose maps are done"]
 fn pi_case3_lends_map_slots_to_reduces_up_to_the_floor_of_the_percentage() {
     let (sim, recs) = run_inspect(&load_text(&pi_case3("0.6"), None));
-    // Heartbeat 1 (node 0): extra = min(max(⌊2.4⌋ − 0, 0), 6 − 2) = 2, so
-    // the map load factor is (1 + 2) / 4 = 0.75 and node 0 may fill
-    // ⌈2 × 0.75⌉ = 2 map slots: its map, then a reduce.
+    // 1 s: the map and a reduce in the reduce slot; no reduce borrows a map
+    // slot while its job's map has not finished.
     let r = at(&recs, 1.0, 0);
+    assert_eq!(
+        launched(r),
+        pairs(&[("A/m0", "dhsa/map"), ("A/r0", "dhsa/reduce")])
+    );
+    // 10 s (node 1), the map done at 6 s: extra = min(max(⌊2.4⌋ − 0, 0),
+    // 6 − 2) = 2, the map load factor (0 + 2) / 4 = 0.5, so node 1 may fill
+    // ⌈2 × 0.5⌉ = 1 map slot: a reduce in its reduce slot, then one in a
+    // map slot.
+    let r = at(&recs, 10.0, 1);
     assert_eq!(c(r, "case"), 3);
-    assert_eq!(c(r, "mapSlotsLoadFactor"), 0.25);
+    assert_eq!(c(r, "mapSlotsLoadFactor"), 0.0);
     assert_eq!(c(r, "reduceSlotsLoadFactor"), 3.0);
     assert_eq!(c(r, "borrowable_map_slots"), 2);
     assert_eq!(c(r, "currentBorrowedMapSlots"), 0);
     assert_eq!(c(r, "extraReduceSlotsDemand"), 2);
-    assert_eq!(c(r, "updatedMapSlotsLoadFactor"), 0.75);
-    assert_eq!(c(r, "availableMapSlots"), 2);
+    assert_eq!(c(r, "updatedMapSlotsLoadFactor"), 0.5);
+    assert_eq!(c(r, "availableMapSlots"), 1);
     assert_eq!(
         launched(r),
-        pairs(&[
-            ("A/m0", "dhsa/map"),
-            ("A/r0", "dhsa/reduce"),
-            ("A/r1", "dhsa/reduce-in-map-slot"),
-        ])
+        pairs(&[("A/r1", "dhsa/reduce"), ("A/r2", "dhsa/reduce-in-map-slot")])
     );
-    // Heartbeat 2 (node 1): one borrowed, extra = min(2 − 1, 4) = 1, the
-    // factor (1 + 1) / 4 = 0.5 gives node 1 one map slot, which the
-    // reduce after its reduce-slot one takes.
-    let r = at(&recs, 2.0, 1);
+    // 11 s (node 0, its reduce slot busy with r0): one borrowed, extra =
+    // min(2 − 1, 4) = 1, the factor 1 / 4 gives node 0 one map slot.
+    let r = at(&recs, 11.0, 0);
     assert_eq!(c(r, "currentBorrowedMapSlots"), 1);
     assert_eq!(c(r, "extraReduceSlotsDemand"), 1);
-    assert_eq!(c(r, "updatedMapSlotsLoadFactor"), 0.5);
-    assert_eq!(
-        launched(r),
-        pairs(&[("A/r2", "dhsa/reduce"), ("A/r3", "dhsa/reduce-in-map-slot")])
-    );
-    // Heartbeat 3: two borrowed = ⌊4 × 0.6⌋: no extra demand; node 1's
-    // idle map slot stays idle with reduces pending.
-    let r = at(&recs, 3.0, 1);
+    assert_eq!(c(r, "updatedMapSlotsLoadFactor"), 0.25);
+    assert_eq!(launched(r), pairs(&[("A/r3", "dhsa/reduce-in-map-slot")]));
+    // 12 s: two borrowed = ⌊4 × 0.6⌋: no extra demand; node 0's idle map
+    // slot stays idle with reduces pending.
+    let r = at(&recs, 12.0, 0);
     assert_eq!(c(r, "currentBorrowedMapSlots"), 2);
     assert_eq!(c(r, "extraReduceSlotsDemand"), 0);
     assert_eq!(c(r, "availableMapSlots"), 0);
     assert!(r.assigned.is_empty());
-    // At 4 s the percentage drops to 0.25: ⌊4 × 0.25⌋ − 2 < 0, and the
+    // At 13 s the percentage drops to 0.25: ⌊4 × 0.25⌋ − 2 < 0, and the
     // max(…, 0) keeps the extra demand at 0.
-    let r = at(&recs, 5.0, 1);
+    let r = at(&recs, 14.0, 1);
     assert_eq!(r.policy, "dhsa-pi[borrow_map_pct=0.25]");
     assert_eq!(c(r, "borrowable_map_slots"), 1);
     assert_eq!(c(r, "currentBorrowedMapSlots"), 2);
     assert_eq!(c(r, "extraReduceSlotsDemand"), 0);
     assert!(r.assigned.is_empty());
-    // At 100 s the map is done and two reduces are left for two reduce
-    // slots: both load factors ≤ 1 (case 1), no borrowing.
+    // At 100 s two reduces are left for two reduce slots: both load
+    // factors ≤ 1 (case 1), no borrowing.
     let r = at(&recs, 100.0, 0);
     assert_eq!(c(r, "case"), 1);
     assert_eq!(c(r, "mapSlotsLoadFactor"), 0.0);
@@ -196,23 +197,25 @@ fn pi_case3_lends_map_slots_to_reduces_up_to_the_floor_of_the_percentage() {
 #[test]
 fn pi_case3_extra_demand_is_capped_by_the_reduce_overflow() {
     // With every map slot borrowable, extra = min(4 − 0, 6 − 2) = 4: the
-    // overflow is the bound, and node 0 fills both map slots.
+    // overflow is the bound, and node 1 fills both map slots with reduces.
     let (_, recs) = run_inspect(&load_text(&pi_case3("1.0"), None));
-    let r = at(&recs, 1.0, 0);
+    let r = at(&recs, 10.0, 1);
     assert_eq!(c(r, "extraReduceSlotsDemand"), 4);
-    assert_eq!(c(r, "updatedMapSlotsLoadFactor"), 1.25);
-    // With 0 the policy is fair: the idle map slot stays idle.
-    let (_, recs) = run_inspect(&load_text(&pi_case3("0"), None));
-    let r = at(&recs, 1.0, 0);
-    assert_eq!(c(r, "extraReduceSlotsDemand"), 0);
+    assert_eq!(c(r, "updatedMapSlotsLoadFactor"), 1.0);
     assert_eq!(
         launched(r),
-        pairs(&[("A/m0", "dhsa/map"), ("A/r0", "dhsa/reduce")])
+        pairs(&[
+            ("A/r1", "dhsa/reduce"),
+            ("A/r2", "dhsa/reduce-in-map-slot"),
+            ("A/r3", "dhsa/reduce-in-map-slot"),
+        ])
     );
-    assert_eq!(
-        launched(at(&recs, 2.0, 1)),
-        pairs(&[("A/r1", "dhsa/reduce")])
-    );
+    // With 0 the policy is fair: the idle map slots stay idle.
+    let (_, recs) = run_inspect(&load_text(&pi_case3("0"), None));
+    let r = at(&recs, 10.0, 1);
+    assert_eq!(c(r, "extraReduceSlotsDemand"), 0);
+    assert_eq!(launched(r), pairs(&[("A/r1", "dhsa/reduce")]));
+    assert!(at(&recs, 11.0, 0).assigned.is_empty());
 }
 
 /// Two nodes of 1 map + 2 reduce slots (capacity 2 + 4). One job: 6 maps
