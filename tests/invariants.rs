@@ -1,7 +1,10 @@
-//! Invariants every policy keeps on random scenarios: no node over its
-//! slots, every task succeeds exactly once, reduces end after their job's
-//! maps, every job finishes. Scenarios are generated as TOML text so the
-//! loader is exercised too.
+//! Invariants every policy keeps on random scenarios, with the shared
+//! network, node failures and recoveries and policy switches mid-run: no
+//! node over its slots, every task succeeds exactly once (lost map outputs
+//! run again), reduces end after their job's maps, every job finishes,
+//! flows of failed nodes are cancelled and leave no load behind, and the
+//! same scenario and seed give the same run. Scenarios are generated as
+//! TOML text so the loader is exercised too.
 
 mod common;
 use common::*;
@@ -26,13 +29,31 @@ struct Gen {
     jobs: Vec<(usize, u32, u32, u32, usize, u32)>, // profile, maps, reduces, submit s, pool, priority
     seed: u64,
     speculation: &'static str,
-    /// A node that fails at `.1` seconds and recovers `.2` seconds later.
-    failure: Option<(u32, u32, u32)>,
+    /// Nodes that fail at `.1` seconds and recover `.2` seconds later.
+    failures: Vec<(u32, u32, u32)>,
+    /// Policy switches: at `.0` seconds to `POLICIES[.1]`.
+    switches: Vec<(u32, usize)>,
     /// Fair/fresh preemption, with pool b's min share and timeouts.
     preemption: bool,
 }
 
 const PROFILES: [&str; 4] = ["terasort", "wordcount", "grep", "sequencecount"];
+const POLICIES: [&str; 14] = [
+    "fifo",
+    "fair",
+    "fresh",
+    "capacity",
+    "omo",
+    "omo-lazy",
+    "omo-batch",
+    "hybsmrp",
+    "joss-t",
+    "joss-j",
+    "adaptive-fair",
+    "dhsa-pi",
+    "dhsa-pd",
+    "dynamicmr",
+];
 const PRIOS: [&str; 3] = ["high", "normal", "low"];
 
 fn gen() -> impl Strategy<Value = Gen> {
@@ -50,22 +71,7 @@ fn gen() -> impl Strategy<Value = Gen> {
         (
             0.0f64..0.4,
             any::<bool>(),
-            prop::sample::select(vec![
-                "fifo",
-                "fair",
-                "fresh",
-                "capacity",
-                "omo",
-                "omo-lazy",
-                "omo-batch",
-                "hybsmrp",
-                "joss-t",
-                "joss-j",
-                "adaptive-fair",
-                "dhsa-pi",
-                "dhsa-pd",
-                "dynamicmr",
-            ]),
+            prop::sample::select(POLICIES.to_vec()),
         ),
         (
             prop::sample::select(vec![0.0, 0.05, 0.5, 1.0]),
@@ -78,8 +84,9 @@ fn gen() -> impl Strategy<Value = Gen> {
         ),
         (
             prop::sample::select(vec!["off", "hadoop", "late"]),
-            prop::option::of((0u32..10, 1u32..120, 1u32..120)),
+            prop::collection::vec((0u32..10, 1u32..120, 1u32..120), 0..3),
             any::<bool>(),
+            prop::collection::vec((1u32..240, 0usize..POLICIES.len()), 0..3),
         ),
     )
         .prop_map(|(c, t, s, jobs, f)| Gen {
@@ -99,8 +106,9 @@ fn gen() -> impl Strategy<Value = Gen> {
             seed: s.2,
             jobs,
             speculation: f.0,
-            failure: f.1,
+            failures: f.1,
             preemption: f.2,
+            switches: f.3,
         })
 }
 
@@ -190,12 +198,18 @@ fn to_toml(g: &Gen) -> String {
             i % 2
         );
     }
-    if let Some((node, at, down)) = g.failure {
+    for &(node, at, down) in &g.failures {
         let node = node % g.nodes;
         t += &format!("[[events]]\nat = \"{at}s\"\naction = \"fail_node\"\nnode = {node}\n");
         t += &format!(
             "[[events]]\nat = \"{}s\"\naction = \"recover_node\"\nnode = {node}\n",
             at + down
+        );
+    }
+    for &(at, p) in &g.switches {
+        t += &format!(
+            "[[events]]\nat = \"{at}s\"\naction = \"switch_policy\"\npolicy = \"{}\"\n",
+            POLICIES[p]
         );
     }
     t
@@ -221,6 +235,22 @@ proptest! {
         if let Err(e) = check(&sim) {
             return Err(TestCaseError::fail(format!("{e}\n--- scenario ---\n{text}")));
         }
+        // The policy switches happened (each one that fell before the end).
+        let end_s = sim.w.now / 1000;
+        let due = g.switches.iter().filter(|(at, _)| (*at as u64) < end_s).count();
+        prop_assert!(sim.w.switches.len() >= due, "{} switches of {due}\n{text}", sim.w.switches.len());
+        // Deterministic: the same scenario and seed, the same run.
+        let mut again = slotsim::sched::build_sim(&sc).unwrap();
+        again.run_until(Some(2 * 24 * 3_600_000));
+        let (a, b) = (
+            slotsim::report::summary::summarize(&sim),
+            slotsim::report::summary::summarize(&again),
+        );
+        prop_assert_eq!(
+            serde_json::to_string(&a).unwrap(),
+            serde_json::to_string(&b).unwrap(),
+            "two runs of one scenario differ\n{}", text
+        );
     }
 }
 
@@ -325,5 +355,63 @@ user = "u0"
     let sc = load_text(text, None);
     let mut sim = slotsim::sched::build_sim(&sc).unwrap();
     sim.run_until(Some(3_600_000));
+    check(&sim).unwrap();
+}
+
+/// A switch to capacity finds a job's reduce holding its user's only
+/// container (queue `a` has ⌊60 % × 2⌋ = 1) while its maps wait: capacity
+/// lets the job run a map beyond the user limit rather than wait for ever.
+#[test]
+fn capacity_after_a_switch_lets_a_job_blocked_by_its_own_reduce_run_a_map() {
+    let text = r#"
+name = "switch"
+[cluster]
+nodes = 1
+racks = 1
+map_slots = 1
+reduce_slots = 1
+slot_model = "unified"
+heartbeat = "500ms"
+[hdfs]
+block = "64MB"
+replication = 1
+[scheduler]
+policy = "adaptive-fair"
+slowstart = 0
+[scheduler.adaptive-fair]
+job_classification = false
+[[pools]]
+name = "a"
+capacity = 60
+[[pools]]
+name = "b"
+capacity = 40
+[[jobs]]
+name = "j0"
+profile = "terasort"
+maps = 4
+reduces = 1
+pool = "a"
+user = "u0"
+[[events]]
+at = "1s"
+action = "switch_policy"
+policy = "capacity"
+"#;
+    let sc = load_text(text, None);
+    let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+    sim.run_until(Some(3_600_000));
+    // The state the switch met: the reduce and a map, launched at once.
+    let w = &sim.w;
+    let first: Vec<_> = w.attempts.iter().filter(|a| a.start == 0).collect();
+    assert_eq!(
+        first.len(),
+        2,
+        "adaptive-fair launched a map and the reduce"
+    );
+    assert!(
+        w.attempts.iter().skip(2).all(|a| a.policy == 1),
+        "capacity launched the rest"
+    );
     check(&sim).unwrap();
 }

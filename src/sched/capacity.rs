@@ -229,7 +229,18 @@ impl Capacity {
                     let j = qs[qi].jobs[ji];
                     let w = hb.world();
                     let job = w.job(j);
-                    if Self::user_over_limit(w, &qs[qi], j)
+                    // On unified containers a job whose reduces hold its
+                    // user's room while they wait for its maps, none of
+                    // which runs, may still run a map: without it the job
+                    // waits for ever. Reduce placement leaves that room
+                    // (see `assign_reduce`), but reduces launched under
+                    // another policy before a switch, or maps lost with a
+                    // node, can leave a job in that state.
+                    let stuck = w.model() == SlotModel::Unified
+                        && job.reduces_running > 0
+                        && job.maps_running == 0
+                        && job.maps_pending > 0;
+                    if (Self::user_over_limit(w, &qs[qi], j) && !stuck)
                         || (job.maps_pending == 0 && hb.speculative_task(j, Kind::Map).is_none())
                     {
                         continue;
