@@ -259,6 +259,23 @@ pub struct JobSpec {
     pub fp: f64,
     /// Explicit replica node ids per block (length = maps when given).
     pub blocks: Option<Vec<Vec<NodeId>>>,
+    /// A job replayed from a recorded trace (Rumen): each task's recorded
+    /// time and the job's recorded completion.
+    pub recorded: Option<Box<Recorded>>,
+}
+
+/// What a job trace recorded of a job, for `replay = "recorded"` and for
+/// validating a replay against it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recorded {
+    /// Each map's successful attempt, start to finish (ms); empty when the
+    /// tasks' times come from the cluster model instead.
+    pub map_ms: Vec<Ms>,
+    /// Each reduce's successful attempt after its copy (its sort and reduce,
+    /// ms), likewise.
+    pub reduce_ms: Vec<Ms>,
+    /// Submission to finish, as recorded (ms).
+    pub completion_ms: Ms,
 }
 
 /// A policy name with variant overrides, as `fair[slowstart=0.05;assign_multiple=false]`.

@@ -47,6 +47,13 @@ pub struct JobSummary {
     /// OMO Fig. 8's last batch: maps that finished within 10 s of the
     /// job's last map (that one included). Null until its maps are done.
     pub last_batch: Option<u32>,
+    /// A job replayed from a trace: its recorded completion time
+    /// (submission to finish) and the simulated one's error against it,
+    /// 100 × (turnaround − recorded) / recorded. Absent for other jobs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_pct: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -268,6 +275,11 @@ pub fn summarize(sim: &Sim) -> Summary {
                 overlap_s: ph.map(|p| s(p.1)),
                 shuffle_only_s: ph.map(|p| s(p.2)),
                 last_batch,
+                recorded_s: j.recorded.as_ref().map(|r| s(r.completion_ms)),
+                error_pct: j.recorded.as_ref().and_then(|r| {
+                    let sim = j.finished_at? - j.submit;
+                    Some(100.0 * (sim as f64 - r.completion_ms as f64) / r.completion_ms as f64)
+                }),
             }
         })
         .collect();
@@ -392,6 +404,33 @@ pub fn table(sum: &Summary) -> String {
         sum.unbalanced_degree, sum.unfairness_degree, sum.speculative.won, sum.speculative.launched
     );
     const MAX_ROWS: usize = 40;
+    if sum.jobs.iter().any(|j| j.recorded_s.is_some()) {
+        // A replay: each job's simulated completion beside the recorded one.
+        let _ = writeln!(
+            o,
+            "\n{:<24} {:>9} {:>11} {:>10} {:>8}",
+            "job", "submit s", "turnaround", "recorded", "error"
+        );
+        for j in sum.jobs.iter().take(MAX_ROWS) {
+            let _ = writeln!(
+                o,
+                "{:<24} {:>9.1} {:>11} {:>10} {:>8}",
+                j.name,
+                j.submit_s,
+                opt(j.turnaround_s),
+                opt(j.recorded_s),
+                j.error_pct.map_or("-".into(), |e| format!("{e:+.1}%"))
+            );
+        }
+        if sum.jobs.len() > MAX_ROWS {
+            let _ = writeln!(
+                o,
+                "... {} more jobs (see --json)",
+                sum.jobs.len() - MAX_ROWS
+            );
+        }
+        return o;
+    }
     if !sum.jobs.is_empty() {
         let _ = writeln!(
             o,

@@ -4,6 +4,7 @@
 pub mod import;
 pub mod load;
 pub mod profiles;
+pub mod rumen;
 pub mod schema;
 pub mod spans;
 pub mod workload;

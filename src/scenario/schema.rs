@@ -185,13 +185,13 @@ pub struct JobDef {
     pub blocks: Option<Spanned<Vec<Vec<Spanned<i64>>>>>,
 }
 
-/// `[[workloads]]`: `kind = "poisson"` (generated) or `kind = "swim"`
-/// (replayed from a SWIM trace); the loader checks which keys each kind
-/// takes.
+/// `[[workloads]]`: `kind = "poisson"` (generated), `kind = "swim"`
+/// (replayed from a SWIM trace) or `kind = "rumen"` (replayed from a Rumen
+/// job trace); the loader checks which keys each kind takes.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadDef {
-    /// "poisson" or "swim".
+    /// "poisson", "swim" or "rumen".
     pub kind: Spanned<String>,
     pub jobs: Option<Spanned<i64>>,
     pub mean_interarrival: Option<Spanned<Dur>>,
@@ -206,8 +206,10 @@ pub struct WorkloadDef {
     pub reduces: Option<Spanned<(i64, i64)>>,
     /// Time of the first arrival, default "0s".
     pub submit_start: Option<Dur>,
-    /// kind = "swim" only: the trace file, relative to the scenario.
+    /// kind = "swim" or "rumen": the trace file, relative to the scenario.
     pub trace: Option<Spanned<String>>,
+    /// kind = "rumen" only: "recorded" (default) or "model".
+    pub replay: Option<Spanned<String>>,
     pub limit: Option<Spanned<i64>>,
     pub time_scale: Option<Spanned<f64>>,
     /// kind = "poisson" only: every job's FP instead of its profile's.

@@ -97,6 +97,7 @@ pub fn poisson(seed: u64, p: &PoissonParams) -> Vec<JobSpec> {
             map_time: None,
             reduce_time: None,
             blocks: None,
+            recorded: None,
         });
     }
     out
@@ -296,6 +297,7 @@ pub fn swim(seed: u64, text: &str, p: &SwimParams) -> Result<Vec<JobSpec>, (usiz
             map_time: None,
             reduce_time: None,
             blocks: None,
+            recorded: None,
         });
     }
     Ok(out)

@@ -258,6 +258,8 @@ pub struct Job {
     pub input_mb: f64,
     pub map_time: Option<Ms>,
     pub reduce_time: Option<Ms>,
+    /// A replayed job's recorded task times and completion.
+    pub recorded: Option<Box<crate::model::Recorded>>,
     pub maps: Vec<MapTask>,
     pub reduces: Vec<ReduceTask>,
     pub arrived: bool,
@@ -289,6 +291,19 @@ pub struct Job {
 }
 
 impl Job {
+    /// A fixed time for task `task` of `kind`: the recorded one of a
+    /// replayed job, else the job's `map_time` / `reduce_time`.
+    pub fn fixed_ms(&self, kind: Kind, task: u32) -> Option<Ms> {
+        let recorded = self.recorded.as_ref().and_then(|r| match kind {
+            Kind::Map => r.map_ms.get(task as usize),
+            Kind::Reduce => r.reduce_ms.get(task as usize),
+        });
+        recorded.copied().or(match kind {
+            Kind::Map => self.map_time,
+            Kind::Reduce => self.reduce_time,
+        })
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         id: JobId,
@@ -314,6 +329,7 @@ impl Job {
             input_mb: spec.input_mb,
             map_time: spec.map_time,
             reduce_time: spec.reduce_time,
+            recorded: spec.recorded.clone(),
             maps_pending: maps.len() as u32,
             maps,
             reduces: (0..spec.reduces)

@@ -8,9 +8,10 @@
 //!   profile's reduce cost × the factors, on the shared cores), write
 //!   copied × `reduce_output` to HDFS along the replication pipeline (a
 //!   flow).
-//! - A job with a fixed `map_time` / `reduce_time`: that time over the node
-//!   speed, times the straggler factor (a reduce after its copy); no
-//!   start-up, no variance, no flows but the copy.
+//! - A job with a fixed `map_time` / `reduce_time`, or a job replayed with
+//!   its recorded task times: that time over the node speed, times the
+//!   straggler factor (a reduce after its copy); no start-up, no variance,
+//!   no flows but the copy.
 //!
 //! The network model decides what a flow shares: under `shared` its path
 //! of disks and links; under `fixed` nothing, at its class bandwidth.
@@ -138,14 +139,14 @@ impl World {
         let at = &self.attempts[a as usize];
         let job = &self.jobs[at.job as usize];
         let timed = match at.kind {
-            Kind::Map => job.map_time.is_some(),
+            Kind::Map => job.fixed_ms(Kind::Map, at.task).is_some(),
             Kind::Reduce => false,
         };
         if timed {
             let ms = self.timed_ms(a);
             self.set_phase(a, Phase::Timed);
             self.start_timer(a, ms);
-        } else if job.reduce_time.is_some() && at.kind == Kind::Reduce {
+        } else if at.kind == Kind::Reduce && job.fixed_ms(Kind::Reduce, at.task).is_some() {
             // No start-up for a fixed-time job: straight to its copy.
             self.start_copy(a);
         } else {
@@ -232,16 +233,13 @@ impl World {
         }
     }
 
-    /// A fixed-time task's time: `map_time` / `reduce_time` over the node's
-    /// speed, times the straggler factor.
+    /// A fixed-time task's time: `map_time` / `reduce_time` (or a replayed
+    /// job's recorded time for the task) over the node's speed, times the
+    /// straggler factor.
     fn timed_ms(&self, a: AttemptId) -> Ms {
         let at = &self.attempts[a as usize];
         let job = &self.jobs[at.job as usize];
-        let t = match at.kind {
-            Kind::Map => job.map_time,
-            Kind::Reduce => job.reduce_time,
-        }
-        .unwrap_or(0);
+        let t = job.fixed_ms(at.kind, at.task).unwrap_or(0);
         let speed = self.cluster.nodes[at.node as usize].speed;
         let ms = (t as f64 / speed * self.straggle(at.job, at.kind, at.task, at.attempt)).round();
         (ms.min(MAX_DURATION_MS as f64) as Ms).max(1)
@@ -639,7 +637,8 @@ impl World {
             (at.job, self.jobs[at.job as usize].shuffle_end)
         };
         self.jobs[j as usize].shuffle_end = Some(job_shuffle_end.map_or(now, |t| t.max(now)));
-        if self.jobs[j as usize].reduce_time.is_some() {
+        let task = self.attempts[a as usize].task;
+        if self.jobs[j as usize].fixed_ms(Kind::Reduce, task).is_some() {
             let ms = self.timed_ms(a);
             self.set_phase(a, Phase::Timed);
             self.start_timer(a, ms);

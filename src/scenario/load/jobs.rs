@@ -11,9 +11,9 @@ use super::scheduler::check_policy;
 use super::{duplicate_job, fp_value, Cx, MAX_COUNT, MAX_TASKS, R};
 use crate::error::InputError;
 use crate::model::{Action, EventSpec, JobSpec, Ms, NodeId, Priority};
-use crate::scenario::profiles;
 use crate::scenario::schema::{Dur, EventDef, JobDef, WorkloadDef};
 use crate::scenario::workload::{self, PoissonParams};
+use crate::scenario::{profiles, rumen};
 
 /// What job compilation needs from the rest of the scenario.
 pub(super) struct JobEnv<'a> {
@@ -180,6 +180,7 @@ impl JobEnv<'_> {
             reduce_time,
             fp,
             blocks,
+            recorded: None,
         };
         if count == 1 {
             return Ok(vec![spec]);
@@ -306,6 +307,12 @@ impl JobEnv<'_> {
                 ));
             }
         }
+        if let Some(t) = &w.replay {
+            return Err(cx.at(
+                t,
+                "replay belongs to kind = \"rumen\"; a swim workload takes trace, limit, time_scale, mix and pools",
+            ));
+        }
         let Some(trace) = &w.trace else {
             return Err(cx.at(
                 &w.kind,
@@ -365,17 +372,118 @@ impl JobEnv<'_> {
         })
     }
 
+    /// `kind = "rumen"`: replays a Rumen job trace (path relative to the
+    /// scenario file), streamed; see `scenario::rumen`.
+    pub(super) fn rumen(&self, w: &WorkloadDef) -> R<Vec<JobSpec>> {
+        let cx = self.cx;
+        for (present, key) in [
+            (w.jobs.is_some(), "jobs"),
+            (w.mean_interarrival.is_some(), "mean_interarrival"),
+            (w.input.is_some(), "input"),
+            (w.reduces.is_some(), "reduces"),
+            (w.submit_start.is_some(), "submit_start"),
+            (w.fp.is_some(), "fp"),
+            (w.pools.is_some(), "pools"),
+        ] {
+            if present {
+                return Err(cx.at(
+                    &w.kind,
+                    format!("{key} does not belong to a rumen workload; it takes trace, replay, limit, time_scale and mix (one profile, for replay = \"model\")"),
+                ));
+            }
+        }
+        let Some(trace) = &w.trace else {
+            return Err(cx.at(
+                &w.kind,
+                "a rumen workload needs trace; expected for example trace = \"traces/sls-2jobs2min-rumen.json\"",
+            ));
+        };
+        let replay = match w.replay.as_ref().map(|r| (r, r.get_ref().as_str())) {
+            None | Some((_, "recorded")) => rumen::Replay::Recorded,
+            Some((_, "model")) => rumen::Replay::Model,
+            Some((r, other)) => {
+                return Err(cx.at(
+                    r,
+                    format!("unknown replay \"{other}\"; expected \"recorded\" (each task for its recorded time) or \"model\" (times from the cluster model)"),
+                ))
+            }
+        };
+        let limit = match &w.limit {
+            None => None,
+            Some(l) => Some(cx.int(l, "limit", 1, MAX_COUNT)?),
+        };
+        let time_scale = match &w.time_scale {
+            None => 1.0,
+            Some(t) => {
+                let x = *t.get_ref();
+                if !(x.is_finite() && x > 0.0) {
+                    return Err(cx.at(t, format!("time_scale must be above 0, got {x}")));
+                }
+                x
+            }
+        };
+        let profile = match &w.mix {
+            None => profiles::lookup("terasort").expect("built-in profile"),
+            Some(m) => {
+                let mix = self.mix(w, m)?;
+                if mix.len() != 1 {
+                    return Err(cx.at(
+                        &w.kind,
+                        "a rumen workload takes one profile in mix (its compute costs, for replay = \"model\"), like mix = { terasort = 1 }",
+                    ));
+                }
+                mix[0].0.clone()
+            }
+        };
+        let base = Path::new(cx.origin)
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty());
+        let path = match base {
+            Some(b) if Path::new(trace.get_ref()).is_relative() => b.join(trace.get_ref()),
+            _ => Path::new(trace.get_ref()).to_path_buf(),
+        };
+        let shown = path.display().to_string();
+        let file = std::fs::File::open(&path).map_err(|e| {
+            cx.at(
+                trace,
+                format!("cannot read trace {shown}: {e}; expected a Rumen job trace (JSON)"),
+            )
+        })?;
+        let params = rumen::RumenParams {
+            replay,
+            limit,
+            time_scale,
+            profile,
+            pools: self.pools.clone(),
+            node_count: self.node_count,
+        };
+        // Streamed: memory does not grow with the trace's size.
+        let reader = std::io::BufReader::new(file);
+        rumen::read(reader, &params).map_err(|(l, c, m)| InputError {
+            origin: shown,
+            pos: Some((l, c)),
+            message: m,
+        })
+    }
+
     pub(super) fn workload(&self, w: &WorkloadDef, index: usize, seed: u64) -> R<Vec<JobSpec>> {
         let cx = self.cx;
         match w.kind.get_ref().as_str() {
             "poisson" => {}
             "swim" => return self.swim(w, index, seed),
+            "rumen" => return self.rumen(w),
             other => {
                 return Err(cx.at(
                     &w.kind,
-                    format!("unknown workload kind \"{other}\"; expected \"poisson\" or \"swim\""),
+                    format!("unknown workload kind \"{other}\"; expected \"poisson\", \"swim\" or \"rumen\""),
                 ))
             }
+        }
+        if let Some(t) = &w.replay {
+            return Err(cx.at(
+                t,
+                "replay belongs to kind = \"rumen\"; a poisson workload does not use it",
+            ));
         }
         if let Some(t) = &w.trace {
             return Err(cx.at(

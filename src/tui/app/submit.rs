@@ -145,6 +145,7 @@ impl App {
             map_time: None,
             reduce_time: None,
             blocks: None,
+            recorded: None,
         })
     }
 }
