@@ -224,3 +224,47 @@ fn swim_traces() {
         slotsim::scenario::workload::swim(1, t, &params).is_ok()
     });
 }
+
+#[test]
+fn rumen_traces() {
+    // The first job of Hadoop SLS's sample, shortened to a dozen maps, and
+    // a small job with reduces and preferred locations.
+    let text = std::fs::read_to_string(root().join("traces/sls-2jobs2min-rumen.json")).unwrap();
+    let mut job: serde_json::Value = serde_json::Deserializer::from_str(&text)
+        .into_iter::<serde_json::Value>()
+        .next()
+        .unwrap()
+        .unwrap();
+    job["mapTasks"].as_array_mut().unwrap().truncate(12);
+    job.as_object_mut().unwrap().remove("jobProperties");
+    let small = r#"{ "jobID": "job_1_0001", "jobName": "sort", "user": "u", "queue": "default",
+  "submitTime": 1000, "finishTime": 9000,
+  "mapTasks": [ { "inputBytes": 67108864, "outputBytes": 1048576,
+    "preferredLocations": [ { "layers": [ "r1", "h1" ] }, { "layers": [ "r1", "h2" ] } ],
+    "attempts": [ { "hostName": "/r1/h3", "startTime": 2000, "finishTime": 3000, "result": "FAILED" },
+                  { "hostName": "/r1/h1", "startTime": 3000, "finishTime": 5000, "result": "SUCCESS" } ] } ],
+  "reduceTasks": [ { "attempts": [ { "hostName": "/r1/h2", "startTime": 5000, "shuffleFinished": 6000,
+    "finishTime": 8000, "result": "SUCCESS" } ] } ] }"#;
+    let corpus = vec![
+        serde_json::to_string_pretty(&job).unwrap(),
+        small.to_string(),
+        format!("{small}\n{small}"),
+    ];
+    let params = |replay| slotsim::scenario::rumen::RumenParams {
+        replay,
+        limit: Some(20),
+        time_scale: 1.0,
+        profile: slotsim::scenario::profiles::lookup("terasort").unwrap(),
+        pools: vec!["default".into()],
+        node_count: 8,
+    };
+    let (rec, model) = (
+        params(slotsim::scenario::rumen::Replay::Recorded),
+        params(slotsim::scenario::rumen::Replay::Model),
+    );
+    fuzz("rumen", 5, &corpus, |t| {
+        let a = slotsim::scenario::rumen::read(t.as_bytes(), &rec).is_ok();
+        let b = slotsim::scenario::rumen::read(t.as_bytes(), &model).is_ok();
+        a && b
+    });
+}

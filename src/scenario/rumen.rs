@@ -274,14 +274,23 @@ fn convert(
             }
         }
     }
-    let ms = |a: i64, b: i64| (b - a).max(1) as Ms;
+    let ten_years = crate::units::MAX_DURATION_MS as i64;
+    let ms = |a: i64, b: i64| -> Result<Ms, TraceError> {
+        let d = b.saturating_sub(a);
+        if d > ten_years {
+            return Err(err(format!(
+                "an attempt of {d} ms; expected at most 10 years"
+            )));
+        }
+        Ok(d.max(1) as Ms)
+    };
     let (map_ms, reduce_ms) = match p.replay {
         Replay::Model => (Vec::new(), Vec::new()),
         Replay::Recorded => {
             let mut maps = Vec::with_capacity(j.map_tasks.len());
             for (k, t) in j.map_tasks.iter().enumerate() {
                 let a = done(t).ok_or_else(|| err(format!("map {k} has no attempt")))?;
-                maps.push(ms(a.start_time, a.finish_time));
+                maps.push(ms(a.start_time, a.finish_time)?);
             }
             let mut reduces = Vec::with_capacity(j.reduce_tasks.len());
             for (k, t) in j.reduce_tasks.iter().enumerate() {
@@ -292,7 +301,7 @@ fn convert(
                 } else {
                     a.start_time
                 };
-                reduces.push(ms(from, a.finish_time));
+                reduces.push(ms(from, a.finish_time)?);
             }
             (maps, reduces)
         }
@@ -322,7 +331,13 @@ fn convert(
         .queue
         .filter(|q| p.pools.contains(q))
         .unwrap_or_else(|| "default".into());
-    let submit = ((j.submit_time - t0) as f64 * p.time_scale).round() as Ms;
+    let submit = (j.submit_time.saturating_sub(t0) as f64 * p.time_scale).round();
+    if submit > ten_years as f64 {
+        return Err(err(format!(
+            "submitted {submit:.0} ms after the trace's first job; expected at most 10 years"
+        )));
+    }
+    let submit = submit as Ms;
     Ok(JobSpec {
         name,
         profile: p.profile.clone(),
@@ -340,7 +355,7 @@ fn convert(
         recorded: Some(Box::new(Recorded {
             map_ms,
             reduce_ms,
-            completion_ms: ms(j.submit_time, j.finish_time),
+            completion_ms: ms(j.submit_time, j.finish_time)?,
         })),
     })
 }
