@@ -26,11 +26,12 @@ pub enum Exit {
     Signal(&'static str),
 }
 
-/// Runs the TUI until `q` or a signal. The terminal is restored on every
+/// Runs the TUI until `q` or a signal; `app` is left as the session ended
+/// (for `--json` and `--trace`). The terminal is restored on every
 /// exit path: a quit, SIGTERM, SIGHUP or SIGINT (caught, so that the loop
 /// ends, a recording is closed and the screen put back before the process
 /// exits) and a panic (ratatui's init installs a hook that restores first).
-pub fn run(app: App, record: Option<&Path>) -> io::Result<Exit> {
+pub fn run(app: &mut App, record: Option<&Path>) -> io::Result<Exit> {
     if !io::stdout().is_terminal() {
         return Err(io::Error::other(
             "the TUI needs a terminal; use --headless to run without one",
@@ -105,7 +106,7 @@ impl Signals {
 
 async fn event_loop(
     terminal: &mut ratatui::DefaultTerminal,
-    mut app: App,
+    app: &mut App,
     record: Option<&Path>,
 ) -> io::Result<Exit> {
     let mut signals = Signals::new()?;
@@ -128,7 +129,7 @@ async fn event_loop(
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut last = Instant::now();
     loop {
-        let completed = terminal.draw(|f| views::render(&app, f))?;
+        let completed = terminal.draw(|f| views::render(app, f))?;
         if let Some(c) = cast.as_mut() {
             c.frame(started.elapsed().as_secs_f64(), completed.buffer)?;
         }
@@ -144,7 +145,7 @@ async fn event_loop(
                     }
                 }
                 Some(Ok(Event::Mouse(m))) => {
-                    if let Some(a) = keymap::action_for_mouse(&app, m) {
+                    if let Some(a) = keymap::action_for_mouse(app, m) {
                         app.update(a);
                     }
                 }

@@ -47,7 +47,7 @@ pub fn render(app: &App, f: &mut Frame) {
     }
     render_log(app, f, log);
     // The help scrolls when its lines and frame do not fit the screen.
-    let help_scrolls = matches!(app.overlay, Overlay::Help) && overlays::help_scrolls(area);
+    let help_scrolls = matches!(app.overlay, Overlay::Help) && overlays::help_scrolls(app, area);
     render_footer(app, f, footer, help_scrolls);
     match &app.overlay {
         Overlay::None => {}
