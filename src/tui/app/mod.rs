@@ -552,10 +552,25 @@ impl App {
             Action::Step => {
                 *back = 0;
                 *follow = true;
-                self.step_heartbeat();
+                self.step_to_selected_node();
             }
             Action::Close | Action::OpenInspector => self.overlay = Overlay::None,
             _ => {}
+        }
+    }
+
+    /// `.` in the inspector: heartbeats forward until the selected node's
+    /// next one (at most one round of the cluster's nodes), so the
+    /// inspector has something new to show.
+    fn step_to_selected_node(&mut self) {
+        let kept = |app: &App| app.ring.lock().map(|r| r.node.back().map(|x| (x.t, r.node.len()))).ok().flatten();
+        let before = kept(self);
+        for _ in 0..=self.sim.w.cluster.nodes.len() {
+            let hb = self.sim.w.heartbeats;
+            self.step_heartbeat();
+            if self.status.is_some() || self.sim.w.heartbeats == hb || kept(self) != before {
+                break;
+            }
         }
     }
 

@@ -104,13 +104,11 @@ fn selected_line(app: &App, inner_w: usize) -> Line<'static> {
     } else {
         "dead · r recovers it".to_string()
     };
-    Line::from(Span::styled(
-        super::fit(
-            &format!(" ▶ node {} (rack r{}): {state} · ←→↑↓ select", n.id, n.rack),
-            inner_w,
-        ),
-        theme::dim(),
-    ))
+    let mut text = format!(" ▶ node {} (rack r{}): {state} · ←→↑↓ select", n.id, n.rack);
+    if text.chars().count() > inner_w {
+        text = format!(" ▶ node {} (rack r{}): {state}", n.id, n.rack);
+    }
+    Line::from(Span::styled(super::fit(&text, inner_w), theme::dim()))
 }
 
 /// The racks that fit in `room` lines from the scroll position: labelled

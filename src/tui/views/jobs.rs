@@ -115,17 +115,17 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let mut cols = vec![
         Col::Mark,
         Col::Name,
+        Col::Pool,
         Col::State,
         Col::Maps,
         Col::Reds,
-        Col::Pool,
         Col::Progress,
-        Col::Value,
     ];
     if wide {
         cols.push(Col::Submitted);
         cols.push(Col::Finished);
     }
+    cols.push(Col::Value);
     let total = |cols: &[Col]| cols.iter().map(|&c| col_w(c) + 1).sum::<usize>();
     // Leave out the least needed columns until the rest fit whole.
     for drop in [
@@ -279,14 +279,16 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     f.render_widget(table, table_a);
     // The legend: what the headers stand for, and what is scrolled away.
     let mut legend = vec!["d/r/p = done/running/pending".to_string()];
+    let note = super::scroll_note(first, rows_h, order.len());
+    if let Some(note) = &note {
+        legend.push(note.trim().to_string());
+    }
     if cols.contains(&Col::Value) {
         if let Some(m) = value_meaning(value_label) {
             legend.push(m.to_string());
         }
     }
-    if let Some(note) = super::scroll_note(first, rows_h, order.len()) {
-        legend.push(note.trim().to_string());
-    } else {
+    if note.is_none() {
         legend.push("↑↓ select · enter tasks · / filter · o order".into());
     }
     let mut text = String::new();

@@ -243,18 +243,19 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
         } else {
             "dead · r recovers it".to_string()
         };
-        let cells = if k > 1 {
-            format!(" · 1 cell = {k} nodes")
-        } else {
-            String::new()
-        };
         lines.push(Line::from(Span::styled(
-            fit(&format!("▶ node {sel} (r{}): {state}{cells}", n.rack), inner_w),
+            fit(&format!("▶ node {sel} (r{}): {state}", n.rack), inner_w),
             theme::dim(),
         )));
     }
     if lines.len() < inner_h {
-        lines.push(legend);
+        if k > 1 {
+            let mut l = vec![Span::styled(format!("1 cell = {k} nodes · "), theme::dim())];
+            l.extend(legend.spans);
+            lines.push(Line::from(l));
+        } else {
+            lines.push(legend);
+        }
     }
     app.hits.borrow_mut().extend(hits);
     f.render_widget(Paragraph::new(lines).block(panel(title)), area);

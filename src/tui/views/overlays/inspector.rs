@@ -37,6 +37,7 @@ fn full_name(key: &str) -> String {
     match key {
         "x_star" => "x*".into(),
         "beta" => "β".into(),
+        "t_fair" | "t_batch" => key.into(),
         k if k.chars().any(|c| c.is_ascii_uppercase()) => k.into(),
         k => k.replace('_', " "),
     }
@@ -259,7 +260,8 @@ impl Cols {
             .iter()
             .zip(&self.heads[first..end])
             .filter_map(|(k, h)| match meaning(k) {
-                Some(m) => Some(format!("{h} = {m}")),
+                Some(m) if m != h => Some(format!("{h} = {m}")),
+                Some(_) => None,
                 None if full_name(k) != *h => Some(format!("{h} = {}", full_name(k))),
                 None => None,
             })
@@ -460,7 +462,11 @@ pub fn inspector(app: &App, f: &mut Frame, state: (usize, usize, usize, bool)) {
                 }
             }
             // Wrapped at entries; two lines at most on a short screen.
-            let max_lines = if inner_h >= 28 { 5 } else { 2 };
+            // As many lines as the room the tables leave (2 at least).
+            let tables = jobs.len() + 1 + if pools.is_empty() { 0 } else { pools.len() + 2 };
+            let max_lines = inner_h
+                .saturating_sub(lines.len() + tables)
+                .clamp(2, 6);
             let mut legend: Vec<String> = Vec::new();
             for a in &abbrev {
                 match legend.last_mut() {
