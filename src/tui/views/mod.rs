@@ -420,3 +420,14 @@ pub fn fit(s: &str, w: usize) -> String {
         t
     }
 }
+
+/// The first of `candidates` that fits a panel `width` wide (its border
+/// corners aside), else the last one cut.
+pub fn first_fit(candidates: &[String], width: u16) -> String {
+    let room = (width as usize).saturating_sub(2);
+    candidates
+        .iter()
+        .find(|c| c.chars().count() <= room)
+        .cloned()
+        .unwrap_or_else(|| fit(candidates.last().map_or("", |c| c.as_str()), room))
+}

@@ -109,22 +109,25 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
         (a + n.running_maps, b + n.running_reduces)
     });
     let dead = c.nodes.iter().filter(|n| !n.alive).count();
-    let title = format!(
-        " Nodes {} · maps {rm}/{} · reduces {rr}/{}{} ",
-        c.nodes.len(),
-        c.total_map_slots,
-        c.total_reduce_slots,
-        if dead > 0 {
-            format!(" · {dead} dead")
-        } else {
-            String::new()
-        }
+    let dead_s = if dead > 0 {
+        format!(" · {dead} dead")
+    } else {
+        String::new()
+    };
+    let (n, ms, rs) = (c.nodes.len(), c.total_map_slots, c.total_reduce_slots);
+    let title = super::first_fit(
+        &[
+            format!(" Nodes {n} · maps {rm}/{ms} · reduces {rr}/{rs}{dead_s} "),
+            format!(" Nodes {n} · maps {rm}/{ms} · reds {rr}/{rs}{dead_s} "),
+            format!(" {n} nodes{dead_s} "),
+        ],
+        area.width,
     );
     let mut lines: Vec<Line> = Vec::new();
     let mut hits: Vec<Hit> = Vec::new();
     let legend = Line::from(Span::styled(
         format!(
-            "{} idle {} ¼ {} ½ {} ¾ {} full {} dead",
+            "{} idle  {} ¼  {} ½  {} ¾  {} full  {} dead",
             LEVELS[0],
             LEVELS[1],
             LEVELS[2],
@@ -243,19 +246,40 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
         } else {
             "dead · r recovers it".to_string()
         };
-        lines.push(Line::from(Span::styled(
-            fit(&format!("▶ node {sel} (r{}): {state}", n.rack), inner_w),
-            theme::dim(),
-        )));
-    }
-    if lines.len() < inner_h {
-        if k > 1 {
-            let mut l = vec![Span::styled(format!("1 cell = {k} nodes · "), theme::dim())];
-            l.extend(legend.spans);
-            lines.push(Line::from(l));
+        let busy = n.lanes.iter().filter(|l| l.is_some()).count();
+        let short = if n.alive {
+            format!("▶ node {sel} (r{}) {busy}/{} busy", n.rack, n.lanes.len())
         } else {
-            lines.push(legend);
+            format!("▶ node {sel} (r{}) dead", n.rack)
+        };
+        let long = format!("▶ node {sel} (r{}): {state}", n.rack);
+        let text = if long.chars().count() <= inner_w { long } else { short };
+        lines.push(Line::from(Span::styled(fit(&text, inner_w), theme::dim())));
+    }
+    // The glyphs' legend (and the nodes a cell stands for), wrapped at
+    // items over the lines left.
+    let mut items: Vec<String> = Vec::new();
+    if k > 1 {
+        items.push(format!("1 cell = {k} nodes"));
+    }
+    items.extend(legend.spans.iter().map(|s| s.content.to_string()).next().into_iter().flat_map(|l| {
+        l.split("  ").map(str::to_string).collect::<Vec<_>>()
+    }));
+    let mut cur = String::new();
+    for it in items {
+        if lines.len() >= inner_h {
+            break;
         }
+        if !cur.is_empty() && cur.chars().count() + 3 + it.chars().count() > inner_w {
+            lines.push(Line::from(Span::styled(std::mem::take(&mut cur), theme::dim())));
+        }
+        if !cur.is_empty() {
+            cur.push_str(" · ");
+        }
+        cur.push_str(&it);
+    }
+    if !cur.is_empty() && lines.len() < inner_h {
+        lines.push(Line::from(Span::styled(fit(&cur, inner_w), theme::dim())));
     }
     app.hits.borrow_mut().extend(hits);
     f.render_widget(Paragraph::new(lines).block(panel(title)), area);
@@ -445,18 +469,30 @@ fn pools(app: &App, f: &mut Frame, area: Rect) {
                     ));
                 }
             }
-            if typed {
-                " Pools: m maps, r reduces, running/share "
+            let cands: Vec<String> = if typed {
+                vec![
+                    " Pools: m maps, r reduces, running/share ".into(),
+                    " Pools: m maps, r reduces ".into(),
+                    " Pools ".into(),
+                ]
             } else {
-                " Pools: containers running/share "
-            }
+                vec![
+                    " Pools: containers running/share ".into(),
+                    " Pools: running/share ".into(),
+                    " Pools ".into(),
+                ]
+            };
+            super::first_fit(&cands, area.width)
         }
         None => {
             for (p, spec) in w.pools.iter().enumerate() {
                 let st = &w.pool_stats[p];
                 lines.push(row(&spec.name, st.running_maps + st.running_reduces, None));
             }
-            " Pools: running (no shares) "
+            super::first_fit(
+                &[" Pools: running (no shares) ".into(), " Pools ".into()],
+                area.width,
+            )
         }
     };
     if lines.len() > inner_h {

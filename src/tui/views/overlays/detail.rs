@@ -60,7 +60,7 @@ pub fn detail(app: &App, f: &mut Frame, job: JobId, row: usize) {
     lines.push(Line::from(Span::styled(fit(&head, inner_w), theme::title())));
     lines.push(Line::from(Span::styled(
         fit(
-            "m = map, r = reduce · node, phase and times of the latest attempt (×N: N attempts) · ran: time so far",
+            "m map, r reduce · the latest attempt's node, phase and times (×N: N attempts) · ran: so far",
             inner_w,
         ),
         theme::dim(),
