@@ -193,6 +193,8 @@ fn the_tui_writes_json_and_trace_when_the_session_ends() {
         );
         let t = std::fs::read_to_string(&trace).unwrap();
         assert!(t.lines().count() > 0, "the trace has the attempts so far");
-        assert!(t.lines().all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()));
+        assert!(t
+            .lines()
+            .all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()));
     }
 }

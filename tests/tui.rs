@@ -935,9 +935,8 @@ fn jobs_and_timeline_scroll_within_bounds() {
     assert_eq!(a.jobs_row, 0, "the selection moves down the page first");
     key(&mut a, KeyCode::Down);
     assert_eq!(a.jobs_row, 1, "then the list scrolls by one row");
-    let name = |s: &str, i: usize| -> String {
-        s.lines().nth(i).unwrap_or("").chars().skip(3).collect()
-    };
+    let name =
+        |s: &str, i: usize| -> String { s.lines().nth(i).unwrap_or("").chars().skip(3).collect() };
     assert_eq!(name(&screen(&a, w, h), 3), name(&top, 4), "by one row");
     for _ in 0..1000 {
         key(&mut a, KeyCode::Down);
@@ -1223,7 +1222,11 @@ fn fast_frames_inspect_only_the_tail_the_ring_keeps() {
     assert!(now >= 100_000, "{now}");
     let (first, last, n) = {
         let r = a.ring.lock().unwrap();
-        (r.all.front().unwrap().t, r.all.back().unwrap().t, r.all.len())
+        (
+            r.all.front().unwrap().t,
+            r.all.back().unwrap().t,
+            r.all.len(),
+        )
     };
     // 20 nodes, 3 s heartbeats: 256 heartbeats span 38.4 s.
     assert!(first >= now - 38_400, "oldest record at {first}, now {now}");
@@ -1310,7 +1313,10 @@ fn arrows_and_clicks_select_nodes_jobs_and_views_and_the_inspector_follows() {
     let node = &a.sim.w.cluster.nodes[a.sel_node as usize];
     assert_eq!(node.rack, 1);
     let s = screen(&a, 120, 36);
-    assert!(s.contains(&format!("▶ node {} (rack r1)", a.sel_node)), "{s}");
+    assert!(
+        s.contains(&format!("▶ node {} (rack r1)", a.sel_node)),
+        "{s}"
+    );
 }
 
 #[test]
@@ -1430,7 +1436,13 @@ fn input_overlays_freeze_the_clock() {
     run_for(&mut a, 10);
     assert_eq!(a.sim.w.now, t, "the form holds the clock");
     key(&mut a, KeyCode::Enter);
-    let job = a.sim.w.jobs.iter().find(|j| j.name.starts_with("tui-")).unwrap();
+    let job = a
+        .sim
+        .w
+        .jobs
+        .iter()
+        .find(|j| j.name.starts_with("tui-"))
+        .unwrap();
     assert_eq!(job.submit, t, "submitted when the form was opened");
     keys(&mut a, "/");
     run_for(&mut a, 2);
@@ -1462,7 +1474,10 @@ fn large_clusters_and_narrow_screens_stay_legible() {
             .lines()
             .find(|l| l.contains(" jobs: ") || l.contains(" pools ("))
             .unwrap_or_else(|| panic!("{s}"));
-        assert!(!legend.trim_end_matches('│').trim_end().ends_with('…'), "{legend}");
+        assert!(
+            !legend.trim_end_matches('│').trim_end().ends_with('…'),
+            "{legend}"
+        );
     }
     keys(&mut a, "3");
     for w in [60u16, 70, 80] {
@@ -1489,7 +1504,13 @@ fn inspector_explains_symbols_and_not_yet() {
     run_for(&mut a, 20);
     keys(&mut a, " i");
     let s = screen(&a, 120, 36);
-    for want in ["T_m = mean map time", "x* = ", "β = ", "t_fair = ", "F_e = "] {
+    for want in [
+        "T_m = mean map time",
+        "x* = ",
+        "β = ",
+        "t_fair = ",
+        "F_e = ",
+    ] {
         assert!(s.contains(want), "{want} missing:\n{s}");
     }
     assert!(s.contains("not yet"), "{s}");

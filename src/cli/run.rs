@@ -215,18 +215,16 @@ pub fn cmd_tui(
     );
     // Outputs are opened before the session, so a bad path costs no
     // session; and only when there is a terminal to hold one.
-    if (outs.json.is_some() || outs.trace.is_some()) && !std::io::IsTerminal::is_terminal(&io::stdout()) {
+    if (outs.json.is_some() || outs.trace.is_some())
+        && !std::io::IsTerminal::is_terminal(&io::stdout())
+    {
         return Err(Failure::Other(
             "the TUI needs a terminal; use --headless to run without one".into(),
         ));
     }
-    let trace_out = outs
-        .trace
-        .map(|p| open_out(p, "--trace"))
-        .transpose()?;
+    let trace_out = outs.trace.map(|p| open_out(p, "--trace")).transpose()?;
     let json_out = outs.json.map(|p| open_out(p, "--json")).transpose()?;
-    let mut app =
-        slotsim::tui::App::new(sc).map_err(|e| InputError::new(origin, e.to_string()))?;
+    let mut app = slotsim::tui::App::new(sc).map_err(|e| InputError::new(origin, e.to_string()))?;
     let exit = slotsim::tui::term::run(&mut app, outs.record)
         .map_err(|e| Failure::Other(e.to_string()))?;
     // The run as it stands now, keyboard submissions and switches included.

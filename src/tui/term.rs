@@ -6,9 +6,7 @@
 use super::app::{Action, App};
 use super::record::CastWriter;
 use super::{keymap, views};
-use crossterm::event::{
-    DisableMouseCapture, EnableMouseCapture, Event, EventStream, KeyEventKind,
-};
+use crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event, EventStream, KeyEventKind};
 use futures_util::StreamExt;
 use std::io::{self, IsTerminal};
 use std::path::Path;

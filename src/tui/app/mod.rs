@@ -563,7 +563,13 @@ impl App {
     /// next one (at most one round of the cluster's nodes), so the
     /// inspector has something new to show.
     fn step_to_selected_node(&mut self) {
-        let kept = |app: &App| app.ring.lock().map(|r| r.node.back().map(|x| (x.t, r.node.len()))).ok().flatten();
+        let kept = |app: &App| {
+            app.ring
+                .lock()
+                .map(|r| r.node.back().map(|x| (x.t, r.node.len())))
+                .ok()
+                .flatten()
+        };
         let before = kept(self);
         for _ in 0..=self.sim.w.cluster.nodes.len() {
             let hb = self.sim.w.heartbeats;

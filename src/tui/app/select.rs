@@ -121,7 +121,9 @@ pub fn job_rows(app: &App) -> Vec<(JobId, JobState)> {
                 .total_cmp(&job_progress(w.job(a.0)))
                 .then(a.0.cmp(&b.0))
         }),
-        Sort::Name => order.sort_by(|a, b| w.job(a.0).name.cmp(&w.job(b.0).name).then(a.0.cmp(&b.0))),
+        Sort::Name => {
+            order.sort_by(|a, b| w.job(a.0).name.cmp(&w.job(b.0).name).then(a.0.cmp(&b.0)))
+        }
     }
     order
 }
@@ -240,10 +242,7 @@ impl App {
             return;
         }
         let last = list.len() - 1;
-        let Some(i) = self
-            .sel_job
-            .and_then(|j| list.iter().position(|&x| x == j))
-        else {
+        let Some(i) = self.sel_job.and_then(|j| list.iter().position(|&x| x == j)) else {
             self.sel_job = Some(list[if *a == Action::End { last } else { 0 }]);
             return;
         };
@@ -284,7 +283,9 @@ impl App {
         };
         let p = self.pages.get().cluster;
         let shown = p.rows.max(1);
-        let first = self.cluster_row.min(if p.rows == 0 { usize::MAX } else { p.max });
+        let first = self
+            .cluster_row
+            .min(if p.rows == 0 { usize::MAX } else { p.max });
         if k < first {
             self.cluster_row = k;
         } else if k >= first + shown {

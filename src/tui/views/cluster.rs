@@ -348,7 +348,10 @@ fn legend(w: &World, inner_w: usize, by_pool: bool, on_screen: &[u32]) -> Line<'
             break;
         }
         lw += item.chars().count() + 2;
-        legend.push(Span::styled("■ ", Style::default().fg(theme::job_color(*id))));
+        legend.push(Span::styled(
+            "■ ",
+            Style::default().fg(theme::job_color(*id)),
+        ));
         legend.push(Span::raw(item));
     }
     Line::from(legend)

@@ -224,7 +224,10 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
                             JobState::Done => (
                                 format!(
                                     "done {}",
-                                    dur(job.finished_at.unwrap_or(w.now).saturating_sub(job.submit))
+                                    dur(job
+                                        .finished_at
+                                        .unwrap_or(w.now)
+                                        .saturating_sub(job.submit))
                                 ),
                                 theme::dim(),
                             ),
@@ -293,7 +296,11 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     }
     let mut text = String::new();
     for l in legend {
-        let add = if text.is_empty() { l } else { format!(" · {l}") };
+        let add = if text.is_empty() {
+            l
+        } else {
+            format!(" · {l}")
+        };
         if text.chars().count() + add.chars().count() <= inner.width as usize {
             text.push_str(&add);
         }

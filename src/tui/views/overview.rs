@@ -253,7 +253,11 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
             format!("▶ node {sel} (r{}) dead", n.rack)
         };
         let long = format!("▶ node {sel} (r{}): {state}", n.rack);
-        let text = if long.chars().count() <= inner_w { long } else { short };
+        let text = if long.chars().count() <= inner_w {
+            long
+        } else {
+            short
+        };
         lines.push(Line::from(Span::styled(fit(&text, inner_w), theme::dim())));
     }
     // The glyphs' legend (and the nodes a cell stands for), wrapped at
@@ -262,19 +266,28 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
     if k > 1 {
         items.push(format!("1 cell = {k} nodes"));
     }
-    items.extend(legend.spans.iter().map(|s| s.content.to_string()).next().into_iter().flat_map(|l| {
-        l.split("  ").map(str::to_string).collect::<Vec<_>>()
-    }));
+    items.extend(
+        legend
+            .spans
+            .iter()
+            .map(|s| s.content.to_string())
+            .next()
+            .into_iter()
+            .flat_map(|l| l.split("  ").map(str::to_string).collect::<Vec<_>>()),
+    );
     let mut cur = String::new();
     for it in items {
         if lines.len() >= inner_h {
             break;
         }
-        if !cur.is_empty() && cur.chars().count() + 3 + it.chars().count() > inner_w {
-            lines.push(Line::from(Span::styled(std::mem::take(&mut cur), theme::dim())));
+        if !cur.is_empty() && cur.chars().count() + 2 + it.chars().count() > inner_w {
+            lines.push(Line::from(Span::styled(
+                std::mem::take(&mut cur),
+                theme::dim(),
+            )));
         }
         if !cur.is_empty() {
-            cur.push_str(" · ");
+            cur.push_str("  ");
         }
         cur.push_str(&it);
     }

@@ -16,7 +16,11 @@ use ratatui::Frame;
 pub fn detail(app: &App, f: &mut Frame, job: JobId, row: usize) {
     let w = &app.sim.w;
     let a = f.area();
-    let area = centered(f, a.width.saturating_sub(4).min(100), a.height.saturating_sub(2));
+    let area = centered(
+        f,
+        a.width.saturating_sub(4).min(100),
+        a.height.saturating_sub(2),
+    );
     f.render_widget(Clear, area);
     let inner_w = area.width.saturating_sub(2) as usize;
     let inner_h = area.height.saturating_sub(2) as usize;
@@ -24,7 +28,12 @@ pub fn detail(app: &App, f: &mut Frame, job: JobId, row: usize) {
     // The latest attempt of each task, and how many it had.
     let n_maps = j.maps.len();
     let mut latest: Vec<Option<usize>> = vec![None; n_maps + j.reduces.len()];
-    for (i, at) in w.attempts.iter().enumerate().filter(|(_, at)| at.job == job) {
+    for (i, at) in w
+        .attempts
+        .iter()
+        .enumerate()
+        .filter(|(_, at)| at.job == job)
+    {
         let k = match at.kind {
             Kind::Map => at.task as usize,
             Kind::Reduce => n_maps + at.task as usize,
@@ -57,7 +66,10 @@ pub fn detail(app: &App, f: &mut Frame, job: JobId, row: usize) {
             .map(|t| format!(" · finished {} in {}", clock(t), dur(t - j.submit)))
             .unwrap_or_default()
     );
-    lines.push(Line::from(Span::styled(fit(&head, inner_w), theme::title())));
+    lines.push(Line::from(Span::styled(
+        fit(&head, inner_w),
+        theme::title(),
+    )));
     lines.push(Line::from(Span::styled(
         fit(
             "m map, r reduce · the latest attempt's node, phase and times (×N: N attempts) · ran: so far",
@@ -94,7 +106,11 @@ pub fn detail(app: &App, f: &mut Frame, job: JobId, row: usize) {
     pages.detail = Page { first, rows, max };
     app.pages.set(pages);
     for (k, at) in latest.iter().enumerate().skip(first).take(rows) {
-        let (kind, task) = if k < n_maps { ('m', k) } else { ('r', k - n_maps) };
+        let (kind, task) = if k < n_maps {
+            ('m', k)
+        } else {
+            ('r', k - n_maps)
+        };
         let (state, tries) = if k < n_maps {
             (j.maps[task].state, j.maps[task].attempts)
         } else {

@@ -1,9 +1,9 @@
 //! The help (`?`), generated from the key table.
 
 use super::super::super::app::{App, Page, View};
-use super::inspector::meaning;
 use super::super::super::keymap::help_entries;
 use super::super::theme;
+use super::inspector::meaning;
 use super::{centered, frame_block, wrap_words};
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -16,7 +16,10 @@ fn view_glossary(view: View) -> &'static [(&'static str, &'static str)] {
         View::Overview => &[
             ("rN", "rack N (in the node grid)"),
             ("▶", "the selected node (reversed in the grid) and job"),
-            ("m / r", "Pools: running maps / reduces against the pool's share"),
+            (
+                "m / r",
+                "Pools: running maps / reduces against the pool's share",
+            ),
             ("run", "Jobs: tasks running"),
         ],
         View::Cluster => &[
@@ -27,7 +30,10 @@ fn view_glossary(view: View) -> &'static [(&'static str, &'static str)] {
             ("d/r/p", "maps or reduces done / running / pending"),
             ("reds", "reduces"),
             ("▶", "the selected job (Enter shows its tasks)"),
-            ("x*", "under omo: most pending maps at which its reduces may start (< 0: not yet)"),
+            (
+                "x*",
+                "under omo: most pending maps at which its reduces may start (< 0: not yet)",
+            ),
             ("share m", "fair share of map slots"),
         ],
         View::Pools => &[("m / r", "maps / reduces"), ("fs", "fair share")],
@@ -39,7 +45,10 @@ fn view_glossary(view: View) -> &'static [(&'static str, &'static str)] {
 /// The inspector's abbreviated headers and the papers' symbols.
 const INSPECTOR_GLOSSARY: &[(&str, &str)] = &[
     ("fs m / fs r", "fair share of map / reduce slots"),
-    ("dem m / dem r", "demand: maps / reduces the job or pool still wants"),
+    (
+        "dem m / dem r",
+        "demand: maps / reduces the job or pool still wants",
+    ),
     ("run m / run r", "running maps / reduces"),
     ("wait s", "seconds waited for locality"),
     ("m'", "pending maps"),
@@ -50,17 +59,19 @@ const INSPECTOR_GLOSSARY: &[(&str, &str)] = &[
 /// inspector's abbreviations and symbols stand for.
 fn help_lines(app: &App, width: u16) -> Vec<Line<'static>> {
     let mut entries = help_entries();
-    let symbols: Vec<(String, String)> = ["T_m", "T_s", "F_e", "F_o", "A_o", "D", "x_star", "beta", "t_fair", "t_batch"]
-        .iter()
-        .filter_map(|k| {
-            let shown = match *k {
-                "x_star" => "x*",
-                "beta" => "β",
-                k => k,
-            };
-            meaning(k).map(|m| (shown.to_string(), m.to_string()))
-        })
-        .collect();
+    let symbols: Vec<(String, String)> = [
+        "T_m", "T_s", "F_e", "F_o", "A_o", "D", "x_star", "beta", "t_fair", "t_batch",
+    ]
+    .iter()
+    .filter_map(|k| {
+        let shown = match *k {
+            "x_star" => "x*",
+            "beta" => "β",
+            k => k,
+        };
+        meaning(k).map(|m| (shown.to_string(), m.to_string()))
+    })
+    .collect();
     let glossary = view_glossary(app.view);
     if !glossary.is_empty() {
         entries.push((String::new(), String::new()));
@@ -132,7 +143,9 @@ pub fn help(app: &App, f: &mut Frame) {
         )));
     }
     f.render_widget(
-        Paragraph::new(lines).block(frame_block(" Keys and abbreviations (? or esc closes) ".into())),
+        Paragraph::new(lines).block(frame_block(
+            " Keys and abbreviations (? or esc closes) ".into(),
+        )),
         area,
     );
 }

@@ -464,9 +464,7 @@ pub fn inspector(app: &App, f: &mut Frame, state: (usize, usize, usize, bool)) {
             // Wrapped at entries; two lines at most on a short screen.
             // As many lines as the room the tables leave (2 at least).
             let tables = jobs.len() + 1 + if pools.is_empty() { 0 } else { pools.len() + 2 };
-            let max_lines = inner_h
-                .saturating_sub(lines.len() + tables)
-                .clamp(2, 6);
+            let max_lines = inner_h.saturating_sub(lines.len() + tables).clamp(2, 6);
             let mut legend: Vec<String> = Vec::new();
             for a in &abbrev {
                 match legend.last_mut() {
