@@ -1,5 +1,6 @@
 //! Frame render time: the whole TUI drawn into a 120×36 TestBackend for a
-//! 200-node cluster mid-run, per view.
+//! 200-node cluster mid-run, per view; and one Overview frame of a
+//! 3,000-node cluster (the target: under 2 ms).
 //!
 //!   cargo bench --bench tui
 
@@ -60,5 +61,40 @@ fn render(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, render);
+const SCENARIO_3000: &str = r#"
+name = "render-3000"
+seed = 5
+[cluster]
+nodes = 3000
+racks = 60
+map_slots = 4
+reduce_slots = 2
+heartbeat = "3s"
+[scheduler]
+policy = "fair"
+[[workloads]]
+kind = "poisson"
+jobs = 300
+mean_interarrival = "1s"
+mix = { terasort = 1, wordcount = 1, grep = 1 }
+input = ["10GB", "200GB"]
+"#;
+
+fn overview_3000(c: &mut Criterion) {
+    let sc = slotsim::scenario::load_str(SCENARIO_3000, "render-3000.toml", None, None).unwrap();
+    let mut app = App::new(sc).unwrap();
+    for _ in 0..4 {
+        app.update(Action::SpeedUp); // 10×
+    }
+    for _ in 0..300 {
+        app.update(Action::Tick(33)); // 100 simulated seconds
+    }
+    app.update(Action::TogglePause);
+    let mut term = Terminal::new(TestBackend::new(120, 36)).unwrap();
+    c.bench_function("overview_120x36_3000_nodes", |b| {
+        b.iter(|| term.draw(|f| views::render(&app, f)).unwrap().area)
+    });
+}
+
+criterion_group!(benches, render, overview_3000);
 criterion_main!(benches);

@@ -1056,10 +1056,28 @@ fn tui_without_a_terminal_says_so() {
 
 #[test]
 fn headless_only_flags_without_headless_are_input_errors() {
-    let o = slotsim(&["run", FIG45, "--json", "-"]);
-    assert_input_error(&o, "error: --json: ");
+    // The TUI draws on stdout: --json and --trace take a file there.
+    for flag in ["--json", "--trace"] {
+        let o = slotsim(&["run", FIG45, flag, "-"]);
+        assert_input_error(&o, &format!("error: {flag}: "));
+        assert!(stderr(&o).contains("give a file"), "{}", stderr(&o));
+    }
+    for flag in ["--inspect", "--flows"] {
+        let o = slotsim(&["run", FIG45, flag, "x.jsonl"]);
+        assert_input_error(&o, &format!("error: {flag}: "));
+    }
     let o = slotsim(&["run", FIG45, "--headless", "--record", "x.cast"]);
     assert_input_error(&o, "error: --record: ");
+}
+
+#[test]
+fn tui_json_and_trace_without_a_terminal_write_nothing() {
+    let dir = tempdir();
+    let json = dir.path().join("s.json");
+    let o = slotsim(&["run", FIG45, "--json", json.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("needs a terminal"), "{}", stderr(&o));
+    assert!(!json.exists(), "no empty file left behind");
 }
 
 #[test]

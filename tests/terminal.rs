@@ -30,6 +30,10 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 }
 
 fn start() -> Session {
+    start_with(&[])
+}
+
+fn start_with(args: &[&str]) -> Session {
     let ws = Winsize {
         ws_row: 30,
         ws_col: 100,
@@ -39,6 +43,7 @@ fn start() -> Session {
     let pty = openpty(Some(&ws), None).expect("a pseudo-terminal");
     let stdio = |fd: &OwnedFd| Stdio::from(fd.try_clone().unwrap());
     let child = Command::new(env!("CARGO_BIN_EXE_slotsim"))
+        .args(args)
         .env("TERM", "xterm-256color")
         .stdin(stdio(&pty.slave))
         .stdout(stdio(&pty.slave))
@@ -101,7 +106,16 @@ fn finish(mut s: Session) -> (Option<i32>, Vec<u8>, OwnedFd) {
     (status.code(), out, s.slave)
 }
 
+const MOUSE_ON: &[u8] = b"\x1b[?1000h";
+const MOUSE_OFF: &[u8] = b"\x1b[?1000l";
+
 fn assert_restored(out: &[u8], slave: &OwnedFd) {
+    let on = out.windows(MOUSE_ON.len()).position(|w| w == MOUSE_ON);
+    let off = out.windows(MOUSE_OFF.len()).rposition(|w| w == MOUSE_OFF);
+    assert!(
+        matches!((on, off), (Some(a), Some(b)) if b > a),
+        "mouse capture turned on, then off again"
+    );
     let enter = out.windows(ENTER_ALT.len()).position(|w| w == ENTER_ALT);
     let leave = out.windows(LEAVE_ALT.len()).rposition(|w| w == LEAVE_ALT);
     assert!(
@@ -141,5 +155,46 @@ fn a_signal_stops_the_tui_and_restores_the_terminal() {
             text.contains(&format!("stopped by {sig}")),
             "{sig}: says why it stopped"
         );
+    }
+}
+
+/// `--json` and `--trace` with the TUI: written when the session ends, by
+/// `q` or by a signal, with what was submitted from the keyboard.
+#[test]
+fn the_tui_writes_json_and_trace_when_the_session_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    for sig in [None, Some(Signal::SIGTERM)] {
+        let json = dir.path().join("s.json");
+        let trace = dir.path().join("t.jsonl");
+        let mut s = start_with(&[
+            "run",
+            "--json",
+            json.to_str().unwrap(),
+            "--trace",
+            trace.to_str().unwrap(),
+        ]);
+        // Submit a job from the form, and let it start.
+        s.master.write_all(b"s").unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        s.master.write_all(b"\r").unwrap();
+        std::thread::sleep(Duration::from_millis(1500));
+        match sig {
+            None => s.master.write_all(b"q").unwrap(),
+            Some(sig) => kill(Pid::from_raw(s.child.id() as i32), sig).unwrap(),
+        }
+        let (code, out, slave) = finish(s);
+        assert_eq!(code, Some(if sig.is_none() { 0 } else { 1 }));
+        assert_restored(&out, &slave);
+        let sum: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert!(
+            sum.to_string().contains("tui-"),
+            "the keyboard submission is in the summary: {sum}"
+        );
+        let t = std::fs::read_to_string(&trace).unwrap();
+        assert!(t.lines().count() > 0, "the trace has the attempts so far");
+        assert!(t
+            .lines()
+            .all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()));
     }
 }

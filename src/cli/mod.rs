@@ -182,10 +182,10 @@ pub struct RunArgs {
     /// Run to completion as fast as possible and print a summary
     #[arg(long)]
     headless: bool,
-    /// Write the JSON summary here ('-' for stdout)
+    /// Write the JSON summary here ('-' for stdout); with the TUI, a file written when the session ends
     #[arg(long, value_name = "PATH")]
     json: Option<String>,
-    /// Write one JSON line per task attempt here ('-' for stdout)
+    /// Write one JSON line per task attempt here ('-' for stdout); with the TUI, a file written when the session ends
     #[arg(long, value_name = "PATH")]
     trace: Option<String>,
     /// Write one JSON line per scheduling heartbeat here ('-' for stdout)
@@ -315,7 +315,7 @@ pub fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        None => run::cmd_tui(None, None, None, None),
+        None => run::cmd_tui(None, None, None, Default::default()),
         Some(Cmd::Run(a)) => run::cmd_run(a),
         Some(Cmd::Compare(a)) => run::cmd_compare(a),
         Some(Cmd::Validate { scenario }) => info::cmd_validate(&scenario),

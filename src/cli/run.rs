@@ -54,9 +54,17 @@ pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
         }
     }
     if !a.headless {
+        // The TUI draws on stdout: its --json and --trace go to files.
+        for (flag, p) in [("--json", &a.json), ("--trace", &a.trace)] {
+            if p.as_deref() == Some("-") {
+                return Err(InputError::new(
+                    flag,
+                    "- (stdout) is where the TUI draws; give a file, or add --headless",
+                )
+                .into());
+            }
+        }
         let only_headless = [
-            ("--json", a.json.is_some()),
-            ("--trace", a.trace.is_some()),
             ("--inspect", a.inspect.is_some()),
             ("--flows", a.flows.is_some()),
             ("--until", a.until.is_some()),
@@ -73,7 +81,11 @@ pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
             a.scenario.as_deref(),
             a.policy.as_deref(),
             a.seed,
-            a.record.as_deref(),
+            TuiOutputs {
+                record: a.record.as_deref(),
+                json: a.json.as_deref(),
+                trace: a.trace.as_deref(),
+            },
         );
     }
     if a.record.is_some() {
@@ -180,19 +192,53 @@ pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// What a TUI session writes: the recording as it goes, and the summary
+/// (`--json`) and trace (`--trace`) of the run as it stands when the
+/// session ends (by `q`, Ctrl-C or a signal).
+#[derive(Clone, Copy, Default)]
+pub struct TuiOutputs<'a> {
+    pub record: Option<&'a Path>,
+    pub json: Option<&'a str>,
+    pub trace: Option<&'a str>,
+}
+
 pub fn cmd_tui(
     path: Option<&Path>,
     policy: Option<&str>,
     seed: Option<u64>,
-    record: Option<&Path>,
+    outs: TuiOutputs<'_>,
 ) -> Result<(), Failure> {
     let sc = load(path, policy, seed)?;
     let origin = path.map_or_else(
         || "quickstart (embedded)".to_string(),
         |p| p.display().to_string(),
     );
-    let app = slotsim::tui::App::new(sc).map_err(|e| InputError::new(origin, e.to_string()))?;
-    match slotsim::tui::term::run(app, record).map_err(|e| Failure::Other(e.to_string()))? {
+    // Outputs are opened before the session, so a bad path costs no
+    // session; and only when there is a terminal to hold one.
+    if (outs.json.is_some() || outs.trace.is_some())
+        && !std::io::IsTerminal::is_terminal(&io::stdout())
+    {
+        return Err(Failure::Other(
+            "the TUI needs a terminal; use --headless to run without one".into(),
+        ));
+    }
+    let trace_out = outs.trace.map(|p| open_out(p, "--trace")).transpose()?;
+    let json_out = outs.json.map(|p| open_out(p, "--json")).transpose()?;
+    let mut app = slotsim::tui::App::new(sc).map_err(|e| InputError::new(origin, e.to_string()))?;
+    let exit = slotsim::tui::term::run(&mut app, outs.record)
+        .map_err(|e| Failure::Other(e.to_string()))?;
+    // The run as it stands now, keyboard submissions and switches included.
+    if let Some(mut out) = trace_out {
+        trace::write_trace(&app.sim, &mut out)?;
+        out.flush()?;
+    }
+    if let Some(mut out) = json_out {
+        let sum = summary::summarize(&app.sim);
+        serde_json::to_writer_pretty(&mut out, &sum).map_err(io::Error::from)?;
+        writeln!(out)?;
+        out.flush()?;
+    }
+    match exit {
         slotsim::tui::term::Exit::Quit => Ok(()),
         // The terminal is back; say why the session ended (exit status 1).
         slotsim::tui::term::Exit::Signal(name) => Err(Failure::Other(format!(

@@ -1,8 +1,8 @@
 //! Keys to actions, in one table. In the submit form every printable
 //! character is text (so `q` types a `q` there rather than quitting).
 
-use super::app::{Action, Overlay};
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use super::app::{Action, App, Overlay};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 
 /// Where a binding applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,11 +68,59 @@ pub const KEYS: &[(Ctx, KeyCode, Action, &str)] = &[
     (Ctx::Main, KeyCode::Char('?'), Action::OpenHelp, "help"),
     (
         Ctx::Main,
+        KeyCode::Char('1'),
+        Action::GotoView(0),
+        "Overview, Cluster, Jobs, Pools, Timeline, Network",
+    ),
+    (Ctx::Main, KeyCode::Char('2'), Action::GotoView(1), ""),
+    (Ctx::Main, KeyCode::Char('3'), Action::GotoView(2), ""),
+    (Ctx::Main, KeyCode::Char('4'), Action::GotoView(3), ""),
+    (Ctx::Main, KeyCode::Char('5'), Action::GotoView(4), ""),
+    (Ctx::Main, KeyCode::Char('6'), Action::GotoView(5), ""),
+    (
+        Ctx::Main,
         KeyCode::Up,
         Action::Up,
-        "scroll the Jobs list, Cluster racks, Timeline slots",
+        "select a job (Overview, Jobs), a rack's node (Cluster); scroll the Timeline",
     ),
     (Ctx::Main, KeyCode::Down, Action::Down, ""),
+    (
+        Ctx::Main,
+        KeyCode::Left,
+        Action::Left,
+        "select the previous / next node (Overview, Cluster)",
+    ),
+    (Ctx::Main, KeyCode::Right, Action::Right, ""),
+    (
+        Ctx::Main,
+        KeyCode::Enter,
+        Action::Enter,
+        "the selected job's tasks (Overview, Jobs)",
+    ),
+    (
+        Ctx::Main,
+        KeyCode::Char('f'),
+        Action::FailNode,
+        "fail the selected node",
+    ),
+    (
+        Ctx::Main,
+        KeyCode::Char('r'),
+        Action::RecoverNode,
+        "recover the selected node",
+    ),
+    (
+        Ctx::Main,
+        KeyCode::Char('/'),
+        Action::OpenFilter,
+        "filter the Jobs view by job name or pool (Enter keeps, Esc clears)",
+    ),
+    (
+        Ctx::Main,
+        KeyCode::Char('o'),
+        Action::CycleSort,
+        "Jobs view order: by submit, progress, name",
+    ),
     (
         Ctx::Any,
         KeyCode::PageUp,
@@ -124,6 +172,20 @@ pub const KEYS: &[(Ctx, KeyCode, Action, &str)] = &[
         "form: delete a character",
     ),
 ];
+
+/// The action a mouse event means, through what the last frame drew
+/// where: a left click selects the node, job or view under it; the wheel
+/// moves like ↑/↓.
+pub fn action_for_mouse(app: &App, ev: MouseEvent) -> Option<Action> {
+    match ev.kind {
+        MouseEventKind::Down(MouseButton::Left) if matches!(app.overlay, Overlay::None) => {
+            app.click_at(ev.column, ev.row)
+        }
+        MouseEventKind::ScrollUp => Some(Action::Up),
+        MouseEventKind::ScrollDown => Some(Action::Down),
+        _ => None,
+    }
+}
 
 /// A key's name as the help and footer write it.
 pub fn key_name(code: KeyCode) -> String {
@@ -182,7 +244,7 @@ pub fn action_for(overlay: &Overlay, key: KeyEvent) -> Option<Action> {
     if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
         return Some(Action::Quit);
     }
-    let in_form = matches!(overlay, Overlay::Submit(_));
+    let in_form = matches!(overlay, Overlay::Submit(_) | Overlay::Filter { .. });
     let ctx = if matches!(overlay, Overlay::None) {
         Ctx::Main
     } else {

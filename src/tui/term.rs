@@ -6,7 +6,7 @@
 use super::app::{Action, App};
 use super::record::CastWriter;
 use super::{keymap, views};
-use crossterm::event::{Event, EventStream, KeyEventKind};
+use crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event, EventStream, KeyEventKind};
 use futures_util::StreamExt;
 use std::io::{self, IsTerminal};
 use std::path::Path;
@@ -24,11 +24,12 @@ pub enum Exit {
     Signal(&'static str),
 }
 
-/// Runs the TUI until `q` or a signal. The terminal is restored on every
+/// Runs the TUI until `q` or a signal; `app` is left as the session ended
+/// (for `--json` and `--trace`). The terminal is restored on every
 /// exit path: a quit, SIGTERM, SIGHUP or SIGINT (caught, so that the loop
 /// ends, a recording is closed and the screen put back before the process
 /// exits) and a panic (ratatui's init installs a hook that restores first).
-pub fn run(app: App, record: Option<&Path>) -> io::Result<Exit> {
+pub fn run(app: &mut App, record: Option<&Path>) -> io::Result<Exit> {
     if !io::stdout().is_terminal() {
         return Err(io::Error::other(
             "the TUI needs a terminal; use --headless to run without one",
@@ -39,8 +40,22 @@ pub fn run(app: App, record: Option<&Path>) -> io::Result<Exit> {
         .enable_io()
         .build()?;
     let mut terminal = ratatui::try_init()?;
-    let result = rt.block_on(event_loop(&mut terminal, app, record));
+    // Clicks select nodes, jobs and views. Mouse capture is turned off
+    // again on every way out: here after the loop (a quit or a signal ends
+    // it), and by the panic hook below before ratatui's own restores the
+    // screen.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let _ = crossterm::execute!(io::stdout(), DisableMouseCapture);
+        hook(info);
+    }));
+    let result = match crossterm::execute!(io::stdout(), EnableMouseCapture) {
+        Ok(()) => rt.block_on(event_loop(&mut terminal, app, record)),
+        Err(e) => Err(e),
+    };
+    let mouse_off = crossterm::execute!(io::stdout(), DisableMouseCapture);
     ratatui::try_restore()?;
+    mouse_off?;
     result
 }
 
@@ -89,7 +104,7 @@ impl Signals {
 
 async fn event_loop(
     terminal: &mut ratatui::DefaultTerminal,
-    mut app: App,
+    app: &mut App,
     record: Option<&Path>,
 ) -> io::Result<Exit> {
     let mut signals = Signals::new()?;
@@ -112,11 +127,11 @@ async fn event_loop(
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut last = Instant::now();
     loop {
-        let completed = terminal.draw(|f| views::render(&app, f))?;
+        let completed = terminal.draw(|f| views::render(app, f))?;
         if let Some(c) = cast.as_mut() {
             c.frame(started.elapsed().as_secs_f64(), completed.buffer)?;
         }
-        let live = !app.paused && !app.sim.is_finished();
+        let live = !app.paused && !app.sim.is_finished() && !app.overlay.freezes_clock();
         if !live {
             last = Instant::now();
         }
@@ -124,6 +139,11 @@ async fn event_loop(
             ev = events.next() => match ev {
                 Some(Ok(Event::Key(k))) if k.kind == KeyEventKind::Press => {
                     if let Some(a) = keymap::action_for(&app.overlay, k) {
+                        app.update(a);
+                    }
+                }
+                Some(Ok(Event::Mouse(m))) => {
+                    if let Some(a) = keymap::action_for_mouse(app, m) {
                         app.update(a);
                     }
                 }

@@ -52,3 +52,8 @@ pub fn selected() -> Style {
         .bg(ACCENT)
         .add_modifier(Modifier::BOLD)
 }
+
+/// The selected node or job: drawn reversed, whatever its colour.
+pub fn cursor() -> Style {
+    Style::default().add_modifier(Modifier::REVERSED | Modifier::BOLD)
+}

@@ -4,12 +4,14 @@
 //! testable without one, and the recorder drives the same code offscreen.
 
 mod log;
+mod select;
 mod submit;
 
 pub use log::{clock, count, dur, noun};
+pub use select::{job_progress, job_rows, overview_jobs, Hit, JobState, Sort, Target};
 
 use super::index::RunIndex;
-use crate::model::{Ms, PolicySpec, Scenario};
+use crate::model::{JobId, Ms, NodeId, PolicySpec, Scenario};
 use crate::sched::{build_sim, POLICIES};
 use crate::sim::policy::{Inspection, PoolShares};
 use crate::sim::{Command, InspectRecord, Sim, SimError};
@@ -108,6 +110,28 @@ pub enum Overlay {
         follow: bool,
     },
     Help,
+    /// A job's tasks (Enter on a job): `row` is the first task row shown.
+    Detail {
+        job: JobId,
+        row: usize,
+    },
+    /// The Jobs view's filter being typed (`/`); the view filters by the
+    /// draft as it is typed.
+    Filter {
+        draft: String,
+    },
+}
+
+impl Overlay {
+    /// Overlays that take typed input or a choice: the simulated clock
+    /// stands still while one is open, so what the user submits or
+    /// switches lands at the instant they chose.
+    pub fn freezes_clock(&self) -> bool {
+        matches!(
+            self,
+            Overlay::Picker { .. } | Overlay::Submit(_) | Overlay::Filter { .. }
+        )
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -142,6 +166,17 @@ pub enum Action {
     PrevField,
     Char(char),
     Backspace,
+    /// Jump to the view at this index of [`View::ALL`] (keys 1–6).
+    GotoView(usize),
+    /// Select a node / a job (a mouse click, through the drawn geometry).
+    SelectNode(NodeId),
+    SelectJob(JobId),
+    /// Fail / recover the selected node through the command API.
+    FailNode,
+    RecoverNode,
+    /// The Jobs view: open the filter, cycle the sort order.
+    OpenFilter,
+    CycleSort,
 }
 
 /// What the last frame showed of a scrollable list: the first row, how
@@ -165,6 +200,7 @@ pub struct Pages {
     pub inspector_rows: Page,
     pub inspector_cols: Page,
     pub help: Page,
+    pub detail: Page,
 }
 
 /// A scroll position after a scrolling action. `fallback_max` bounds it
@@ -200,8 +236,9 @@ pub struct App {
     last_advance: Ms,
     /// The run stops at this simulated time (`record --until`).
     pub until: Option<Ms>,
-    /// Newest heartbeat inspections, newest last.
-    pub ring: Arc<Mutex<VecDeque<InspectRecord>>>,
+    /// Newest heartbeat inspections, newest last: all nodes', and the
+    /// selected node's.
+    pub ring: Arc<Mutex<Rings>>,
     /// A transient message for the status line.
     pub status: Option<String>,
     /// The policy's current values for the Jobs view.
@@ -221,6 +258,16 @@ pub struct App {
     pub help_row: usize,
     /// Scrollable lists as the last frame drew them.
     pub pages: std::cell::Cell<Pages>,
+    /// What the last frame drew where (nodes, jobs, tabs), so a mouse
+    /// click can be mapped to an action.
+    pub hits: std::cell::RefCell<Vec<Hit>>,
+    /// The selected node (Overview grid, Cluster view, inspector, `f`/`r`).
+    pub sel_node: NodeId,
+    /// The selected job (Overview list, Jobs view, Enter's detail).
+    pub sel_job: Option<JobId>,
+    /// The Jobs view's filter (matches job name or pool) and sort order.
+    pub jobs_filter: String,
+    pub jobs_sort: Sort,
     /// Sub-millisecond remainder of simulated time not yet advanced.
     carry: f64,
     submitted: u32,
@@ -229,14 +276,11 @@ pub struct App {
 impl App {
     pub fn new(scenario: Scenario) -> Result<App, SimError> {
         let mut sim = build_sim(&scenario)?;
-        let ring: Arc<Mutex<VecDeque<InspectRecord>>> = Arc::new(Mutex::new(VecDeque::new()));
+        let ring: Arc<Mutex<Rings>> = Arc::new(Mutex::new(Rings::default()));
         let sink = ring.clone();
         sim.set_inspector(Box::new(move |rec| {
             if let Ok(mut r) = sink.lock() {
-                if r.len() == INSPECT_RING {
-                    r.pop_front();
-                }
-                r.push_back(rec.clone());
+                r.push(rec);
             }
         }));
         let index = RunIndex::new(&sim.w);
@@ -260,6 +304,11 @@ impl App {
             cluster_row: 0,
             help_row: 0,
             pages: Default::default(),
+            hits: Default::default(),
+            sel_node: 0,
+            sel_job: None,
+            jobs_filter: String::new(),
+            jobs_sort: Sort::Submit,
             carry: 0.0,
             submitted: 0,
         };
@@ -282,28 +331,35 @@ impl App {
         }
     }
 
+    /// The selected node's kept heartbeat inspections, oldest first.
     pub fn inspections(&self) -> Vec<InspectRecord> {
         self.ring
             .lock()
-            .map(|r| r.iter().cloned().collect())
+            .map(|r| r.node.iter().cloned().collect())
             .unwrap_or_default()
     }
 
-    /// The inspection `back` heartbeats before the newest (clamped to the
-    /// oldest kept) and how many are kept; a frame copies only this one.
+    /// The selected node's inspection `back` heartbeats before its newest
+    /// (clamped to the oldest kept) and how many are kept; a frame copies
+    /// only this one.
     pub fn inspection(&self, back: usize) -> Option<(InspectRecord, usize)> {
         let r = self.ring.lock().ok()?;
-        let n = r.len();
+        let n = r.node.len();
         let last = n.checked_sub(1)?;
-        Some((r[last - back.min(last)].clone(), n))
+        Some((r.node[last - back.min(last)].clone(), n))
     }
 
     /// The one place state changes.
     pub fn update(&mut self, action: Action) {
         match (&self.overlay, action.clone()) {
             (_, Action::Quit) => self.quit = true,
+            // An overlay that takes input holds the clock (see
+            // `Overlay::freezes_clock`).
+            (o, Action::Tick(_)) if o.freezes_clock() => {}
             (_, Action::Tick(ms)) => self.tick(ms),
             (Overlay::Picker { .. }, a) => self.update_picker(a),
+            (Overlay::Detail { .. }, a) => self.update_detail(a),
+            (Overlay::Filter { .. }, a) => self.update_filter(a),
             (Overlay::Submit(_), a) => self.update_submit(a),
             (Overlay::Inspector { .. }, a) => self.update_inspector(a),
             (Overlay::Help, Action::Close | Action::OpenHelp) => {
@@ -344,6 +400,11 @@ impl App {
                 let by = if a == Action::NextView { 1 } else { n - 1 };
                 self.view = View::ALL[(i + by) % n];
             }
+            Action::GotoView(i) => {
+                if let Some(v) = View::ALL.get(i) {
+                    self.view = *v;
+                }
+            }
             Action::OpenPicker => {
                 let label = self.sim.policy_label();
                 let cur = label.split('[').next().unwrap_or(label);
@@ -365,13 +426,30 @@ impl App {
             | Action::PageUp
             | Action::PageDown
             | Action::Home
-            | Action::End => self.scroll(a),
+            | Action::End
+            | Action::Left
+            | Action::Right => self.navigate(a),
+            Action::SelectNode(n) => self.select_node(n),
+            Action::SelectJob(j) => self.sel_job = Some(j),
+            Action::Enter => self.open_detail(),
+            Action::FailNode | Action::RecoverNode => self.fail_or_recover(a == Action::FailNode),
+            Action::OpenFilter => {
+                self.view = View::Jobs;
+                self.overlay = Overlay::Filter {
+                    draft: self.jobs_filter.clone(),
+                };
+            }
+            Action::CycleSort => {
+                self.view = View::Jobs;
+                self.jobs_sort = self.jobs_sort.next();
+                self.keep_selected_job_in_view();
+            }
             _ => {}
         }
     }
 
     /// Scrolls the current view's list, stopping at its last full page.
-    fn scroll(&mut self, a: Action) {
+    pub(super) fn scroll(&mut self, a: Action) {
         let pages = self.pages.get();
         let w = &self.sim.w;
         match self.view {
@@ -420,7 +498,7 @@ impl App {
     }
 
     fn update_inspector(&mut self, a: Action) {
-        let len = self.ring.lock().map(|r| r.len()).unwrap_or(0);
+        let len = self.ring.lock().map(|r| r.node.len()).unwrap_or(0);
         let pages = self.pages.get();
         let Overlay::Inspector {
             back,
@@ -474,10 +552,31 @@ impl App {
             Action::Step => {
                 *back = 0;
                 *follow = true;
-                self.step_heartbeat();
+                self.step_to_selected_node();
             }
             Action::Close | Action::OpenInspector => self.overlay = Overlay::None,
             _ => {}
+        }
+    }
+
+    /// `.` in the inspector: heartbeats forward until the selected node's
+    /// next one (at most one round of the cluster's nodes), so the
+    /// inspector has something new to show.
+    fn step_to_selected_node(&mut self) {
+        let kept = |app: &App| {
+            app.ring
+                .lock()
+                .map(|r| r.node.back().map(|x| (x.t, r.node.len())))
+                .ok()
+                .flatten()
+        };
+        let before = kept(self);
+        for _ in 0..=self.sim.w.cluster.nodes.len() {
+            let hb = self.sim.w.heartbeats;
+            self.step_heartbeat();
+            if self.status.is_some() || self.sim.w.heartbeats == hb || kept(self) != before {
+                break;
+            }
         }
     }
 
@@ -567,5 +666,39 @@ impl App {
         } else if self.view == View::Overview {
             self.shares = self.sim.policy().pool_shares(&self.sim.w);
         }
+    }
+}
+
+/// The inspector's heartbeats: the last [`INSPECT_RING`] of all nodes, and
+/// the last [`INSPECT_RING`] of the selected node (refilled from the first
+/// when the selection changes).
+#[derive(Default)]
+pub struct Rings {
+    pub all: VecDeque<InspectRecord>,
+    pub node: VecDeque<InspectRecord>,
+    pub selected: NodeId,
+}
+
+impl Rings {
+    fn push(&mut self, rec: &InspectRecord) {
+        if self.all.len() == INSPECT_RING {
+            self.all.pop_front();
+        }
+        self.all.push_back(rec.clone());
+        if rec.node == self.selected {
+            if self.node.len() == INSPECT_RING {
+                self.node.pop_front();
+            }
+            self.node.push_back(rec.clone());
+        }
+    }
+
+    /// Follows a new selected node: its heartbeats among all nodes' kept.
+    pub fn select(&mut self, n: NodeId) {
+        if n == self.selected {
+            return;
+        }
+        self.selected = n;
+        self.node = self.all.iter().filter(|r| r.node == n).cloned().collect();
     }
 }

@@ -3,7 +3,7 @@
 //! (scrolling when they do not fit), the job legend, and with room to spare
 //! a bar per rack.
 
-use super::super::app::{count, noun, App, Page};
+use super::super::app::{count, noun, App, Hit, Page, Target};
 use super::super::theme;
 use crate::model::SlotModel;
 use crate::sim::cluster::Node;
@@ -20,11 +20,13 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let inner_w = area.width.saturating_sub(2) as usize;
     let inner_h = area.height.saturating_sub(2) as usize;
     let mut lines = summary(w, area);
-    // Room for racks: below the summary, above the job legend (2 lines).
-    let room = inner_h.saturating_sub(lines.len() + 2);
-    racks(app, &mut lines, inner_w, room);
+    // Room for racks: below the summary, above the selected node and the
+    // job legend (3 lines).
+    let room = inner_h.saturating_sub(lines.len() + 3);
+    let (by_pool, on_screen) = racks(app, &mut lines, inner_w, room, (area.x + 1, area.y + 1));
+    lines.push(selected_line(app, inner_w));
     lines.push(Line::from(""));
-    lines.push(legend(w, inner_w));
+    lines.push(legend(w, inner_w, by_pool, &on_screen));
     // With room to spare, a line per rack: how busy it is and with what.
     let spare = inner_h.saturating_sub(lines.len() + 2);
     if spare > w.cluster.racks.len() {
@@ -88,10 +90,39 @@ fn summary(w: &World, area: Rect) -> Vec<Line<'static>> {
     lines
 }
 
+/// The selected node: where it is, what runs there, the keys for it.
+fn selected_line(app: &App, inner_w: usize) -> Line<'static> {
+    let w = &app.sim.w;
+    let n = &w.cluster.nodes[app.sel_node as usize];
+    let state = if n.alive {
+        format!(
+            "{} map, {} reduce running on {} slots · f fails it",
+            n.running_maps,
+            n.running_reduces,
+            n.lanes.len()
+        )
+    } else {
+        "dead · r recovers it".to_string()
+    };
+    let mut text = format!(" ▶ node {} (rack r{}): {state} · ←→↑↓ select", n.id, n.rack);
+    if text.chars().count() > inner_w {
+        text = format!(" ▶ node {} (rack r{}): {state}", n.id, n.rack);
+    }
+    Line::from(Span::styled(super::fit(&text, inner_w), theme::dim()))
+}
+
 /// The racks that fit in `room` lines from the scroll position: labelled
 /// cells (" 12 ██··") when every rack fits so, else compact ones (" ██··");
 /// if even those do not fit, the racks scroll with a "more racks" line.
-fn racks(app: &App, lines: &mut Vec<Line<'static>>, inner_w: usize, room: usize) {
+/// Slots are coloured by job, or by pool when the jobs on screen are too
+/// many for the legend's line (returned: true).
+fn racks(
+    app: &App,
+    lines: &mut Vec<Line<'static>>,
+    inner_w: usize,
+    room: usize,
+    origin: (u16, u16),
+) -> (bool, Vec<u32>) {
     let w = &app.sim.w;
     let c = &w.cluster;
     let multi_dc = c.dcs.len() > 1;
@@ -150,6 +181,22 @@ fn racks(app: &App, lines: &mut Vec<Line<'static>>, inner_w: usize, room: usize)
         max: max_first,
     };
     app.pages.set(pages);
+    // The jobs on the racks shown, for the legend: too many for its line,
+    // and slots are coloured by pool instead.
+    let mut on_screen: Vec<u32> = order[first..end]
+        .iter()
+        .flat_map(|&r| c.racks[r as usize].nodes.iter())
+        .flat_map(|&n| c.nodes[n as usize].lanes.iter().flatten())
+        .map(|&a| w.attempts[a as usize].job)
+        .collect();
+    on_screen.sort_unstable();
+    on_screen.dedup();
+    let legend_w: usize = 7 + on_screen
+        .iter()
+        .map(|&j| w.job(j).name.chars().count() + 3)
+        .sum::<usize>();
+    let by_pool = legend_w > inner_w;
+    let mut hits = app.hits.borrow_mut();
     for (k, &r) in order.iter().enumerate().take(end).skip(first) {
         let dc = c.racks[r as usize].dc as usize;
         if multi_dc && (k == first || c.dcs[dc].racks.first() == Some(&r)) {
@@ -158,7 +205,14 @@ fn racks(app: &App, lines: &mut Vec<Line<'static>>, inner_w: usize, room: usize)
                 theme::title(),
             )));
         }
-        rack(w, r, labelled, inner_w, lines);
+        let look = Look {
+            labelled,
+            inner_w,
+            by_pool,
+            sel: app.sel_node,
+            origin,
+        };
+        rack(w, r, &look, lines, &mut hits);
     }
     if !all_fit {
         let mut parts = Vec::new();
@@ -170,40 +224,71 @@ fn racks(app: &App, lines: &mut Vec<Line<'static>>, inner_w: usize, room: usize)
             parts.push(format!("… {below} more {}", noun(below as u64, "rack")));
         }
         lines.push(Line::from(Span::styled(
-            format!(" {} · ↑↓ PgUp PgDn scroll", parts.join(" · ")),
+            format!(" {} · PgUp PgDn scroll", parts.join(" · ")),
             theme::dim(),
         )));
     }
+    (by_pool, on_screen)
 }
 
-/// Rack `r`'s nodes, wrapped at the panel's width.
-fn rack(w: &World, r: u32, labelled: bool, inner_w: usize, lines: &mut Vec<Line<'static>>) {
+/// How racks are drawn: node numbers or not, the width, slots coloured by
+/// pool or job, the selected node, and where the panel's text starts.
+struct Look {
+    labelled: bool,
+    inner_w: usize,
+    by_pool: bool,
+    sel: u32,
+    origin: (u16, u16),
+}
+
+/// Rack `r`'s nodes, wrapped at the panel's width; the selected node's
+/// cell reversed, every cell recorded for clicks.
+fn rack(w: &World, r: u32, look: &Look, lines: &mut Vec<Line<'static>>, hits: &mut Vec<Hit>) {
     let c = &w.cluster;
     let label = format!(" r{r:<2}");
     let mut cur: Vec<Span> = vec![Span::styled(label.clone(), theme::dim())];
     let mut cur_w = label.chars().count();
     for &nid in &c.racks[r as usize].nodes {
         let n = &c.nodes[nid as usize];
-        let mut cell: Vec<Span> = vec![if labelled {
-            Span::styled(format!(" {nid:>3} "), theme::dim())
+        let sel = nid == look.sel;
+        let mut cell: Vec<Span> = vec![if look.labelled {
+            let style = if sel { theme::cursor() } else { theme::dim() };
+            Span::styled(format!(" {nid:>3} "), style)
         } else {
             Span::raw(" ")
         }];
-        cell.extend(n.lanes.iter().map(|lane| slot(w, n, *lane)));
+        cell.extend(n.lanes.iter().map(|lane| {
+            let s = slot(w, n, *lane, look.by_pool);
+            if sel {
+                Span::styled(s.content, s.style.patch(theme::cursor()))
+            } else {
+                s
+            }
+        }));
         let cw: usize = cell.iter().map(|s| s.content.chars().count()).sum();
-        if cur_w + cw > inner_w && cur.len() > 1 {
+        if cur_w + cw > look.inner_w && cur.len() > 1 {
             lines.push(Line::from(std::mem::take(&mut cur)));
             cur.push(Span::raw(" ".repeat(label.chars().count())));
             cur_w = label.chars().count();
         }
+        hits.push(Hit {
+            area: Rect::new(
+                look.origin.0 + cur_w as u16 + 1,
+                look.origin.1 + lines.len() as u16,
+                cw.saturating_sub(1) as u16,
+                1,
+            ),
+            target: Target::Node(nid),
+        });
         cur.extend(cell);
         cur_w += cw;
     }
     lines.push(Line::from(cur));
 }
 
-/// One slot's glyph: dead, free, or its attempt's phase in its job's colour.
-fn slot(w: &World, n: &Node, lane: Option<u32>) -> Span<'static> {
+/// One slot's glyph: dead, free, or its attempt's phase in its job's (or
+/// its pool's) colour.
+fn slot(w: &World, n: &Node, lane: Option<u32>, by_pool: bool) -> Span<'static> {
     match (n.alive, lane) {
         (false, _) => Span::styled(theme::DEAD.to_string(), Style::default().fg(theme::WARN)),
         (true, None) => Span::styled(theme::FREE.to_string(), theme::dim()),
@@ -220,30 +305,53 @@ fn slot(w: &World, n: &Node, lane: Option<u32>) -> Span<'static> {
                     }
                 }
             };
-            Span::styled(
-                glyph.to_string(),
-                Style::default().fg(theme::job_color(at.job)),
-            )
+            let colour = if by_pool {
+                theme::job_color(w.job(at.job).pool)
+            } else {
+                theme::job_color(at.job)
+            };
+            Span::styled(glyph.to_string(), Style::default().fg(colour))
         }
     }
 }
 
-/// Running jobs and their colours.
-fn legend(w: &World, inner_w: usize) -> Line<'static> {
-    let mut legend: Vec<Span> = vec![Span::styled(" jobs: ", theme::dim())];
-    let mut lw = 7;
-    for &j in &w.active {
-        let job = w.job(j);
-        if job.maps_running + job.reduces_running == 0 {
-            continue;
-        }
-        let item = format!("{} ", job.name);
-        if lw + item.chars().count() + 2 > inner_w {
-            legend.push(Span::styled("…", theme::dim()));
+/// The colours on screen: the jobs running on the racks shown (or, when they are too many for
+/// the line, the pools, which then colour the slots). Never cut: what does
+/// not fit is counted.
+fn legend(w: &World, inner_w: usize, by_pool: bool, on_screen: &[u32]) -> Line<'static> {
+    let items: Vec<(u32, String)> = if by_pool {
+        w.pools
+            .iter()
+            .enumerate()
+            .map(|(p, spec)| (p as u32, spec.name.clone()))
+            .collect()
+    } else {
+        on_screen
+            .iter()
+            .map(|&j| (j, w.job(j).name.clone()))
+            .collect()
+    };
+    let head = if by_pool {
+        " pools (too many jobs to list): "
+    } else {
+        " jobs: "
+    };
+    let mut legend: Vec<Span> = vec![Span::styled(head, theme::dim())];
+    let mut lw = head.chars().count();
+    for (i, (id, name)) in items.iter().enumerate() {
+        let item = format!("{name} ");
+        let rest = items.len() - i;
+        let more = format!("+{rest} more");
+        let need = item.chars().count() + 2 + if rest > 1 { more.len() + 1 } else { 0 };
+        if lw + need > inner_w && lw + more.len() <= inner_w {
+            legend.push(Span::styled(more, theme::dim()));
             break;
         }
         lw += item.chars().count() + 2;
-        legend.push(Span::styled("■ ", Style::default().fg(theme::job_color(j))));
+        legend.push(Span::styled(
+            "■ ",
+            Style::default().fg(theme::job_color(*id)),
+        ));
         legend.push(Span::raw(item));
     }
     Line::from(legend)

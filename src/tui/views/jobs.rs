@@ -1,16 +1,17 @@
 //! The Jobs view: running, queued, waiting and finished jobs with their
-//! progress, turnaround and the current policy's value for each.
+//! progress, turnaround and the current policy's value for each; the
+//! selected job marked `▶`, a filter (`/`) and an order (`o`).
 
-use super::super::app::{clock, dur, App, Page};
+use super::super::app::{
+    clock, dur, job_progress, job_rows, App, Hit, JobState, Overlay, Page, Target,
+};
 use super::super::theme;
-use super::{bar, fit_mid};
-use crate::model::JobId;
-use crate::sim::job::Job;
+use super::{bar, fit, fit_mid};
 use crate::sim::policy::Value;
-use ratatui::layout::{Constraint, Rect};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
-use ratatui::text::Span;
-use ratatui::widgets::{Cell, Row};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row};
 use ratatui::Frame;
 
 /// The policy value to show per job, by policy family: the first key the
@@ -49,70 +50,139 @@ fn policy_value(app: &App, name: &str) -> (String, &'static str) {
     (String::new(), "policy")
 }
 
-/// A job's state as the rows and the title name it.
+/// What the policy column's header means, for the legend.
+fn value_meaning(label: &str) -> Option<&'static str> {
+    Some(match label {
+        "order" => "order = the policy's queue order",
+        "share" => "share = fair share, containers",
+        "share m" => "share m = fair share of map slots",
+        "x*" => "x* = most pending maps at which the reduces may start (< 0: not yet)",
+        "prio" => "prio = priority value",
+        "missed" => "missed = missed locality opportunities",
+        _ => return None,
+    })
+}
+
+/// The columns, most needed first: on a narrow screen the last ones that
+/// do not fit are left out rather than cut.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum State {
-    /// Runnable with tasks running.
-    Running,
-    /// Runnable, nothing running yet (or just now).
-    Queued,
-    /// Held back by its pool's `max_running_jobs`.
-    Waiting,
-    Done,
-}
-
-fn state(job: &Job, waiting: bool) -> State {
-    if job.is_done() {
-        State::Done
-    } else if waiting {
-        State::Waiting
-    } else if job.maps_running + job.reduces_running > 0 {
-        State::Running
-    } else {
-        State::Queued
-    }
-}
-
-/// Progress as Hadoop reports a job's: half maps, half reduces (all maps
-/// when there are no reduces). Full only once everything is done.
-fn progress(job: &Job) -> f64 {
-    let maps = job.maps_done as f64 / job.n_maps().max(1) as f64;
-    if job.n_reduces() == 0 {
-        return maps;
-    }
-    let reds = job.reduces_done as f64 / job.n_reduces() as f64;
-    (maps + reds) / 2.0
-}
-
-/// Rows in order: runnable jobs (by submission), waiting ones, then the
-/// finished, newest first.
-fn rows_in_order(app: &App) -> Vec<(JobId, State)> {
-    let w = &app.sim.w;
-    let mut order: Vec<(JobId, State)> = w
-        .active
-        .iter()
-        .map(|&j| (j, state(w.job(j), false)))
-        .collect();
-    order.extend(w.waiting.iter().map(|&j| (j, State::Waiting)));
-    let mut done: Vec<JobId> = w
-        .jobs
-        .iter()
-        .filter(|j| j.is_done())
-        .map(|j| j.id)
-        .collect();
-    done.sort_by_key(|&j| std::cmp::Reverse((w.job(j).finished_at, j)));
-    order.extend(done.into_iter().map(|j| (j, State::Done)));
-    order
+enum Col {
+    Mark,
+    Name,
+    State,
+    Maps,
+    Reds,
+    Pool,
+    Progress,
+    Value,
+    Submitted,
+    Finished,
 }
 
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let w = &app.sim.w;
-    let order = rows_in_order(app);
+    let order = job_rows(app);
     let not_yet = w.jobs.iter().filter(|j| !j.arrived).count();
-    let wide = area.width >= 110;
+    let inner_w = area.width.saturating_sub(2) as usize;
+    let wide = inner_w >= 108;
     let name_w: usize = if wide { 24 } else { 16 };
     let bar_w: usize = if wide { 16 } else { 8 };
-    let rows_h = area.height.saturating_sub(3) as usize;
+    let pool_w: usize = w
+        .pools
+        .iter()
+        .map(|p| p.name.chars().count())
+        .max()
+        .unwrap_or(4)
+        .clamp(4, if wide { 12 } else { 10 });
+    let value_label = order
+        .iter()
+        .map(|&(j, _)| policy_value(app, &w.job(j).name).1)
+        .find(|l| *l != "policy")
+        .unwrap_or("policy");
+    let col_w = |c: Col| -> usize {
+        match c {
+            Col::Mark => 1,
+            Col::Name => name_w,
+            Col::State => 11,
+            Col::Maps => 10,
+            Col::Reds => 10,
+            Col::Pool => pool_w,
+            Col::Progress => bar_w,
+            Col::Value => value_label.chars().count().max(6),
+            Col::Submitted | Col::Finished => 10,
+        }
+    };
+    let mut cols = vec![
+        Col::Mark,
+        Col::Name,
+        Col::Pool,
+        Col::State,
+        Col::Maps,
+        Col::Reds,
+        Col::Progress,
+    ];
+    if wide {
+        cols.push(Col::Submitted);
+        cols.push(Col::Finished);
+    }
+    cols.push(Col::Value);
+    let total = |cols: &[Col]| cols.iter().map(|&c| col_w(c) + 1).sum::<usize>();
+    // Leave out the least needed columns until the rest fit whole.
+    for drop in [
+        Col::Finished,
+        Col::Submitted,
+        Col::Value,
+        Col::Progress,
+        Col::Pool,
+        Col::Reds,
+    ] {
+        if total(&cols) <= inner_w + 1 {
+            break;
+        }
+        cols.retain(|&c| c != drop);
+    }
+    let block = {
+        let n = |s: JobState| order.iter().filter(|(_, x)| *x == s).count();
+        let filter = match &app.overlay {
+            Overlay::Filter { draft } => Some(format!("/{draft}▏")),
+            _ if !app.jobs_filter.is_empty() => Some(format!("/{}", app.jobs_filter)),
+            _ => None,
+        };
+        let mut parts = vec![
+            format!("{} running", n(JobState::Running)),
+            format!("{} queued", n(JobState::Queued)),
+            format!("{} waiting", n(JobState::Waiting)),
+            format!("{} done", n(JobState::Done)),
+            format!("{not_yet} not yet submitted"),
+        ];
+        let sort = format!("by {}", app.jobs_sort.label());
+        let title = |parts: &[String]| {
+            let mut t = format!(" Jobs: {} · {sort}", parts.join(" · "));
+            if let Some(fl) = &filter {
+                t.push_str(&format!(" · filter {fl}"));
+            }
+            t.push(' ');
+            t
+        };
+        // Counts of nothing give way first when the title is too long.
+        while title(&parts).chars().count() + 2 > area.width as usize {
+            match parts.iter().rposition(|p| p.starts_with("0 ")) {
+                Some(i) => {
+                    parts.remove(i);
+                }
+                None if parts.len() > 1 => {
+                    parts.pop();
+                }
+                None => break,
+            }
+        }
+        super::panel(fit(&title(&parts), (area.width as usize).saturating_sub(2)))
+    };
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let [table_a, legend_a] =
+        Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
+    let rows_h = table_a.height.saturating_sub(1) as usize;
     let max = order.len().saturating_sub(rows_h);
     let first = app.jobs_row.min(max);
     let mut pages = app.pages.get();
@@ -122,93 +192,121 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         max,
     };
     app.pages.set(pages);
-    let mut value_label = "policy";
+    let mut hits = app.hits.borrow_mut();
     let rows: Vec<Row> = order
         .iter()
         .skip(first)
         .take(rows_h)
-        .map(|&(j, st)| {
+        .enumerate()
+        .map(|(i, &(j, st))| {
             let job = w.job(j);
-            let (val, label) = policy_value(app, &job.name);
-            if label != "policy" {
-                value_label = label;
+            hits.push(Hit {
+                area: Rect::new(table_a.x, table_a.y + 1 + i as u16, table_a.width, 1),
+                target: Target::Job(j),
+            });
+            let selected = app.sel_job == Some(j);
+            let cells: Vec<Cell> = cols
+                .iter()
+                .map(|c| match c {
+                    Col::Mark => Cell::from(Span::styled(
+                        if selected { "▶" } else { "■" },
+                        Style::default().fg(theme::job_color(j)),
+                    )),
+                    Col::Name => Cell::from(fit_mid(&job.name, name_w)),
+                    Col::Pool => Cell::from(fit_mid(w.pool_name(j), pool_w)),
+                    Col::State => {
+                        let (text, style) = match st {
+                            JobState::Running => {
+                                ("running".to_string(), Style::default().fg(theme::OK))
+                            }
+                            JobState::Queued => ("queued".to_string(), Style::default()),
+                            JobState::Waiting => ("waiting".to_string(), Style::default()),
+                            JobState::Done => (
+                                format!(
+                                    "done {}",
+                                    dur(job
+                                        .finished_at
+                                        .unwrap_or(w.now)
+                                        .saturating_sub(job.submit))
+                                ),
+                                theme::dim(),
+                            ),
+                        };
+                        Cell::from(Span::styled(text, style))
+                    }
+                    Col::Maps => Cell::from(format!(
+                        "{}/{}/{}",
+                        job.maps_done, job.maps_running, job.maps_pending
+                    )),
+                    Col::Reds => Cell::from(format!(
+                        "{}/{}/{}",
+                        job.reduces_done, job.reduces_running, job.reduces_pending
+                    )),
+                    Col::Progress => Cell::from(bar(job_progress(job), bar_w)),
+                    Col::Submitted => Cell::from(clock(job.submit)),
+                    Col::Finished => Cell::from(job.finished_at.map(clock).unwrap_or_default()),
+                    Col::Value => Cell::from(policy_value(app, &job.name).0),
+                })
+                .collect();
+            let row = Row::new(cells);
+            if selected {
+                row.style(theme::cursor())
+            } else {
+                row
             }
-            let (text, style) = match st {
-                State::Running => ("running".to_string(), Style::default().fg(theme::OK)),
-                State::Queued => ("queued".to_string(), Style::default()),
-                State::Waiting => ("waiting".to_string(), Style::default()),
-                State::Done => (
-                    format!(
-                        "done {}",
-                        dur(job.finished_at.unwrap_or(w.now).saturating_sub(job.submit))
-                    ),
-                    theme::dim(),
-                ),
-            };
-            let mut cells = vec![
-                Cell::from(Span::styled("■", Style::default().fg(theme::job_color(j)))),
-                Cell::from(fit_mid(&job.name, name_w)),
-                Cell::from(fit_mid(w.pool_name(j), if wide { 10 } else { 8 })),
-                Cell::from(Span::styled(text, style)),
-                Cell::from(format!(
-                    "{}/{}/{}",
-                    job.maps_done, job.maps_running, job.maps_pending
-                )),
-                Cell::from(format!(
-                    "{}/{}/{}",
-                    job.reduces_done, job.reduces_running, job.reduces_pending
-                )),
-                Cell::from(bar(progress(job), bar_w)),
-            ];
-            if wide {
-                cells.push(Cell::from(clock(job.submit)));
-                cells.push(Cell::from(job.finished_at.map(clock).unwrap_or_default()));
-            }
-            cells.push(Cell::from(val));
-            Row::new(cells)
         })
         .collect();
-    let mut header = vec![
-        "",
-        "job",
-        "pool",
-        "state",
-        "maps d/r/p",
-        "reds d/r/p",
-        "progress",
-    ];
-    if wide {
-        header.push("submitted");
-        header.push("finished");
+    drop(hits);
+    let header: Vec<&str> = cols
+        .iter()
+        .map(|c| match c {
+            Col::Mark => "",
+            Col::Name => "job",
+            Col::Pool => "pool",
+            Col::State => "state",
+            Col::Maps => "maps d/r/p",
+            Col::Reds => "reds d/r/p",
+            Col::Progress => "progress",
+            Col::Submitted => "submitted",
+            Col::Finished => "finished",
+            Col::Value => value_label,
+        })
+        .collect();
+    let widths: Vec<Constraint> = cols
+        .iter()
+        .map(|&c| Constraint::Length(col_w(c) as u16))
+        .collect();
+    let table = ratatui::widgets::Table::new(rows, widths)
+        .header(Row::new(header).style(theme::title()))
+        .column_spacing(1);
+    f.render_widget(table, table_a);
+    // The legend: what the headers stand for, and what is scrolled away.
+    let mut legend = vec!["d/r/p = done/running/pending".to_string()];
+    let note = super::scroll_note(first, rows_h, order.len());
+    if let Some(note) = &note {
+        legend.push(note.trim().to_string());
     }
-    header.push(value_label);
-    let mut widths = vec![
-        Constraint::Length(1),
-        Constraint::Length(name_w as u16),
-        Constraint::Length(if wide { 10 } else { 8 }),
-        Constraint::Length(11),
-        Constraint::Length(11),
-        Constraint::Length(10),
-        Constraint::Length(bar_w as u16),
-    ];
-    if wide {
-        widths.push(Constraint::Length(10));
-        widths.push(Constraint::Length(10));
+    if cols.contains(&Col::Value) {
+        if let Some(m) = value_meaning(value_label) {
+            legend.push(m.to_string());
+        }
     }
-    widths.push(Constraint::Min(5));
-    let n = |s: State| order.iter().filter(|(_, x)| *x == s).count();
-    let title = format!(
-        " Jobs: {} running · {} queued · {} waiting · {} done · {} not yet submitted ",
-        n(State::Running),
-        n(State::Queued),
-        n(State::Waiting),
-        n(State::Done),
-        not_yet
+    if note.is_none() {
+        legend.push("↑↓ select · enter tasks · / filter · o order".into());
+    }
+    let mut text = String::new();
+    for l in legend {
+        let add = if text.is_empty() {
+            l
+        } else {
+            format!(" · {l}")
+        };
+        if text.chars().count() + add.chars().count() <= inner.width as usize {
+            text.push_str(&add);
+        }
+    }
+    f.render_widget(
+        Paragraph::new(Line::from(Span::styled(text, theme::dim()))),
+        legend_a,
     );
-    let mut block = super::panel(title);
-    if let Some(note) = super::scroll_note(first, rows_h, order.len()) {
-        block = block.title_bottom(Span::styled(note, theme::dim()));
-    }
-    let table = super::table(rows, widths, Row::new(header), block);
-    f.render_widget(table, area);
 }

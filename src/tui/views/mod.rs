@@ -9,7 +9,7 @@ mod overview;
 mod pools;
 mod timeline;
 
-use super::app::{clock, App, Overlay, View};
+use super::app::{clock, App, Hit, Overlay, Target, View};
 use super::theme;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -21,6 +21,8 @@ pub use timeline::{step_for as timeline_step, tick_label};
 
 pub fn render(app: &App, f: &mut Frame) {
     let area = f.area();
+    // Clickable places are recorded afresh by each frame.
+    app.hits.borrow_mut().clear();
     let log_h = match area.height {
         h if h >= 30 => 7,
         h if h >= 16 => 4,
@@ -45,7 +47,7 @@ pub fn render(app: &App, f: &mut Frame) {
     }
     render_log(app, f, log);
     // The help scrolls when its lines and frame do not fit the screen.
-    let help_scrolls = matches!(app.overlay, Overlay::Help) && overlays::help_scrolls(area);
+    let help_scrolls = matches!(app.overlay, Overlay::Help) && overlays::help_scrolls(app, area);
     render_footer(app, f, footer, help_scrolls);
     match &app.overlay {
         Overlay::None => {}
@@ -58,6 +60,8 @@ pub fn render(app: &App, f: &mut Frame) {
             follow,
         } => overlays::inspector(app, f, (*back, *row, *col, *follow)),
         Overlay::Help => overlays::help(app, f),
+        Overlay::Detail { job, row } => overlays::detail(app, f, *job, *row),
+        Overlay::Filter { .. } => {}
     }
 }
 
@@ -144,6 +148,16 @@ fn header_lines(app: &App, width: usize) -> Vec<Line<'static>> {
         .collect();
     let tabs_w = len(&tabs);
     if used + tabs_w < width {
+        let mut x = (width - tabs_w) as u16;
+        let mut hits = app.hits.borrow_mut();
+        for (i, v) in View::ALL.iter().enumerate() {
+            let n = v.name().len() as u16;
+            hits.push(Hit {
+                area: Rect::new(x + 1, 0, n, 1),
+                target: Target::View(i),
+            });
+            x += n + 1;
+        }
         spans.push(Span::raw(" ".repeat(width - used - tabs_w)));
         spans.extend(tabs);
     } else if used + app.view.name().len() + 3 <= width {
@@ -190,13 +204,23 @@ fn render_footer(app: &App, f: &mut Frame, area: Rect, help_scrolls: bool) {
         View::Cluster => p.cluster.max > 0,
         View::Overview | View::Pools | View::Network => false,
     };
+    let sel_jobs = matches!(app.view, View::Overview | View::Jobs);
+    let sel_nodes = matches!(app.view, View::Overview | View::Cluster);
     let keys: Vec<(&str, &str, u8)> = match &app.overlay {
         Overlay::None => [
             ("space", "pause", 1),
             (".", "step", 5),
             ("+/-", "speed", 6),
             ("tab", "view", 2),
-            ("↑↓", "scroll", if scroll { 7 } else { 99 }),
+            ("1-6", "views", 9),
+            ("↑↓", "select", if sel_jobs { 5 } else { 99 }),
+            ("←→", "node", if sel_nodes { 5 } else { 99 }),
+            ("↑↓", "rack", if app.view == View::Cluster { 5 } else { 99 }),
+            ("enter", "tasks", if sel_jobs { 6 } else { 99 }),
+            ("/", "filter", if app.view == View::Jobs { 6 } else { 99 }),
+            ("o", "order", if app.view == View::Jobs { 7 } else { 99 }),
+            ("f/r", "fail/recover", if sel_nodes { 7 } else { 99 }),
+            ("↑↓", "scroll", if scroll && !sel_jobs { 7 } else { 99 }),
             ("PgUp/PgDn", "page", if scroll { 8 } else { 99 }),
             ("p", "policy", 3),
             ("s", "submit", 4),
@@ -228,6 +252,17 @@ fn render_footer(app: &App, f: &mut Frame, area: Rect, help_scrolls: bool) {
             ("[ ]", "columns", 5),
             ("esc", "close", 0),
             ("q", "quit", 1),
+        ],
+        Overlay::Detail { .. } => vec![
+            ("↑↓/PgUp/PgDn", "scroll", 1),
+            ("space", "pause", 2),
+            ("esc", "close", 0),
+            ("q", "quit", 1),
+        ],
+        Overlay::Filter { .. } => vec![
+            ("type", "job or pool", 2),
+            ("enter", "keep", 1),
+            ("esc", "clear", 0),
         ],
         Overlay::Help => vec![
             ("↑↓", "scroll", if help_scrolls { 1 } else { 99 }),
@@ -384,4 +419,15 @@ pub fn fit(s: &str, w: usize) -> String {
         t.push('…');
         t
     }
+}
+
+/// The first of `candidates` that fits a panel `width` wide (its border
+/// corners aside), else the last one cut.
+pub fn first_fit(candidates: &[String], width: u16) -> String {
+    let room = (width as usize).saturating_sub(2);
+    candidates
+        .iter()
+        .find(|c| c.chars().count() <= room)
+        .cloned()
+        .unwrap_or_else(|| fit(candidates.last().map_or("", |c| c.as_str()), room))
 }

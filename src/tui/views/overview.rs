@@ -5,7 +5,7 @@
 //! share; utilisation and queue sparklines; and the busiest disks and
 //! links. The other tabs show each of these in detail.
 
-use super::super::app::{count, App};
+use super::super::app::{count, overview_jobs, App, Hit, Target};
 use super::super::index;
 use super::super::theme;
 use super::{bar, fit, fit_mid, panel};
@@ -62,11 +62,11 @@ fn busy(n: &Node) -> f64 {
 /// One cell for a group of nodes: the mean busy fraction's
 /// glyph, `✗` when all are dead; coloured by the job with the most
 /// attempts there (by the lowest job id on ties), dim when idle.
-fn cell(w: &World, nodes: &[Node]) -> Span<'static> {
+fn cell(w: &World, nodes: &[&Node]) -> Span<'static> {
     if nodes.iter().all(|n| !n.alive) {
         return Span::styled(theme::DEAD.to_string(), Style::default().fg(theme::WARN));
     }
-    let frac = nodes.iter().map(busy).sum::<f64>() / nodes.len() as f64;
+    let frac = nodes.iter().map(|n| busy(n)).sum::<f64>() / nodes.len() as f64;
     let level = if frac <= 0.0 {
         0
     } else {
@@ -97,31 +97,37 @@ fn cell(w: &World, nodes: &[Node]) -> Span<'static> {
 }
 
 /// Every node as a cell, rack by rack; when that does not fit, `k` nodes
-/// per cell, packed.
+/// per cell, the racks still labelled and flowing side by side. The
+/// selected node's cell is drawn reversed and described under the grid.
 fn nodes(app: &App, f: &mut Frame, area: Rect) {
     let w = &app.sim.w;
     let c = &w.cluster;
     let inner_w = area.width.saturating_sub(2) as usize;
     let inner_h = area.height.saturating_sub(2) as usize;
+    let (x0, y0) = (area.x + 1, area.y + 1);
     let (rm, rr): (u32, u32) = c.nodes.iter().fold((0, 0), |(a, b), n| {
         (a + n.running_maps, b + n.running_reduces)
     });
     let dead = c.nodes.iter().filter(|n| !n.alive).count();
-    let title = format!(
-        " Nodes {} · maps {rm}/{} · reduces {rr}/{}{} ",
-        c.nodes.len(),
-        c.total_map_slots,
-        c.total_reduce_slots,
-        if dead > 0 {
-            format!(" · {dead} dead")
-        } else {
-            String::new()
-        }
+    let dead_s = if dead > 0 {
+        format!(" · {dead} dead")
+    } else {
+        String::new()
+    };
+    let (n, ms, rs) = (c.nodes.len(), c.total_map_slots, c.total_reduce_slots);
+    let title = super::first_fit(
+        &[
+            format!(" Nodes {n} · maps {rm}/{ms} · reduces {rr}/{rs}{dead_s} "),
+            format!(" Nodes {n} · maps {rm}/{ms} · reds {rr}/{rs}{dead_s} "),
+            format!(" {n} nodes{dead_s} "),
+        ],
+        area.width,
     );
     let mut lines: Vec<Line> = Vec::new();
+    let mut hits: Vec<Hit> = Vec::new();
     let legend = Line::from(Span::styled(
         format!(
-            "{} idle {} ¼ {} ½ {} ¾ {} full {} dead",
+            "{} idle  {} ¼  {} ½  {} ¾  {} full  {} dead",
             LEVELS[0],
             LEVELS[1],
             LEVELS[2],
@@ -131,7 +137,17 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
         ),
         theme::dim(),
     ));
-    let rows = inner_h.saturating_sub(1).max(1);
+    // A line for the selected node and the legend below the grid.
+    let rows = inner_h.saturating_sub(2).max(1);
+    let sel = app.sel_node;
+    let styled = |group: &[&Node]| -> Span<'static> {
+        let s = cell(w, group);
+        if group.iter().any(|n| n.id == sel) {
+            Span::styled(s.content, s.style.patch(theme::cursor()))
+        } else {
+            s
+        }
+    };
     // Rack by rack, one cell per node, when every rack's lines fit.
     let label_w = 5;
     let per_line = inner_w.saturating_sub(label_w).max(1);
@@ -140,6 +156,7 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
         .iter()
         .map(|r| r.nodes.len().div_ceil(per_line).max(1))
         .sum();
+    let mut k = 1;
     if rack_lines <= rows {
         // Cells as wide as the widest rack allows (up to 4 characters with
         // a space between cells), so a small cluster reads easily.
@@ -160,12 +177,19 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
                 } else {
                     " ".repeat(label_w - 1)
                 };
+                let y = y0 + lines.len() as u16;
+                let mut x = x0 + label_w as u16;
                 let mut spans = vec![Span::styled(format!("{label} "), theme::dim())];
                 for n in chunk {
-                    let s = cell(w, std::slice::from_ref(*n));
+                    let s = styled(std::slice::from_ref(n));
                     // cw characters a cell: the glyph cw − 1 times and a space.
-                    let glyph = s.content.repeat(if cw > 1 { cw - 1 } else { 1 });
-                    spans.push(Span::styled(glyph, s.style));
+                    let gw = if cw > 1 { cw - 1 } else { 1 };
+                    hits.push(Hit {
+                        area: Rect::new(x, y, gw as u16, 1),
+                        target: Target::Node(n.id),
+                    });
+                    x += cw as u16;
+                    spans.push(Span::styled(s.content.repeat(gw), s.style));
                     if cw > 1 {
                         spans.push(Span::raw(" "));
                     }
@@ -174,22 +198,161 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
             }
         }
     } else {
-        // Packed: k nodes per cell, in node order.
-        let cells = (rows * inner_w).max(1);
-        let k = c.nodes.len().div_ceil(cells).max(1);
-        let all: Vec<Span> = c.nodes.chunks(k).map(|g| cell(w, g)).collect();
-        for chunk in all.chunks(inner_w.max(1)).take(rows) {
-            lines.push(Line::from(chunk.to_vec()));
+        // Packed: k nodes per cell, each rack labelled, racks side by side.
+        let racks: Vec<(String, &[u32])> = c
+            .racks
+            .iter()
+            .enumerate()
+            .map(|(ri, r)| (format!("r{ri} "), r.nodes.as_slice()))
+            .collect();
+        let (kk, flowed) = flow_racks(&racks, inner_w.max(1), rows);
+        k = kk;
+        for line in flowed.iter().take(rows) {
+            let y = y0 + lines.len() as u16;
+            let mut x = x0;
+            let mut spans: Vec<Span> = Vec::new();
+            for seg in line {
+                match seg {
+                    Seg::Label(t) => {
+                        x += t.chars().count() as u16;
+                        spans.push(Span::styled(t.clone(), theme::dim()));
+                    }
+                    Seg::Cells(r, from, to) => {
+                        let ids = racks[*r].1;
+                        for g in ids[*from..*to].chunks(k) {
+                            let group: Vec<&Node> =
+                                g.iter().map(|&n| &c.nodes[n as usize]).collect();
+                            hits.push(Hit {
+                                area: Rect::new(x, y, 1, 1),
+                                target: Target::Node(g[0]),
+                            });
+                            x += 1;
+                            spans.push(styled(&group));
+                        }
+                    }
+                }
+            }
+            lines.push(Line::from(spans));
         }
-        lines.push(Line::from(Span::styled(
-            format!("1 cell = {} nodes, in node order", k),
-            theme::dim(),
-        )));
     }
     if lines.len() < inner_h {
-        lines.push(legend);
+        let n = &c.nodes[sel as usize];
+        let state = if n.alive {
+            format!(
+                "{}/{} slots busy · f fails it",
+                n.lanes.iter().filter(|l| l.is_some()).count(),
+                n.lanes.len()
+            )
+        } else {
+            "dead · r recovers it".to_string()
+        };
+        let busy = n.lanes.iter().filter(|l| l.is_some()).count();
+        let short = if n.alive {
+            format!("▶ node {sel} (r{}) {busy}/{} busy", n.rack, n.lanes.len())
+        } else {
+            format!("▶ node {sel} (r{}) dead", n.rack)
+        };
+        let long = format!("▶ node {sel} (r{}): {state}", n.rack);
+        let text = if long.chars().count() <= inner_w {
+            long
+        } else {
+            short
+        };
+        lines.push(Line::from(Span::styled(fit(&text, inner_w), theme::dim())));
     }
+    // The glyphs' legend (and the nodes a cell stands for), wrapped at
+    // items over the lines left.
+    let mut items: Vec<String> = Vec::new();
+    if k > 1 {
+        items.push(format!("1 cell = {k} nodes"));
+    }
+    items.extend(
+        legend
+            .spans
+            .iter()
+            .map(|s| s.content.to_string())
+            .next()
+            .into_iter()
+            .flat_map(|l| l.split("  ").map(str::to_string).collect::<Vec<_>>()),
+    );
+    let mut cur = String::new();
+    for it in items {
+        if lines.len() >= inner_h {
+            break;
+        }
+        if !cur.is_empty() && cur.chars().count() + 2 + it.chars().count() > inner_w {
+            lines.push(Line::from(Span::styled(
+                std::mem::take(&mut cur),
+                theme::dim(),
+            )));
+        }
+        if !cur.is_empty() {
+            cur.push_str("  ");
+        }
+        cur.push_str(&it);
+    }
+    if !cur.is_empty() && lines.len() < inner_h {
+        lines.push(Line::from(Span::styled(fit(&cur, inner_w), theme::dim())));
+    }
+    app.hits.borrow_mut().extend(hits);
     f.render_widget(Paragraph::new(lines).block(panel(title)), area);
+}
+
+/// A piece of a packed grid line: a rack's label, or cells for its nodes
+/// `from..to` (rack index into the list given).
+enum Seg {
+    Label(String),
+    Cells(usize, usize, usize),
+}
+
+/// Lays racks out side by side, `k` nodes per cell, for the smallest `k`
+/// whose lines fit `rows`: a rack that fits on the rest of a line goes
+/// there, a longer one starts a line and wraps under its label.
+fn flow_racks(racks: &[(String, &[u32])], width: usize, rows: usize) -> (usize, Vec<Vec<Seg>>) {
+    let lay = |k: usize| -> Vec<Vec<Seg>> {
+        let mut out: Vec<Vec<Seg>> = vec![Vec::new()];
+        let mut used = 0usize;
+        for (ri, (label, nodes)) in racks.iter().enumerate() {
+            let lw = label.chars().count();
+            let cells = nodes.len().div_ceil(k);
+            let gap = usize::from(used > 0);
+            if used > 0 && used + gap + lw + cells > width {
+                out.push(Vec::new());
+                used = 0;
+            }
+            let line = out.last_mut().expect("a line");
+            if used > 0 {
+                line.push(Seg::Label(" ".into()));
+                used += 1;
+            }
+            line.push(Seg::Label(label.clone()));
+            used += lw;
+            let mut from = 0;
+            while from < nodes.len() {
+                let room = width.saturating_sub(used).max(1);
+                let to = (from + room * k).min(nodes.len());
+                out.last_mut()
+                    .expect("a line")
+                    .push(Seg::Cells(ri, from, to));
+                used += (to - from).div_ceil(k);
+                from = to;
+                if from < nodes.len() {
+                    out.push(vec![Seg::Label(" ".repeat(lw))]);
+                    used = lw;
+                }
+            }
+        }
+        out
+    };
+    let most = racks.iter().map(|r| r.1.len()).sum::<usize>().max(1);
+    let mut k = 1;
+    loop {
+        let l = lay(k);
+        if l.len() <= rows || k >= most {
+            return (k, l);
+        }
+        k += 1;
+    }
 }
 
 /// Runnable jobs, the ones with tasks running first, then queued, each
@@ -198,11 +361,7 @@ fn jobs(app: &App, f: &mut Frame, area: Rect) {
     let w = &app.sim.w;
     let inner_w = area.width.saturating_sub(2) as usize;
     let inner_h = area.height.saturating_sub(2) as usize;
-    let mut active: Vec<u32> = w.active.clone();
-    active.sort_by_key(|&j| {
-        let job = w.job(j);
-        (job.maps_running + job.reduces_running == 0, job.submit, j)
-    });
+    let active = overview_jobs(w);
     let running = active
         .iter()
         .filter(|&&j| w.job(j).maps_running + w.job(j).reduces_running > 0)
@@ -227,19 +386,33 @@ fn jobs(app: &App, f: &mut Frame, area: Rect) {
     } else {
         inner_h
     };
-    for &j in active.iter().take(shown) {
+    // The selected job stays on screen: the list starts after it if need be.
+    let skip = app
+        .sel_job
+        .and_then(|s| active.iter().position(|&j| j == s))
+        .map_or(0, |i| (i + 1).saturating_sub(shown));
+    let mut hits = app.hits.borrow_mut();
+    for (i, &j) in active.iter().skip(skip).take(shown).enumerate() {
         let job = w.job(j);
+        hits.push(Hit {
+            area: Rect::new(area.x + 1, area.y + 1 + i as u16, inner_w as u16, 1),
+            target: Target::Job(j),
+        });
+        let selected = app.sel_job == Some(j);
         let maps = job.maps_done as f64 / job.n_maps().max(1) as f64;
         let prog = if job.n_reduces() == 0 {
             maps
         } else {
             (maps + job.reduces_done as f64 / job.n_reduces() as f64) / 2.0
         };
-        let style = if job.maps_running + job.reduces_running > 0 {
+        let mut style = if job.maps_running + job.reduces_running > 0 {
             Style::default().fg(theme::job_color(j))
         } else {
             theme::dim()
         };
+        if selected {
+            style = style.patch(theme::cursor());
+        }
         lines.push(Line::from(vec![
             Span::styled(format!("{:<name_w$} ", fit_mid(&job.name, name_w)), style),
             Span::raw(bar(prog, bar_w)),
@@ -253,6 +426,7 @@ fn jobs(app: &App, f: &mut Frame, area: Rect) {
             ),
         ]));
     }
+    drop(hits);
     if more > 0 {
         lines.push(Line::from(Span::styled(
             format!("… {} more (Jobs tab)", count(more as u64, "job")),
@@ -308,18 +482,30 @@ fn pools(app: &App, f: &mut Frame, area: Rect) {
                     ));
                 }
             }
-            if typed {
-                " Pools: m maps, r reduces, running/share "
+            let cands: Vec<String> = if typed {
+                vec![
+                    " Pools: m maps, r reduces, running/share ".into(),
+                    " Pools: m maps, r reduces ".into(),
+                    " Pools ".into(),
+                ]
             } else {
-                " Pools: containers running/share "
-            }
+                vec![
+                    " Pools: containers running/share ".into(),
+                    " Pools: running/share ".into(),
+                    " Pools ".into(),
+                ]
+            };
+            super::first_fit(&cands, area.width)
         }
         None => {
             for (p, spec) in w.pools.iter().enumerate() {
                 let st = &w.pool_stats[p];
                 lines.push(row(&spec.name, st.running_maps + st.running_reduces, None));
             }
-            " Pools: running (no shares) "
+            super::first_fit(
+                &[" Pools: running (no shares) ".into(), " Pools ".into()],
+                area.width,
+            )
         }
     };
     if lines.len() > inner_h {

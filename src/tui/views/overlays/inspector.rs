@@ -37,6 +37,7 @@ fn full_name(key: &str) -> String {
     match key {
         "x_star" => "x*".into(),
         "beta" => "β".into(),
+        "t_fair" | "t_batch" => key.into(),
         k if k.chars().any(|c| c.is_ascii_uppercase()) => k.into(),
         k => k.replace('_', " "),
     }
@@ -60,6 +61,38 @@ fn short(key: &str) -> String {
         .replace("missed_opportunities", "missed")
         .replace("_containers", " c")
         .replace("_factor", " f")
+}
+
+/// What a paper symbol or terse key means, for the legend (and the help).
+pub fn meaning(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "T_m" => "mean map time, s",
+        "T_s" => "last reduce's shuffle time, s",
+        "F_e" => "release rate the job would see, containers/s",
+        "F_o" => "observed release rate, containers/s",
+        "A_o" => "available containers",
+        "D" => "jobs running",
+        "x_star" => "most pending maps at which its reduces may start (< 0: not yet)",
+        "beta" => "shuffle end − map end if its reduces start now, s (< 0: not yet)",
+        "t_fair" => "map-stage time under fair sharing, s",
+        "t_batch" => "time to serve the others if its maps go first, s",
+        "pending_maps" => "pending maps",
+        _ => return None,
+    })
+}
+
+/// Keys whose negative values mean "not yet" (start the reduces later).
+fn not_yet(key: &str, v: &Value) -> bool {
+    matches!(key, "x_star" | "beta") && v.as_f64().is_some_and(|x| x < 0.0)
+}
+
+/// A value's cell: its text, and "not yet" after a negative `x*` or `β`.
+fn cell_str(key: &str, v: &Value) -> String {
+    if not_yet(key, v) {
+        format!("{} not yet", value_str(v))
+    } else {
+        value_str(v)
+    }
 }
 
 /// The rows of an inspection table in the order the policy walks them: by
@@ -127,7 +160,7 @@ impl Cols {
                 .map(|(k, h)| {
                     rows.iter()
                         .filter_map(|(_, v)| v.get(k))
-                        .map(|v| value_str(v).chars().count())
+                        .map(|v| cell_str(k, v).chars().count())
                         .fold(h.chars().count(), usize::max)
                         .min(MAX_COL_W.max(h.chars().count()))
                 })
@@ -156,7 +189,7 @@ impl Cols {
             .map(|(k, h)| {
                 rows.iter()
                     .filter_map(|(_, v)| v.get(k))
-                    .map(|v| value_str(v).chars().count())
+                    .map(|v| cell_str(k, v).chars().count())
                     .fold(h.chars().count(), usize::max)
                     .min(MAX_COL_W)
             })
@@ -219,15 +252,19 @@ impl Cols {
         }
     }
 
-    /// What the abbreviated headers of the columns shown stand for,
-    /// `fs m = fair share map`.
+    /// What the abbreviated headers and the symbols of the columns shown
+    /// stand for: `fs m = fair share map`, `T_m = mean map time, s`.
     fn abbreviations(&self) -> Vec<String> {
         let (first, end) = self.shown;
         self.keys[first..end]
             .iter()
             .zip(&self.heads[first..end])
-            .filter(|(k, h)| full_name(k) != **h)
-            .map(|(k, h)| format!("{h} = {}", full_name(k)))
+            .filter_map(|(k, h)| match meaning(k) {
+                Some(m) if m != h => Some(format!("{h} = {m}")),
+                Some(_) => None,
+                None if full_name(k) != *h => Some(format!("{h} = {}", full_name(k))),
+                None => None,
+            })
             .collect()
     }
 
@@ -265,7 +302,8 @@ impl Cols {
         let mut row = format!("{:<w$}", fit_mid(name, self.name_w), w = self.name_w);
         for c in self.shown.0..self.shown.1 {
             let w = self.widths[c];
-            let v = vals.get(&self.keys[c]).map(value_str).unwrap_or_default();
+            let k = &self.keys[c];
+            let v = vals.get(k).map(|v| cell_str(k, v)).unwrap_or_default();
             let g = " ".repeat(self.gap);
             row.push_str(&format!("{g}{:>w$}", fit(&v, w)));
         }
@@ -340,26 +378,32 @@ pub fn inspector(app: &App, f: &mut Frame, state: (usize, usize, usize, bool)) {
     let title;
     match app.inspection(back) {
         None => {
-            title = " Inspector ".to_string();
-            lines.push(Line::from(
-                "No heartbeat has asked the policy for work yet.",
-            ));
+            title = format!(" Inspector: node {} ", app.sel_node);
+            lines.push(Line::from(format!(
+                "No heartbeat of node {} has asked the policy for work yet.",
+                app.sel_node
+            )));
             lines.push(Line::from(Span::styled(
-                "Let the run go on (space) or step one heartbeat (.) while paused.",
+                "Let the run go on (space), step one heartbeat (.) while paused, or select another node (esc, then ←/→ or a click in the Overview or Cluster view).",
                 theme::dim(),
             )));
         }
         Some((r, n)) => {
-            // Counted from the newest: 1/N is the latest heartbeat.
-            let shown = back.min(n - 1) + 1;
+            // Counted forward in time: 1/N is the oldest heartbeat kept,
+            // N/N the newest (← older, → newer).
+            let shown = n - back.min(n - 1);
             let policy = fit_mid(&r.policy, 24);
             let at = clock(r.t);
             let candidates = [
                 format!(
-                    " Inspector: heartbeat of node {} at {at} · {policy} · {shown}/{n} (last {INSPECT_RING}) ",
+                    " Inspector: node {}'s heartbeat {shown}/{n} at {at} · {policy} · ← older → newer (last {INSPECT_RING} kept) ",
                     r.node
                 ),
-                format!(" Inspector: node {} at {at} · {policy} · {shown}/{n} ", r.node),
+                format!(
+                    " Inspector: node {}'s heartbeat {shown}/{n} at {at} · {policy} · ← older → newer ",
+                    r.node
+                ),
+                format!(" Inspector: node {} heartbeat {shown}/{n} at {at} · {policy} ", r.node),
                 format!(" node {} {at} · {shown}/{n} ", r.node),
             ];
             title = candidates
@@ -376,6 +420,12 @@ pub fn inspector(app: &App, f: &mut Frame, state: (usize, usize, usize, bool)) {
                     .collect();
                 lines.extend(wrapped("cluster  ", &c, "   ", inner_w, 2));
             }
+            let cluster_symbols: Vec<String> = r
+                .inspection
+                .cluster
+                .keys()
+                .filter_map(|k| meaning(k).map(|m| format!("{k} = {m}")))
+                .collect();
             let assigned: Vec<String> = r
                 .assigned
                 .iter()
@@ -404,14 +454,17 @@ pub fn inspector(app: &App, f: &mut Frame, state: (usize, usize, usize, bool)) {
             let job_cols = Cols::new("job", &jobs, inner_w, col, 2);
             let pool_cols = Cols::new("pool", &pools, inner_w, col, job_cols.gap);
             // A legend line for the abbreviated headers of both tables.
-            let mut abbrev = pool_cols.abbreviations();
+            let mut abbrev = cluster_symbols;
+            abbrev.extend(pool_cols.abbreviations());
             for a in job_cols.abbreviations() {
                 if !abbrev.contains(&a) {
                     abbrev.push(a);
                 }
             }
             // Wrapped at entries; two lines at most on a short screen.
-            let max_lines = if inner_h >= 28 { 3 } else { 2 };
+            // As many lines as the room the tables leave (2 at least).
+            let tables = jobs.len() + 1 + if pools.is_empty() { 0 } else { pools.len() + 2 };
+            let max_lines = inner_h.saturating_sub(lines.len() + tables).clamp(2, 6);
             let mut legend: Vec<String> = Vec::new();
             for a in &abbrev {
                 match legend.last_mut() {
@@ -425,7 +478,11 @@ pub fn inspector(app: &App, f: &mut Frame, state: (usize, usize, usize, bool)) {
             if legend.len() > max_lines {
                 legend.truncate(max_lines);
                 let last = legend.last_mut().expect("at least one line");
-                *last = fit(&format!("{last} · …"), inner_w);
+                let more = " · more under ?";
+                *last = format!(
+                    "{}{more}",
+                    fit(last, inner_w.saturating_sub(more.chars().count()))
+                );
             }
             for l in legend {
                 lines.push(Line::from(Span::styled(fit(&l, inner_w), theme::dim())));

@@ -1,11 +1,13 @@
 //! The overlays drawn over a view: the policy picker, the submit form, the
 //! inspector and the help, each in its own module, and what they share.
 
+mod detail;
 mod help;
 mod inspector;
 mod picker;
 mod submit;
 
+pub use detail::detail;
 pub use help::{help, help_scrolls};
 pub use inspector::inspector;
 pub use picker::picker;

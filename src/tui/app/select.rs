@@ -1,0 +1,379 @@
+//! The selected node and job: how the arrows, clicks and Enter move them,
+//! the job lists they move in (the Overview's and the Jobs view's, with its
+//! filter and sort), a job's detail, and failing or recovering the
+//! selected node through the command API.
+
+use super::{clock, scrolled, Action, App, Overlay, View};
+use crate::model::{JobId, NodeId};
+use crate::sim::job::Job;
+use crate::sim::{Command, World};
+use ratatui::layout::Rect;
+
+/// A job's state as the Jobs view names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobState {
+    /// Runnable with tasks running.
+    Running,
+    /// Runnable, nothing running yet (or just now).
+    Queued,
+    /// Held back by its pool's `max_running_jobs`.
+    Waiting,
+    Done,
+}
+
+/// The Jobs view's order (`o` cycles it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sort {
+    /// Runnable jobs by submission, then waiting ones, then the finished
+    /// (newest first).
+    Submit,
+    /// Most progress first.
+    Progress,
+    /// By name.
+    Name,
+}
+
+impl Sort {
+    pub fn next(self) -> Sort {
+        match self {
+            Sort::Submit => Sort::Progress,
+            Sort::Progress => Sort::Name,
+            Sort::Name => Sort::Submit,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Sort::Submit => "submit",
+            Sort::Progress => "progress",
+            Sort::Name => "name",
+        }
+    }
+}
+
+/// Progress as Hadoop reports a job's: half maps, half reduces (all maps
+/// when there are no reduces). Full only once everything is done.
+pub fn job_progress(job: &Job) -> f64 {
+    let maps = job.maps_done as f64 / job.n_maps().max(1) as f64;
+    if job.n_reduces() == 0 {
+        return maps;
+    }
+    let reds = job.reduces_done as f64 / job.n_reduces() as f64;
+    (maps + reds) / 2.0
+}
+
+fn state(job: &Job, waiting: bool) -> JobState {
+    if job.is_done() {
+        JobState::Done
+    } else if waiting {
+        JobState::Waiting
+    } else if job.maps_running + job.reduces_running > 0 {
+        JobState::Running
+    } else {
+        JobState::Queued
+    }
+}
+
+/// The Overview's job list: runnable jobs, the ones with tasks running
+/// first, each group by submission.
+pub fn overview_jobs(w: &World) -> Vec<JobId> {
+    let mut active: Vec<JobId> = w.active.clone();
+    active.sort_by_key(|&j| {
+        let job = w.job(j);
+        (job.maps_running + job.reduces_running == 0, job.submit, j)
+    });
+    active
+}
+
+/// The Jobs view's rows: filtered by the filter (or the draft being
+/// typed) on job name or pool, in the chosen order.
+pub fn job_rows(app: &App) -> Vec<(JobId, JobState)> {
+    let w = &app.sim.w;
+    let mut order: Vec<(JobId, JobState)> = w
+        .active
+        .iter()
+        .map(|&j| (j, state(w.job(j), false)))
+        .collect();
+    order.extend(w.waiting.iter().map(|&j| (j, JobState::Waiting)));
+    let mut done: Vec<JobId> = w
+        .jobs
+        .iter()
+        .filter(|j| j.is_done())
+        .map(|j| j.id)
+        .collect();
+    done.sort_by_key(|&j| std::cmp::Reverse((w.job(j).finished_at, j)));
+    order.extend(done.into_iter().map(|j| (j, JobState::Done)));
+    let filter = match &app.overlay {
+        Overlay::Filter { draft } => draft.as_str(),
+        _ => app.jobs_filter.as_str(),
+    }
+    .to_lowercase();
+    if !filter.is_empty() {
+        order.retain(|&(j, _)| {
+            w.job(j).name.to_lowercase().contains(&filter)
+                || w.pool_name(j).to_lowercase().contains(&filter)
+        });
+    }
+    match app.jobs_sort {
+        Sort::Submit => {}
+        Sort::Progress => order.sort_by(|a, b| {
+            job_progress(w.job(b.0))
+                .total_cmp(&job_progress(w.job(a.0)))
+                .then(a.0.cmp(&b.0))
+        }),
+        Sort::Name => {
+            order.sort_by(|a, b| w.job(a.0).name.cmp(&w.job(b.0).name).then(a.0.cmp(&b.0)))
+        }
+    }
+    order
+}
+
+/// What a drawn cell stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A node cell (on a packed grid, the first node of the cell).
+    Node(NodeId),
+    /// A job's row.
+    Job(JobId),
+    /// A view's tab in the header.
+    View(usize),
+}
+
+/// A rectangle the last frame drew something clickable in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hit {
+    pub area: Rect,
+    pub target: Target,
+}
+
+impl App {
+    /// What a click at column `x`, row `y` of the last frame means.
+    pub fn click_at(&self, x: u16, y: u16) -> Option<Action> {
+        let hits = self.hits.borrow();
+        let pos = ratatui::layout::Position { x, y };
+        hits.iter()
+            .rev()
+            .find(|h| h.area.contains(pos))
+            .map(|h| match h.target {
+                Target::Node(n) => Action::SelectNode(n),
+                Target::Job(j) => Action::SelectJob(j),
+                Target::View(i) => Action::GotoView(i),
+            })
+    }
+
+    /// Every node in the order the Cluster view draws them (datacenter,
+    /// rack, node).
+    fn node_order(&self) -> Vec<NodeId> {
+        let c = &self.sim.w.cluster;
+        c.dcs
+            .iter()
+            .flat_map(|d| d.racks.iter())
+            .flat_map(|&r| c.racks[r as usize].nodes.iter().copied())
+            .collect()
+    }
+
+    pub(super) fn select_node(&mut self, n: NodeId) {
+        if (n as usize) >= self.sim.w.cluster.nodes.len() {
+            return;
+        }
+        self.sel_node = n;
+        if let Ok(mut r) = self.ring.lock() {
+            r.select(n);
+        }
+        if let Overlay::Inspector { back, .. } = &mut self.overlay {
+            *back = 0;
+        }
+        self.keep_selected_rack_in_view();
+    }
+
+    /// The arrows and paging keys in a view: they move the selection where
+    /// the view has a list or grid, and scroll where it does not.
+    pub(super) fn navigate(&mut self, a: Action) {
+        match (self.view, &a) {
+            (View::Overview | View::Cluster, Action::Left | Action::Right) => {
+                let order = self.node_order();
+                let i = order.iter().position(|&n| n == self.sel_node).unwrap_or(0);
+                let i = if a == Action::Left {
+                    i.saturating_sub(1)
+                } else {
+                    (i + 1).min(order.len().saturating_sub(1))
+                };
+                self.select_node(order[i]);
+            }
+            (View::Cluster, Action::Up | Action::Down) => {
+                // The node at the same place in the previous / next rack.
+                let c = &self.sim.w.cluster;
+                let racks: Vec<u32> = c.dcs.iter().flat_map(|d| d.racks.iter().copied()).collect();
+                let node = &c.nodes[self.sel_node as usize];
+                let k = racks.iter().position(|&r| r == node.rack).unwrap_or(0);
+                let pos = c.racks[node.rack as usize]
+                    .nodes
+                    .iter()
+                    .position(|&n| n == self.sel_node)
+                    .unwrap_or(0);
+                let k = if a == Action::Up {
+                    k.saturating_sub(1)
+                } else {
+                    (k + 1).min(racks.len().saturating_sub(1))
+                };
+                let nodes = &c.racks[racks[k] as usize].nodes;
+                if let Some(&n) = nodes.get(pos.min(nodes.len().saturating_sub(1))) {
+                    self.select_node(n);
+                }
+            }
+            (View::Overview, _) => {
+                let list = overview_jobs(&self.sim.w);
+                self.move_job(&list, &a, list.len().max(1));
+            }
+            (View::Jobs, _) => {
+                let list: Vec<JobId> = job_rows(self).into_iter().map(|r| r.0).collect();
+                let page = self.pages.get().jobs.rows.max(1);
+                self.move_job(&list, &a, page);
+                self.keep_selected_job_in_view();
+            }
+            (_, Action::Left | Action::Right) => {}
+            _ => self.scroll(a),
+        }
+    }
+
+    /// Moves the selected job in `list` (from none: to the first).
+    fn move_job(&mut self, list: &[JobId], a: &Action, page: usize) {
+        if list.is_empty() {
+            return;
+        }
+        let last = list.len() - 1;
+        let Some(i) = self.sel_job.and_then(|j| list.iter().position(|&x| x == j)) else {
+            self.sel_job = Some(list[if *a == Action::End { last } else { 0 }]);
+            return;
+        };
+        let i = match a {
+            Action::Up => i.saturating_sub(1),
+            Action::Down => (i + 1).min(last),
+            Action::PageUp => i.saturating_sub(page),
+            Action::PageDown => (i + page).min(last),
+            Action::Home => 0,
+            Action::End => last,
+            _ => i,
+        };
+        self.sel_job = Some(list[i]);
+    }
+
+    /// Scrolls the Jobs view so that the selected job is on screen.
+    pub(super) fn keep_selected_job_in_view(&mut self) {
+        let Some(j) = self.sel_job else { return };
+        let rows = job_rows(self);
+        let Some(i) = rows.iter().position(|r| r.0 == j) else {
+            return;
+        };
+        let page = self.pages.get().jobs.rows.max(1);
+        if i < self.jobs_row {
+            self.jobs_row = i;
+        } else if i >= self.jobs_row + page {
+            self.jobs_row = i + 1 - page;
+        }
+    }
+
+    /// Scrolls the Cluster view so that the selected node's rack is shown.
+    fn keep_selected_rack_in_view(&mut self) {
+        let c = &self.sim.w.cluster;
+        let rack = c.nodes[self.sel_node as usize].rack;
+        let racks: Vec<u32> = c.dcs.iter().flat_map(|d| d.racks.iter().copied()).collect();
+        let Some(k) = racks.iter().position(|&r| r == rack) else {
+            return;
+        };
+        let p = self.pages.get().cluster;
+        let shown = p.rows.max(1);
+        let first = self
+            .cluster_row
+            .min(if p.rows == 0 { usize::MAX } else { p.max });
+        if k < first {
+            self.cluster_row = k;
+        } else if k >= first + shown {
+            self.cluster_row = k + 1 - shown;
+        } else {
+            self.cluster_row = first;
+        }
+    }
+
+    /// Enter in a view: the selected job's tasks.
+    pub(super) fn open_detail(&mut self) {
+        if !matches!(self.view, View::Overview | View::Jobs) {
+            return;
+        }
+        match self.sel_job {
+            Some(job) => self.overlay = Overlay::Detail { job, row: 0 },
+            None => self.status = Some("select a job with ↑/↓ (or a click) first".into()),
+        }
+    }
+
+    pub(super) fn update_detail(&mut self, a: Action) {
+        let p = self.pages.get().detail;
+        let Overlay::Detail { row, .. } = &mut self.overlay else {
+            return;
+        };
+        match a {
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Home
+            | Action::End => *row = scrolled(*row, &a, p, usize::MAX),
+            Action::Char('k') => *row = scrolled(*row, &Action::Up, p, usize::MAX),
+            Action::Char('j') => *row = scrolled(*row, &Action::Down, p, usize::MAX),
+            Action::Close | Action::Enter => self.overlay = Overlay::None,
+            Action::TogglePause => {
+                self.paused = !self.paused;
+                self.carry = 0.0;
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn update_filter(&mut self, a: Action) {
+        let Overlay::Filter { draft } = &mut self.overlay else {
+            return;
+        };
+        match a {
+            Action::Char(c) => draft.push(c),
+            Action::Backspace => {
+                draft.pop();
+            }
+            Action::Enter => {
+                self.jobs_filter = draft.trim().to_string();
+                self.overlay = Overlay::None;
+            }
+            Action::Close => {
+                self.jobs_filter.clear();
+                self.overlay = Overlay::None;
+            }
+            _ => {}
+        }
+        self.jobs_row = 0;
+        self.keep_selected_job_in_view();
+    }
+
+    /// `f` / `r`: the selected node fails or recovers, as a scripted
+    /// `fail_node` / `recover_node` event would.
+    pub(super) fn fail_or_recover(&mut self, fail: bool) {
+        let n = self.sel_node;
+        let alive = self.sim.w.cluster.nodes[n as usize].alive;
+        if fail != alive {
+            self.status = Some(if fail {
+                format!("node {n} is already dead (r recovers it)")
+            } else {
+                format!("node {n} is alive (f fails it)")
+            });
+            return;
+        }
+        let cmd = if fail {
+            Command::FailNode(n)
+        } else {
+            Command::RecoverNode(n)
+        };
+        let what = if fail { "failed" } else { "recovered" };
+        self.status = Some(match self.sim.command(cmd) {
+            Ok(()) => format!("node {n} {what} at {}", clock(self.sim.w.now)),
+            Err(e) => format!("cannot change node {n}: {e}"),
+        });
+    }
+}
