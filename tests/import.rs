@@ -149,3 +149,56 @@ fn a_directory_without_configuration_is_bad_input() {
     assert_eq!(code, 2);
     assert!(err.contains("no mapred-site.xml"), "{err}");
 }
+
+mod common;
+
+/// TestComputeFairShares.testWeightedSharingWithLowDemands from a
+/// configuration as Hadoop 1.x's documentation writes it: 15 TaskTrackers
+/// of 3 map slots (45), pools of weight 2, 1, 1 and 0.5 in
+/// fair-scheduler.xml; with demands of 10, 11, 30 and 20 maps the imported
+/// scenario gives the test's fair shares, 10, 11, 16 and 8.
+#[test]
+fn imported_pools_give_the_fair_shares_of_hadoops_test() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("mapred-site.xml"),
+        configuration(&[
+            ("mapred.tasktracker.map.tasks.maximum", "3"),
+            ("mapred.tasktracker.reduce.tasks.maximum", "1"),
+            (
+                "mapred.jobtracker.taskScheduler",
+                "org.apache.hadoop.mapred.FairScheduler",
+            ),
+        ]),
+    )
+    .unwrap();
+    std::fs::write(
+        d.path().join("fair-scheduler.xml"),
+        "<?xml version=\"1.0\"?>\n<allocations>\n  <pool name=\"a\"><weight>2.0</weight></pool>\n  <pool name=\"b\"><weight>1.0</weight></pool>\n  <pool name=\"c\"><weight>1.0</weight></pool>\n  <pool name=\"d\"><weight>0.5</weight></pool>\n</allocations>\n",
+    )
+    .unwrap();
+    let slaves: String = (1..=15).map(|i| format!("tt{i}\n")).collect();
+    std::fs::write(d.path().join("slaves"), slaves).unwrap();
+    let (code, toml, warnings) = import(d.path());
+    assert_eq!(code, 0, "{warnings}");
+    // The import's example job goes: the test's four jobs replace it.
+    let cut = toml.find("\n[[jobs]]").expect("an example job");
+    let mut toml = toml[..cut].to_string();
+    for (pool, maps) in [("a", 10), ("b", 11), ("c", 30), ("d", 20)] {
+        toml += &format!(
+            "\n[[jobs]]\nname = \"j{pool}\"\nprofile = \"grep\"\nmaps = {maps}\nreduces = 0\npool = \"{pool}\"\n"
+        );
+    }
+    let (_, recs) = common::run_inspect(&common::load_text(&toml, None));
+    let shares: Vec<f64> = ["a", "b", "c", "d"]
+        .iter()
+        .map(|p| {
+            recs[0].inspection.pools[*p]["fair_share_map"]
+                .as_f64()
+                .unwrap()
+        })
+        .collect();
+    for (got, want) in shares.iter().zip([10.0, 11.0, 16.0, 8.0]) {
+        assert!((got - want).abs() < 0.01, "{shares:?}");
+    }
+}

@@ -50,7 +50,12 @@ fn random_key(rng: &mut ChaCha8Rng) -> KeyEvent {
         }
         6 => KeyCode::Char(rng.random_range(b' '..=b'~') as char),
         7 => [KeyCode::Up, KeyCode::Down, KeyCode::Left, KeyCode::Right][rng.random_range(0..4)],
-        8 => [KeyCode::Enter, KeyCode::Esc, KeyCode::Backspace, KeyCode::Tab][rng.random_range(0..4)],
+        8 => [
+            KeyCode::Enter,
+            KeyCode::Esc,
+            KeyCode::Backspace,
+            KeyCode::Tab,
+        ][rng.random_range(0..4)],
         _ => KeyCode::Char(char::from_digit(rng.random_range(0..10), 10).unwrap()),
     };
     let mods = if rng.random_range(0..50) == 0 {
