@@ -34,6 +34,10 @@ fn start() -> Session {
 }
 
 fn start_with(args: &[&str]) -> Session {
+    start_with_env(args, &[])
+}
+
+fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Session {
     let ws = Winsize {
         ws_row: 30,
         ws_col: 100,
@@ -44,6 +48,7 @@ fn start_with(args: &[&str]) -> Session {
     let stdio = |fd: &OwnedFd| Stdio::from(fd.try_clone().unwrap());
     let child = Command::new(env!("CARGO_BIN_EXE_slotsim"))
         .args(args)
+        .envs(env.iter().copied())
         .env("TERM", "xterm-256color")
         .stdin(stdio(&pty.slave))
         .stdout(stdio(&pty.slave))
@@ -197,4 +202,17 @@ fn the_tui_writes_json_and_trace_when_the_session_ends() {
             .lines()
             .all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()));
     }
+}
+
+#[test]
+fn a_panic_restores_the_terminal_and_reports_the_bug() {
+    let s = start_with_env(&[], &[("SLOTSIM_TEST_PANIC", "1")]);
+    let (code, out, slave) = finish(s);
+    assert_eq!(code, Some(1));
+    assert_restored(&out, &slave);
+    let text = String::from_utf8_lossy(&out);
+    assert!(text.contains("internal error"), "{text}");
+    // The message comes after the screen is put back, so it stays readable.
+    let leave = text.rfind("\x1b[?1049l").unwrap();
+    assert!(text.rfind("internal error").unwrap() > leave);
 }

@@ -126,10 +126,16 @@ async fn event_loop(
     let mut tick = tokio::time::interval(FRAME);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut last = Instant::now();
+    // A failpoint for the test that a panic restores the terminal: set,
+    // the TUI panics once its first frame is on screen.
+    let panic_on_purpose = std::env::var_os("SLOTSIM_TEST_PANIC").is_some();
     loop {
         let completed = terminal.draw(|f| views::render(app, f))?;
         if let Some(c) = cast.as_mut() {
             c.frame(started.elapsed().as_secs_f64(), completed.buffer)?;
+        }
+        if panic_on_purpose {
+            panic!("SLOTSIM_TEST_PANIC is set: a panic on purpose");
         }
         let live = !app.paused && !app.sim.is_finished() && !app.overlay.freezes_clock();
         if !live {
