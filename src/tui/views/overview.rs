@@ -115,14 +115,32 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
         String::new()
     };
     let (n, ms, rs) = (c.nodes.len(), c.total_map_slots, c.total_reduce_slots);
-    let title = super::first_fit(
-        &[
-            format!(" Nodes {n} · maps {rm}/{ms} · reduces {rr}/{rs}{dead_s} "),
-            format!(" Nodes {n} · maps {rm}/{ms} · reds {rr}/{rs}{dead_s} "),
-            format!(" {n} nodes{dead_s} "),
-        ],
-        area.width,
-    );
+    // Typeless containers are one pool of slots: maps and reduces together
+    // against all of them (a map may take what a typed cluster would call a
+    // reduce slot).
+    let title = if c.model == crate::model::SlotModel::Unified {
+        super::first_fit(
+            &[
+                format!(
+                    " Nodes {n} · containers {}/{} ({rm} maps, {rr} reduces){dead_s} ",
+                    rm + rr,
+                    ms + rs
+                ),
+                format!(" Nodes {n} · containers {}/{}{dead_s} ", rm + rr, ms + rs),
+                format!(" {n} nodes{dead_s} "),
+            ],
+            area.width,
+        )
+    } else {
+        super::first_fit(
+            &[
+                format!(" Nodes {n} · maps {rm}/{ms} · reduces {rr}/{rs}{dead_s} "),
+                format!(" Nodes {n} · maps {rm}/{ms} · reds {rr}/{rs}{dead_s} "),
+                format!(" {n} nodes{dead_s} "),
+            ],
+            area.width,
+        )
+    };
     let mut lines: Vec<Line> = Vec::new();
     let mut hits: Vec<Hit> = Vec::new();
     let legend = Line::from(Span::styled(
