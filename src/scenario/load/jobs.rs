@@ -287,6 +287,38 @@ impl JobEnv<'_> {
         }
     }
 
+    /// A trace workload's `limit` (its first N jobs) and `time_scale` (on
+    /// submit times).
+    fn limit_and_scale(&self, w: &WorkloadDef) -> R<(Option<u32>, f64)> {
+        let cx = self.cx;
+        let limit = match &w.limit {
+            None => None,
+            Some(l) => Some(cx.int(l, "limit", 1, MAX_COUNT)?),
+        };
+        let time_scale = match &w.time_scale {
+            None => 1.0,
+            Some(t) => {
+                let x = *t.get_ref();
+                if !(x.is_finite() && x > 0.0) {
+                    return Err(cx.at(t, format!("time_scale must be above 0, got {x}")));
+                }
+                x
+            }
+        };
+        Ok((limit, time_scale))
+    }
+
+    /// A trace's path: relative to the scenario file unless absolute.
+    fn trace_path(&self, trace: &Spanned<String>) -> std::path::PathBuf {
+        let base = Path::new(self.cx.origin)
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty());
+        match base {
+            Some(b) if Path::new(trace.get_ref()).is_relative() => b.join(trace.get_ref()),
+            _ => Path::new(trace.get_ref()).to_path_buf(),
+        }
+    }
+
     /// `kind = "swim"`: replays a SWIM trace (path relative to the scenario
     /// file). Compute costs come from `mix` (default wordcount), FP from the
     /// trace's shuffle / input bytes.
@@ -319,20 +351,7 @@ impl JobEnv<'_> {
                 "a swim workload needs trace; expected for example trace = \"traces/FB-2009_samples_24_times_1hr_0.tsv\"",
             ));
         };
-        let limit = match &w.limit {
-            None => None,
-            Some(l) => Some(cx.int(l, "limit", 1, MAX_COUNT)?),
-        };
-        let time_scale = match &w.time_scale {
-            None => 1.0,
-            Some(t) => {
-                let x = *t.get_ref();
-                if !(x.is_finite() && x > 0.0) {
-                    return Err(cx.at(t, format!("time_scale must be above 0, got {x}")));
-                }
-                x
-            }
-        };
+        let (limit, time_scale) = self.limit_and_scale(w)?;
         let mix = match &w.mix {
             None => vec![(
                 profiles::lookup("wordcount").expect("built-in profile"),
@@ -341,13 +360,7 @@ impl JobEnv<'_> {
             Some(m) => self.mix(w, m)?,
         };
         let pools = self.workload_pools(w)?;
-        let base = Path::new(cx.origin)
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty());
-        let path = match base {
-            Some(b) if Path::new(trace.get_ref()).is_relative() => b.join(trace.get_ref()),
-            _ => Path::new(trace.get_ref()).to_path_buf(),
-        };
+        let path = self.trace_path(trace);
         let shown = path.display().to_string();
         let text = super::read_bounded(&path, super::MAX_TRACE_BYTES)
             .and_then(|b| String::from_utf8(b).map_err(std::io::Error::other))
@@ -408,20 +421,7 @@ impl JobEnv<'_> {
                 ))
             }
         };
-        let limit = match &w.limit {
-            None => None,
-            Some(l) => Some(cx.int(l, "limit", 1, MAX_COUNT)?),
-        };
-        let time_scale = match &w.time_scale {
-            None => 1.0,
-            Some(t) => {
-                let x = *t.get_ref();
-                if !(x.is_finite() && x > 0.0) {
-                    return Err(cx.at(t, format!("time_scale must be above 0, got {x}")));
-                }
-                x
-            }
-        };
+        let (limit, time_scale) = self.limit_and_scale(w)?;
         let profile = match &w.mix {
             None => profiles::lookup("terasort").expect("built-in profile"),
             Some(m) => {
@@ -435,13 +435,7 @@ impl JobEnv<'_> {
                 mix[0].0.clone()
             }
         };
-        let base = Path::new(cx.origin)
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty());
-        let path = match base {
-            Some(b) if Path::new(trace.get_ref()).is_relative() => b.join(trace.get_ref()),
-            _ => Path::new(trace.get_ref()).to_path_buf(),
-        };
+        let path = self.trace_path(trace);
         let shown = path.display().to_string();
         let file = std::fs::File::open(&path).map_err(|e| {
             cx.at(
