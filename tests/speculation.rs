@@ -227,3 +227,29 @@ fn fair_speculates_only_at_the_allowed_level_any() {
         pairs(&[("Z/m0", "fair/rack-local"), ("X/m0", "speculate/late")])
     );
 }
+
+/// A job whose only work left is a straggler counts one more slot of
+/// demand (`JobSchedulable.updateDemand`), so the fair scheduler keeps
+/// visiting it: on node 0's heartbeats X has no local map and is skipped,
+/// its wait grows past the node delay (RACK, where the lookup still returns
+/// before running tasks) and then the rack delay (ANY), and at 90 s it gets
+/// its copy. Without that demand every map slot would be rejected once
+/// nothing is pending, and X's copy would never launch.
+#[test]
+fn fair_visits_a_job_whose_only_work_is_a_straggler_until_it_may_copy_it() {
+    let text = queue_with_a_straggler("fair", &[(80_000, 0), (85_000, 0), (90_000, 0)]).replace(
+        "[cluster]",
+        "[scheduler.fair]\nnode_locality_delay = \"5s\"\nrack_locality_delay = \"5s\"\n[cluster]",
+    );
+    // Z (which would take node 0's slots) is not there.
+    let cut = text.find("[[jobs]]\nname = \"Z\"").unwrap();
+    let end = text[cut..].find("submit = \"70s\"\n").unwrap() + cut + "submit = \"70s\"\n".len();
+    let text = format!("{}{}", &text[..cut], &text[end..]);
+    let (_, recs) = run_inspect(&load_text(&text, None));
+    assert_eq!(launched_at(&recs, 80_000, 0), pairs(&[]));
+    assert_eq!(launched_at(&recs, 85_000, 0), pairs(&[]));
+    assert_eq!(
+        launched_at(&recs, 90_000, 0),
+        pairs(&[("X/m0", "speculate/late")])
+    );
+}

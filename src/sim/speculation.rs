@@ -140,6 +140,39 @@ fn percentile_25(mut xs: Vec<f64>) -> f64 {
     }
 }
 
+/// How many of job `j`'s running tasks of `kind` want a speculative copy
+/// now, on whatever node (Hadoop's `TaskInProgress.hasSpeculativeTask`, or
+/// LATE's slow-task rule): what `JobSchedulable.updateDemand` adds to a
+/// job's demand, one slot per such task, so that the fair scheduler keeps
+/// visiting a job whose only work left is a straggler's copy.
+pub fn wanted(w: &World, mode: Speculation, kind: Kind, j: JobId) -> u32 {
+    match mode {
+        Speculation::Off => 0,
+        Speculation::Hadoop => {
+            let cands = candidates(w, kind, NodeId::MAX, Some(j));
+            if cands.is_empty() {
+                return 0;
+            }
+            let m = job_progress(w, j, kind);
+            cands
+                .iter()
+                .filter(|c| c.elapsed >= LAG_MS && m - c.progress >= GAP)
+                .count() as u32
+        }
+        Speculation::Late => {
+            if candidates(w, kind, NodeId::MAX, Some(j)).is_empty() {
+                return 0;
+            }
+            let all = candidates(w, kind, NodeId::MAX, None);
+            let rate = |c: &Candidate| c.progress / (c.elapsed.max(1) as f64 / 1000.0);
+            let threshold = percentile_25(all.iter().map(rate).collect());
+            all.iter()
+                .filter(|c| c.job == j && c.elapsed >= LAG_MS && rate(c) < threshold)
+                .count() as u32
+        }
+    }
+}
+
 /// The task of `kind` to speculate on `node`, if any, over every active
 /// job (the engine's pass over the slots a policy left idle).
 pub fn pick(w: &World, mode: Speculation, kind: Kind, node: NodeId) -> Option<(JobId, u32)> {

@@ -187,11 +187,36 @@ impl<H: Hooks> FairBase<H> {
     }
 
     pub fn job_demand(&self, w: &World, j: JobId, k: TaskKind) -> u32 {
-        match k {
+        let base = match k {
             TaskKind::Map => w.map_demand(j),
             TaskKind::Reduce => self.hooks.reduce_demand(w, j),
             TaskKind::Any => w.map_demand(j) + self.hooks.reduce_demand(w, j),
+        };
+        base + self.speculative_demand(w, j, k)
+    }
+
+    /// `JobSchedulable.updateDemand` counts one more slot for every running
+    /// task that wants a speculative copy, when this policy launches copies
+    /// itself: otherwise a job whose only work left is a straggler's copy
+    /// would have its demand met, the heartbeat would reject maps, and the
+    /// job would never be visited, skipped and let go to any locality where
+    /// Hadoop's lookup finds the copy.
+    fn speculative_demand(&self, w: &World, j: JobId, k: TaskKind) -> u32 {
+        let mode = w.tasks.speculation;
+        if !self.settings.speculate || mode == crate::model::Speculation::Off {
+            return 0;
         }
+        let job = w.job(j);
+        let maps = matches!(k, TaskKind::Map | TaskKind::Any) && job.maps_pending == 0;
+        let reduces = matches!(k, TaskKind::Reduce | TaskKind::Any) && job.reduces_pending == 0;
+        let mut n = 0;
+        if maps && job.maps_running > 0 {
+            n += crate::sim::speculation::wanted(w, mode, Kind::Map, j);
+        }
+        if reduces && job.reduces_running > 0 {
+            n += crate::sim::speculation::wanted(w, mode, Kind::Reduce, j);
+        }
+        n
     }
 
     /// `getJobWeight`: priority factor, × log2(1 + demand) with size-based weight.
