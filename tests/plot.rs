@@ -1,7 +1,29 @@
-//! `--plot DIR`: the SVG figures exist, are SVG, show the run's data, and
-//! are the same bytes on a second run.
+//! `--plot DIR`: the SVG figures exist, parse as XML, have labelled axes
+//! and one series per policy, show the run's data, and are the same bytes
+//! on a second run.
 
 use std::process::Command;
+
+/// The SVG parsed (it must be well-formed XML): its texts, and the
+/// colours its lines are stroked with (black, the axes', left out).
+fn svg(text: &str) -> (Vec<String>, Vec<String>) {
+    let doc = roxmltree::Document::parse(text).expect("the SVG is well-formed XML");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    let texts = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text().map(|t| t.trim().to_string()))
+        .collect();
+    let mut strokes: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("polyline") || n.has_tag_name("path"))
+        .filter_map(|n| n.attribute("stroke").map(str::to_string))
+        .filter(|c| c != "#000000" && c != "none")
+        .collect();
+    strokes.sort();
+    strokes.dedup();
+    (texts, strokes)
+}
 
 fn slotsim(args: &[&str]) {
     let out = Command::new(env!("CARGO_BIN_EXE_slotsim"))
@@ -40,6 +62,11 @@ fn run_and_compare_write_deterministic_svgs() {
             x.starts_with("<svg") && x.trim_end().ends_with("</svg>"),
             "{name}"
         );
+        let (texts, _) = svg(&x);
+        assert!(
+            texts.len() >= 3,
+            "{name}: a title and axis labels: {texts:?}"
+        );
         assert_eq!(
             x,
             std::fs::read_to_string(b.join(name)).unwrap(),
@@ -71,4 +98,10 @@ fn run_and_compare_write_deterministic_svgs() {
         cdf.contains("fifo (6 jobs)") && cdf.contains("fair (6 jobs)"),
         "{cdf}"
     );
+    // Labelled axes, and one curve (one colour) per policy.
+    let (texts, strokes) = svg(&cdf);
+    for label in ["turnaround (s)", "fraction of finished jobs"] {
+        assert!(texts.iter().any(|t| t == label), "{label}: {texts:?}");
+    }
+    assert_eq!(strokes.len(), 2, "one series per policy: {strokes:?}");
 }
