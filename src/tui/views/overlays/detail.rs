@@ -66,14 +66,42 @@ pub fn detail(app: &App, f: &mut Frame, job: JobId, row: usize) {
             .map(|t| format!(" · finished {} in {}", clock(t), dur(t - j.submit)))
             .unwrap_or_default()
     );
+    // Shorter forms where the full line does not fit: words are dropped,
+    // never cut.
+    let done = j
+        .finished_at
+        .map(|t| format!(" · done in {}", dur(t - j.submit)))
+        .unwrap_or_default();
+    let short = format!(
+        "{} · {} · maps {}/{} · reduces {}/{}{done}",
+        j.name,
+        w.pool_name(job),
+        j.maps_done,
+        j.n_maps(),
+        j.reduces_done,
+        j.n_reduces()
+    );
+    let shortest = format!(
+        "{} · maps {}/{} · reds {}/{}",
+        j.name,
+        j.maps_done,
+        j.n_maps(),
+        j.reduces_done,
+        j.n_reduces()
+    );
+    let room = inner_w as u16 + 2;
     lines.push(Line::from(Span::styled(
-        fit(&head, inner_w),
+        super::super::first_fit(&[head, short, shortest], room),
         theme::title(),
     )));
     lines.push(Line::from(Span::styled(
-        fit(
-            "m map, r reduce · the latest attempt's node, phase and times (×N: N attempts) · ran: so far",
-            inner_w,
+        super::super::first_fit(
+            &[
+                "m map, r reduce · the latest attempt's node, phase and times (×N: N attempts) · ran: so far".into(),
+                "the latest attempt's node, phase and times · ×N: N attempts · ran: so far".into(),
+                "latest attempt · ×N: N attempts".into(),
+            ],
+            room,
         ),
         theme::dim(),
     )));
