@@ -52,32 +52,159 @@ pub enum TaskState {
     Done,
 }
 
+/// The attempts of a task running now: none, its attempt, or its attempt
+/// and one speculative copy. Never more: the engine copies only a task
+/// with exactly one live attempt (`speculation::candidates`, and
+/// [`crate::sim::heartbeat::Heartbeat::launch_speculative`] asserts it), as
+/// Hadoop runs at most one speculative attempt per task. Kept inline
+/// (8 bytes, [`Live::NONE`] marking a free place) rather than in a `Vec`
+/// (24 bytes), since every task of every job holds one; it reads as a
+/// slice, in launch order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Live([AttemptId; 2]);
+
+impl Live {
+    const NONE: AttemptId = AttemptId::MAX;
+
+    pub const fn new() -> Live {
+        Live([Live::NONE; 2])
+    }
+
+    /// Adds a running attempt, after those already there.
+    ///
+    /// # Panics
+    /// If two already run.
+    pub fn push(&mut self, a: AttemptId) {
+        debug_assert_ne!(a, Live::NONE);
+        let free = self.len();
+        assert!(free < 2, "a task runs at most two attempts at once");
+        self.0[free] = a;
+    }
+
+    /// Takes attempt `a` off, keeping the other's place first.
+    pub fn remove(&mut self, a: AttemptId) {
+        if self.0[0] == a {
+            self.0 = [self.0[1], Live::NONE];
+        } else if self.0[1] == a {
+            self.0[1] = Live::NONE;
+        }
+    }
+}
+
+impl Default for Live {
+    fn default() -> Live {
+        Live::new()
+    }
+}
+
+impl std::ops::Deref for Live {
+    type Target = [AttemptId];
+
+    fn deref(&self) -> &[AttemptId] {
+        let n = self.0.iter().take_while(|&&a| a != Live::NONE).count();
+        &self.0[..n]
+    }
+}
+
+/// The nodes any attempt of a task has run on, in first-run order. Empty
+/// (and no allocation, 8 bytes) until the task first runs, as nearly every
+/// task is while it waits: a `Vec` would take 24 bytes per task at rest.
+#[derive(Clone, Debug, Default)]
+#[allow(clippy::box_collection)] // the box is what keeps it one word
+pub struct RanOn(Option<Box<Vec<NodeId>>>);
+
+impl RanOn {
+    /// Notes that an attempt ran on `node` (once per node).
+    pub fn insert(&mut self, node: NodeId) {
+        let nodes = self.0.get_or_insert_with(Default::default);
+        if !nodes.contains(&node) {
+            nodes.push(node);
+        }
+    }
+}
+
+impl std::ops::Deref for RanOn {
+    type Target = [NodeId];
+
+    fn deref(&self) -> &[NodeId] {
+        self.0.as_deref().map_or(&[], Vec::as_slice)
+    }
+}
+
+/// A map task. Kept small (48 bytes) because a run holds every task of
+/// every job from the start, millions for a day of a large trace: its
+/// replicas live in its job's arena ([`Job::replicas`]), its output size is
+/// computed ([`Job::map_output_mb`]), and its optional times and attempt
+/// use sentinels behind accessors.
 #[derive(Clone, Debug)]
 pub struct MapTask {
     pub block_mb: f64,
-    pub replicas: Vec<NodeId>,
-    pub state: TaskState,
+    /// When it finished, [`MapTask::NOT_FINISHED`] if it has not (or its
+    /// output was lost): see [`MapTask::finished_at`].
+    finished: Ms,
+    /// Attempts running now (two while speculated).
+    pub live: Live,
+    /// Nodes any attempt of it has run on (Hadoop's `hasRunOnMachine`).
+    pub ran_on: RanOn,
     pub attempts: u32,
-    /// Output size once done (block × FP).
-    pub output_mb: f64,
-    pub finished_at: Option<Ms>,
-    /// Attempts running now (more than one while speculated).
-    pub live: Vec<AttemptId>,
+    /// The attempt that produced its output, [`MapTask::NO_ATTEMPT`] if
+    /// none: see [`MapTask::done_by`].
+    done: AttemptId,
+    /// Its replicas are `replicas_len` entries of its job's arena from
+    /// `replicas_at`.
+    replicas_at: u32,
+    replicas_len: u16,
+    pub state: TaskState,
+}
+
+impl MapTask {
+    const NOT_FINISHED: Ms = Ms::MAX;
+    const NO_ATTEMPT: AttemptId = AttemptId::MAX;
+
+    /// A pending map of `block_mb` whose replicas are `len` entries of its
+    /// job's replica arena from `at`.
+    pub fn new(block_mb: f64, at: u32, len: u16) -> MapTask {
+        MapTask {
+            block_mb,
+            finished: MapTask::NOT_FINISHED,
+            live: Live::new(),
+            ran_on: RanOn::default(),
+            attempts: 0,
+            done: MapTask::NO_ATTEMPT,
+            replicas_at: at,
+            replicas_len: len,
+            state: TaskState::Pending,
+        }
+    }
+
+    /// When it finished, if it is done.
+    pub fn finished_at(&self) -> Option<Ms> {
+        (self.finished != MapTask::NOT_FINISHED).then_some(self.finished)
+    }
+
+    pub fn set_finished_at(&mut self, at: Option<Ms>) {
+        self.finished = at.unwrap_or(MapTask::NOT_FINISHED);
+    }
+
     /// The attempt that produced its output, on whose node the output is
     /// stored (and lost if that node fails).
-    pub done_by: Option<AttemptId>,
-    /// Nodes any attempt of it has run on (Hadoop's `hasRunOnMachine`).
-    pub ran_on: Vec<NodeId>,
+    pub fn done_by(&self) -> Option<AttemptId> {
+        (self.done != MapTask::NO_ATTEMPT).then_some(self.done)
+    }
+
+    pub fn set_done_by(&mut self, a: Option<AttemptId>) {
+        self.done = a.unwrap_or(MapTask::NO_ATTEMPT);
+    }
 }
 
 #[derive(Clone, Debug)]
 pub struct ReduceTask {
     pub state: TaskState,
     pub attempts: u32,
-    /// Attempts running now (more than one while speculated).
-    pub live: Vec<AttemptId>,
+    /// Attempts running now (two while speculated).
+    pub live: Live,
     /// Nodes any attempt of it has run on (Hadoop's `hasRunOnMachine`).
-    pub ran_on: Vec<NodeId>,
+    pub ran_on: RanOn,
 }
 
 /// Where a running attempt is in its life. A map goes Startup, Read,
@@ -193,6 +320,45 @@ impl LazyList {
     }
 }
 
+/// Every task id below `len` with a lazily advanced head: a [`LazyList`]
+/// of `0..len` without its storage. No entry ever leaves such a list, so
+/// putting a task back only moves the head.
+#[derive(Clone, Debug, Default)]
+pub struct LazyRange {
+    len: u32,
+    head: Cell<u32>,
+}
+
+impl LazyRange {
+    fn new(len: u32) -> LazyRange {
+        LazyRange {
+            len,
+            head: Cell::new(0),
+        }
+    }
+
+    /// The first task for which `pending` holds, advancing past the others.
+    fn first(&self, pending: impl Fn(u32) -> bool) -> Option<u32> {
+        let mut h = self.head.get();
+        while h < self.len {
+            if pending(h) {
+                self.head.set(h);
+                return Some(h);
+            }
+            h += 1;
+        }
+        self.head.set(h);
+        None
+    }
+
+    /// Puts a task back (a failed or killed attempt's task is pending again).
+    pub fn reinsert(&mut self, t: u32) {
+        if t < self.head.get() {
+            self.head.set(t);
+        }
+    }
+}
+
 /// Pending maps by node, rack and datacenter, like Hadoop's
 /// `nonRunningMapCache`, plus all maps. Lookups only: decisions never
 /// iterate the hash maps.
@@ -201,18 +367,26 @@ pub struct MapIndex {
     by_node: HashMap<NodeId, LazyList>,
     by_rack: HashMap<u32, LazyList>,
     by_dc: HashMap<u32, LazyList>,
-    all: LazyList,
+    all: LazyRange,
 }
 
 impl MapIndex {
-    pub fn build(maps: &[MapTask], cluster: &Cluster) -> MapIndex {
-        let mut ix = MapIndex::default();
-        for (t, m) in maps.iter().enumerate() {
-            let t = t as u32;
-            ix.all.push(t);
-            let mut racks: Vec<u32> = Vec::new();
-            let mut dcs: Vec<u32> = Vec::new();
-            for &n in &m.replicas {
+    /// The index of maps `0..n` whose replicas `replicas(t)` gives.
+    pub fn build<'a>(
+        maps: u32,
+        replicas: impl Fn(u32) -> &'a [NodeId],
+        cluster: &Cluster,
+    ) -> MapIndex {
+        let mut ix = MapIndex {
+            all: LazyRange::new(maps),
+            ..MapIndex::default()
+        };
+        let mut racks: Vec<u32> = Vec::new();
+        let mut dcs: Vec<u32> = Vec::new();
+        for t in 0..maps {
+            racks.clear();
+            dcs.clear();
+            for &n in replicas(t) {
                 ix.by_node.entry(n).or_default().push(t);
                 let node = &cluster.nodes[n as usize];
                 if !racks.contains(&node.rack) {
@@ -225,12 +399,20 @@ impl MapIndex {
                 }
             }
         }
+        // The lists never grow again (a task put back is one they hold), so
+        // their spare capacity would stay unused for the whole run. (The
+        // order the maps are visited in here decides nothing.)
+        let lists = ix.by_node.values_mut();
+        let lists = lists.chain(ix.by_rack.values_mut());
+        for l in lists.chain(ix.by_dc.values_mut()) {
+            l.items.shrink_to_fit();
+        }
         ix
     }
 
-    fn reinsert(&mut self, t: u32, m: &MapTask, cluster: &Cluster) {
+    fn reinsert(&mut self, t: u32, replicas: &[NodeId], cluster: &Cluster) {
         self.all.reinsert(t);
-        for &n in &m.replicas {
+        for &n in replicas {
             let node = &cluster.nodes[n as usize];
             if let Some(l) = self.by_node.get_mut(&n) {
                 l.reinsert(t);
@@ -287,7 +469,10 @@ pub struct Job {
     pub map_time_sum: Ms,
     pub running_reducers: Vec<AttemptId>,
     pub index: MapIndex,
-    reduce_list: LazyList,
+    reduce_list: LazyRange,
+    /// Every map's replicas, one after another (see [`Job::replicas`]):
+    /// one allocation per job instead of one per map.
+    replica_nodes: Vec<NodeId>,
 }
 
 impl Job {
@@ -310,13 +495,15 @@ impl Job {
         spec: &crate::model::JobSpec,
         pool: PoolId,
         maps: Vec<MapTask>,
+        replica_nodes: Vec<NodeId>,
         cluster: &Cluster,
     ) -> Job {
-        let index = MapIndex::build(&maps, cluster);
-        let mut reduce_list = LazyList::default();
-        for r in 0..spec.reduces {
-            reduce_list.push(r);
-        }
+        let slice = |m: &MapTask| {
+            let at = m.replicas_at as usize;
+            &replica_nodes[at..at + m.replicas_len as usize]
+        };
+        let index = MapIndex::build(maps.len() as u32, |t| slice(&maps[t as usize]), cluster);
+        let reduce_list = LazyRange::new(spec.reduces);
         Job {
             id,
             name: spec.name.clone(),
@@ -336,8 +523,8 @@ impl Job {
                 .map(|_| ReduceTask {
                     state: TaskState::Pending,
                     attempts: 0,
-                    live: Vec::new(),
-                    ran_on: Vec::new(),
+                    live: Live::new(),
+                    ran_on: RanOn::default(),
                 })
                 .collect(),
             arrived: false,
@@ -358,7 +545,20 @@ impl Job {
             running_reducers: Vec::new(),
             index,
             reduce_list,
+            replica_nodes,
         }
+    }
+
+    /// The nodes holding map `t`'s block.
+    pub fn replicas(&self, t: u32) -> &[NodeId] {
+        let m = &self.maps[t as usize];
+        let at = m.replicas_at as usize;
+        &self.replica_nodes[at..at + m.replicas_len as usize]
+    }
+
+    /// Done map `t`'s output (MB): its block times the job's FP.
+    pub fn map_output_mb(&self, t: u32) -> f64 {
+        self.maps[t as usize].block_mb * self.fp
     }
 
     pub fn n_maps(&self) -> u32 {
@@ -383,7 +583,7 @@ impl Job {
     pub fn locality(&self, t: u32, node: NodeId, cluster: &Cluster) -> Locality {
         let n = &cluster.nodes[node as usize];
         let mut best = Locality::OffDc;
-        for &r in &self.maps[t as usize].replicas {
+        for &r in self.replicas(t) {
             let rn = &cluster.nodes[r as usize];
             let l = if r == node {
                 Locality::Node
@@ -450,8 +650,10 @@ impl Job {
 
     /// A map whose attempt failed or was lost is pending again.
     pub fn requeue_map(&mut self, t: u32, cluster: &Cluster) {
-        let m = self.maps[t as usize].clone();
-        self.index.reinsert(t, &m, cluster);
+        let m = &self.maps[t as usize];
+        let at = m.replicas_at as usize;
+        let replicas = &self.replica_nodes[at..at + m.replicas_len as usize];
+        self.index.reinsert(t, replicas, cluster);
     }
 
     pub fn requeue_reduce(&mut self, r: u32) {
