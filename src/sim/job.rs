@@ -4,7 +4,6 @@ use super::cluster::Cluster;
 use crate::model::{JobId, Ms, NodeId, PoolId, Priority, Profile};
 use serde::Serialize;
 use std::cell::Cell;
-use std::collections::HashMap;
 
 pub type AttemptId = u32;
 
@@ -279,49 +278,99 @@ pub struct Attempt {
     pub run: u32,
 }
 
-/// A list of task ids in ascending order with a lazily advanced head:
-/// entries that stopped being pending are skipped once and never again,
-/// so finding the lowest pending task is amortised O(1).
+/// Lists of task ids in ascending order, one per key (a node, rack or
+/// datacenter), each with a lazily advanced head: entries that stopped
+/// being pending are skipped once and never again, so finding a list's
+/// lowest pending task is amortised O(1). No entry ever leaves a list and
+/// none joins after building (a task put back is one its lists hold), so
+/// all of them share one array: list `i`, of key `keys[i]` (ascending), is
+/// `items[starts[i]..starts[i + 1]]`, its head `heads[i]` (an index into
+/// `items`). About 12 bytes a key and 4 a task, where a hash map of `Vec`s
+/// took over 100 bytes a key, which for a job of a few thousand maps on a
+/// cluster of thousands of nodes outweighed its tasks.
 #[derive(Clone, Debug, Default)]
-pub struct LazyList {
+struct KeyedLists {
+    keys: Vec<u32>,
+    starts: Vec<u32>,
     items: Vec<u32>,
-    head: Cell<u32>,
+    heads: Vec<Cell<u32>>,
 }
 
-impl LazyList {
-    fn push(&mut self, t: u32) {
-        self.items.push(t);
+impl KeyedLists {
+    /// The lists of tasks `0..tasks` under keys below `n_keys`, task `t`
+    /// in the list of each key `keys_of(t, ..)` pushes (once each).
+    fn build(tasks: u32, n_keys: usize, keys_of: impl Fn(u32, &mut Vec<u32>)) -> KeyedLists {
+        let mut scratch = Vec::new();
+        let mut count = vec![0u32; n_keys];
+        for t in 0..tasks {
+            scratch.clear();
+            keys_of(t, &mut scratch);
+            for &k in &scratch {
+                count[k as usize] += 1;
+            }
+        }
+        let mut out = KeyedLists::default();
+        // `count` becomes each key's next free place in `items`.
+        let mut next = 0u32;
+        for (k, c) in count.iter_mut().enumerate() {
+            if *c > 0 {
+                out.keys.push(k as u32);
+                out.starts.push(next);
+                out.heads.push(Cell::new(next));
+                next += *c;
+                *c = next - *c;
+            }
+        }
+        out.starts.push(next);
+        out.items = vec![0; next as usize];
+        for t in 0..tasks {
+            scratch.clear();
+            keys_of(t, &mut scratch);
+            for &k in &scratch {
+                out.items[count[k as usize] as usize] = t;
+                count[k as usize] += 1;
+            }
+        }
+        out
     }
 
-    /// The first entry for which `pending` holds, advancing past the others.
-    fn first(&self, pending: impl Fn(u32) -> bool) -> Option<u32> {
-        let mut h = self.head.get() as usize;
-        while h < self.items.len() {
-            let t = self.items[h];
+    /// The first entry of `key`'s list for which `pending` holds, advancing
+    /// past the others.
+    fn first(&self, key: u32, pending: impl Fn(u32) -> bool) -> Option<u32> {
+        let i = self.keys.binary_search(&key).ok()?;
+        let end = self.starts[i + 1];
+        let mut h = self.heads[i].get();
+        while h < end {
+            let t = self.items[h as usize];
             if pending(t) {
-                self.head.set(h as u32);
+                self.heads[i].set(h);
                 return Some(t);
             }
             h += 1;
         }
-        self.head.set(h as u32);
+        self.heads[i].set(h);
         None
     }
 
-    /// Puts a task back (a failed or killed attempt's task is pending again).
-    pub fn reinsert(&mut self, t: u32) {
-        let pos = self.items.partition_point(|&x| x < t);
-        if self.items.get(pos) != Some(&t) {
-            self.items.insert(pos, t);
-        }
-        if (pos as u32) < self.head.get() {
-            self.head.set(pos as u32);
+    /// Puts task `t` of `key`'s list back (a failed or killed attempt's
+    /// task is pending again).
+    fn reinsert(&mut self, key: u32, t: u32) {
+        let Ok(i) = self.keys.binary_search(&key) else {
+            return;
+        };
+        let (from, to) = (self.starts[i] as usize, self.starts[i + 1] as usize);
+        let list = &self.items[from..to];
+        let pos = list.partition_point(|&x| x < t);
+        debug_assert_eq!(list.get(pos), Some(&t), "a list gains no task");
+        let pos = (from + pos) as u32;
+        if pos < self.heads[i].get() {
+            self.heads[i].set(pos);
         }
     }
 }
 
-/// Every task id below `len` with a lazily advanced head: a [`LazyList`]
-/// of `0..len` without its storage. No entry ever leaves such a list, so
+/// Every task id below `len` with a lazily advanced head: one of
+/// [`KeyedLists`]'s lists holding `0..len`, without its storage. No entry ever leaves such a list, so
 /// putting a task back only moves the head.
 #[derive(Clone, Debug, Default)]
 pub struct LazyRange {
@@ -360,69 +409,56 @@ impl LazyRange {
 }
 
 /// Pending maps by node, rack and datacenter, like Hadoop's
-/// `nonRunningMapCache`, plus all maps. Lookups only: decisions never
-/// iterate the hash maps.
+/// `nonRunningMapCache`, plus all maps.
 #[derive(Clone, Debug, Default)]
 pub struct MapIndex {
-    by_node: HashMap<NodeId, LazyList>,
-    by_rack: HashMap<u32, LazyList>,
-    by_dc: HashMap<u32, LazyList>,
+    by_node: KeyedLists,
+    by_rack: KeyedLists,
+    by_dc: KeyedLists,
     all: LazyRange,
 }
 
 impl MapIndex {
-    /// The index of maps `0..n` whose replicas `replicas(t)` gives.
+    /// The index of maps `0..maps` whose replicas `replicas(t)` gives.
     pub fn build<'a>(
         maps: u32,
         replicas: impl Fn(u32) -> &'a [NodeId],
         cluster: &Cluster,
     ) -> MapIndex {
-        let mut ix = MapIndex {
+        let nodes = &cluster.nodes;
+        let n_racks = nodes.iter().map(|n| n.rack as usize + 1).max().unwrap_or(0);
+        let n_dcs = nodes.iter().map(|n| n.dc as usize + 1).max().unwrap_or(0);
+        MapIndex {
+            by_node: KeyedLists::build(maps, nodes.len(), |t, out| {
+                keys_of(replicas(t), |n| n, out)
+            }),
+            by_rack: KeyedLists::build(maps, n_racks, |t, out| {
+                keys_of(replicas(t), |n| nodes[n as usize].rack, out)
+            }),
+            by_dc: KeyedLists::build(maps, n_dcs, |t, out| {
+                keys_of(replicas(t), |n| nodes[n as usize].dc, out)
+            }),
             all: LazyRange::new(maps),
-            ..MapIndex::default()
-        };
-        let mut racks: Vec<u32> = Vec::new();
-        let mut dcs: Vec<u32> = Vec::new();
-        for t in 0..maps {
-            racks.clear();
-            dcs.clear();
-            for &n in replicas(t) {
-                ix.by_node.entry(n).or_default().push(t);
-                let node = &cluster.nodes[n as usize];
-                if !racks.contains(&node.rack) {
-                    racks.push(node.rack);
-                    ix.by_rack.entry(node.rack).or_default().push(t);
-                }
-                if !dcs.contains(&node.dc) {
-                    dcs.push(node.dc);
-                    ix.by_dc.entry(node.dc).or_default().push(t);
-                }
-            }
         }
-        // The lists never grow again (a task put back is one they hold), so
-        // their spare capacity would stay unused for the whole run. (The
-        // order the maps are visited in here decides nothing.)
-        let lists = ix.by_node.values_mut();
-        let lists = lists.chain(ix.by_rack.values_mut());
-        for l in lists.chain(ix.by_dc.values_mut()) {
-            l.items.shrink_to_fit();
-        }
-        ix
     }
 
     fn reinsert(&mut self, t: u32, replicas: &[NodeId], cluster: &Cluster) {
         self.all.reinsert(t);
         for &n in replicas {
             let node = &cluster.nodes[n as usize];
-            if let Some(l) = self.by_node.get_mut(&n) {
-                l.reinsert(t);
-            }
-            if let Some(l) = self.by_rack.get_mut(&node.rack) {
-                l.reinsert(t);
-            }
-            if let Some(l) = self.by_dc.get_mut(&node.dc) {
-                l.reinsert(t);
-            }
+            self.by_node.reinsert(n, t);
+            self.by_rack.reinsert(node.rack, t);
+            self.by_dc.reinsert(node.dc, t);
+        }
+    }
+}
+
+/// Pushes the distinct `key`s of `replicas` onto `out`, first seen first.
+fn keys_of(replicas: &[NodeId], key: impl Fn(NodeId) -> u32, out: &mut Vec<u32>) {
+    for &n in replicas {
+        let k = key(n);
+        if !out.contains(&k) {
+            out.push(k);
         }
     }
 }
@@ -613,21 +649,16 @@ impl Job {
         }
         let pending = |t: u32| self.maps[t as usize].state == TaskState::Pending;
         let n = &cluster.nodes[node as usize];
-        if let Some(t) = self.index.by_node.get(&node).and_then(|l| l.first(pending)) {
+        if let Some(t) = self.index.by_node.first(node, pending) {
             return Some((t, Locality::Node));
         }
         if max >= Locality::Rack {
-            if let Some(t) = self
-                .index
-                .by_rack
-                .get(&n.rack)
-                .and_then(|l| l.first(pending))
-            {
+            if let Some(t) = self.index.by_rack.first(n.rack, pending) {
                 return Some((t, Locality::Rack));
             }
         }
         if max >= Locality::OffRack {
-            if let Some(t) = self.index.by_dc.get(&n.dc).and_then(|l| l.first(pending)) {
+            if let Some(t) = self.index.by_dc.first(n.dc, pending) {
                 return Some((t, Locality::OffRack));
             }
         }
