@@ -174,8 +174,8 @@ fn policies_a_and_c_and_fifo_for_unknown_profiles() {
         .filter(|a| a.job == job.id && a.kind == Kind::Map)
     {
         let here = sim.w.node(a.node).dc;
-        let holders: Vec<u32> = job.maps[a.task as usize]
-            .replicas
+        let holders: Vec<u32> = job
+            .replicas(a.task)
             .iter()
             .map(|&n| sim.w.node(n).dc)
             .collect();

@@ -257,7 +257,7 @@ pub fn summarize(sim: &Sim) -> Summary {
             let last_batch = j.map_end.map(|end| {
                 j.maps
                     .iter()
-                    .filter_map(|t| t.finished_at)
+                    .filter_map(|t| t.finished_at())
                     .filter(|&f| f + LAST_BATCH_MS >= end)
                     .count() as u32
             });

@@ -247,12 +247,13 @@ impl Joss {
         }
         // L_c: the job's blocks with a replica in datacenter c.
         let mut sets: Vec<Vec<u32>> = vec![Vec::new(); k];
-        for (t, m) in job.maps.iter().enumerate() {
-            let mut dcs: Vec<usize> = m.replicas.iter().map(|&n| w.node(n).dc as usize).collect();
+        for t in 0..job.n_maps() {
+            let replicas = job.replicas(t);
+            let mut dcs: Vec<usize> = replicas.iter().map(|&n| w.node(n).dc as usize).collect();
             dcs.sort_unstable();
             dcs.dedup();
             for c in dcs {
-                sets[c].push(t as u32);
+                sets[c].push(t);
             }
         }
         let first_largest = |sets: &[Vec<u32>]| {
@@ -398,7 +399,7 @@ fn jta_pick(w: &World, node: NodeId, entries: &[(JobId, u32)]) -> Option<(JobId,
     let rack = w.node(node).rack;
     let mine = || entries.iter().filter(pending).filter(|&&(j, _)| j == job);
     let held = |t: u32, here: &dyn Fn(NodeId) -> bool| {
-        w.job(job).maps[t as usize].replicas.iter().any(|&n| here(n))
+        w.job(job).replicas(t).iter().any(|&n| here(n))
     };
     if let Some(&(j, t)) = mine().find(|&&(_, t)| held(t, &|n| n == node)) {
         return Some((j, t, RULE_QUEUE_LOCAL));

@@ -55,7 +55,7 @@ impl World {
                 .copied()
                 .filter(|&t| {
                     let m = &job.maps[t as usize];
-                    m.done_by
+                    m.done_by()
                         .is_some_and(|a| self.attempts[a as usize].node == n)
                 })
                 .collect();
@@ -66,16 +66,18 @@ impl World {
             let reducers = job.running_reducers.clone();
             let job = &mut self.jobs[j as usize];
             for &t in &lost {
+                let lost_mb = job.map_output_mb(t);
                 let m = &mut job.maps[t as usize];
                 // As Hadoop reports a lost TaskTracker's finished maps: killed.
-                if let Some(a) = m.done_by.take() {
+                if let Some(a) = m.done_by() {
+                    m.set_done_by(None);
                     let at = &mut self.attempts[a as usize];
                     at.outcome = Outcome::Killed;
                     job.map_time_sum -= at.end.unwrap_or(at.start) - at.start;
                 }
                 m.state = TaskState::Pending;
-                m.finished_at = None;
-                job.output_total -= m.output_mb;
+                m.set_finished_at(None);
+                job.output_total -= lost_mb;
                 job.maps_done -= 1;
                 job.maps_pending += 1;
                 job.requeue_map(t, &self.cluster);

@@ -132,24 +132,28 @@ impl Heartbeat<'_> {
     /// free slot of its own kind on this node.
     ///
     /// # Panics
-    /// If the node has no free slot of the kind or the task is not running.
+    /// If the node has no free slot of the kind, or the task is not running
+    /// or already has a speculative copy (a task runs at most two attempts
+    /// at once, see [`super::job::Live`]).
     pub fn launch_speculative(&mut self, job: JobId, kind: Kind, task: u32) -> AttemptId {
         let w = &*self.w;
-        let (free, running) = match kind {
-            Kind::Map => (
-                self.free_maps(),
-                w.job(job).maps[task as usize].state == super::job::TaskState::Running,
-            ),
-            Kind::Reduce => (
-                self.free_reduces(),
-                w.job(job).reduces[task as usize].state == super::job::TaskState::Running,
-            ),
+        let (free, running, live) = match kind {
+            Kind::Map => {
+                let m = &w.job(job).maps[task as usize];
+                (self.free_maps(), m.state, m.live.len())
+            }
+            Kind::Reduce => {
+                let r = &w.job(job).reduces[task as usize];
+                (self.free_reduces(), r.state, r.live.len())
+            }
         };
+        let running = running == super::job::TaskState::Running;
         assert!(
             free > 0,
             "policy launched a speculative copy on a full node"
         );
         assert!(running, "policy speculated a task that is not running");
+        assert_eq!(live, 1, "policy speculated a task already speculated");
         let rule = match self.w.tasks.speculation {
             Speculation::Late => "speculate/late",
             _ => "speculate/hadoop",

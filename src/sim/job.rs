@@ -4,7 +4,6 @@ use super::cluster::Cluster;
 use crate::model::{JobId, Ms, NodeId, PoolId, Priority, Profile};
 use serde::Serialize;
 use std::cell::Cell;
-use std::collections::HashMap;
 
 pub type AttemptId = u32;
 
@@ -52,32 +51,159 @@ pub enum TaskState {
     Done,
 }
 
+/// The attempts of a task running now: none, its attempt, or its attempt
+/// and one speculative copy. Never more: the engine copies only a task
+/// with exactly one live attempt (`speculation::candidates`, and
+/// [`crate::sim::heartbeat::Heartbeat::launch_speculative`] asserts it), as
+/// Hadoop runs at most one speculative attempt per task. Kept inline
+/// (8 bytes, [`Live::NONE`] marking a free place) rather than in a `Vec`
+/// (24 bytes), since every task of every job holds one; it reads as a
+/// slice, in launch order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Live([AttemptId; 2]);
+
+impl Live {
+    const NONE: AttemptId = AttemptId::MAX;
+
+    pub const fn new() -> Live {
+        Live([Live::NONE; 2])
+    }
+
+    /// Adds a running attempt, after those already there.
+    ///
+    /// # Panics
+    /// If two already run.
+    pub fn push(&mut self, a: AttemptId) {
+        debug_assert_ne!(a, Live::NONE);
+        let free = self.len();
+        assert!(free < 2, "a task runs at most two attempts at once");
+        self.0[free] = a;
+    }
+
+    /// Takes attempt `a` off, keeping the other's place first.
+    pub fn remove(&mut self, a: AttemptId) {
+        if self.0[0] == a {
+            self.0 = [self.0[1], Live::NONE];
+        } else if self.0[1] == a {
+            self.0[1] = Live::NONE;
+        }
+    }
+}
+
+impl Default for Live {
+    fn default() -> Live {
+        Live::new()
+    }
+}
+
+impl std::ops::Deref for Live {
+    type Target = [AttemptId];
+
+    fn deref(&self) -> &[AttemptId] {
+        let n = self.0.iter().take_while(|&&a| a != Live::NONE).count();
+        &self.0[..n]
+    }
+}
+
+/// The nodes any attempt of a task has run on, in first-run order. Empty
+/// (and no allocation, 8 bytes) until the task first runs, as nearly every
+/// task is while it waits: a `Vec` would take 24 bytes per task at rest.
+#[derive(Clone, Debug, Default)]
+#[allow(clippy::box_collection)] // the box is what keeps it one word
+pub struct RanOn(Option<Box<Vec<NodeId>>>);
+
+impl RanOn {
+    /// Notes that an attempt ran on `node` (once per node).
+    pub fn insert(&mut self, node: NodeId) {
+        let nodes = self.0.get_or_insert_with(Default::default);
+        if !nodes.contains(&node) {
+            nodes.push(node);
+        }
+    }
+}
+
+impl std::ops::Deref for RanOn {
+    type Target = [NodeId];
+
+    fn deref(&self) -> &[NodeId] {
+        self.0.as_deref().map_or(&[], Vec::as_slice)
+    }
+}
+
+/// A map task. Kept small (48 bytes) because a run holds every task of
+/// every job from the start, millions for a day of a large trace: its
+/// replicas live in its job's arena ([`Job::replicas`]), its output size is
+/// computed ([`Job::map_output_mb`]), and its optional times and attempt
+/// use sentinels behind accessors.
 #[derive(Clone, Debug)]
 pub struct MapTask {
     pub block_mb: f64,
-    pub replicas: Vec<NodeId>,
-    pub state: TaskState,
+    /// When it finished, [`MapTask::NOT_FINISHED`] if it has not (or its
+    /// output was lost): see [`MapTask::finished_at`].
+    finished: Ms,
+    /// Attempts running now (two while speculated).
+    pub live: Live,
+    /// Nodes any attempt of it has run on (Hadoop's `hasRunOnMachine`).
+    pub ran_on: RanOn,
     pub attempts: u32,
-    /// Output size once done (block × FP).
-    pub output_mb: f64,
-    pub finished_at: Option<Ms>,
-    /// Attempts running now (more than one while speculated).
-    pub live: Vec<AttemptId>,
+    /// The attempt that produced its output, [`MapTask::NO_ATTEMPT`] if
+    /// none: see [`MapTask::done_by`].
+    done: AttemptId,
+    /// Its replicas are `replicas_len` entries of its job's arena from
+    /// `replicas_at`.
+    replicas_at: u32,
+    replicas_len: u16,
+    pub state: TaskState,
+}
+
+impl MapTask {
+    const NOT_FINISHED: Ms = Ms::MAX;
+    const NO_ATTEMPT: AttemptId = AttemptId::MAX;
+
+    /// A pending map of `block_mb` whose replicas are `len` entries of its
+    /// job's replica arena from `at`.
+    pub fn new(block_mb: f64, at: u32, len: u16) -> MapTask {
+        MapTask {
+            block_mb,
+            finished: MapTask::NOT_FINISHED,
+            live: Live::new(),
+            ran_on: RanOn::default(),
+            attempts: 0,
+            done: MapTask::NO_ATTEMPT,
+            replicas_at: at,
+            replicas_len: len,
+            state: TaskState::Pending,
+        }
+    }
+
+    /// When it finished, if it is done.
+    pub fn finished_at(&self) -> Option<Ms> {
+        (self.finished != MapTask::NOT_FINISHED).then_some(self.finished)
+    }
+
+    pub fn set_finished_at(&mut self, at: Option<Ms>) {
+        self.finished = at.unwrap_or(MapTask::NOT_FINISHED);
+    }
+
     /// The attempt that produced its output, on whose node the output is
     /// stored (and lost if that node fails).
-    pub done_by: Option<AttemptId>,
-    /// Nodes any attempt of it has run on (Hadoop's `hasRunOnMachine`).
-    pub ran_on: Vec<NodeId>,
+    pub fn done_by(&self) -> Option<AttemptId> {
+        (self.done != MapTask::NO_ATTEMPT).then_some(self.done)
+    }
+
+    pub fn set_done_by(&mut self, a: Option<AttemptId>) {
+        self.done = a.unwrap_or(MapTask::NO_ATTEMPT);
+    }
 }
 
 #[derive(Clone, Debug)]
 pub struct ReduceTask {
     pub state: TaskState,
     pub attempts: u32,
-    /// Attempts running now (more than one while speculated).
-    pub live: Vec<AttemptId>,
+    /// Attempts running now (two while speculated).
+    pub live: Live,
     /// Nodes any attempt of it has run on (Hadoop's `hasRunOnMachine`).
-    pub ran_on: Vec<NodeId>,
+    pub ran_on: RanOn,
 }
 
 /// Where a running attempt is in its life. A map goes Startup, Read,
@@ -152,95 +278,187 @@ pub struct Attempt {
     pub run: u32,
 }
 
-/// A list of task ids in ascending order with a lazily advanced head:
-/// entries that stopped being pending are skipped once and never again,
-/// so finding the lowest pending task is amortised O(1).
+/// Lists of task ids in ascending order, one per key (a node, rack or
+/// datacenter), each with a lazily advanced head: entries that stopped
+/// being pending are skipped once and never again, so finding a list's
+/// lowest pending task is amortised O(1). No entry ever leaves a list and
+/// none joins after building (a task put back is one its lists hold), so
+/// all of them share one array: list `i`, of key `keys[i]` (ascending), is
+/// `items[starts[i]..starts[i + 1]]`, its head `heads[i]` (an index into
+/// `items`). About 12 bytes a key and 4 a task, where a hash map of `Vec`s
+/// took over 100 bytes a key, which for a job of a few thousand maps on a
+/// cluster of thousands of nodes outweighed its tasks.
 #[derive(Clone, Debug, Default)]
-pub struct LazyList {
+struct KeyedLists {
+    keys: Vec<u32>,
+    starts: Vec<u32>,
     items: Vec<u32>,
-    head: Cell<u32>,
+    heads: Vec<Cell<u32>>,
 }
 
-impl LazyList {
-    fn push(&mut self, t: u32) {
-        self.items.push(t);
+impl KeyedLists {
+    /// The lists of tasks `0..tasks` under keys below `n_keys`, task `t`
+    /// in the list of each key `keys_of(t, ..)` pushes (once each).
+    fn build(tasks: u32, n_keys: usize, keys_of: impl Fn(u32, &mut Vec<u32>)) -> KeyedLists {
+        let mut scratch = Vec::new();
+        let mut count = vec![0u32; n_keys];
+        for t in 0..tasks {
+            scratch.clear();
+            keys_of(t, &mut scratch);
+            for &k in &scratch {
+                count[k as usize] += 1;
+            }
+        }
+        let mut out = KeyedLists::default();
+        // `count` becomes each key's next free place in `items`.
+        let mut next = 0u32;
+        for (k, c) in count.iter_mut().enumerate() {
+            if *c > 0 {
+                out.keys.push(k as u32);
+                out.starts.push(next);
+                out.heads.push(Cell::new(next));
+                next += *c;
+                *c = next - *c;
+            }
+        }
+        out.starts.push(next);
+        out.items = vec![0; next as usize];
+        for t in 0..tasks {
+            scratch.clear();
+            keys_of(t, &mut scratch);
+            for &k in &scratch {
+                out.items[count[k as usize] as usize] = t;
+                count[k as usize] += 1;
+            }
+        }
+        out
     }
 
-    /// The first entry for which `pending` holds, advancing past the others.
-    fn first(&self, pending: impl Fn(u32) -> bool) -> Option<u32> {
-        let mut h = self.head.get() as usize;
-        while h < self.items.len() {
-            let t = self.items[h];
+    /// The first entry of `key`'s list for which `pending` holds, advancing
+    /// past the others.
+    fn first(&self, key: u32, pending: impl Fn(u32) -> bool) -> Option<u32> {
+        let i = self.keys.binary_search(&key).ok()?;
+        let end = self.starts[i + 1];
+        let mut h = self.heads[i].get();
+        while h < end {
+            let t = self.items[h as usize];
             if pending(t) {
-                self.head.set(h as u32);
+                self.heads[i].set(h);
                 return Some(t);
             }
             h += 1;
         }
-        self.head.set(h as u32);
+        self.heads[i].set(h);
+        None
+    }
+
+    /// Puts task `t` of `key`'s list back (a failed or killed attempt's
+    /// task is pending again).
+    fn reinsert(&mut self, key: u32, t: u32) {
+        let Ok(i) = self.keys.binary_search(&key) else {
+            return;
+        };
+        let (from, to) = (self.starts[i] as usize, self.starts[i + 1] as usize);
+        let list = &self.items[from..to];
+        let pos = list.partition_point(|&x| x < t);
+        debug_assert_eq!(list.get(pos), Some(&t), "a list gains no task");
+        let pos = (from + pos) as u32;
+        if pos < self.heads[i].get() {
+            self.heads[i].set(pos);
+        }
+    }
+}
+
+/// Every task id below `len` with a lazily advanced head: one of
+/// [`KeyedLists`]'s lists holding `0..len`, without its storage. No entry ever leaves such a list, so
+/// putting a task back only moves the head.
+#[derive(Clone, Debug, Default)]
+pub struct LazyRange {
+    len: u32,
+    head: Cell<u32>,
+}
+
+impl LazyRange {
+    fn new(len: u32) -> LazyRange {
+        LazyRange {
+            len,
+            head: Cell::new(0),
+        }
+    }
+
+    /// The first task for which `pending` holds, advancing past the others.
+    fn first(&self, pending: impl Fn(u32) -> bool) -> Option<u32> {
+        let mut h = self.head.get();
+        while h < self.len {
+            if pending(h) {
+                self.head.set(h);
+                return Some(h);
+            }
+            h += 1;
+        }
+        self.head.set(h);
         None
     }
 
     /// Puts a task back (a failed or killed attempt's task is pending again).
     pub fn reinsert(&mut self, t: u32) {
-        let pos = self.items.partition_point(|&x| x < t);
-        if self.items.get(pos) != Some(&t) {
-            self.items.insert(pos, t);
-        }
-        if (pos as u32) < self.head.get() {
-            self.head.set(pos as u32);
+        if t < self.head.get() {
+            self.head.set(t);
         }
     }
 }
 
 /// Pending maps by node, rack and datacenter, like Hadoop's
-/// `nonRunningMapCache`, plus all maps. Lookups only: decisions never
-/// iterate the hash maps.
+/// `nonRunningMapCache`, plus all maps.
 #[derive(Clone, Debug, Default)]
 pub struct MapIndex {
-    by_node: HashMap<NodeId, LazyList>,
-    by_rack: HashMap<u32, LazyList>,
-    by_dc: HashMap<u32, LazyList>,
-    all: LazyList,
+    by_node: KeyedLists,
+    by_rack: KeyedLists,
+    by_dc: KeyedLists,
+    all: LazyRange,
 }
 
 impl MapIndex {
-    pub fn build(maps: &[MapTask], cluster: &Cluster) -> MapIndex {
-        let mut ix = MapIndex::default();
-        for (t, m) in maps.iter().enumerate() {
-            let t = t as u32;
-            ix.all.push(t);
-            let mut racks: Vec<u32> = Vec::new();
-            let mut dcs: Vec<u32> = Vec::new();
-            for &n in &m.replicas {
-                ix.by_node.entry(n).or_default().push(t);
-                let node = &cluster.nodes[n as usize];
-                if !racks.contains(&node.rack) {
-                    racks.push(node.rack);
-                    ix.by_rack.entry(node.rack).or_default().push(t);
-                }
-                if !dcs.contains(&node.dc) {
-                    dcs.push(node.dc);
-                    ix.by_dc.entry(node.dc).or_default().push(t);
-                }
-            }
+    /// The index of maps `0..maps` whose replicas `replicas(t)` gives.
+    pub fn build<'a>(
+        maps: u32,
+        replicas: impl Fn(u32) -> &'a [NodeId],
+        cluster: &Cluster,
+    ) -> MapIndex {
+        let nodes = &cluster.nodes;
+        let n_racks = nodes.iter().map(|n| n.rack as usize + 1).max().unwrap_or(0);
+        let n_dcs = nodes.iter().map(|n| n.dc as usize + 1).max().unwrap_or(0);
+        MapIndex {
+            by_node: KeyedLists::build(maps, nodes.len(), |t, out| {
+                keys_of(replicas(t), |n| n, out)
+            }),
+            by_rack: KeyedLists::build(maps, n_racks, |t, out| {
+                keys_of(replicas(t), |n| nodes[n as usize].rack, out)
+            }),
+            by_dc: KeyedLists::build(maps, n_dcs, |t, out| {
+                keys_of(replicas(t), |n| nodes[n as usize].dc, out)
+            }),
+            all: LazyRange::new(maps),
         }
-        ix
     }
 
-    fn reinsert(&mut self, t: u32, m: &MapTask, cluster: &Cluster) {
+    fn reinsert(&mut self, t: u32, replicas: &[NodeId], cluster: &Cluster) {
         self.all.reinsert(t);
-        for &n in &m.replicas {
+        for &n in replicas {
             let node = &cluster.nodes[n as usize];
-            if let Some(l) = self.by_node.get_mut(&n) {
-                l.reinsert(t);
-            }
-            if let Some(l) = self.by_rack.get_mut(&node.rack) {
-                l.reinsert(t);
-            }
-            if let Some(l) = self.by_dc.get_mut(&node.dc) {
-                l.reinsert(t);
-            }
+            self.by_node.reinsert(n, t);
+            self.by_rack.reinsert(node.rack, t);
+            self.by_dc.reinsert(node.dc, t);
+        }
+    }
+}
+
+/// Pushes the distinct `key`s of `replicas` onto `out`, first seen first.
+fn keys_of(replicas: &[NodeId], key: impl Fn(NodeId) -> u32, out: &mut Vec<u32>) {
+    for &n in replicas {
+        let k = key(n);
+        if !out.contains(&k) {
+            out.push(k);
         }
     }
 }
@@ -287,7 +505,10 @@ pub struct Job {
     pub map_time_sum: Ms,
     pub running_reducers: Vec<AttemptId>,
     pub index: MapIndex,
-    reduce_list: LazyList,
+    reduce_list: LazyRange,
+    /// Every map's replicas, one after another (see [`Job::replicas`]):
+    /// one allocation per job instead of one per map.
+    replica_nodes: Vec<NodeId>,
 }
 
 impl Job {
@@ -310,13 +531,15 @@ impl Job {
         spec: &crate::model::JobSpec,
         pool: PoolId,
         maps: Vec<MapTask>,
+        replica_nodes: Vec<NodeId>,
         cluster: &Cluster,
     ) -> Job {
-        let index = MapIndex::build(&maps, cluster);
-        let mut reduce_list = LazyList::default();
-        for r in 0..spec.reduces {
-            reduce_list.push(r);
-        }
+        let slice = |m: &MapTask| {
+            let at = m.replicas_at as usize;
+            &replica_nodes[at..at + m.replicas_len as usize]
+        };
+        let index = MapIndex::build(maps.len() as u32, |t| slice(&maps[t as usize]), cluster);
+        let reduce_list = LazyRange::new(spec.reduces);
         Job {
             id,
             name: spec.name.clone(),
@@ -336,8 +559,8 @@ impl Job {
                 .map(|_| ReduceTask {
                     state: TaskState::Pending,
                     attempts: 0,
-                    live: Vec::new(),
-                    ran_on: Vec::new(),
+                    live: Live::new(),
+                    ran_on: RanOn::default(),
                 })
                 .collect(),
             arrived: false,
@@ -358,7 +581,20 @@ impl Job {
             running_reducers: Vec::new(),
             index,
             reduce_list,
+            replica_nodes,
         }
+    }
+
+    /// The nodes holding map `t`'s block.
+    pub fn replicas(&self, t: u32) -> &[NodeId] {
+        let m = &self.maps[t as usize];
+        let at = m.replicas_at as usize;
+        &self.replica_nodes[at..at + m.replicas_len as usize]
+    }
+
+    /// Done map `t`'s output (MB): its block times the job's FP.
+    pub fn map_output_mb(&self, t: u32) -> f64 {
+        self.maps[t as usize].block_mb * self.fp
     }
 
     pub fn n_maps(&self) -> u32 {
@@ -383,7 +619,7 @@ impl Job {
     pub fn locality(&self, t: u32, node: NodeId, cluster: &Cluster) -> Locality {
         let n = &cluster.nodes[node as usize];
         let mut best = Locality::OffDc;
-        for &r in &self.maps[t as usize].replicas {
+        for &r in self.replicas(t) {
             let rn = &cluster.nodes[r as usize];
             let l = if r == node {
                 Locality::Node
@@ -413,21 +649,16 @@ impl Job {
         }
         let pending = |t: u32| self.maps[t as usize].state == TaskState::Pending;
         let n = &cluster.nodes[node as usize];
-        if let Some(t) = self.index.by_node.get(&node).and_then(|l| l.first(pending)) {
+        if let Some(t) = self.index.by_node.first(node, pending) {
             return Some((t, Locality::Node));
         }
         if max >= Locality::Rack {
-            if let Some(t) = self
-                .index
-                .by_rack
-                .get(&n.rack)
-                .and_then(|l| l.first(pending))
-            {
+            if let Some(t) = self.index.by_rack.first(n.rack, pending) {
                 return Some((t, Locality::Rack));
             }
         }
         if max >= Locality::OffRack {
-            if let Some(t) = self.index.by_dc.get(&n.dc).and_then(|l| l.first(pending)) {
+            if let Some(t) = self.index.by_dc.first(n.dc, pending) {
                 return Some((t, Locality::OffRack));
             }
         }
@@ -450,8 +681,10 @@ impl Job {
 
     /// A map whose attempt failed or was lost is pending again.
     pub fn requeue_map(&mut self, t: u32, cluster: &Cluster) {
-        let m = self.maps[t as usize].clone();
-        self.index.reinsert(t, &m, cluster);
+        let m = &self.maps[t as usize];
+        let at = m.replicas_at as usize;
+        let replicas = &self.replica_nodes[at..at + m.replicas_len as usize];
+        self.index.reinsert(t, replicas, cluster);
     }
 
     pub fn requeue_reduce(&mut self, r: u32) {

@@ -63,9 +63,7 @@ impl World {
                 }
                 m.attempts += 1;
                 m.live.push(id);
-                if !m.ran_on.contains(&node) {
-                    m.ran_on.push(node);
-                }
+                m.ran_on.insert(node);
                 let att = m.attempts - 1;
                 job.maps_running += 1;
                 self.cluster.nodes[node as usize].running_maps += 1;
@@ -84,9 +82,7 @@ impl World {
                 }
                 r.attempts += 1;
                 r.live.push(id);
-                if !r.ran_on.contains(&node) {
-                    r.ran_on.push(node);
-                }
+                r.ran_on.insert(node);
                 let att = r.attempts - 1;
                 job.reduces_running += 1;
                 job.running_reducers.push(id);
@@ -188,8 +184,8 @@ impl World {
         }
         let job = &mut self.jobs[j as usize];
         match kind {
-            Kind::Map => job.maps[task as usize].live.retain(|&x| x != a),
-            Kind::Reduce => job.reduces[task as usize].live.retain(|&x| x != a),
+            Kind::Map => job.maps[task as usize].live.remove(a),
+            Kind::Reduce => job.reduces[task as usize].live.remove(a),
         }
         let slot = self.attempts[a as usize].slot as usize;
         let slot_kind = self.attempts[a as usize].slot_kind;
@@ -236,10 +232,10 @@ impl World {
             self.metrics.speculative_won += 1;
         }
         let live = match kind {
-            Kind::Map => self.jobs[j as usize].maps[task as usize].live.clone(),
-            Kind::Reduce => self.jobs[j as usize].reduces[task as usize].live.clone(),
+            Kind::Map => self.jobs[j as usize].maps[task as usize].live,
+            Kind::Reduce => self.jobs[j as usize].reduces[task as usize].live,
         };
-        for b in live {
+        for &b in live.iter() {
             self.stop_attempt(b, Outcome::Killed);
         }
     }
@@ -314,10 +310,9 @@ impl World {
         let job = &mut self.jobs[j as usize];
         let m = &mut job.maps[at.task as usize];
         m.state = TaskState::Done;
-        m.finished_at = Some(now);
-        m.done_by = Some(a);
-        let out = m.block_mb * job.fp;
-        m.output_mb = out;
+        m.set_finished_at(Some(now));
+        m.set_done_by(Some(a));
+        let out = job.map_output_mb(at.task);
         job.output_total += out;
         job.outputs.push(at.task);
         job.maps_running -= 1;
@@ -452,6 +447,7 @@ impl World {
         let maps = spec.maps as usize;
         let full = (spec.input_mb / self.block_mb).ceil() as usize == maps;
         let mut tasks = Vec::with_capacity(maps);
+        let mut replica_nodes = Vec::with_capacity(maps * self.replication as usize);
         for i in 0..maps {
             let block_mb = if full {
                 (spec.input_mb - self.block_mb * i as f64)
@@ -473,20 +469,13 @@ impl World {
                 }
                 None => hdfs::place(&self.cluster, self.replication, &mut self.placement),
             };
-            tasks.push(MapTask {
-                block_mb,
-                replicas,
-                state: TaskState::Pending,
-                attempts: 0,
-                output_mb: 0.0,
-                finished_at: None,
-                live: Vec::new(),
-                done_by: None,
-                ran_on: Vec::new(),
-            });
+            let at = u32::try_from(replica_nodes.len()).expect("under 2^32 replicas per job");
+            let len = u16::try_from(replicas.len()).expect("under 2^16 replicas per block");
+            replica_nodes.extend_from_slice(&replicas);
+            tasks.push(MapTask::new(block_mb, at, len));
         }
         let id = self.jobs.len() as JobId;
-        let job = Job::new(id, spec, pool, tasks, &self.cluster);
+        let job = Job::new(id, spec, pool, tasks, replica_nodes, &self.cluster);
         self.jobs.push(job);
         self.unfinished += 1;
         Ok(id)

@@ -40,8 +40,10 @@ pub use world::{Notable, PolicySwitch, PoolStats, World};
 /// peak, erring high. Measured (peak resident memory, release build):
 /// `scale-400` 137 MB for 251,844 tasks, the FB-2009 day 213 MB (fixed
 /// network) and 223 MB (shared) for 427,900 tasks, a 377,047-task workload
-/// 187 MB at its start: 480–530 bytes per task, so 600 here, plus a base
-/// and a little per node.
+/// 187 MB at its start: 480–530 bytes per task. Compacting the tasks at
+/// rest (see `job::MapTask`) took about 100 bytes per task off (its first
+/// step alone took `scale-400` to 117 MB, 463 bytes per task), so 500
+/// here, plus a base and a little per node.
 pub fn memory_estimate(tasks: u64, nodes: u64) -> u64 {
-    (8 << 20) + tasks.saturating_mul(600) + nodes.saturating_mul(8 << 10)
+    (8 << 20) + tasks.saturating_mul(500) + nodes.saturating_mul(8 << 10)
 }

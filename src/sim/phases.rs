@@ -383,10 +383,10 @@ impl World {
     /// The replica a map reads: the closest one, the first listed among
     /// equals (HDFS's closest-replica rule), preferring live nodes.
     fn read_source(&self, j: u32, task: u32, node: NodeId) -> (NodeId, Locality) {
-        let m = &self.jobs[j as usize].maps[task as usize];
+        let replicas = self.jobs[j as usize].replicas(task);
         let here = &self.cluster.nodes[node as usize];
         let mut best: Option<(bool, Locality, NodeId)> = None;
-        for &r in &m.replicas {
+        for &r in replicas {
             let rn = &self.cluster.nodes[r as usize];
             let loc = if r == node {
                 Locality::Node

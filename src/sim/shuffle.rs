@@ -77,11 +77,12 @@ impl World {
         let j = self.attempts[a as usize].job as usize;
         let r_count = self.jobs[j].n_reduces().max(1) as f64;
         for &t in &self.jobs[j].outputs {
-            let m = &self.jobs[j].maps[t as usize];
-            let Some(by) = m.done_by else { continue };
+            let Some(by) = self.jobs[j].maps[t as usize].done_by() else {
+                continue;
+            };
             let node = self.attempts[by as usize].node;
             let src = copy.sources.entry(node).or_default();
-            src.avail += m.output_mb / r_count;
+            src.avail += self.jobs[j].map_output_mb(t) / r_count;
             if !src.queued {
                 src.queued = true;
                 copy.queue.push_back(node);

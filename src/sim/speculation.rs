@@ -30,7 +30,7 @@
 //! Progress: see `World::progress` (a map's read and compute by their
 //! nominal times; a reduce's copy 1/3, its compute and write 2/3).
 
-use super::job::{AttemptId, Kind, Outcome, TaskState};
+use super::job::{AttemptId, Kind, Live, Outcome, TaskState};
 use super::world::World;
 use crate::model::{JobId, Ms, NodeId, Speculation};
 
@@ -110,7 +110,7 @@ fn candidates(w: &World, kind: Kind, node: NodeId, only: Option<JobId>) -> Vec<C
 /// Hadoop's mean progress of a job's tasks of a kind (done = 1, pending = 0).
 fn job_progress(w: &World, j: JobId, kind: Kind) -> f64 {
     let job = w.job(j);
-    let (done, tasks): (u32, Vec<&Vec<AttemptId>>) = match kind {
+    let (done, tasks): (u32, Vec<&Live>) = match kind {
         Kind::Map => (job.maps_done, job.maps.iter().map(|m| &m.live).collect()),
         Kind::Reduce => (
             job.reduces_done,
