@@ -15,6 +15,21 @@ use crate::scenario::schema::{Dur, EventDef, JobDef, WorkloadDef};
 use crate::scenario::workload::{self, PoissonParams};
 use crate::scenario::{profiles, rumen};
 
+/// The first key of a workload that only a generated (`poisson`) workload
+/// takes, if it has one.
+fn poisson_key(w: &WorkloadDef) -> Option<&'static str> {
+    [
+        (w.jobs.is_some(), "jobs"),
+        (w.mean_interarrival.is_some(), "mean_interarrival"),
+        (w.input.is_some(), "input"),
+        (w.reduces.is_some(), "reduces"),
+        (w.submit_start.is_some(), "submit_start"),
+        (w.fp.is_some(), "fp"),
+    ]
+    .into_iter()
+    .find_map(|(present, key)| present.then_some(key))
+}
+
 /// What job compilation needs from the rest of the scenario.
 pub(super) struct JobEnv<'a> {
     pub(super) cx: &'a Cx<'a>,
@@ -324,20 +339,11 @@ impl JobEnv<'_> {
     /// trace's shuffle / input bytes.
     pub(super) fn swim(&self, w: &WorkloadDef, index: usize, seed: u64) -> R<Vec<JobSpec>> {
         let cx = self.cx;
-        for (present, key) in [
-            (w.jobs.is_some(), "jobs"),
-            (w.mean_interarrival.is_some(), "mean_interarrival"),
-            (w.input.is_some(), "input"),
-            (w.reduces.is_some(), "reduces"),
-            (w.submit_start.is_some(), "submit_start"),
-            (w.fp.is_some(), "fp"),
-        ] {
-            if present {
-                return Err(cx.at(
-                    &w.kind,
-                    format!("{key} belongs to kind = \"poisson\"; a swim workload takes trace, limit, time_scale, mix and pools"),
-                ));
-            }
+        if let Some(key) = poisson_key(w) {
+            return Err(cx.at(
+                &w.kind,
+                format!("{key} belongs to kind = \"poisson\"; a swim workload takes trace, limit, time_scale, mix and pools"),
+            ));
         }
         if let Some(t) = &w.replay {
             return Err(cx.at(
@@ -389,21 +395,11 @@ impl JobEnv<'_> {
     /// scenario file), streamed; see `scenario::rumen`.
     pub(super) fn rumen(&self, w: &WorkloadDef) -> R<Vec<JobSpec>> {
         let cx = self.cx;
-        for (present, key) in [
-            (w.jobs.is_some(), "jobs"),
-            (w.mean_interarrival.is_some(), "mean_interarrival"),
-            (w.input.is_some(), "input"),
-            (w.reduces.is_some(), "reduces"),
-            (w.submit_start.is_some(), "submit_start"),
-            (w.fp.is_some(), "fp"),
-            (w.pools.is_some(), "pools"),
-        ] {
-            if present {
-                return Err(cx.at(
-                    &w.kind,
-                    format!("{key} does not belong to a rumen workload; it takes trace, replay, limit, time_scale and mix (one profile, for replay = \"model\")"),
-                ));
-            }
+        if let Some(key) = poisson_key(w).or(w.pools.is_some().then_some("pools")) {
+            return Err(cx.at(
+                &w.kind,
+                format!("{key} does not belong to a rumen workload; it takes trace, replay, limit, time_scale and mix (one profile, for replay = \"model\")"),
+            ));
         }
         let Some(trace) = &w.trace else {
             return Err(cx.at(
