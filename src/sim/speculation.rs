@@ -125,6 +125,35 @@ fn job_progress(w: &World, j: JobId, kind: Kind) -> f64 {
     (done as f64 + running) / n
 }
 
+/// LATE's progress rate of a candidate, per second.
+fn rate(c: &Candidate) -> f64 {
+    c.progress / (c.elapsed.max(1) as f64 / 1000.0)
+}
+
+/// LATE's slow-task threshold for `kind` as seen from `node`: the 25th
+/// percentile of every candidate's progress rate, cluster-wide. Policies
+/// that look for a copy job by job ask for it once per job within one
+/// heartbeat; it is computed once per state of the world and kept in
+/// `World::late_threshold` (the key changes whenever a candidate's
+/// state or progress can: a new instant, event or attempt).
+fn late_threshold(w: &World, kind: Kind, node: NodeId) -> f64 {
+    let key = (
+        w.now,
+        w.events,
+        w.attempts.len(),
+        kind == Kind::Reduce,
+        node,
+    );
+    if let Some((k, t)) = w.late_threshold.get() {
+        if k == key {
+            return t;
+        }
+    }
+    let t = percentile_25(candidates(w, kind, node, None).iter().map(rate).collect());
+    w.late_threshold.set(Some((key, t)));
+    t
+}
+
 /// The 25th percentile, linearly interpolated between order statistics,
 /// so that with few tasks the slowest can still fall strictly below it.
 fn percentile_25(mut xs: Vec<f64>) -> f64 {
@@ -160,14 +189,13 @@ pub fn wanted(w: &World, mode: Speculation, kind: Kind, j: JobId) -> u32 {
                 .count() as u32
         }
         Speculation::Late => {
-            if candidates(w, kind, NodeId::MAX, Some(j)).is_empty() {
+            let mine = candidates(w, kind, NodeId::MAX, Some(j));
+            if mine.is_empty() {
                 return 0;
             }
-            let all = candidates(w, kind, NodeId::MAX, None);
-            let rate = |c: &Candidate| c.progress / (c.elapsed.max(1) as f64 / 1000.0);
-            let threshold = percentile_25(all.iter().map(rate).collect());
-            all.iter()
-                .filter(|c| c.job == j && c.elapsed >= LAG_MS && rate(c) < threshold)
+            let threshold = late_threshold(w, kind, NodeId::MAX);
+            mine.iter()
+                .filter(|c| c.elapsed >= LAG_MS && rate(c) < threshold)
                 .count() as u32
         }
     }
@@ -231,11 +259,9 @@ fn pick_among(
             if w.node(node).speed < w.cluster.speed_p25 {
                 return None;
             }
-            let all = candidates(w, kind, node, None);
-            let rate = |c: &Candidate| c.progress / (c.elapsed.max(1) as f64 / 1000.0);
-            let threshold = percentile_25(all.iter().map(rate).collect());
-            all.iter()
-                .filter(|c| only.is_none_or(|j| c.job == j))
+            let threshold = late_threshold(w, kind, node);
+            candidates(w, kind, node, only)
+                .iter()
                 .filter(|c| c.elapsed >= LAG_MS && rate(c) < threshold)
                 .map(|c| {
                     let r = rate(c).max(1e-12);

@@ -53,8 +53,18 @@ pub enum Notable {
     CommandFailed(String),
 }
 
+/// What LATE's threshold depends on: the instant, the events processed and
+/// the attempts launched so far (together they change whenever any task's
+/// state or progress can), the kind, and the node asking (a task never
+/// counts on a node where it ran).
+pub(super) type LateKey = (Ms, u64, usize, bool, NodeId);
+
 /// The simulated cluster and its jobs: everything but the policy.
 pub struct World {
+    /// LATE's slow-task threshold as last computed, with what it depends
+    /// on (see `speculation::late_threshold`): policies ask for it for every
+    /// job they look at within one heartbeat.
+    pub(super) late_threshold: std::cell::Cell<Option<(LateKey, f64)>>,
     pub now: Ms,
     pub seed: u64,
     pub cluster: Cluster,
@@ -157,6 +167,7 @@ impl World {
             attempts: Vec::new(),
             slowstart,
             labels: vec![policy_label.to_string()],
+            late_threshold: std::cell::Cell::new(None),
             cur_label: 0,
             switches: Vec::new(),
             heartbeats: 0,
