@@ -2,8 +2,8 @@
 
 use super::cluster::Node;
 use super::job::{AttemptId, Kind};
-use super::world::{Notable, World};
-use crate::model::{JobId, NodeId, Speculation};
+use super::world::World;
+use crate::model::{JobId, NodeId};
 
 /// The assignment context a policy gets on a heartbeat: read access to the
 /// world, the heartbeating node, and the ways to launch a task there (in a
@@ -154,12 +154,7 @@ impl Heartbeat<'_> {
         );
         assert!(running, "policy speculated a task that is not running");
         assert_eq!(live, 1, "policy speculated a task already speculated");
-        let rule = match self.w.tasks.speculation {
-            Speculation::Late => "speculate/late",
-            _ => "speculate/hadoop",
-        };
-        let a = self.w.launch(job, kind, kind, task, self.node, rule, true);
-        self.w.notables.push((self.w.now, Notable::Speculated(a)));
+        let a = self.w.launch_copy(job, kind, task, self.node);
         self.assigned.push(a);
         a
     }

@@ -142,15 +142,21 @@ impl World {
                 let Some((j, t)) = super::speculation::pick(self, mode, kind, node) else {
                     break;
                 };
-                let rule = match mode {
-                    Speculation::Late => "speculate/late",
-                    _ => "speculate/hadoop",
-                };
-                let a = self.launch(j, kind, kind, t, node, rule, true);
-                self.notables.push((self.now, Notable::Speculated(a)));
-                out.push(a);
+                out.push(self.launch_copy(j, kind, t, node));
             }
         }
+    }
+
+    /// Launches a speculative copy of running task `t` of job `j` on
+    /// `node`, under the rule of the scenario's speculation mode.
+    pub(super) fn launch_copy(&mut self, j: JobId, kind: Kind, t: u32, node: NodeId) -> AttemptId {
+        let rule = match self.tasks.speculation {
+            Speculation::Late => "speculate/late",
+            _ => "speculate/hadoop",
+        };
+        let a = self.launch(j, kind, kind, t, node, rule, true);
+        self.notables.push((self.now, Notable::Speculated(a)));
+        a
     }
 
     pub(super) fn request_oob(&mut self, node: NodeId) {
