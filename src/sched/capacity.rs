@@ -248,10 +248,10 @@ impl Capacity {
                     *self.missed(j) += 1;
                     let w = hb.world();
                     let job = w.job(j);
+                    // The task, and its rule (None: a speculative copy).
                     let mut launched = None;
-                    let mut speculative = None;
                     if let Some((t, _)) = job.find_map(hb.node, Locality::Rack, &w.cluster) {
-                        launched = Some((t, "capacity/local"));
+                        launched = Some((t, Some("capacity/local")));
                     } else {
                         // `scheduleOffSwitch`: only after missing enough heartbeats.
                         let required = (job.unfinished_maps() as u64).min(n_nodes) as f64;
@@ -260,20 +260,19 @@ impl Capacity {
                         {
                             if let Some((t, _)) = job.find_map(hb.node, Locality::OffDc, &w.cluster)
                             {
-                                launched = Some((t, "capacity/off-switch"));
+                                launched = Some((t, Some("capacity/off-switch")));
                                 assign_off_switch = false;
                             } else if let Some(t) = hb.speculative_task(j, Kind::Map) {
-                                speculative = Some(t);
+                                launched = Some((t, None));
                                 assign_off_switch = false;
                             }
                         }
                     }
-                    if launched.is_some() || speculative.is_some() {
+                    if let Some((t, rule)) = launched {
                         let user = job.user.clone();
-                        match (launched, speculative) {
-                            (Some((t, rule)), _) => hb.launch_map(j, t, rule),
-                            (None, Some(t)) => hb.launch_speculative(j, Kind::Map, t),
-                            (None, None) => unreachable!(),
+                        match rule {
+                            Some(rule) => hb.launch_map(j, t, rule),
+                            None => hb.launch_speculative(j, Kind::Map, t),
                         };
                         *self.missed(j) = 0;
                         qs[qi].occupied += 1;
