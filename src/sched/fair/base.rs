@@ -99,6 +99,36 @@ pub struct FairBase<H> {
     /// `preemption = true`: the preemption state.
     pub(super) preemption: Option<Preemption>,
     pub hooks: H,
+    /// Scratch for [`FairBase::assign_one`]'s job order.
+    ranked: std::collections::BinaryHeap<std::cmp::Reverse<Ranked>>,
+}
+
+/// A job in a pool's order: `FairShareComparator` on its key (all keys
+/// equal in a FIFO-mode pool), then priority (FIFO-mode pools only), then
+/// submission, then id, as integers compared in that field order: a total
+/// order, so any sort gives the same one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Ranked {
+    /// [`fair_cmp`]'s order as one integer: needy first (top bit clear),
+    /// then the ratio it compares, a non-negative float, whose bits order
+    /// as its value does.
+    fair: u64,
+    priority: Option<crate::model::Priority>,
+    submit: Ms,
+    id: JobId,
+}
+
+impl Ranked {
+    fn fair(k: &Key) -> u64 {
+        let ms = k.min_share.min(k.demand);
+        let (needy, ratio) = if k.running < ms {
+            (0, k.running / ms.max(1.0))
+        } else {
+            (1, k.running / k.weight.max(f64::MIN_POSITIVE))
+        };
+        debug_assert!(ratio >= 0.0, "a share ratio is never negative");
+        needy << 63 | ratio.to_bits()
+    }
 }
 
 /// One heartbeat's assignment loop on a fair base (the locals of
@@ -174,6 +204,7 @@ impl<H: Hooks> FairBase<H> {
             last_at_half: Vec::new(),
             preemption: settings.preemption.then(Preemption::default),
             hooks,
+            ranked: Default::default(),
         }
     }
 
@@ -355,16 +386,26 @@ impl<H: Hooks> FairBase<H> {
             if pool_running(w, p, kind) >= pool_max(w, p, kind) {
                 continue;
             }
-            let mut jobs = std::mem::take(&mut pool_jobs[p]);
-            self.sort_jobs(w, p, kind, &mut jobs);
+            // The pool's jobs in `sort_jobs` order, taken one at a time
+            // from a heap over keys computed once: a job near the front
+            // usually takes the task, so sorting them all (Hadoop sorts
+            // them for every task) costs more for the same choice.
+            let mut v = std::mem::take(&mut self.ranked).into_vec();
+            v.clear();
+            v.extend(
+                pool_jobs[p]
+                    .iter()
+                    .map(|&j| std::cmp::Reverse(self.ranked_job(w, p, kind, j))),
+            );
+            let mut heap = std::collections::BinaryHeap::from(v);
             let mut hit = None;
-            for &j in &jobs {
-                if self.try_job(hb, j, kind, visited) {
-                    hit = Some(j);
+            while let Some(std::cmp::Reverse(r)) = heap.pop() {
+                if self.try_job(hb, r.id, kind, visited) {
+                    hit = Some(r.id);
                     break;
                 }
             }
-            pool_jobs[p] = jobs;
+            self.ranked = heap;
             if let Some(j) = hit {
                 let w = hb.world();
                 let a = *hb.assigned.last().expect("a task was launched");
@@ -405,25 +446,45 @@ impl<H: Hooks> FairBase<H> {
     /// submission, the others in `FairShareComparator` order (ties by
     /// submission, then id).
     pub fn sort_jobs(&self, w: &World, p: usize, kind: TaskKind, jobs: &mut Vec<JobId>) {
+        // Keys computed once per sort, not once per comparison.
+        let mut ranked: Vec<Ranked> = jobs
+            .iter()
+            .map(|&j| self.ranked_job(w, p, kind, j))
+            .collect();
+        ranked.sort_unstable();
+        jobs.clear();
+        jobs.extend(ranked.iter().map(|r| r.id));
+    }
+
+    /// Job `j` of pool `p` with what orders it for `kind` (see [`Ranked`]).
+    fn ranked_job(&self, w: &World, p: usize, kind: TaskKind, j: JobId) -> Ranked {
+        let job = w.job(j);
         if w.pools[p].scheduling_mode == PoolMode::Fifo {
-            jobs.sort_by_key(|&j| (w.job(j).priority, w.job(j).submit, j));
-        } else {
-            // Keys computed once per sort, not once per comparison.
-            let mut keyed: Vec<(Key, Ms, JobId)> = jobs
-                .iter()
-                .map(|&j| {
-                    let key = Key {
-                        running: job_running(w, j, kind) as f64,
-                        min_share: 0.0,
-                        demand: self.job_demand(w, j, kind) as f64,
-                        weight: self.job_weight(w, j, kind),
-                    };
-                    (key, w.job(j).submit, j)
-                })
-                .collect();
-            keyed.sort_by(|a, b| fair_cmp(&a.0, &b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-            jobs.clear();
-            jobs.extend(keyed.iter().map(|k| k.2));
+            // Equal fair keys: priority, then submission, then id decide.
+            let key = Key {
+                running: 0.0,
+                min_share: 0.0,
+                demand: 0.0,
+                weight: 1.0,
+            };
+            return Ranked {
+                fair: Ranked::fair(&key),
+                priority: Some(job.priority),
+                submit: job.submit,
+                id: j,
+            };
+        }
+        let key = Key {
+            running: job_running(w, j, kind) as f64,
+            min_share: 0.0,
+            demand: self.job_demand(w, j, kind) as f64,
+            weight: self.job_weight(w, j, kind),
+        };
+        Ranked {
+            fair: Ranked::fair(&key),
+            priority: None,
+            submit: job.submit,
+            id: j,
         }
     }
 
