@@ -99,6 +99,8 @@ pub struct FairBase<H> {
     /// `preemption = true`: the preemption state.
     pub(super) preemption: Option<Preemption>,
     pub hooks: H,
+    /// Scratch for a typed heartbeat's pools (see [`FairBase::typed_view`]).
+    views: (Vec<Vec<JobId>>, Vec<u32>, Vec<u32>),
     /// Scratch for [`FairBase::assign_one`]'s job order.
     ranked: std::collections::BinaryHeap<std::cmp::Reverse<Ranked>>,
 }
@@ -204,6 +206,7 @@ impl<H: Hooks> FairBase<H> {
             last_at_half: Vec::new(),
             preemption: settings.preemption.then(Preemption::default),
             hooks,
+            views: Default::default(),
             ranked: Default::default(),
         }
     }
@@ -276,6 +279,31 @@ impl<H: Hooks> FairBase<H> {
             *d = (*d).min(pool_max(w, p, k));
         }
         (jobs, demand)
+    }
+
+    /// [`FairBase::pools_view`] for maps and for reduces in one pass over
+    /// the active jobs, into the buffers the last heartbeat left (hand them
+    /// back in `views`).
+    fn typed_view(&mut self, w: &World) -> (Vec<Vec<JobId>>, Vec<u32>, Vec<u32>) {
+        let (mut jobs, mut dm, mut dr) = std::mem::take(&mut self.views);
+        let n = w.pools.len();
+        jobs.resize_with(n, Vec::new);
+        jobs.iter_mut().for_each(Vec::clear);
+        dm.clear();
+        dm.resize(n, 0);
+        dr.clear();
+        dr.resize(n, 0);
+        for &j in &w.active {
+            let p = w.job(j).pool as usize;
+            jobs[p].push(j);
+            dm[p] += self.job_demand(w, j, TaskKind::Map);
+            dr[p] += self.job_demand(w, j, TaskKind::Reduce);
+        }
+        for p in 0..n {
+            dm[p] = dm[p].min(pool_max(w, p, TaskKind::Map));
+            dr[p] = dr[p].min(pool_max(w, p, TaskKind::Reduce));
+        }
+        (jobs, dm, dr)
     }
 
     /// Fair shares of pools, then of jobs inside each pool (FIFO-mode pools
@@ -509,8 +537,7 @@ impl<H: Hooks> FairBase<H> {
         }
         self.begin_heartbeat(hb.world());
         let w = hb.world();
-        let (mut pool_jobs, map_demand) = self.pools_view(w, TaskKind::Map);
-        let (_, reduce_demand) = self.pools_view(w, TaskKind::Reduce);
+        let (mut pool_jobs, map_demand, reduce_demand) = self.typed_view(w);
         let runnable = (map_demand.iter().sum(), reduce_demand.iter().sum());
         let assign_multiple = self.settings.assign_multiple;
         let (launched, visited) = typed_assign_loop(
@@ -527,6 +554,7 @@ impl<H: Hooks> FairBase<H> {
             },
         );
         self.mark_skipped(launched, visited);
+        self.views = (pool_jobs, map_demand, reduce_demand);
     }
 
     /// Starts a heartbeat: updates locality waits (and starvation times)
