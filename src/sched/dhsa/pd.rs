@@ -8,8 +8,7 @@ impl Dhsa {
     /// Algorithm 2, line 1: (totalSlotsDemand, totalSlotsCapacity,
     /// trackerCurrentSlotsCapacity of `node`).
     pub fn pd_capacity(&self, w: &World, node: NodeId) -> (u32, u32, u32) {
-        let (_, dm) = self.fair.pools_view(w, TaskKind::Map);
-        let (_, dr) = self.fair.pools_view(w, TaskKind::Reduce);
+        let (dm, dr) = self.fair.typed_demands(w);
         let demand: u32 = dm.iter().sum::<u32>() + dr.iter().sum::<u32>();
         let total = w.cluster.total_slots();
         let n = w.node(node);

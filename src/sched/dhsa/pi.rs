@@ -66,8 +66,7 @@ pub fn extra_demand(
 impl Dhsa {
     /// Algorithm 1, lines 1–21.
     pub fn pi_state(&self, w: &World) -> PiState {
-        let (_, dm) = self.fair.pools_view(w, TaskKind::Map);
-        let (_, dr) = self.fair.pools_view(w, TaskKind::Reduce);
+        let (dm, dr) = self.fair.typed_demands(w);
         let running_maps: u32 = w.pool_stats.iter().map(|s| s.running_maps).sum();
         let running_reduces: u32 = w.pool_stats.iter().map(|s| s.running_reduces).sum();
         let c = &w.cluster;

@@ -281,29 +281,55 @@ impl<H: Hooks> FairBase<H> {
         (jobs, demand)
     }
 
-    /// [`FairBase::pools_view`] for maps and for reduces in one pass over
-    /// the active jobs, into the buffers the last heartbeat left (hand them
-    /// back in `views`).
+    /// [`FairBase::pools_view`] for maps and for reduces at once, into the
+    /// buffers the last heartbeat left (hand them back in `views`).
     fn typed_view(&mut self, w: &World) -> (Vec<Vec<JobId>>, Vec<u32>, Vec<u32>) {
         let (mut jobs, mut dm, mut dr) = std::mem::take(&mut self.views);
+        self.typed_view_into(w, Some(&mut jobs), &mut dm, &mut dr);
+        (jobs, dm, dr)
+    }
+
+    /// Each pool's map and reduce demand, capped at its max:
+    /// `pools_view(w, Map).1` and `pools_view(w, Reduce).1` without the
+    /// pools' job lists.
+    pub fn typed_demands(&self, w: &World) -> (Vec<u32>, Vec<u32>) {
+        let (mut dm, mut dr) = (Vec::new(), Vec::new());
+        self.typed_view_into(w, None, &mut dm, &mut dr);
+        (dm, dr)
+    }
+
+    fn typed_view_into(
+        &self,
+        w: &World,
+        mut jobs: Option<&mut Vec<Vec<JobId>>>,
+        dm: &mut Vec<u32>,
+        dr: &mut Vec<u32>,
+    ) {
         let n = w.pools.len();
-        jobs.resize_with(n, Vec::new);
-        jobs.iter_mut().for_each(Vec::clear);
+        if let Some(jobs) = jobs.as_deref_mut() {
+            jobs.resize_with(n, Vec::new);
+            jobs.iter_mut().for_each(Vec::clear);
+        }
         dm.clear();
         dm.resize(n, 0);
         dr.clear();
         dr.resize(n, 0);
         for &j in &w.active {
             let p = w.job(j).pool as usize;
-            jobs[p].push(j);
+            if let Some(jobs) = jobs.as_deref_mut() {
+                jobs[p].push(j);
+            }
             dm[p] += self.job_demand(w, j, TaskKind::Map);
-            dr[p] += self.job_demand(w, j, TaskKind::Reduce);
+        }
+        // A second pass for reduces: a job's speculative demand asks for
+        // LATE's threshold of one kind, which the world caches for a kind.
+        for &j in &w.active {
+            dr[w.job(j).pool as usize] += self.job_demand(w, j, TaskKind::Reduce);
         }
         for p in 0..n {
             dm[p] = dm[p].min(pool_max(w, p, TaskKind::Map));
             dr[p] = dr[p].min(pool_max(w, p, TaskKind::Reduce));
         }
-        (jobs, dm, dr)
     }
 
     /// Fair shares of pools, then of jobs inside each pool (FIFO-mode pools
