@@ -71,7 +71,11 @@ impl Network {
             }
             for i in 0..self.in_s.len() {
                 let r = self.in_s[i] as usize;
-                self.resources[r].stamp = st;
+                let res = &mut self.resources[r];
+                res.stamp = st;
+                res.open = 0;
+                res.row = i as u32;
+                res.frozen_sum = 0.0;
                 self.comp_res.push(r as ResId);
                 for k in 0..self.resources[r].flows.len() {
                     let f = self.resources[r].flows[k] as usize;
@@ -81,17 +85,28 @@ impl Network {
                     }
                 }
             }
-            // The boundary: other resources those flows cross. What the
-            // flows outside use there is fixed.
+            // The boundary: other resources those flows cross, where what
+            // the flows outside use is fixed (their load, less the rates
+            // of the flows re-solved); and every resource's open flows.
             let n_s = self.comp_res.len();
             for i in 0..self.comp_flows.len() {
                 let f = self.comp_flows[i] as usize;
+                let rate = self.hot[f].rate;
                 let o = f * MAX_PATH;
                 for k in 0..self.hot[f].len as usize {
                     let r = self.paths[o + k] as usize;
-                    if self.resources[r].stamp != st {
-                        self.resources[r].stamp = st;
+                    let row = self.comp_res.len() as u32;
+                    let res = &mut self.resources[r];
+                    if res.stamp != st {
+                        res.stamp = st;
+                        res.open = 0;
+                        res.row = row;
+                        res.frozen_sum = res.load;
                         self.comp_res.push(r as ResId);
+                    }
+                    res.open += 1;
+                    if res.in_set != set {
+                        res.frozen_sum -= rate;
                     }
                 }
             }
@@ -99,28 +114,14 @@ impl Network {
             // now rise.
             for i in 0..self.seeds.len() {
                 let r = self.seeds[i] as usize;
-                if self.resources[r].stamp != st {
-                    self.resources[r].stamp = st;
-                    self.comp_res.push(r as ResId);
-                }
-            }
-            for i in 0..self.comp_res.len() {
-                let r = self.comp_res[i] as usize;
+                let row = self.comp_res.len() as u32;
                 let res = &mut self.resources[r];
-                res.open = 0;
-                res.row = i as u32;
-                res.frozen_sum = if i < n_s { 0.0 } else { res.load };
-            }
-            for i in 0..self.comp_flows.len() {
-                let f = self.comp_flows[i] as usize;
-                let rate = self.hot[f].rate;
-                let o = f * MAX_PATH;
-                for k in 0..self.hot[f].len as usize {
-                    let res = &mut self.resources[self.paths[o + k] as usize];
-                    res.open += 1;
-                    if res.in_set != set {
-                        res.frozen_sum -= rate;
-                    }
+                if res.stamp != st {
+                    res.stamp = st;
+                    res.open = 0;
+                    res.row = row;
+                    res.frozen_sum = res.load;
+                    self.comp_res.push(r as ResId);
                 }
             }
             // Rows: each resource's flows in the solve, so that freezing a
@@ -260,14 +261,15 @@ impl Network {
     /// New rates go to `rates`, in the order flows freeze; `frozen_sum`
     /// ends as each resource's new load.
     pub(super) fn fill(&mut self) {
-        self.levels.clear();
+        // The first levels in one heapify rather than one push each.
+        let mut init = std::mem::take(&mut self.levels).into_vec();
+        init.clear();
         for i in 0..self.comp_res.len() {
             let r = self.comp_res[i] as usize;
             let res = &self.resources[r];
             if res.open > 0 {
                 let lvl = (res.capacity - res.frozen_sum) / res.open as f64;
-                self.levels
-                    .push(std::cmp::Reverse(Level::new(lvl, 0, r as u32)));
+                init.push(std::cmp::Reverse(Level::new(lvl, 0, r as u32)));
             }
         }
         for i in 0..self.comp_flows.len() {
@@ -275,10 +277,10 @@ impl Network {
             self.unfreeze(f as FlowId);
             if self.hot[f].max_rate.is_finite() {
                 let m = self.hot[f].max_rate;
-                self.levels
-                    .push(std::cmp::Reverse(Level::new(m, 1, f as u32)));
+                init.push(std::cmp::Reverse(Level::new(m, 1, f as u32)));
             }
         }
+        self.levels = std::collections::BinaryHeap::from(init);
         let mut left = self.comp_flows.len();
         let mut rates = std::mem::take(&mut self.rates);
         rates.clear();
