@@ -95,15 +95,8 @@ impl Network {
                 let o = f * MAX_PATH;
                 for k in 0..self.hot[f].len as usize {
                     let r = self.paths[o + k] as usize;
-                    let row = self.comp_res.len() as u32;
+                    self.join_boundary(r, st);
                     let res = &mut self.resources[r];
-                    if res.stamp != st {
-                        res.stamp = st;
-                        res.open = 0;
-                        res.row = row;
-                        res.frozen_sum = res.load;
-                        self.comp_res.push(r as ResId);
-                    }
                     res.open += 1;
                     if res.in_set != set {
                         res.frozen_sum -= rate;
@@ -113,16 +106,7 @@ impl Network {
             // And the resources ended flows left, where flows outside may
             // now rise.
             for i in 0..self.seeds.len() {
-                let r = self.seeds[i] as usize;
-                let row = self.comp_res.len() as u32;
-                let res = &mut self.resources[r];
-                if res.stamp != st {
-                    res.stamp = st;
-                    res.open = 0;
-                    res.row = row;
-                    res.frozen_sum = res.load;
-                    self.comp_res.push(r as ResId);
-                }
+                self.join_boundary(self.seeds[i] as usize, st);
             }
             // Rows: each resource's flows in the solve, so that freezing a
             // resource's flows never scans the flows outside it.
@@ -210,6 +194,22 @@ impl Network {
             }
         }
         self.rates = rates;
+    }
+
+    /// Adds resource `r` to the round stamped `st` as a boundary resource,
+    /// unless it is in the round already: no open flow yet, and what the
+    /// flows crossing it use (their rates are taken off as they open).
+    #[inline]
+    fn join_boundary(&mut self, r: usize, st: u64) {
+        let row = self.comp_res.len() as u32;
+        let res = &mut self.resources[r];
+        if res.stamp != st {
+            res.stamp = st;
+            res.open = 0;
+            res.row = row;
+            res.frozen_sum = res.load;
+            self.comp_res.push(r as ResId);
+        }
     }
 
     /// Whether boundary resource `r`, after a fill over the flows stamped
