@@ -23,9 +23,7 @@ fn heartbeats(events: &[(&str, u32)]) -> String {
 }
 
 fn at(recs: &[InspectRecord], t: u64, node: u32) -> &InspectRecord {
-    recs.iter()
-        .find(|r| r.t == t && r.node == node)
-        .unwrap_or_else(|| panic!("no heartbeat of node {node} at {t} ms"))
+    record_at(recs, t, node)
 }
 
 /// Job names in the inspector's `order` (the order maps are offered in).

@@ -59,9 +59,7 @@ fn seen(recs: &[InspectRecord]) -> Vec<(f64, u32, Vec<String>, Vec<&'static str>
 }
 
 fn at(recs: &[InspectRecord], t: f64, node: u32) -> &InspectRecord {
-    recs.iter()
-        .find(|r| r.t == (t * 1000.0) as u64 && r.node == node)
-        .unwrap_or_else(|| panic!("no heartbeat of node {node} at {t} s"))
+    record_at(recs, (t * 1000.0) as u64, node)
 }
 
 fn c(r: &InspectRecord, k: &str) -> serde_json::Value {
@@ -70,19 +68,6 @@ fn c(r: &InspectRecord, k: &str) -> serde_json::Value {
 
 fn names(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
-}
-
-/// Launches (job/task, rule) of the record.
-fn launched(r: &InspectRecord) -> Vec<(String, &'static str)> {
-    r.assigned
-        .iter()
-        .cloned()
-        .zip(r.rules.iter().copied())
-        .collect()
-}
-
-fn pairs(v: &[(&str, &'static str)]) -> Vec<(String, &'static str)> {
-    v.iter().map(|(a, b)| (a.to_string(), *b)).collect()
 }
 
 // ---------------------------------------------------------------- PI-DHSA
@@ -134,7 +119,7 @@ fn pi_case3_lends_map_slots_to_reduces_up_to_the_floor_of_the_percentage() {
     // slot while its job's map has not finished.
     let r = at(&recs, 1.0, 0);
     assert_eq!(
-        launched(r),
+        r.launched(),
         pairs(&[("A/m0", "dhsa/map"), ("A/r0", "dhsa/reduce")])
     );
     // 10 s (node 1), the map done at 6 s: extra = min(max(⌊2.4⌋ − 0, 0),
@@ -151,7 +136,7 @@ fn pi_case3_lends_map_slots_to_reduces_up_to_the_floor_of_the_percentage() {
     assert_eq!(c(r, "updatedMapSlotsLoadFactor"), 0.5);
     assert_eq!(c(r, "availableMapSlots"), 1);
     assert_eq!(
-        launched(r),
+        r.launched(),
         pairs(&[("A/r1", "dhsa/reduce"), ("A/r2", "dhsa/reduce-in-map-slot")])
     );
     // 11 s (node 0, its reduce slot busy with r0): one borrowed, extra =
@@ -160,7 +145,7 @@ fn pi_case3_lends_map_slots_to_reduces_up_to_the_floor_of_the_percentage() {
     assert_eq!(c(r, "currentBorrowedMapSlots"), 1);
     assert_eq!(c(r, "extraReduceSlotsDemand"), 1);
     assert_eq!(c(r, "updatedMapSlotsLoadFactor"), 0.25);
-    assert_eq!(launched(r), pairs(&[("A/r3", "dhsa/reduce-in-map-slot")]));
+    assert_eq!(r.launched(), pairs(&[("A/r3", "dhsa/reduce-in-map-slot")]));
     // 12 s: two borrowed = ⌊4 × 0.6⌋: no extra demand; node 0's idle map
     // slot stays idle with reduces pending.
     let r = at(&recs, 12.0, 0);
@@ -182,9 +167,9 @@ fn pi_case3_lends_map_slots_to_reduces_up_to_the_floor_of_the_percentage() {
     assert_eq!(c(r, "case"), 1);
     assert_eq!(c(r, "mapSlotsLoadFactor"), 0.0);
     assert_eq!(c(r, "reduceSlotsLoadFactor"), 1.0);
-    assert_eq!(launched(r), pairs(&[("A/r4", "dhsa/reduce")]));
+    assert_eq!(r.launched(), pairs(&[("A/r4", "dhsa/reduce")]));
     assert_eq!(
-        launched(at(&recs, 101.0, 1)),
+        at(&recs, 101.0, 1).launched(),
         pairs(&[("A/r5", "dhsa/reduce")])
     );
     check(&sim).unwrap();
@@ -203,7 +188,7 @@ fn pi_case3_extra_demand_is_capped_by_the_reduce_overflow() {
     assert_eq!(c(r, "extraReduceSlotsDemand"), 4);
     assert_eq!(c(r, "updatedMapSlotsLoadFactor"), 1.0);
     assert_eq!(
-        launched(r),
+        r.launched(),
         pairs(&[
             ("A/r1", "dhsa/reduce"),
             ("A/r2", "dhsa/reduce-in-map-slot"),
@@ -214,7 +199,7 @@ fn pi_case3_extra_demand_is_capped_by_the_reduce_overflow() {
     let (_, recs) = run_inspect(&load_text(&pi_case3("0"), None));
     let r = at(&recs, 10.0, 1);
     assert_eq!(c(r, "extraReduceSlotsDemand"), 0);
-    assert_eq!(launched(r), pairs(&[("A/r1", "dhsa/reduce")]));
+    assert_eq!(r.launched(), pairs(&[("A/r1", "dhsa/reduce")]));
     assert!(at(&recs, 11.0, 0).assigned.is_empty());
 }
 
@@ -253,14 +238,14 @@ blocks = [[0, 1], [0, 1], [0, 1], [0, 1], [0, 1], [0, 1]]
     assert_eq!(c(r, "updatedReduceSlotsLoadFactor"), 0.5);
     assert_eq!(c(r, "availableReduceSlots"), 1);
     assert_eq!(
-        launched(r),
+        r.launched(),
         pairs(&[("B/m0", "dhsa/map"), ("B/m1", "dhsa/map-in-reduce-slot")])
     );
     // Node 1: extra = 2 − 1 = 1, factor 1/4, one reduce slot.
     let r = at(&recs, 2.0, 1);
     assert_eq!(c(r, "extraMapSlotsDemand"), 1);
     assert_eq!(
-        launched(r),
+        r.launched(),
         pairs(&[("B/m2", "dhsa/map"), ("B/m3", "dhsa/map-in-reduce-slot")])
     );
     // Two maps in reduce slots = ⌊4 × 0.5⌋: the second reduce slot stays idle.
@@ -301,10 +286,10 @@ blocks = [[1], [1], [1], [1]]
     assert_eq!(c(r, "case"), 2);
     assert_eq!(c(r, "extraReduceSlotsDemand"), 0);
     assert_eq!(c(r, "extraMapSlotsDemand"), 0);
-    assert_eq!(launched(r), pairs(&[("C/r0", "dhsa/reduce")]));
+    assert_eq!(r.launched(), pairs(&[("C/r0", "dhsa/reduce")]));
     let (_, recs) = run_inspect(&load_text(&text("dhsa-pd"), None));
     assert_eq!(
-        launched(at(&recs, 1.0, 0)),
+        at(&recs, 1.0, 0).launched(),
         pairs(&[("C/r0", "dhsa/reduce"), ("C/m0", "dhsa/non-local")])
     );
 }
@@ -347,7 +332,7 @@ fn pd_case1_map_slot_for_a_map_then_case2_reduce_slot_for_a_reduce() {
     // Case (2) before case (3): the reduce slot goes to the reduce, not to
     // the second local map.
     assert_eq!(
-        launched(r),
+        r.launched(),
         pairs(&[("J/m0", "dhsa/map"), ("J/r0", "dhsa/reduce")])
     );
 }
@@ -370,7 +355,7 @@ fn pd_case3_reduce_slot_for_a_map_within_borrow_reduce_pct() {
     let r = at(&recs, 1.0, 0);
     assert_eq!(c(r, "trackerCurrentSlotsCapacity"), 2);
     assert_eq!(
-        launched(r),
+        r.launched(),
         pairs(&[("J/m0", "dhsa/map"), ("J/m1", "dhsa/map-in-reduce-slot")])
     );
     // ⌊2 × 0⌋ = 0 reduce slots may be borrowed: not in case (3), nor in
@@ -380,7 +365,7 @@ fn pd_case3_reduce_slot_for_a_map_within_borrow_reduce_pct() {
         THREE_LOCAL_MAPS,
         &[1.0],
     );
-    assert_eq!(launched(at(&recs, 1.0, 0)), pairs(&[("J/m0", "dhsa/map")]));
+    assert_eq!(at(&recs, 1.0, 0).launched(), pairs(&[("J/m0", "dhsa/map")]));
 }
 
 const ONE_MAP_THREE_REDUCES: &str = r#"
@@ -398,7 +383,7 @@ blocks = [[0]]
 fn pd_case4_map_slot_for_a_reduce_after_cases_1_to_3_failed() {
     let recs = pd("", ONE_MAP_THREE_REDUCES, &[1.0, 20.0]);
     assert_eq!(
-        launched(at(&recs, 1.0, 0)),
+        at(&recs, 1.0, 0).launched(),
         pairs(&[("J/m0", "dhsa/map"), ("J/r0", "dhsa/reduce")])
     );
     // At 20 s the map is done, r0 holds the reduce slot: demand 3 of 4
@@ -406,7 +391,7 @@ fn pd_case4_map_slot_for_a_reduce_after_cases_1_to_3_failed() {
     let r = at(&recs, 20.0, 0);
     assert_eq!(c(r, "trackerCurrentSlotsCapacity"), 2);
     assert_eq!(c(r, "trackerRunningTasksNum"), 1);
-    assert_eq!(launched(r), pairs(&[("J/r1", "dhsa/reduce-in-map-slot")]));
+    assert_eq!(r.launched(), pairs(&[("J/r1", "dhsa/reduce-in-map-slot")]));
     let recs = pd(
         "[scheduler.dhsa-pd]\nborrow_map_pct = 0",
         ONE_MAP_THREE_REDUCES,
@@ -447,7 +432,7 @@ pool = "b"
     let r = at(&recs, 1.0, 0);
     assert_eq!(c(r, "trackerCurrentSlotsCapacity"), 2);
     assert_eq!(
-        launched(r),
+        r.launched(),
         pairs(&[
             ("B/m0", "dhsa/map"),
             ("A/m0", "dhsa/non-local-in-reduce-slot")
@@ -505,7 +490,7 @@ fn prescheduling_p1_runs_a_local_map_in_an_extra_idle_map_slot() {
     // allowable slots, then the idle map slot above the line takes B's
     // third local map (P1). Job A is not given the slot: no local data.
     assert_eq!(
-        launched(r),
+        r.launched(),
         pairs(&[
             ("B/m0", "dhsa/map"),
             ("B/m1", "dhsa/map"),
@@ -516,7 +501,7 @@ fn prescheduling_p1_runs_a_local_map_in_an_extra_idle_map_slot() {
     for p in ["dhsa-pd", "dynamicmr[prescheduling=false]"] {
         let recs = p1(p);
         assert_eq!(
-            launched(at(&recs, 1.0, 0)),
+            at(&recs, 1.0, 0).launched(),
             pairs(&[("B/m0", "dhsa/map"), ("B/m1", "dhsa/map")]),
             "{p}"
         );
@@ -559,7 +544,7 @@ fn prescheduling_p2_borrows_idle_reduce_slots_up_to_its_maximum() {
     // its local maps in idle reduce slots while fewer than
     // max_borrowed_reduce_slots run there, also above the line. With no
     // room for P2, case (3) takes the second allowable slot.
-    let first = |max| launched(at(&p2(max), 1.0, 0));
+    let first = |max| at(&p2(max), 1.0, 0).launched();
     assert_eq!(
         first(Some(0)),
         pairs(&[("B/m0", "dhsa/map"), ("B/m1", "dhsa/map-in-reduce-slot")])
@@ -628,13 +613,13 @@ blocks = [[0], [0], [0], [0]]
     assert_eq!(c(r, "trackerCurrentSlotsCapacity"), 2);
     assert_eq!(c(r, "allowableIdleSlots"), 2);
     assert_eq!(
-        launched(r),
+        r.launched(),
         pairs(&[("J/m0", "dhsa/map"), ("J/m1", "prescheduling/reduce-slot")])
     );
     for p in ["dhsa-pd", "dynamicmr[prescheduling=false]"] {
         let recs = run_inspect(&load_text(&text(p), None)).1;
         assert_eq!(
-            launched(at(&recs, 1.0, 0)),
+            at(&recs, 1.0, 0).launched(),
             pairs(&[("J/m0", "dhsa/map"), ("J/r0", "dhsa/reduce")]),
             "{p}"
         );
@@ -737,19 +722,19 @@ fn sepb_runs_a_pending_task_instead_of_a_speculative_copy() {
     assert_eq!(c(r, "allowableIdleSlots"), 2);
     assert_eq!(c(r, "sepb_checked_jobs"), 4);
     assert_eq!(
-        launched(r),
+        r.launched(),
         pairs(&[("P/m0", "sepb/pending"), ("P/m1", "dhsa/map")])
     );
     // One checked job is enough here: P comes first.
     let recs = sepb("dynamicmr[sepb_check_fraction=0.25]");
     let r = at(&recs, 80.0, 0);
     assert_eq!(c(r, "sepb_checked_jobs"), 1);
-    assert_eq!(launched(r)[0], ("P/m0".to_string(), "sepb/pending"));
+    assert_eq!(r.launched()[0], ("P/m0".to_string(), "sepb/pending"));
     // Without SEPB (fraction 0, or PD-DHSA alone) the slot gets LATE's copy.
     for p in ["dynamicmr[sepb_check_fraction=0]", "dhsa-pd"] {
         let recs = sepb(p);
         assert_eq!(
-            launched(at(&recs, 80.0, 0)),
+            at(&recs, 80.0, 0).launched(),
             pairs(&[("S2/m0", "speculate/late"), ("P/m0", "dhsa/non-local")]),
             "{p}"
         );
@@ -821,7 +806,7 @@ node = 1
             let r = recs.iter().find(|r| r.node == 0).unwrap();
             assert_eq!(r.t, 0);
             assert_eq!(
-                launched(r),
+                r.launched(),
                 pairs(&[
                     ("J/r0", "dhsa/reduce"),
                     ("J/m0", "dhsa/non-local"),

@@ -157,23 +157,6 @@ submit = "70s"
     )
 }
 
-/// (job/task, rule) launched by the heartbeat of `node` at `t_ms`.
-fn launched_at(recs: &[InspectRecord], t_ms: u64, node: u32) -> Vec<(String, &'static str)> {
-    let r = recs
-        .iter()
-        .find(|r| r.t == t_ms && r.node == node)
-        .unwrap_or_else(|| panic!("no heartbeat of node {node} at {t_ms} ms"));
-    r.assigned
-        .iter()
-        .cloned()
-        .zip(r.rules.iter().copied())
-        .collect()
-}
-
-fn pairs(v: &[(&str, &'static str)]) -> Vec<(String, &'static str)> {
-    v.iter().map(|(a, r)| (a.to_string(), *r)).collect()
-}
-
 /// FIFO looks for a speculative map inside each job's lookup, in queue
 /// order, as `obtainNewNonLocalMapTask` does: the head job X has nothing
 /// pending, so its straggler's copy takes node 0's slot before Z's pending
@@ -187,20 +170,20 @@ fn fifo_gives_the_head_jobs_copy_a_slot_before_the_next_jobs_pending_map() {
     );
     let (_, recs) = run_inspect(&sc);
     assert_eq!(
-        launched_at(&recs, 1_000, 1),
+        record_at(&recs, 1_000, 1).launched(),
         pairs(&[("X/m0", "fifo/local")])
     );
     assert_eq!(
-        launched_at(&recs, 1_000, 2),
+        record_at(&recs, 1_000, 2).launched(),
         pairs(&[("Y/m0", "fifo/local")])
     );
     // Node 1: Z's maps are rack-local, X's copy may not run here.
     assert_eq!(
-        launched_at(&recs, 80_000, 1),
+        record_at(&recs, 80_000, 1).launched(),
         pairs(&[("Z/m0", "fifo/local")])
     );
     assert_eq!(
-        launched_at(&recs, 80_000, 0),
+        record_at(&recs, 80_000, 0).launched(),
         pairs(&[("X/m0", "speculate/late")])
     );
 }
@@ -216,14 +199,14 @@ fn fifo_gives_the_head_jobs_copy_a_slot_before_the_next_jobs_pending_map() {
 fn fair_speculates_only_at_the_allowed_level_any() {
     let text = queue_with_a_straggler("fair", &[(80_000, 0)]);
     let (_, recs) = run_inspect(&load_text(&text, None));
-    assert_eq!(launched_at(&recs, 80_000, 0), pairs(&[]));
+    assert_eq!(record_at(&recs, 80_000, 0).launched(), pairs(&[]));
     let no_delay = text.replace(
         "[cluster]",
         "[scheduler.fair]\nnode_locality_delay = \"0s\"\nrack_locality_delay = \"0s\"\n[cluster]",
     );
     let (_, recs) = run_inspect(&load_text(&no_delay, None));
     assert_eq!(
-        launched_at(&recs, 80_000, 0),
+        record_at(&recs, 80_000, 0).launched(),
         pairs(&[("Z/m0", "fair/rack-local"), ("X/m0", "speculate/late")])
     );
 }
@@ -246,10 +229,10 @@ fn fair_visits_a_job_whose_only_work_is_a_straggler_until_it_may_copy_it() {
     let end = text[cut..].find("submit = \"70s\"\n").unwrap() + cut + "submit = \"70s\"\n".len();
     let text = format!("{}{}", &text[..cut], &text[end..]);
     let (_, recs) = run_inspect(&load_text(&text, None));
-    assert_eq!(launched_at(&recs, 80_000, 0), pairs(&[]));
-    assert_eq!(launched_at(&recs, 85_000, 0), pairs(&[]));
+    assert_eq!(record_at(&recs, 80_000, 0).launched(), pairs(&[]));
+    assert_eq!(record_at(&recs, 85_000, 0).launched(), pairs(&[]));
     assert_eq!(
-        launched_at(&recs, 90_000, 0),
+        record_at(&recs, 90_000, 0).launched(),
         pairs(&[("X/m0", "speculate/late")])
     );
 }

@@ -70,6 +70,28 @@ impl InspectRecord {
             rules: r.rules.clone(),
         }
     }
+
+    /// What the heartbeat launched: (job/task, rule), in launch order.
+    pub fn launched(&self) -> Vec<(String, &'static str)> {
+        self.assigned
+            .iter()
+            .cloned()
+            .zip(self.rules.iter().copied())
+            .collect()
+    }
+}
+
+/// The record of `node`'s heartbeat at `t_ms`.
+pub fn record_at(recs: &[InspectRecord], t_ms: u64, node: u32) -> &InspectRecord {
+    recs.iter()
+        .find(|r| r.t == t_ms && r.node == node)
+        .unwrap_or_else(|| panic!("no heartbeat of node {node} at {t_ms} ms"))
+}
+
+/// Expected launches written as string slices, to compare with
+/// [`InspectRecord::launched`].
+pub fn pairs(v: &[(&str, &'static str)]) -> Vec<(String, &'static str)> {
+    v.iter().map(|(a, r)| (a.to_string(), *r)).collect()
 }
 
 /// Collects every inspect record of `sim` from now on.
