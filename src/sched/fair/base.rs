@@ -514,15 +514,9 @@ impl<H: Hooks> FairBase<H> {
     fn ranked_job(&self, w: &World, p: usize, kind: TaskKind, j: JobId) -> Ranked {
         let job = w.job(j);
         if w.pools[p].scheduling_mode == PoolMode::Fifo {
-            // Equal fair keys: priority, then submission, then id decide.
-            let key = Key {
-                running: 0.0,
-                min_share: 0.0,
-                demand: 0.0,
-                weight: 1.0,
-            };
+            // One fair key for all: priority, then submission, then id decide.
             return Ranked {
-                fair: Ranked::fair(&key),
+                fair: 0,
                 priority: Some(job.priority),
                 submit: job.submit,
                 id: j,
