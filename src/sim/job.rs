@@ -504,6 +504,13 @@ pub struct Job {
     /// Sum of finished map attempt durations (for policies' T_m).
     pub map_time_sum: Ms,
     pub running_reducers: Vec<AttemptId>,
+    /// Each node's place among the nodes that have held this job's map
+    /// outputs, in the order they first did (`u32::MAX`: none yet).
+    /// Reducers keep what they fetch from each node in a vector by this
+    /// place, not in a map by node: one lookup per map output a reducer
+    /// learns of is the shuffle's cost on large clusters.
+    source_place: Vec<u32>,
+    sources: u32,
     pub index: MapIndex,
     reduce_list: LazyRange,
     /// Every map's replicas, one after another (see [`Job::replicas`]):
@@ -579,10 +586,40 @@ impl Job {
             outputs: Vec::new(),
             map_time_sum: 0,
             running_reducers: Vec::new(),
+            source_place: Vec::new(),
+            sources: 0,
             index,
             reduce_list,
             replica_nodes,
         }
+    }
+
+    /// Node `node`'s place among the nodes holding this job's map outputs
+    /// (see `source_place`), given one if it has none.
+    pub fn source_place(&mut self, node: NodeId) -> usize {
+        let n = node as usize;
+        if n >= self.source_place.len() {
+            self.source_place.resize(n + 1, u32::MAX);
+        }
+        if self.source_place[n] == u32::MAX {
+            self.source_place[n] = self.sources;
+            self.sources += 1;
+        }
+        self.source_place[n] as usize
+    }
+
+    /// Node `node`'s place, if it has one.
+    pub fn source_place_of(&self, node: NodeId) -> Option<usize> {
+        match self.source_place.get(node as usize) {
+            Some(&p) if p != u32::MAX => Some(p as usize),
+            _ => None,
+        }
+    }
+
+    /// Forgets every node's place once no reducer copies any more.
+    pub fn forget_source_places(&mut self) {
+        self.source_place = Vec::new();
+        self.sources = 0;
     }
 
     /// The nodes holding map `t`'s block.

@@ -393,6 +393,7 @@ impl World {
         }
         let pool = self.jobs[j as usize].pool as usize;
         self.jobs[j as usize].finished_at = Some(self.now);
+        self.jobs[j as usize].forget_source_places();
         self.notables.push((self.now, Notable::Finished(j)));
         self.unfinished -= 1;
         self.active.retain(|&x| x != j);

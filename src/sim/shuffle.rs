@@ -19,7 +19,7 @@ use super::paths::Path;
 use super::phases::FlowKind;
 use super::world::World;
 use crate::model::{NetworkModel, NodeId};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 /// What a reducer has to fetch from one node, and has fetched.
 #[derive(Clone, Debug, Default)]
@@ -38,7 +38,9 @@ pub struct Copy {
     /// MB fetched so far, and of it from the reducer's own datacenter.
     pub fetched: f64,
     pub fetched_local: f64,
-    sources: BTreeMap<NodeId, Source>,
+    /// By the node's place among the job's output holders
+    /// ([`super::job::Job::source_place`]).
+    sources: Vec<Source>,
     /// Nodes with bytes waiting, in the order they became available.
     queue: VecDeque<NodeId>,
     /// Fetches under way: (flow, source node).
@@ -51,6 +53,14 @@ impl Copy {
     /// Fetches under way.
     pub fn fetches(&self) -> &[(FlowId, NodeId)] {
         &self.active
+    }
+
+    /// What it has of the node at `place`.
+    fn source(&mut self, place: usize) -> &mut Source {
+        if place >= self.sources.len() {
+            self.sources.resize_with(place + 1, Source::default);
+        }
+        &mut self.sources[place]
     }
 }
 
@@ -76,12 +86,13 @@ impl World {
         }
         let j = self.attempts[a as usize].job as usize;
         let r_count = self.jobs[j].n_reduces().max(1) as f64;
-        for &t in &self.jobs[j].outputs {
+        for i in 0..self.jobs[j].outputs.len() {
+            let t = self.jobs[j].outputs[i];
             let Some(by) = self.jobs[j].maps[t as usize].done_by() else {
                 continue;
             };
             let node = self.attempts[by as usize].node;
-            let src = copy.sources.entry(node).or_default();
+            let src = copy.source(self.jobs[j].source_place(node));
             src.avail += self.jobs[j].map_output_mb(t) / r_count;
             if !src.queued {
                 src.queued = true;
@@ -96,13 +107,14 @@ impl World {
     /// share there.
     pub(super) fn offer_output(&mut self, j: u32, node: NodeId, mb: f64) {
         let r_count = self.jobs[j as usize].n_reduces().max(1) as f64;
+        let place = self.jobs[j as usize].source_place(node);
         let reducers = std::mem::take(&mut self.jobs[j as usize].running_reducers);
         for &a in &reducers {
             if self.attempts[a as usize].phase != Phase::Shuffle {
                 continue;
             }
             if let Some(copy) = self.copy_mut(a) {
-                let src = copy.sources.entry(node).or_default();
+                let src = copy.source(place);
                 src.avail += mb / r_count;
                 if !src.queued && !src.busy {
                     src.queued = true;
@@ -131,6 +143,7 @@ impl World {
         let limit = self.net_spec.parallel_copies as usize;
         let dst = self.attempts[a as usize].node;
         let dst_dc = self.dc_of(dst);
+        let j = self.attempts[a as usize].job as usize;
         loop {
             let Some(copy) = self.copy_mut(a) else { return };
             if copy.active.len() >= limit {
@@ -140,7 +153,9 @@ impl World {
                 break;
             };
             let own = copy.own;
-            let src = copy.sources.get_mut(&node).expect("queued sources exist");
+            let place = self.jobs[j].source_place_of(node);
+            let copy = self.copy_mut(a).expect("still copying");
+            let src = &mut copy.sources[place.expect("queued sources have a place")];
             src.queued = false;
             let mb = std::mem::take(&mut src.avail);
             if mb <= 0.0 {
@@ -163,7 +178,8 @@ impl World {
             match f {
                 Some(f) => copy.active.push((f, node)),
                 None => {
-                    copy.sources.get_mut(&node).expect("source").busy = false;
+                    let place = place.expect("queued sources have a place");
+                    copy.sources[place].busy = false;
                 }
             }
         }
@@ -192,13 +208,15 @@ impl World {
         } else {
             self.metrics.inter_dc_mb += mb;
         }
+        let j = self.attempts[a as usize].job as usize;
+        let place = self.jobs[j].source_place_of(src);
         let Some(copy) = self.copy_mut(a) else { return };
         copy.active.retain(|&(x, _)| x != f);
         copy.fetched += mb;
         if local {
             copy.fetched_local += mb;
         }
-        let s = copy.sources.get_mut(&src).expect("a fetch has a source");
+        let s = &mut copy.sources[place.expect("a fetch has a source")];
         s.fetched += mb;
         s.busy = false;
         if s.avail > 0.0 && !s.queued {
@@ -232,9 +250,14 @@ impl World {
         }
         let dst_dc = self.dc_of(self.attempts[a as usize].node);
         let local = self.dc_of(n) == dst_dc;
+        let j = self.attempts[a as usize].job as usize;
+        let place = self.jobs[j].source_place_of(n);
         let Some(copy) = self.copy_mut(a) else { return };
         copy.active.retain(|x| x.1 != n);
-        if let Some(s) = copy.sources.remove(&n) {
+        if let Some(s) = place
+            .and_then(|p| copy.sources.get_mut(p))
+            .map(std::mem::take)
+        {
             copy.fetched -= s.fetched;
             if local {
                 copy.fetched_local -= s.fetched;
