@@ -188,6 +188,9 @@ pub struct Network {
     pub solved_resources: u64,
     /// Flows whose rate a solve changed, in all.
     pub rate_changes: u64,
+    /// Distinct bottlenecks (or caps) whose flows' rate a solve changed,
+    /// in all.
+    pub levels_changed: u64,
     /// Rounds of the solves (S grown and solved again), and the flows
     /// they filled in all.
     pub solve_rounds: u64,
