@@ -605,7 +605,7 @@ fn all_mechanisms_off_is_the_fair_scheduler() {
                         x.kind == slotsim::sim::Kind::Map,
                         x.node,
                         x.start,
-                        x.end,
+                        x.end(),
                     )
                 })
                 .collect()
@@ -699,7 +699,7 @@ submit = "16s"
         .w
         .attempts
         .iter()
-        .any(|a| a.rule == "adaptive-fair/borrowed" && sim.w.job(a.job).name == "j1"));
+        .any(|a| sim.w.rule(a) == "adaptive-fair/borrowed" && sim.w.job(a.job).name == "j1"));
 }
 
 #[test]

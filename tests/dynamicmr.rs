@@ -859,7 +859,7 @@ fn peak_borrowed(sim: &Sim) -> (i32, i32) {
             _ => continue,
         };
         ev.push((a.start, 1, rm, mr));
-        ev.push((a.end.unwrap(), -1, rm, mr));
+        ev.push((a.end().unwrap(), -1, rm, mr));
     }
     ev.sort_by_key(|e| (e.0, e.1));
     let (mut rm, mut mr, mut peak) = (0, 0, (0, 0));
@@ -910,7 +910,7 @@ fn launches_of(sim: &Sim) -> Vec<(u32, u32, Kind, u32, u64, Option<u64>)> {
     sim.w
         .attempts
         .iter()
-        .map(|a| (a.job, a.task, a.kind, a.node, a.start, a.end))
+        .map(|a| (a.job, a.task, a.kind, a.node, a.start, a.end()))
         .collect()
 }
 

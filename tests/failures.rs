@@ -57,7 +57,7 @@ fn a_failed_node_loses_its_work_and_the_run_still_completes() {
             "{policy}: node 3 was running something at 40 s"
         );
         for a in &failed {
-            assert_eq!((a.node, a.end), (3, Some(40_000)), "{policy}");
+            assert_eq!((a.node, a.end()), (3, Some(40_000)), "{policy}");
         }
         // Nothing starts on the dead node while it is down; it works again after.
         let on3: Vec<_> = sim.w.attempts.iter().filter(|a| a.node == 3).collect();
@@ -101,7 +101,7 @@ fn a_failed_node_loses_its_work_and_the_run_still_completes() {
                 a.kind == Kind::Map
                     && a.node == 3
                     && a.outcome == Outcome::Killed
-                    && a.end.unwrap() <= 40_000
+                    && a.end().unwrap() <= 40_000
             })
             .count();
         assert!(

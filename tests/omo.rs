@@ -40,7 +40,7 @@ const SCENARIOS: [&str; 5] = [
 ];
 
 fn rules(sim: &Sim) -> Vec<&'static str> {
-    sim.w.attempts.iter().map(|a| a.rule).collect()
+    sim.w.attempts.iter().map(|a| sim.w.rule(a)).collect()
 }
 
 fn close(a: f64, b: f64, what: &str) {
@@ -234,7 +234,7 @@ fn max_early_reduces(sim: &Sim) -> usize {
         let n = w
             .attempts
             .iter()
-            .filter(|b| b.kind == Kind::Reduce && b.start <= t && b.end.is_none_or(|e| e > t))
+            .filter(|b| b.kind == Kind::Reduce && b.start <= t && b.end().is_none_or(|e| e > t))
             .count();
         best = best.max(n);
     }
@@ -249,7 +249,7 @@ fn lazy_start_is_not_cut_by_the_ramp_up_bound_and_keeps_a_container_for_maps() {
         .w
         .attempts
         .iter()
-        .filter(|a| a.rule == "omo/lazy-start")
+        .filter(|a| sim.w.rule(a) == "omo/lazy-start")
         .collect();
     assert_eq!(lazy.len(), 1);
     assert_eq!(
@@ -435,7 +435,7 @@ fn rules_say_which_technique_made_each_assignment() {
     let early = w
         .attempts
         .iter()
-        .filter(|a| a.rule == "omo/lazy-start")
+        .filter(|a| w.rule(a) == "omo/lazy-start")
         .any(|r| {
             w.attempts
                 .iter()
@@ -447,7 +447,7 @@ fn rules_say_which_technique_made_each_assignment() {
     );
     // Every reduce is OMO's; batch finish only runs maps, fair only maps.
     for a in &w.attempts {
-        match a.rule {
+        match w.rule(a) {
             "omo/reduce-continue" | "omo/lazy-start" => assert_eq!(a.kind, Kind::Reduce),
             _ => assert_eq!(a.kind, Kind::Map),
         }
@@ -460,7 +460,7 @@ fn rules_say_which_technique_made_each_assignment() {
     // the job has been launched: batch finish then has no candidate.
     let (batch, _) = run(&load("omo-set-a.toml", Some("omo-batch")));
     let w = &batch.w;
-    for r in w.attempts.iter().filter(|a| a.rule == "omo/lazy-start") {
+    for r in w.attempts.iter().filter(|a| w.rule(a) == "omo/lazy-start") {
         assert!(w
             .attempts
             .iter()
@@ -547,7 +547,7 @@ fn fair_typed_slots_on_a_unified_cluster_is_fair_on_typed_slots() {
     let key = |s: &Sim| {
         s.w.attempts
             .iter()
-            .map(|x| (x.job, x.kind, x.task, x.node, x.start, x.end))
+            .map(|x| (x.job, x.kind, x.task, x.node, x.start, x.end()))
             .collect::<Vec<_>>()
     };
     assert_eq!(key(&a), key(&b));
@@ -625,7 +625,7 @@ fn assert_counts_every_release(sim: &Sim, pred: &PredictorReport, what: &str) {
         .w
         .attempts
         .iter()
-        .filter(|a| a.end.is_some_and(|e| e < open_from))
+        .filter(|a| a.end().is_some_and(|e| e < open_from))
         .count() as u32;
     assert_eq!(counted, ended_before, "{what}");
 }

@@ -179,7 +179,7 @@ fp = 0
     for at in &f.w.attempts {
         assert_eq!(at.times.startup, 0);
         if at.kind == Kind::Map {
-            assert_eq!(at.end.unwrap() - at.start, 10_000);
+            assert_eq!(at.end().unwrap() - at.start, 10_000);
         }
     }
 }

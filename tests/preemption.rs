@@ -83,9 +83,9 @@ fn a_starved_pool_gets_its_min_share_back() {
     assert!(killed
         .iter()
         .all(|a| sim.w.job(a.job).name == "big" && a.kind == Kind::Map));
-    let t_kill = killed[0].end.unwrap();
+    let t_kill = killed[0].end().unwrap();
     assert!(
-        killed.iter().all(|a| a.end == Some(t_kill)),
+        killed.iter().all(|a| a.end() == Some(t_kill)),
         "one preemption round"
     );
     assert!(

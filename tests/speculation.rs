@@ -57,9 +57,9 @@ fn speculation_shortens_a_straggler_heavy_run() {
                             .iter()
                             .find(|a| a.outcome == Outcome::Succeeded)
                             .unwrap()
-                            .end;
+                            .end();
                         for a in atts.iter().filter(|a| a.outcome == Outcome::Killed) {
-                            assert_eq!(a.end, end, "the loser dies when the winner finishes");
+                            assert_eq!(a.end(), end, "the loser dies when the winner finishes");
                         }
                         assert!(atts.iter().any(|a| a.speculative));
                     }
@@ -71,7 +71,7 @@ fn speculation_shortens_a_straggler_heavy_run() {
             .attempts
             .iter()
             .filter(|a| a.speculative)
-            .map(|a| a.rule)
+            .map(|a| sim.w.rule(a))
             .collect();
         assert!(
             rules.iter().all(|r| *r == format!("speculate/{mode}")),
@@ -98,7 +98,7 @@ fn speculation_is_deterministic() {
     let key = |s: &slotsim::sim::Sim| {
         s.w.attempts
             .iter()
-            .map(|a| (a.job, a.task, a.node, a.start, a.end, a.speculative))
+            .map(|a| (a.job, a.task, a.node, a.start, a.end(), a.speculative))
             .collect::<Vec<_>>()
     };
     assert_eq!(key(&a), key(&b));

@@ -106,7 +106,7 @@ pub fn utilization(sim: &Sim) -> Result<String, String> {
     for a in &w.attempts {
         let map = a.kind == Kind::Map;
         ev.push((a.start, map, 1));
-        ev.push((a.end.unwrap_or(end), map, -1));
+        ev.push((a.end().unwrap_or(end), map, -1));
     }
     ev.sort_unstable();
     let (mut maps, mut reds) = (0i64, 0i64);
@@ -194,7 +194,7 @@ pub fn gantt(sim: &Sim) -> Result<String, String> {
             Some((
                 r,
                 a.start as f64 / 1000.0,
-                a.end.unwrap_or(end) as f64 / 1000.0,
+                a.end().unwrap_or(end) as f64 / 1000.0,
                 a.job,
             ))
         })

@@ -73,7 +73,7 @@ impl World {
                     m.set_done_by(None);
                     let at = &mut self.attempts[a as usize];
                     at.outcome = Outcome::Killed;
-                    job.map_time_sum -= at.end.unwrap_or(at.start) - at.start;
+                    job.map_time_sum -= at.end().unwrap_or(at.start) - at.start;
                 }
                 m.state = TaskState::Pending;
                 m.set_finished_at(None);

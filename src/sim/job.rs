@@ -258,12 +258,14 @@ pub struct Attempt {
     pub attempt: u32,
     pub node: NodeId,
     pub start: Ms,
-    pub end: Option<Ms>,
+    /// When it ended ([`Attempt::end`]); `NOT_YET` while it runs.
+    pub(super) end_at: Ms,
     pub speculative: bool,
     pub outcome: Outcome,
     /// Index into the run's policy labels.
     pub policy: u16,
-    pub rule: &'static str,
+    /// Index into the run's rules (`World::rules`; see `World::rule`).
+    pub rule: u16,
     pub locality: Option<Locality>,
     /// Lane on its node (see `Node::lanes`).
     pub slot: u16,
@@ -272,10 +274,35 @@ pub struct Attempt {
     pub slot_kind: Kind,
     pub phase: Phase,
     pub times: PhaseTimes,
-    /// A reduce's copy phase ended at this time.
-    pub shuffle_end: Option<Ms>,
+    /// When a reduce's copy phase ended ([`Attempt::shuffle_end`]);
+    /// `NOT_YET` before. (Sentinels rather than `Option`s keep an attempt
+    /// at 72 bytes: a day's trace has millions.)
+    pub(super) shuffle_end_at: Ms,
     /// Index of its running state in `World::runs` while it runs.
     pub run: u32,
+}
+
+/// An attempt's time not reached yet.
+pub(super) const NOT_YET: Ms = Ms::MAX;
+
+impl Attempt {
+    /// When it ended (succeeded, failed or was killed).
+    pub fn end(&self) -> Option<Ms> {
+        (self.end_at != NOT_YET).then_some(self.end_at)
+    }
+
+    pub fn set_end(&mut self, at: Ms) {
+        self.end_at = at;
+    }
+
+    /// When a reduce's copy phase ended.
+    pub fn shuffle_end(&self) -> Option<Ms> {
+        (self.shuffle_end_at != NOT_YET).then_some(self.shuffle_end_at)
+    }
+
+    pub fn set_shuffle_end(&mut self, at: Ms) {
+        self.shuffle_end_at = at;
+    }
 }
 
 /// Lists of task ids in ascending order, one per key (a node, rack or

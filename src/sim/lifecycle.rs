@@ -4,7 +4,9 @@
 
 use super::calendar::Ev;
 use super::hdfs;
-use super::job::{Attempt, AttemptId, Job, Kind, MapTask, Outcome, Phase, PhaseTimes, TaskState};
+use super::job::{
+    Attempt, AttemptId, Job, Kind, MapTask, Outcome, Phase, PhaseTimes, TaskState, NOT_YET,
+};
 use super::run::SimError;
 use super::world::{Notable, World};
 use crate::model::{JobId, JobSpec, NodeId, Speculation};
@@ -25,6 +27,7 @@ impl World {
         speculative: bool,
     ) -> AttemptId {
         self.metrics.advance(self.now);
+        let rule = self.rule_place(rule);
         let pool = self.jobs[j as usize].pool as usize;
         let before = self.cluster.nodes[node as usize].running();
         self.metrics.task_delta(pool, before, 1);
@@ -101,7 +104,7 @@ impl World {
             attempt,
             node,
             start: now,
-            end: None,
+            end_at: NOT_YET,
             speculative,
             outcome: Outcome::Running,
             policy: self.cur_label,
@@ -111,7 +114,7 @@ impl World {
             slot_kind,
             phase: Phase::Startup,
             times: PhaseTimes::default(),
-            shuffle_end: None,
+            shuffle_end_at: NOT_YET,
             run: u32::MAX,
         });
         if speculative {
@@ -181,7 +184,7 @@ impl World {
         self.release(a);
         let (j, node, kind, task) = {
             let at = &mut self.attempts[a as usize];
-            at.end = Some(self.now);
+            at.set_end(self.now);
             at.outcome = outcome;
             (at.job, at.node, at.kind, at.task)
         };

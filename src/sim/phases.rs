@@ -631,7 +631,7 @@ impl World {
     /// time.
     pub(super) fn copy_finished(&mut self, a: AttemptId) {
         let now = self.now;
-        self.attempts[a as usize].shuffle_end = Some(now);
+        self.attempts[a as usize].set_shuffle_end(now);
         let (j, job_shuffle_end) = {
             let at = &self.attempts[a as usize];
             (at.job, self.jobs[at.job as usize].shuffle_end)

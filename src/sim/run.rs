@@ -454,7 +454,7 @@ impl Sim {
                 inspection,
                 rules: assigned
                     .iter()
-                    .map(|&a| self.w.attempts[a as usize].rule)
+                    .map(|&a| self.w.rule(&self.w.attempts[a as usize]))
                     .collect(),
                 assigned: assigned
                     .iter()

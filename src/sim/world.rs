@@ -90,6 +90,10 @@ pub struct World {
     pub slowstart: f64,
     pub labels: Vec<String>,
     pub cur_label: u16,
+    /// The rules policies gave for their launches, in the order they first
+    /// did: an attempt keeps its rule's place here (2 bytes, not a 16-byte
+    /// `&str`, on each of millions of attempts).
+    pub rules: Vec<&'static str>,
     pub switches: Vec<PolicySwitch>,
     pub heartbeats: u64,
     /// Engine events processed: calendar events and flow ends.
@@ -132,6 +136,23 @@ pub struct World {
 }
 
 impl World {
+    /// The rule attempt `at` was launched by.
+    pub fn rule(&self, at: &Attempt) -> &'static str {
+        self.rules[at.rule as usize]
+    }
+
+    /// `rule`'s place in `rules`, given one if it has none. Policies name
+    /// their rules with a few dozen constants, so a scan is enough.
+    pub(super) fn rule_place(&mut self, rule: &'static str) -> u16 {
+        match self.rules.iter().position(|&r| r == rule) {
+            Some(i) => i as u16,
+            None => {
+                self.rules.push(rule);
+                (self.rules.len() - 1) as u16
+            }
+        }
+    }
+
     /// An empty world for `sc`: its cluster (node speeds drawn), pools and
     /// settings; jobs are added by the run.
     pub(super) fn new(sc: &Scenario, slowstart: f64, policy_label: &str) -> World {
@@ -167,6 +188,7 @@ impl World {
             attempts: Vec::new(),
             slowstart,
             labels: vec![policy_label.to_string()],
+            rules: Vec::new(),
             late_threshold: std::cell::Cell::new(None),
             cur_label: 0,
             switches: Vec::new(),

@@ -167,7 +167,7 @@ pub fn check(sim: &Sim) -> Result<(), String> {
         for a in w.attempts.iter().filter(|a| {
             a.job == job.id && a.kind == Kind::Reduce && a.outcome == Outcome::Succeeded
         }) {
-            if a.end.unwrap() < map_end {
+            if a.end().unwrap() < map_end {
                 return Err(format!(
                     "{} r{} ended before the job's maps",
                     job.name, a.task
@@ -178,7 +178,7 @@ pub fn check(sim: &Sim) -> Result<(), String> {
             .attempts
             .iter()
             .filter(|a| a.job == job.id)
-            .filter_map(|a| a.end)
+            .filter_map(|a| a.end())
             .max();
         if job.finished_at != last {
             return Err(format!(
@@ -204,7 +204,7 @@ pub fn check(sim: &Sim) -> Result<(), String> {
                 ));
             }
             ev.push((a.start, 1, a.slot_kind));
-            ev.push((a.end.unwrap(), -1, a.slot_kind));
+            ev.push((a.end().unwrap(), -1, a.slot_kind));
         }
         ev.sort_by_key(|e| (e.0, e.1));
         let (mut m, mut r) = (0i32, 0i32);
@@ -267,7 +267,7 @@ pub fn check_physics(sim: &Sim) -> Result<(), String> {
     for a in &w.attempts {
         let t = a.times;
         let sum = t.startup as u64 + t.read as u64 + t.compute as u64 + t.shuffle as u64;
-        let life = a.end.unwrap_or(w.now) - a.start;
+        let life = a.end().unwrap_or(w.now) - a.start;
         if sum > life {
             return Err(format!(
                 "{}/{:?}{}: phases {sum} ms over a life of {life} ms",

@@ -530,7 +530,7 @@ impl Policy for Dhsa {
             .attempts
             .iter()
             .enumerate()
-            .filter(|(_, a)| a.outcome == Outcome::Running && a.rule == RULE_PRE_REDUCE_SLOT)
+            .filter(|(_, a)| a.outcome == Outcome::Running && w.rule(a) == RULE_PRE_REDUCE_SLOT)
             .map(|(i, _)| i as AttemptId)
             .collect();
     }

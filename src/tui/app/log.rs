@@ -69,7 +69,7 @@ impl App {
                             w.job(at.job).name,
                             at.task,
                             at.node,
-                            at.rule
+                            w.rule(at)
                         )
                     }
                 };

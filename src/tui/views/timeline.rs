@@ -133,9 +133,9 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             let a = &w.attempts[a as usize];
             let style = Style::default().fg(theme::job_color(a.job));
             // A span [start, end) covers the columns it touches.
-            let last = a.end.map_or(w.now, |e| e.saturating_sub(1).max(a.start));
+            let last = a.end().map_or(w.now, |e| e.saturating_sub(1).max(a.start));
             let (c0, c1) = (col_of(a.start), col_of(last).min(now_col));
-            let shuffle_end = a.shuffle_end.unwrap_or(Ms::MAX);
+            let shuffle_end = a.shuffle_end().unwrap_or(Ms::MAX);
             for (c, cell) in row.iter_mut().enumerate().take(c1 + 1).skip(c0) {
                 let t = (c as Ms * step).max(a.start);
                 let g = match a.kind {

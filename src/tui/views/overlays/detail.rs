@@ -167,8 +167,8 @@ pub fn detail(app: &App, f: &mut Frame, job: JobId, row: usize) {
                     format!("n{}", at.node),
                     phase,
                     clock(at.start),
-                    at.end.map(clock).unwrap_or_else(|| "-".into()),
-                    dur(at.end.unwrap_or(w.now).saturating_sub(at.start)),
+                    at.end().map(clock).unwrap_or_else(|| "-".into()),
+                    dur(at.end().unwrap_or(w.now).saturating_sub(at.start)),
                 )
             }
         };
