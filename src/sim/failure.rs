@@ -84,6 +84,8 @@ impl World {
                 rerun += 1;
             }
             job.outputs.retain(|t| !lost.contains(t));
+            self.sum_waiting_again(j);
+            let job = &mut self.jobs[j as usize];
             job.map_end = None;
             if all_were_done {
                 self.early_reduces += job.reduces_running;

@@ -538,6 +538,14 @@ pub struct Job {
     /// learns of is the shuffle's cost on large clusters.
     source_place: Vec<u32>,
     sources: u32,
+    /// What a reducer starting now finds waiting, by place: the output
+    /// per reducer of the finished maps there, summed in completion order
+    /// (as each reducer copying sums it); and the nodes in the order they
+    /// first appear in `outputs` (the order it queues them in). A reducer
+    /// starting late then reads one entry per node rather than one per map.
+    waiting_mb: Vec<f64>,
+    waiting_listed: Vec<bool>,
+    pub waiting_order: Vec<NodeId>,
     pub index: MapIndex,
     reduce_list: LazyRange,
     /// Every map's replicas, one after another (see [`Job::replicas`]):
@@ -615,6 +623,9 @@ impl Job {
             running_reducers: Vec::new(),
             source_place: Vec::new(),
             sources: 0,
+            waiting_mb: Vec::new(),
+            waiting_listed: Vec::new(),
+            waiting_order: Vec::new(),
             index,
             reduce_list,
             replica_nodes,
@@ -647,6 +658,33 @@ impl Job {
     pub fn forget_source_places(&mut self) {
         self.source_place = Vec::new();
         self.sources = 0;
+        self.forget_waiting();
+    }
+
+    /// Adds `mb` per reducer at `node` to what a starting reducer finds.
+    pub fn add_waiting(&mut self, node: NodeId, mb: f64) {
+        let place = self.source_place(node);
+        if place >= self.waiting_mb.len() {
+            self.waiting_mb.resize(place + 1, 0.0);
+            self.waiting_listed.resize(place + 1, false);
+        }
+        self.waiting_mb[place] += mb;
+        if !self.waiting_listed[place] {
+            self.waiting_listed[place] = true;
+            self.waiting_order.push(node);
+        }
+    }
+
+    /// What a starting reducer finds waiting at the node of `place`.
+    pub fn waiting_at(&self, place: usize) -> f64 {
+        self.waiting_mb[place]
+    }
+
+    /// Empties what a starting reducer finds (to be summed again).
+    pub fn forget_waiting(&mut self) {
+        self.waiting_mb = Vec::new();
+        self.waiting_listed = Vec::new();
+        self.waiting_order = Vec::new();
     }
 
     /// The nodes holding map `t`'s block.

@@ -84,20 +84,15 @@ impl World {
             let inter = self.net.add_resource(self.net_spec.inter_dc_mbps);
             copy.own = Some((intra, inter));
         }
-        let j = self.attempts[a as usize].job as usize;
-        let r_count = self.jobs[j].n_reduces().max(1) as f64;
-        for i in 0..self.jobs[j].outputs.len() {
-            let t = self.jobs[j].outputs[i];
-            let Some(by) = self.jobs[j].maps[t as usize].done_by() else {
-                continue;
-            };
-            let node = self.attempts[by as usize].node;
-            let src = copy.source(self.jobs[j].source_place(node));
-            src.avail += self.jobs[j].map_output_mb(t) / r_count;
-            if !src.queued {
-                src.queued = true;
-                copy.queue.push_back(node);
-            }
+        let job = &self.jobs[self.attempts[a as usize].job as usize];
+        for &node in &job.waiting_order {
+            let place = job
+                .source_place_of(node)
+                .expect("a listed node has a place");
+            let src = copy.source(place);
+            src.avail = job.waiting_at(place);
+            src.queued = true;
+            copy.queue.push_back(node);
         }
         self.runs[r].copy = Some(Box::new(copy));
         self.pump(a);
@@ -106,7 +101,11 @@ impl World {
     /// A map of job `j` finished on `node`: each reducer copying gets its
     /// share there.
     pub(super) fn offer_output(&mut self, j: u32, node: NodeId, mb: f64) {
-        let r_count = self.jobs[j as usize].n_reduces().max(1) as f64;
+        if self.jobs[j as usize].n_reduces() == 0 {
+            return;
+        }
+        let r_count = self.jobs[j as usize].n_reduces() as f64;
+        self.jobs[j as usize].add_waiting(node, mb / r_count);
         let place = self.jobs[j as usize].source_place(node);
         let reducers = std::mem::take(&mut self.jobs[j as usize].running_reducers);
         for &a in &reducers {
@@ -224,6 +223,25 @@ impl World {
             copy.queue.push_back(src);
         }
         self.pump(a);
+    }
+
+    /// What a starting reducer of job `j` finds, summed again from its
+    /// outputs (after a node failure lost some).
+    pub(super) fn sum_waiting_again(&mut self, j: u32) {
+        let job = &mut self.jobs[j as usize];
+        job.forget_waiting();
+        if job.n_reduces() == 0 {
+            return;
+        }
+        let r_count = job.n_reduces() as f64;
+        for i in 0..job.outputs.len() {
+            let t = job.outputs[i];
+            let Some(by) = job.maps[t as usize].done_by() else {
+                continue;
+            };
+            let mb = job.map_output_mb(t);
+            job.add_waiting(self.attempts[by as usize].node, mb / r_count);
+        }
     }
 
     /// A reducer stops (killed, failed, or done): its fetches are cancelled.
