@@ -190,6 +190,12 @@ impl World {
         let all_maps = self.jobs[j].maps_done == self.jobs[j].n_maps();
         let Some(copy) = self.copy_mut(a) else { return };
         if all_maps && copy.active.is_empty() && copy.queue.is_empty() {
+            // Only the totals matter from here on (the reduce's work, its
+            // output, its progress): a reducer of a job spread over
+            // thousands of nodes frees tens of kilobytes.
+            copy.sources = Vec::new();
+            copy.queue = VecDeque::new();
+            copy.active = Vec::new();
             if let Some((intra, inter)) = copy.own.take() {
                 self.net.remove_resource(intra);
                 self.net.remove_resource(inter);
