@@ -45,7 +45,7 @@ pub use world::{Notable, PolicySwitch, PoolStats, World};
 /// step alone took `scale-400` to 117 MB, 463 bytes per task), so 500
 /// here, plus a base and a little per node. Large runs need less a task:
 /// the FB-2010 day (16.6 M tasks, 3,000 nodes, fixed network) peaked at
-/// 4.49 GB, 271 bytes per task, with 72-byte attempts.
+/// 4.48 GB, 270 bytes per task, with 72-byte attempts.
 pub fn memory_estimate(tasks: u64, nodes: u64) -> u64 {
     (8 << 20) + tasks.saturating_mul(500) + nodes.saturating_mul(8 << 10)
 }
