@@ -661,8 +661,9 @@ impl Job {
         self.forget_waiting();
     }
 
-    /// Adds `mb` per reducer at `node` to what a starting reducer finds.
-    pub fn add_waiting(&mut self, node: NodeId, mb: f64) {
+    /// Adds `mb` per reducer at `node` to what a starting reducer finds;
+    /// returns the node's place.
+    pub fn add_waiting(&mut self, node: NodeId, mb: f64) -> usize {
         let place = self.source_place(node);
         if place >= self.waiting_mb.len() {
             self.waiting_mb.resize(place + 1, 0.0);
@@ -673,6 +674,7 @@ impl Job {
             self.waiting_listed[place] = true;
             self.waiting_order.push(node);
         }
+        place
     }
 
     /// What a starting reducer finds waiting at the node of `place`.

@@ -105,8 +105,7 @@ impl World {
             return;
         }
         let r_count = self.jobs[j as usize].n_reduces() as f64;
-        self.jobs[j as usize].add_waiting(node, mb / r_count);
-        let place = self.jobs[j as usize].source_place(node);
+        let place = self.jobs[j as usize].add_waiting(node, mb / r_count);
         let reducers = std::mem::take(&mut self.jobs[j as usize].running_reducers);
         for &a in &reducers {
             if self.attempts[a as usize].phase != Phase::Shuffle {
