@@ -181,20 +181,10 @@ impl Network {
         // Lower rates first, so no resource is ever over its capacity on
         // the way (the peak utilisation sees every intermediate load).
         let rates = std::mem::take(&mut self.rates);
-        // The bottlenecks whose level moved: what any exact solver must
-        // update, even one that keeps a rate per bottleneck, not per flow.
+        // The bottlenecks whose level moved are counted as their flows'
+        // rates change: what any exact solver must update, even one that
+        // keeps a rate per bottleneck, not per flow.
         let moved = self.bump_stamp();
-        for &(f, rate) in &rates {
-            let h = self.hot[f as usize];
-            if !same_rate(h.rate, rate) {
-                if h.froze_at == NO_RES {
-                    self.levels_changed += 1;
-                } else if self.resources[h.froze_at as usize].touched != moved {
-                    self.resources[h.froze_at as usize].touched = moved;
-                    self.levels_changed += 1;
-                }
-            }
-        }
         for pass in [true, false] {
             for &(f, rate) in &rates {
                 let old = self.hot[f as usize].rate;
@@ -203,6 +193,13 @@ impl Network {
                 // nothing.
                 if (rate < old) == pass && !same_rate(old, rate) {
                     self.rate_changes += 1;
+                    let at = self.hot[f as usize].froze_at;
+                    if at == NO_RES {
+                        self.levels_changed += 1;
+                    } else if self.resources[at as usize].touched != moved {
+                        self.resources[at as usize].touched = moved;
+                        self.levels_changed += 1;
+                    }
                     self.set_rate(now, f, rate);
                 }
             }
