@@ -83,8 +83,9 @@ pub struct FlowRecord {
     pub dst: NodeId,
     /// MB moved (requested, unless it was cancelled).
     pub mb: f64,
-    pub start: Ms,
-    pub end: Option<Ms>,
+    /// Exact times, fractional ms (see [`super::network::Network::start_at`]).
+    pub start: f64,
+    pub end: Option<f64>,
     /// Disks and links, in path order.
     pub links: Vec<u32>,
 }
@@ -274,7 +275,7 @@ impl World {
         mb: f64,
         max_rate: f64,
     ) -> Option<FlowId> {
-        let shared = self.net_spec.model == NetworkModel::Shared;
+        let shared = self.net_spec.model.shares();
         let sharing = if shared { path } else { Path::default() };
         self.start_flow_over(a, kind, src, dst, path, sharing, mb, max_rate)
     }
@@ -296,9 +297,13 @@ impl World {
         if mb <= 0.0 {
             return None;
         }
-        let f = self
-            .net
-            .start(self.now, sharing.as_slice(), mb, max_rate, u64::from(a));
+        let f = self.net.start_at(
+            self.exact_now(),
+            sharing.as_slice(),
+            mb,
+            max_rate,
+            u64::from(a),
+        );
         let seq = self.flow_seq;
         self.flow_seq += 1;
         let meta = FlowMeta {
@@ -313,6 +318,7 @@ impl World {
             self.flow_meta.resize(i + 1, meta);
         }
         self.flow_meta[i] = meta;
+        let start = self.exact_now();
         if let Some(log) = self.flow_log.as_mut() {
             log.push(FlowRecord {
                 seq,
@@ -321,7 +327,7 @@ impl World {
                 src,
                 dst,
                 mb,
-                start: self.now,
+                start,
                 end: None,
                 links: path.as_slice().to_vec(),
             });
@@ -332,6 +338,12 @@ impl World {
     /// Ends flow `f` now (done or cancelled): accounts its bytes. Returns
     /// the MB it moved.
     pub(super) fn stop_flow(&mut self, f: FlowId) -> f64 {
+        let info = self.net.flow(f);
+        let end = if info.end <= self.now {
+            info.end_x
+        } else {
+            self.now as f64
+        };
         let moved = self.net.stop(self.now, f);
         let meta = self.flow_meta[f as usize];
         let k = FlowKind::ALL
@@ -341,7 +353,7 @@ impl World {
         self.net_mb[k] += moved;
         if let Some(log) = self.flow_log.as_mut() {
             if let Some(rec) = log.get_mut(meta.seq as usize) {
-                rec.end = Some(self.now);
+                rec.end = Some(end);
                 rec.mb = moved;
             }
         }
@@ -358,8 +370,20 @@ impl World {
         self.cluster.nodes[n as usize].dc
     }
 
+    /// The present, exactly (fractional ms).
+    fn exact_now(&self) -> f64 {
+        self.reaction_at.unwrap_or(self.now as f64)
+    }
+
     /// The network's next flow ended: it is done, and its attempt moves on.
     pub(super) fn flow_done(&mut self, f: FlowId) {
+        // What the end sets off starts when its last byte arrived.
+        self.reaction_at = Some(self.net.flow(f).end_x.min(self.now as f64));
+        self.flow_done_exact(f);
+        self.reaction_at = None;
+    }
+
+    fn flow_done_exact(&mut self, f: FlowId) {
         let meta = self.flow_meta[f as usize];
         let moved = self.stop_flow(f);
         let a = meta.attempt;
@@ -416,7 +440,7 @@ impl World {
         let (src, loc) = self.read_source(j, task, node);
         let n = &self.net_spec;
         let cap = match self.net_spec.model {
-            NetworkModel::Shared => f64::INFINITY,
+            NetworkModel::Shared | NetworkModel::Coarse => f64::INFINITY,
             NetworkModel::Fixed => match loc {
                 Locality::Node => n.disk_mbps,
                 Locality::Rack => n.rack_mbps,
@@ -555,7 +579,7 @@ impl World {
     /// `shared`, where its path decides.
     pub(super) fn fixed_cap(&self, mbps: f64) -> f64 {
         match self.net_spec.model {
-            NetworkModel::Shared => f64::INFINITY,
+            NetworkModel::Shared | NetworkModel::Coarse => f64::INFINITY,
             NetworkModel::Fixed => mbps,
         }
     }

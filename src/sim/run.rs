@@ -264,12 +264,19 @@ impl Sim {
 
     /// Settles the rates changed at this instant unless another event of
     /// the instant is still to come.
+    ///
+    /// Flows ending within one millisecond end in the order of their exact
+    /// ends, each seeing the rates the ones before it left, and before the
+    /// millisecond's own events: a flush comes between.
     fn settle(&mut self) {
         if self.w.net.dirty() {
             let now = self.w.now;
-            let at_now = self.w.net.next_end().is_some_and(|(t, _)| t <= now)
-                || self.w.cal.peek_time().is_some_and(|t| t <= now);
-            if !at_now {
+            let next_flow = self.w.net.next_end().filter(|&(t, _)| t <= now);
+            let settle = match next_flow {
+                Some((_, f)) => self.w.net.ends_after_release(f),
+                None => self.w.net.released() || self.w.cal.peek_time().is_none_or(|t| t > now),
+            };
+            if settle {
                 self.w.net.flush(now);
             }
         }

@@ -7,7 +7,7 @@ use super::cluster::{Cluster, Node};
 use super::cpu::Cpu;
 use super::job::{Attempt, AttemptId, Job, Kind};
 use super::metrics::Metrics;
-use super::network::Network;
+use super::network::{Coarse, Network};
 use super::paths::Links;
 use super::phases::{FlowMeta, FlowRecord, Run};
 use super::rng;
@@ -66,6 +66,10 @@ pub struct World {
     /// job they look at within one heartbeat.
     pub(super) late_threshold: std::cell::Cell<Option<(LateKey, f64)>>,
     pub now: Ms,
+    /// While a flow's end is handled, the exact instant its last byte
+    /// arrived (within the millisecond before `now`: the engine's events
+    /// are on the millisecond, the network's are not).
+    pub reaction_at: Option<f64>,
     pub seed: u64,
     pub cluster: Cluster,
     pub net_spec: NetworkSpec,
@@ -161,6 +165,9 @@ impl World {
         let n_nodes = cluster.nodes.len();
         let total_slots = cluster.total_slots() as f64;
         let mut net = Network::new();
+        if sc.network.model == crate::model::NetworkModel::Coarse {
+            net.set_coarse(Coarse::default());
+        }
         let links = Links::build(&mut net, &cluster, &sc.network);
         let cpus = cluster
             .nodes
@@ -169,6 +176,7 @@ impl World {
             .collect();
         World {
             now: 0,
+            reaction_at: None,
             seed: sc.seed,
             cluster,
             net_spec: sc.network.clone(),

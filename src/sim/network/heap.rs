@@ -1,11 +1,13 @@
-//! The flows' ends: an indexed min-heap on (end ms, flow id), so that a
+//! The flows' ends: an indexed min-heap on (end ms, exact end, flow id), so that a
 //! rate change moves one entry instead of leaving a stale one behind.
 
 use super::*;
 
 impl Network {
-    pub(super) fn key(&self, f: FlowId) -> (Ms, FlowId) {
-        (self.cold[f as usize].end, f)
+    /// By the engine's millisecond, then the exact end within it.
+    pub(super) fn key(&self, f: FlowId) -> (Ms, u64, FlowId) {
+        let c = &self.cold[f as usize];
+        (c.end, c.end_x.max(0.0).to_bits(), f)
     }
 
     pub(super) fn heap_push(&mut self, f: FlowId) {

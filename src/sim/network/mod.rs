@@ -62,6 +62,16 @@ pub struct Resource {
     bottlenecked: u32,
     /// Its row in the solve's compressed rows.
     row: u32,
+    /// Waiting in `Network::pending` for the next exact re-solve.
+    pending: bool,
+    /// `coarse`: the level at which flows last froze here; the capacity
+    /// changes (MB/s) not yet re-solved here, since `lag_since`; and what a
+    /// started flow may take here before they are.
+    level: f64,
+    lag: f64,
+    lag_since: Ms,
+    lazy: bool,
+    allow: f64,
 }
 
 impl Resource {
@@ -80,6 +90,12 @@ impl Resource {
             open: 0,
             bottlenecked: 0,
             row: 0,
+            pending: false,
+            level: 0.0,
+            lag: 0.0,
+            lag_since: 0,
+            lazy: false,
+            allow: 0.0,
         }
     }
 
@@ -121,8 +137,12 @@ struct Hot {
 struct Cold {
     bytes: f64,
     remaining: f64,
-    last: Ms,
+    /// When `remaining` was last settled, in exact (fractional) ms.
+    last: f64,
     start: Ms,
+    /// When the last byte arrives at the current rate: exactly, in
+    /// fractional ms, and rounded up to the millisecond (the engine's event).
+    end_x: f64,
     end: Ms,
     tag: u64,
     heap_pos: u32,
@@ -138,8 +158,10 @@ pub struct FlowInfo<'a> {
     pub rate: f64,
     pub max_rate: f64,
     pub start: Ms,
-    /// When the last byte arrives at the current rate (`Ms::MAX` at rate 0).
+    /// When the last byte arrives at the current rate (`Ms::MAX` at rate 0),
+    /// as the engine's millisecond and exactly (fractional ms).
     pub end: Ms,
+    pub end_x: f64,
     /// Whoever started it.
     pub tag: u64,
     path: &'a [ResId],
@@ -163,6 +185,11 @@ pub struct Network {
     pos: Vec<u32>,
     free: Vec<FlowId>,
     free_res: Vec<ResId>,
+    /// The latest exact end (fractional ms) of the flows that ended since
+    /// the last flush, and when that flush was: the rates a flush sets
+    /// apply from the instant the freed capacity really became free.
+    released: Option<f64>,
+    flushed: f64,
     /// Min-heap of active flows by (end, id).
     heap: Vec<FlowId>,
     stamp: u64,
@@ -195,12 +222,26 @@ pub struct Network {
     /// they filled in all.
     pub solve_rounds: u64,
     pub round_flows: u64,
+    /// `coarse`: solves cut short, exact re-solves of what they left (and
+    /// of them, those forced by a flow left at rate 0), and the flows those
+    /// filled.
+    pub cut_solves: u64,
+    pub resyncs: u64,
+    pub zero_resyncs: u64,
+    pub resync_flows: u64,
     active: usize,
+    /// `coarse` only.
+    coarse: Option<coarse::State>,
 }
 
 impl Network {
     pub fn new() -> Network {
         Network::default()
+    }
+
+    /// Makes the solver approximate: the `coarse` model (see [`Coarse`]).
+    pub fn set_coarse(&mut self, c: Coarse) {
+        self.coarse = Some(coarse::State::new(c));
     }
 
     /// Adds a resource of `capacity` MB/s (> 0), reusing a removed one's id.
@@ -246,6 +287,7 @@ impl Network {
             max_rate: h.max_rate,
             start: c.start,
             end: c.end,
+            end_x: c.end_x,
             tag: c.tag,
             path: self.path_of(f),
         }
@@ -264,7 +306,7 @@ impl Network {
     pub fn moved(&self, f: FlowId, now: Ms) -> f64 {
         let c = &self.cold[f as usize];
         let done = c.bytes - c.remaining;
-        let dt = now.saturating_sub(c.last) as f64 / 1000.0;
+        let dt = (now as f64 - c.last).max(0.0) / 1000.0;
         (done + self.hot[f as usize].rate * dt).min(c.bytes)
     }
 
@@ -279,6 +321,21 @@ impl Network {
         max_rate: f64,
         tag: u64,
     ) -> FlowId {
+        self.start_at(now as f64, path, bytes, max_rate, tag)
+    }
+
+    /// As [`Network::start`], at exact time `at` (fractional ms, within the
+    /// millisecond before the engine's present): a flow started in
+    /// reaction to another's end starts when that one's last byte arrived.
+    pub fn start_at(
+        &mut self,
+        at: f64,
+        path: &[ResId],
+        bytes: f64,
+        max_rate: f64,
+        tag: u64,
+    ) -> FlowId {
+        let now = at.ceil() as Ms;
         assert!(
             path.len() <= MAX_PATH,
             "a flow's path is at most {MAX_PATH} resources"
@@ -311,8 +368,9 @@ impl Network {
         self.cold[i] = Cold {
             bytes: b,
             remaining: b,
-            last: now,
+            last: at.max(self.flushed),
             start: now,
+            end_x: f64::INFINITY,
             end: Ms::MAX,
             tag,
             heap_pos: u32::MAX,
@@ -335,9 +393,16 @@ impl Network {
     /// its share is free for the others from the next flush. Returns the MB
     /// it moved.
     pub fn stop(&mut self, now: Ms, f: FlowId) -> f64 {
-        let moved = self.moved(f, now);
-        self.set_rate(now, f, 0.0);
         let i = f as usize;
+        if self.cold[i].end <= now {
+            // Its last byte arrived at `end_x`, within the millisecond
+            // before `now`: its share was free from then.
+            let x = self.cold[i].end_x;
+            self.released = Some(self.released.map_or(x, |r| r.max(x)));
+        }
+        let moved = self.moved(f, now);
+        let old_rate = self.hot[i].rate;
+        self.set_rate(now as f64, f, 0.0);
         self.unfreeze(f);
         self.cold[i].active = false;
         self.cold[i].remaining = self.cold[i].bytes - moved;
@@ -363,6 +428,12 @@ impl Network {
                     .expect("a flow lists the resources it is on");
                 self.pos[oo + k2] = p as u32;
             }
+            if old_rate > 0.0 && self.may_lag(r as ResId, old_rate) {
+                // A crowded resource: its flows take the freed share at
+                // its next re-solve.
+                self.add_lag(now, r as ResId, old_rate);
+                continue;
+            }
             self.seeds.push(r as ResId);
         }
         self.heap_remove(f);
@@ -383,27 +454,37 @@ impl Network {
         }
     }
 
-    /// Changes a flow's rate at `now`: settles what it moved at the old
-    /// rate, updates its resources' loads and its end.
-    fn set_rate(&mut self, now: Ms, f: FlowId, rate: f64) {
+    /// Changes a flow's rate at `t` (exact ms; a flow started later than
+    /// `t` changes from its start): settles what it moved at the old rate,
+    /// updates its resources' loads and its end.
+    fn set_rate(&mut self, t: f64, f: FlowId, rate: f64) {
         let i = f as usize;
         let old = self.hot[i].rate;
         let c = &mut self.cold[i];
-        let dt = now.saturating_sub(c.last) as f64 / 1000.0;
+        let t = t.max(c.last);
+        let dt = (t - c.last) / 1000.0;
         c.remaining = (c.remaining - old * dt).max(0.0);
-        c.last = now;
+        c.last = t;
         if old == rate {
             return;
         }
         self.hot[i].rate = rate;
-        c.end = if c.remaining <= 0.0 {
-            now
+        c.end_x = if c.remaining <= 0.0 {
+            t
         } else if rate > 0.0 {
-            let ms = (c.remaining * 1000.0 / rate).ceil();
-            now.saturating_add(if ms >= 1e18 { Ms::MAX / 2 } else { ms as Ms })
+            t + c.remaining * 1000.0 / rate
         } else {
-            Ms::MAX
+            f64::INFINITY
         };
+        c.end = if c.end_x.is_infinite() {
+            Ms::MAX
+        } else if c.end_x >= 1e18 {
+            Ms::MAX / 2
+        } else {
+            c.end_x.ceil() as Ms
+        };
+        // The engine's millisecond (`t` is within the one before it).
+        let now = t.ceil() as Ms;
         let active = c.active;
         let o = i * MAX_PATH;
         for k in 0..self.hot[i].len as usize {
@@ -423,13 +504,48 @@ impl Network {
     /// Settles the rates the changes since the last flush affect (see
     /// [`Network::solve`]). Call before time moves on: `next_end` is only
     /// right after a flush.
+    ///
+    /// The new rates apply from the latest exact end of the flows that
+    /// ended since the last flush (within the millisecond before `now`),
+    /// not from `now`: ends are events on the millisecond, but the
+    /// capacity a flow held was free from its last byte, and holding it
+    /// to the millisecond would delay every flow sharing it, and the
+    /// flows after them (a flow started at `now` still starts at `now`).
     pub fn flush(&mut self, now: Ms) {
+        if self.coarse.is_some() {
+            self.due_lags(now);
+        }
         if self.seeds.is_empty() && self.seed_flows.is_empty() {
             return;
         }
-        self.solve(now);
-        self.seeds.clear();
-        self.seed_flows.clear();
+        let t = match self.released.take() {
+            Some(r) => r.min(now as f64).max(self.flushed),
+            None => now as f64,
+        };
+        match &self.coarse {
+            None => {
+                self.solve(t, 0);
+                self.seeds.clear();
+                self.seed_flows.clear();
+            }
+            Some(c) => {
+                let resync = c.resync_due(now);
+                self.coarse_flush(t, now, resync);
+            }
+        }
+        self.flushed = t;
+    }
+
+    /// Whether flow `f`, the next to end, ends after what ended since the
+    /// last flush: the changes so far are to be settled first, at the
+    /// exact instant they happened.
+    pub fn released(&self) -> bool {
+        self.released.is_some()
+    }
+
+    pub fn ends_after_release(&self, f: FlowId) -> bool {
+        self.released
+            .is_some_and(|r| self.cold[f as usize].end_x > r)
     }
 
     /// Whether changes wait for a flush.
@@ -443,8 +559,10 @@ impl Network {
     }
 }
 
+mod coarse;
 mod heap;
 mod solve;
+pub use coarse::Coarse;
 use solve::Level;
 #[cfg(test)]
 mod tests;

@@ -54,10 +54,24 @@ impl Network {
     /// its own (at a resource the change did not touch, or checked): the
     /// whole allocation is max-min fair, since an allocation in which every
     /// flow has a bottleneck is the max-min one.
-    pub(super) fn solve(&mut self, now: Ms) {
+    ///
+    /// With `limit` > 0 (the `coarse` model, see [`super::Coarse`]) S
+    /// starts with the resources where the change surely breaks a
+    /// certificate and the solve stops after `limit` rounds: the touched
+    /// resources where a certificate may still break wait for an exact
+    /// solve; every rate set is feasible (the re-solved flows only share
+    /// what the others leave). Returns whether such a cut solve left a
+    /// re-solved flow at rate 0.
+    pub(super) fn solve(&mut self, now: f64, limit: u32) -> bool {
         let set = self.bump_stamp();
         self.in_s.clear();
+        if limit > 0 {
+            self.seed_sure_breaks(set, now);
+        }
+        let mut rounds = 0;
+        let mut cut = false;
         loop {
+            rounds += 1;
             let st = self.bump_stamp();
             self.comp_flows.clear();
             self.comp_res.clear();
@@ -162,9 +176,15 @@ impl Network {
                 }
             }
             let mut grew = false;
+            let last = limit > 0 && rounds >= limit;
             for i in n_s..self.comp_res.len() {
                 let r = self.comp_res[i] as usize;
                 if self.resources[r].touched != touch || !self.certificate_breaks(r, st) {
+                    continue;
+                }
+                if last {
+                    cut = true;
+                    self.mark_pending(r as ResId);
                     continue;
                 }
                 self.resources[r].in_set = set;
@@ -174,6 +194,15 @@ impl Network {
             if !grew {
                 break;
             }
+        }
+        if cut {
+            self.cut_solves += 1;
+        }
+        if let Some(c) = self.coarse.as_mut() {
+            for &r in &c.allowed {
+                self.resources[r as usize].allow = 0.0;
+            }
+            c.allowed.clear();
         }
         self.solves += 1;
         self.solved_flows += self.comp_flows.len() as u64;
@@ -204,7 +233,54 @@ impl Network {
                 }
             }
         }
+        let zero = cut && rates.iter().any(|&(_, r)| r <= 0.0);
         self.rates = rates;
+        zero
+    }
+
+    /// Puts in S, before the first round, the resources where the change
+    /// surely breaks a certificate: those a flow ended on while flows were
+    /// bottlenecked there, and the full ones a started flow crosses. The
+    /// exact solve finds them in its first round; a solve limited to a
+    /// round or two (`coarse`) spends its rounds beyond them instead.
+    fn seed_sure_breaks(&mut self, set: u64, now: f64) {
+        for i in 0..self.seeds.len() {
+            let r = self.seeds[i] as usize;
+            let res = &mut self.resources[r];
+            if res.bottlenecked > 0 && res.in_set != set {
+                res.in_set = set;
+                self.in_s.push(r as ResId);
+                self.settled(r);
+            }
+        }
+        for i in 0..self.seed_flows.len() {
+            let f = self.seed_flows[i] as usize;
+            if !self.cold[f].active {
+                continue;
+            }
+            let o = f * MAX_PATH;
+            for k in 0..self.hot[f].len as usize {
+                let r = self.paths[o + k] as usize;
+                let res = &self.resources[r];
+                if res.in_set != set && res.load >= res.capacity * (1.0 - 1e-9) {
+                    let level = res.level.max(res.capacity / res.flows.len() as f64);
+                    if self.may_lag(r as ResId, level) {
+                        // A crowded resource: the started flow may take
+                        // the level there at once; the others give it back
+                        // when the resource is next re-solved.
+                        self.add_lag(now.ceil() as Ms, r as ResId, level);
+                        self.resources[r].allow += level;
+                        if let Some(c) = self.coarse.as_mut() {
+                            c.allowed.push(r as ResId);
+                        }
+                        continue;
+                    }
+                    self.resources[r].in_set = set;
+                    self.in_s.push(r as ResId);
+                    self.settled(r);
+                }
+            }
+        }
     }
 
     /// Adds resource `r` to the round stamped `st` as a boundary resource,
@@ -218,7 +294,11 @@ impl Network {
             res.stamp = st;
             res.open = 0;
             res.row = row;
-            res.frozen_sum = res.load;
+            // A resource over capacity (`coarse` lets a started flow take
+            // a share at a crowded one before the others give it back)
+            // counts as full, not more: the flows re-solved keep what
+            // they had there.
+            res.frozen_sum = res.load.min(res.capacity) - res.allow;
             self.comp_res.push(r as ResId);
         }
     }
@@ -362,7 +442,9 @@ impl Network {
         h.next = rate;
         let len = h.len as usize;
         if at != NO_RES {
-            self.resources[at as usize].bottlenecked += 1;
+            let res = &mut self.resources[at as usize];
+            res.bottlenecked += 1;
+            res.level = rate;
         }
         rates.push((f, rate));
         let o = i * MAX_PATH;

@@ -135,17 +135,50 @@ fn rates_rise_when_a_flow_ends_and_ends_round_up() {
     let mut n = Network::new();
     let d = n.add_resource(3.0);
     let a = n.start(0, &[d], 1.0, f64::INFINITY, 0);
-    let b = n.start(0, &[d], 10.0, f64::INFINITY, 1);
+    let b = n.start(0, &[d], 10.001, f64::INFINITY, 1);
     n.flush(0);
-    // 1.5 MB/s each: a ends at 666.67 ms, rounded up to 667.
+    // 1.5 MB/s each: a ends at 666.67 ms, an event at 667.
     assert_eq!(n.next_end(), Some((667, a)));
     n.stop(667, a);
     n.flush(667);
     assert_eq!(n.flow(b).rate, 3.0);
-    // b moved 1.0005 MB by then; 8.9995 MB left at 3 MB/s.
-    assert_eq!(n.flow(b).end, 667 + (8.9995f64 * 1000.0 / 3.0).ceil() as Ms);
+    // b has the whole disk from a's last byte, 666.67 ms, not from the
+    // event's millisecond: 9.001 MB left then, at 3 MB/s, last byte at
+    // 3,667.0 ms (holding a's share to 667 would make it 3,668).
+    assert_eq!(n.flow(b).end, 3_667);
     let ends = drain(&mut n);
     assert_eq!(ends.len(), 1);
+}
+
+#[test]
+fn a_flow_started_with_an_end_starts_at_the_event() {
+    let mut n = Network::new();
+    let d = n.add_resource(3.0);
+    let a = n.start(0, &[d], 1.0, f64::INFINITY, 0);
+    let b = n.start(0, &[d], 10.0, f64::INFINITY, 1);
+    n.flush(0);
+    n.stop(667, a);
+    // The engine settles an end before the millisecond's own events.
+    n.flush(667);
+    let c = n.start(667, &[d], 1.5, f64::INFINITY, 2);
+    n.flush(667);
+    // c starts at 667 at 1.5 MB/s: its last byte at 1,667 ms; b had the
+    // whole disk from 666.67 to 667 ms.
+    assert_eq!(n.flow(c).end, 1_667);
+    assert!((n.moved(b, 667) - (1.0 + 0.001)).abs() < 1e-9);
+    // A flow started in reaction to a's end starts at its last byte.
+    let mut m = Network::new();
+    let d = m.add_resource(3.0);
+    let a = m.start(0, &[d], 1.0, f64::INFINITY, 0);
+    let b = m.start(0, &[d], 10.0, f64::INFINITY, 1);
+    m.flush(0);
+    let x = m.flow(a).end_x;
+    m.stop(667, a);
+    let c = m.start_at(x, &[d], 1.0, f64::INFINITY, 2);
+    m.flush(667);
+    // c shares the disk with b from 666.67 ms: 1 MB at 1.5 MB/s.
+    assert!((m.flow(c).end_x - (x + 1000.0 / 1.5)).abs() < 1e-9);
+    assert!((m.moved(b, 667) - 1.0 - 1.5 * (667.0 - x) / 1000.0).abs() < 1e-9);
 }
 
 #[test]
