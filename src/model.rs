@@ -63,9 +63,19 @@ pub fn auto_heartbeat(nodes: u32) -> Ms {
 pub enum NetworkModel {
     /// Flows share disks, NICs, rack uplinks and WAN links max-min fairly.
     Shared,
+    /// As `Shared`, approximately: cheaper, within a published error of it
+    /// (docs/model.md).
+    Coarse,
     /// Each transfer alone at its class bandwidth (the model of the first
     /// versions, for comparison and for tests that pin transfer times).
     Fixed,
+}
+
+impl NetworkModel {
+    /// Whether flows share disks and links (`shared` and `coarse`).
+    pub fn shares(self) -> bool {
+        self != NetworkModel::Fixed
+    }
 }
 
 /// Disks and links, MB/s.

@@ -842,7 +842,10 @@ fn bad_network_settings_point_at_the_value() {
         &e,
         5,
         9,
-        &["unknown network model", "\"shared\" or \"fixed\""],
+        &[
+            "unknown network model",
+            "\"shared\", \"coarse\" or \"fixed\"",
+        ],
     );
     // Fixed-only keys under the shared model (the default).
     for key in ["rack_mbps", "cross_rack_mbps", "shuffle_mbps"] {

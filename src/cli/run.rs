@@ -144,14 +144,18 @@ pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
     if std::env::var_os("SLOTSIM_SOLVER_STATS").is_some() {
         let n = &sim.w.net;
         eprintln!(
-            "solver: {} solves, {:.1} flows and {:.1} resources each, {:.2} rounds ({:.1} flows filled), {:.1} rates changed at {:.1} bottlenecks",
+            "solver: {} solves, {:.1} flows and {:.1} resources each, {:.2} rounds ({:.1} flows filled), {:.1} rates changed at {:.1} bottlenecks; {} cut short, {} exact re-solves ({} for a zero rate, {} flows filled)",
             n.solves,
             n.solved_flows as f64 / n.solves.max(1) as f64,
             n.solved_resources as f64 / n.solves.max(1) as f64,
             n.solve_rounds as f64 / n.solves.max(1) as f64,
             n.round_flows as f64 / n.solves.max(1) as f64,
             n.rate_changes as f64 / n.solves.max(1) as f64,
-            n.levels_changed as f64 / n.solves.max(1) as f64
+            n.levels_changed as f64 / n.solves.max(1) as f64,
+            n.cut_solves,
+            n.resyncs,
+            n.zero_resyncs,
+            n.resync_flows
         );
     }
     let sum = summary::summarize(&sim);

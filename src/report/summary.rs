@@ -137,7 +137,7 @@ pub fn network_report(sim: &Sim, end: Ms, start: Option<Ms>) -> NetworkReport {
     let mb = |k: usize| (w.net_mb[k] * 1_048_576.0).round() as u64;
     let span = start.map_or(0.0, |s0| end.saturating_sub(s0) as f64 / 1000.0);
     let mut loads: Vec<LinkLoad> = Vec::new();
-    if w.net_spec.model == crate::model::NetworkModel::Shared && span > 0.0 {
+    if w.net_spec.model.shares() && span > 0.0 {
         let n = w.links.count() as usize;
         for (r, res) in w.net.resources.iter().enumerate().take(n) {
             let area = res.area_at(end);

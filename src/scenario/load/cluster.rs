@@ -162,16 +162,17 @@ pub(super) fn compile_network(cx: &Cx, n: &NetworkDef) -> R<NetworkSpec> {
     if let Some(m) = &n.model {
         spec.model = match m.get_ref().as_str() {
             "shared" => NetworkModel::Shared,
+            "coarse" => NetworkModel::Coarse,
             "fixed" => NetworkModel::Fixed,
             other => {
                 return Err(cx.at(
                     m,
-                    format!("unknown network model \"{other}\"; expected \"shared\" or \"fixed\""),
+                    format!("unknown network model \"{other}\"; expected \"shared\", \"coarse\" or \"fixed\""),
                 ))
             }
         };
     }
-    if spec.model == NetworkModel::Shared {
+    if spec.model.shares() {
         for (key, v) in [
             ("rack_mbps", &n.rack_mbps),
             ("cross_rack_mbps", &n.cross_rack_mbps),

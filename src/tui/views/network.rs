@@ -30,6 +30,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         .collect();
     let model = match w.net_spec.model {
         NetworkModel::Shared => "shared (max-min)",
+        NetworkModel::Coarse => "coarse (max-min, approximate)",
         NetworkModel::Fixed => "fixed (per transfer)",
     };
     head.push(Line::from(vec![
