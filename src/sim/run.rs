@@ -266,15 +266,17 @@ impl Sim {
     /// the instant is still to come.
     ///
     /// Flows ending within one millisecond end in the order of their exact
-    /// ends, each seeing the rates the ones before it left, and before the
-    /// millisecond's own events: a flush comes between.
+    /// ends, each seeing the rates the ones before it left: a flush comes
+    /// between.
     fn settle(&mut self) {
         if self.w.net.dirty() {
             let now = self.w.now;
             let next_flow = self.w.net.next_end().filter(|&(t, _)| t <= now);
+            // (A flow the millisecond's own events start or cancel settles
+            // the ends before it itself: `Network::start_at`, `stop`.)
             let settle = match next_flow {
                 Some((_, f)) => self.w.net.ends_after_release(f),
-                None => self.w.net.released() || self.w.cal.peek_time().is_none_or(|t| t > now),
+                None => self.w.cal.peek_time().is_none_or(|t| t > now),
             };
             if settle {
                 self.w.net.flush(now);

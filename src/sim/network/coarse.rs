@@ -81,12 +81,14 @@ impl Network {
         self.coarse.as_mut().expect("the coarse model")
     }
 
-    /// Whether a change of `rate` at `r` may wait: `coarse`, `r` crowded,
-    /// and its unsettled changes small.
-    pub(super) fn may_lag(&self, r: ResId, rate: f64) -> bool {
+    /// Whether a change of `delta` MB/s at `r` may wait (freed capacity
+    /// left unused is negative, a share taken before the others give it
+    /// back positive): `coarse`, `r` crowded, and its unsettled changes,
+    /// which starts and ends largely cancel, small.
+    pub(super) fn may_lag(&self, r: ResId, delta: f64) -> bool {
         let Some(c) = &self.coarse else { return false };
         let res = &self.resources[r as usize];
-        res.bottlenecked >= c.cfg.crowd && res.lag + rate <= c.cfg.lag_share * res.capacity
+        res.bottlenecked >= c.cfg.crowd && (res.lag + delta).abs() <= c.cfg.lag_share * res.capacity
     }
 
     /// Records a change of `rate` at crowded resource `r`, left for later.

@@ -338,9 +338,12 @@ impl Network {
             return true;
         }
         if bottlenecked.is_finite() {
-            // `frozen_sum` ends the fill as the resource's new load.
+            // `frozen_sum` ends the fill as the resource's new load. (An
+            // outside flow above one bottlenecked here never happens after
+            // exact solves; after a `coarse` one-round solve it may.)
             let full = res.frozen_sum >= res.capacity * (1.0 - 1e-9);
-            if !full || max_in > bottlenecked + tol(bottlenecked) {
+            let above = max_in.max(max_out);
+            if !full || above > bottlenecked + tol(bottlenecked) {
                 return true;
             }
         }
