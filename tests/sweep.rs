@@ -317,3 +317,52 @@ fn a_bad_variant_is_an_error_at_its_key() {
     let o = slotsim(&["sweep", p.to_str().unwrap(), "--out", "x"], d.path());
     assert!(String::from_utf8_lossy(&o.stderr).contains("has no name"));
 }
+
+/// The coarse network model's error against the exact one, printed by the
+/// command `scripts/coarse-error.sh` runs, on a small part of the
+/// validation set (docs/validation/): every row within the contract or
+/// within what the exact model does against itself under a 0.1 % change
+/// of bandwidth.
+#[test]
+fn the_coarse_model_keeps_its_error_contract_on_a_subset() {
+    let d = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let scen = |n: &str| root.join("scenarios").join(n).display().to_string();
+    let floor = |name: &str, k: f64| {
+        format!(
+            "[[variants]]\nname = \"floor: bandwidth {name}\"\n\"network.model\" = \"shared\"\n\"network.disk_mbps\" = {}\n\"network.nic_mbps\" = {}\n",
+            100.0 * k,
+            125.0 * k
+        )
+    };
+    let text = format!(
+        "scenarios = [\"{}\", \"{}\", \"{}\"]\nseeds = 2\n\
+         [[variants]]\nname = \"shared\"\n\"network.model\" = \"shared\"\n\
+         [[variants]]\nname = \"coarse\"\n\"network.model\" = \"coarse\"\n{}{}",
+        scen("adaptive-fair.toml"),
+        scen("terasort-50.toml"),
+        scen("hybsmrp-wordcount.toml"),
+        floor("-0.1%", 0.999),
+        floor("+0.1%", 1.001),
+    );
+    std::fs::write(d.path().join("plan.toml"), text).unwrap();
+    ok(&slotsim(&["sweep", "plan.toml", "--out", "v"], d.path()));
+    let table = ok(&slotsim(&["merge", "v", "--job-error", "shared"], d.path()));
+    let rows: Vec<&str> = table.lines().filter(|l| l.contains("| coarse |")).collect();
+    assert_eq!(rows.len(), 3, "{table}");
+    assert!(
+        rows.iter()
+            .all(|r| r.ends_with("| holds |") || r.ends_with("| within the floor |")),
+        "{table}"
+    );
+    // Each scenario ran under its own policy (the plan names none).
+    assert!(table.contains("| hybsmrp |"), "{table}");
+    // A variant that is not in the results is an error naming those there.
+    let o = slotsim(&["merge", "v", "--job-error", "exact"], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("\"exact\"") && err.contains("\"coarse\""),
+        "{err}"
+    );
+}

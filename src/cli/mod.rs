@@ -136,6 +136,12 @@ pub struct MergeArgs {
         value_delimiter = ','
     )]
     pub scenario: Vec<String>,
+    /// Instead of the table: for each other variant, its per-job turnaround
+    /// error against this variant's cells (paired by scenario, policy,
+    /// overrides and seed), with makespan and mean turnaround; e.g. the
+    /// coarse network model against 'shared'
+    #[arg(long, value_name = "VARIANT", conflicts_with_all = ["table", "csv"])]
+    pub job_error: Option<String>,
 }
 
 #[derive(Args)]

@@ -114,6 +114,12 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
 }
 
 pub fn cmd_merge(a: MergeArgs) -> Result<(), Failure> {
+    if let Some(base) = &a.job_error {
+        let (text, _) = slotsim::sweep::job_error::job_error(&a.dirs, base)
+            .map_err(|e| InputError::new("merge", e))?;
+        emit(&text, false)?;
+        return Ok(());
+    }
     let mut csv_out = a.csv.as_deref().map(|p| open_out(p, "--csv")).transpose()?;
     let m = merge::merge(&a.dirs).map_err(|e| InputError::new("merge", e))?;
     let text = match &a.table {

@@ -140,12 +140,14 @@ fn get<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
     path.iter().try_fold(v, |v, k| v.get(k))
 }
 
-pub fn merge(dirs: &[PathBuf]) -> Result<Merged, String> {
+/// Every cell line of the shard files of `dirs`, in cell order, with the
+/// file it came from. Refuses lines of different plans, a cell found
+/// twice, and missing cells (listing them).
+pub fn shard_lines(dirs: &[PathBuf]) -> Result<Vec<(Value, PathBuf)>, String> {
     let files = shard_files(dirs)?;
     let mut plan: Option<(String, PathBuf)> = None;
     let mut total: Option<u64> = None;
-    // index → (group key, metric values)
-    let mut cells: BTreeMap<u64, CellRow> = BTreeMap::new();
+    let mut cells: BTreeMap<u64, (Value, PathBuf)> = BTreeMap::new();
     for f in &files {
         let text =
             std::fs::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
@@ -182,36 +184,18 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged, String> {
                 ));
             };
             total = Some(of);
-            let ov = c["overrides"]
-                .as_object()
-                .map(|o| {
-                    o.iter()
-                        .map(|(k, v)| format!("{k}={v}"))
-                        .collect::<Vec<_>>()
-                        .join(";")
-                })
-                .unwrap_or_default();
-            let vals = METRICS
-                .iter()
-                .map(|(_, p)| get(&v, p).and_then(|x| x.as_f64()))
-                .collect();
-            let key = (
-                c["scenario"].as_str().unwrap_or("").to_string(),
-                c["policy"].as_str().unwrap_or("").to_string(),
-                c["variant"].as_str().unwrap_or("").to_string(),
-                ov,
-            );
-            let seed = c["seed"].as_u64().unwrap_or(0);
-            if let Some(prev) = cells.insert(i, (key, seed, vals, f.clone())) {
+            if let Some(prev) = cells.insert(i, (v, f.clone())) {
                 return Err(format!(
                     "cell {i} is in {} and in {}; expected each cell once",
-                    prev.3.display(),
+                    prev.1.display(),
                     f.display()
                 ));
             }
         }
     }
-    let (plan, _) = plan.ok_or("the shard files are empty")?;
+    if plan.is_none() {
+        return Err("the shard files are empty".into());
+    }
     let total = total.unwrap_or(0);
     let missing: Vec<u64> = (0..total).filter(|i| !cells.contains_key(i)).collect();
     if !missing.is_empty() {
@@ -222,6 +206,44 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged, String> {
             list.join(", "),
             if missing.len() > 20 { ", ..." } else { "" }
         ));
+    }
+    Ok(cells.into_values().collect())
+}
+
+pub fn merge(dirs: &[PathBuf]) -> Result<Merged, String> {
+    let lines = shard_lines(dirs)?;
+    let plan = lines
+        .first()
+        .and_then(|(v, _)| v["plan"].as_str())
+        .unwrap_or("")
+        .to_string();
+    let total = lines.len() as u64;
+    // index → (group key, seed, metric values)
+    let mut cells: BTreeMap<u64, CellRow> = BTreeMap::new();
+    for (v, f) in lines {
+        let c = &v["cell"];
+        let i = c["index"].as_u64().unwrap_or(0);
+        let ov = c["overrides"]
+            .as_object()
+            .map(|o| {
+                o.iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(";")
+            })
+            .unwrap_or_default();
+        let vals = METRICS
+            .iter()
+            .map(|(_, p)| get(&v, p).and_then(|x| x.as_f64()))
+            .collect();
+        let key = (
+            c["scenario"].as_str().unwrap_or("").to_string(),
+            c["policy"].as_str().unwrap_or("").to_string(),
+            c["variant"].as_str().unwrap_or("").to_string(),
+            ov,
+        );
+        let seed = c["seed"].as_u64().unwrap_or(0);
+        cells.insert(i, (key, seed, vals, f));
     }
     // Groups in the order of their first cell.
     let mut groups: Vec<Gathering> = Vec::new();

@@ -2,7 +2,7 @@
 //!
 //! ```toml
 //! scenarios = ["scenarios/omo-set-a.toml", "scenarios/quickstart.toml"]
-//! policies = ["fair", "omo", "fair[slowstart=0.8]"]
+//! policies = ["fair", "omo", "fair[slowstart=0.8]"]   # optional: each scenario's own
 //! seeds = 10                      # seeds 1..=10, or a list [3, 7]
 //! [overrides]                     # optional: a grid over scenario keys
 //! "network.nic_mbps" = [125, 1250]
@@ -155,7 +155,7 @@ impl Plan {
         load_str(
             &text,
             &sc.path.display().to_string(),
-            Some(&self.policies[cell.policy]),
+            Some(self.policies[cell.policy].as_str()).filter(|p| !p.is_empty()),
             Some(cell.seed),
         )
     }
@@ -307,7 +307,12 @@ pub fn parse(text: &str, origin: &str, dir: &Path) -> Result<Plan, InputError> {
             text: t,
         });
     }
-    let policies: Vec<String> = strings("policies")?.into_iter().map(|x| x.1).collect();
+    // Without `policies`, each scenario runs under its own policy (the
+    // empty spec stands for it).
+    let policies: Vec<String> = match doc.get("policies") {
+        None => vec![String::new()],
+        Some(_) => strings("policies")?.into_iter().map(|x| x.1).collect(),
+    };
     let seeds: Vec<u64> = match doc.get("seeds") {
         None => vec![DEFAULT_SEED],
         Some(toml::Value::Integer(n)) if *n >= 1 && *n <= 1_000_000 => (1..=*n as u64).collect(),
@@ -412,7 +417,8 @@ pub fn parse(text: &str, origin: &str, dir: &Path) -> Result<Plan, InputError> {
     // Every policy, variant and override value, on every scenario.
     for sc in &scenarios {
         for (i, p) in policies.iter().enumerate() {
-            load_str(&sc.text, &sc.path.display().to_string(), Some(p), None).map_err(|e| {
+            let p = Some(p.as_str()).filter(|p| !p.is_empty());
+            load_str(&sc.text, &sc.path.display().to_string(), p, None).map_err(|e| {
                 at(
                     &["policies", &i.to_string()],
                     format!("on {}: {}", sc.name, e.message),

@@ -141,6 +141,14 @@ pub fn run_cell(plan: &Plan, cell: &Cell) -> Result<String, String> {
         .into_iter()
         .map(|(k, t)| (k, toml_to_json(&t)))
         .collect();
+    // The grid's own overrides, without the variant's: what a cell shares
+    // with the same cell of another variant.
+    let grid: serde_json::Map<String, Value> = plan
+        .overrides
+        .iter()
+        .zip(&cell.combo)
+        .map(|(o, &i)| (o.key.clone(), toml_to_json(&o.values[i])))
+        .collect();
     let obj = v.as_object_mut().expect("a summary is an object");
     let mut c = json!({
         "index": cell.index,
@@ -149,6 +157,7 @@ pub fn run_cell(plan: &Plan, cell: &Cell) -> Result<String, String> {
         "policy": plan.policies[cell.policy],
         "seed": cell.seed,
         "overrides": overrides,
+        "grid": grid,
     });
     if let Some(name) = &plan.variants[cell.variant].name {
         c["variant"] = json!(name);
