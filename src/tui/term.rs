@@ -122,6 +122,8 @@ async fn event_loop(
         None => None,
     };
     let started = Instant::now();
+    // Two thirds of a frame for the run, the rest to draw and read keys.
+    app.frame_budget = Some(FRAME * 2 / 3);
     let mut events = EventStream::new();
     let mut tick = tokio::time::interval(FRAME);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);

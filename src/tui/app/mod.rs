@@ -271,6 +271,14 @@ pub struct App {
     /// Sub-millisecond remainder of simulated time not yet advanced.
     carry: f64,
     submitted: u32,
+    /// Live: the wall-clock time a frame may spend advancing the run, so
+    /// that keys act and the clock moves however costly the run is; the
+    /// offscreen recorder has none (it reads no clock) and is bounded by
+    /// [`MAX_EVENTS_PER_FRAME`] alone.
+    pub frame_budget: Option<std::time::Duration>,
+    /// The speed the run kept up with lately (simulated over wall-clock
+    /// time, smoothed), when it fell short of the one asked for.
+    pub achieved: Option<f64>,
 }
 
 impl App {
@@ -293,6 +301,8 @@ impl App {
             speed: 3,
             quit: false,
             last_advance: 0,
+            frame_budget: None,
+            achieved: None,
             until: None,
             ring,
             status: None,
@@ -322,12 +332,17 @@ impl App {
 
     pub fn speed_label(&self) -> String {
         let s = self.speed();
-        if s.is_infinite() {
+        let asked = if s.is_infinite() {
             "max".into()
         } else if s < 1.0 {
             format!("{s}×")
         } else {
             format!("{}×", s as u64)
+        };
+        match self.achieved {
+            // What the run keeps up with, when it falls short.
+            Some(a) if a < 0.9 * s => format!("{asked} (got {})", speed_number(a)),
+            _ => asked,
         }
     }
 
@@ -612,6 +627,7 @@ impl App {
         if self.paused || self.sim.is_finished() {
             return;
         }
+        let deadline = self.frame_budget.map(|b| std::time::Instant::now() + b);
         let s = self.speed();
         // `until` (record --until) caps every step.
         let target = if s.is_infinite() {
@@ -634,24 +650,41 @@ impl App {
         };
         let end_guess = target.unwrap_or(start.saturating_add(self.last_advance));
         self.sim.set_inspect_from(end_guess.saturating_sub(span));
-        // At "max" a frame processes a bounded number of instants.
+        // A frame processes a bounded number of instants, within its
+        // wall-clock budget: what it leaves is not owed to the next frame
+        // (the run falls behind the speed asked for, and says so).
+        let mut cut = true;
         for _ in 0..MAX_EVENTS_PER_FRAME {
             let Some(t) = self.sim.next_event_time() else {
+                cut = false;
                 break;
             };
             if target.is_some_and(|l| t > l) {
+                cut = false;
                 break;
             }
             self.index.history.fill_before(t, &self.sim.w);
             if !self.sim.run_until(Some(t)) {
+                cut = false;
                 break; // finished, or can never go on
             }
+            if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                break;
+            }
         }
-        if let Some(l) = target {
+        if let Some(l) = target.filter(|_| !cut) {
             // No event left before it: the clock moves on to it.
             self.sim.run_until(Some(l));
         }
+        if cut {
+            self.carry = 0.0;
+        }
         self.last_advance = self.sim.w.now - start;
+        if wall_ms > 0 && !s.is_infinite() {
+            let got = self.last_advance as f64 / wall_ms as f64;
+            let a = self.achieved.map_or(got, |a| 0.8 * a + 0.2 * got);
+            self.achieved = Some(a);
+        }
         // Steps and commands between frames are always inspected.
         self.sim.set_inspect_from(0);
     }
@@ -666,6 +699,15 @@ impl App {
         } else if self.view == View::Overview {
             self.shares = self.sim.policy().pool_shares(&self.sim.w);
         }
+    }
+}
+
+/// A speed for the header: "6×", "0.5×".
+fn speed_number(x: f64) -> String {
+    if x >= 10.0 {
+        format!("{x:.0}×")
+    } else {
+        format!("{x:.1}×")
     }
 }
 
