@@ -330,9 +330,10 @@ fn the_coarse_model_keeps_its_error_contract_on_a_subset() {
     let scen = |n: &str| root.join("scenarios").join(n).display().to_string();
     let floor = |name: &str, k: f64| {
         format!(
-            "[[variants]]\nname = \"floor: bandwidth {name}\"\n\"network.model\" = \"shared\"\n\"network.disk_mbps\" = {}\n\"network.nic_mbps\" = {}\n",
+            "[[variants]]\nname = \"floor: bandwidth {name}\"\n\"network.model\" = \"shared\"\n\"network.disk_mbps\" = {}\n\"network.nic_mbps\" = {}\n\"network.inter_dc_mbps\" = {}\n",
             100.0 * k,
-            125.0 * k
+            125.0 * k,
+            12.0 * k
         )
     };
     let text = format!(

@@ -147,7 +147,7 @@ impl Network {
             self.take_pending();
         }
         let before = self.round_flows;
-        let zero = self.solve(t, if resync { 0 } else { 1 });
+        let zero = self.solve(t, if resync { 0 } else { 2 });
         self.seeds.clear();
         self.seed_flows.clear();
         if zero {

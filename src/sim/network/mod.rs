@@ -72,6 +72,9 @@ pub struct Resource {
     lag_since: Ms,
     lazy: bool,
     allow: f64,
+    /// In a `coarse` solve's S: flows above this rate are re-solved here
+    /// even if they froze elsewhere.
+    cut: f64,
 }
 
 impl Resource {
@@ -96,6 +99,7 @@ impl Resource {
             lag_since: 0,
             lazy: false,
             allow: 0.0,
+            cut: f64::INFINITY,
         }
     }
 
@@ -336,7 +340,7 @@ impl Network {
         tag: u64,
     ) -> FlowId {
         let now = at.ceil() as Ms;
-        if self.released.is_some_and(|r| at > r) {
+        if self.coarse.is_none() && self.released.is_some_and(|r| at > r) {
             // Flows ended earlier in this millisecond: their capacity was
             // free before this one started.
             self.flush(now);
@@ -399,7 +403,7 @@ impl Network {
     /// it moved.
     pub fn stop(&mut self, now: Ms, f: FlowId) -> f64 {
         let i = f as usize;
-        if self.cold[i].end > now && self.released.is_some() {
+        if self.coarse.is_none() && self.cold[i].end > now && self.released.is_some() {
             // A flow cancelled now, after flows ended within this
             // millisecond: settle those first.
             self.flush(now);
@@ -554,8 +558,12 @@ impl Network {
         // cascades, and settling those from the latest end of the
         // millisecond instead puts a few flows of swim-fb2009 tens of
         // milliseconds off SimGrid's answer.)
-        self.released
-            .is_some_and(|r| self.cold[f as usize].end_x > r)
+        // (`coarse` settles a millisecond's ends together, from the
+        // latest.)
+        self.coarse.is_none()
+            && self
+                .released
+                .is_some_and(|r| self.cold[f as usize].end_x > r)
     }
 
     /// Whether changes wait for a flush.

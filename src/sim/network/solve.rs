@@ -65,8 +65,17 @@ impl Network {
     pub(super) fn solve(&mut self, now: f64, limit: u32) -> bool {
         let set = self.bump_stamp();
         self.in_s.clear();
+        // `coarse`: of the flows crossing S, only those bottlenecked there
+        // and those above the level a started flow brings are re-solved;
+        // the others keep their rates (they are limited elsewhere), as on
+        // the boundary, and S waits for an exact solve in case one of them
+        // should have moved.
+        let narrow = limit > 0;
         if limit > 0 {
             self.seed_sure_breaks(set, now);
+            for i in 0..self.in_s.len() {
+                self.mark_pending(self.in_s[i]);
+            }
         }
         let mut rounds = 0;
         let mut cut = false;
@@ -89,10 +98,20 @@ impl Network {
                 res.stamp = st;
                 res.open = 0;
                 res.row = i as u32;
-                res.frozen_sum = 0.0;
+                res.frozen_sum = if narrow {
+                    res.load.min(res.capacity)
+                } else {
+                    0.0
+                };
                 self.comp_res.push(r as ResId);
                 for k in 0..self.resources[r].flows.len() {
                     let f = self.resources[r].flows[k] as usize;
+                    if narrow
+                        && self.hot[f].froze_at as usize != r
+                        && self.hot[f].rate < self.resources[r].cut
+                    {
+                        continue;
+                    }
                     if self.hot[f].stamp != st {
                         self.hot[f].stamp = st;
                         self.comp_flows.push(f as FlowId);
@@ -112,7 +131,7 @@ impl Network {
                     self.join_boundary(r, st);
                     let res = &mut self.resources[r];
                     res.open += 1;
-                    if res.in_set != set {
+                    if narrow || res.in_set != set {
                         res.frozen_sum -= rate;
                     }
                 }
@@ -148,7 +167,7 @@ impl Network {
                 let r = self.comp_res[i] as usize;
                 self.resources[r].open = self.csr_start[i + 1] - self.csr_start[i];
             }
-            for i in n_s..self.comp_res.len() {
+            for i in (if narrow { 0 } else { n_s })..self.comp_res.len() {
                 let r = self.comp_res[i] as usize;
                 // What the flows outside use: never below 0 in floating point.
                 let res = &mut self.resources[r];
@@ -182,12 +201,26 @@ impl Network {
                 if self.resources[r].touched != touch || !self.certificate_breaks(r, st) {
                     continue;
                 }
-                if last {
+                // `coarse`: a second round only where a started flow froze
+                // below another (a resource the start filled: it would
+                // starve until the exact solve).
+                let starved = if narrow && !last {
+                    self.seed_flows
+                        .iter()
+                        .filter(|&&f| self.hot[f as usize].froze_at as usize == r)
+                        .map(|&f| self.hot[f as usize].next)
+                        .fold(f64::INFINITY, f64::min)
+                } else {
+                    f64::INFINITY
+                };
+                if last || (narrow && starved.is_infinite()) {
                     cut = true;
                     self.mark_pending(r as ResId);
                     continue;
                 }
-                self.resources[r].in_set = set;
+                let res = &mut self.resources[r];
+                res.in_set = set;
+                res.cut = starved * (1.0 - 1e-6);
                 self.in_s.push(r as ResId);
                 grew = true;
             }
@@ -248,7 +281,9 @@ impl Network {
             let r = self.seeds[i] as usize;
             let res = &mut self.resources[r];
             if res.bottlenecked > 0 && res.in_set != set {
+                // Freed capacity: only the flows bottlenecked here rise.
                 res.in_set = set;
+                res.cut = f64::INFINITY;
                 self.in_s.push(r as ResId);
                 self.settled(r);
             }
@@ -262,23 +297,35 @@ impl Network {
             for k in 0..self.hot[f].len as usize {
                 let r = self.paths[o + k] as usize;
                 let res = &self.resources[r];
-                if res.in_set != set && res.load >= res.capacity * (1.0 - 1e-9) {
-                    let level = res.level.max(res.capacity / res.flows.len() as f64);
-                    if self.may_lag(r as ResId, level) {
-                        // A crowded resource: the started flow may take
-                        // the level there at once; the others give it back
-                        // when the resource is next re-solved.
-                        self.add_lag(now.ceil() as Ms, r as ResId, level);
-                        self.resources[r].allow += level;
-                        if let Some(c) = self.coarse.as_mut() {
-                            c.allowed.push(r as ResId);
-                        }
-                        continue;
-                    }
-                    self.resources[r].in_set = set;
-                    self.in_s.push(r as ResId);
-                    self.settled(r);
+                if res.load < res.capacity * (1.0 - 1e-9) {
+                    continue;
                 }
+                let level = res.level.max(res.capacity / res.flows.len() as f64);
+                // A started flow lowers the level here to about this: the
+                // flows above it come down too, wherever they froze.
+                let nb = res.bottlenecked as f64;
+                let lower = level * nb / (nb + 1.0) * (1.0 - 1e-6);
+                if res.in_set == set {
+                    let res = &mut self.resources[r];
+                    res.cut = res.cut.min(lower);
+                    continue;
+                }
+                if self.may_lag(r as ResId, level) {
+                    // A crowded resource: the started flow may take the
+                    // level there at once; the others give it back when
+                    // the resource is next re-solved.
+                    self.add_lag(now.ceil() as Ms, r as ResId, level);
+                    self.resources[r].allow += level;
+                    if let Some(c) = self.coarse.as_mut() {
+                        c.allowed.push(r as ResId);
+                    }
+                    continue;
+                }
+                let res = &mut self.resources[r];
+                res.in_set = set;
+                res.cut = lower;
+                self.in_s.push(r as ResId);
+                self.settled(r);
             }
         }
     }
