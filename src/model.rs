@@ -50,11 +50,13 @@ impl ClusterSpec {
     }
 }
 
-/// Hadoop 1.x's heartbeat interval for `nodes` TaskTrackers
-/// (`JobTracker.getNextHeartbeatInterval` with its defaults: 100
-/// heartbeats a second, at least 3 s): max(3 s, nodes × 10 ms).
-pub fn auto_heartbeat(nodes: u32) -> Ms {
-    (nodes as Ms * 10).max(3_000)
+/// Hadoop 1.0.3's heartbeat interval for `nodes` TaskTrackers
+/// (`JobTracker.getNextHeartbeatInterval`): max(3 s, (int)(1000 ms ×
+/// `scaling` × ceil(nodes / 100))), 100 being
+/// `mapred.heartbeats.in.second`: 3 s up to 300 nodes, 5 s on 450, 30 s
+/// on 3,000. (Hadoop 1.1 lowered the minimum and dropped the ceil.)
+pub fn auto_heartbeat(nodes: u32, scaling: f64) -> Ms {
+    ((1000.0 * scaling * (nodes as f64 / 100.0).ceil()) as Ms).max(3_000)
 }
 
 /// How transfers share disks and links.
@@ -72,6 +74,15 @@ pub enum NetworkModel {
 }
 
 impl NetworkModel {
+    /// As scenarios spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            NetworkModel::Shared => "shared",
+            NetworkModel::Coarse => "coarse",
+            NetworkModel::Fixed => "fixed",
+        }
+    }
+
     /// Whether flows share disks and links (`shared` and `coarse`).
     pub fn shares(self) -> bool {
         self != NetworkModel::Fixed

@@ -97,6 +97,26 @@ pub fn fmt_secs(ms: Ms) -> String {
     }
 }
 
+/// A count for people: "850", "12 k", "3.4 M", "1.2 G".
+pub fn human_count(x: f64) -> String {
+    match x {
+        x if x >= 1e9 => format!("{:.1} G", x / 1e9),
+        x if x >= 1e6 => format!("{:.1} M", x / 1e6),
+        x if x >= 1e3 => format!("{:.0} k", x / 1e3),
+        x => format!("{x:.0}"),
+    }
+}
+
+/// A wall-clock time for people: "under a second", "45 s", "12 min", "2.3 h".
+pub fn human_secs(s: f64) -> String {
+    match s {
+        s if s < 1.0 => "under a second".into(),
+        s if s < 120.0 => format!("{s:.0} s"),
+        s if s < 7200.0 => format!("{:.0} min", s / 60.0),
+        s => format!("{:.1} h", s / 3600.0),
+    }
+}
+
 /// serde helpers: `#[serde(deserialize_with = "crate::units::de_duration")]`.
 /// Errors raised here carry the value's span when read from a TOML file.
 pub fn de_duration<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Ms, D::Error> {

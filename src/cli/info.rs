@@ -81,6 +81,30 @@ pub fn cmd_validate(path: &Path) -> Result<(), Failure> {
         plural(maps + reduces, "task"),
         input_gb
     );
+    // Each reducer fetches at least once from every node its job's maps
+    // ran on.
+    let fetches: u64 = all_jobs
+        .iter()
+        .map(|j| (j.maps as u64).min(nodes as u64) * j.reduces as u64)
+        .sum();
+    let cost = slotsim::sim::cost_estimate(maps + reduces, fetches, nodes as u64);
+    let model = sc.network.model;
+    let secs = cost.seconds(model);
+    outln!(
+        o,
+        "  cost       about {} events, {} under network.model = \"{}\" (estimates, within a few times)",
+        slotsim::units::human_count(cost.events as f64),
+        slotsim::units::human_secs(secs),
+        model.name()
+    );
+    let coarse = cost.seconds(slotsim::model::NetworkModel::Coarse);
+    if model == slotsim::model::NetworkModel::Shared && secs > 600.0 && coarse < 600.0 {
+        outln!(
+            o,
+            "             network.model = \"coarse\" would take about {} (docs/model.md)",
+            slotsim::units::human_secs(coarse)
+        );
+    }
     let need = slotsim::sim::memory_estimate(maps + reduces, nodes as u64);
     outln!(
         o,

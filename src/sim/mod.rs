@@ -49,3 +49,39 @@ pub use world::{Notable, PolicySwitch, PoolStats, World};
 pub fn memory_estimate(tasks: u64, nodes: u64) -> u64 {
     (8 << 20) + tasks.saturating_mul(500) + nodes.saturating_mul(8 << 10)
 }
+
+/// What a run is expected to cost, from its size alone (its length is not
+/// known before it runs): events, and the rate at which each network model
+/// processes them on a 2-core machine (docs/performance.md). Calibrated on
+/// swim-fb2009, scale-400 and the FB-2009 day; within a few times.
+#[derive(Clone, Copy, Debug)]
+pub struct CostEstimate {
+    pub events: u64,
+    nodes: u64,
+}
+
+/// `tasks` tasks, `fetches` the least shuffle fetches (each reducer from
+/// each node its job's maps can run on), on `nodes` nodes.
+pub fn cost_estimate(tasks: u64, fetches: u64, nodes: u64) -> CostEstimate {
+    CostEstimate {
+        events: tasks
+            .saturating_mul(25)
+            .saturating_add(fetches.saturating_mul(2)),
+        nodes,
+    }
+}
+
+impl CostEstimate {
+    /// Wall-clock seconds under `model`: the exact solve slows as the
+    /// cluster grows (more flows share each saturated link), the others
+    /// hardly.
+    pub fn seconds(&self, model: crate::model::NetworkModel) -> f64 {
+        use crate::model::NetworkModel as M;
+        let per_s = match model {
+            M::Fixed => 2.5e6,
+            M::Coarse => 5e5,
+            M::Shared => (1.5e7 / self.nodes.max(1) as f64).min(4e5),
+        };
+        self.events as f64 / per_s
+    }
+}
