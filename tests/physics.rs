@@ -193,8 +193,11 @@ fn auto_heartbeat_is_hadoops_interval() {
     };
     assert_eq!(hb(20), Some(3_000));
     assert_eq!(hb(300), Some(3_000));
-    assert_eq!(hb(450), Some(4_500));
+    assert_eq!(hb(450), Some(5_000));
+    assert_eq!(hb(301), Some(4_000));
     assert_eq!(hb(3_000), Some(30_000));
+    let scaled = load_text("[cluster]\nnodes = 450\nheartbeat_scaling = 2.0\n", None);
+    assert_eq!(scaled.cluster.heartbeat, Some(10_000));
 }
 
 #[test]

@@ -70,6 +70,8 @@ pub struct ClusterDef {
     pub cores: Option<Spanned<i64>>,
     /// Default "auto".
     pub heartbeat: Option<Heartbeat>,
+    /// `mapreduce.jobtracker.heartbeats.scaling.factor` for "auto"; default 1.
+    pub heartbeat_scaling: Option<Spanned<f64>>,
     #[serde(default)]
     pub out_of_band_heartbeat: bool,
     /// Default [1.0, 1.0].

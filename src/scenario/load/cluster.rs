@@ -110,8 +110,12 @@ pub(super) fn compile_cluster(cx: &Cx, def: Option<&ClusterDef>) -> R<ClusterSpe
         },
     };
     let nodes: u32 = datacenters.iter().map(|d| d.nodes).sum();
+    let scaling = match &c.heartbeat_scaling {
+        None => 1.0,
+        Some(v) => cx.within(v, "heartbeat_scaling", 0.01, 100.0)?,
+    };
     let heartbeat = match c.heartbeat.unwrap_or(Heartbeat::Auto) {
-        Heartbeat::Auto => Some(auto_heartbeat(nodes)),
+        Heartbeat::Auto => Some(auto_heartbeat(nodes, scaling)),
         Heartbeat::Every(ms) => Some(ms),
         Heartbeat::Manual => None,
     };
