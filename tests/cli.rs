@@ -1375,3 +1375,63 @@ fn a_container_policy_on_typed_slots_is_noted() {
     let o = slotsim(&["run", QUICKSTART, "--headless", "--policy", "fair"]);
     assert!(!stderr(&o).contains("note:"), "{}", stderr(&o));
 }
+
+/// `slotsim policies` cites each paper as its own text names it: title and
+/// authors as the paper gives them (docs/policies.md lists them), never
+/// from memory.
+#[test]
+fn policy_sources_cite_the_papers_as_their_text_names_them() {
+    let out = slotsim(&["policies"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout).to_lowercase();
+    // (system, authors, title), as the papers' own texts give them.
+    let papers = [
+        (
+            "omo",
+            "yang, wang, mao, yao, mi, sheng",
+            "optimizing internal overlaps by self-adjusting resource allocation in multi-stage computing systems",
+        ),
+        (
+            "dynamicmr",
+            "tang, lee, he",
+            "a dynamic slot allocation optimization framework for mapreduce clusters",
+        ),
+        (
+            "hybsmrp",
+            "gandomi, reshadi, movaghar, khademzadeh",
+            "hybrid scheduling with dynamic priority and localization id",
+        ),
+        (
+            "joss",
+            "lee, lin, yahyapour",
+            "hybrid job-driven scheduling for virtual mapreduce clusters",
+        ),
+    ];
+    let sources: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("source: "))
+        .collect();
+    assert!(sources.len() >= 14, "{text}");
+    for (system, authors, title) in papers {
+        let citing: Vec<&&str> = sources
+            .iter()
+            .filter(|s| s.contains(&format!("{system}:")) || s.contains(&format!("{system} (")))
+            .collect();
+        assert!(!citing.is_empty(), "no policy cites {system}:\n{text}");
+        // The first time a line names the paper it gives authors and title
+        // (the variants' lines may name the system alone).
+        assert!(
+            citing.iter().any(|s| s.contains(authors) && s.contains(title)),
+            "{system} is not cited as its text names it:\n{citing:?}"
+        );
+        for s in &citing {
+            if s.contains(", ") && !s.starts_with(system) {
+                assert!(s.contains(authors), "{system}: {s}");
+            }
+        }
+    }
+    // Names the papers' texts do not give.
+    for wrong in ["nezhad", "shirvani", "ghasemi", "trans. cloud computing"] {
+        assert!(!text.contains(wrong), "{wrong}:\n{text}");
+    }
+}

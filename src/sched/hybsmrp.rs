@@ -1,4 +1,4 @@
-//! `hybsmrp`: HybSMRP (Nezhad, Shirvani, Ghasemi, J. Big Data 2019), a single job queue ordered by a dynamic priority, with a per-node
+//! `hybsmrp`: HybSMRP (Gandomi, Reshadi, Movaghar, Khademzadeh, J. Big Data 2019), a single job queue ordered by a dynamic priority, with a per-node
 //! localization ID that trades a little idleness for node-local maps.
 //! Our reading is in docs/policies.md.
 //!
@@ -56,7 +56,7 @@ pub struct Config {
 pub const HYBSMRP: Entry = Entry {
     name: "hybsmrp",
     summary: "HybSMRP: one queue by dynamic priority (waiting time, map run time, remaining tasks), node-local maps first, a non-local map after two local misses",
-    source: "Nezhad, Shirvani, Ghasemi, HybSMRP (J. Big Data 2019)",
+    source: "Gandomi, Reshadi, Movaghar, Khademzadeh, HybSMRP: hybrid scheduling with dynamic priority and localization ID (J. Big Data 2019)",
     build: |s, _| Ok(Box::new(Hybsmrp::build(s)?)),
 };
 

@@ -163,7 +163,7 @@ impl DynamicMrConfig {
     }
 }
 
-const SOURCE: &str = "Tang, Lee, He, DynamicMR: a dynamic slot allocation optimization framework for MapReduce clusters (IEEE Trans. Cloud Computing 2014)";
+const SOURCE: &str = "Tang, Lee, He, DynamicMR: a dynamic slot allocation optimization framework for MapReduce clusters (its supplemental material)";
 
 pub const DHSA_PI: Entry = Entry {
     name: "dhsa-pi",

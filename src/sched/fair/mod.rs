@@ -69,7 +69,7 @@ pub const FAIR: Entry = Entry {
 pub const FRESH: Entry = Entry {
     name: "fresh",
     summary: "Fair sharing of typeless containers with slowstart 1.0 (OMO's FRESH baseline)",
-    source: "Wang, Yao, Mao, Sheng, Mi, FRESH (IEEE CLOUD 2014), as the baseline of the OMO paper (IEEE Access 2021)",
+    source: "Wang, Yao, Mao, Sheng, Mi, FRESH: fair and efficient slot configuration and scheduling for Hadoop clusters (Proc. CLOUD 2014), as the OMO paper cites it and uses it as a baseline (IEEE Access 2021)",
     build: |s, ctx| Ok(Box::new(Fair::build(s, ctx, true)?)),
 };
 
