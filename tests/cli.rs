@@ -1421,7 +1421,9 @@ fn policy_sources_cite_the_papers_as_their_text_names_them() {
         // The first time a line names the paper it gives authors and title
         // (the variants' lines may name the system alone).
         assert!(
-            citing.iter().any(|s| s.contains(authors) && s.contains(title)),
+            citing
+                .iter()
+                .any(|s| s.contains(authors) && s.contains(title)),
             "{system} is not cited as its text names it:\n{citing:?}"
         );
         for s in &citing {

@@ -247,3 +247,90 @@ fn an_independent_max_min_replay_agrees_on_every_flow_end() {
     let n: usize = said.split_whitespace().next().unwrap().parse().unwrap();
     assert!(n > 1_000, "{said}");
 }
+
+/// `hdfs.writer` puts first replicas where HDFS does: on the writing
+/// DataNode (with replication 1, every block there), round robin over the
+/// nodes for a job's maps (TeraGen), a job's own `writer` over `[hdfs]`'s.
+#[test]
+fn writers_place_first_replicas_on_their_node() {
+    let text = |hdfs: &str, job: &str| {
+        format!(
+            "[cluster]\nnodes = 8\nracks = 2\n[hdfs]\nblock = \"64MB\"\n{hdfs}\n\
+             [[jobs]]\nname = \"a\"\nprofile = \"terasort\"\nmaps = 16\nreduces = 0\n{job}\n"
+        )
+    };
+    let first = |t: &str| -> Vec<Vec<u32>> {
+        let sc = load_text(t, None);
+        let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+        sim.run_until(Some(1));
+        (0..16)
+            .map(|i| sim.w.jobs[0].replicas(i).to_vec())
+            .collect()
+    };
+    let one = first(&text("replication = 1\nwriter = 0", ""));
+    assert!(one.iter().all(|r| r == &[0]), "{one:?}");
+    let maps = first(&text("replication = 3\nwriter = \"maps\"", ""));
+    for (i, r) in maps.iter().enumerate() {
+        assert_eq!(r[0], i as u32 % 8, "{maps:?}");
+        assert_eq!(r.len(), 3);
+    }
+    // A job's own writer wins; the client's first replicas are spread.
+    let own = first(&text("replication = 2\nwriter = \"client\"", "writer = 5"));
+    assert!(own.iter().all(|r| r[0] == 5), "{own:?}");
+    let client = first(&text("replication = 2", ""));
+    let firsts: std::collections::BTreeSet<u32> = client.iter().map(|r| r[0]).collect();
+    assert!(firsts.len() > 2, "{client:?}");
+    // A writer that is not a node is an error at its place.
+    let e = slotsim::scenario::load_str(&text("writer = 8", ""), "t.toml", None, None).unwrap_err();
+    assert!(
+        e.to_string().contains("t.toml:6:10") && e.to_string().contains("0 to 7"),
+        "{e}"
+    );
+}
+
+/// A job's own costs and output replication override its profile's and
+/// `[hdfs]`'s: twice the map cost doubles a map's compute; one output
+/// replica writes only the reducer's own disk.
+#[test]
+fn per_job_costs_and_output_replication_override_the_profile() {
+    let text = |job: &str| {
+        format!(
+            "[cluster]\nnodes = 4\nracks = 2\n[tasks]\nduration_cv = 0.0\n\
+             [[jobs]]\nname = \"a\"\nprofile = \"terasort\"\nmaps = 1\nreduces = 1\n{job}\n"
+        )
+    };
+    let compute = |job: &str| {
+        let (sim, _) = run(&load_text(&text(job), None));
+        let m = sim.w.attempts.iter().find(|a| a.kind == Kind::Map).unwrap();
+        let r = sim
+            .w
+            .attempts
+            .iter()
+            .find(|a| a.kind == Kind::Reduce)
+            .unwrap();
+        (m.times.compute, r.times.compute)
+    };
+    let (m0, r0) = compute("");
+    let (m1, r1) = compute("map_cost = 0.05\nreduce_cost = 0.0");
+    let (m2, _) = compute("map_cost = 0.1");
+    // 128 MB more at 0.05 s per MB: 6.4 s more.
+    assert_eq!(m2 - m1, 6_400, "{m1} {m2}");
+    assert_ne!(m0, m1);
+    assert!(r1 < r0, "{r0} {r1}");
+    let sc = load_text(&text("output_replication = 1\nreduce_output = 1.0"), None);
+    let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+    sim.record_flows();
+    sim.run_until(None);
+    let outputs: Vec<_> = sim
+        .w
+        .flow_log
+        .iter()
+        .flatten()
+        .filter(|f| f.kind == slotsim::sim::phases::FlowKind::Output)
+        .collect();
+    assert!(!outputs.is_empty());
+    assert!(
+        outputs.iter().all(|f| f.links.len() == 1),
+        "one replica: the reducer's disk alone"
+    );
+}

@@ -357,5 +357,7 @@ fn convert(
             reduce_ms,
             completion_ms: ms(j.submit_time, j.finish_time)?,
         })),
+        writer: None,
+        output_replication: None,
     })
 }

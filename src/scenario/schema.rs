@@ -114,6 +114,16 @@ pub struct HdfsDef {
     pub block: Option<Spanned<Size>>,
     /// Default 3 (at most the node count).
     pub replication: Option<Spanned<i64>>,
+    /// Default "client".
+    pub writer: Option<Spanned<WriterDef>>,
+}
+
+/// `writer`: "client", "maps" or a node id.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum WriterDef {
+    Node(i64),
+    Name(String),
 }
 
 /// `[tasks]`.
@@ -185,6 +195,14 @@ pub struct JobDef {
     /// Default "0s".
     pub every: Option<Dur>,
     pub blocks: Option<Spanned<Vec<Vec<Spanned<i64>>>>>,
+    /// Per-job overrides of the profile: compute s per MB of map input and
+    /// of shuffled data, output / shuffled bytes.
+    pub map_cost: Option<Spanned<f64>>,
+    pub reduce_cost: Option<Spanned<f64>>,
+    pub reduce_output: Option<Spanned<f64>>,
+    /// Per-job overrides of `[hdfs]`.
+    pub output_replication: Option<Spanned<i64>>,
+    pub writer: Option<Spanned<WriterDef>>,
 }
 
 /// `[[workloads]]`: `kind = "poisson"` (generated), `kind = "swim"`

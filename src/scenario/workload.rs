@@ -98,6 +98,8 @@ pub fn poisson(seed: u64, p: &PoissonParams) -> Vec<JobSpec> {
             reduce_time: None,
             blocks: None,
             recorded: None,
+            writer: None,
+            output_replication: None,
         });
     }
     out
@@ -298,6 +300,8 @@ pub fn swim(seed: u64, text: &str, p: &SwimParams) -> Result<Vec<JobSpec>, (usiz
             reduce_time: None,
             blocks: None,
             recorded: None,
+            writer: None,
+            output_replication: None,
         });
     }
     Ok(out)

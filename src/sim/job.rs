@@ -500,6 +500,8 @@ pub struct Job {
     pub submit: Ms,
     pub profile: Profile,
     pub fp: f64,
+    /// Replicas its reduces write (the scenario's `[hdfs]` unless set).
+    pub output_replication: Option<u32>,
     pub input_mb: f64,
     pub map_time: Option<Ms>,
     pub reduce_time: Option<Ms>,
@@ -591,6 +593,7 @@ impl Job {
             submit: spec.submit,
             profile: spec.profile.clone(),
             fp: spec.fp,
+            output_replication: spec.output_replication,
             input_mb: spec.input_mb,
             map_time: spec.map_time,
             reduce_time: spec.reduce_time,

@@ -9,7 +9,7 @@ use super::job::{
 };
 use super::run::SimError;
 use super::world::{Notable, World};
-use crate::model::{JobId, JobSpec, NodeId, Speculation};
+use crate::model::{JobId, JobSpec, NodeId, Speculation, Writer};
 
 impl World {
     /// Starts an attempt in a slot of type `slot` (its own kind unless a
@@ -477,7 +477,22 @@ impl World {
                     }
                     r
                 }
-                None => hdfs::place(&self.cluster, self.replication, &mut self.placement),
+                None => match spec.writer.unwrap_or(self.writer) {
+                    Writer::Client => {
+                        hdfs::place(&self.cluster, self.replication, &mut self.placement)
+                    }
+                    Writer::Node(w) => {
+                        hdfs::place_from(&self.cluster, w, self.replication, &mut self.placement)
+                    }
+                    // TeraGen: map i writes block i, the maps spread over
+                    // the nodes in turn.
+                    Writer::Maps => hdfs::place_from(
+                        &self.cluster,
+                        i as u32 % n_nodes,
+                        self.replication,
+                        &mut self.placement,
+                    ),
+                },
             };
             let at = u32::try_from(replica_nodes.len()).expect("under 2^32 replicas per job");
             let len = u16::try_from(replicas.len()).expect("under 2^16 replicas per block");

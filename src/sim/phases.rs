@@ -597,7 +597,10 @@ impl World {
             (at.job as u64) << 32 | at.task as u64,
             at.attempt as u64,
         );
-        let n = self.replication.min(3);
+        let n = self.jobs[at.job as usize]
+            .output_replication
+            .unwrap_or(self.replication)
+            .min(3);
         super::hdfs::place_from(&self.cluster, at.node, n, &mut rng)
     }
 

@@ -81,6 +81,8 @@ pub struct World {
     pub tasks: TaskSpec,
     pub block_mb: f64,
     pub replication: u32,
+    /// Who wrote the jobs' input (`hdfs.writer`).
+    pub writer: crate::model::Writer,
     pub heartbeat_interval: Option<Ms>,
     pub out_of_band: bool,
     pub jobs: Vec<Job>,
@@ -186,6 +188,7 @@ impl World {
             tasks: sc.tasks.clone(),
             block_mb: sc.hdfs.block_mb,
             replication: sc.hdfs.replication,
+            writer: sc.hdfs.writer,
             heartbeat_interval: sc.cluster.heartbeat,
             out_of_band: sc.cluster.out_of_band_heartbeat,
             jobs: Vec::new(),

@@ -6,10 +6,10 @@ use toml::Spanned;
 
 use super::{Cx, MAX_NODES, MAX_SLOTS, R};
 use crate::model::{
-    auto_heartbeat, ClusterSpec, DatacenterSpec, HdfsSpec, NetworkModel, NetworkSpec, SlotModel,
-    Speculation, TaskSpec,
+    auto_heartbeat, ClusterSpec, DatacenterSpec, HdfsSpec, NetworkModel, NetworkSpec, NodeId,
+    SlotModel, Speculation, TaskSpec, Writer,
 };
-use crate::scenario::schema::{ClusterDef, HdfsDef, Heartbeat, NetworkDef, TasksDef};
+use crate::scenario::schema::{ClusterDef, HdfsDef, Heartbeat, NetworkDef, TasksDef, WriterDef};
 use crate::units::MAX_DURATION_MS;
 
 pub(super) fn compile_cluster(cx: &Cx, def: Option<&ClusterDef>) -> R<ClusterSpec> {
@@ -247,10 +247,32 @@ pub(super) fn compile_hdfs(cx: &Cx, h: &HdfsDef, node_count: u32) -> R<HdfsSpec>
             n
         }
     };
+    let writer = match &h.writer {
+        None => Writer::Client,
+        Some(w) => writer(cx, w, node_count)?,
+    };
     Ok(HdfsSpec {
         block_mb,
         replication,
+        writer,
     })
+}
+
+/// `writer = "client" | "maps" | NODE` (a node of the cluster).
+pub(super) fn writer(cx: &Cx, w: &Spanned<WriterDef>, node_count: u32) -> R<Writer> {
+    match w.get_ref() {
+        WriterDef::Name(s) if s == "client" => Ok(Writer::Client),
+        WriterDef::Name(s) if s == "maps" => Ok(Writer::Maps),
+        WriterDef::Node(n) if (0..i64::from(node_count)).contains(n) => Ok(Writer::Node(*n as NodeId)),
+        WriterDef::Node(n) => Err(cx.at(
+            w,
+            format!("writer = {n} is not a node of this cluster; expected a node id from 0 to {}", node_count.saturating_sub(1)),
+        )),
+        WriterDef::Name(s) => Err(cx.at(
+            w,
+            format!("unknown writer \"{s}\"; expected \"client\" (loaded from outside the cluster), \"maps\" (written by the job's maps) or a node id"),
+        )),
+    }
 }
 
 pub(super) fn compile_tasks(cx: &Cx, t: &TasksDef) -> R<TaskSpec> {

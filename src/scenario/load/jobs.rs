@@ -172,6 +172,25 @@ impl JobEnv<'_> {
         let map_time = fixed(&d.map_time, "map_time")?;
         let reduce_time = fixed(&d.reduce_time, "reduce_time")?;
         let fp = fp_value(cx, &d.fp)?.unwrap_or(profile.fp);
+        // Per-job overrides of the profile's costs and of [hdfs].
+        let mut profile = profile;
+        if let Some(v) = &d.map_cost {
+            profile.map_s_per_mb = cx.within(v, "map_cost", 0.0, 1e4)?;
+        }
+        if let Some(v) = &d.reduce_cost {
+            profile.reduce_s_per_mb = cx.within(v, "reduce_cost", 0.0, 1e4)?;
+        }
+        if let Some(v) = &d.reduce_output {
+            profile.reduce_output = cx.within(v, "reduce_output", 0.0, 1e3)?;
+        }
+        let output_replication = match &d.output_replication {
+            None => None,
+            Some(r) => Some(cx.int(r, "output_replication", 1, i64::from(self.node_count))?),
+        };
+        let writer = match &d.writer {
+            None => None,
+            Some(w) => Some(super::cluster::writer(cx, w, self.node_count)?),
+        };
         let blocks = match &d.blocks {
             None => None,
             Some(b) => Some(self.blocks(b, maps)?),
@@ -196,6 +215,8 @@ impl JobEnv<'_> {
             fp,
             blocks,
             recorded: None,
+            writer,
+            output_replication,
         };
         if count == 1 {
             return Ok(vec![spec]);

@@ -146,6 +146,8 @@ impl App {
             reduce_time: None,
             blocks: None,
             recorded: None,
+            writer: None,
+            output_replication: None,
         })
     }
 }
