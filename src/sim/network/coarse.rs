@@ -8,15 +8,16 @@
 //! hundreds of flows of a crowded rack link, every one of which a single
 //! start or end there moves by a fraction of a percent. So:
 //!
-//! - **One round.** A solve re-solves the flows of the resources where the
-//!   change surely breaks a max-min certificate (a full resource a started
-//!   flow crosses; a resource an ended flow leaves with flows bottlenecked
-//!   there), every other flow's rate fixed. The rates it sets are feasible:
-//!   re-solved flows only share what the others leave. Where it leaves a
-//!   certificate possibly broken (a boundary resource whose flows it
-//!   touched), the resource waits, and at most [`Coarse::resync_ms`] later
-//!   an exact solve from all those resources makes the allocation max-min
-//!   again.
+//! - **One round.** A solve re-solves, at the resources where the change
+//!   surely breaks a max-min certificate (a resource a started flow fills or
+//!   finds full; a resource an ended flow leaves with flows bottlenecked
+//!   there), the flows bottlenecked there and those above the level the
+//!   start brings, every other flow's rate fixed. The rates it sets are
+//!   feasible: re-solved flows only share what the others leave. Where it
+//!   leaves a certificate possibly broken (those resources, and the
+//!   boundary resources whose flows it touched), the resource waits, and at
+//!   most [`Coarse::resync_ms`] later an exact solve from all of them makes
+//!   the allocation max-min again.
 //! - **Lazy crowded resources.** At a resource where at least
 //!   [`Coarse::crowd`] flows are bottlenecked, an ended flow's share stays
 //!   unused, and a started flow takes the level of the flows there at once
@@ -147,7 +148,7 @@ impl Network {
             self.take_pending();
         }
         let before = self.round_flows;
-        let zero = self.solve(t, if resync { 0 } else { 2 });
+        let zero = self.solve(t, if resync { 0 } else { 1 });
         self.seeds.clear();
         self.seed_flows.clear();
         if zero {

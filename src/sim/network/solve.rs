@@ -201,26 +201,12 @@ impl Network {
                 if self.resources[r].touched != touch || !self.certificate_breaks(r, st) {
                     continue;
                 }
-                // `coarse`: a second round only where a started flow froze
-                // below another (a resource the start filled: it would
-                // starve until the exact solve).
-                let starved = if narrow && !last {
-                    self.seed_flows
-                        .iter()
-                        .filter(|&&f| self.hot[f as usize].froze_at as usize == r)
-                        .map(|&f| self.hot[f as usize].next)
-                        .fold(f64::INFINITY, f64::min)
-                } else {
-                    f64::INFINITY
-                };
-                if last || (narrow && starved.is_infinite()) {
+                if last {
                     cut = true;
                     self.mark_pending(r as ResId);
                     continue;
                 }
-                let res = &mut self.resources[r];
-                res.in_set = set;
-                res.cut = starved * (1.0 - 1e-6);
+                self.resources[r].in_set = set;
                 self.in_s.push(r as ResId);
                 grew = true;
             }
@@ -297,14 +283,23 @@ impl Network {
             for k in 0..self.hot[f].len as usize {
                 let r = self.paths[o + k] as usize;
                 let res = &self.resources[r];
-                if res.load < res.capacity * (1.0 - 1e-9) {
+                // The started flow's equal share here (it is among `flows`).
+                let share = res.capacity / res.flows.len() as f64;
+                let full = res.load >= res.capacity * (1.0 - 1e-9);
+                if !full && res.load <= res.capacity - share {
+                    // Room enough: the start fills nothing here.
                     continue;
                 }
-                let level = res.level.max(res.capacity / res.flows.len() as f64);
+                let level = res.level.max(share);
                 // A started flow lowers the level here to about this: the
-                // flows above it come down too, wherever they froze.
+                // flows above it come down too, wherever they froze. (Where
+                // the start only fills the resource, to its share.)
                 let nb = res.bottlenecked as f64;
-                let lower = level * nb / (nb + 1.0) * (1.0 - 1e-6);
+                let lower = if full {
+                    level * nb / (nb + 1.0) * (1.0 - 1e-6)
+                } else {
+                    share * (1.0 - 1e-6)
+                };
                 if res.in_set == set {
                     let res = &mut self.resources[r];
                     res.cut = res.cut.min(lower);
