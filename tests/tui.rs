@@ -1538,3 +1538,29 @@ fn snapshot_overview_fair_and_omo_at_three_sizes() {
     assert!(s.contains("fair share"), "{s}");
     insta::assert_snapshot!("inspector_fair_share_120x36", s);
 }
+
+/// A frame spends at most its wall-clock budget on the run: with none at
+/// all it processes one instant and leaves the rest, rather than every
+/// event up to the speed's target; the header then shows the speed the
+/// run achieved beside the one asked for.
+#[test]
+fn a_frame_stops_at_its_budget_and_the_header_says_the_speed_achieved() {
+    let mut a = app();
+    run_for(&mut a, 30);
+    let t0 = a.sim.w.now;
+    a.frame_budget = Some(std::time::Duration::ZERO);
+    for _ in 0..5 {
+        a.update(Action::Tick(1000));
+    }
+    // At 20× five frames of a second would take the clock 100 s on; one
+    // instant each takes it a few milliseconds.
+    assert!(a.sim.w.now - t0 < 5_000, "{} ms", a.sim.w.now - t0);
+    let label = a.speed_label();
+    assert!(label.contains("(got "), "{label}");
+    // With time to spare the run keeps up, and the header says only the speed.
+    a.frame_budget = None;
+    for _ in 0..20 {
+        a.update(Action::Tick(1000));
+    }
+    assert!(!a.speed_label().contains("got"), "{}", a.speed_label());
+}
