@@ -383,6 +383,17 @@ pub struct Scenario {
     /// Sorted by submit time, then definition order.
     pub jobs: Vec<JobSpec>,
     pub events: Vec<EventSpec>,
+    /// Random node failures (`[failures]`), if any.
+    pub failures: Option<FailureSpec>,
+}
+
+/// Random node failures: each node fails after an exponential time of mean
+/// `mtbf` and recovers after one of mean `mttr`, drawn from a stream of
+/// their own, so every policy sees the same failures.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FailureSpec {
+    pub mtbf: Ms,
+    pub mttr: Ms,
 }
 
 impl Scenario {

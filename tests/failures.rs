@@ -141,3 +141,50 @@ fn a_failed_node_loses_its_work_and_the_run_still_completes() {
         );
     }
 }
+
+/// `[failures]`: nodes fail and recover at random, on a stream of their
+/// own: the same failures (node and instant) under every policy and from
+/// run to run, the work on a failed node lost and run again, and a run
+/// that still ends when its jobs do.
+#[test]
+fn random_failures_are_the_same_under_every_policy_and_end_with_the_run() {
+    let failures = |policy: &str| {
+        let text = BASE.replace("POLICY", policy) + "[failures]\nmtbf = \"60s\"\nmttr = \"20s\"\n";
+        let (sim, s) = run(&load_text(&text, None));
+        assert_eq!(s.jobs_finished, 2, "{policy}: every job finishes");
+        let events: Vec<(u64, u32)> = sim
+            .w
+            .notables
+            .iter()
+            .filter_map(|(t, n)| match n {
+                slotsim::sim::Notable::NodeFailed { node, .. } => Some((*t, *node)),
+                _ => None,
+            })
+            .collect();
+        let lost = sim
+            .w
+            .attempts
+            .iter()
+            .filter(|a| a.outcome == Outcome::Failed)
+            .count();
+        (events, lost, sim.w.now)
+    };
+    let (fifo, lost_fifo, end_fifo) = failures("fifo");
+    let (fair, _, end_fair) = failures("fair");
+    assert!(fifo.len() >= 3, "{fifo:?}");
+    assert!(lost_fifo > 0);
+    // Failures before either run ended are the same, node and instant.
+    let common = end_fifo.min(end_fair);
+    let before = |v: &[(u64, u32)]| {
+        v.iter()
+            .filter(|e| e.0 <= common)
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(before(&fifo), before(&fair));
+    assert_eq!(failures("fifo").0, fifo, "the same from run to run");
+    // A zero mean is one error at its place.
+    let bad = BASE.replace("POLICY", "fifo") + "[failures]\nmtbf = \"0s\"\n";
+    let e = slotsim::scenario::load_str(&bad, "f.toml", None, None).unwrap_err();
+    assert!(e.to_string().contains("mtbf must be longer than 0"), "{e}");
+}

@@ -51,6 +51,17 @@ pub struct ScenarioFile {
     pub workloads: Vec<WorkloadDef>,
     #[serde(default)]
     pub events: Vec<EventDef>,
+    pub failures: Option<FailuresDef>,
+}
+
+/// `[failures]`: random node failures on their own seeded stream.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FailuresDef {
+    /// Mean time between failures, per node.
+    pub mtbf: Spanned<Dur>,
+    /// Mean time to recovery; default "10m".
+    pub mttr: Option<Spanned<Dur>>,
 }
 
 /// `[cluster]`: either `nodes`/`racks` or `[[cluster.datacenters]]`.

@@ -23,6 +23,12 @@ pub enum Ev {
         node: NodeId,
         periodic: bool,
     },
+    /// A random failure (`up` false) or recovery of a node (`[failures]`):
+    /// like heartbeats, they go on for ever and keep no run alive.
+    Failure {
+        node: NodeId,
+        up: bool,
+    },
 }
 
 impl Ev {
@@ -35,6 +41,8 @@ impl Ev {
             Ev::PhaseEnd(a) => (1, a as u64),
             Ev::JobArrival(j) => (2, j as u64),
             Ev::Scripted(i) => (3, i as u64),
+            // After the scripted events of the instant.
+            Ev::Failure { node, .. } => (3, 1 << 40 | node as u64),
             Ev::Heartbeat { node, .. } => (4, node as u64),
         }
     }

@@ -11,6 +11,7 @@ pub const STREAM_ARRIVALS: u64 = 3;
 pub const STREAM_STRAGGLERS: u64 = 4;
 pub const STREAM_DURATIONS: u64 = 5;
 pub const STREAM_OUTPUT: u64 = 6;
+pub const STREAM_FAILURES: u64 = 7;
 
 /// splitmix64: a good, tiny mixing function for deriving seeds.
 pub fn mix(mut z: u64) -> u64 {

@@ -113,6 +113,12 @@ impl Sim {
             }
             w.schedule(e.at, Ev::Scripted(i as u32));
         }
+        if let Some(f) = sc.failures {
+            w.failures = Some((f, vec![0; w.cluster.nodes.len()]));
+            for n in 0..w.cluster.nodes.len() as NodeId {
+                w.schedule_failure(n, false);
+            }
+        }
         if let Some(hb) = sc.cluster.heartbeat {
             let n = w.cluster.nodes.len() as u64;
             for i in 0..n {
@@ -317,7 +323,7 @@ impl Sim {
         debug_assert!(t >= self.w.now, "time went backwards");
         self.w.now = t;
         self.w.events += 1;
-        if !matches!(ev, Ev::Heartbeat { .. }) {
+        if !matches!(ev, Ev::Heartbeat { .. } | Ev::Failure { .. }) {
             self.w.pending_other -= 1;
             self.w.last_progress = t;
             if let Some(c) = self.w.other_times.get_mut(&t) {
@@ -356,6 +362,14 @@ impl Sim {
                         .notables
                         .push((t, Notable::CommandFailed(e.to_string())));
                 }
+            }
+            Ev::Failure { node, up } => {
+                if up {
+                    self.w.recover_node(node);
+                } else {
+                    self.w.fail_node(node);
+                }
+                self.w.schedule_failure(node, !up);
             }
             Ev::Heartbeat { node, periodic } => {
                 if periodic {

@@ -81,6 +81,8 @@ pub struct World {
     pub tasks: TaskSpec,
     pub block_mb: f64,
     pub replication: u32,
+    /// `[failures]` and how many draws each node has had.
+    pub(super) failures: Option<(crate::model::FailureSpec, Vec<u64>)>,
     /// Who wrote the jobs' input (`hdfs.writer`).
     pub writer: crate::model::Writer,
     pub heartbeat_interval: Option<Ms>,
@@ -188,6 +190,7 @@ impl World {
             tasks: sc.tasks.clone(),
             block_mb: sc.hdfs.block_mb,
             replication: sc.hdfs.replication,
+            failures: None,
             writer: sc.hdfs.writer,
             heartbeat_interval: sc.cluster.heartbeat,
             out_of_band: sc.cluster.out_of_band_heartbeat,
@@ -352,10 +355,28 @@ impl World {
         }
     }
 
+    /// Schedules node `n`'s next random failure (`up` false) or recovery:
+    /// an exponential time of mean `mtbf` or `mttr` from now, the k-th
+    /// draw of that node keyed by (node, k) so every policy sees the same.
+    pub(super) fn schedule_failure(&mut self, n: NodeId, up: bool) {
+        use rand_distr::{Distribution, Exp1};
+        let Some((spec, count)) = self.failures.as_mut() else {
+            return;
+        };
+        let k = count[n as usize];
+        count[n as usize] += 1;
+        let mut r = rng::keyed(self.seed, rng::STREAM_FAILURES, n as u64, k);
+        let x: f64 = Exp1.sample(&mut r);
+        let mean = if up { spec.mttr } else { spec.mtbf };
+        let dt = (x * mean as f64).round().max(1.0) as Ms;
+        let at = self.now.saturating_add(dt);
+        self.schedule(at, Ev::Failure { node: n, up });
+    }
+
     /// Every calendar insertion goes through here so the stall check can
     /// count what is pending besides heartbeats.
     pub(super) fn schedule(&mut self, at: Ms, ev: Ev) {
-        if !matches!(ev, Ev::Heartbeat { .. }) {
+        if !matches!(ev, Ev::Heartbeat { .. } | Ev::Failure { .. }) {
             self.pending_other += 1;
             *self.other_times.entry(at).or_insert(0) += 1;
         }

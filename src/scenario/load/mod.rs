@@ -378,6 +378,25 @@ fn compile(
     // Stable: equal submit times keep definition order.
     jobs.sort_by_key(|j| j.submit);
 
+    let failures = match &file.failures {
+        None => None,
+        Some(f) => {
+            let positive = |v: &toml::Spanned<crate::scenario::schema::Dur>, key: &str| {
+                if v.get_ref().0 == 0 {
+                    Err(cx.at(v, format!("{key} must be longer than 0, like \"24h\"")))
+                } else {
+                    Ok(v.get_ref().0)
+                }
+            };
+            Some(crate::model::FailureSpec {
+                mtbf: positive(&f.mtbf, "mtbf")?,
+                mttr: match &f.mttr {
+                    None => 600_000,
+                    Some(v) => positive(v, "mttr")?,
+                },
+            })
+        }
+    };
     let mut events = Vec::new();
     for e in &file.events {
         let more = env.event(e, &raw_scheduler, &ctx, &mut names)?;
@@ -403,6 +422,7 @@ fn compile(
         pools,
         jobs,
         events,
+        failures,
     })
 }
 
