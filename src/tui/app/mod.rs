@@ -341,7 +341,9 @@ impl App {
         };
         match self.achieved {
             // What the run keeps up with, when it falls short.
-            Some(a) if a < 0.9 * s => format!("{asked} (got {})", speed_number(a)),
+            Some(a) if s.is_finite() && a < 0.9 * s => {
+                format!("{asked} (got {})", speed_number(a))
+            }
             _ => asked,
         }
     }
@@ -407,8 +409,14 @@ impl App {
                 self.carry = 0.0;
             }
             Action::Step => self.step_heartbeat(),
-            Action::SpeedUp => self.speed = (self.speed + 1).min(SPEEDS.len() - 1),
-            Action::SpeedDown => self.speed = self.speed.saturating_sub(1),
+            Action::SpeedUp => {
+                self.speed = (self.speed + 1).min(SPEEDS.len() - 1);
+                self.achieved = None;
+            }
+            Action::SpeedDown => {
+                self.speed = self.speed.saturating_sub(1);
+                self.achieved = None;
+            }
             Action::NextView | Action::PrevView => {
                 let n = View::ALL.len();
                 let i = View::ALL.iter().position(|v| *v == self.view).unwrap_or(0);
@@ -680,10 +688,14 @@ impl App {
             self.carry = 0.0;
         }
         self.last_advance = self.sim.w.now - start;
-        if wall_ms > 0 && !s.is_infinite() {
+        // Only a frame cut short fell behind; one that reached its target
+        // (or the run's end, or `--until`) kept up.
+        if cut && wall_ms > 0 && !s.is_infinite() {
             let got = self.last_advance as f64 / wall_ms as f64;
             let a = self.achieved.map_or(got, |a| 0.8 * a + 0.2 * got);
             self.achieved = Some(a);
+        } else if !cut {
+            self.achieved = None;
         }
         // Steps and commands between frames are always inspected.
         self.sim.set_inspect_from(0);
