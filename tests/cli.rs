@@ -1041,12 +1041,13 @@ fn omo_fig4_takes_five_units() {
 
 #[test]
 fn tui_without_a_terminal_says_so() {
-    // Test processes have no terminal on stdout: the TUI refuses cleanly.
+    // Test processes have no terminal on stdout: the TUI refuses cleanly,
+    // as a usage error.
     for args in [&[][..], &["run", FIG45]] {
         let o = slotsim(args);
         let err = stderr(&o);
         assert_no_panic(&err);
-        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         assert!(
             err.contains("needs a terminal") && err.contains("--headless"),
             "{err}"
@@ -1071,11 +1072,34 @@ fn headless_only_flags_without_headless_are_input_errors() {
 }
 
 #[test]
+fn a_bad_memory_budget_is_one_error() {
+    let o = Command::new(env!("CARGO_BIN_EXE_slotsim"))
+        .args(["validate", FIG45])
+        .env("SLOTSIM_MEMORY", "lots")
+        .output()
+        .unwrap();
+    assert_input_error(&o, "error: SLOTSIM_MEMORY=\"lots\" is not a size");
+    // A budget under a gigabyte reads in megabytes, not "0.0 GB".
+    let o = Command::new(env!("CARGO_BIN_EXE_slotsim"))
+        .args(["validate", "scenarios/fb2009-day.toml"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("SLOTSIM_MEMORY", "5MB")
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("the 5 MB of memory available") && !err.contains("0.0 GB"),
+        "{err}"
+    );
+}
+
+#[test]
 fn tui_json_and_trace_without_a_terminal_write_nothing() {
     let dir = tempdir();
     let json = dir.path().join("s.json");
     let o = slotsim(&["run", FIG45, "--json", json.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("needs a terminal"), "{}", stderr(&o));
     assert!(!json.exists(), "no empty file left behind");
 }

@@ -320,6 +320,10 @@ pub fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Err(m) = slotsim::scenario::memory_env() {
+        eprintln!("error: {m}");
+        return ExitCode::from(2);
+    }
     let result = match cli.command {
         None => run::cmd_tui(None, None, None, Default::default()),
         Some(Cmd::Run(a)) => run::cmd_run(a),

@@ -218,14 +218,13 @@ pub fn cmd_tui(
         || "quickstart (embedded)".to_string(),
         |p| p.display().to_string(),
     );
-    // Outputs are opened before the session, so a bad path costs no
-    // session; and only when there is a terminal to hold one.
-    if (outs.json.is_some() || outs.trace.is_some())
-        && !std::io::IsTerminal::is_terminal(&io::stdout())
-    {
-        return Err(Failure::Other(
-            "the TUI needs a terminal; use --headless to run without one".into(),
-        ));
+    // Without a terminal there is no session to hold: a usage error (exit
+    // 2), before any output is opened.
+    if !std::io::IsTerminal::is_terminal(&io::stdout()) {
+        return Err(Failure::Input(InputError::new(
+            origin,
+            "the TUI needs a terminal on stdout; expected one, or --headless to run without it",
+        )));
     }
     let trace_out = outs.trace.map(|p| open_out(p, "--trace")).transpose()?;
     let json_out = outs.json.map(|p| open_out(p, "--json")).transpose()?;

@@ -9,4 +9,4 @@ pub mod schema;
 pub mod spans;
 pub mod workload;
 
-pub use load::{load_default, load_file, load_str, DEFAULT_SCENARIO, DEFAULT_SEED};
+pub use load::{load_default, load_file, load_str, memory_env, DEFAULT_SCENARIO, DEFAULT_SEED};

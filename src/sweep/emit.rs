@@ -21,7 +21,8 @@ pub fn slurm(plan: &str, shards: u64, out: &str, cpus: u32) -> String {
     format!(
         r#"#!/bin/bash
 # A slotsim sweep as a Slurm job array: one task per shard.
-#   sbatch this-file.sh          (from the directory the plan's paths are relative to)
+#   sbatch this-file.sh          (from the directory `slotsim sweep --emit` ran in:
+#                                 the plan and output paths below are relative to it)
 # then, once every task has finished:
 #   slotsim merge {out}
 #SBATCH --job-name=slotsim-sweep

@@ -61,13 +61,8 @@ pub(super) const MAX_TOTAL_TASKS: u64 = 1_000_000_000;
 pub fn memory_limit() -> Option<u64> {
     static LIMIT: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
     *LIMIT.get_or_init(|| {
-        if let Ok(v) = std::env::var("SLOTSIM_MEMORY") {
-            if let Ok(b) = v.trim().parse::<u64>() {
-                return Some(b);
-            }
-            if let Ok(mb) = crate::units::parse_size_mb(v.trim()) {
-                return Some((mb * 1048576.0) as u64);
-            }
+        if let Ok(Some(b)) = memory_env() {
+            return Some(b);
         }
         let info = std::fs::read_to_string("/proc/meminfo").ok()?;
         let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
@@ -98,9 +93,30 @@ pub fn read_bounded(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
 pub const MAX_SCENARIO_BYTES: u64 = 64 << 20;
 pub const MAX_TRACE_BYTES: u64 = 1 << 30;
 
-/// Gigabytes, for messages.
+/// A size for messages: "850 MB", "4.2 GB".
 fn gb(bytes: u64) -> String {
-    format!("{:.1} GB", bytes as f64 / (1u64 << 30) as f64)
+    if bytes < 1 << 30 {
+        format!("{} MB", bytes.div_ceil(1 << 20))
+    } else {
+        format!("{:.1} GB", bytes as f64 / (1u64 << 30) as f64)
+    }
+}
+
+/// `SLOTSIM_MEMORY`, if set, as bytes: a count of bytes or a size such as
+/// "4GB"; anything else is an error naming it.
+pub fn memory_env() -> Result<Option<u64>, String> {
+    let Ok(v) = std::env::var("SLOTSIM_MEMORY") else {
+        return Ok(None);
+    };
+    if let Ok(b) = v.trim().parse::<u64>() {
+        return Ok(Some(b));
+    }
+    match crate::units::parse_size_mb(v.trim()) {
+        Ok(mb) => Ok(Some((mb * 1048576.0) as u64)),
+        Err(_) => Err(format!(
+            "SLOTSIM_MEMORY=\"{v}\" is not a size; expected bytes or a size such as \"4GB\""
+        )),
+    }
 }
 pub(super) const MAX_SHARE: i64 = 1_000_000_000;
 pub(super) const POLICY_ORIGIN: &str = "--policy";

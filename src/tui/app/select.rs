@@ -121,9 +121,8 @@ pub fn job_rows(app: &App) -> Vec<(JobId, JobState)> {
                 .total_cmp(&job_progress(w.job(a.0)))
                 .then(a.0.cmp(&b.0))
         }),
-        Sort::Name => {
-            order.sort_by(|a, b| w.job(a.0).name.cmp(&w.job(b.0).name).then(a.0.cmp(&b.0)))
-        }
+        Sort::Name => order
+            .sort_by(|a, b| natural_cmp(&w.job(a.0).name, &w.job(b.0).name).then(a.0.cmp(&b.0))),
     }
     order
 }
@@ -375,5 +374,69 @@ impl App {
             Ok(()) => format!("node {n} {what} at {}", clock(self.sim.w.now)),
             Err(e) => format!("cannot change node {n}: {e}"),
         });
+    }
+}
+
+/// Names as people order them: runs of digits by their value, so
+/// `w0-grep-11` comes before `w0-grep-102`.
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (mut x, mut y) = (a.as_bytes(), b.as_bytes());
+    loop {
+        match (x.first(), y.first()) {
+            (None, None) => return a.cmp(b),
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(c), Some(d)) if c.is_ascii_digit() && d.is_ascii_digit() => {
+                let n = x.iter().take_while(|c| c.is_ascii_digit()).count();
+                let m = y.iter().take_while(|c| c.is_ascii_digit()).count();
+                let (p, q) = (&x[..n], &y[..m]);
+                // Without leading zeros, the longer run is the larger.
+                let trim = |s: &[u8]| -> usize { s.iter().take_while(|&&c| c == b'0').count() };
+                let (p2, q2) = (&p[trim(p)..], &q[trim(q)..]);
+                let o = p2.len().cmp(&q2.len()).then(p2.cmp(q2));
+                if o != Ordering::Equal {
+                    return o;
+                }
+                x = &x[n..];
+                y = &y[m..];
+            }
+            (Some(c), Some(d)) => {
+                if c != d {
+                    return c.cmp(d);
+                }
+                x = &x[1..];
+                y = &y[1..];
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod natural_tests {
+    use super::natural_cmp;
+
+    #[test]
+    fn digits_order_by_value() {
+        let mut v = vec![
+            "w0-grep-102",
+            "w0-grep-11",
+            "w0-grep-2",
+            "a",
+            "w0-grep-011",
+            "b1",
+        ];
+        v.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            v,
+            [
+                "a",
+                "b1",
+                "w0-grep-2",
+                "w0-grep-011",
+                "w0-grep-11",
+                "w0-grep-102"
+            ]
+        );
     }
 }
