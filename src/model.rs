@@ -24,6 +24,9 @@ pub struct DatacenterSpec {
     pub name: String,
     pub nodes: u32,
     pub racks: u32,
+    /// Nodes per rack when racks differ in size (a cluster read from a
+    /// trace); empty: `nodes` split over `racks` as evenly as possible.
+    pub rack_sizes: Vec<u32>,
 }
 
 #[derive(Clone, Debug)]
@@ -42,6 +45,9 @@ pub struct ClusterSpec {
     pub out_of_band_heartbeat: bool,
     /// Node speed factor drawn uniformly from `[lo, hi]`.
     pub speed: (f64, f64),
+    /// The trace whose hosts, racks and slots per host this cluster is,
+    /// when a Rumen scenario gives no nodes of its own.
+    pub from_trace: Option<String>,
 }
 
 impl ClusterSpec {
@@ -317,6 +323,12 @@ pub struct Recorded {
     pub reduce_ms: Vec<Ms>,
     /// Submission to finish, as recorded (ms).
     pub completion_ms: Ms,
+    /// Submission to the job's launch (the ApplicationMaster's start-up, or
+    /// the JobTracker's job initialisation), and its last task's end to its
+    /// finish (the job's commit), as recorded: replayed as the job's own
+    /// delays before its tasks may run and before it finishes.
+    pub prep_ms: Ms,
+    pub commit_ms: Ms,
 }
 
 /// A policy name with variant overrides, as `fair[slowstart=0.05;assign_multiple=false]`.

@@ -238,7 +238,7 @@ fn rumen_traces() {
     job["mapTasks"].as_array_mut().unwrap().truncate(12);
     job.as_object_mut().unwrap().remove("jobProperties");
     let small = r#"{ "jobID": "job_1_0001", "jobName": "sort", "user": "u", "queue": "default",
-  "submitTime": 1000, "finishTime": 9000,
+  "submitTime": 1000, "launchTime": 1500, "finishTime": 9000,
   "mapTasks": [ { "inputBytes": 67108864, "outputBytes": 1048576,
     "preferredLocations": [ { "layers": [ "r1", "h1" ] }, { "layers": [ "r1", "h2" ] } ],
     "attempts": [ { "hostName": "/r1/h3", "startTime": 2000, "finishTime": 3000, "result": "FAILED" },
@@ -257,6 +257,7 @@ fn rumen_traces() {
         profile: slotsim::scenario::profiles::lookup("terasort").unwrap(),
         pools: vec!["default".into()],
         node_count: 8,
+        hosts: None,
     };
     let (rec, model) = (
         params(slotsim::scenario::rumen::Replay::Recorded),
@@ -265,6 +266,8 @@ fn rumen_traces() {
     fuzz("rumen", 5, &corpus, |t| {
         let a = slotsim::scenario::rumen::read(t.as_bytes(), &rec).is_ok();
         let b = slotsim::scenario::rumen::read(t.as_bytes(), &model).is_ok();
-        a && b
+        // The survey of a trace without a cluster reads the same jobs.
+        let c = slotsim::scenario::rumen::survey(t.as_bytes(), Some(20)).is_ok();
+        a && b && c
     });
 }

@@ -180,3 +180,94 @@ fn a_malformed_trace_is_one_error_with_the_json_path_and_line() {
     let o = slotsim(&["validate", &p]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// A trace of one job on two racks of different sizes: three hosts in
+/// `/r1`, one in `/r2`; host h1 runs two maps at once. Submitted at 1 s,
+/// launched at 4 s, its last map ends at 9 s and it finishes at 14 s.
+const TWO_RACKS: &str = r#"{ "jobID": "job_1_0001", "jobName": "sort", "submitTime": 1000, "launchTime": 4000, "finishTime": 14000,
+  "mapTasks": [
+    { "preferredLocations": [ { "layers": ["r1", "h3"] } ],
+      "attempts": [ { "hostName": "/r1/h1", "startTime": 5000, "finishTime": 8000, "result": "SUCCESS" } ] },
+    { "attempts": [ { "hostName": "/r1/h1", "startTime": 5000, "finishTime": 9000, "result": "SUCCESS" } ] },
+    { "attempts": [ { "hostName": "/r2/h4", "startTime": 5000, "finishTime": 7000, "result": "SUCCESS" } ] },
+    { "attempts": [ { "hostName": "/r1/h2", "startTime": 5000, "finishTime": 6000, "result": "SUCCESS" } ] } ],
+  "reduceTasks": [] }
+"#;
+
+#[test]
+fn without_nodes_the_cluster_is_the_traces_and_start_up_and_commit_are_replayed() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("t.json"), TWO_RACKS).unwrap();
+    let sc = d.path().join("s.toml");
+    std::fs::write(
+        &sc,
+        "name = \"r\"\n[scheduler]\npolicy = \"fifo\"\n[[workloads]]\nkind = \"rumen\"\ntrace = \"t.json\"\n",
+    )
+    .unwrap();
+    let sc = sc.to_str().unwrap();
+    let o = slotsim(&["validate", sc]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("1 datacenter, 2 racks, 4 nodes, 2 map + 1 reduce slots per node"),
+        "{out}"
+    );
+    assert!(
+        out.contains("from t.json: its hosts in their racks"),
+        "{out}"
+    );
+    let trace = d.path().join("a.jsonl");
+    let json = d.path().join("s.json");
+    let o = slotsim(&[
+        "run",
+        sc,
+        "--headless",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let attempts: Vec<serde_json::Value> = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(attempts.len(), 4);
+    // Nodes rack by rack: h3, h1, h2 in rack 0, h4 alone in rack 1.
+    let mut racks: Vec<(u64, u64)> = attempts
+        .iter()
+        .map(|a| (a["node"].as_u64().unwrap(), a["rack"].as_u64().unwrap()))
+        .collect();
+    racks.sort();
+    racks.dedup();
+    assert!(
+        racks.iter().all(|&(n, r)| r == u64::from(n == 3)),
+        "{racks:?}"
+    );
+    // Nothing starts before the recorded launch (3 s after submission),
+    // and the job finishes the recorded 5 s after its last map.
+    let first = attempts
+        .iter()
+        .map(|a| a["start_s"].as_f64().unwrap())
+        .fold(f64::MAX, f64::min);
+    let last = attempts
+        .iter()
+        .map(|a| a["end_s"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    assert!(first >= 3.0, "first map at {first} s");
+    let sum: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let turn = sum["jobs"][0]["turnaround_s"].as_f64().unwrap();
+    assert!((turn - (last + 5.0)).abs() < 1e-9, "{turn} vs {last} + 5");
+    // Racks without nodes are refused: the trace has the racks.
+    std::fs::write(
+        d.path().join("bad.toml"),
+        "[cluster]\nracks = 2\n[[workloads]]\nkind = \"rumen\"\ntrace = \"t.json\"\n",
+    )
+    .unwrap();
+    let o = slotsim(&["validate", d.path().join("bad.toml").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(":2:9: racks without nodes"), "{err}");
+}

@@ -58,6 +58,12 @@ pub fn cmd_validate(path: &Path) -> Result<(), Failure> {
             None => "manual heartbeats".into(),
         }
     );
+    if let Some(trace) = &sc.cluster.from_trace {
+        outln!(
+            o,
+            "             from {trace}: its hosts in their racks, and as many slots as its busiest host ran attempts at once"
+        );
+    }
     outln!(o, "  policy     {}   seed {}", sc.policy.label(), sc.seed);
     outln!(
         o,

@@ -16,7 +16,11 @@
 //! its time after the copy, which the cluster model simulates); with
 //! `"model"` the cluster model derives every time from the job's sizes.
 //! Either way the job keeps its recorded completion time, so the summary can
-//! put the simulated one beside it.
+//! put the simulated one beside it, and its two delays of its own, which a
+//! slot model does not otherwise have: its start-up (submission to its
+//! recorded launch: YARN's ApplicationMaster start, Hadoop 1.x's job
+//! initialisation), before any task may run, and its commit (its last
+//! attempt's end to its recorded finish), before it finishes.
 
 use crate::model::{JobSpec, Ms, NodeId, Priority, Profile, Recorded};
 use serde::Deserialize;
@@ -36,6 +40,8 @@ struct RJob {
     queue: Option<String>,
     submit_time: i64,
     finish_time: i64,
+    #[serde(default)]
+    launch_time: Option<i64>,
     #[serde(default)]
     map_tasks: Vec<RTask>,
     #[serde(default)]
@@ -109,6 +115,9 @@ pub struct RumenParams {
     /// there is one, else to `default`.
     pub pools: Vec<String>,
     pub node_count: u32,
+    /// Host name → node id, when the cluster was read from the trace
+    /// (`survey`); else hosts take ids in the order the trace names them.
+    pub hosts: Option<BTreeMap<String, NodeId>>,
 }
 
 /// A trace position and message.
@@ -146,16 +155,128 @@ const MB: f64 = 1024.0 * 1024.0;
 
 /// Reads a Rumen trace from `r` into jobs.
 pub fn read<R: BufRead>(r: R, p: &RumenParams) -> Result<Vec<JobSpec>, TraceError> {
+    let mut hosts: BTreeMap<String, NodeId> = p.hosts.clone().unwrap_or_default();
+    let mut first_submit: Option<i64> = None;
+    let mut out = Vec::new();
+    each_job(r, p.limit, |job, at, index| {
+        out.push(convert(job, p, &mut hosts, &mut first_submit, at, index)?);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// The cluster a trace ran on, as far as it shows it: its hosts by rack
+/// (`/rack/host`; a bare host name is in `default-rack`), racks and hosts
+/// in the order the trace first names them, and the most map and reduce
+/// attempts any host ran at once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Survey {
+    pub racks: Vec<(String, Vec<String>)>,
+    pub map_slots: u32,
+    pub reduce_slots: u32,
+}
+
+impl Survey {
+    /// Host name → node id: rack by rack, as the cluster numbers its nodes.
+    pub fn node_ids(&self) -> BTreeMap<String, NodeId> {
+        self.racks
+            .iter()
+            .flat_map(|(_, hosts)| hosts)
+            .enumerate()
+            .map(|(i, h)| (h.clone(), i as NodeId))
+            .collect()
+    }
+
+    pub fn node_count(&self) -> u32 {
+        self.racks.iter().map(|(_, h)| h.len() as u32).sum()
+    }
+}
+
+/// Reads a trace's hosts, racks and per-host concurrency (see `Survey`),
+/// over its first `limit` jobs.
+pub fn survey<R: BufRead>(r: R, limit: Option<u32>) -> Result<Survey, TraceError> {
+    let mut racks: Vec<(String, Vec<String>)> = Vec::new();
+    let mut host_at: BTreeMap<String, usize> = BTreeMap::new();
+    // Per host: (time, +1 | -1) for map and for reduce attempts.
+    let mut spans: Vec<[Vec<(i64, i8)>; 2]> = Vec::new();
+    let mut place = |path: &str| -> usize {
+        let mut parts = path.trim_matches('/').rsplitn(2, '/');
+        let host = parts.next().unwrap_or(path).to_string();
+        let rack = parts.next().unwrap_or("default-rack").to_string();
+        if let Some(&i) = host_at.get(&host) {
+            return i;
+        }
+        let i = host_at.len();
+        host_at.insert(host.clone(), i);
+        match racks.iter_mut().find(|(r, _)| *r == rack) {
+            Some((_, hosts)) => hosts.push(host),
+            None => racks.push((rack, vec![host])),
+        }
+        i
+    };
+    each_job(r, limit, |j, _, _| {
+        for t in &j.map_tasks {
+            for l in &t.preferred_locations {
+                if !l.layers.is_empty() {
+                    place(&l.layers.join("/"));
+                }
+            }
+        }
+        for (kind, tasks) in [(0, &j.map_tasks), (1, &j.reduce_tasks)] {
+            for a in tasks.iter().flat_map(|t| &t.attempts) {
+                let Some(h) = &a.host_name else { continue };
+                let i = place(h);
+                if spans.len() <= i {
+                    spans.resize_with(i + 1, Default::default);
+                }
+                if a.finish_time > a.start_time {
+                    spans[i][kind].push((a.start_time, 1));
+                    spans[i][kind].push((a.finish_time, -1));
+                }
+            }
+        }
+        Ok(())
+    })?;
+    let mut most = |kind: usize| {
+        spans
+            .iter_mut()
+            .map(|s| {
+                // Ends before starts at the same instant: a slot handed on.
+                s[kind].sort_unstable();
+                let (mut now, mut top) = (0i64, 0i64);
+                for &(_, d) in &s[kind] {
+                    now += i64::from(d);
+                    top = top.max(now);
+                }
+                top
+            })
+            .max()
+            .unwrap_or(0)
+            .clamp(1, i64::from(u32::MAX)) as u32
+    };
+    let (map_slots, reduce_slots) = (most(0), most(1));
+    Ok(Survey {
+        racks,
+        map_slots,
+        reduce_slots,
+    })
+}
+
+/// Calls `f` with each job object of the trace, its line and column, and
+/// its index, until the end or `limit` jobs.
+fn each_job<R: BufRead>(
+    r: R,
+    limit: Option<u32>,
+    mut f: impl FnMut(RJob, (usize, usize), usize) -> Result<(), TraceError>,
+) -> Result<(), TraceError> {
     let mut r = Counted {
         inner: r,
         line: 1,
         col: 1,
     };
-    let mut hosts: BTreeMap<String, NodeId> = BTreeMap::new();
-    let mut first_submit: Option<i64> = None;
-    let mut out = Vec::new();
+    let mut count = 0usize;
     loop {
-        if p.limit.is_some_and(|l| out.len() as u32 >= l) {
+        if limit.is_some_and(|l| count as u32 >= l) {
             break;
         }
         // Skip the whitespace between job objects; stop at the end.
@@ -191,20 +312,14 @@ pub fn read<R: BufRead>(r: R, p: &RumenParams) -> Result<Vec<JobSpec>, TraceErro
                 at.1,
                 format!(
                     "job {}: {path}: {msg}; expected a Rumen job object",
-                    out.len() + 1
+                    count + 1
                 ),
             )
         })?;
-        out.push(convert(
-            job,
-            p,
-            &mut hosts,
-            &mut first_submit,
-            (line, col),
-            out.len(),
-        )?);
+        f(job, (line, col), count)?;
+        count += 1;
     }
-    Ok(out)
+    Ok(())
 }
 
 fn convert(
@@ -239,7 +354,7 @@ fn convert(
         let id = *hosts.entry(name.clone()).or_insert(next);
         if id >= p.node_count {
             return Err(err(format!(
-                "host {name} is the trace's host number {}, but the cluster has {} node{} (give [cluster] at least as many nodes as the trace has hosts)",
+                "host {name} is the trace's host number {}, but the cluster has {} node{} (give [cluster] at least as many nodes as the trace has hosts, or no nodes at all to run on the trace's own)",
                 id + 1,
                 p.node_count,
                 if p.node_count == 1 { "" } else { "s" }
@@ -306,6 +421,22 @@ fn convert(
             (maps, reduces)
         }
     };
+    // The job's own delays: launch after submission (the AM's start-up),
+    // finish after its last attempt (the commit). Absent or out of order:
+    // none.
+    let prep_ms = j
+        .launch_time
+        .filter(|&l| l > j.submit_time && l <= j.finish_time)
+        .map_or(Ok(0), |l| ms(j.submit_time, l))?;
+    let last_end = j
+        .map_tasks
+        .iter()
+        .chain(&j.reduce_tasks)
+        .flat_map(|t| t.attempts.iter().map(|a| a.finish_time))
+        .max();
+    let commit_ms = last_end
+        .filter(|&e| e < j.finish_time)
+        .map_or(Ok(0), |e| ms(e, j.finish_time))?;
     let input: i64 = j.map_tasks.iter().map(|t| t.input_bytes.max(0)).sum();
     let output: i64 = j.map_tasks.iter().map(|t| t.output_bytes.max(0)).sum();
     let input_mb = input as f64 / MB;
@@ -356,8 +487,43 @@ fn convert(
             map_ms,
             reduce_ms,
             completion_ms: ms(j.submit_time, j.finish_time)?,
+            prep_ms,
+            commit_ms,
         })),
         writer: None,
         output_replication: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_survey_reads_racks_hosts_and_the_busiest_hosts_concurrency() {
+        // h1 runs maps over [0, 10) and [5, 15) and [10, 20): at most two
+        // at once (one ends as the next starts); h2 runs two reduces at once.
+        let trace = r#"{ "submitTime": 0, "finishTime": 30,
+          "mapTasks": [
+            { "preferredLocations": [ { "layers": ["r2", "h3"] } ],
+              "attempts": [ { "hostName": "/r1/h1", "startTime": 0, "finishTime": 10 } ] },
+            { "attempts": [ { "hostName": "/r1/h1", "startTime": 5, "finishTime": 15 } ] },
+            { "attempts": [ { "hostName": "/r1/h1", "startTime": 10, "finishTime": 20 } ] } ],
+          "reduceTasks": [
+            { "attempts": [ { "hostName": "h2", "startTime": 20, "finishTime": 30 } ] },
+            { "attempts": [ { "hostName": "h2", "startTime": 21, "finishTime": 29 } ] } ] }"#;
+        let s = survey(io::BufReader::new(trace.as_bytes()), None).unwrap();
+        assert_eq!(
+            s.racks,
+            vec![
+                ("r2".to_string(), vec!["h3".to_string()]),
+                ("r1".to_string(), vec!["h1".to_string()]),
+                ("default-rack".to_string(), vec!["h2".to_string()]),
+            ]
+        );
+        assert_eq!((s.map_slots, s.reduce_slots), (2, 2));
+        let ids = s.node_ids();
+        assert_eq!((ids["h3"], ids["h1"], ids["h2"]), (0, 1, 2));
+        assert_eq!(s.node_count(), 3);
+    }
 }

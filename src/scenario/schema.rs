@@ -65,7 +65,7 @@ pub struct FailuresDef {
 }
 
 /// `[cluster]`: either `nodes`/`racks` or `[[cluster.datacenters]]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClusterDef {
     pub nodes: Option<Spanned<i64>>,

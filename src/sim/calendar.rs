@@ -16,6 +16,8 @@ pub enum Ev {
     /// An attempt's timed phase ended: its start-up, or a fixed-time task.
     PhaseEnd(u32),
     JobArrival(JobId),
+    /// A replayed job's recorded commit ended: it finishes.
+    JobCommitted(JobId),
     /// Index into the scenario's `[[events]]`.
     Scripted(u32),
     /// `periodic`: the node's regular heartbeat, which schedules the next one.
@@ -40,6 +42,7 @@ impl Ev {
             Ev::CpuDone { node, .. } => (0, node as u64),
             Ev::PhaseEnd(a) => (1, a as u64),
             Ev::JobArrival(j) => (2, j as u64),
+            Ev::JobCommitted(j) => (1, 1 << 40 | j as u64),
             Ev::Scripted(i) => (3, i as u64),
             // After the scripted events of the instant.
             Ev::Failure { node, .. } => (3, 1 << 40 | node as u64),

@@ -131,20 +131,28 @@ pub struct Cluster {
 impl Cluster {
     /// Builds the topology: node ids run datacenter by datacenter, rack by
     /// rack; nodes are split over a datacenter's racks as evenly as
-    /// possible (the first racks get the remainder). Speeds come from the
+    /// possible (the first racks get the remainder), unless the spec gives
+    /// each rack's size. Speeds come from the
     /// `nodes` random stream.
     pub fn build(spec: &ClusterSpec, rng: &mut impl Rng) -> Cluster {
         let mut nodes = Vec::new();
         let mut racks = Vec::new();
         let mut dcs = Vec::new();
         for (di, d) in spec.datacenters.iter().enumerate() {
-            let nr = d.racks.max(1).min(d.nodes.max(1));
+            let nr = if d.rack_sizes.is_empty() {
+                d.racks.max(1).min(d.nodes.max(1))
+            } else {
+                d.rack_sizes.len() as u32
+            };
             let mut dc = Datacenter {
                 name: d.name.clone(),
                 racks: Vec::new(),
             };
             for r in 0..nr {
-                let n_here = d.nodes / nr + u32::from(r < d.nodes % nr);
+                let n_here = match d.rack_sizes.get(r as usize) {
+                    Some(&n) => n,
+                    None => d.nodes / nr + u32::from(r < d.nodes % nr),
+                };
                 let rid = racks.len() as u32;
                 let mut rack = Rack {
                     dc: di as u32,

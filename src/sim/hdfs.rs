@@ -106,6 +106,7 @@ mod tests {
                 name: "dc0".into(),
                 nodes,
                 racks,
+                rack_sizes: Vec::new(),
             }],
             map_slots: 2,
             reduce_slots: 2,
@@ -114,6 +115,7 @@ mod tests {
             heartbeat: Some(3000),
             out_of_band_heartbeat: false,
             speed: (1.0, 1.0),
+            from_trace: None,
         };
         Cluster::build(&spec, &mut rng::stream(1, 0))
     }

@@ -394,6 +394,23 @@ impl World {
         for a in leftovers {
             self.stop_attempt(a, Outcome::Killed);
         }
+        // A replayed job commits for its recorded time before it finishes:
+        // nothing of it runs meanwhile.
+        let commit = self.jobs[j as usize]
+            .recorded
+            .as_ref()
+            .map_or(0, |r| r.commit_ms);
+        if commit > 0 {
+            self.active.retain(|&x| x != j);
+            self.schedule(self.now.saturating_add(commit), Ev::JobCommitted(j));
+            return;
+        }
+        self.job_committed(j);
+    }
+
+    /// Job `j` finishes (its tasks done, its commit too).
+    pub(super) fn job_committed(&mut self, j: JobId) {
+        self.metrics.advance(self.now);
         let pool = self.jobs[j as usize].pool as usize;
         self.jobs[j as usize].finished_at = Some(self.now);
         self.jobs[j as usize].forget_source_places();
@@ -426,9 +443,10 @@ impl World {
 
     pub(super) fn arrive(&mut self, j: JobId) {
         self.metrics.advance(self.now);
-        if self.metrics.start.is_none() {
-            self.metrics.start = Some(self.now);
-        }
+        // The first submission (a replayed job may arrive after its
+        // recorded start-up).
+        let submit = self.jobs[j as usize].submit;
+        self.metrics.start = Some(self.metrics.start.map_or(submit, |s| s.min(submit)));
         self.jobs[j as usize].arrived = true;
         self.notables.push((self.now, Notable::Submitted(j)));
         let pool = self.jobs[j as usize].pool as usize;

@@ -205,11 +205,13 @@ mod tests {
                     name: "a".into(),
                     nodes: 4,
                     racks: 2,
+                    rack_sizes: Vec::new(),
                 },
                 DatacenterSpec {
                     name: "b".into(),
                     nodes: 2,
                     racks: 1,
+                    rack_sizes: Vec::new(),
                 },
             ],
             map_slots: 1,
@@ -219,6 +221,7 @@ mod tests {
             heartbeat: Some(3000),
             out_of_band_heartbeat: false,
             speed: (1.0, 1.0),
+            from_trace: None,
         };
         let c = Cluster::build(&spec, &mut rng::stream(1, 1));
         let mut net = Network::new();

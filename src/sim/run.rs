@@ -105,7 +105,10 @@ impl Sim {
                 job: spec.name.clone(),
                 source: Box::new(e),
             })?;
-            w.schedule(spec.submit, Ev::JobArrival(id));
+            // A replayed job's recorded start-up (its AM's, its
+            // initialisation): it arrives, runnable, that much later.
+            let prep = spec.recorded.as_ref().map_or(0, |r| r.prep_ms);
+            w.schedule(spec.submit.saturating_add(prep), Ev::JobArrival(id));
         }
         for (i, e) in sc.events.iter().enumerate() {
             if matches!(e.action, Action::Submit(_)) {
@@ -363,6 +366,7 @@ impl Sim {
                         .push((t, Notable::CommandFailed(e.to_string())));
                 }
             }
+            Ev::JobCommitted(j) => self.w.job_committed(j),
             Ev::Failure { node, up } => {
                 if up {
                     self.w.recover_node(node);

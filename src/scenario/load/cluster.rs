@@ -9,17 +9,86 @@ use crate::model::{
     auto_heartbeat, ClusterSpec, DatacenterSpec, HdfsSpec, NetworkModel, NetworkSpec, NodeId,
     SlotModel, Speculation, TaskSpec, Writer,
 };
+use crate::scenario::rumen::Survey;
 use crate::scenario::schema::{ClusterDef, HdfsDef, Heartbeat, NetworkDef, TasksDef, WriterDef};
 use crate::units::MAX_DURATION_MS;
 
-pub(super) fn compile_cluster(cx: &Cx, def: Option<&ClusterDef>) -> R<ClusterSpec> {
-    let Some(c) = def else {
-        return Err(cx.at_key(
-            &[],
-            "missing [cluster] table; expected [cluster] with nodes = N (or [[cluster.datacenters]])",
-        ));
+/// `[cluster]`. A Rumen scenario may leave out its nodes (or the whole
+/// table): `trace` is then the trace's survey and its path, and the cluster
+/// is the trace's hosts in its racks, with as many slots per node as the
+/// busiest host ran attempts at once, unless `[cluster]` says otherwise.
+pub(super) fn compile_cluster(
+    cx: &Cx,
+    def: Option<&ClusterDef>,
+    trace: Option<(&Survey, &str)>,
+) -> R<ClusterSpec> {
+    let empty = ClusterDef::default();
+    let c = match (def, trace) {
+        (Some(c), _) => c,
+        (None, Some(_)) => &empty,
+        (None, None) => {
+            return Err(cx.at_key(
+                &[],
+                "missing [cluster] table; expected [cluster] with nodes = N (or [[cluster.datacenters]])",
+            ))
+        }
     };
-    let datacenters = match &c.datacenters {
+    let trace = trace.filter(|_| c.nodes.is_none() && c.datacenters.is_none());
+    if let (Some((_, path)), Some(r)) = (trace, &c.racks) {
+        return Err(cx.at(
+            r,
+            format!("racks without nodes: the cluster is the hosts of {path}, in its racks; expected nodes = N with racks, or neither"),
+        ));
+    }
+    if let Some((survey, path)) = trace {
+        if i64::from(survey.node_count()) > MAX_NODES {
+            return Err(cx.at_key(
+                &["cluster"],
+                format!(
+                    "{path} names {} hosts; expected at most {MAX_NODES}",
+                    survey.node_count()
+                ),
+            ));
+        }
+    }
+    let datacenters = match (&c.datacenters, trace) {
+        (None, Some((survey, _))) => vec![DatacenterSpec {
+            name: "dc0".into(),
+            nodes: survey.node_count(),
+            racks: survey.racks.len() as u32,
+            rack_sizes: survey.racks.iter().map(|(_, h)| h.len() as u32).collect(),
+        }],
+        (dcs, _) => compile_datacenters(cx, c, dcs.as_ref())?,
+    };
+    let default_slots = |k: usize| trace.map_or(2, |(s, _)| [s.map_slots, s.reduce_slots][k]);
+    let map_slots = c.map_slots.as_ref().map_or(Ok(default_slots(0)), |v| {
+        cx.int(v, "map_slots", 1, MAX_SLOTS)
+    })?;
+    let reduce_slots = c.reduce_slots.as_ref().map_or(Ok(default_slots(1)), |v| {
+        cx.int(v, "reduce_slots", 1, MAX_SLOTS)
+    })?;
+    if i64::from(map_slots.max(reduce_slots)) > MAX_SLOTS {
+        return Err(cx.at_key(
+            &["cluster"],
+            format!("the trace's busiest host ran {} attempts at once; expected at most {MAX_SLOTS} (give map_slots and reduce_slots in [cluster])", map_slots.max(reduce_slots)),
+        ));
+    }
+    finish_cluster(
+        cx,
+        c,
+        datacenters,
+        map_slots,
+        reduce_slots,
+        trace.map(|(_, p)| p.to_string()),
+    )
+}
+
+fn compile_datacenters(
+    cx: &Cx,
+    c: &ClusterDef,
+    dcs: Option<&Vec<crate::scenario::schema::DatacenterDef>>,
+) -> R<Vec<DatacenterSpec>> {
+    Ok(match dcs {
         Some(list) => {
             for (key, v) in [("nodes", &c.nodes), ("racks", &c.racks)] {
                 if let Some(v) = v {
@@ -68,6 +137,7 @@ pub(super) fn compile_cluster(cx: &Cx, def: Option<&ClusterDef>) -> R<ClusterSpe
                     name: name.to_string(),
                     nodes,
                     racks,
+                    rack_sizes: Vec::new(),
                 });
             }
             out
@@ -85,17 +155,20 @@ pub(super) fn compile_cluster(cx: &Cx, def: Option<&ClusterDef>) -> R<ClusterSpe
                 name: "dc0".into(),
                 nodes,
                 racks,
+                rack_sizes: Vec::new(),
             }]
         }
-    };
-    let map_slots = c
-        .map_slots
-        .as_ref()
-        .map_or(Ok(2), |v| cx.int(v, "map_slots", 1, MAX_SLOTS))?;
-    let reduce_slots = c
-        .reduce_slots
-        .as_ref()
-        .map_or(Ok(2), |v| cx.int(v, "reduce_slots", 1, MAX_SLOTS))?;
+    })
+}
+
+fn finish_cluster(
+    cx: &Cx,
+    c: &ClusterDef,
+    datacenters: Vec<DatacenterSpec>,
+    map_slots: u32,
+    reduce_slots: u32,
+    from_trace: Option<String>,
+) -> R<ClusterSpec> {
     let slot_model = match &c.slot_model {
         None => SlotModel::Typed,
         Some(s) => match s.get_ref().as_str() {
@@ -145,6 +218,7 @@ pub(super) fn compile_cluster(cx: &Cx, def: Option<&ClusterDef>) -> R<ClusterSpe
         heartbeat,
         out_of_band_heartbeat: c.out_of_band_heartbeat,
         speed,
+        from_trace,
     })
 }
 

@@ -37,6 +37,69 @@ pub(super) struct JobEnv<'a> {
     pub(super) pools: Vec<String>,
     pub(super) block_mb: f64,
     pub(super) node_count: u32,
+    /// Host → node id, when the cluster is a trace's (`trace_cluster`).
+    pub(super) hosts: Option<std::collections::BTreeMap<String, NodeId>>,
+}
+
+/// When `[cluster]` gives no nodes and a Rumen workload is there, the
+/// cluster is its trace's: the trace's survey and its path as shown.
+pub(super) fn trace_cluster(
+    cx: &Cx,
+    cluster: Option<&crate::scenario::schema::ClusterDef>,
+    workloads: &[WorkloadDef],
+) -> R<Option<(rumen::Survey, String)>> {
+    if cluster.is_some_and(|c| c.nodes.is_some() || c.datacenters.is_some()) {
+        return Ok(None);
+    }
+    let mut rumen = workloads.iter().filter(|w| w.kind.get_ref() == "rumen");
+    let Some(w) = rumen.next() else {
+        return Ok(None);
+    };
+    if let Some(other) = rumen.next() {
+        return Err(cx.at(
+            &other.kind,
+            "a second rumen workload, and [cluster] gives no nodes: the cluster can be read from one trace only; expected [cluster] with nodes = N",
+        ));
+    }
+    let Some(trace) = &w.trace else {
+        return Ok(None);
+    };
+    let limit = match &w.limit {
+        None => None,
+        Some(l) => Some(cx.int(l, "limit", 1, MAX_COUNT)?),
+    };
+    let path = trace_path(cx, trace);
+    let shown = path.display().to_string();
+    let file = std::fs::File::open(&path).map_err(|e| {
+        cx.at(
+            trace,
+            format!("cannot read trace {shown}: {e}; expected a Rumen job trace (JSON)"),
+        )
+    })?;
+    let survey =
+        rumen::survey(std::io::BufReader::new(file), limit).map_err(|(l, c, m)| InputError {
+            origin: shown.clone(),
+            pos: Some((l, c)),
+            message: m,
+        })?;
+    if survey.node_count() == 0 {
+        return Err(cx.at(
+            trace,
+            format!("{shown} names no hosts, and [cluster] gives no nodes; expected [cluster] with nodes = N"),
+        ));
+    }
+    Ok(Some((survey, trace.get_ref().clone())))
+}
+
+/// A trace's path: relative to the scenario file unless absolute.
+fn trace_path(cx: &Cx, trace: &Spanned<String>) -> std::path::PathBuf {
+    let base = Path::new(cx.origin)
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty());
+    match base {
+        Some(b) if Path::new(trace.get_ref()).is_relative() => b.join(trace.get_ref()),
+        _ => Path::new(trace.get_ref()).to_path_buf(),
+    }
 }
 
 impl JobEnv<'_> {
@@ -344,15 +407,8 @@ impl JobEnv<'_> {
         Ok((limit, time_scale))
     }
 
-    /// A trace's path: relative to the scenario file unless absolute.
     fn trace_path(&self, trace: &Spanned<String>) -> std::path::PathBuf {
-        let base = Path::new(self.cx.origin)
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty());
-        match base {
-            Some(b) if Path::new(trace.get_ref()).is_relative() => b.join(trace.get_ref()),
-            _ => Path::new(trace.get_ref()).to_path_buf(),
-        }
+        trace_path(self.cx, trace)
     }
 
     /// `kind = "swim"`: replays a SWIM trace (path relative to the scenario
@@ -467,6 +523,7 @@ impl JobEnv<'_> {
             profile,
             pools: self.pools.clone(),
             node_count: self.node_count,
+            hosts: self.hosts.clone(),
         };
         // Streamed: memory does not grow with the trace's size.
         let reader = std::io::BufReader::new(file);

@@ -331,7 +331,12 @@ fn compile(
             .to_string()
     });
 
-    let cluster = compile_cluster(cx, file.cluster.as_ref())?;
+    let from_trace = jobs::trace_cluster(cx, file.cluster.as_ref(), &file.workloads)?;
+    let cluster = compile_cluster(
+        cx,
+        file.cluster.as_ref(),
+        from_trace.as_ref().map(|(s, p)| (s, p.as_str())),
+    )?;
     let node_count = cluster.node_count();
     let network = compile_network(cx, &file.network)?;
     let hdfs = compile_hdfs(cx, &file.hdfs, node_count)?;
@@ -348,6 +353,7 @@ fn compile(
         pools: pools.iter().map(|p| p.name.clone()).collect(),
         block_mb: hdfs.block_mb,
         node_count,
+        hosts: from_trace.map(|(s, _)| s.node_ids()),
     };
     let mut names = BTreeSet::new();
     let mut jobs = Vec::new();
