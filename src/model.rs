@@ -172,6 +172,11 @@ pub struct TaskSpec {
     pub straggler_prob: f64,
     pub straggler_slowdown: (f64, f64),
     pub speculation: Speculation,
+    /// Hadoop 1.x's job-setup and job-cleanup tasks: how long each runs in
+    /// its slot, or `None` for none (`tasks.setup`, `tasks.cleanup`). Jobs
+    /// with fixed or recorded task times never have them.
+    pub setup: Option<Ms>,
+    pub cleanup: Option<Ms>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]

@@ -375,6 +375,9 @@ heartbeat = "500ms"
 [hdfs]
 block = "64MB"
 replication = 1
+[tasks]
+setup = "off"
+cleanup = "off"
 [scheduler]
 policy = "adaptive-fair"
 slowstart = 0

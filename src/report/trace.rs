@@ -1,15 +1,21 @@
 //! `--trace` (one JSON line per task attempt) and `--inspect` (one JSON line
 //! per heartbeat on which the policy was asked for work).
 
+use crate::sim::jobtask::{JobTaskKind, JobTaskRun};
 use crate::sim::policy::{Value, Values};
 use crate::sim::{InspectRecord, Kind, Sim};
 use serde_json::json;
 use std::io::{self, Write};
 
-/// Writes every attempt, in launch order.
+/// Writes every attempt, in launch order, with each job's set-up and
+/// clean-up tasks where they were launched among them.
 pub fn write_trace(sim: &Sim, out: &mut dyn Write) -> io::Result<()> {
     let w = &sim.w;
-    for at in &w.attempts {
+    let mut job_tasks = w.job_tasks.iter().peekable();
+    for (i, at) in w.attempts.iter().enumerate() {
+        while let Some(t) = job_tasks.next_if(|t| t.seq as usize <= i) {
+            write_job_task(sim, t, out)?;
+        }
         let node = w.node(at.node);
         let job = w.job(at.job);
         let p = if at.kind == Kind::Map { 'm' } else { 'r' };
@@ -36,7 +42,45 @@ pub fn write_trace(sim: &Sim, out: &mut dyn Write) -> io::Result<()> {
         serde_json::to_writer(&mut *out, &line)?;
         out.write_all(b"\n")?;
     }
+    for t in job_tasks {
+        write_job_task(sim, t, out)?;
+    }
     Ok(())
+}
+
+/// A set-up or clean-up task's line: the engine runs it (under the policy
+/// in force then), in a slot of the type `slot` names, for its whole time.
+fn write_job_task(sim: &Sim, t: &JobTaskRun, out: &mut dyn Write) -> io::Result<()> {
+    let w = &sim.w;
+    let node = w.node(t.node);
+    let (task, rule) = match t.kind {
+        JobTaskKind::Setup => ("setup", "hadoop/job-setup"),
+        JobTaskKind::Cleanup => ("cleanup", "hadoop/job-cleanup"),
+    };
+    let took = t.end.map_or(0, |e| e - t.start) as f64 / 1000.0;
+    let line = json!({
+        "job": w.job(t.job).name,
+        "task": task,
+        "kind": t.kind,
+        "attempt": t.attempt,
+        "node": t.node,
+        "rack": node.rack,
+        "dc": w.cluster.dcs[node.dc as usize].name,
+        "start_s": t.start as f64 / 1000.0,
+        "end_s": t.end.map(|e| e as f64 / 1000.0),
+        "locality": null,
+        "speculative": false,
+        "outcome": t.outcome,
+        "policy": w.labels[t.policy as usize],
+        "rule": rule,
+        "slot": t.slot_kind,
+        "startup_s": took,
+        "read_s": 0.0,
+        "compute_s": 0.0,
+        "shuffle_s": 0.0,
+    });
+    serde_json::to_writer(&mut *out, &line)?;
+    out.write_all(b"\n")
 }
 
 /// `--flows`: every disk and link with its capacity (MB/s), then one line

@@ -151,6 +151,42 @@ pub struct TasksDef {
     pub straggler_slowdown: Option<Spanned<(f64, f64)>>,
     /// "off" (default), "hadoop" (Hadoop 1.x's rule) or "late" (LATE).
     pub speculation: Option<Spanned<String>>,
+    /// Job set-up and clean-up tasks: "auto" (default), "off" or a duration.
+    pub setup: Option<Spanned<JobTaskTime>>,
+    pub cleanup: Option<Spanned<JobTaskTime>>,
+}
+
+/// `tasks.setup` / `tasks.cleanup`: `"auto"`, `"off"` or a duration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobTaskTime {
+    Auto,
+    Off,
+    Every(Ms),
+}
+
+impl<'de> Deserialize<'de> for JobTaskTime {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = JobTaskTime;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("\"auto\", \"off\" or a duration string with a unit, like \"2s\"")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<JobTaskTime, E> {
+                match s.trim() {
+                    "auto" => return Ok(JobTaskTime::Auto),
+                    "off" => return Ok(JobTaskTime::Off),
+                    _ => {}
+                }
+                parse_duration(s).map(JobTaskTime::Every).map_err(|m| {
+                    E::custom(format!(
+                        "{m}, \"auto\" (the task start-up) or \"off\" (no such task)"
+                    ))
+                })
+            }
+        }
+        d.deserialize_str(V)
+    }
 }
 
 /// `[[pools]]`: the documented keys plus the optional Fair/Capacity settings

@@ -18,6 +18,8 @@ pub enum Ev {
     JobArrival(JobId),
     /// A replayed job's recorded commit ended: it finishes.
     JobCommitted(JobId),
+    /// A job's set-up or clean-up task ended (index into `World::job_tasks`).
+    JobTaskEnd(u32),
     /// Index into the scenario's `[[events]]`.
     Scripted(u32),
     /// `periodic`: the node's regular heartbeat, which schedules the next one.
@@ -43,6 +45,7 @@ impl Ev {
             Ev::PhaseEnd(a) => (1, a as u64),
             Ev::JobArrival(j) => (2, j as u64),
             Ev::JobCommitted(j) => (1, 1 << 40 | j as u64),
+            Ev::JobTaskEnd(t) => (1, 1 << 41 | t as u64),
             Ev::Scripted(i) => (3, i as u64),
             // After the scripted events of the instant.
             Ev::Failure { node, .. } => (3, 1 << 40 | node as u64),

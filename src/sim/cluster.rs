@@ -28,6 +28,8 @@ pub struct Node {
     pub alive: bool,
     /// An out-of-band heartbeat is already scheduled for this instant.
     pub oob_pending: bool,
+    /// Job set-up and clean-up tasks running here (in `used_*_slots` too).
+    pub job_tasks: u32,
     /// What runs in each slot: map slots first, then reduce slots (typed),
     /// or containers (unified). Gives every attempt a stable lane for the
     /// TUI's cluster view and timeline.
@@ -64,7 +66,7 @@ impl Node {
 
     pub fn free_containers(&self) -> u32 {
         (self.map_slots + self.reduce_slots)
-            .saturating_sub(self.running_maps + self.running_reduces)
+            .saturating_sub(self.running_maps + self.running_reduces + self.job_tasks)
     }
 
     /// Slots of type `slot` occupied by tasks of the other kind.
@@ -181,6 +183,7 @@ impl Cluster {
                         maps_in_reduce_slots: 0,
                         alive: true,
                         oob_pending: false,
+                        job_tasks: 0,
                         lanes: vec![None; (spec.map_slots + spec.reduce_slots) as usize],
                     });
                     rack.nodes.push(id);

@@ -35,6 +35,7 @@ impl World {
             };
             self.requeue_if_idle(j, kind, t);
         }
+        self.fail_job_tasks(n);
         // Reads from its disk and write pipelines through it, elsewhere.
         self.reroute_around(n);
         // Map outputs stored there are lost for jobs whose reducers still copy.

@@ -513,6 +513,11 @@ pub struct Job {
     /// Arrived and within its pool's running-job limit.
     pub runnable: bool,
     pub first_launch: Option<Ms>,
+    /// Its set-up and clean-up tasks' durations (`None`: it has none; see
+    /// `jobtask`), and how many times each has been launched.
+    pub setup_ms: Option<Ms>,
+    pub cleanup_ms: Option<Ms>,
+    pub job_task_attempts: [u16; 2],
     pub finished_at: Option<Ms>,
     pub map_end: Option<Ms>,
     /// The first time every map was done (`map_end` moves later if a node
@@ -611,6 +616,9 @@ impl Job {
             arrived: false,
             runnable: false,
             first_launch: None,
+            setup_ms: None,
+            cleanup_ms: None,
+            job_task_attempts: [0; 2],
             finished_at: None,
             map_end: None,
             first_map_end: None,

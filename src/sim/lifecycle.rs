@@ -402,10 +402,13 @@ impl World {
             .map_or(0, |r| r.commit_ms);
         if commit > 0 {
             self.active.retain(|&x| x != j);
+            self.committing.push(j);
             self.schedule(self.now.saturating_add(commit), Ev::JobCommitted(j));
             return;
         }
-        self.job_committed(j);
+        if !self.clean_up(j) {
+            self.job_committed(j);
+        }
     }
 
     /// Job `j` finishes (its tasks done, its commit too).
@@ -413,6 +416,8 @@ impl World {
         self.metrics.advance(self.now);
         let pool = self.jobs[j as usize].pool as usize;
         self.jobs[j as usize].finished_at = Some(self.now);
+        self.finished_now.push(j);
+        self.committing.retain(|&x| x != j);
         self.jobs[j as usize].forget_source_places();
         self.notables.push((self.now, Notable::Finished(j)));
         self.unfinished -= 1;
@@ -430,11 +435,22 @@ impl World {
         }
     }
 
+    /// Job `j` is within its pool's running-job limit: it counts against
+    /// it from now, and its tasks are schedulable once its set-up task has
+    /// run (`jobtask`).
     pub(super) fn make_runnable(&mut self, j: JobId) {
         let pool = self.jobs[j as usize].pool as usize;
-        self.jobs[j as usize].runnable = true;
         self.pool_stats[pool].runnable_jobs += 1;
         self.metrics.pool_active[pool] += 1;
+        self.prepare(j);
+    }
+
+    /// Job `j`'s tasks are schedulable: policies see it.
+    pub(super) fn activate(&mut self, j: JobId) {
+        self.jobs[j as usize].runnable = true;
+        if self.jobs[j as usize].setup_ms.is_some() {
+            self.to_announce.push(j);
+        }
         let key = |w: &World, x: JobId| (w.jobs[x as usize].submit, x);
         let k = key(self, j);
         let pos = self.active.partition_point(|&x| key(self, x) < k);
@@ -449,6 +465,9 @@ impl World {
         self.metrics.start = Some(self.metrics.start.map_or(submit, |s| s.min(submit)));
         self.jobs[j as usize].arrived = true;
         self.notables.push((self.now, Notable::Submitted(j)));
+        if self.jobs[j as usize].setup_ms.is_none() {
+            self.to_announce.push(j);
+        }
         let pool = self.jobs[j as usize].pool as usize;
         let limit = self.pools[pool].max_running_jobs.unwrap_or(u32::MAX);
         if self.pool_stats[pool].runnable_jobs >= limit {
@@ -518,7 +537,15 @@ impl World {
             tasks.push(MapTask::new(block_mb, at, len));
         }
         let id = self.jobs.len() as JobId;
-        let job = Job::new(id, spec, pool, tasks, replica_nodes, &self.cluster);
+        let mut job = Job::new(id, spec, pool, tasks, replica_nodes, &self.cluster);
+        // Jobs with fixed or recorded task times have no set-up or clean-up
+        // task (a replay has its recorded start-up and commit instead).
+        let fixed =
+            spec.map_time.is_some() || spec.reduce_time.is_some() || spec.recorded.is_some();
+        if !fixed {
+            job.setup_ms = self.tasks.setup;
+            job.cleanup_ms = self.tasks.cleanup;
+        }
         self.jobs.push(job);
         self.unfinished += 1;
         Ok(id)

@@ -7,6 +7,7 @@
 //! - `run`: the run loop, the command API, heartbeat dispatch;
 //! - `world`: the cluster and its jobs, and what policies query;
 //! - `lifecycle`: launching and ending attempts, job arrival and finish;
+//! - `jobtask`: Hadoop 1.x's job set-up and clean-up tasks;
 //! - `shuffle`, `failure`, `speculation`: the reducer's copy, node
 //!   failures, speculative copies;
 //! - `calendar`, `cluster`, `hdfs`, `job`, `metrics`, `rng`: the pieces.
@@ -18,6 +19,7 @@ mod failure;
 pub mod hdfs;
 pub mod heartbeat;
 pub mod job;
+pub mod jobtask;
 mod lifecycle;
 pub mod metrics;
 pub mod network;

@@ -341,7 +341,7 @@ impl Sim {
             Ev::PhaseEnd(a) => self.w.timer_done(a),
             Ev::JobArrival(j) => {
                 self.w.arrive(j);
-                self.policy.job_arrived(&self.w, j);
+                self.announce();
             }
             Ev::Scripted(i) => {
                 let e = self.events[i as usize].clone();
@@ -367,6 +367,10 @@ impl Sim {
                 }
             }
             Ev::JobCommitted(j) => self.w.job_committed(j),
+            Ev::JobTaskEnd(t) => {
+                self.w.job_task_done(t);
+                self.announce();
+            }
             Ev::Failure { node, up } => {
                 if up {
                     self.w.recover_node(node);
@@ -397,17 +401,18 @@ impl Sim {
         Some(t)
     }
 
-    /// Tells the policy of the attempts that succeeded (and the jobs that
-    /// finished with them), then the observers.
+    /// Tells the policy of the attempts that succeeded and the jobs that
+    /// finished (each job right after its last attempt when it finished
+    /// with it, else after them: a clean-up or commit ended), then the
+    /// observers.
     fn after_event(&mut self) {
         if !self.w.succeeded.is_empty() {
             let done = std::mem::take(&mut self.w.succeeded);
             for &a in &done {
                 self.policy.task_finished(&self.w, a);
                 let job = self.w.attempts[a as usize].job;
-                if self.w.jobs[job as usize].is_done()
-                    && self.w.jobs[job as usize].finished_at == Some(self.w.now)
-                {
+                if let Some(k) = self.w.finished_now.iter().position(|&j| j == job) {
+                    self.w.finished_now.remove(k);
                     self.policy.job_finished(&self.w, job);
                 }
             }
@@ -416,6 +421,9 @@ impl Sim {
             if self.w.succeeded.is_empty() {
                 self.w.succeeded = done;
             }
+        }
+        for j in std::mem::take(&mut self.w.finished_now) {
+            self.policy.job_finished(&self.w, j);
         }
         self.observe();
     }
@@ -443,9 +451,20 @@ impl Sim {
 
     /// One TaskTracker heartbeat. A node with no free slot does not ask for
     /// work (Hadoop's `askForNewTask`), so the policy is not called: O(1).
+    /// Tells the policy of the jobs it is to hear of now.
+    fn announce(&mut self) {
+        for j in std::mem::take(&mut self.w.to_announce) {
+            self.policy.job_arrived(&self.w, j);
+        }
+    }
+
     fn heartbeat(&mut self, node: NodeId) {
         self.w.heartbeats += 1;
-        if !self.w.cluster.nodes[node as usize].alive || self.w.active.is_empty() {
+        if !self.w.cluster.nodes[node as usize].alive {
+            return;
+        }
+        // A set-up or clean-up task handed out: nothing else this heartbeat.
+        if self.w.hand_out_job_task(node) || self.w.active.is_empty() {
             return;
         }
         let mut hb = Heartbeat {
@@ -525,7 +544,7 @@ impl Sim {
                 let id = self.w.add_job(&spec)?;
                 // Arrives at once: the submitter sees it in the queue now.
                 self.w.arrive(id);
-                self.policy.job_arrived(&self.w, id);
+                self.announce();
             }
             Command::SwitchPolicy(spec) => {
                 let ctx = BuildCtx {

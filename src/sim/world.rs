@@ -92,6 +92,20 @@ pub struct World {
     pub active: Vec<JobId>,
     /// Arrived jobs held back by their pool's `max_running_jobs`.
     pub waiting: Vec<JobId>,
+    /// Runnable jobs waiting for their set-up task, and jobs whose tasks
+    /// are done waiting for their clean-up task, by id (`jobtask`).
+    pub awaiting_setup: Vec<JobId>,
+    pub awaiting_cleanup: Vec<JobId>,
+    /// Every set-up and clean-up task run, and the ones running.
+    pub job_tasks: Vec<super::jobtask::JobTaskRun>,
+    /// Jobs the policy is to hear of (`Policy::job_arrived`): at arrival,
+    /// or, for a job with a set-up task, once that task has run.
+    pub(super) to_announce: Vec<JobId>,
+    /// Jobs finished since the policy last heard (`Policy::job_finished`).
+    pub(super) finished_now: Vec<JobId>,
+    /// Replayed jobs past their last task, in their recorded commit.
+    pub(super) committing: Vec<JobId>,
+    pub(super) running_job_tasks: Vec<u32>,
     pub pools: Vec<PoolSpec>,
     pub pool_stats: Vec<PoolStats>,
     pub attempts: Vec<Attempt>,
@@ -199,6 +213,13 @@ impl World {
             waiting: Vec::new(),
             pools: sc.pools.clone(),
             pool_stats: vec![PoolStats::default(); sc.pools.len()],
+            awaiting_setup: Vec::new(),
+            awaiting_cleanup: Vec::new(),
+            job_tasks: Vec::new(),
+            to_announce: Vec::new(),
+            finished_now: Vec::new(),
+            committing: Vec::new(),
+            running_job_tasks: Vec::new(),
             attempts: Vec::new(),
             slowstart,
             labels: vec![policy_label.to_string()],
@@ -301,6 +322,26 @@ impl World {
         self.unfinished
     }
 
+    /// Jobs no policy sees though they have not finished: those waiting
+    /// for or running their set-up task, and those past their last task
+    /// (their clean-up task, or a replay's recorded commit), each by id.
+    pub fn settling(&self) -> (Vec<JobId>, Vec<JobId>) {
+        use super::jobtask::JobTaskKind;
+        let mut setup = self.awaiting_setup.clone();
+        let mut finishing = self.awaiting_cleanup.clone();
+        finishing.extend_from_slice(&self.committing);
+        for &t in &self.running_job_tasks {
+            let t = &self.job_tasks[t as usize];
+            match t.kind {
+                JobTaskKind::Setup => setup.push(t.job),
+                JobTaskKind::Cleanup => finishing.push(t.job),
+            }
+        }
+        setup.sort_unstable();
+        finishing.sort_unstable();
+        (setup, finishing)
+    }
+
     pub fn finished_jobs(&self) -> usize {
         self.jobs.iter().filter(|j| j.is_done()).count()
     }
@@ -345,7 +386,11 @@ impl World {
     /// submit does not cost a heartbeat every few seconds until then.
     pub(super) fn next_heartbeat(&self, t: Ms, hb: Ms) -> Ms {
         let next = t.saturating_add(hb);
-        let idle = self.active.is_empty() && self.waiting.is_empty() && self.metrics.running == 0;
+        let idle = self.active.is_empty()
+            && self.waiting.is_empty()
+            && self.awaiting_setup.is_empty()
+            && self.awaiting_cleanup.is_empty()
+            && self.metrics.running == 0;
         match self.other_times.keys().next() {
             Some(&other) if idle && other > next => {
                 let steps = (other - t).div_ceil(hb);

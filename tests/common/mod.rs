@@ -5,6 +5,7 @@ use slotsim::model::{Scenario, SlotModel};
 use slotsim::report::trace::values_json;
 use slotsim::report::{summarize, Summary};
 use slotsim::scenario;
+use slotsim::sim::jobtask::JobTaskKind;
 use slotsim::sim::{Kind, Outcome, Sim};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -180,10 +181,51 @@ pub fn check(sim: &Sim) -> Result<(), String> {
             .filter(|a| a.job == job.id)
             .filter_map(|a| a.end())
             .max();
-        if job.finished_at != last {
+        // Set-up before every task, clean-up after the last; the job ends
+        // with its clean-up, or its last attempt when it has none.
+        let runs: Vec<_> = w.job_tasks.iter().filter(|t| t.job == job.id).collect();
+        let ok = |k: JobTaskKind| {
+            runs.iter()
+                .filter(|t| t.kind == k && t.outcome == Outcome::Succeeded)
+                .collect::<Vec<_>>()
+        };
+        let (setup, cleanup) = (ok(JobTaskKind::Setup), ok(JobTaskKind::Cleanup));
+        let want = (
+            usize::from(job.setup_ms.is_some()),
+            usize::from(job.cleanup_ms.is_some()),
+        );
+        if (setup.len(), cleanup.len()) != want
+            || runs.iter().any(|t| t.outcome == Outcome::Running)
+        {
+            return Err(format!("{}: set-up/clean-up runs {runs:?}", job.name));
+        }
+        let first = w
+            .attempts
+            .iter()
+            .filter(|a| a.job == job.id)
+            .map(|a| a.start)
+            .min();
+        if let (Some(s), Some(first)) = (setup.first(), first) {
+            if s.end.unwrap() > first {
+                return Err(format!(
+                    "{}: a task started before its set-up ended",
+                    job.name
+                ));
+            }
+        }
+        let finish = match cleanup.first() {
+            Some(c) => {
+                if c.start < last.unwrap_or(0) {
+                    return Err(format!("{}: clean-up before its last task", job.name));
+                }
+                c.end
+            }
+            None => last,
+        };
+        if job.finished_at != finish {
             return Err(format!(
-                "{} finish {:?} != last attempt end {:?}",
-                job.name, job.finished_at, last
+                "{} finish {:?} != its last attempt's or clean-up's end {:?}",
+                job.name, job.finished_at, finish
             ));
         }
     }
@@ -206,6 +248,10 @@ pub fn check(sim: &Sim) -> Result<(), String> {
             ev.push((a.start, 1, a.slot_kind));
             ev.push((a.end().unwrap(), -1, a.slot_kind));
         }
+        for t in w.job_tasks.iter().filter(|t| t.node == n.id) {
+            ev.push((t.start, 1, t.slot_kind));
+            ev.push((t.end.unwrap(), -1, t.slot_kind));
+        }
         ev.sort_by_key(|e| (e.0, e.1));
         let (mut m, mut r) = (0i32, 0i32);
         for (t, d, k) in ev {
@@ -225,7 +271,7 @@ pub fn check(sim: &Sim) -> Result<(), String> {
             }
         }
         // Nothing runs any more, so the engine's slot counts are back to 0.
-        if n.used_map_slots + n.used_reduce_slots + n.running() != 0
+        if n.used_map_slots + n.used_reduce_slots + n.running() + n.job_tasks != 0
             || n.reduces_in_map_slots + n.maps_in_reduce_slots != 0
         {
             return Err(format!("node {}: slot counts left over at the end", n.id));

@@ -6,11 +6,13 @@ use toml::Spanned;
 
 use super::{Cx, MAX_NODES, MAX_SLOTS, R};
 use crate::model::{
-    auto_heartbeat, ClusterSpec, DatacenterSpec, HdfsSpec, NetworkModel, NetworkSpec, NodeId,
+    auto_heartbeat, ClusterSpec, DatacenterSpec, HdfsSpec, Ms, NetworkModel, NetworkSpec, NodeId,
     SlotModel, Speculation, TaskSpec, Writer,
 };
 use crate::scenario::rumen::Survey;
-use crate::scenario::schema::{ClusterDef, HdfsDef, Heartbeat, NetworkDef, TasksDef, WriterDef};
+use crate::scenario::schema::{
+    ClusterDef, HdfsDef, Heartbeat, JobTaskTime, NetworkDef, TasksDef, WriterDef,
+};
 use crate::units::MAX_DURATION_MS;
 
 /// `[cluster]`. A Rumen scenario may leave out its nodes (or the whole
@@ -349,7 +351,10 @@ pub(super) fn writer(cx: &Cx, w: &Spanned<WriterDef>, node_count: u32) -> R<Writ
     }
 }
 
-pub(super) fn compile_tasks(cx: &Cx, t: &TasksDef) -> R<TaskSpec> {
+/// `[tasks]`. `manual`: the cluster heartbeats only where the script says
+/// (Hadoop's own tests, replayed heartbeat by heartbeat, whose jobs run
+/// no set-up or clean-up task): "auto" set-up and clean-up are then off.
+pub(super) fn compile_tasks(cx: &Cx, t: &TasksDef, manual: bool) -> R<TaskSpec> {
     let straggler_prob = t
         .straggler_prob
         .as_ref()
@@ -402,11 +407,32 @@ pub(super) fn compile_tasks(cx: &Cx, t: &TasksDef) -> R<TaskSpec> {
         .duration_cv
         .as_ref()
         .map_or(Ok(0.1), |v| cx.within(v, "duration_cv", 0.0, 10.0))?;
+    // Hadoop 1.x's set-up and clean-up tasks are a task's JVM start and the
+    // OutputCommitter's setupJob / commitJob (FileOutputCommitter: creating
+    // and removing `_temporary`, writing `_SUCCESS`: NameNode operations of
+    // milliseconds), so "auto" is the task start-up.
+    let job_task = |v: &Option<Spanned<JobTaskTime>>, key: &str| -> R<Option<Ms>> {
+        match v.as_ref().map(|s| (s, *s.get_ref())) {
+            None | Some((_, JobTaskTime::Auto)) => Ok((!manual).then_some(startup)),
+            Some((_, JobTaskTime::Off)) => Ok(None),
+            Some((s, JobTaskTime::Every(ms))) => {
+                if ms > MAX_DURATION_MS / 1_000 {
+                    return Err(cx.at(
+                        s,
+                        format!("{key} must be at most 87.6h (a thousandth of the clock's range)"),
+                    ));
+                }
+                Ok(Some(ms))
+            }
+        }
+    };
     Ok(TaskSpec {
         startup,
         duration_cv,
         straggler_prob,
         straggler_slowdown,
         speculation,
+        setup: job_task(&t.setup, "setup")?,
+        cleanup: job_task(&t.cleanup, "cleanup")?,
     })
 }

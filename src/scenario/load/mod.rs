@@ -340,7 +340,7 @@ fn compile(
     let node_count = cluster.node_count();
     let network = compile_network(cx, &file.network)?;
     let hdfs = compile_hdfs(cx, &file.hdfs, node_count)?;
-    let tasks = compile_tasks(cx, &file.tasks)?;
+    let tasks = compile_tasks(cx, &file.tasks, cluster.heartbeat.is_none())?;
     let ctx = BuildCtx {
         heartbeat: cluster.heartbeat,
         model: cluster.slot_model,

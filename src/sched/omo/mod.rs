@@ -523,6 +523,12 @@ impl Policy for Omo {
         self.observe(w);
     }
 
+    /// A job finishing after its last task (its clean-up task ended)
+    /// releases that slot: the monitor sees it as the passive one does.
+    fn job_finished(&mut self, w: &World, _job: JobId) {
+        self.observe(w);
+    }
+
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
         let now = hb.world().now;
         // Tasks the engine launched since the last hook (speculative

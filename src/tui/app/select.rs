@@ -18,6 +18,10 @@ pub enum JobState {
     Queued,
     /// Held back by its pool's `max_running_jobs`.
     Waiting,
+    /// Waiting for or running its set-up task.
+    SetUp,
+    /// Past its last task: its clean-up task, or a replay's commit.
+    Finishing,
     Done,
 }
 
@@ -78,6 +82,8 @@ fn state(job: &Job, waiting: bool) -> JobState {
 /// first, each group by submission.
 pub fn overview_jobs(w: &World) -> Vec<JobId> {
     let mut active: Vec<JobId> = w.active.clone();
+    let (setup, finishing) = w.settling();
+    active.extend(setup.into_iter().chain(finishing));
     active.sort_by_key(|&j| {
         let job = w.job(j);
         (job.maps_running + job.reduces_running == 0, job.submit, j)
@@ -94,6 +100,9 @@ pub fn job_rows(app: &App) -> Vec<(JobId, JobState)> {
         .iter()
         .map(|&j| (j, state(w.job(j), false)))
         .collect();
+    let (setup, finishing) = w.settling();
+    order.extend(setup.into_iter().map(|j| (j, JobState::SetUp)));
+    order.extend(finishing.into_iter().map(|j| (j, JobState::Finishing)));
     order.extend(w.waiting.iter().map(|&j| (j, JobState::Waiting)));
     let mut done: Vec<JobId> = w
         .jobs

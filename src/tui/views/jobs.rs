@@ -155,6 +155,15 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             format!("{} done", n(JobState::Done)),
             format!("{not_yet} not yet submitted"),
         ];
+        // Jobs in their set-up or clean-up, when there are any.
+        for (s, label) in [
+            (JobState::SetUp, "set-up"),
+            (JobState::Finishing, "clean-up"),
+        ] {
+            if n(s) > 0 {
+                parts.insert(3, format!("{} {label}", n(s)));
+            }
+        }
         let sort = format!("by {}", app.jobs_sort.label());
         let title = |parts: &[String]| {
             let mut t = format!(" Jobs: {} · {sort}", parts.join(" · "));
@@ -221,6 +230,8 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
                             }
                             JobState::Queued => ("queued".to_string(), Style::default()),
                             JobState::Waiting => ("waiting".to_string(), Style::default()),
+                            JobState::SetUp => ("set-up".to_string(), Style::default()),
+                            JobState::Finishing => ("clean-up".to_string(), Style::default()),
                             JobState::Done => (
                                 format!(
                                     "done {}",

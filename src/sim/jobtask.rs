@@ -1,0 +1,192 @@
+//! Hadoop 1.x's job-setup and job-cleanup tasks (`JobInProgress.initTasks`,
+//! `JobTracker.getSetupAndCleanupTasks`). A job made runnable waits in PREP
+//! until a heartbeat hands out its set-up task; its maps and reduces are
+//! schedulable once that ends. After its last task a clean-up task runs,
+//! and the job finishes when it ends. Each takes one slot on the
+//! heartbeating node, a map slot if one is free, else a reduce slot, and
+//! the heartbeat that hands one out hands out nothing else: the JobTracker
+//! returns it before asking the scheduler. Clean-up tasks come first, then
+//! set-up tasks, each in job-id order, as Hadoop walks its jobs.
+//!
+//! They are not task attempts: no policy sees them, they move no data, and
+//! they are not counted in a job's attempts or the run's utilization; they
+//! appear in `--trace` with `kind` "setup" or "cleanup".
+
+use super::calendar::Ev;
+use super::job::{Kind, Outcome};
+use super::world::World;
+use crate::model::{JobId, Ms, NodeId};
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobTaskKind {
+    Setup,
+    Cleanup,
+}
+
+/// One run of a job's set-up or clean-up task.
+#[derive(Clone, Debug)]
+pub struct JobTaskRun {
+    pub job: JobId,
+    pub kind: JobTaskKind,
+    /// Its attempt number (a run on a node that failed is run again).
+    pub attempt: u16,
+    pub node: NodeId,
+    /// The type of slot it took.
+    pub slot_kind: Kind,
+    pub start: Ms,
+    pub end: Option<Ms>,
+    pub outcome: Outcome,
+    /// Task attempts launched before it: its place in `--trace`.
+    pub seq: u32,
+    /// The policy in force when it was handed out (index into the run's
+    /// policy labels).
+    pub policy: u16,
+}
+
+impl World {
+    /// Job `j`, made runnable, runs its set-up task first if it has one;
+    /// else its tasks are schedulable now.
+    pub(super) fn prepare(&mut self, j: JobId) {
+        if self.jobs[j as usize].setup_ms.is_some() {
+            insert_by_id(&mut self.awaiting_setup, j);
+        } else {
+            self.activate(j);
+        }
+    }
+
+    /// Job `j`'s tasks are done: it runs its clean-up task if it has one.
+    /// Returns whether it does (the caller finishes the job otherwise).
+    pub(super) fn clean_up(&mut self, j: JobId) -> bool {
+        if self.jobs[j as usize].cleanup_ms.is_none() {
+            return false;
+        }
+        self.active.retain(|&x| x != j);
+        insert_by_id(&mut self.awaiting_cleanup, j);
+        true
+    }
+
+    /// Hands out a waiting set-up or clean-up task on `node`'s heartbeat,
+    /// if there is one and a slot for it. Returns whether it did: the
+    /// heartbeat then hands out nothing else.
+    pub(super) fn hand_out_job_task(&mut self, node: NodeId) -> bool {
+        if self.awaiting_setup.is_empty() && self.awaiting_cleanup.is_empty() {
+            return false;
+        }
+        for slot in [Kind::Map, Kind::Reduce] {
+            if self.cluster.nodes[node as usize].free_typed(slot) == 0 {
+                continue;
+            }
+            let (j, kind) = match (self.awaiting_cleanup.first(), self.awaiting_setup.first()) {
+                (Some(&j), _) => (j, JobTaskKind::Cleanup),
+                (None, Some(&j)) => (j, JobTaskKind::Setup),
+                (None, None) => return false,
+            };
+            self.launch_job_task(j, kind, node, slot);
+            return true;
+        }
+        false
+    }
+
+    fn launch_job_task(&mut self, j: JobId, kind: JobTaskKind, node: NodeId, slot: Kind) {
+        let job = &mut self.jobs[j as usize];
+        let (queue, ms, tried) = match kind {
+            JobTaskKind::Setup => (
+                &mut self.awaiting_setup,
+                job.setup_ms,
+                &mut job.job_task_attempts[0],
+            ),
+            JobTaskKind::Cleanup => (
+                &mut self.awaiting_cleanup,
+                job.cleanup_ms,
+                &mut job.job_task_attempts[1],
+            ),
+        };
+        queue.retain(|&x| x != j);
+        let attempt = *tried;
+        *tried += 1;
+        let n = &mut self.cluster.nodes[node as usize];
+        match slot {
+            Kind::Map => n.used_map_slots += 1,
+            Kind::Reduce => n.used_reduce_slots += 1,
+        }
+        n.job_tasks += 1;
+        let id = self.job_tasks.len() as u32;
+        self.job_tasks.push(JobTaskRun {
+            job: j,
+            kind,
+            attempt,
+            node,
+            slot_kind: slot,
+            start: self.now,
+            end: None,
+            outcome: Outcome::Running,
+            seq: self.attempts.len() as u32,
+            policy: self.cur_label,
+        });
+        self.running_job_tasks.push(id);
+        self.last_progress = self.now;
+        let end = self.now.saturating_add(ms.unwrap_or(0));
+        self.schedule(end, Ev::JobTaskEnd(id));
+    }
+
+    /// Frees the slot of running job task `id`, which ends with `outcome`.
+    fn stop_job_task(&mut self, id: u32, outcome: Outcome) {
+        let t = &mut self.job_tasks[id as usize];
+        t.end = Some(self.now);
+        t.outcome = outcome;
+        let (node, slot) = (t.node, t.slot_kind);
+        let n = &mut self.cluster.nodes[node as usize];
+        match slot {
+            Kind::Map => n.used_map_slots -= 1,
+            Kind::Reduce => n.used_reduce_slots -= 1,
+        }
+        n.job_tasks -= 1;
+        self.running_job_tasks.retain(|&x| x != id);
+    }
+
+    /// Job task `id`'s time is up (an end event of a run a node failure
+    /// already ended is stale).
+    pub(super) fn job_task_done(&mut self, id: u32) {
+        if self.job_tasks[id as usize].outcome != Outcome::Running {
+            return;
+        }
+        self.metrics.advance(self.now);
+        self.last_progress = self.now;
+        self.stop_job_task(id, Outcome::Succeeded);
+        let t = &self.job_tasks[id as usize];
+        let (j, node) = (t.job, t.node);
+        match t.kind {
+            JobTaskKind::Setup => self.activate(j),
+            JobTaskKind::Cleanup => self.job_committed(j),
+        }
+        self.request_oob(node);
+    }
+
+    /// Node `n` failed: its set-up and clean-up tasks fail, and their jobs
+    /// wait for another heartbeat to run them again.
+    pub(super) fn fail_job_tasks(&mut self, n: NodeId) {
+        let on_node: Vec<u32> = self
+            .running_job_tasks
+            .iter()
+            .copied()
+            .filter(|&id| self.job_tasks[id as usize].node == n)
+            .collect();
+        for id in on_node {
+            self.stop_job_task(id, Outcome::Failed);
+            let t = &self.job_tasks[id as usize];
+            let j = t.job;
+            match t.kind {
+                JobTaskKind::Setup => insert_by_id(&mut self.awaiting_setup, j),
+                JobTaskKind::Cleanup => insert_by_id(&mut self.awaiting_cleanup, j),
+            }
+        }
+    }
+}
+
+fn insert_by_id(queue: &mut Vec<JobId>, j: JobId) {
+    if let Err(pos) = queue.binary_search(&j) {
+        queue.insert(pos, j);
+    }
+}
