@@ -216,3 +216,53 @@ fn a_panic_restores_the_terminal_and_reports_the_bug() {
     let leave = text.rfind("\x1b[?1049l").unwrap();
     assert!(text.rfind("internal error").unwrap() > leave);
 }
+
+/// A headless run stopped by a signal still writes what it was asked for,
+/// up to that instant, marked partial, and exits 130; `--plot` into a
+/// folder that cannot be made is refused before any simulation.
+#[test]
+fn a_signal_stops_a_headless_run_with_partial_outputs() {
+    let d = tempfile::tempdir().unwrap();
+    let json = d.path().join("s.json");
+    let trace = d.path().join("t.jsonl");
+    for (signal, name) in [(Signal::SIGINT, "SIGINT"), (Signal::SIGTERM, "SIGTERM")] {
+        let child = Command::new(env!("CARGO_BIN_EXE_slotsim"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(["run", "scenarios/scale-400.toml", "--headless", "--json"])
+            .arg(&json)
+            .arg("--trace")
+            .arg(&trace)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Long enough to be running (scale-400 takes minutes).
+        std::thread::sleep(Duration::from_millis(1500));
+        kill(Pid::from_raw(child.id() as i32), signal).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(130), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&format!("stopped by {name}")), "{err}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("jobs "));
+        let sum: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(sum["partial"], true);
+        let at = sum["stopped_at_s"].as_f64().unwrap();
+        assert!(at > 0.0 && sum["jobs_finished"].as_u64() < sum["jobs_submitted"].as_u64());
+        let lines = std::fs::read_to_string(&trace).unwrap().lines().count();
+        assert!(lines > 0);
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_slotsim"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "run",
+            "scenarios/scale-400.toml",
+            "--headless",
+            "--plot",
+            "/proc/nope/plots",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).starts_with("error: --plot: cannot create"));
+}

@@ -234,6 +234,9 @@ pub enum Failure {
     Other(String),
     /// The reader of our output went away (`slotsim ... | head`): stop quietly.
     ClosedPipe,
+    /// A signal stopped a headless run; its outputs were written as partial
+    /// (exit status 130).
+    Interrupted(String),
 }
 
 /// Writes `text` to stdout or stderr, turning failures into errors rather
@@ -349,6 +352,10 @@ pub fn main() -> ExitCode {
             ExitCode::from(1)
         }
         Err(Failure::ClosedPipe) => ExitCode::SUCCESS,
+        Err(Failure::Interrupted(e)) => {
+            eprintln!("{e}");
+            ExitCode::from(130)
+        }
     }
 }
 
@@ -390,6 +397,20 @@ pub fn scenario_origin(p: &Option<PathBuf>) -> String {
         || "quickstart (embedded)".to_string(),
         |p| p.display().to_string(),
     )
+}
+
+/// Checks before a run that the `--plot` directory can be created and
+/// written to, so a bad path costs no simulation.
+pub fn check_plot_dir(dir: &Path) -> Result<(), Failure> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| InputError::new("--plot", format!("cannot create {}: {e}", dir.display())))?;
+    let probe = dir.join(".slotsim-write-check");
+    std::fs::write(&probe, b"")
+        .and_then(|_| std::fs::remove_file(&probe))
+        .map_err(|e| {
+            InputError::new("--plot", format!("cannot write in {}: {e}", dir.display()))
+        })?;
+    Ok(())
 }
 
 /// Writes `name` into the `--plot` directory (created if need be).

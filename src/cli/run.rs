@@ -112,6 +112,9 @@ pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
         .as_deref()
         .map(|p| open_out(p, "--flows"))
         .transpose()?;
+    if let Some(dir) = &a.plot {
+        super::check_plot_dir(dir)?;
+    }
     let mut sim =
         build_sim(&sc).map_err(|e| InputError::new(scenario_origin(&a.scenario), e.to_string()))?;
     if flows_out.is_some() {
@@ -134,7 +137,8 @@ pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
     }
     let wall = Instant::now();
     let mut links = a.plot.as_ref().map(|_| plot::LinkSampler::default());
-    run_with_progress(&mut sim, until, links.as_mut());
+    let stop = stop_on_signals();
+    let stopped = run_with_progress(&mut sim, until, links.as_mut(), &stop);
     let wall = wall.elapsed().as_secs_f64();
     // Drop the inspector (flushing its writer) before writing anything else.
     sim.set_inspector(Box::new(|_| {}));
@@ -158,7 +162,11 @@ pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
             n.resync_flows
         );
     }
-    let sum = summary::summarize(&sim);
+    let mut sum = summary::summarize(&sim);
+    if stopped.is_some() {
+        sum.partial = true;
+        sum.stopped_at_s = Some(sim.w.t_s());
+    }
     let any_stdout = [&a.json, &a.trace, &a.inspect, &a.flows]
         .iter()
         .any(|p| p.as_deref() == Some("-"));
@@ -194,7 +202,56 @@ pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
             super::write_plot(dir, "links.svg", l.svg(&sim))?;
         }
     }
-    Ok(())
+    match stopped {
+        None => Ok(()),
+        Some(name) => Err(Failure::Interrupted(format!(
+            "stopped by {name} at {:.1} s simulated; the outputs asked for hold the run up to then (\"partial\": true)",
+            sim.w.t_s()
+        ))),
+    }
+}
+
+/// The name of the signal (SIGINT, SIGTERM, SIGHUP) that asked a headless
+/// run to stop, once one has: the handlers are installed before the run,
+/// and the run checks between slices so that it can write its outputs.
+type StopFlag = std::sync::Arc<std::sync::Mutex<Option<&'static str>>>;
+
+fn stop_on_signals() -> StopFlag {
+    let flag: StopFlag = Default::default();
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return flag;
+        };
+        let installed = {
+            let _guard = rt.enter();
+            (
+                signal(SignalKind::interrupt()),
+                signal(SignalKind::terminate()),
+                signal(SignalKind::hangup()),
+            )
+        };
+        if let (Ok(mut int), Ok(mut term), Ok(mut hup)) = installed {
+            let f = flag.clone();
+            std::thread::spawn(move || {
+                rt.block_on(async move {
+                    let name = tokio::select! {
+                        _ = int.recv() => "SIGINT",
+                        _ = term.recv() => "SIGTERM",
+                        _ = hup.recv() => "SIGHUP",
+                    };
+                    if let Ok(mut g) = f.lock() {
+                        *g = Some(name);
+                    }
+                });
+            });
+        }
+    }
+    flag
 }
 
 /// What a TUI session writes: the recording as it goes, and the summary
@@ -237,7 +294,12 @@ pub fn cmd_tui(
         out.flush()?;
     }
     if let Some(mut out) = json_out {
-        let sum = summary::summarize(&app.sim);
+        let mut sum = summary::summarize(&app.sim);
+        // Quit before the end, or stopped by a signal: the run as it stood.
+        if !app.sim.is_finished() {
+            sum.partial = true;
+            sum.stopped_at_s = Some(app.sim.w.t_s());
+        }
         serde_json::to_writer_pretty(&mut out, &sum).map_err(io::Error::from)?;
         writeln!(out)?;
         out.flush()?;
@@ -309,9 +371,15 @@ pub fn cmd_record(a: RecordArgs) -> Result<(), Failure> {
     )
 }
 
-/// Runs to the end, showing progress on stderr when it is a terminal and
-/// the run takes more than a moment.
-fn run_with_progress(sim: &mut Sim, until: Option<u64>, mut links: Option<&mut plot::LinkSampler>) {
+/// Runs to the end (or `until`), showing progress on stderr when it is a
+/// terminal and the run takes more than a moment; returns the signal that
+/// stopped it first, if one did.
+fn run_with_progress(
+    sim: &mut Sim,
+    until: Option<u64>,
+    mut links: Option<&mut plot::LinkSampler>,
+    stop: &StopFlag,
+) -> Option<&'static str> {
     let tty = io::stderr().is_terminal();
     let started = Instant::now();
     let mut last = Instant::now();
@@ -356,12 +424,13 @@ fn run_with_progress(sim: &mut Sim, until: Option<u64>, mut links: Option<&mut p
             last = Instant::now();
             shown = true;
         }
-        if done {
-            break;
+        let signal = stop.lock().ok().and_then(|g| *g);
+        if done || signal.is_some() {
+            if shown {
+                eprintln!();
+            }
+            return signal.filter(|_| !done);
         }
-    }
-    if shown {
-        eprintln!();
     }
 }
 

@@ -96,6 +96,11 @@ pub struct Summary {
     /// OMO decided with; under any other (last) policy the same monitor
     /// run passively, as the paper measures it under Fair (Fig. 7).
     pub predictor: PredictorReport,
+    /// The run was stopped (a signal, a closed terminal) before its end:
+    /// everything here holds up to `stopped_at_s`.
+    pub partial: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_at_s: Option<f64>,
 }
 
 /// Bytes each kind of flow moved (bytes: 1 MB = 2²⁰ bytes).
@@ -350,6 +355,8 @@ pub fn summarize(sim: &Sim) -> Summary {
             windows: sim.release_windows().to_vec(),
             mean_abs_error_pct: mean_abs_error_pct(sim.release_windows()),
         },
+        partial: false,
+        stopped_at_s: None,
     }
 }
 
