@@ -72,6 +72,24 @@ fn three_shards_merge_to_what_the_whole_grid_gives() {
     ));
     let again = std::fs::read_to_string(d.path().join("again/shard-2-of-3.jsonl")).unwrap();
     assert_eq!(lines, again);
+    // Every line says which slotsim wrote it; shards of two versions are
+    // refused, naming both.
+    assert_eq!(first["version"], env!("CARGO_PKG_VERSION"));
+    let old = lines.replacen(
+        &format!("\"version\":\"{}\"", env!("CARGO_PKG_VERSION")),
+        "\"version\":\"0.0.9\"",
+        1,
+    );
+    assert_ne!(old, lines);
+    std::fs::write(d.path().join("sharded/shard-2-of-3.jsonl"), old).unwrap();
+    let o = slotsim(&["merge", "sharded"], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("slotsim 0.0.9")
+            && err.contains(&format!("slotsim {}", env!("CARGO_PKG_VERSION"))),
+        "{err}"
+    );
 }
 
 #[test]

@@ -101,6 +101,8 @@ pub struct Summary {
     pub partial: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped_at_s: Option<f64>,
+    /// The slotsim that wrote it (`merge` refuses to mix versions).
+    pub version: &'static str,
 }
 
 /// Bytes each kind of flow moved (bytes: 1 MB = 2²⁰ bytes).
@@ -357,6 +359,7 @@ pub fn summarize(sim: &Sim) -> Summary {
         },
         partial: false,
         stopped_at_s: None,
+        version: env!("CARGO_PKG_VERSION"),
     }
 }
 

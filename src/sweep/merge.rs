@@ -141,11 +141,13 @@ fn get<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
 }
 
 /// Every cell line of the shard files of `dirs`, in cell order, with the
-/// file it came from. Refuses lines of different plans, a cell found
+/// file it came from. Refuses lines of different plans or slotsim
+/// versions, a cell found
 /// twice, and missing cells (listing them).
 pub fn shard_lines(dirs: &[PathBuf]) -> Result<Vec<(Value, PathBuf)>, String> {
     let files = shard_files(dirs)?;
     let mut plan: Option<(String, PathBuf)> = None;
+    let mut version: Option<(String, PathBuf)> = None;
     let mut total: Option<u64> = None;
     let mut cells: BTreeMap<u64, (Value, PathBuf)> = BTreeMap::new();
     for f in &files {
@@ -168,6 +170,21 @@ pub fn shard_lines(dirs: &[PathBuf]) -> Result<Vec<(Value, PathBuf)>, String> {
                 Some((p, pf)) if *p != h => {
                     return Err(format!(
                         "{}:{}: results of plan {h}, but {} holds plan {p}; expected the shards of one plan",
+                        f.display(),
+                        n + 1,
+                        pf.display()
+                    ))
+                }
+                _ => {}
+            }
+            // Results of two slotsim versions may differ for reasons of
+            // the model, not of the plan: never merged together.
+            let ver = v["version"].as_str().unwrap_or("before 0.1").to_string();
+            match &version {
+                None => version = Some((ver, f.clone())),
+                Some((p, pf)) if *p != ver => {
+                    return Err(format!(
+                        "{}:{}: written by slotsim {ver}, but {} by slotsim {p}; expected the shards of one version (run the older shards again)",
                         f.display(),
                         n + 1,
                         pf.display()
