@@ -288,22 +288,24 @@ pub fn cmd_tui(
     let mut app = slotsim::tui::App::new(sc).map_err(|e| InputError::new(origin, e.to_string()))?;
     let exit = slotsim::tui::term::run(&mut app, outs.record)
         .map_err(|e| Failure::Other(e.to_string()))?;
+    let mut sum = summary::summarize(&app.sim);
+    if !app.sim.is_finished() {
+        sum.partial = true;
+        sum.stopped_at_s = Some(app.sim.w.t_s());
+    }
     // The run as it stands now, keyboard submissions and switches included.
     if let Some(mut out) = trace_out {
         trace::write_trace(&app.sim, &mut out)?;
         out.flush()?;
     }
     if let Some(mut out) = json_out {
-        let mut sum = summary::summarize(&app.sim);
-        // Quit before the end, or stopped by a signal: the run as it stood.
-        if !app.sim.is_finished() {
-            sum.partial = true;
-            sum.stopped_at_s = Some(app.sim.w.t_s());
-        }
         serde_json::to_writer_pretty(&mut out, &sum).map_err(io::Error::from)?;
         writeln!(out)?;
         out.flush()?;
     }
+    // What the session came to, printed where the terminal is back (the
+    // outputs are written first: a vanished terminal cannot take them).
+    let _ = emit(&summary::table(&sum), false);
     match exit {
         slotsim::tui::term::Exit::Quit => Ok(()),
         // The terminal is back; say why the session ended (exit status 1).

@@ -171,11 +171,19 @@ fn render_log(app: &App, f: &mut Frame, area: Rect) {
     let n = area.height.saturating_sub(1) as usize;
     let mut lines: Vec<Line> = Vec::new();
     let status = app.status.as_ref();
-    let take = n.saturating_sub(usize::from(status.is_some()));
+    let ending = app.sim.is_finished().then(|| run_ending(&app.sim.w));
+    let take = n.saturating_sub(usize::from(status.is_some()) + usize::from(ending.is_some()));
     for (t, text) in app.log_lines(take) {
         lines.push(Line::from(vec![
             Span::styled(format!("{} ", clock(t)), theme::dim()),
             Span::raw(text),
+        ]));
+    }
+    // Once the run is over its outcome stays on screen, under the log.
+    if let Some(text) = ending {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{} ", clock(app.sim.w.now)), theme::dim()),
+            Span::styled(text, Style::default().fg(theme::OK)),
         ]));
     }
     if let Some(s) = status {
@@ -189,6 +197,27 @@ fn render_log(app: &App, f: &mut Frame, area: Rect) {
         .title(Span::styled(" log ", theme::dim()))
         .border_style(theme::dim());
     f.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// The run's outcome in one line: makespan (first submission to last
+/// finish), mean turnaround and node-local maps, as the summary gives them.
+fn run_ending(w: &crate::sim::World) -> String {
+    let finished: Vec<(u64, u64)> = w
+        .jobs
+        .iter()
+        .filter_map(|j| j.finished_at.map(|f| (j.submit, f)))
+        .collect();
+    let start = w.metrics.start.unwrap_or(0);
+    let makespan = finished.iter().map(|&(_, f)| f).max().unwrap_or(start) - start;
+    let mean =
+        finished.iter().map(|&(s, f)| (f - s) as f64).sum::<f64>() / finished.len().max(1) as f64;
+    let maps: u64 = w.metrics.locality.iter().sum();
+    let node = 100.0 * w.metrics.locality[0] as f64 / maps.max(1) as f64;
+    format!(
+        "■ done: makespan {:.1} s · mean turnaround {:.1} s · node-local {node:.1} %",
+        makespan as f64 / 1000.0,
+        mean / 1000.0
+    )
 }
 
 /// The footer: the keys that work where you are. Each has a rank: 0
