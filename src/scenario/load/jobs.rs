@@ -68,14 +68,7 @@ pub(super) fn trace_cluster(
         None => None,
         Some(l) => Some(cx.int(l, "limit", 1, MAX_COUNT)?),
     };
-    let path = trace_path(cx, trace);
-    let shown = path.display().to_string();
-    let file = std::fs::File::open(&path).map_err(|e| {
-        cx.at(
-            trace,
-            format!("cannot read trace {shown}: {e}; expected a Rumen job trace (JSON)"),
-        )
-    })?;
+    let (file, shown) = open_rumen(cx, trace)?;
     let survey =
         rumen::survey(std::io::BufReader::new(file), limit).map_err(|(l, c, m)| InputError {
             origin: shown.clone(),
@@ -89,6 +82,20 @@ pub(super) fn trace_cluster(
         ));
     }
     Ok(Some((survey, trace.get_ref().clone())))
+}
+
+/// Opens a Rumen trace (relative to the scenario file), with its path as
+/// errors show it.
+fn open_rumen(cx: &Cx, trace: &Spanned<String>) -> R<(std::fs::File, String)> {
+    let path = trace_path(cx, trace);
+    let shown = path.display().to_string();
+    let file = std::fs::File::open(&path).map_err(|e| {
+        cx.at(
+            trace,
+            format!("cannot read trace {shown}: {e}; expected a Rumen job trace (JSON)"),
+        )
+    })?;
+    Ok((file, shown))
 }
 
 /// A trace's path: relative to the scenario file unless absolute.
@@ -508,14 +515,7 @@ impl JobEnv<'_> {
                 mix[0].0.clone()
             }
         };
-        let path = self.trace_path(trace);
-        let shown = path.display().to_string();
-        let file = std::fs::File::open(&path).map_err(|e| {
-            cx.at(
-                trace,
-                format!("cannot read trace {shown}: {e}; expected a Rumen job trace (JSON)"),
-            )
-        })?;
+        let (file, shown) = open_rumen(cx, trace)?;
         let params = rumen::RumenParams {
             replay,
             limit,
