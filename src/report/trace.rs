@@ -48,8 +48,9 @@ pub fn write_trace(sim: &Sim, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-/// A set-up or clean-up task's line: the engine runs it (under the policy
-/// in force then), in a slot of the type `slot` names, for its whole time.
+/// A set-up or clean-up task's line, with the keys of an attempt's (the
+/// trace's contract): the engine runs it, under the policy in force then,
+/// its whole time counted as start-up.
 fn write_job_task(sim: &Sim, t: &JobTaskRun, out: &mut dyn Write) -> io::Result<()> {
     let w = &sim.w;
     let node = w.node(t.node);
@@ -73,7 +74,6 @@ fn write_job_task(sim: &Sim, t: &JobTaskRun, out: &mut dyn Write) -> io::Result<
         "outcome": t.outcome,
         "policy": w.labels[t.policy as usize],
         "rule": rule,
-        "slot": t.slot_kind,
         "startup_s": took,
         "read_s": 0.0,
         "compute_s": 0.0,
