@@ -37,7 +37,10 @@
 //!
 //! Queue entries are (job, task) and stay until their job finishes; an
 //! entry is taken when its task is pending, so a task a failure puts back
-//! is found again in its place.
+//! is found again in its place. Each queue remembers how many of its first
+//! entries have been launched, so a heartbeat does not walk past them
+//! again, and forgets it whenever a task anywhere is put back
+//! (`World::requeues`).
 
 use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{ConfigError, Settings};
@@ -116,6 +119,42 @@ pub struct JobPlan {
 #[derive(Clone, Debug, Default)]
 struct Queue {
     entries: Vec<(JobId, u32)>,
+    /// `entries[..head]` were not pending when last looked at, and no task
+    /// has been put back since (`World::requeues` was `seen`).
+    head: usize,
+    seen: u64,
+}
+
+impl Queue {
+    fn new(entries: Vec<(JobId, u32)>) -> Queue {
+        Queue {
+            entries,
+            head: 0,
+            seen: 0,
+        }
+    }
+
+    /// The entries from the first that may still be pending: launched
+    /// ones at the front are skipped once, not at every heartbeat.
+    fn live(&mut self, w: &World, maps: bool) -> &[(JobId, u32)] {
+        if self.seen != w.requeues {
+            self.seen = w.requeues;
+            self.head = 0;
+        }
+        let pending = |&(j, t): &(JobId, u32)| {
+            let job = w.job(j);
+            let state = if maps {
+                job.maps[t as usize].state
+            } else {
+                job.reduces[t as usize].state
+            };
+            state == TaskState::Pending
+        };
+        while self.head < self.entries.len() && !pending(&self.entries[self.head]) {
+            self.head += 1;
+        }
+        &self.entries[self.head..]
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -291,7 +330,7 @@ impl Joss {
         if small {
             self.dcs[e].reduces[0].entries.extend(reduces);
         } else if !reduces.is_empty() {
-            self.dcs[e].reduces.push(Queue { entries: reduces });
+            self.dcs[e].reduces.push(Queue::new(reduces));
         }
         self.plans[j as usize] = Some(JobPlan {
             placement: if small { Placement::B } else { Placement::C },
@@ -308,9 +347,7 @@ impl Joss {
         if small {
             self.dcs[d].maps[0].entries.extend(entries);
         } else {
-            self.dcs[d].maps.push(Queue {
-                entries: entries.collect(),
-            });
+            self.dcs[d].maps.push(Queue::new(entries.collect()));
         }
     }
 
@@ -321,16 +358,12 @@ impl Joss {
         let n = d.maps.len();
         for i in 0..n {
             let qi = (d.next_map + i) % n;
-            let q = &d.maps[qi];
-            let pending =
-                |&&(j, t): &&(JobId, u32)| w.job(j).maps[t as usize].state == TaskState::Pending;
+            let live = d.maps[qi].live(w, true);
             let pick = if self.job_driven {
-                jta_pick(w, node, &q.entries)
+                jta_pick(w, node, live)
             } else {
-                q.entries
-                    .iter()
-                    .find(pending)
-                    .map(|&(j, t)| (j, t, RULE_QUEUE))
+                // `live` starts at a pending entry, if any.
+                live.first().map(|&(j, t)| (j, t, RULE_QUEUE))
             };
             if pick.is_some() {
                 d.next_map = (qi + 1) % n;
@@ -348,7 +381,7 @@ impl Joss {
         let n = d.reduces.len();
         for i in 0..n {
             let qi = (d.next_reduce + i) % n;
-            let pick = d.reduces[qi].entries.iter().copied().find(|&(j, r)| {
+            let pick = d.reduces[qi].live(w, false).iter().copied().find(|&(j, r)| {
                 let job = w.job(j);
                 job.reduces[r as usize].state == TaskState::Pending
                     && job.reduces_schedulable(slowstart)
@@ -369,6 +402,7 @@ impl Joss {
             for qs in [&mut d.maps, &mut d.reduces] {
                 for q in qs.iter_mut() {
                     q.entries.retain(|&(x, _)| x != j);
+                    q.head = 0;
                 }
                 // Queue 0 is permanent; an emptied large-job queue goes.
                 let mut i = 0;

@@ -82,6 +82,7 @@ impl World {
                 job.maps_done -= 1;
                 job.maps_pending += 1;
                 job.requeue_map(t, &self.cluster);
+                self.requeues += 1;
                 rerun += 1;
             }
             job.outputs.retain(|t| !lost.contains(t));

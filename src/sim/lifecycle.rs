@@ -270,11 +270,13 @@ impl World {
         let job = &mut self.jobs[j as usize];
         match kind {
             Kind::Map if job.maps[t as usize].live.is_empty() => {
+                self.requeues += 1;
                 job.maps[t as usize].state = TaskState::Pending;
                 job.maps_pending += 1;
                 job.requeue_map(t, &self.cluster);
             }
             Kind::Reduce if job.reduces[t as usize].live.is_empty() => {
+                self.requeues += 1;
                 job.reduces[t as usize].state = TaskState::Pending;
                 job.reduces_pending += 1;
                 job.requeue_reduce(t);

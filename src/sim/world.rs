@@ -120,6 +120,11 @@ pub struct World {
     pub heartbeats: u64,
     /// Engine events processed: calendar events and flow ends.
     pub events: u64,
+    /// Tasks put back to pending after an attempt of theirs started (failed,
+    /// killed, preempted, or a lost map output): a policy that remembers
+    /// how far down its queue every task has been launched starts over
+    /// when this moves.
+    pub requeues: u64,
     pub metrics: Metrics,
     pub(super) cal: Calendar,
     pub(super) placement: ChaCha8Rng,
@@ -229,6 +234,7 @@ impl World {
             switches: Vec::new(),
             heartbeats: 0,
             events: 0,
+            requeues: 0,
             metrics: Metrics::new(n_nodes, sc.pools.len(), total_slots),
             cal: Calendar::default(),
             placement: rng::stream(sc.seed, rng::STREAM_PLACEMENT),
