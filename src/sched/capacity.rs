@@ -93,8 +93,12 @@ struct Queue {
     capacity: u32,
     occupied: u32,
     jobs: Vec<JobId>,
-    /// Users with jobs in the queue and the slots each occupies, sorted by name.
-    users: Vec<(String, u32)>,
+    /// Each job's user (aligned with `jobs`), an index into `used`: users
+    /// are numbered by name, once per heartbeat, so the per-job checks
+    /// compare no strings.
+    job_user: Vec<u32>,
+    /// The slots each user's jobs in the queue occupy.
+    used: Vec<u32>,
     /// Users with tasks of this kind pending (Hadoop's active users for the
     /// task type).
     active_users: u32,
@@ -109,12 +113,9 @@ impl Queue {
         }
     }
 
-    fn user_slot(&mut self, user: &str) -> &mut u32 {
-        let i = self
-            .users
-            .binary_search_by(|(u, _)| u.as_str().cmp(user))
-            .expect("every job's user is listed");
-        &mut self.users[i].1
+    /// The slots the user of the queue's `ji`-th job occupies.
+    fn user_slot(&mut self, ji: usize) -> &mut u32 {
+        &mut self.used[self.job_user[ji] as usize]
     }
 }
 
@@ -140,44 +141,45 @@ impl Capacity {
                 capacity: (pct[p] * total as f64 / 100.0).floor() as u32,
                 occupied: occupied(w, p, map),
                 jobs: Vec::new(),
-                users: Vec::new(),
+                job_user: Vec::new(),
+                used: Vec::new(),
                 active_users: 0,
             })
             .collect();
         for &j in &w.active {
             qs[w.job(j).pool as usize].jobs.push(j);
         }
+        let mut names: Vec<&str> = Vec::new();
+        let mut active: Vec<bool> = Vec::new();
         for q in &mut qs {
             q.jobs
                 .sort_by_key(|&j| (w.job(j).priority, w.job(j).submit, j));
-            let mut users: Vec<(String, u32)> = Vec::new();
+            names.clear();
+            names.extend(q.jobs.iter().map(|&j| w.job(j).user.as_str()));
+            names.sort_unstable();
+            names.dedup();
+            q.used = vec![0; names.len()];
+            active.clear();
+            active.resize(names.len(), false);
+            q.job_user = Vec::with_capacity(q.jobs.len());
             for &j in &q.jobs {
                 let jb = w.job(j);
-                let used = match (w.model(), map) {
-                    (SlotModel::Typed, true) => jb.maps_running,
-                    (SlotModel::Typed, false) => jb.reduces_running,
-                    (SlotModel::Unified, _) => jb.maps_running + jb.reduces_running,
+                let u = names
+                    .binary_search(&jb.user.as_str())
+                    .expect("every job's user is listed");
+                let (used, pending) = match (w.model(), map) {
+                    (SlotModel::Typed, true) => (jb.maps_running, jb.maps_pending),
+                    (SlotModel::Typed, false) => (jb.reduces_running, jb.reduces_pending),
+                    (SlotModel::Unified, _) => (
+                        jb.maps_running + jb.reduces_running,
+                        jb.maps_pending + jb.reduces_pending,
+                    ),
                 };
-                match users.binary_search_by(|(u, _)| u.as_str().cmp(&jb.user)) {
-                    Ok(i) => users[i].1 += used,
-                    Err(i) => users.insert(i, (jb.user.clone(), used)),
-                }
+                q.used[u] += used;
+                active[u] |= pending > 0;
+                q.job_user.push(u as u32);
             }
-            q.users = users;
-            let mut active: Vec<&str> = q
-                .jobs
-                .iter()
-                .map(|&j| w.job(j))
-                .filter(|jb| match (w.model(), map) {
-                    (SlotModel::Typed, true) => jb.maps_pending > 0,
-                    (SlotModel::Typed, false) => jb.reduces_pending > 0,
-                    (SlotModel::Unified, _) => jb.maps_pending + jb.reduces_pending > 0,
-                })
-                .map(|jb| jb.user.as_str())
-                .collect();
-            active.sort_unstable();
-            active.dedup();
-            q.active_users = active.len() as u32;
+            q.active_users = active.iter().filter(|&&a| a).count() as u32;
         }
         sort_queues(&mut qs);
         qs
@@ -189,12 +191,12 @@ impl Capacity {
     /// slot asked for, cur is that capacity while the queue is under it and
     /// occupied + 1 once over, and active users are those with tasks of
     /// this kind pending (at least 1).
-    fn user_over_limit(w: &World, q: &Queue, j: JobId) -> bool {
-        Self::user_room(w, q, j) == 0
+    fn user_over_limit(w: &World, q: &Queue, ji: usize) -> bool {
+        Self::user_room(w, q, ji) == 0
     }
 
-    /// How many more slots job `j`'s user may take in queue `q`.
-    fn user_room(w: &World, q: &Queue, j: JobId) -> u32 {
+    /// How many more slots the user of queue `q`'s `ji`-th job may take.
+    fn user_room(w: &World, q: &Queue, ji: usize) -> u32 {
         let spec = &w.pools[q.pool];
         // "Allow progress for queues with miniscule capacity."
         let capacity = q.capacity.max(1);
@@ -203,16 +205,13 @@ impl Capacity {
         } else {
             q.occupied + 1
         };
-        let active = q.active_users.max(1) as f64;
-        let a = (cur as f64 / active).ceil();
+        let active = q.active_users.max(1);
+        // ceil(cur / active), in integers.
+        let a = cur.div_ceil(active) as f64;
         let b = (spec.min_user_limit * cur as f64 / 100.0).ceil();
         let cap = (capacity as f64 * spec.user_limit_factor).floor();
         let limit = a.max(b).min(cap) as u32;
-        let user = &w.job(j).user;
-        let used = q
-            .users
-            .binary_search_by(|(u, _)| u.as_str().cmp(user))
-            .map_or(0, |i| q.users[i].1);
+        let used = q.used[q.job_user[ji] as usize];
         limit.saturating_sub(used)
     }
 }
@@ -240,7 +239,7 @@ impl Capacity {
                         && job.reduces_running > 0
                         && job.maps_running == 0
                         && job.maps_pending > 0;
-                    if (Self::user_over_limit(w, &qs[qi], j) && !stuck)
+                    if (Self::user_over_limit(w, &qs[qi], ji) && !stuck)
                         || (job.maps_pending == 0 && hb.speculative_task(j, Kind::Map).is_none())
                     {
                         continue;
@@ -269,14 +268,13 @@ impl Capacity {
                         }
                     }
                     if let Some((t, rule)) = launched {
-                        let user = job.user.clone();
                         match rule {
                             Some(rule) => hb.launch_map(j, t, rule),
                             None => hb.launch_speculative(j, Kind::Map, t),
                         };
                         *self.missed(j) = 0;
                         qs[qi].occupied += 1;
-                        *qs[qi].user_slot(&user) += 1;
+                        *qs[qi].user_slot(ji) += 1;
                         sort_queues(&mut qs);
                         continue 'maps;
                     }
@@ -291,7 +289,7 @@ impl Capacity {
         if hb.free_reduces() > 0 {
             let qs = self.queues(hb.world(), false);
             for q in &qs {
-                for &j in &q.jobs {
+                for (ji, &j) in q.jobs.iter().enumerate() {
                     let w = hb.world();
                     let job = w.job(j);
                     if !job.reduces_schedulable(self.slowstart)
@@ -305,7 +303,7 @@ impl Capacity {
                     // job's maps must leave its user room for a map, or a
                     // user limit of one container deadlocks the job.
                     let early = w.model() == SlotModel::Unified && job.maps_done < job.n_maps();
-                    if Self::user_room(w, q, j) < if early { 2 } else { 1 } {
+                    if Self::user_room(w, q, ji) < if early { 2 } else { 1 } {
                         continue;
                     }
                     if let Some(r) = job.find_reduce() {

@@ -725,9 +725,10 @@ impl Job {
     }
 
     /// Hadoop's `scheduleReduces()`: finished maps ≥ ceil(slowstart × maps).
+    /// (An integer is at least ceil(x) exactly when it is at least x: no
+    /// `ceil`, which is a library call on the hot path of every heartbeat.)
     pub fn reduces_schedulable(&self, slowstart: f64) -> bool {
-        let need = (slowstart * self.n_maps() as f64 - 1e-9).ceil().max(0.0) as u32;
-        self.maps_done >= need
+        self.maps_done as f64 >= slowstart * self.n_maps() as f64 - 1e-9
     }
 
     /// Locality of running map `t` on `node`.
