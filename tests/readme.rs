@@ -9,10 +9,19 @@
 //! may be followed by the table itself instead of a text block: the table's
 //! rows, a blank line and the one paragraph under it are what it prints.
 //! A `slotsim merge DIR` whose DIR a `slotsim sweep PLAN --out DIR` block
-//! of the same page writes runs on a fresh sweep: that command is run
-//! first, into a temporary directory that stands in for DIR.
+//! of the same page writes reads the sweep's committed results instead:
+//! `docs/reproductions/results/STEM/` for `PLAN` = `…/STEM.plan.toml`,
+//! every cell's line cut to the metrics `merge` reads ([`lean`]). They are
+//! checked against the sweep itself: every ninth cell (`--shard 1/9`,
+//! which reaches every scenario × policy × variant and every seed) is run
+//! afresh and must give its committed line exactly, so a change of the
+//! model that moves a page's numbers fails here. With
+//! `SLOTSIM_PAGES=full` every cell is run and checked; with
+//! `SLOTSIM_BLESS=1` every cell is run and the committed results are
+//! rewritten from it, as are the pages' outputs.
 
-use std::path::Path;
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 struct Example {
@@ -179,6 +188,97 @@ fn matches(want: &[&str], got: &[&str]) -> bool {
     }
 }
 
+/// Where the results of `sweep` (`slotsim sweep PLAN --out DIR`) are
+/// committed, for a plan named `STEM.plan.toml` (a reproduction page's):
+/// `results/STEM/` beside it.
+fn committed_results(root: &Path, sweep: &[String]) -> Option<PathBuf> {
+    let plan = Path::new(&sweep[2]);
+    let stem = plan.file_name()?.to_str()?.strip_suffix(".plan.toml")?;
+    Some(root.join(plan.parent()?).join("results").join(stem))
+}
+
+/// A sweep line cut to what `slotsim merge` reads: the cell, the plan and
+/// version it belongs to, and every metric `merge` tabulates (the per-job
+/// rows and the predictor's windows, most of a line's size, go).
+fn lean(v: &Value) -> Value {
+    let mut out = Map::new();
+    for k in ["scenario", "policy", "seed", "cell", "plan", "version"] {
+        out.insert(k.to_string(), v[k].clone());
+    }
+    for (_, path) in slotsim::sweep::merge::METRICS {
+        let Some(x) = path.iter().try_fold(v, |v, k| v.get(*k)) else {
+            continue;
+        };
+        let mut at = &mut out;
+        for k in &path[..path.len() - 1] {
+            at = at
+                .entry(k.to_string())
+                .or_insert_with(|| Value::Object(Map::new()))
+                .as_object_mut()
+                .unwrap();
+        }
+        at.insert(path[path.len() - 1].to_string(), x.clone());
+    }
+    Value::Object(out)
+}
+
+/// Every line of the shard files in `dir`, lean, by cell index.
+fn lean_lines(dir: &Path) -> Vec<(u64, Value)> {
+    let mut out = Vec::new();
+    for f in std::fs::read_dir(dir).unwrap() {
+        let text = std::fs::read_to_string(f.unwrap().path()).unwrap();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let v: Value = serde_json::from_str(line).unwrap();
+            out.push((v["cell"]["index"].as_u64().unwrap(), lean(&v)));
+        }
+    }
+    out.sort_by_key(|(i, _)| *i);
+    out
+}
+
+fn write_results(dir: &Path, lines: &[(u64, Value)]) {
+    std::fs::create_dir_all(dir).unwrap();
+    for f in std::fs::read_dir(dir).unwrap() {
+        std::fs::remove_file(f.unwrap().path()).unwrap();
+    }
+    let mut text = String::new();
+    for (_, v) in lines {
+        text.push_str(&serde_json::to_string(v).unwrap());
+        text.push('\n');
+    }
+    std::fs::write(dir.join("shard-1-of-1.jsonl"), text).unwrap();
+}
+
+/// Each fresh cell's lean line equals the committed one of its index.
+fn check_results(dir: &Path, fresh: &[(u64, Value)]) -> Result<(), String> {
+    let stale = "re-run every page with `SLOTSIM_BLESS=1 cargo test --release --test readme` and review `git diff docs/`";
+    if !dir.is_dir() {
+        return Err(format!(
+            "no committed results at {}; {stale}",
+            dir.display()
+        ));
+    }
+    let committed: std::collections::BTreeMap<u64, Value> = lean_lines(dir).into_iter().collect();
+    for (i, v) in fresh {
+        match committed.get(i) {
+            Some(c) if c == v => {}
+            Some(c) => {
+                return Err(format!(
+                    "the committed results in {} are stale: cell {i} now gives\n{v}\nwhere they hold\n{c}\n{stale}",
+                    dir.display()
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "cell {i} is missing from the committed results in {}; {stale}",
+                    dir.display()
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
 /// README.md and every Markdown file under docs/, as (path relative to the
 /// repository, text), in a fixed order.
 fn pages(root: &Path) -> Vec<(String, String)> {
@@ -217,6 +317,7 @@ fn pages(root: &Path) -> Vec<(String, String)> {
 fn every_documented_example_prints_what_the_page_says() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let bless = std::env::var_os("SLOTSIM_BLESS").is_some();
+    let full = std::env::var("SLOTSIM_PAGES").is_ok_and(|v| v == "full");
     let mut failures = Vec::new();
     let mut total = 0;
     let scratch = tempfile::tempdir().unwrap();
@@ -239,14 +340,14 @@ fn every_documented_example_prints_what_the_page_says() {
                         *arg = tmp.clone();
                         continue;
                     }
-                    let tmp = scratch
-                        .path()
-                        .join(format!("sweep-{sweeps_run}"))
-                        .display()
-                        .to_string();
+                    let committed = committed_results(root, sweep);
+                    let tmp = scratch.path().join(format!("sweep-{sweeps_run}"));
                     let mut sw = sweep.clone();
                     let i = sw.iter().position(|x| x == "--out").unwrap();
-                    sw[i + 1] = tmp.clone();
+                    sw[i + 1] = tmp.display().to_string();
+                    if committed.is_some() && !(bless || full) {
+                        sw.extend(["--shard".to_string(), "1/9".to_string()]);
+                    }
                     let out = Command::new(env!("CARGO_BIN_EXE_slotsim"))
                         .current_dir(root)
                         .args(&sw[1..])
@@ -255,12 +356,27 @@ fn every_documented_example_prints_what_the_page_says() {
                     assert!(
                         out.status.success(),
                         "{page}: `{}` failed:\n{}",
-                        sweep.join(" "),
+                        sw.join(" "),
                         String::from_utf8_lossy(&out.stderr)
                     );
                     sweeps_run += 1;
-                    swept.push((dir.clone(), tmp.clone()));
-                    *arg = tmp;
+                    // A sweep without committed results (a small example
+                    // plan) is merged from its fresh run.
+                    let dir_arg = match committed {
+                        None => tmp,
+                        Some(committed) => {
+                            let fresh = lean_lines(&tmp);
+                            if bless {
+                                write_results(&committed, &fresh);
+                            } else if let Err(why) = check_results(&committed, &fresh) {
+                                failures.push(format!("{page}: `{}`: {why}", sweep.join(" ")));
+                            }
+                            committed
+                        }
+                    };
+                    let dir_arg = dir_arg.display().to_string();
+                    swept.push((dir.clone(), dir_arg.clone()));
+                    *arg = dir_arg;
                 }
             }
             let out = Command::new(env!("CARGO_BIN_EXE_slotsim"))
