@@ -358,6 +358,50 @@ fn picker_switches_policy_through_the_command_api() {
     assert_eq!(a.sim.policy_label(), "fifo");
 }
 
+/// `W` writes the session as a scenario beside the one it runs: a
+/// headless run of that file gives the session's own summary (its
+/// `--json`) field for field, after a policy switch, a submission, and a
+/// node failed and recovered from the keyboard.
+#[test]
+fn w_writes_a_session_that_a_headless_run_replays_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("quick.toml");
+    std::fs::copy(scenario_path("quickstart.toml"), &src).unwrap();
+    let mut a = App::new(slotsim::scenario::load_file(&src, None, Some(7)).unwrap()).unwrap();
+    a.source = Some(src.clone());
+    run_for(&mut a, 3);
+    keys(&mut a, "pk"); // the picker, up to fifo
+    key(&mut a, KeyCode::Enter);
+    run_for(&mut a, 2);
+    keys(&mut a, "s");
+    key(&mut a, KeyCode::Enter); // the form's default job
+    run_for(&mut a, 2);
+    keys(&mut a, "f"); // node 0 fails
+    run_for(&mut a, 4);
+    keys(&mut a, "r");
+    assert_eq!(a.sim.session_events().len(), 4, "{:?}", a.status);
+    keys(&mut a, "++++++++");
+    for _ in 0..10_000 {
+        if a.sim.is_finished() {
+            break;
+        }
+        run_for(&mut a, 1);
+    }
+    assert!(a.sim.is_finished());
+    key(&mut a, KeyCode::Char('W'));
+    let saved = dir.path().join("quick-session-1.toml");
+    assert!(saved.exists(), "{:?}", a.status);
+    let session = serde_json::to_value(slotsim::report::summary::summarize(&a.sim)).unwrap();
+    let sc = slotsim::scenario::load_file(&saved, None, None).unwrap();
+    let (_, replay) = run(&sc);
+    let replay = serde_json::to_value(replay).unwrap();
+    assert_eq!(replay, session);
+    assert_eq!(replay["policy_switches"].as_array().unwrap().len(), 1);
+    // Saving again writes a second file, never over the first.
+    key(&mut a, KeyCode::Char('W'));
+    assert!(dir.path().join("quick-session-2.toml").exists());
+}
+
 #[test]
 fn submit_form_submits_now_and_refuses_bad_values() {
     let mut a = app();
@@ -1420,7 +1464,9 @@ fn f_and_r_fail_and_recover_the_selected_node_through_the_command_api() {
 }
 
 /// The picker, the submit form and the filter hold the simulated clock,
-/// so the switch or the job lands at the instant the user chose.
+/// so the switch or the job lands at the instant the user chose: the next
+/// millisecond, where a scripted event replaying it would run (the events
+/// of the current one may have run already).
 #[test]
 fn input_overlays_freeze_the_clock() {
     let mut a = app();
@@ -1431,7 +1477,10 @@ fn input_overlays_freeze_the_clock() {
     assert_eq!(a.sim.w.now, t, "the picker holds the clock");
     keys(&mut a, "k");
     key(&mut a, KeyCode::Enter);
-    assert_eq!(a.sim.w.switches.last().unwrap().at_s * 1000.0, t as f64);
+    assert_eq!(
+        a.sim.w.switches.last().unwrap().at_s * 1000.0,
+        (t + 1) as f64
+    );
     run_for(&mut a, 3);
     let t = a.sim.w.now;
     keys(&mut a, "s");
@@ -1445,7 +1494,8 @@ fn input_overlays_freeze_the_clock() {
         .iter()
         .find(|j| j.name.starts_with("tui-"))
         .unwrap();
-    assert_eq!(job.submit, t, "submitted when the form was opened");
+    assert_eq!(job.submit, t + 1, "submitted when the form was opened");
+    let t = a.sim.w.now;
     keys(&mut a, "/");
     run_for(&mut a, 2);
     assert_eq!(a.sim.w.now, t, "the filter holds it too");
@@ -1539,6 +1589,28 @@ fn snapshot_overview_fair_and_omo_at_three_sizes() {
     let s = screen(&fair, 120, 36);
     assert!(s.contains("fair share"), "{s}");
     insta::assert_snapshot!("inspector_fair_share_120x36", s);
+}
+
+/// Once the run is over, the Overview at three sizes keeps the run's
+/// outcome on screen: the log's last line says it is done, with its
+/// makespan, mean turnaround and node locality, and the pools are listed.
+#[test]
+fn snapshot_end_of_run_at_three_sizes() {
+    let mut a = app();
+    keys(&mut a, "++++++++");
+    for _ in 0..10_000 {
+        if a.sim.is_finished() {
+            break;
+        }
+        run_for(&mut a, 1);
+    }
+    assert!(a.sim.is_finished());
+    for (w, h) in [(80u16, 24u16), (120, 36), (200, 50)] {
+        let s = screen(&a, w, h);
+        assert!(s.contains("■ done: makespan"), "{w}x{h}:\n{s}");
+        assert!(s.contains("research"), "{w}x{h}:\n{s}");
+        insta::assert_snapshot!(format!("end_of_run_{w}x{h}"), s);
+    }
 }
 
 /// A frame spends at most its wall-clock budget on the run: with none at

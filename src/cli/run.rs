@@ -286,6 +286,7 @@ pub fn cmd_tui(
     let trace_out = outs.trace.map(|p| open_out(p, "--trace")).transpose()?;
     let json_out = outs.json.map(|p| open_out(p, "--json")).transpose()?;
     let mut app = slotsim::tui::App::new(sc).map_err(|e| InputError::new(origin, e.to_string()))?;
+    app.source = path.map(Path::to_path_buf);
     let exit = slotsim::tui::term::run(&mut app, outs.record)
         .map_err(|e| Failure::Other(e.to_string()))?;
     let mut sum = summary::summarize(&app.sim);

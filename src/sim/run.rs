@@ -71,7 +71,13 @@ pub struct Sim {
     factory: Box<dyn PolicyFactory>,
     observers: Vec<Box<dyn Observer>>,
     events: Vec<EventSpec>,
+    /// How many of `events` the scenario wrote; those after were
+    /// scheduled during the run ([`Sim::schedule`]).
+    scripted: usize,
     pub scenario_name: String,
+    /// The resolved scenario, for the summary's `config` (set by whoever
+    /// builds the run from a scenario: `sched::build_sim`).
+    pub config: serde_json::Value,
     inspect: Option<InspectSink>,
     /// See [`Sim::set_inspect_from`].
     inspect_from: Ms,
@@ -140,7 +146,9 @@ impl Sim {
             factory,
             observers: Vec::new(),
             events: sc.events.clone(),
+            scripted: sc.events.len(),
             scenario_name: sc.name.clone(),
+            config: serde_json::Value::Null,
             inspect: None,
             inspect_from: 0,
             scripted_heartbeats: sc
@@ -516,6 +524,35 @@ impl Sim {
     }
 
     /// The command API: scripted events and the TUI change a run only here.
+    /// Schedules `action` as a scripted event at `at` (at least the next
+    /// millisecond: the events of the current one may have run), exactly as
+    /// a scenario's `[[events]]` entry appended to its own would be, and
+    /// returns its time. A session's submissions, switches and failures go
+    /// this way, so the scenario [`Sim::session_events`] extends replays
+    /// the session event for event.
+    pub fn schedule(&mut self, at: Ms, action: Action) -> Ms {
+        let at = at.max(self.w.now + 1);
+        match action {
+            Action::Submit(_) => self.w.pending_submits += 1,
+            Action::Heartbeat(_) => self.scripted_heartbeats += 1,
+            _ => {}
+        }
+        let i = self.events.len() as u32;
+        self.events.push(EventSpec { at, action });
+        self.w.schedule(at, Ev::Scripted(i));
+        at
+    }
+
+    /// Every scripted event: the scenario's, then the session's.
+    pub fn scripted_events(&self) -> &[EventSpec] {
+        &self.events
+    }
+
+    /// The events scheduled during the run ([`Sim::schedule`]), in order.
+    pub fn session_events(&self) -> &[EventSpec] {
+        &self.events[self.scripted..]
+    }
+
     pub fn command(&mut self, cmd: Command) -> Result<(), SimError> {
         let r = self.apply(cmd);
         self.after_event();

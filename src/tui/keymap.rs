@@ -99,6 +99,12 @@ pub const KEYS: &[(Ctx, KeyCode, Action, &str)] = &[
     ),
     (
         Ctx::Main,
+        KeyCode::Char('W'),
+        Action::SaveSession,
+        "write the session as a scenario that replays it",
+    ),
+    (
+        Ctx::Main,
         KeyCode::Char('f'),
         Action::FailNode,
         "fail the selected node",

@@ -5,6 +5,7 @@
 
 mod log;
 mod select;
+mod session;
 mod submit;
 
 pub use log::{clock, count, dur, noun};
@@ -14,7 +15,7 @@ use super::index::RunIndex;
 use crate::model::{JobId, Ms, NodeId, PolicySpec, Scenario};
 use crate::sched::{build_sim, POLICIES};
 use crate::sim::policy::{Inspection, PoolShares};
-use crate::sim::{Command, InspectRecord, Sim, SimError};
+use crate::sim::{InspectRecord, Sim, SimError};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
@@ -171,6 +172,8 @@ pub enum Action {
     /// Select a node / a job (a mouse click, through the drawn geometry).
     SelectNode(NodeId),
     SelectJob(JobId),
+    /// Write the session so far as a scenario (`W`).
+    SaveSession,
     /// Fail / recover the selected node through the command API.
     FailNode,
     RecoverNode,
@@ -279,6 +282,10 @@ pub struct App {
     /// The speed the run kept up with lately (simulated over wall-clock
     /// time, smoothed), when it fell short of the one asked for.
     pub achieved: Option<f64>,
+    /// The scenario file the session runs (`None`: the embedded
+    /// quickstart): `W` writes the session beside it, so the paths it
+    /// names still resolve.
+    pub source: Option<std::path::PathBuf>,
 }
 
 impl App {
@@ -303,6 +310,7 @@ impl App {
             last_advance: 0,
             frame_budget: None,
             achieved: None,
+            source: None,
             until: None,
             ring,
             status: None,
@@ -456,6 +464,7 @@ impl App {
             Action::SelectJob(j) => self.sel_job = Some(j),
             Action::Enter => self.open_detail(),
             Action::FailNode | Action::RecoverNode => self.fail_or_recover(a == Action::FailNode),
+            Action::SaveSession => self.save_session(),
             Action::OpenFilter => {
                 self.view = View::Jobs;
                 self.overlay = Overlay::Filter {
@@ -504,10 +513,7 @@ impl App {
             Action::Enter => {
                 let name = POLICIES[*selected].name;
                 self.overlay = Overlay::None;
-                match self
-                    .sim
-                    .command(Command::SwitchPolicy(PolicySpec::plain(name)))
-                {
+                match self.act(crate::model::Action::SwitchPolicy(PolicySpec::plain(name))) {
                     Ok(()) => {
                         self.status =
                             Some(format!("switched to {name} at {}", clock(self.sim.w.now)))

@@ -6,7 +6,7 @@
 use super::{clock, scrolled, Action, App, Overlay, View};
 use crate::model::{JobId, NodeId};
 use crate::sim::job::Job;
-use crate::sim::{Command, World};
+use crate::sim::World;
 use ratatui::layout::Rect;
 
 /// A job's state as the Jobs view names it.
@@ -373,13 +373,13 @@ impl App {
             });
             return;
         }
-        let cmd = if fail {
-            Command::FailNode(n)
+        let action = if fail {
+            crate::model::Action::FailNode(n)
         } else {
-            Command::RecoverNode(n)
+            crate::model::Action::RecoverNode(n)
         };
         let what = if fail { "failed" } else { "recovered" };
-        self.status = Some(match self.sim.command(cmd) {
+        self.status = Some(match self.act(action) {
             Ok(()) => format!("node {n} {what} at {}", clock(self.sim.w.now)),
             Err(e) => format!("cannot change node {n}: {e}"),
         });

@@ -3,7 +3,6 @@
 use super::{clock, Action, App, FormError, Overlay, SubmitForm, FORM_FIELDS};
 use crate::model::{JobSpec, Priority};
 use crate::scenario::profiles;
-use crate::sim::Command;
 use crate::units::parse_size_mb;
 
 impl App {
@@ -70,7 +69,7 @@ impl App {
                 match self.job_from_form(&form) {
                     Ok(spec) => {
                         let name = spec.name.clone();
-                        match self.sim.command(Command::Submit(Box::new(spec))) {
+                        match self.act(crate::model::Action::Submit(Box::new(spec))) {
                             Ok(()) => {
                                 self.submitted += 1;
                                 self.overlay = Overlay::None;

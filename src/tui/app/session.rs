@@ -1,0 +1,186 @@
+//! A session's actions and `W`: every submission, policy switch and node
+//! failure or recovery made from the keyboard is scheduled as a scripted
+//! event (the command API's `[[events]]` path) at the next millisecond and
+//! run to, so the session is its scenario plus those events, and `W`
+//! writes exactly that: a headless run of the file replays the session
+//! event for event, to the same `--json`.
+
+use super::{clock, App};
+use crate::model::{Action, EventSpec, JobSpec, Ms, Writer};
+use crate::scenario::{profiles, DEFAULT_SCENARIO};
+use crate::sim::Notable;
+use std::path::{Path, PathBuf};
+use toml::{Table, Value};
+
+impl App {
+    /// Applies `action` as the session's next event: scheduled at the next
+    /// millisecond and the run taken to it. An action the engine refuses
+    /// is logged there, as a replay would log it, and returned here.
+    pub(super) fn act(&mut self, action: Action) -> Result<(), String> {
+        let before = self.sim.w.notables.len();
+        let at = self.sim.schedule(self.sim.w.now + 1, action);
+        self.sim.run_until(Some(at));
+        let refused = self.sim.w.notables[before..]
+            .iter()
+            .find_map(|(_, n)| match n {
+                Notable::CommandFailed(e) => Some(e.clone()),
+                _ => None,
+            });
+        refused.map_or(Ok(()), Err)
+    }
+
+    /// `W`: writes the session as a scenario beside the one it runs.
+    pub(super) fn save_session(&mut self) {
+        self.status = Some(match self.write_session() {
+            Ok(p) => format!(
+                "session saved to {} ({} events; slotsim run {} --headless replays it)",
+                p.display(),
+                self.sim.session_events().len(),
+                p.display()
+            ),
+            Err(e) => format!("cannot save the session: {e}"),
+        });
+    }
+
+    fn write_session(&self) -> Result<PathBuf, String> {
+        let text = self.session_toml()?;
+        let (dir, stem) = match &self.source {
+            Some(p) => (
+                p.parent().map(Path::to_path_buf).unwrap_or_default(),
+                p.file_stem()
+                    .map_or("session".into(), |s| s.to_string_lossy().into_owned()),
+            ),
+            None => (PathBuf::new(), "quickstart".to_string()),
+        };
+        let path = (1..)
+            .map(|k| dir.join(format!("{stem}-session-{k}.toml")))
+            .find(|p| !p.exists())
+            .expect("some name is free");
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(path)
+    }
+
+    /// The session as a scenario: the file it runs, with the seed and the
+    /// starting policy it ran with, and the session's actions appended to
+    /// its `[[events]]`. (Comments of the original are not kept.)
+    pub fn session_toml(&self) -> Result<String, String> {
+        let text = match &self.source {
+            Some(p) => std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?,
+            None => DEFAULT_SCENARIO.to_string(),
+        };
+        let mut doc: Table = text.parse().map_err(|e| format!("the scenario: {e}"))?;
+        doc.insert("seed".into(), Value::Integer(self.scenario.seed as i64));
+        let sched = doc
+            .entry("scheduler")
+            .or_insert_with(|| Value::Table(Table::new()))
+            .as_table_mut()
+            .ok_or("[scheduler] is not a table")?;
+        sched.insert("policy".into(), Value::String(self.scenario.policy.label()));
+        let events = doc
+            .entry("events")
+            .or_insert_with(|| Value::Array(Vec::new()))
+            .as_array_mut()
+            .ok_or("events is not an array of tables")?;
+        for e in self.sim.session_events() {
+            events.push(Value::Table(event_toml(e)?));
+        }
+        let mut out = format!(
+            "# The scenario {} with the actions of a TUI session, seed {}, until {}:\n\
+             # slotsim run THIS-FILE --headless replays it.\n",
+            self.scenario.name,
+            self.scenario.seed,
+            clock(self.sim.w.now)
+        );
+        out.push_str(&toml::to_string(&doc).map_err(|e| e.to_string())?);
+        Ok(out)
+    }
+}
+
+fn duration(ms: Ms) -> Value {
+    Value::String(format!("{ms}ms"))
+}
+
+/// One `[[events]]` entry, as the scenario format writes it.
+fn event_toml(e: &EventSpec) -> Result<Table, String> {
+    let mut t = Table::new();
+    t.insert("at".into(), duration(e.at));
+    let (action, key, value) = match &e.action {
+        Action::SwitchPolicy(p) => ("switch_policy", "policy", Value::String(p.label())),
+        Action::Heartbeat(n) => ("heartbeat", "node", Value::Integer(*n as i64)),
+        Action::FailNode(n) => ("fail_node", "node", Value::Integer(*n as i64)),
+        Action::RecoverNode(n) => ("recover_node", "node", Value::Integer(*n as i64)),
+        Action::Submit(j) => ("submit", "job", Value::Table(job_toml(j)?)),
+    };
+    t.insert("action".into(), Value::String(action.into()));
+    t.insert(key.into(), value);
+    Ok(t)
+}
+
+/// A job as `[[jobs]]` writes it: every key that the loader would not
+/// give it by default, so loading the table gives the same job.
+fn job_toml(j: &JobSpec) -> Result<Table, String> {
+    if j.recorded.is_some() {
+        return Err(format!(
+            "job {} replays a trace's recorded times, which a scenario cannot write",
+            j.name
+        ));
+    }
+    let mut t = Table::new();
+    let s = |x: &str| Value::String(x.to_string());
+    t.insert("name".into(), s(&j.name));
+    t.insert("profile".into(), s(j.profile.name));
+    t.insert("input".into(), s(&format!("{}MB", j.input_mb)));
+    t.insert("maps".into(), Value::Integer(j.maps as i64));
+    t.insert("reduces".into(), Value::Integer(j.reduces as i64));
+    t.insert("pool".into(), s(&j.pool));
+    t.insert("user".into(), s(&j.user));
+    t.insert("priority".into(), s(j.priority.as_str()));
+    t.insert("fp".into(), Value::Float(j.fp));
+    let named = profiles::lookup(j.profile.name);
+    let differs =
+        |f: fn(&crate::model::Profile) -> f64| named.as_ref().is_none_or(|p| f(p) != f(&j.profile));
+    if differs(|p| p.map_s_per_mb) {
+        t.insert("map_cost".into(), Value::Float(j.profile.map_s_per_mb));
+    }
+    if differs(|p| p.reduce_s_per_mb) {
+        t.insert(
+            "reduce_cost".into(),
+            Value::Float(j.profile.reduce_s_per_mb),
+        );
+    }
+    if differs(|p| p.reduce_output) {
+        t.insert(
+            "reduce_output".into(),
+            Value::Float(j.profile.reduce_output),
+        );
+    }
+    if let Some(ms) = j.map_time {
+        t.insert("map_time".into(), duration(ms));
+    }
+    if let Some(ms) = j.reduce_time {
+        t.insert("reduce_time".into(), duration(ms));
+    }
+    if let Some(b) = &j.blocks {
+        let rows = b
+            .iter()
+            .map(|r| Value::Array(r.iter().map(|&n| Value::Integer(n as i64)).collect()))
+            .collect();
+        t.insert("blocks".into(), Value::Array(rows));
+    }
+    match j.writer {
+        None => {}
+        Some(Writer::Client) => {
+            t.insert("writer".into(), s("client"));
+        }
+        Some(Writer::Maps) => {
+            t.insert("writer".into(), s("maps"));
+        }
+        Some(Writer::Node(n)) => {
+            t.insert("writer".into(), Value::Integer(n as i64));
+        }
+    }
+    if let Some(r) = j.output_replication {
+        t.insert("output_replication".into(), Value::Integer(r as i64));
+    }
+    Ok(t)
+}
