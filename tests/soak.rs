@@ -70,7 +70,19 @@ fn random_key(rng: &mut ChaCha8Rng) -> KeyEvent {
 fn random_keys_mouse_and_resizes_against_running_simulations() {
     let n = events();
     let mut rng = ChaCha8Rng::seed_from_u64(0x50a6);
-    let new_app = |k: usize| App::new(load(SCENARIOS[k % SCENARIOS.len()], None)).unwrap();
+    // Each scenario runs from a copy in a scratch directory, where `W`
+    // writes its sessions (none of the four names a file of its own).
+    let dir = tempfile::tempdir().unwrap();
+    let new_app = |k: usize| {
+        let name = SCENARIOS[k % SCENARIOS.len()];
+        let src = dir.path().join(name);
+        if !src.exists() {
+            std::fs::copy(scenario_path(name), &src).unwrap();
+        }
+        let mut a = App::new(slotsim::scenario::load_file(&src, None, None).unwrap()).unwrap();
+        a.source = Some(src);
+        a
+    };
     let mut sessions = 1usize;
     let mut app = new_app(0);
     let (mut w, mut h) = (120u16, 36u16);
@@ -138,6 +150,17 @@ fn random_keys_mouse_and_resizes_against_running_simulations() {
         }
     }
     rss_peak = rss_peak.max(rss_mb());
+    // Every session `W` wrote is a scenario that loads.
+    let mut saved = 0;
+    for f in std::fs::read_dir(dir.path()).unwrap() {
+        let p = f.unwrap().path();
+        if p.to_string_lossy().contains("-session-") {
+            slotsim::scenario::load_file(&p, None, None)
+                .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            saved += 1;
+        }
+    }
+    println!("soak: {saved} sessions saved by W, each a scenario that loads");
     println!(
         "soak: {n} events ({keys} keys, {clicks} mouse, {resizes} resizes), {frames} frames, {sessions} sessions; resident {rss_warm:.0} MB after a tenth, {rss_peak:.0} MB at the peak"
     );

@@ -348,8 +348,10 @@ pub fn cmd_record(a: RecordArgs) -> Result<(), Failure> {
     }
     let keys = parse_keys(&a.keys).map_err(|e| InputError::new("--keys", e))?;
     let sc = super::load(a.scenario.as_deref(), a.policy.as_deref(), a.seed)?;
-    let app = slotsim::tui::App::new(sc)
+    let mut app = slotsim::tui::App::new(sc)
         .map_err(|e| InputError::new(super::scenario_origin(&a.scenario), e.to_string()))?;
+    // A `W` among the keys writes the session beside the scenario, as live.
+    app.source = a.scenario.clone();
     let opts = RecordOpts {
         width: w,
         height: h,
