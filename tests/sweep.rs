@@ -257,6 +257,15 @@ fn variants_are_one_at_a_time_rows_and_the_markdown_table_pairs_seeds() {
     let c = &cells[6]["cell"];
     assert_eq!(c["variant"], "slow NIC");
     assert_eq!(c["overrides"]["network.nic_mbps"], 62.5);
+    // Each line's `config` is the scenario as that cell ran it: its
+    // variant's overrides, its seed and policy applied.
+    assert_eq!(cells[3]["config"]["tasks"]["duration_cv"], 0.0);
+    assert_eq!(cells[0]["config"]["tasks"]["duration_cv"], 0.1);
+    assert_eq!(cells[6]["config"]["network"]["nic_mbps"], 62.5);
+    assert_eq!(cells[0]["config"]["network"]["nic_mbps"], 125.0);
+    assert_eq!(cells[4]["config"]["seed"], 2);
+    assert_eq!(cells[0]["config"]["scheduler"]["policy"], "fair");
+    assert_eq!(cells[9]["config"]["scheduler"]["policy"], "fifo");
     assert!(cells[0]["cell"]["overrides"]
         .as_object()
         .unwrap()

@@ -103,6 +103,8 @@ pub struct Summary {
     pub stopped_at_s: Option<f64>,
     /// The slotsim that wrote it (`merge` refuses to mix versions).
     pub version: &'static str,
+    /// The scenario the run ran, resolved ([`crate::scenario::resolved`]).
+    pub config: serde_json::Value,
 }
 
 /// Bytes each kind of flow moved (bytes: 1 MB = 2²⁰ bytes).
@@ -360,6 +362,14 @@ pub fn summarize(sim: &Sim) -> Summary {
         partial: false,
         stopped_at_s: None,
         version: env!("CARGO_PKG_VERSION"),
+        config: {
+            // The scenario's events and those a session scheduled since.
+            let mut c = sim.config.clone();
+            if let Some(m) = c.as_object_mut() {
+                m.insert("events".into(), sim.scripted_events().len().into());
+            }
+            c
+        },
     }
 }
 

@@ -4,9 +4,11 @@
 pub mod import;
 pub mod load;
 pub mod profiles;
+mod resolved;
 pub mod rumen;
 pub mod schema;
 pub mod spans;
 pub mod workload;
 
 pub use load::{load_default, load_file, load_str, memory_env, DEFAULT_SCENARIO, DEFAULT_SEED};
+pub use resolved::resolved;

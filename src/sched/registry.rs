@@ -153,6 +153,7 @@ impl PolicyFactory for Registry {
 /// monitor's windows).
 pub fn build_sim(sc: &Scenario) -> Result<Sim, SimError> {
     let mut sim = Sim::new(sc, Box::new(Registry::new(sc.scheduler.clone())))?;
+    sim.config = crate::scenario::resolved(sc);
     let monitor: Box<dyn Observer> = Box::new(super::omo::PassiveMonitor::new(&sc.scheduler));
     sim.attach(monitor);
     Ok(sim)

@@ -1,0 +1,122 @@
+//! The `config` of every `--json`: the scenario a run ran, resolved — its
+//! defaults filled in, `--seed`, `--policy` and a sweep's overrides
+//! applied — in the scenario file's own keys and units (durations as
+//! `"3000ms"`, sizes in MB), so a result says what produced it. Jobs and
+//! events are counted, not listed: the summary's `jobs` lists every job.
+
+use crate::model::{NetworkModel, PoolMode, Scenario, SlotModel, Speculation, Writer};
+use serde_json::{json, Map, Value};
+
+fn ms(t: u64) -> Value {
+    Value::String(format!("{t}ms"))
+}
+
+fn opt_ms(t: Option<u64>) -> Value {
+    t.map_or(Value::Null, ms)
+}
+
+/// `toml` → JSON, for the `[scheduler]` table as written.
+fn toml_json(v: &toml::Value) -> Value {
+    match v {
+        toml::Value::String(s) => Value::String(s.clone()),
+        toml::Value::Integer(i) => json!(i),
+        toml::Value::Float(f) => json!(f),
+        toml::Value::Boolean(b) => json!(b),
+        toml::Value::Datetime(d) => Value::String(d.to_string()),
+        toml::Value::Array(a) => Value::Array(a.iter().map(toml_json).collect()),
+        toml::Value::Table(t) => Value::Object(
+            t.iter()
+                .map(|(k, v)| (k.clone(), toml_json(v)))
+                .collect::<Map<_, _>>(),
+        ),
+    }
+}
+
+/// The resolved scenario as a JSON object.
+pub fn resolved(sc: &Scenario) -> Value {
+    let c = &sc.cluster;
+    let datacenters: Vec<Value> = c
+        .datacenters
+        .iter()
+        .map(|d| json!({"name": d.name, "nodes": d.nodes, "racks": d.racks, "rack_sizes": d.rack_sizes}))
+        .collect();
+    let n = &sc.network;
+    let t = &sc.tasks;
+    let writer = match sc.hdfs.writer {
+        Writer::Client => json!("client"),
+        Writer::Maps => json!("maps"),
+        Writer::Node(i) => json!(i),
+    };
+    let mut scheduler = toml_json(&toml::Value::Table(sc.scheduler.clone()));
+    if let Value::Object(m) = &mut scheduler {
+        // The policy the run started with (`--policy` included).
+        m.insert("policy".into(), Value::String(sc.policy.label()));
+    }
+    let pools: Vec<Value> = sc
+        .pools
+        .iter()
+        .map(|p| {
+            json!({
+                "name": p.name,
+                "weight": p.weight,
+                "min_maps": p.min_maps,
+                "min_reduces": p.min_reduces,
+                "max_maps": p.max_maps,
+                "max_reduces": p.max_reduces,
+                "capacity": p.capacity,
+                "scheduling_mode": match p.scheduling_mode { PoolMode::Fair => "fair", PoolMode::Fifo => "fifo" },
+                "max_running_jobs": p.max_running_jobs,
+                "min_share_timeout": opt_ms(p.min_share_timeout),
+                "fair_share_timeout": opt_ms(p.fair_share_timeout),
+                "min_user_limit": p.min_user_limit,
+                "user_limit_factor": p.user_limit_factor,
+            })
+        })
+        .collect();
+    json!({
+        "name": sc.name,
+        "seed": sc.seed,
+        "cluster": {
+            "nodes": c.node_count(),
+            "datacenters": datacenters,
+            "map_slots": c.map_slots,
+            "reduce_slots": c.reduce_slots,
+            "slot_model": match c.slot_model { SlotModel::Typed => "typed", SlotModel::Unified => "unified" },
+            "cores": c.cores,
+            "heartbeat": c.heartbeat.map_or(Value::String("manual".into()), ms),
+            "out_of_band_heartbeat": c.out_of_band_heartbeat,
+            "speed": [c.speed.0, c.speed.1],
+            "from_trace": c.from_trace,
+        },
+        "network": {
+            "model": match n.model { NetworkModel::Shared => "shared", NetworkModel::Coarse => "coarse", NetworkModel::Fixed => "fixed" },
+            "disk_mbps": n.disk_mbps,
+            "nic_mbps": n.nic_mbps,
+            "rack_oversubscription": n.rack_oversubscription,
+            "inter_dc_mbps": n.inter_dc_mbps,
+            "parallel_copies": n.parallel_copies,
+            "rack_mbps": n.rack_mbps,
+            "cross_rack_mbps": n.cross_rack_mbps,
+            "shuffle_mbps": n.shuffle_mbps,
+        },
+        "hdfs": {
+            "block_mb": sc.hdfs.block_mb,
+            "replication": sc.hdfs.replication,
+            "writer": writer,
+        },
+        "tasks": {
+            "startup": ms(t.startup),
+            "setup": t.setup.map_or(Value::String("off".into()), ms),
+            "cleanup": t.cleanup.map_or(Value::String("off".into()), ms),
+            "duration_cv": t.duration_cv,
+            "straggler_prob": t.straggler_prob,
+            "straggler_slowdown": [t.straggler_slowdown.0, t.straggler_slowdown.1],
+            "speculation": match t.speculation { Speculation::Off => "off", Speculation::Hadoop => "hadoop", Speculation::Late => "late" },
+        },
+        "scheduler": scheduler,
+        "pools": pools,
+        "failures": sc.failures.map(|f| json!({"mtbf": ms(f.mtbf), "mttr": ms(f.mttr)})),
+        "jobs": sc.jobs.len(),
+        "events": sc.events.len(),
+    })
+}
