@@ -64,6 +64,47 @@ pub fn cmd_validate(path: &Path) -> Result<(), Failure> {
             "             from {trace}: its hosts in their racks, and as many slots as its busiest host ran attempts at once"
         );
     }
+    // What decides task times: the cores the slots share, the network,
+    // where the input lies.
+    let n = &sc.network;
+    let net = if n.model == slotsim::model::NetworkModel::Fixed {
+        format!(
+            "fixed: rack {} MB/s, off-rack {} MB/s, shuffle {} MB/s",
+            n.rack_mbps, n.cross_rack_mbps, n.shuffle_mbps
+        )
+    } else {
+        format!(
+            "{}: disks {} MB/s, NICs {} MB/s{}{}",
+            n.model.name(),
+            n.disk_mbps,
+            n.nic_mbps,
+            if racks > 1 {
+                format!(", rack uplinks {}:1", n.rack_oversubscription)
+            } else {
+                String::new()
+            },
+            if sc.cluster.datacenters.len() > 1 {
+                format!(", WAN {} MB/s", n.inter_dc_mbps)
+            } else {
+                String::new()
+            }
+        )
+    };
+    let writer = match sc.hdfs.writer {
+        slotsim::model::Writer::Client => "a client".to_string(),
+        slotsim::model::Writer::Maps => "the jobs' maps".to_string(),
+        slotsim::model::Writer::Node(i) => format!("node {i}"),
+    };
+    outln!(
+        o,
+        "  physics    {} per node; {}, {} parallel copies; {} MB blocks x {}, written from {}",
+        plural(sc.cluster.cores as u64, "core"),
+        net,
+        n.parallel_copies,
+        sc.hdfs.block_mb,
+        sc.hdfs.replication,
+        writer
+    );
     outln!(o, "  policy     {}   seed {}", sc.policy.label(), sc.seed);
     outln!(
         o,
