@@ -117,27 +117,48 @@ pub fn human_secs(s: f64) -> String {
     }
 }
 
+/// A duration or size as written: a string, or anything else, which is
+/// refused with what was expected (a bare `0` is the usual slip).
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum Written {
+    Text(String),
+    Other(serde::de::IgnoredAny),
+}
+
+fn written<'de, D: serde::Deserializer<'de>>(d: D, what: &str) -> Result<String, D::Error> {
+    match serde::Deserialize::deserialize(d)? {
+        Written::Text(s) => Ok(s),
+        Written::Other(_) => Err(serde::de::Error::custom(format!(
+            "expected {what} as a string"
+        ))),
+    }
+}
+
+const DURATION: &str = r#"a duration such as "3s", "500ms" or "0s""#;
+const SIZE: &str = r#"a size such as "64MB" or "1GB""#;
+
 /// serde helpers: `#[serde(deserialize_with = "crate::units::de_duration")]`.
 /// Errors raised here carry the value's span when read from a TOML file.
 pub fn de_duration<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Ms, D::Error> {
-    let s: String = serde::Deserialize::deserialize(d)?;
+    let s = written(d, DURATION)?;
     parse_duration(&s).map_err(serde::de::Error::custom)
 }
 
 pub fn de_opt_duration<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Ms>, D::Error> {
-    let s: String = serde::Deserialize::deserialize(d)?;
+    let s = written(d, DURATION)?;
     parse_duration(&s)
         .map(Some)
         .map_err(serde::de::Error::custom)
 }
 
 pub fn de_size<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-    let s: String = serde::Deserialize::deserialize(d)?;
+    let s = written(d, SIZE)?;
     parse_size_mb(&s).map_err(serde::de::Error::custom)
 }
 
 pub fn de_opt_size<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
-    let s: String = serde::Deserialize::deserialize(d)?;
+    let s = written(d, SIZE)?;
     parse_size_mb(&s)
         .map(Some)
         .map_err(serde::de::Error::custom)

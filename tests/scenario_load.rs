@@ -417,6 +417,16 @@ fn syntax_error() {
     assert_err(&e, 1, 9, &["invalid table header", "`]`"]);
 }
 
+/// A bare number where a policy setting's duration goes says what was
+/// expected, at the value.
+#[test]
+fn bare_number_for_a_policy_duration() {
+    let e = load_err(&format!(
+        "{BASE}map_slots = 1\nreduce_slots = 1\n[scheduler.fair]\nnode_locality_delay = 0\n"
+    ));
+    assert_err(&e, 7, 23, &["expected a duration such as \"3s\""]);
+}
+
 #[test]
 fn wrong_type() {
     let e = load_err("[cluster]\nnodes = \"4\"\n");
