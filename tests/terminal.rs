@@ -5,12 +5,13 @@
 //! output left the alternate screen.
 #![cfg(unix)]
 
+use nix::fcntl::{fcntl, FcntlArg, FdFlag};
 use nix::pty::{openpty, Winsize};
 use nix::sys::signal::{kill, Signal};
 use nix::sys::termios::{tcgetattr, LocalFlags};
 use nix::unistd::Pid;
 use std::io::{Read, Write};
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -153,7 +154,11 @@ fn a_signal_stops_the_tui_and_restores_the_terminal() {
         // signal from outside (kill, a closing terminal, a supervisor).
         kill(Pid::from_raw(s.child.id() as i32), sig).unwrap();
         let (code, out, slave) = finish(s);
-        assert_eq!(code, Some(1), "{sig}: exit status 1, not killed");
+        assert_eq!(
+            code,
+            Some(130),
+            "{sig}: exit status 130, as headless, not killed"
+        );
         assert_restored(&out, &slave);
         let text = String::from_utf8_lossy(&out);
         assert!(
@@ -188,7 +193,7 @@ fn the_tui_writes_json_and_trace_when_the_session_ends() {
             Some(sig) => kill(Pid::from_raw(s.child.id() as i32), sig).unwrap(),
         }
         let (code, out, slave) = finish(s);
-        assert_eq!(code, Some(if sig.is_none() { 0 } else { 1 }));
+        assert_eq!(code, Some(if sig.is_none() { 0 } else { 130 }));
         assert_restored(&out, &slave);
         let sum: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
@@ -202,6 +207,54 @@ fn the_tui_writes_json_and_trace_when_the_session_ends() {
             .lines()
             .all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()));
     }
+}
+
+/// The terminal goes away under a running TUI (a closed tmux pane, a
+/// dropped ssh connection): its writes fail, and the session still leaves
+/// its `--json`, partial, rather than an empty file.
+#[test]
+fn a_vanished_terminal_still_gets_the_sessions_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("s.json");
+    let ws = Winsize {
+        ws_row: 30,
+        ws_col: 100,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    let pty = openpty(Some(&ws), None).expect("a pseudo-terminal");
+    // Not inherited by the other tests' children, which would keep the
+    // terminal alive after this test closes it.
+    for fd in [&pty.master, &pty.slave] {
+        fcntl(fd.as_raw_fd(), FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC)).unwrap();
+    }
+    let stdio = |fd: &OwnedFd| Stdio::from(fd.try_clone().unwrap());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_slotsim"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["run", "scenarios/scale-400.toml", "--json"])
+        .arg(&json)
+        .env("TERM", "xterm-256color")
+        .stdin(stdio(&pty.slave))
+        .stdout(stdio(&pty.slave))
+        .stderr(stdio(&pty.slave))
+        .spawn()
+        .unwrap();
+    drop(pty.slave);
+    std::thread::sleep(Duration::from_millis(1500));
+    // The only master closes: the terminal is gone.
+    drop(pty.master);
+    let t0 = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "the TUI did not exit"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let sum: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(sum["partial"], true);
+    assert!(sum["stopped_at_s"].as_f64().is_some());
 }
 
 #[test]

@@ -343,17 +343,19 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // Written, not `eprintln!`ed: stderr may be gone with the terminal
+        // (a closed TUI session), and that is no reason to panic.
         Err(Failure::Input(e)) => {
-            eprintln!("error: {e}");
+            let _ = writeln!(std::io::stderr(), "error: {e}");
             ExitCode::from(2)
         }
         Err(Failure::Other(e)) => {
-            eprintln!("error: {e}");
+            let _ = writeln!(std::io::stderr(), "error: {e}");
             ExitCode::from(1)
         }
         Err(Failure::ClosedPipe) => ExitCode::SUCCESS,
         Err(Failure::Interrupted(e)) => {
-            eprintln!("{e}");
+            let _ = writeln!(std::io::stderr(), "{e}");
             ExitCode::from(130)
         }
     }

@@ -287,8 +287,9 @@ pub fn cmd_tui(
     let json_out = outs.json.map(|p| open_out(p, "--json")).transpose()?;
     let mut app = slotsim::tui::App::new(sc).map_err(|e| InputError::new(origin, e.to_string()))?;
     app.source = path.map(Path::to_path_buf);
-    let exit = slotsim::tui::term::run(&mut app, outs.record)
-        .map_err(|e| Failure::Other(e.to_string()))?;
+    // However the session ended (a quit, a signal, a terminal gone from
+    // under it), its outputs are written before anything else is said.
+    let ended = slotsim::tui::term::run(&mut app, outs.record);
     let mut sum = summary::summarize(&app.sim);
     if !app.sim.is_finished() {
         sum.partial = true;
@@ -304,14 +305,16 @@ pub fn cmd_tui(
         writeln!(out)?;
         out.flush()?;
     }
+    let exit = ended.map_err(|e| Failure::Other(format!("the terminal: {e}")))?;
     // What the session came to, printed where the terminal is back (the
     // outputs are written first: a vanished terminal cannot take them).
     let _ = emit(&summary::table(&sum), false);
     match exit {
         slotsim::tui::term::Exit::Quit => Ok(()),
-        // The terminal is back; say why the session ended (exit status 1).
-        slotsim::tui::term::Exit::Signal(name) => Err(Failure::Other(format!(
-            "stopped by {name}; the terminal is restored"
+        // Say why the session ended; exit status 130, as headless.
+        slotsim::tui::term::Exit::Signal(name) => Err(Failure::Interrupted(format!(
+            "stopped by {name}; outputs written up to {}",
+            slotsim::units::fmt_secs(app.sim.w.now)
         ))),
     }
 }

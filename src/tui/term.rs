@@ -54,9 +54,24 @@ pub fn run(app: &mut App, record: Option<&Path>) -> io::Result<Exit> {
         Err(e) => Err(e),
     };
     let mouse_off = crossterm::execute!(io::stdout(), DisableMouseCapture);
-    ratatui::try_restore()?;
-    mouse_off?;
-    result
+    let restored = ratatui::try_restore();
+    if !matches!(result, Ok(Exit::Quit)) {
+        // The terminal may be gone (a closed tmux pane, a dropped ssh):
+        // ratatui's drop would report that on a stderr that is gone too,
+        // which panics, and the session's outputs would be lost with it.
+        std::mem::forget(terminal);
+    }
+    match result {
+        // A signal (a closed terminal's SIGHUP among them) may leave no
+        // terminal to restore: that is no reason to lose the session.
+        Ok(Exit::Signal(name)) => Ok(Exit::Signal(name)),
+        Ok(Exit::Quit) => {
+            restored?;
+            mouse_off?;
+            Ok(Exit::Quit)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// Resolves when a signal asks the process to stop, with its name.
