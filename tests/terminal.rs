@@ -6,7 +6,7 @@
 #![cfg(unix)]
 
 use nix::fcntl::{fcntl, FcntlArg, FdFlag};
-use nix::pty::{openpty, Winsize};
+use nix::pty::{openpty, OpenptyResult, Winsize};
 use nix::sys::signal::{kill, Signal};
 use nix::sys::termios::{tcgetattr, LocalFlags};
 use nix::unistd::Pid;
@@ -38,7 +38,9 @@ fn start_with(args: &[&str]) -> Session {
     start_with_env(args, &[])
 }
 
-fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Session {
+/// A 100×30 pseudo-terminal whose ends the other tests' children do not
+/// inherit (one would keep a terminal alive after its test closed it).
+fn pty() -> OpenptyResult {
     let ws = Winsize {
         ws_row: 30,
         ws_col: 100,
@@ -46,16 +48,30 @@ fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Session {
         ws_ypixel: 0,
     };
     let pty = openpty(Some(&ws), None).expect("a pseudo-terminal");
+    for fd in [&pty.master, &pty.slave] {
+        fcntl(fd.as_raw_fd(), FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC)).unwrap();
+    }
+    pty
+}
+
+/// slotsim with `args` in the terminal whose slave end is `slave`.
+fn spawn_in(slave: &OwnedFd, args: &[&str], env: &[(&str, &str)]) -> Child {
     let stdio = |fd: &OwnedFd| Stdio::from(fd.try_clone().unwrap());
-    let child = Command::new(env!("CARGO_BIN_EXE_slotsim"))
+    Command::new(env!("CARGO_BIN_EXE_slotsim"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(args)
         .envs(env.iter().copied())
         .env("TERM", "xterm-256color")
-        .stdin(stdio(&pty.slave))
-        .stdout(stdio(&pty.slave))
-        .stderr(stdio(&pty.slave))
+        .stdin(stdio(slave))
+        .stdout(stdio(slave))
+        .stderr(stdio(slave))
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Session {
+    let pty = pty();
+    let child = spawn_in(&pty.slave, args, env);
     let master = std::fs::File::from(pty.master);
     let out = Arc::new(Mutex::new(Vec::new()));
     let (mut reader, sink) = (master.try_clone().unwrap(), out.clone());
@@ -216,29 +232,10 @@ fn the_tui_writes_json_and_trace_when_the_session_ends() {
 fn a_vanished_terminal_still_gets_the_sessions_json() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("s.json");
-    let ws = Winsize {
-        ws_row: 30,
-        ws_col: 100,
-        ws_xpixel: 0,
-        ws_ypixel: 0,
-    };
-    let pty = openpty(Some(&ws), None).expect("a pseudo-terminal");
-    // Not inherited by the other tests' children, which would keep the
-    // terminal alive after this test closes it.
-    for fd in [&pty.master, &pty.slave] {
-        fcntl(fd.as_raw_fd(), FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC)).unwrap();
-    }
-    let stdio = |fd: &OwnedFd| Stdio::from(fd.try_clone().unwrap());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_slotsim"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["run", "scenarios/scale-400.toml", "--json"])
-        .arg(&json)
-        .env("TERM", "xterm-256color")
-        .stdin(stdio(&pty.slave))
-        .stdout(stdio(&pty.slave))
-        .stderr(stdio(&pty.slave))
-        .spawn()
-        .unwrap();
+    let pty = pty();
+    let json_arg = json.to_str().unwrap();
+    let args = ["run", "scenarios/scale-400.toml", "--json", json_arg];
+    let mut child = spawn_in(&pty.slave, &args, &[]);
     drop(pty.slave);
     std::thread::sleep(Duration::from_millis(1500));
     // The only master closes: the terminal is gone.

@@ -47,6 +47,18 @@ fn run_for(app: &mut App, secs: u64) {
     }
 }
 
+/// Speeds up to the top and runs until every job has finished.
+fn run_to_the_end(app: &mut App) {
+    keys(app, "++++++++");
+    for _ in 0..10_000 {
+        if app.sim.is_finished() {
+            return;
+        }
+        run_for(app, 1);
+    }
+    panic!("the run did not finish");
+}
+
 /// The inspector's `back`, if it is open.
 fn back(app: &App) -> Option<usize> {
     match app.overlay {
@@ -380,14 +392,7 @@ fn w_writes_a_session_that_a_headless_run_replays_exactly() {
     run_for(&mut a, 4);
     keys(&mut a, "r");
     assert_eq!(a.sim.session_events().len(), 4, "{:?}", a.status);
-    keys(&mut a, "++++++++");
-    for _ in 0..10_000 {
-        if a.sim.is_finished() {
-            break;
-        }
-        run_for(&mut a, 1);
-    }
-    assert!(a.sim.is_finished());
+    run_to_the_end(&mut a);
     key(&mut a, KeyCode::Char('W'));
     let saved = dir.path().join("quick-session-1.toml");
     assert!(saved.exists(), "{:?}", a.status);
@@ -1597,14 +1602,7 @@ fn snapshot_overview_fair_and_omo_at_three_sizes() {
 #[test]
 fn snapshot_end_of_run_at_three_sizes() {
     let mut a = app();
-    keys(&mut a, "++++++++");
-    for _ in 0..10_000 {
-        if a.sim.is_finished() {
-            break;
-        }
-        run_for(&mut a, 1);
-    }
-    assert!(a.sim.is_finished());
+    run_to_the_end(&mut a);
     for (w, h) in [(80u16, 24u16), (120, 36), (200, 50)] {
         let s = screen(&a, w, h);
         assert!(s.contains("■ done: makespan"), "{w}x{h}:\n{s}");

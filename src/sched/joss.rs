@@ -115,6 +115,17 @@ pub struct JobPlan {
     pub reduce_dc: Option<u32>,
 }
 
+/// Whether a queue entry's task (a map or a reduce) is pending.
+fn is_pending(w: &World, (j, t): (JobId, u32), map: bool) -> bool {
+    let job = w.job(j);
+    let state = if map {
+        job.maps[t as usize].state
+    } else {
+        job.reduces[t as usize].state
+    };
+    state == TaskState::Pending
+}
+
 /// A task queue of one datacenter.
 #[derive(Clone, Debug, Default)]
 struct Queue {
@@ -141,16 +152,7 @@ impl Queue {
             self.seen = w.requeues;
             self.head = 0;
         }
-        let pending = |&(j, t): &(JobId, u32)| {
-            let job = w.job(j);
-            let state = if maps {
-                job.maps[t as usize].state
-            } else {
-                job.reduces[t as usize].state
-            };
-            state == TaskState::Pending
-        };
-        while self.head < self.entries.len() && !pending(&self.entries[self.head]) {
+        while self.head < self.entries.len() && !is_pending(w, self.entries[self.head], maps) {
             self.head += 1;
         }
         &self.entries[self.head..]
@@ -540,15 +542,7 @@ impl Policy for Joss {
             let pending = |q: &Queue, map: bool| {
                 q.entries
                     .iter()
-                    .filter(|&&(j, t)| {
-                        let job = w.job(j);
-                        let s = if map {
-                            job.maps[t as usize].state
-                        } else {
-                            job.reduces[t as usize].state
-                        };
-                        s == TaskState::Pending
-                    })
+                    .filter(|&&e| is_pending(w, e, map))
                     .count() as u64
             };
             ins.cluster.insert(
