@@ -140,6 +140,31 @@ fn get<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
     path.iter().try_fold(v, |v, k| v.get(k))
 }
 
+/// Holds every shard line to the first line's `value` of one key (its
+/// plan, its version): `first` remembers it and the file it came from;
+/// `why(value, first, its file)` says what differs, at `f`'s line `n + 1`.
+fn same(
+    first: &mut Option<(String, PathBuf)>,
+    value: String,
+    f: &std::path::Path,
+    n: usize,
+    why: impl Fn(&str, &str, &str) -> String,
+) -> Result<(), String> {
+    match first {
+        None => *first = Some((value, f.to_path_buf())),
+        Some((p, pf)) if *p != value => {
+            return Err(format!(
+                "{}:{}: {}",
+                f.display(),
+                n + 1,
+                why(&value, p, &pf.display().to_string())
+            ))
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
 /// Every cell line of the shard files of `dirs`, in cell order, with the
 /// file it came from. Refuses lines of different plans or slotsim
 /// versions, a cell found
@@ -165,33 +190,17 @@ pub fn shard_lines(dirs: &[PathBuf]) -> Result<Vec<(Value, PathBuf)>, String> {
                 )
             })?;
             let h = v["plan"].as_str().unwrap_or("").to_string();
-            match &plan {
-                None => plan = Some((h.clone(), f.clone())),
-                Some((p, pf)) if *p != h => {
-                    return Err(format!(
-                        "{}:{}: results of plan {h}, but {} holds plan {p}; expected the shards of one plan",
-                        f.display(),
-                        n + 1,
-                        pf.display()
-                    ))
-                }
-                _ => {}
-            }
+            same(&mut plan, h, f, n, |h, p, pf| {
+                format!(
+                    "results of plan {h}, but {pf} holds plan {p}; expected the shards of one plan"
+                )
+            })?;
             // Results of two slotsim versions may differ for reasons of
             // the model, not of the plan: never merged together.
             let ver = v["version"].as_str().unwrap_or("before 0.1").to_string();
-            match &version {
-                None => version = Some((ver, f.clone())),
-                Some((p, pf)) if *p != ver => {
-                    return Err(format!(
-                        "{}:{}: written by slotsim {ver}, but {} by slotsim {p}; expected the shards of one version (run the older shards again)",
-                        f.display(),
-                        n + 1,
-                        pf.display()
-                    ))
-                }
-                _ => {}
-            }
+            same(&mut version, ver, f, n, |ver, p, pf| {
+                format!("written by slotsim {ver}, but {pf} by slotsim {p}; expected the shards of one version (run the older shards again)")
+            })?;
             let c = &v["cell"];
             let (Some(i), Some(of)) = (c["index"].as_u64(), c["of"].as_u64()) else {
                 return Err(format!(
