@@ -110,6 +110,10 @@ pub struct NetworkSpec {
     /// Shuffle sources a reducer fetches from at once
     /// (`mapred.reduce.parallel.copies`).
     pub parallel_copies: u32,
+    /// A reducer whose whole input exceeds this (MB) writes every fetch to
+    /// its own disk, as Hadoop 1.x's ReduceCopier does once map outputs
+    /// outgrow its in-memory shuffle buffer; `None`: fetches end in memory.
+    pub shuffle_buffer_mb: Option<f64>,
     /// Fixed model only: per transfer, a rack-local read, an off-rack
     /// read, and a reducer's whole copy within its datacenter.
     pub rack_mbps: f64,
@@ -126,6 +130,7 @@ impl Default for NetworkSpec {
             rack_oversubscription: 4.0,
             inter_dc_mbps: 12.0,
             parallel_copies: 5,
+            shuffle_buffer_mb: None,
             rack_mbps: 125.0,
             cross_rack_mbps: 60.0,
             shuffle_mbps: 125.0,

@@ -77,12 +77,13 @@ fn four_100mb_reads_through_one_100mbs_disk_end_together_at_4s() {
 /// 20 maps of 50 MB output each, one per node 1..=20 (fixed 5 s maps), and
 /// one reduce on node 0, started once they are done: 1000 MB through node
 /// 0's 125 MB/s NIC takes at least 8 s.
-#[test]
-fn twenty_50mb_outputs_behind_one_125mbs_nic_take_at_least_8s() {
+/// Twenty 50 MB outputs on nodes 1..=20 for one reduce on node 0, with
+/// `network` as the `[network]` table.
+fn twenty_outputs_one_reduce(network: &str) -> String {
     let blocks: Vec<String> = (1..=20).map(|n| format!("[{n}]")).collect();
     let mut beats: Vec<(u64, u32)> = (1..=20).map(|n| (0, n)).collect();
     beats.push((10_000, 0));
-    let text = format!(
+    format!(
         r#"
 [cluster]
 nodes = 21
@@ -90,6 +91,8 @@ racks = 1
 map_slots = 1
 reduce_slots = 1
 heartbeat = "manual"
+[network]
+{network}
 [hdfs]
 block = "50MB"
 replication = 1
@@ -112,7 +115,54 @@ blocks = [{}]
 {}"#,
         blocks.join(", "),
         heartbeat_events(&beats)
-    );
+    )
+}
+
+/// The reduce's copy time (s) and its fetches' paths.
+fn copy_of(network: &str) -> (f64, Vec<Vec<u32>>) {
+    let sc = load_text(&twenty_outputs_one_reduce(network), None);
+    let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+    sim.record_flows();
+    sim.run_until(None);
+    check(&sim).unwrap();
+    let r = sim
+        .w
+        .attempts
+        .iter()
+        .find(|a| a.kind == Kind::Reduce)
+        .expect("the reduce ran");
+    assert_eq!(r.node, 0);
+    let paths = sim
+        .w
+        .flow_log
+        .iter()
+        .flatten()
+        .filter(|f| f.kind == slotsim::sim::phases::FlowKind::Shuffle)
+        .map(|f| f.links.clone())
+        .collect();
+    (secs(r.times.shuffle), paths)
+}
+
+/// A reducer whose input outgrows `shuffle_buffer` writes every fetch to
+/// its own disk: with a 50 MB/s disk behind a 125 MB/s NIC the disk is the
+/// bottleneck (1000 MB: 20 s, not 8 s); under the buffer, or by default,
+/// the fetches end in memory and cross no disk of node 0 (resource 0).
+#[test]
+fn a_reducer_over_its_shuffle_buffer_writes_its_fetches_to_its_disk() {
+    let (spilled, paths) = copy_of("disk_mbps = 50\nshuffle_buffer = \"140MB\"");
+    assert_eq!(paths.len(), 20);
+    assert!(paths.iter().all(|p| p.last() == Some(&0)), "{paths:?}");
+    assert!((20.0..20.01).contains(&spilled), "{spilled} s");
+    for network in ["disk_mbps = 50", "disk_mbps = 50\nshuffle_buffer = \"1001MB\""] {
+        let (copy, paths) = copy_of(network);
+        assert!(paths.iter().all(|p| !p.contains(&0)), "{network}: {paths:?}");
+        assert!((8.0..8.01).contains(&copy), "{network}: {copy} s");
+    }
+}
+
+#[test]
+fn twenty_50mb_outputs_behind_one_125mbs_nic_take_at_least_8s() {
+    let text = twenty_outputs_one_reduce("");
     let (sim, sum) = run(&load_text(&text, None));
     check(&sim).unwrap();
     let r = sim

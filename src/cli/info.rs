@@ -95,12 +95,17 @@ pub fn cmd_validate(path: &Path) -> Result<(), Failure> {
         slotsim::model::Writer::Maps => "the jobs' maps".to_string(),
         slotsim::model::Writer::Node(i) => format!("node {i}"),
     };
+    let buffer = match n.shuffle_buffer_mb {
+        None => String::new(),
+        Some(mb) => format!(" (to disk above {mb} MB)"),
+    };
     outln!(
         o,
-        "  physics    {} per node; {}, {} parallel copies; {} MB blocks x {}, written from {}",
+        "  physics    {} per node; {}, {} parallel copies{}; {} MB blocks x {}, written from {}",
         plural(sc.cluster.cores as u64, "core"),
         net,
         n.parallel_copies,
+        buffer,
         sc.hdfs.block_mb,
         sc.hdfs.replication,
         writer

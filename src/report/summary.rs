@@ -65,6 +65,12 @@ pub struct Summary {
     pub makespan_s: Option<f64>,
     /// Over finished jobs; null if none finished.
     pub mean_turnaround_s: Option<f64>,
+    /// The workload's phases as OMO's Fig. 9 reads them: its map phase, from
+    /// the first submission to the last map's end, and how long the shuffle
+    /// went on after that (the last copy's end − the last map's end); null
+    /// while any job is unfinished.
+    pub map_phase_s: Option<f64>,
+    pub shuffle_after_maps_s: Option<f64>,
     pub locality: LocalityRates,
     pub reduce_locality: f64,
     pub inter_dc_gb: f64,
@@ -231,6 +237,19 @@ pub fn summarize(sim: &Sim) -> Summary {
         (true, Some(a), Some(b)) => Some(s(b - a)),
         _ => None,
     };
+    let last_map = w.jobs.iter().filter_map(|j| j.map_end).max();
+    let last_copy = w
+        .jobs
+        .iter()
+        .filter_map(|j| j.shuffle_end.or(j.map_end))
+        .max();
+    let (map_phase_s, shuffle_after_maps_s) = match (makespan_s, first_submit, last_map) {
+        (Some(_), Some(a), Some(m)) => (
+            Some(s(m - a)),
+            Some(s(last_copy.unwrap_or(m).saturating_sub(m))),
+        ),
+        _ => (None, None),
+    };
     let finished: Vec<f64> = w
         .jobs
         .iter()
@@ -298,6 +317,8 @@ pub fn summarize(sim: &Sim) -> Summary {
         seed: w.seed,
         makespan_s,
         mean_turnaround_s,
+        map_phase_s,
+        shuffle_after_maps_s,
         locality: LocalityRates {
             node: frac(m.locality[0]),
             rack: frac(m.locality[1]),

@@ -95,6 +95,7 @@ pub fn resolved(sc: &Scenario) -> Value {
             "rack_oversubscription": n.rack_oversubscription,
             "inter_dc_mbps": n.inter_dc_mbps,
             "parallel_copies": n.parallel_copies,
+            "shuffle_buffer_mb": n.shuffle_buffer_mb,
             "rack_mbps": n.rack_mbps,
             "cross_rack_mbps": n.cross_rack_mbps,
             "shuffle_mbps": n.shuffle_mbps,

@@ -111,6 +111,8 @@ pub struct NetworkDef {
     pub rack_oversubscription: Option<Spanned<f64>>,
     pub inter_dc_mbps: Option<Spanned<f64>>,
     pub parallel_copies: Option<Spanned<i64>>,
+    /// "140MB", or "unlimited" (the default).
+    pub shuffle_buffer: Option<Spanned<String>>,
     /// Fixed model only.
     pub rack_mbps: Option<Spanned<f64>>,
     pub cross_rack_mbps: Option<Spanned<f64>>,

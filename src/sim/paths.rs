@@ -145,6 +145,14 @@ impl Links {
         p
     }
 
+    /// A read from `src`'s disk written to `dst`'s (a shuffle fetch that
+    /// ends on the reducer's disk). A node-local one crosses its disk once.
+    pub fn read_to_disk(&self, src: NodeId, dst: NodeId) -> Path {
+        let mut p = self.read(src, dst);
+        p.push(self.disk(dst));
+        p
+    }
+
     /// Writing to `node`'s own disk (a spill).
     pub fn local(&self, node: NodeId) -> Path {
         let mut p = Path::default();

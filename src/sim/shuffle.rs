@@ -47,6 +47,9 @@ pub struct Copy {
     active: Vec<(FlowId, NodeId)>,
     /// Fixed model: the reducer's own copy bandwidths (intra, inter).
     own: Option<(ResId, ResId)>,
+    /// Every fetch ends on the reducer's own disk (its input outgrows
+    /// `network.shuffle_buffer`).
+    to_disk: bool,
 }
 
 impl Copy {
@@ -85,6 +88,15 @@ impl World {
             copy.own = Some((intra, inter));
         }
         let job = &self.jobs[self.attempts[a as usize].job as usize];
+        if let Some(buffer) = self.net_spec.shuffle_buffer_mb {
+            // The reducer's share of the job's map output: what Hadoop 1.x's
+            // ReduceCopier holds in memory, merges and writes to disk when
+            // it outgrows the buffer (segments over a quarter of it go to
+            // disk directly), so above the buffer nearly every byte lands
+            // on disk before the reduce reads it back.
+            let input = job.input_mb * job.fp / job.n_reduces().max(1) as f64;
+            copy.to_disk = input > buffer;
+        }
         for &node in &job.waiting_order {
             let place = job
                 .source_place_of(node)
@@ -151,6 +163,7 @@ impl World {
                 break;
             };
             let own = copy.own;
+            let to_disk = copy.to_disk;
             let place = self.jobs[j].source_place_of(node);
             let copy = self.copy_mut(a).expect("still copying");
             let src = &mut copy.sources[place.expect("queued sources have a place")];
@@ -161,7 +174,11 @@ impl World {
             }
             src.busy = true;
             let local = self.dc_of(node) == dst_dc;
-            let path = self.links.read(node, dst);
+            let path = if to_disk {
+                self.links.read_to_disk(node, dst)
+            } else {
+                self.links.read(node, dst)
+            };
             let f = match own {
                 // Fixed: the reducer's own copy bandwidth, shared by its
                 // fetches alone.

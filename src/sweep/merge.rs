@@ -20,6 +20,8 @@ use std::path::PathBuf;
 pub const METRICS: &[(&str, &[&str])] = &[
     ("makespan_s", &["makespan_s"]),
     ("mean_turnaround_s", &["mean_turnaround_s"]),
+    ("map_phase_s", &["map_phase_s"]),
+    ("shuffle_after_maps_s", &["shuffle_after_maps_s"]),
     ("utilization", &["utilization"]),
     ("locality_node", &["locality", "node"]),
     ("locality_rack", &["locality", "rack"]),

@@ -292,6 +292,20 @@ pub(super) fn compile_network(cx: &Cx, n: &NetworkDef) -> R<NetworkSpec> {
     if let Some(v) = &n.parallel_copies {
         spec.parallel_copies = cx.int(v, "parallel_copies", 1, 1_000)?;
     }
+    if let Some(v) = &n.shuffle_buffer {
+        spec.shuffle_buffer_mb = match v.get_ref().trim() {
+            "unlimited" => None,
+            s => match crate::units::parse_size_mb(s) {
+                Ok(mb) if mb.is_finite() && mb >= 0.0 => Some(mb),
+                _ => {
+                    return Err(cx.at(
+                        v,
+                        format!("shuffle_buffer must be a size such as \"140MB\" or \"unlimited\", got \"{s}\""),
+                    ))
+                }
+            },
+        };
+    }
     Ok(spec)
 }
 
