@@ -377,6 +377,10 @@ pub enum Action {
     Submit(Box<JobSpec>),
     FailNode(NodeId),
     RecoverNode(NodeId),
+    /// Jobs and pools by name.
+    KillJob(String),
+    SetPriority(String, Priority),
+    MoveJob(String, String),
 }
 
 #[derive(Clone, Debug)]

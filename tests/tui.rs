@@ -392,6 +392,27 @@ fn w_writes_a_session_that_a_headless_run_replays_exactly() {
     run_for(&mut a, 4);
     keys(&mut a, "r");
     assert_eq!(a.sim.session_events().len(), 4, "{:?}", a.status);
+    // The job actions on the selected job: a priority up, a pool move, a
+    // kill declined and then confirmed.
+    key(&mut a, KeyCode::Down);
+    let j = a.sel_job.expect("a job is selected");
+    let prio = a.sim.w.job(j).priority;
+    keys(&mut a, ">");
+    assert!(a.sim.w.job(j).priority < prio, "{:?}", a.status);
+    let pool = a.sim.w.job(j).pool;
+    keys(&mut a, "m");
+    assert!(matches!(a.overlay, Overlay::MovePool { .. }));
+    key(&mut a, KeyCode::Down);
+    key(&mut a, KeyCode::Enter);
+    assert_ne!(a.sim.w.job(j).pool, pool, "{:?}", a.status);
+    run_for(&mut a, 1);
+    keys(&mut a, "K");
+    assert!(matches!(a.overlay, Overlay::ConfirmKill { .. }));
+    keys(&mut a, "n");
+    assert!(!a.sim.w.job(j).is_done());
+    keys(&mut a, "Ky");
+    assert!(a.sim.w.job(j).killed, "{:?}", a.status);
+    assert_eq!(a.sim.session_events().len(), 7, "{:?}", a.status);
     run_to_the_end(&mut a);
     key(&mut a, KeyCode::Char('W'));
     let saved = dir.path().join("quick-session-1.toml");
@@ -402,6 +423,8 @@ fn w_writes_a_session_that_a_headless_run_replays_exactly() {
     let replay = serde_json::to_value(replay).unwrap();
     assert_eq!(replay, session);
     assert_eq!(replay["policy_switches"].as_array().unwrap().len(), 1);
+    let killed = replay["jobs"].as_array().unwrap().iter().filter(|j| j["killed"] == true);
+    assert_eq!(killed.count(), 1);
     // Saving again writes a second file, never over the first.
     key(&mut a, KeyCode::Char('W'));
     assert!(dir.path().join("quick-session-2.toml").exists());

@@ -25,8 +25,13 @@ pub struct JobSummary {
     pub name: String,
     pub pool: String,
     pub submit_s: f64,
+    /// For a killed job, when it was killed.
     pub finish_s: Option<f64>,
+    /// Null for a killed job.
     pub turnaround_s: Option<f64>,
+    /// Killed (`kill_job`); written only when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub killed: bool,
     pub maps: u32,
     pub reduces: u32,
     pub map_end_s: Option<f64>,
@@ -253,6 +258,7 @@ pub fn summarize(sim: &Sim) -> Summary {
     let finished: Vec<f64> = w
         .jobs
         .iter()
+        .filter(|j| !j.killed)
         .filter_map(|j| j.finished_at.map(|f| s(f - j.submit)))
         .collect();
     let mean_turnaround_s =
@@ -294,7 +300,11 @@ pub fn summarize(sim: &Sim) -> Summary {
                 pool: w.pools[j.pool as usize].name.clone(),
                 submit_s: s(j.submit),
                 finish_s: j.finished_at.map(s),
-                turnaround_s: j.finished_at.map(|f| s(f - j.submit)),
+                turnaround_s: j
+                    .finished_at
+                    .filter(|_| !j.killed)
+                    .map(|f| s(f - j.submit)),
+                killed: j.killed,
                 maps: j.n_maps(),
                 reduces: j.n_reduces(),
                 map_end_s: j.map_end.map(s),
@@ -489,7 +499,11 @@ pub fn table(sum: &Summary) -> String {
                 j.submit_s,
                 opt(j.map_end_s),
                 opt(j.finish_s),
-                opt(j.turnaround_s)
+                if j.killed {
+                    "killed".to_string()
+                } else {
+                    opt(j.turnaround_s)
+                }
             );
         }
         if sum.jobs.len() > MAX_ROWS {

@@ -293,9 +293,41 @@ pub struct EventDef {
     pub action: Spanned<String>,
     pub policy: Option<Spanned<String>>,
     pub node: Option<Spanned<i64>>,
-    /// Not `Spanned`: written as dotted keys (`job.name = ...`) it is an
-    /// implicit table without a span; errors point into it instead.
-    pub job: Option<JobDef>,
+    /// A job table for `submit`, a job's name for the job actions. Not
+    /// `Spanned`: written as dotted keys (`job.name = ...`) the table is an
+    /// implicit one without a span; errors point into it instead.
+    pub job: Option<JobRef>,
+    /// `set_priority` only: very_high | high | normal | low | very_low.
+    pub priority: Option<Spanned<String>>,
+    /// `move_job` only: the pool to move the job to.
+    pub pool: Option<Spanned<String>>,
+}
+
+/// An event's `job`: a whole job (`submit`) or a submitted job's name.
+#[derive(Debug)]
+pub enum JobRef {
+    Def(Box<JobDef>),
+    Name(String),
+}
+
+impl<'de> Deserialize<'de> for JobRef {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = JobRef;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a job table (submit) or a job's name (kill_job, set_priority, move_job)")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<JobRef, E> {
+                Ok(JobRef::Name(s.to_string()))
+            }
+            fn visit_map<M: de::MapAccess<'de>>(self, m: M) -> Result<JobRef, M::Error> {
+                JobDef::deserialize(de::value::MapAccessDeserializer::new(m))
+                    .map(|j| JobRef::Def(Box::new(j)))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// A duration string such as `"20s"`, in milliseconds.

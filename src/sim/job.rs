@@ -519,6 +519,8 @@ pub struct Job {
     pub cleanup_ms: Option<Ms>,
     pub job_task_attempts: [u16; 2],
     pub finished_at: Option<Ms>,
+    /// Killed (`kill_job`): `finished_at` is when.
+    pub killed: bool,
     pub map_end: Option<Ms>,
     /// The first time every map was done (`map_end` moves later if a node
     /// failure loses outputs and maps re-run; this does not).
@@ -620,6 +622,7 @@ impl Job {
             cleanup_ms: None,
             job_task_attempts: [0; 2],
             finished_at: None,
+            killed: false,
             map_end: None,
             first_map_end: None,
             shuffle_end: None,

@@ -164,6 +164,24 @@ impl World {
         self.request_oob(node);
     }
 
+    /// Job `j` is killed: its running set-up or clean-up task is killed
+    /// and it waits for neither any more.
+    pub(super) fn kill_job_tasks(&mut self, j: JobId) {
+        let running: Vec<u32> = self
+            .running_job_tasks
+            .iter()
+            .copied()
+            .filter(|&id| self.job_tasks[id as usize].job == j)
+            .collect();
+        for id in running {
+            let node = self.job_tasks[id as usize].node;
+            self.stop_job_task(id, Outcome::Killed);
+            self.request_oob(node);
+        }
+        self.awaiting_setup.retain(|&x| x != j);
+        self.awaiting_cleanup.retain(|&x| x != j);
+    }
+
     /// Node `n` failed: its set-up and clean-up tasks fail, and their jobs
     /// wait for another heartbeat to run them again.
     pub(super) fn fail_job_tasks(&mut self, n: NodeId) {

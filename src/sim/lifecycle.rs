@@ -415,6 +415,10 @@ impl World {
 
     /// Job `j` finishes (its tasks done, its commit too).
     pub(super) fn job_committed(&mut self, j: JobId) {
+        if self.jobs[j as usize].is_done() {
+            // Killed during its commit.
+            return;
+        }
         self.metrics.advance(self.now);
         let pool = self.jobs[j as usize].pool as usize;
         self.jobs[j as usize].finished_at = Some(self.now);

@@ -8,6 +8,7 @@
 //! - `world`: the cluster and its jobs, and what policies query;
 //! - `lifecycle`: launching and ending attempts, job arrival and finish;
 //! - `jobtask`: Hadoop 1.x's job set-up and clean-up tasks;
+//! - `jobaction`: killing a job, setting its priority, moving its pool;
 //! - `shuffle`, `failure`, `speculation`: the reducer's copy, node
 //!   failures, speculative copies;
 //! - `calendar`, `cluster`, `hdfs`, `job`, `metrics`, `rng`: the pieces.
@@ -19,6 +20,7 @@ mod failure;
 pub mod hdfs;
 pub mod heartbeat;
 pub mod job;
+mod jobaction;
 pub mod jobtask;
 mod lifecycle;
 pub mod metrics;

@@ -257,6 +257,11 @@ pub trait Policy: Send {
 
     fn job_finished(&mut self, _w: &World, _job: JobId) {}
 
+    /// A person set the job's priority or moved it to another pool
+    /// (`set_priority`, `move_job`): a policy that keeps either of its own
+    /// brings it up to date.
+    fn job_updated(&mut self, _w: &World, _job: JobId) {}
+
     /// Assign tasks to `hb.node`'s free slots.
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>);
 

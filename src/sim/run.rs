@@ -8,7 +8,7 @@ use super::policy::{
     BuildCtx, BuildError, Inspection, Observer, Policy, PolicyFactory, ReleaseWindow,
 };
 use super::world::{Notable, PolicySwitch, World};
-use crate::model::{Action, EventSpec, JobSpec, Ms, NodeId, PolicySpec, Scenario};
+use crate::model::{Action, EventSpec, JobSpec, Ms, NodeId, PolicySpec, Priority, Scenario};
 
 /// Everything that can change a run from outside: scripted `[[events]]`
 /// and the TUI both go through [`Sim::command`].
@@ -24,6 +24,13 @@ pub enum Command {
     FailNode(NodeId),
     /// The node comes back, empty; its heartbeats resume.
     RecoverNode(NodeId),
+    /// `hadoop job -kill`: the named job's attempts are killed and it is
+    /// done now.
+    KillJob(String),
+    /// `hadoop job -set-priority`.
+    SetPriority(String, Priority),
+    /// The fair scheduler's move of a job to another pool.
+    MoveJob(String, String),
 }
 
 /// One `--inspect` line.
@@ -47,6 +54,10 @@ pub enum SimError {
     NoSuchNode(NodeId),
     #[error("unknown pool \"{0}\"")]
     UnknownPool(String),
+    #[error("no job named \"{0}\" has been submitted")]
+    NoSuchJob(String),
+    #[error("job \"{0}\" has already finished")]
+    JobFinished(String),
     #[error("a job named \"{0}\" already exists")]
     DuplicateJob(String),
     #[error("a job needs at least one map")]
@@ -365,6 +376,9 @@ impl Sim {
                         self.w.pending_submits -= 1;
                         Command::Submit(j)
                     }
+                    Action::KillJob(j) => Command::KillJob(j),
+                    Action::SetPriority(j, p) => Command::SetPriority(j, p),
+                    Action::MoveJob(j, p) => Command::MoveJob(j, p),
                 };
                 // Validated at load time; a failure here goes to the log,
                 // not fatal.
@@ -561,6 +575,20 @@ impl Sim {
         r
     }
 
+    /// The submitted, unfinished job named `name`.
+    fn live_job(&self, name: &str) -> Result<crate::model::JobId, SimError> {
+        let job = self
+            .w
+            .jobs
+            .iter()
+            .find(|j| j.name == name && j.arrived)
+            .ok_or_else(|| SimError::NoSuchJob(name.to_string()))?;
+        if job.is_done() {
+            return Err(SimError::JobFinished(name.to_string()));
+        }
+        Ok(job.id)
+    }
+
     fn apply(&mut self, cmd: Command) -> Result<(), SimError> {
         match cmd {
             Command::Heartbeat(n) => {
@@ -582,6 +610,26 @@ impl Sim {
                 // Arrives at once: the submitter sees it in the queue now.
                 self.w.arrive(id);
                 self.announce();
+            }
+            Command::KillJob(name) => {
+                let j = self.live_job(&name)?;
+                self.w.kill_job(j);
+            }
+            Command::SetPriority(name, p) => {
+                let j = self.live_job(&name)?;
+                self.w.set_priority(j, p);
+                self.policy.job_updated(&self.w, j);
+            }
+            Command::MoveJob(name, pool) => {
+                let j = self.live_job(&name)?;
+                let to = self
+                    .w
+                    .pools
+                    .iter()
+                    .position(|p| p.name == pool)
+                    .ok_or(SimError::UnknownPool(pool))?;
+                self.w.move_job(j, to as crate::model::PoolId);
+                self.policy.job_updated(&self.w, j);
             }
             Command::SwitchPolicy(spec) => {
                 let ctx = BuildCtx {

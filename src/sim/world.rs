@@ -34,6 +34,12 @@ pub struct PoolStats {
 pub enum Notable {
     Submitted(JobId),
     Finished(JobId),
+    /// Killed by a person (`kill_job`).
+    Killed(JobId),
+    /// Its priority was set (`set_priority`).
+    Reprioritized(JobId),
+    /// Moved to another pool (`move_job`).
+    Moved(JobId),
     Switched {
         from: String,
         to: String,

@@ -128,6 +128,25 @@ pub const KEYS: &[(Ctx, KeyCode, Action, &str)] = &[
         "Jobs view order: by submit, progress, name",
     ),
     (
+        Ctx::Main,
+        KeyCode::Char('K'),
+        Action::KillJob,
+        "kill the selected job (asks y / n)",
+    ),
+    (
+        Ctx::Main,
+        KeyCode::Char('>'),
+        Action::RaisePriority,
+        "raise / lower the selected job's priority",
+    ),
+    (Ctx::Main, KeyCode::Char('<'), Action::LowerPriority, ""),
+    (
+        Ctx::Main,
+        KeyCode::Char('m'),
+        Action::MoveJob,
+        "move the selected job to another pool",
+    ),
+    (
         Ctx::Any,
         KeyCode::PageUp,
         Action::PageUp,

@@ -11,7 +11,7 @@ use super::scheduler::check_policy;
 use super::{duplicate_job, fp_value, Cx, MAX_COUNT, MAX_TASKS, R};
 use crate::error::InputError;
 use crate::model::{Action, EventSpec, JobSpec, Ms, NodeId, Priority};
-use crate::scenario::schema::{Dur, EventDef, JobDef, WorkloadDef};
+use crate::scenario::schema::{Dur, EventDef, JobDef, JobRef, WorkloadDef};
 use crate::scenario::workload::{self, PoissonParams};
 use crate::scenario::{profiles, rumen};
 
@@ -659,12 +659,77 @@ impl JobEnv<'_> {
         };
         let policy_span = e.policy.as_ref().map(|p| p.span());
         let node_span = e.node.as_ref().map(|n| n.span());
-        let job_span = e.job.as_ref().map(|j| j.name.span());
+        let action_span = Some(e.action.span());
+        let job_span = match &e.job {
+            Some(JobRef::Def(j)) => Some(j.name.span()),
+            Some(JobRef::Name(_)) => action_span.clone(),
+            None => None,
+        };
+        let is_job_action = matches!(action, "kill_job" | "set_priority" | "move_job");
+        if !is_job_action {
+            only(e.priority.is_some(), "priority", "set_priority", e.priority.as_ref().map(|p| p.span()))?;
+            only(e.pool.is_some(), "pool", "move_job", e.pool.as_ref().map(|p| p.span()))?;
+        }
+        if action != "submit" && !is_job_action {
+            only(e.job.is_some(), "job", "submit", job_span.clone())?;
+        }
         let at = e.at.0;
         match action {
+            "kill_job" | "set_priority" | "move_job" => {
+                only(e.policy.is_some(), "policy", "switch_policy", policy_span)?;
+                only(e.node.is_some(), "node", "heartbeat", node_span)?;
+                if action != "set_priority" {
+                    only(e.priority.is_some(), "priority", "set_priority", e.priority.as_ref().map(|p| p.span()))?;
+                }
+                if action != "move_job" {
+                    only(e.pool.is_some(), "pool", "move_job", e.pool.as_ref().map(|p| p.span()))?;
+                }
+                let name = match &e.job {
+                    Some(JobRef::Name(n)) => n.clone(),
+                    Some(JobRef::Def(j)) => {
+                        return Err(cx.at(
+                            &j.name,
+                            format!("{action} names a submitted job; expected job = \"NAME\""),
+                        ))
+                    }
+                    None => {
+                        return Err(cx.at(
+                            &e.action,
+                            format!("{action} needs a job; expected job = \"NAME\""),
+                        ))
+                    }
+                };
+                let action = match action {
+                    "kill_job" => Action::KillJob(name),
+                    "set_priority" => {
+                        let Some(p) = &e.priority else {
+                            return Err(cx.at(
+                                &e.action,
+                                "set_priority needs a priority; expected priority = \"very_high\" | \"high\" | \"normal\" | \"low\" | \"very_low\"",
+                            ));
+                        };
+                        let prio = crate::model::Priority::parse(p.get_ref()).ok_or_else(|| {
+                            cx.at(
+                                p,
+                                format!(
+                                    "unknown priority \"{}\"; expected one of: very_high, high, normal, low, very_low",
+                                    p.get_ref()
+                                ),
+                            )
+                        })?;
+                        Action::SetPriority(name, prio)
+                    }
+                    _ => {
+                        let Some(pool) = &e.pool else {
+                            return Err(cx.at(&e.action, "move_job needs a pool; expected pool = \"NAME\""));
+                        };
+                        Action::MoveJob(name, pool.get_ref().clone())
+                    }
+                };
+                Ok(vec![EventSpec { at, action }])
+            }
             "switch_policy" => {
                 only(e.node.is_some(), "node", "heartbeat", node_span)?;
-                only(e.job.is_some(), "job", "submit", job_span)?;
                 let Some(p) = &e.policy else {
                     return Err(cx.at(
                         &e.action,
@@ -679,7 +744,6 @@ impl JobEnv<'_> {
             }
             "heartbeat" => {
                 only(e.policy.is_some(), "policy", "switch_policy", policy_span)?;
-                only(e.job.is_some(), "job", "submit", job_span)?;
                 let Some(n) = &e.node else {
                     return Err(cx.at(
                         &e.action,
@@ -694,11 +758,14 @@ impl JobEnv<'_> {
             "submit" => {
                 only(e.policy.is_some(), "policy", "switch_policy", policy_span)?;
                 only(e.node.is_some(), "node", "heartbeat", node_span)?;
-                let Some(job) = &e.job else {
-                    return Err(cx.at(
-                        &e.action,
-                        "submit needs a job; expected job = { name = \"...\", profile = \"...\", input = \"...\" }",
-                    ));
+                let job = match &e.job {
+                    Some(JobRef::Def(job)) => job,
+                    Some(JobRef::Name(_)) | None => {
+                        return Err(cx.at(
+                            &e.action,
+                            "submit needs a job; expected job = { name = \"...\", profile = \"...\", input = \"...\" }",
+                        ))
+                    }
                 };
                 if let Some(s) = &job.submit {
                     return Err(cx.at(
@@ -720,7 +787,6 @@ impl JobEnv<'_> {
             }
             "fail_node" | "recover_node" => {
                 only(e.policy.is_some(), "policy", "switch_policy", policy_span)?;
-                only(e.job.is_some(), "job", "submit", job_span)?;
                 let Some(n) = &e.node else {
                     return Err(cx.at(
                         &e.action,
@@ -740,7 +806,7 @@ impl JobEnv<'_> {
             other => Err(cx.at(
                 &e.action,
                 format!(
-                    "unknown action \"{other}\"; expected one of: switch_policy, heartbeat, submit, fail_node, recover_node"
+                    "unknown action \"{other}\"; expected one of: switch_policy, heartbeat, submit, fail_node, recover_node, kill_job, set_priority, move_job"
                 ),
             )),
         }

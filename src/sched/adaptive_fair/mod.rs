@@ -337,6 +337,13 @@ impl Policy for AdaptiveFair {
         self.refresh(w);
     }
 
+    /// A priority set by hand replaces mechanism 5's adjusted one (which
+    /// goes on adjusting from it); a pool move re-sorts the pools.
+    fn job_updated(&mut self, w: &World, j: JobId) {
+        self.state_mut(w, j).prio = w.job(j).priority;
+        self.refresh(w);
+    }
+
     fn maintain(&mut self, hb: &mut Heartbeat<'_>) {
         let now = hb.world().now;
         if self

@@ -31,6 +31,21 @@ impl App {
                             clock(job.finished_at.unwrap_or(*t) - job.submit)
                         )
                     }
+                    Notable::Killed(j) => {
+                        let job = w.job(*j);
+                        format!(
+                            "killed {} after {}",
+                            job.name,
+                            clock(job.finished_at.unwrap_or(*t) - job.submit)
+                        )
+                    }
+                    Notable::Reprioritized(j) => {
+                        let job = w.job(*j);
+                        format!("{} now at priority {}", job.name, job.priority.as_str())
+                    }
+                    Notable::Moved(j) => {
+                        format!("moved {} to pool {}", w.job(*j).name, w.pool_name(*j))
+                    }
                     Notable::Switched { from, to } => format!("policy switched {from} → {to}"),
                     Notable::CommandFailed(e) => format!("scripted event failed: {e}"),
                     Notable::NodeFailed {

@@ -3,6 +3,7 @@
 //! draws a state. Nothing here knows about terminals, so every behaviour is
 //! testable without one, and the recorder drives the same code offscreen.
 
+mod jobact;
 mod log;
 mod select;
 mod session;
@@ -121,6 +122,15 @@ pub enum Overlay {
     Filter {
         draft: String,
     },
+    /// `K`: kill this job? (y / n).
+    ConfirmKill {
+        job: JobId,
+    },
+    /// `m`: the pool to move this job to.
+    MovePool {
+        job: JobId,
+        selected: usize,
+    },
 }
 
 impl Overlay {
@@ -130,7 +140,11 @@ impl Overlay {
     pub fn freezes_clock(&self) -> bool {
         matches!(
             self,
-            Overlay::Picker { .. } | Overlay::Submit(_) | Overlay::Filter { .. }
+            Overlay::Picker { .. }
+                | Overlay::Submit(_)
+                | Overlay::Filter { .. }
+                | Overlay::ConfirmKill { .. }
+                | Overlay::MovePool { .. }
         )
     }
 }
@@ -180,6 +194,12 @@ pub enum Action {
     /// The Jobs view: open the filter, cycle the sort order.
     OpenFilter,
     CycleSort,
+    /// The selected job: kill it (after a confirmation), raise or lower
+    /// its priority a level, move it to another pool (a picker).
+    KillJob,
+    RaisePriority,
+    LowerPriority,
+    MoveJob,
 }
 
 /// What the last frame showed of a scrollable list: the first row, how
@@ -385,6 +405,8 @@ impl App {
             (Overlay::Picker { .. }, a) => self.update_picker(a),
             (Overlay::Detail { .. }, a) => self.update_detail(a),
             (Overlay::Filter { .. }, a) => self.update_filter(a),
+            (Overlay::ConfirmKill { .. }, a) => self.update_confirm_kill(a),
+            (Overlay::MovePool { .. }, a) => self.update_move_pool(a),
             (Overlay::Submit(_), a) => self.update_submit(a),
             (Overlay::Inspector { .. }, a) => self.update_inspector(a),
             (Overlay::Help, Action::Close | Action::OpenHelp) => {
@@ -476,6 +498,10 @@ impl App {
                 self.jobs_sort = self.jobs_sort.next();
                 self.keep_selected_job_in_view();
             }
+            Action::KillJob => self.ask_kill(),
+            Action::RaisePriority => self.shift_priority(true),
+            Action::LowerPriority => self.shift_priority(false),
+            Action::MoveJob => self.open_move_pool(),
             _ => {}
         }
     }

@@ -104,7 +104,17 @@ fn duration(ms: Ms) -> Value {
 fn event_toml(e: &EventSpec) -> Result<Table, String> {
     let mut t = Table::new();
     t.insert("at".into(), duration(e.at));
+    let name = |n: &str| Value::String(n.to_string());
     let (action, key, value) = match &e.action {
+        Action::KillJob(j) => ("kill_job", "job", name(j)),
+        Action::SetPriority(j, p) => {
+            t.insert("priority".into(), name(p.as_str()));
+            ("set_priority", "job", name(j))
+        }
+        Action::MoveJob(j, pool) => {
+            t.insert("pool".into(), name(pool));
+            ("move_job", "job", name(j))
+        }
         Action::SwitchPolicy(p) => ("switch_policy", "policy", Value::String(p.label())),
         Action::Heartbeat(n) => ("heartbeat", "node", Value::Integer(*n as i64)),
         Action::FailNode(n) => ("fail_node", "node", Value::Integer(*n as i64)),

@@ -234,7 +234,8 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
                             JobState::Finishing => ("clean-up".to_string(), Style::default()),
                             JobState::Done => (
                                 format!(
-                                    "done {}",
+                                    "{} {}",
+                                    if job.killed { "killed" } else { "done" },
                                     dur(job
                                         .finished_at
                                         .unwrap_or(w.now)

@@ -62,6 +62,8 @@ pub fn render(app: &App, f: &mut Frame) {
         Overlay::Help => overlays::help(app, f),
         Overlay::Detail { job, row } => overlays::detail(app, f, *job, *row),
         Overlay::Filter { .. } => {}
+        Overlay::ConfirmKill { job } => overlays::confirm_kill(app, f, *job),
+        Overlay::MovePool { job, selected } => overlays::move_pool(app, f, *job, *selected),
     }
 }
 
@@ -248,6 +250,9 @@ fn render_footer(app: &App, f: &mut Frame, area: Rect, help_scrolls: bool) {
             ("enter", "tasks", if sel_jobs { 6 } else { 99 }),
             ("/", "filter", if app.view == View::Jobs { 6 } else { 99 }),
             ("o", "order", if app.view == View::Jobs { 7 } else { 99 }),
+            ("K", "kill", if sel_jobs { 8 } else { 99 }),
+            ("<>", "priority", if sel_jobs { 9 } else { 99 }),
+            ("m", "move", if sel_jobs { 9 } else { 99 }),
             ("f/r", "fail/recover", if sel_nodes { 7 } else { 99 }),
             ("↑↓", "scroll", if scroll && !sel_jobs { 7 } else { 99 }),
             ("PgUp/PgDn", "page", if scroll { 8 } else { 99 }),
@@ -287,6 +292,12 @@ fn render_footer(app: &App, f: &mut Frame, area: Rect, help_scrolls: bool) {
             ("space", "pause", 2),
             ("esc", "close", 0),
             ("q", "quit", 1),
+        ],
+        Overlay::ConfirmKill { .. } => vec![("y", "kill", 0), ("n/esc", "keep", 0)],
+        Overlay::MovePool { .. } => vec![
+            ("↑↓/jk", "choose", 1),
+            ("enter", "move now", 1),
+            ("esc", "cancel", 0),
         ],
         Overlay::Filter { .. } => vec![
             ("type", "job or pool", 2),

@@ -3,6 +3,7 @@
 
 mod detail;
 mod help;
+mod jobact;
 mod inspector;
 mod picker;
 mod submit;
@@ -10,6 +11,7 @@ mod submit;
 pub use detail::detail;
 pub use help::{help, help_scrolls};
 pub use inspector::inspector;
+pub use jobact::{confirm_kill, move_pool};
 pub use picker::picker;
 pub use submit::submit;
 

@@ -1,0 +1,123 @@
+//! Acting on a submitted job, as Hadoop 1.x lets a person do it:
+//! `hadoop job -kill` (every attempt killed, the job done as KILLED),
+//! `hadoop job -set-priority` (the queue order and the fair scheduler's job
+//! weight follow at the next heartbeat) and the fair scheduler's move of a
+//! job to another pool (its web UI's pool menu: the job's running tasks
+//! count against the new pool from then on).
+//!
+//! A moved job keeps its place: a job already running stays running even
+//! if the new pool is at its `max_running_jobs`, one held back by its old
+//! pool's limit is reconsidered against the new pool's, and the old pool's
+//! first held-back job may start in the room the move left.
+
+use super::job::Outcome;
+use super::world::{Notable, World};
+use crate::model::{JobId, PoolId, Priority};
+
+impl World {
+    /// Whether job `j` counts against its pool's running-job limit (arrived
+    /// and not held back by it).
+    fn holds_pool_place(&self, j: JobId) -> bool {
+        let job = &self.jobs[j as usize];
+        job.arrived && !job.is_done() && !self.waiting.contains(&j)
+    }
+
+    /// Kills job `j`: its attempts and any set-up or clean-up task are
+    /// killed, nothing of it is scheduled again, and it is done now.
+    pub(super) fn kill_job(&mut self, j: JobId) {
+        self.metrics.advance(self.now);
+        let held = self.holds_pool_place(j);
+        let live: Vec<_> = {
+            let job = &self.jobs[j as usize];
+            let maps = job.maps.iter().flat_map(|m| m.live.iter().copied());
+            maps.chain(job.reduces.iter().flat_map(|r| r.live.iter().copied()))
+                .collect()
+        };
+        for a in live {
+            self.stop_attempt(a, Outcome::Killed);
+        }
+        self.kill_job_tasks(j);
+        self.waiting.retain(|&x| x != j);
+        self.committing.retain(|&x| x != j);
+        self.active.retain(|&x| x != j);
+        self.to_announce.retain(|&x| x != j);
+        let job = &mut self.jobs[j as usize];
+        job.killed = true;
+        job.runnable = false;
+        job.maps_pending = 0;
+        job.reduces_pending = 0;
+        job.finished_at = Some(self.now);
+        job.forget_source_places();
+        self.finished_now.push(j);
+        self.notables.push((self.now, Notable::Killed(j)));
+        self.unfinished -= 1;
+        self.last_progress = self.now;
+        if held {
+            let pool = self.jobs[j as usize].pool as usize;
+            self.pool_stats[pool].runnable_jobs -= 1;
+            self.metrics.pool_active[pool] -= 1;
+            self.admit_waiting(pool as PoolId);
+        }
+    }
+
+    /// Sets job `j`'s priority (Hadoop's five levels).
+    pub(super) fn set_priority(&mut self, j: JobId, p: Priority) {
+        self.jobs[j as usize].priority = p;
+        self.notables.push((self.now, Notable::Reprioritized(j)));
+    }
+
+    /// Moves job `j` to pool `to`, its running tasks with it.
+    pub(super) fn move_job(&mut self, j: JobId, to: PoolId) {
+        let from = self.jobs[j as usize].pool;
+        if from == to {
+            return;
+        }
+        self.metrics.advance(self.now);
+        let held = self.holds_pool_place(j);
+        let (maps, reduces) = {
+            let job = &self.jobs[j as usize];
+            let maps: u32 = job.maps.iter().map(|m| m.live.len() as u32).sum();
+            let reduces: u32 = job.reduces.iter().map(|r| r.live.len() as u32).sum();
+            (maps, reduces)
+        };
+        let (f, t) = (from as usize, to as usize);
+        self.pool_stats[f].running_maps -= maps;
+        self.pool_stats[f].running_reduces -= reduces;
+        self.pool_stats[t].running_maps += maps;
+        self.pool_stats[t].running_reduces += reduces;
+        let n = i64::from(maps + reduces);
+        self.metrics.pool_running[f] -= n;
+        self.metrics.pool_running[t] += n;
+        if held {
+            self.pool_stats[f].runnable_jobs -= 1;
+            self.metrics.pool_active[f] -= 1;
+            self.pool_stats[t].runnable_jobs += 1;
+            self.metrics.pool_active[t] += 1;
+        }
+        self.jobs[j as usize].pool = to;
+        self.notables.push((self.now, Notable::Moved(j)));
+        if held {
+            self.admit_waiting(from);
+        } else if self.waiting.contains(&j) {
+            let limit = self.pools[t].max_running_jobs.unwrap_or(u32::MAX);
+            if self.pool_stats[t].runnable_jobs < limit {
+                self.waiting.retain(|&x| x != j);
+                self.make_runnable(j);
+            }
+        }
+    }
+
+    /// The first job held back by `pool`'s running-job limit starts if
+    /// the pool has room for it now.
+    fn admit_waiting(&mut self, pool: PoolId) {
+        let p = pool as usize;
+        let limit = self.pools[p].max_running_jobs.unwrap_or(u32::MAX);
+        if self.pool_stats[p].runnable_jobs >= limit {
+            return;
+        }
+        if let Some(pos) = self.waiting.iter().position(|&w| self.jobs[w as usize].pool == pool) {
+            let w = self.waiting.remove(pos);
+            self.make_runnable(w);
+        }
+    }
+}
