@@ -7,6 +7,7 @@ pub mod app;
 pub mod index;
 pub mod keymap;
 pub mod offscreen;
+pub mod palette;
 pub mod record;
 pub mod term;
 pub mod theme;

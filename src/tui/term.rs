@@ -146,8 +146,12 @@ async fn event_loop(
     // A failpoint for the test that a panic restores the terminal: set,
     // the TUI panics once its first frame is on screen.
     let panic_on_purpose = std::env::var_os("SLOTSIM_TEST_PANIC").is_some();
+    let palette = super::palette::Palette::detect();
     loop {
-        let completed = terminal.draw(|f| views::render(app, f))?;
+        let completed = terminal.draw(|f| {
+            views::render(app, f);
+            palette.apply(f.buffer_mut());
+        })?;
         if let Some(c) = cast.as_mut() {
             c.frame(started.elapsed().as_secs_f64(), completed.buffer)?;
         }

@@ -38,7 +38,7 @@ pub fn move_pool(app: &App, f: &mut Frame, job: JobId, selected: usize) {
     let w = &app.sim.w;
     let pools = &w.pools;
     let room = f.area().height.saturating_sub(2);
-    let area = centered(f, 50, (pools.len() as u16 + 4).min(room));
+    let area = centered(f, 64, (pools.len() as u16 + 4).min(room));
     f.render_widget(Clear, area);
     let rows = area.height.saturating_sub(3) as usize;
     let first = selected
@@ -61,8 +61,11 @@ pub fn move_pool(app: &App, f: &mut Frame, job: JobId, selected: usize) {
             Span::styled(format!(" {} ", p.name), style),
             Span::styled(
                 format!(
-                    " {} jobs, {} maps + {} reduces running",
-                    s.runnable_jobs, s.running_maps, s.running_reduces
+                    " {} job{} · {} maps, {} reduces running",
+                    s.runnable_jobs,
+                    if s.runnable_jobs == 1 { "" } else { "s" },
+                    s.running_maps,
+                    s.running_reduces
                 ),
                 theme::dim(),
             ),
