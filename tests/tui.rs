@@ -1468,8 +1468,39 @@ fn jobs_filter_and_order() {
     let mut sorted = names.clone();
     sorted.sort();
     assert_eq!(names, sorted);
+    // Then every column; O reverses; a click on a header sorts by it.
     keys(&mut a, "o");
-    assert!(screen(&a, 120, 36).contains("by submit"));
+    assert!(screen(&a, 120, 36).contains("by pool"));
+    let pools = |a: &App| -> Vec<String> {
+        slotsim::tui::app::job_rows(a)
+            .iter()
+            .map(|(j, _)| a.sim.w.pool_name(*j).to_string())
+            .collect()
+    };
+    let by_pool = pools(&a);
+    assert!(by_pool.windows(2).all(|p| p[0] <= p[1]), "{by_pool:?}");
+    keys(&mut a, "O");
+    assert!(screen(&a, 120, 36).contains("by pool, reversed"));
+    let reversed = pools(&a);
+    assert!(reversed.windows(2).all(|p| p[0] >= p[1]), "{reversed:?}");
+    assert_ne!(by_pool, reversed);
+    use slotsim::tui::app::{Sort, Target};
+    let _ = screen(&a, 120, 36);
+    click(&mut a, Target::Sort(Sort::Submitted));
+    assert_eq!((a.jobs_sort, a.jobs_reversed), (Sort::Submitted, false));
+    let s = screen(&a, 120, 36);
+    assert!(s.contains("by submitted") && s.contains("submitted▾"), "{s}");
+    let submits: Vec<u64> = slotsim::tui::app::job_rows(&a)
+        .iter()
+        .map(|(j, _)| a.sim.w.job(*j).submit)
+        .collect();
+    assert!(submits.windows(2).all(|p| p[0] <= p[1]), "{submits:?}");
+    click(&mut a, Target::Sort(Sort::Submitted));
+    assert!(a.jobs_reversed, "a second click reverses");
+    for _ in 0..Sort::ALL.len() - Sort::ALL.iter().position(|&s| s == Sort::Submitted).unwrap() {
+        keys(&mut a, "o");
+    }
+    assert!(screen(&a, 120, 36).contains("by submit "), "back to the start");
 }
 
 #[test]

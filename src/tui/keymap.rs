@@ -125,7 +125,13 @@ pub const KEYS: &[(Ctx, KeyCode, Action, &str)] = &[
         Ctx::Main,
         KeyCode::Char('o'),
         Action::CycleSort,
-        "Jobs view order: by submit, progress, name",
+        "Jobs view order: submit, progress, name, then every column (a click on a header sorts by it)",
+    ),
+    (
+        Ctx::Main,
+        KeyCode::Char('O'),
+        Action::ReverseSort,
+        "reverse the Jobs view's order",
     ),
     (
         Ctx::Main,

@@ -10,7 +10,9 @@ mod session;
 mod submit;
 
 pub use log::{clock, count, dur, noun};
-pub use select::{job_progress, job_rows, overview_jobs, Hit, JobState, Sort, Target};
+pub use select::{
+    job_progress, job_rows, overview_jobs, policy_number, Hit, JobState, Sort, Target, VALUE_KEYS,
+};
 
 use super::index::RunIndex;
 use crate::model::{JobId, Ms, NodeId, PolicySpec, Scenario};
@@ -194,6 +196,10 @@ pub enum Action {
     /// The Jobs view: open the filter, cycle the sort order.
     OpenFilter,
     CycleSort,
+    /// Reverse the Jobs view's order (`O`); sort by a column (a click on
+    /// its header: again reverses).
+    ReverseSort,
+    SortBy(Sort),
     /// The selected job: kill it (after a confirmation), raise or lower
     /// its priority a level, move it to another pool (a picker).
     KillJob,
@@ -291,6 +297,7 @@ pub struct App {
     /// The Jobs view's filter (matches job name or pool) and sort order.
     pub jobs_filter: String,
     pub jobs_sort: Sort,
+    pub jobs_reversed: bool,
     /// Sub-millisecond remainder of simulated time not yet advanced.
     carry: f64,
     submitted: u32,
@@ -347,6 +354,7 @@ impl App {
             sel_job: None,
             jobs_filter: String::new(),
             jobs_sort: Sort::Submit,
+            jobs_reversed: false,
             carry: 0.0,
             submitted: 0,
         };
@@ -496,6 +504,17 @@ impl App {
             Action::CycleSort => {
                 self.view = View::Jobs;
                 self.jobs_sort = self.jobs_sort.next();
+                self.jobs_reversed = false;
+                self.keep_selected_job_in_view();
+            }
+            Action::ReverseSort => {
+                self.view = View::Jobs;
+                self.jobs_reversed = !self.jobs_reversed;
+                self.keep_selected_job_in_view();
+            }
+            Action::SortBy(s) => {
+                self.jobs_reversed = self.jobs_sort == s && !self.jobs_reversed;
+                self.jobs_sort = s;
                 self.keep_selected_job_in_view();
             }
             Action::KillJob => self.ask_kill(),

@@ -25,7 +25,8 @@ pub enum JobState {
     Done,
 }
 
-/// The Jobs view's order (`o` cycles it).
+/// The Jobs view's order: `o` cycles it, `O` reverses it, a click on a
+/// column's header sorts by that column (again: reversed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sort {
     /// Runnable jobs by submission, then waiting ones, then the finished
@@ -33,17 +34,39 @@ pub enum Sort {
     Submit,
     /// Most progress first.
     Progress,
-    /// By name.
+    /// By name, numbers by value.
     Name,
+    Pool,
+    /// Running, queued, set-up, clean-up, waiting, done.
+    State,
+    /// Most maps (reduces) pending and running first.
+    Maps,
+    Reds,
+    /// By submission time alone.
+    Submitted,
+    /// Finished first, by finish time; unfinished last.
+    Finished,
+    /// The current policy's value column, largest first.
+    Value,
 }
 
 impl Sort {
+    pub const ALL: [Sort; 10] = [
+        Sort::Submit,
+        Sort::Progress,
+        Sort::Name,
+        Sort::Pool,
+        Sort::State,
+        Sort::Maps,
+        Sort::Reds,
+        Sort::Submitted,
+        Sort::Finished,
+        Sort::Value,
+    ];
+
     pub fn next(self) -> Sort {
-        match self {
-            Sort::Submit => Sort::Progress,
-            Sort::Progress => Sort::Name,
-            Sort::Name => Sort::Submit,
-        }
+        let i = Sort::ALL.iter().position(|&s| s == self).unwrap_or(0);
+        Sort::ALL[(i + 1) % Sort::ALL.len()]
     }
 
     pub fn label(self) -> &'static str {
@@ -51,6 +74,13 @@ impl Sort {
             Sort::Submit => "submit",
             Sort::Progress => "progress",
             Sort::Name => "name",
+            Sort::Pool => "pool",
+            Sort::State => "state",
+            Sort::Maps => "maps",
+            Sort::Reds => "reduces",
+            Sort::Submitted => "submitted",
+            Sort::Finished => "finished",
+            Sort::Value => "policy value",
         }
     }
 }
@@ -123,17 +153,72 @@ pub fn job_rows(app: &App) -> Vec<(JobId, JobState)> {
                 || w.pool_name(j).to_lowercase().contains(&filter)
         });
     }
-    match app.jobs_sort {
-        Sort::Submit => {}
-        Sort::Progress => order.sort_by(|a, b| {
-            job_progress(w.job(b.0))
-                .total_cmp(&job_progress(w.job(a.0)))
-                .then(a.0.cmp(&b.0))
-        }),
-        Sort::Name => order
-            .sort_by(|a, b| natural_cmp(&w.job(a.0).name, &w.job(b.0).name).then(a.0.cmp(&b.0))),
+    let rank = |s: JobState| match s {
+        JobState::Running => 0,
+        JobState::Queued => 1,
+        JobState::SetUp => 2,
+        JobState::Finishing => 3,
+        JobState::Waiting => 4,
+        JobState::Done => 5,
+    };
+    let value = |j: JobId| policy_number(app, &w.job(j).name).unwrap_or(f64::NEG_INFINITY);
+    let job = |j: JobId| w.job(j);
+    // Each order breaks ties by the default one (the rows' place now).
+    let place: Vec<(JobId, usize)> = order.iter().enumerate().map(|(i, &(j, _))| (j, i)).collect();
+    let at = |j: JobId| place.iter().find(|p| p.0 == j).map_or(0, |p| p.1);
+    let cmp = |a: &(JobId, JobState), b: &(JobId, JobState)| -> std::cmp::Ordering {
+        let (ja, jb) = (job(a.0), job(b.0));
+        match app.jobs_sort {
+            Sort::Submit => std::cmp::Ordering::Equal,
+            Sort::Progress => job_progress(jb).total_cmp(&job_progress(ja)),
+            Sort::Name => natural_cmp(&ja.name, &jb.name),
+            Sort::Pool => natural_cmp(w.pool_name(a.0), w.pool_name(b.0)),
+            Sort::State => rank(a.1).cmp(&rank(b.1)),
+            Sort::Maps => (jb.maps_pending + jb.maps_running).cmp(&(ja.maps_pending + ja.maps_running)),
+            Sort::Reds => {
+                (jb.reduces_pending + jb.reduces_running).cmp(&(ja.reduces_pending + ja.reduces_running))
+            }
+            Sort::Submitted => ja.submit.cmp(&jb.submit),
+            Sort::Finished => match (ja.finished_at, jb.finished_at) {
+                (Some(x), Some(y)) => x.cmp(&y),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => std::cmp::Ordering::Equal,
+            },
+            Sort::Value => value(b.0).total_cmp(&value(a.0)),
+        }
+    };
+    if app.jobs_sort != Sort::Submit || app.jobs_reversed {
+        let mut keyed = order.clone();
+        keyed.sort_by(|a, b| {
+            let o = cmp(a, b);
+            let o = if app.jobs_reversed { o.reverse() } else { o };
+            o.then(at(a.0).cmp(&at(b.0)))
+        });
+        order = keyed;
     }
     order
+}
+
+/// The policy values the Jobs view shows, by policy family: the first key
+/// the policy's inspection has among these, with the column's header.
+pub const VALUE_KEYS: &[(&str, &str)] = &[
+    ("order", "order"),
+    ("fair_share_containers", "share"),
+    ("fair_share_map", "share m"),
+    ("x_star", "x*"),
+    ("priority_value", "prio"),
+    ("missed_opportunities", "missed"),
+];
+
+/// The job's policy value as a number, for sorting by it.
+pub fn policy_number(app: &App, name: &str) -> Option<f64> {
+    let v = app.values.jobs.get(name)?;
+    VALUE_KEYS.iter().find_map(|(k, _)| match v.get(k)? {
+        crate::sim::policy::Value::Int(i) => Some(*i as f64),
+        crate::sim::policy::Value::Num(f) => Some(*f),
+        _ => None,
+    })
 }
 
 /// What a drawn cell stands for.
@@ -145,6 +230,8 @@ pub enum Target {
     Job(JobId),
     /// A view's tab in the header.
     View(usize),
+    /// A column header of the Jobs view: sort by it.
+    Sort(Sort),
 }
 
 /// A rectangle the last frame drew something clickable in.
@@ -166,6 +253,7 @@ impl App {
                 Target::Node(n) => Action::SelectNode(n),
                 Target::Job(j) => Action::SelectJob(j),
                 Target::View(i) => Action::GotoView(i),
+                Target::Sort(s) => Action::SortBy(s),
             })
     }
 

@@ -3,7 +3,8 @@
 //! selected job marked `▶`, a filter (`/`) and an order (`o`).
 
 use super::super::app::{
-    clock, dur, job_progress, job_rows, App, Hit, JobState, Overlay, Page, Target,
+    clock, dur, job_progress, job_rows, App, Hit, JobState, Overlay, Page, Sort, Target,
+    VALUE_KEYS,
 };
 use super::super::theme;
 use super::{bar, fit, fit_mid};
@@ -13,17 +14,6 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row};
 use ratatui::Frame;
-
-/// The policy value to show per job, by policy family: the first key the
-/// policy's inspection has among these.
-const VALUE_KEYS: &[(&str, &str)] = &[
-    ("order", "order"),
-    ("fair_share_containers", "share"),
-    ("fair_share_map", "share m"),
-    ("x_star", "x*"),
-    ("priority_value", "prio"),
-    ("missed_opportunities", "missed"),
-];
 
 fn policy_value(app: &App, name: &str) -> (String, &'static str) {
     let Some(v) = app.values.jobs.get(name) else {
@@ -164,7 +154,11 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
                 parts.insert(3, format!("{} {label}", n(s)));
             }
         }
-        let sort = format!("by {}", app.jobs_sort.label());
+        let sort = format!(
+            "by {}{}",
+            app.jobs_sort.label(),
+            if app.jobs_reversed { ", reversed" } else { "" }
+        );
         let title = |parts: &[String]| {
             let mut t = format!(" Jobs: {} · {sort}", parts.join(" · "));
             if let Some(fl) = &filter {
@@ -268,22 +262,54 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             }
         })
         .collect();
-    drop(hits);
-    let header: Vec<&str> = cols
+    // Each header sorts by its column when clicked; the sorted one is
+    // marked ▾ (▴ reversed).
+    let sort_of = |c: Col| match c {
+        Col::Mark => None,
+        Col::Name => Some(Sort::Name),
+        Col::Pool => Some(Sort::Pool),
+        Col::State => Some(Sort::State),
+        Col::Maps => Some(Sort::Maps),
+        Col::Reds => Some(Sort::Reds),
+        Col::Progress => Some(Sort::Progress),
+        Col::Submitted => Some(Sort::Submitted),
+        Col::Finished => Some(Sort::Finished),
+        Col::Value => Some(Sort::Value),
+    };
+    let mut x = table_a.x;
+    let header: Vec<String> = cols
         .iter()
-        .map(|c| match c {
-            Col::Mark => "",
-            Col::Name => "job",
-            Col::Pool => "pool",
-            Col::State => "state",
-            Col::Maps => "maps d/r/p",
-            Col::Reds => "reds d/r/p",
-            Col::Progress => "progress",
-            Col::Submitted => "submitted",
-            Col::Finished => "finished",
-            Col::Value => value_label,
+        .map(|&c| {
+            let name = match c {
+                Col::Mark => "",
+                Col::Name => "job",
+                Col::Pool => "pool",
+                Col::State => "state",
+                Col::Maps => "maps d/r/p",
+                Col::Reds => "reds d/r/p",
+                Col::Progress => "progress",
+                Col::Submitted => "submitted",
+                Col::Finished => "finished",
+                Col::Value => value_label,
+            };
+            let width = col_w(c) as u16;
+            if let Some(s) = sort_of(c) {
+                hits.push(Hit {
+                    area: Rect::new(x, table_a.y, width.min(table_a.right().saturating_sub(x)), 1),
+                    target: Target::Sort(s),
+                });
+            }
+            x = x.saturating_add(width + 1);
+            match sort_of(c) {
+                Some(s) if s == app.jobs_sort => {
+                    let mark = if app.jobs_reversed { '▴' } else { '▾' };
+                    fit(&format!("{name}{mark}"), col_w(c))
+                }
+                _ => name.to_string(),
+            }
         })
         .collect();
+    drop(hits);
     let widths: Vec<Constraint> = cols
         .iter()
         .map(|&c| Constraint::Length(col_w(c) as u16))
@@ -304,7 +330,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         }
     }
     if note.is_none() {
-        legend.push("↑↓ select · enter tasks · / filter · o order".into());
+        legend.push("↑↓ select · enter tasks · / filter · o order · click a header to sort".into());
     }
     let mut text = String::new();
     for l in legend {
