@@ -1690,3 +1690,35 @@ fn a_frame_stops_at_its_budget_and_the_header_says_the_speed_achieved() {
     }
     assert!(!a.speed_label().contains("got"), "{}", a.speed_label());
 }
+
+/// `l`: the whole run's log, searched as you type; every line shown
+/// contains the search, and the lines keep coming while it is open.
+#[test]
+fn l_searches_the_whole_log() {
+    let mut a = app();
+    run_for(&mut a, 120);
+    let all = a.sim.w.notables.len();
+    assert!(all > 5, "{all}");
+    keys(&mut a, "l");
+    assert!(matches!(a.overlay, Overlay::Log { .. }));
+    assert_eq!(a.log.borrow().matches.len(), all, "no search: every line");
+    keys(&mut a, "finished");
+    let s = screen(&a, 100, 30);
+    let hits = a.log.borrow().matches.len();
+    assert!(hits > 0 && hits < all, "{hits} of {all}");
+    assert!(s.contains(&format!("{hits} of {all} lines match /finished")), "{s}");
+    {
+        let log = a.log.borrow();
+        for &i in &log.matches {
+            assert!(log.lines[i].1.contains("finished"), "{}", log.lines[i].1);
+        }
+    }
+    // q is text here, not quit.
+    keys(&mut a, "q");
+    assert!(!a.quit);
+    key(&mut a, KeyCode::Backspace);
+    run_for(&mut a, 60);
+    assert!(a.log.borrow().matches.len() >= hits, "matches grow with the run");
+    key(&mut a, KeyCode::Esc);
+    assert_eq!(a.overlay, Overlay::None);
+}

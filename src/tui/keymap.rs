@@ -135,6 +135,12 @@ pub const KEYS: &[(Ctx, KeyCode, Action, &str)] = &[
     ),
     (
         Ctx::Main,
+        KeyCode::Char('l'),
+        Action::OpenLog,
+        "the whole log, searched as you type (esc closes)",
+    ),
+    (
+        Ctx::Main,
         KeyCode::Char('K'),
         Action::KillJob,
         "kill the selected job (asks y / n)",
@@ -275,7 +281,10 @@ pub fn action_for(overlay: &Overlay, key: KeyEvent) -> Option<Action> {
     if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
         return Some(Action::Quit);
     }
-    let in_form = matches!(overlay, Overlay::Submit(_) | Overlay::Filter { .. });
+    let in_form = matches!(
+        overlay,
+        Overlay::Submit(_) | Overlay::Filter { .. } | Overlay::Log { .. }
+    );
     let ctx = if matches!(overlay, Overlay::None) {
         Ctx::Main
     } else {

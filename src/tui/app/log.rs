@@ -11,8 +11,15 @@ impl App {
         let start = w.notables.len().saturating_sub(n);
         w.notables[start..]
             .iter()
-            .map(|(t, e)| {
-                let text = match e {
+            .map(|(t, e)| (*t, notable_text(w, *t, e)))
+            .collect()
+    }
+}
+
+/// A log line's text.
+pub(super) fn notable_text(w: &crate::sim::World, t: Ms, e: &Notable) -> String {
+    let t = &t;
+                match e {
                     Notable::Submitted(j) => {
                         let job = w.job(*j);
                         format!(
@@ -87,11 +94,7 @@ impl App {
                             w.rule(at)
                         )
                     }
-                };
-                (*t, text)
-            })
-            .collect()
-    }
+                }
 }
 
 /// `n word`, with the word in the plural unless `n` is 1: `1 reduce`,

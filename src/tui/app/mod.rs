@@ -5,6 +5,7 @@
 
 mod jobact;
 mod log;
+mod logview;
 mod select;
 mod session;
 mod submit;
@@ -133,6 +134,12 @@ pub enum Overlay {
         job: JobId,
         selected: usize,
     },
+    /// `l`: the whole log, searched for `query` (typed as it comes);
+    /// `row`: the first match shown, `usize::MAX` following the end.
+    Log {
+        query: String,
+        row: usize,
+    },
 }
 
 impl Overlay {
@@ -200,6 +207,8 @@ pub enum Action {
     /// its header: again reverses).
     ReverseSort,
     SortBy(Sort),
+    /// The whole log and its search (`l`).
+    OpenLog,
     /// The selected job: kill it (after a confirmation), raise or lower
     /// its priority a level, move it to another pool (a picker).
     KillJob,
@@ -230,6 +239,7 @@ pub struct Pages {
     pub inspector_cols: Page,
     pub help: Page,
     pub detail: Page,
+    pub log: Page,
 }
 
 /// A scroll position after a scrolling action. `fallback_max` bounds it
@@ -290,6 +300,8 @@ pub struct App {
     /// What the last frame drew where (nodes, jobs, tabs), so a mouse
     /// click can be mapped to an action.
     pub hits: std::cell::RefCell<Vec<Hit>>,
+    /// The log overlay's formatted lines and search matches.
+    pub log: std::cell::RefCell<logview::LogCache>,
     /// The selected node (Overview grid, Cluster view, inspector, `f`/`r`).
     pub sel_node: NodeId,
     /// The selected job (Overview list, Jobs view, Enter's detail).
@@ -350,6 +362,7 @@ impl App {
             help_row: 0,
             pages: Default::default(),
             hits: Default::default(),
+            log: Default::default(),
             sel_node: 0,
             sel_job: None,
             jobs_filter: String::new(),
@@ -415,6 +428,7 @@ impl App {
             (Overlay::Filter { .. }, a) => self.update_filter(a),
             (Overlay::ConfirmKill { .. }, a) => self.update_confirm_kill(a),
             (Overlay::MovePool { .. }, a) => self.update_move_pool(a),
+            (Overlay::Log { .. }, a) => self.update_log(a),
             (Overlay::Submit(_), a) => self.update_submit(a),
             (Overlay::Inspector { .. }, a) => self.update_inspector(a),
             (Overlay::Help, Action::Close | Action::OpenHelp) => {
@@ -521,6 +535,7 @@ impl App {
             Action::RaisePriority => self.shift_priority(true),
             Action::LowerPriority => self.shift_priority(false),
             Action::MoveJob => self.open_move_pool(),
+            Action::OpenLog => self.open_log(),
             _ => {}
         }
     }
@@ -755,6 +770,7 @@ impl App {
     /// Recomputes what the views show from the policy (after every update).
     fn refresh(&mut self) {
         self.index.catch_up(&self.sim.w);
+        self.refresh_log();
         if matches!(self.view, View::Jobs | View::Pools) {
             let p = self.sim.policy();
             self.values = p.inspect(&self.sim.w, 0);

@@ -64,6 +64,7 @@ pub fn render(app: &App, f: &mut Frame) {
         Overlay::Filter { .. } => {}
         Overlay::ConfirmKill { job } => overlays::confirm_kill(app, f, *job),
         Overlay::MovePool { job, selected } => overlays::move_pool(app, f, *job, *selected),
+        Overlay::Log { query, row } => overlays::log(app, f, query, *row),
     }
 }
 
@@ -211,8 +212,14 @@ fn run_ending(w: &crate::sim::World) -> String {
         .collect();
     let start = w.metrics.start.unwrap_or(0);
     let makespan = finished.iter().map(|&(_, f)| f).max().unwrap_or(start) - start;
-    let mean =
-        finished.iter().map(|&(s, f)| (f - s) as f64).sum::<f64>() / finished.len().max(1) as f64;
+    // Killed jobs count in the makespan, not in the turnaround.
+    let done: Vec<(u64, u64)> = w
+        .jobs
+        .iter()
+        .filter(|j| !j.killed)
+        .filter_map(|j| j.finished_at.map(|f| (j.submit, f)))
+        .collect();
+    let mean = done.iter().map(|&(s, f)| (f - s) as f64).sum::<f64>() / done.len().max(1) as f64;
     let maps: u64 = w.metrics.locality.iter().sum();
     let node = 100.0 * w.metrics.locality[0] as f64 / maps.max(1) as f64;
     format!(
@@ -253,6 +260,7 @@ fn render_footer(app: &App, f: &mut Frame, area: Rect, help_scrolls: bool) {
             ("K", "kill", if sel_jobs { 8 } else { 99 }),
             ("<>", "priority", if sel_jobs { 9 } else { 99 }),
             ("m", "move", if sel_jobs { 9 } else { 99 }),
+            ("l", "log", 8),
             ("f/r", "fail/recover", if sel_nodes { 7 } else { 99 }),
             ("↑↓", "scroll", if scroll && !sel_jobs { 7 } else { 99 }),
             ("PgUp/PgDn", "page", if scroll { 8 } else { 99 }),
@@ -294,6 +302,11 @@ fn render_footer(app: &App, f: &mut Frame, area: Rect, help_scrolls: bool) {
             ("q", "quit", 1),
         ],
         Overlay::ConfirmKill { .. } => vec![("y", "kill", 0), ("n/esc", "keep", 0)],
+        Overlay::Log { .. } => vec![
+            ("type", "search", 2),
+            ("↑↓/PgUp/PgDn", "scroll", 1),
+            ("esc", "close", 0),
+        ],
         Overlay::MovePool { .. } => vec![
             ("↑↓/jk", "choose", 1),
             ("enter", "move now", 1),

@@ -4,6 +4,7 @@
 mod detail;
 mod help;
 mod jobact;
+mod log;
 mod inspector;
 mod picker;
 mod submit;
@@ -12,6 +13,7 @@ pub use detail::detail;
 pub use help::{help, help_scrolls};
 pub use inspector::inspector;
 pub use jobact::{confirm_kill, move_pool};
+pub use log::log;
 pub use picker::picker;
 pub use submit::submit;
 
