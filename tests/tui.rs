@@ -1722,3 +1722,36 @@ fn l_searches_the_whole_log() {
     key(&mut a, KeyCode::Esc);
     assert_eq!(a.overlay, Overlay::None);
 }
+
+/// `[` re-runs the scenario to an earlier time, replaying the keyboard's
+/// actions from the tape, and `]` runs on: the run is the same one, to the
+/// byte of its summary, as the one never rewound.
+#[test]
+fn seeking_back_and_forth_replays_the_same_run() {
+    let session = |seek: bool| {
+        let mut a = app();
+        run_for(&mut a, 20);
+        key(&mut a, KeyCode::Down);
+        keys(&mut a, "Ky"); // a kill on the tape
+        let killed_at = a.sim.w.now;
+        let j = a.sel_job.unwrap();
+        run_for(&mut a, 5);
+        if seek {
+            keys(&mut a, " "); // paused: seeking does not run on by itself
+            let before = a.sim.w.now;
+            keys(&mut a, "[");
+            let back = a.sim.w.now;
+            assert!(back < killed_at && back + 10_000 <= before, "{back} {before} {killed_at}");
+            assert!(!a.sim.w.job(j).killed, "before the kill");
+            assert_eq!(a.sim.session_events().len(), 1, "the tape is kept");
+            keys(&mut a, "]");
+            keys(&mut a, "]");
+            assert!(a.sim.w.now > killed_at);
+            assert!(a.sim.w.job(j).killed, "the kill replayed from the tape");
+            keys(&mut a, " ");
+        }
+        run_to_the_end(&mut a);
+        serde_json::to_value(slotsim::report::summary::summarize(&a.sim)).unwrap()
+    };
+    assert_eq!(session(true), session(false));
+}

@@ -135,6 +135,13 @@ pub const KEYS: &[(Ctx, KeyCode, Action, &str)] = &[
     ),
     (
         Ctx::Main,
+        KeyCode::Char('['),
+        Action::SeekBack,
+        "seek back / forward a twentieth of the run so far (at least 10 s)",
+    ),
+    (Ctx::Main, KeyCode::Char(']'), Action::SeekForward, ""),
+    (
+        Ctx::Main,
         KeyCode::Char('l'),
         Action::OpenLog,
         "the whole log, searched as you type (esc closes)",

@@ -6,6 +6,7 @@
 mod jobact;
 mod log;
 mod logview;
+mod seek;
 mod select;
 mod session;
 mod submit;
@@ -209,6 +210,9 @@ pub enum Action {
     SortBy(Sort),
     /// The whole log and its search (`l`).
     OpenLog,
+    /// Seek back / forward over the run (`[` / `]`).
+    SeekBack,
+    SeekForward,
     /// The selected job: kill it (after a confirmation), raise or lower
     /// its priority a level, move it to another pool (a picker).
     KillJob,
@@ -536,6 +540,7 @@ impl App {
             Action::LowerPriority => self.shift_priority(false),
             Action::MoveJob => self.open_move_pool(),
             Action::OpenLog => self.open_log(),
+            Action::SeekBack | Action::SeekForward => self.seek(a == Action::SeekForward),
             _ => {}
         }
     }
@@ -694,6 +699,17 @@ impl App {
             Some(_) => None,
         };
     }
+    /// How far back the kept heartbeats reach: about [`INSPECT_RING`]
+    /// heartbeats of one node.
+    pub(super) fn inspect_span(&self) -> Ms {
+        match self.sim.w.heartbeat_interval {
+            Some(hb) => {
+                hb.saturating_mul(INSPECT_RING as Ms) / self.sim.w.cluster.nodes.len().max(1) as Ms
+            }
+            None => Ms::MAX,
+        }
+    }
+
     /// Advances the run by `wall_ms` of wall-clock time at the current
     /// speed, an instant at a time so the utilisation and queue samples
     /// see the state between events.
@@ -716,12 +732,7 @@ impl App {
         // inspections before them (at "max", guess the frame's end from the
         // last frame's advance).
         let start = self.sim.w.now;
-        let span = match self.sim.w.heartbeat_interval {
-            Some(hb) => {
-                hb.saturating_mul(INSPECT_RING as Ms) / self.sim.w.cluster.nodes.len().max(1) as Ms
-            }
-            None => Ms::MAX,
-        };
+        let span = self.inspect_span();
         let end_guess = target.unwrap_or(start.saturating_add(self.last_advance));
         self.sim.set_inspect_from(end_guess.saturating_sub(span));
         // A frame processes a bounded number of instants, within its
