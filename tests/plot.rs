@@ -82,6 +82,25 @@ fn run_and_compare_write_deterministic_svgs() {
         1 + 18,
         "background and 18 bars"
     );
+    // The Gantt chart names its jobs; counts are whole numbers; no
+    // legend sits on the chart (every legend text right of the plot).
+    let (texts, _) = svg(&gantt);
+    for j in ["job1", "job2", "job3"] {
+        assert!(texts.iter().any(|t| t == j), "{j}: {texts:?}");
+    }
+    let util = std::fs::read_to_string(a.join("utilization.svg")).unwrap();
+    let (texts, _) = svg(&util);
+    let ticks: Vec<&String> = texts.iter().filter(|t| t.parse::<f64>().is_ok()).collect();
+    assert!(ticks.len() > 3 && ticks.iter().all(|t| !t.contains('.')), "{ticks:?}");
+    let doc = roxmltree::Document::parse(&util).unwrap();
+    let legend_x: Vec<f64> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter(|n| matches!(n.text().map(str::trim), Some("maps" | "reduces")))
+        .filter_map(|n| n.attribute("x")?.parse().ok())
+        .collect();
+    assert_eq!(legend_x.len(), 2);
+    assert!(legend_x.iter().all(|&x| x > 680.0), "the legend's column: {legend_x:?}");
     let c = d.path().join("c");
     slotsim(&[
         "compare",

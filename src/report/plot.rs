@@ -3,9 +3,10 @@
 //! depend only on the data). `turnaround_cdf.svg`: the distribution of job
 //! turnarounds, one curve per policy; `utilization.svg`: map and reduce
 //! tasks running over time; `gantt.svg`: every slot over time, coloured by
-//! job (every k-th slot when there are too many to draw); `links.svg`: the
-//! five busiest disks and links' utilisation over time (from
-//! [`LinkSampler`]'s samples).
+//! job (map slots above reduce slots; every k-th slot when there are too
+//! many to draw); `links.svg`: the five busiest disks and links'
+//! utilisation over time (from [`LinkSampler`]'s samples). Each legend
+//! has a column of its own right of its chart, so none covers data.
 
 use super::summary::Summary;
 use crate::sim::{Kind, Sim};
@@ -36,6 +37,74 @@ fn err(e: impl std::fmt::Display) -> String {
     format!("cannot draw: {e}")
 }
 
+/// The legend's column, right of the chart, so that no legend covers data.
+const LEGEND_W: u32 = 220;
+/// At most this many jobs named in the Gantt chart's legend.
+const LEGEND_JOBS: usize = 24;
+
+type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+
+/// A legend entry: a text and the colour of its line (or, `thick`, of its
+/// bar).
+struct Entry {
+    text: String,
+    color: RGBColor,
+    thick: bool,
+}
+
+fn entry(text: impl Into<String>, color: RGBColor) -> Entry {
+    Entry {
+        text: text.into(),
+        color,
+        thick: false,
+    }
+}
+
+/// The chart's area and the legend's, side by side.
+fn split<'a>(root: &Area<'a>) -> (Area<'a>, Area<'a>) {
+    root.split_horizontally(SIZE.0 - LEGEND_W)
+}
+
+/// Draws `entries` down the legend column, under `notes` (plain lines).
+fn legend(area: &Area<'_>, entries: &[Entry], notes: &[String]) -> Result<(), String> {
+    let style = ("sans-serif", 13).into_font().color(&BLACK);
+    let mut y = 48;
+    for e in entries {
+        let w = if e.thick { 8 } else { 2 };
+        area.draw(&PathElement::new(
+            vec![(6, y), (26, y)],
+            e.color.stroke_width(w),
+        ))
+        .map_err(err)?;
+        let text: String = e.text.chars().take(30).collect();
+        area.draw(&Text::new(text, (32, y - 7), style.clone()))
+            .map_err(err)?;
+        y += 18;
+    }
+    for n in notes {
+        area.draw(&Text::new(n.clone(), (6, y - 7), style.clone()))
+            .map_err(err)?;
+        y += 18;
+    }
+    Ok(())
+}
+
+/// Tick labels for a count: whole numbers only.
+fn whole(v: &f64) -> String {
+    format!("{v:.0}")
+}
+
+/// Tick labels for seconds: whole ones unless the axis is short.
+fn seconds(span: f64) -> impl Fn(&f64) -> String {
+    move |v: &f64| {
+        if span >= 20.0 {
+            format!("{v:.0}")
+        } else {
+            format!("{v:.1}")
+        }
+    }
+}
+
 /// The turnaround CDF: for each (label, summaries of its seeds), the
 /// fraction of finished jobs with turnaround ≤ x.
 pub fn turnaround_cdf(series: &[(String, Vec<&Summary>)]) -> Result<String, String> {
@@ -58,7 +127,8 @@ pub fn turnaround_cdf(series: &[(String, Vec<&Summary>)]) -> Result<String, Stri
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let mut chart = ChartBuilder::on(&root)
+        let (plot, side) = split(&root);
+        let mut chart = ChartBuilder::on(&plot)
             .caption("Job turnaround, cumulative", ("sans-serif", 20))
             .margin(12)
             .x_label_area_size(40)
@@ -69,8 +139,10 @@ pub fn turnaround_cdf(series: &[(String, Vec<&Summary>)]) -> Result<String, Stri
             .configure_mesh()
             .x_desc("turnaround (s)")
             .y_desc("fraction of finished jobs")
+            .x_label_formatter(&seconds(max))
             .draw()
             .map_err(err)?;
+        let mut entries = Vec::new();
         for (i, (label, t)) in curves.iter().enumerate() {
             let color = PALETTE[i % PALETTE.len()];
             let n = t.len().max(1) as f64;
@@ -81,17 +153,10 @@ pub fn turnaround_cdf(series: &[(String, Vec<&Summary>)]) -> Result<String, Stri
             }
             chart
                 .draw_series(LineSeries::new(pts, color.stroke_width(2)))
-                .map_err(err)?
-                .label(format!("{label} ({} jobs)", t.len()))
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+                .map_err(err)?;
+            entries.push(entry(format!("{label} ({} jobs)", t.len()), color));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .draw()
-            .map_err(err)?;
+        legend(&side, &entries, &[])?;
         root.present().map_err(err)?;
     }
     Ok(svg)
@@ -135,7 +200,8 @@ pub fn utilization(sim: &Sim) -> Result<String, String> {
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let mut chart = ChartBuilder::on(&root)
+        let (plot, side) = split(&root);
+        let mut chart = ChartBuilder::on(&plot)
             .caption(
                 format!(
                     "Tasks running ({} map slots, {} reduce slots)",
@@ -152,41 +218,53 @@ pub fn utilization(sim: &Sim) -> Result<String, String> {
             .configure_mesh()
             .x_desc("time (s)")
             .y_desc("tasks running")
+            .x_label_formatter(&seconds(end as f64 / 1000.0))
+            .y_labels((top as usize + 1).min(11))
+            .y_label_formatter(&whole)
             .draw()
             .map_err(err)?;
+        let mut entries = Vec::new();
         for (label, pts, color) in [("maps", m_pts, PALETTE[0]), ("reduces", r_pts, PALETTE[1])] {
             chart
                 .draw_series(LineSeries::new(pts, color.stroke_width(1)))
-                .map_err(err)?
-                .label(label)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+                .map_err(err)?;
+            entries.push(entry(label, color));
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .draw()
-            .map_err(err)?;
+        legend(&side, &entries, &[])?;
         root.present().map_err(err)?;
     }
     Ok(svg)
 }
 
 /// Every slot (node, lane) over time, an attempt a bar in its job's
-/// colour; every k-th slot when there are more than `GANTT_ROWS`.
+/// colour, with a legend naming the jobs. On typed slots the map slots sit
+/// above a line and the reduce slots below it; on unified containers a
+/// reduce's bar is lighter. Every k-th slot when there are more than
+/// `GANTT_ROWS`.
 pub fn gantt(sim: &Sim) -> Result<String, String> {
     let w = &sim.w;
     let end = w.now.max(1);
-    let lanes: Vec<(u32, u16)> = w
+    let typed = w.cluster.model == crate::model::SlotModel::Typed;
+    // (is a map slot, node, lane): reduce slots first, so they sit at the
+    // bottom (rows count upward).
+    let mut lanes: Vec<(bool, u32, u16)> = w
         .cluster
         .nodes
         .iter()
-        .flat_map(|n| (0..n.lanes.len() as u16).map(move |l| (n.id, l)))
+        .flat_map(|n| {
+            let maps = n.map_slots as u16;
+            (0..n.lanes.len() as u16).map(move |l| (!typed || l < maps, n.id, l))
+        })
         .collect();
+    lanes.sort_unstable();
     let k = lanes.len().div_ceil(GANTT_ROWS).max(1);
-    let rows: Vec<(u32, u16)> = lanes.into_iter().step_by(k).collect();
-    let row_of = |node: u32, slot: u16| rows.binary_search(&(node, slot)).ok();
-    let mut bars: Vec<(usize, f64, f64, u32)> = w
+    let rows: Vec<(bool, u32, u16)> = lanes.into_iter().step_by(k).collect();
+    let reduce_rows = rows.iter().filter(|r| !r.0).count();
+    let row_of = |node: u32, slot: u16| {
+        rows.iter()
+            .position(|&(_, n, l)| n == node && l == slot)
+    };
+    let mut bars: Vec<(usize, f64, f64, u32, bool)> = w
         .attempts
         .iter()
         .filter_map(|a| {
@@ -196,6 +274,7 @@ pub fn gantt(sim: &Sim) -> Result<String, String> {
                 a.start as f64 / 1000.0,
                 a.end().unwrap_or(end) as f64 / 1000.0,
                 a.job,
+                a.kind == Kind::Map,
             ))
         })
         .collect();
@@ -207,31 +286,78 @@ pub fn gantt(sim: &Sim) -> Result<String, String> {
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
+        let (plot, side) = split(&root);
         let title = if k > 1 {
             format!("Slots over time, coloured by job (every {k}th slot)")
         } else {
             "Slots over time, coloured by job".to_string()
         };
-        let mut chart = ChartBuilder::on(&root)
+        let n_rows = rows.len().max(1);
+        let mut chart = ChartBuilder::on(&plot)
             .caption(title, ("sans-serif", 20))
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(50)
-            .build_cartesian_2d(0f64..end as f64 / 1000.0, 0f64..rows.len().max(1) as f64)
+            .build_cartesian_2d(0f64..end as f64 / 1000.0, 0f64..n_rows as f64)
             .map_err(err)?;
         chart
             .configure_mesh()
             .x_desc("time (s)")
-            .y_desc("slot")
+            .y_desc(if typed {
+                "slot (reduce slots below the line)"
+            } else {
+                "container"
+            })
+            .x_label_formatter(&seconds(end as f64 / 1000.0))
+            .y_labels(n_rows.min(10) + 1)
+            .y_label_formatter(&whole)
             .disable_y_mesh()
             .draw()
             .map_err(err)?;
         chart
-            .draw_series(bars.iter().map(|&(r, s, e, j)| {
+            .draw_series(bars.iter().map(|&(r, s, e, j, map)| {
                 let c = PALETTE[j as usize % PALETTE.len()];
-                Rectangle::new([(s, r as f64 + 0.1), (e, r as f64 + 0.9)], c.filled())
+                let style = if map || typed {
+                    c.filled()
+                } else {
+                    c.mix(0.45).filled()
+                };
+                Rectangle::new([(s, r as f64 + 0.1), (e, r as f64 + 0.9)], style)
             }))
             .map_err(err)?;
+        if typed && reduce_rows > 0 && reduce_rows < rows.len() {
+            let y = reduce_rows as f64;
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![(0.0, y), (end as f64 / 1000.0, y)],
+                    BLACK.stroke_width(1),
+                )))
+                .map_err(err)?;
+        }
+        // The jobs that ran, in id order, each in its colour.
+        let mut jobs: Vec<u32> = bars.iter().map(|b| b.3).collect();
+        jobs.sort_unstable();
+        jobs.dedup();
+        let entries: Vec<Entry> = jobs
+            .iter()
+            .take(LEGEND_JOBS)
+            .map(|&j| Entry {
+                text: w.job(j).name.clone(),
+                color: PALETTE[j as usize % PALETTE.len()],
+                thick: true,
+            })
+            .collect();
+        let mut notes = Vec::new();
+        if jobs.len() > LEGEND_JOBS {
+            notes.push(format!("… {} more jobs", jobs.len() - LEGEND_JOBS));
+        }
+        if jobs.len() > PALETTE.len() {
+            notes.push(format!("(colours repeat every {} jobs)", PALETTE.len()));
+        }
+        if !typed {
+            notes.push("lighter bars: reduces".to_string());
+        }
+        legend(&side, &entries, &notes)?;
         root.present().map_err(err)?;
     }
     Ok(svg)
@@ -283,9 +409,10 @@ impl LinkSampler {
         let mut svg = String::new();
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
+        let (plot, side) = split(&root);
         let (Some(first), Some(last)) = (self.areas.first(), self.areas.last()) else {
             root.present().map_err(err)?;
-            drop(root);
+            drop((plot, side, root));
             return Ok(svg);
         };
         let span = (self.times[self.times.len() - 1] - self.times[0]).max(1) as f64 / 1000.0;
@@ -296,7 +423,7 @@ impl LinkSampler {
         busiest.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         busiest.truncate(5);
         let end = *self.times.last().unwrap_or(&1) as f64 / 1000.0;
-        let mut chart = ChartBuilder::on(&root)
+        let mut chart = ChartBuilder::on(&plot)
             .caption("The busiest disks and links", ("sans-serif", 20))
             .margin(12)
             .x_label_area_size(40)
@@ -307,8 +434,10 @@ impl LinkSampler {
             .configure_mesh()
             .x_desc("time (s)")
             .y_desc("utilisation")
+            .x_label_formatter(&seconds(end))
             .draw()
             .map_err(err)?;
+        let mut entries = Vec::new();
         for (i, &(mean, r)) in busiest.iter().enumerate() {
             let color = PALETTE[i % PALETTE.len()];
             let cap = w.net.resources[r].capacity;
@@ -324,23 +453,16 @@ impl LinkSampler {
             }
             chart
                 .draw_series(LineSeries::new(pts, color.stroke_width(1)))
-                .map_err(err)?
-                .label(format!(
-                    "{} (mean {:.0} %)",
-                    w.links.name(r as u32),
-                    mean * 100.0
-                ))
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+                .map_err(err)?;
+            entries.push(entry(
+                format!("{} (mean {:.0} %)", w.links.name(r as u32), mean * 100.0),
+                color,
+            ));
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .draw()
-            .map_err(err)?;
+        legend(&side, &entries, &[])?;
         root.present().map_err(err)?;
         drop(chart);
-        drop(root);
+        drop((plot, side, root));
         Ok(svg)
     }
 }
