@@ -25,6 +25,7 @@ pub const METRICS: &[(&str, &[&str])] = &[
     ("utilization", &["utilization"]),
     ("locality_node", &["locality", "node"]),
     ("locality_rack", &["locality", "rack"]),
+    ("locality_off_rack", &["locality", "off_rack"]),
     ("locality_off_dc", &["locality", "off_dc"]),
     ("reduce_locality", &["reduce_locality"]),
     ("inter_dc_gb", &["inter_dc_gb"]),
@@ -306,7 +307,7 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged, String> {
                         .zip(&values)
                         .filter(|(_, v)| !v.is_empty())
                         .map(|((name, _), v)| {
-                            (*name, stat(&v.iter().map(|x| x.1).collect::<Vec<_>>()))
+                            (*name, metric_stat(name, &v.iter().map(|x| x.1).collect::<Vec<_>>()))
                         })
                         .collect(),
                     values,
@@ -314,6 +315,16 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged, String> {
             )
             .collect(),
     })
+}
+
+/// A metric's stats: a fraction of a whole (a locality, the utilization)
+/// has its confidence interval clipped to [0, 1].
+fn metric_stat(name: &str, xs: &[f64]) -> Stat {
+    let mut st = stat(xs);
+    if name == "utilization" || name == "reduce_locality" || name.starts_with("locality_") {
+        st.ci = (st.ci.0.max(0.0), st.ci.1.min(1.0));
+    }
+    st
 }
 
 /// Four significant figures (an exponent only for very large or small).
@@ -609,6 +620,18 @@ pub fn markdown(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fractions_interval_stays_within_0_and_1() {
+        let xs = [0.0, 0.0, 0.05];
+        assert!(stat(&xs).ci.0 < 0.0, "Student's t alone goes below 0");
+        let s = metric_stat("locality_off_rack", &xs);
+        assert_eq!(s.ci.0, 0.0);
+        assert!(s.ci.1 > 0.05);
+        let s = metric_stat("utilization", &[1.0, 1.0, 0.95]);
+        assert_eq!(s.ci.1, 1.0);
+        assert!(metric_stat("makespan_s", &xs).ci.0 < 0.0, "not a fraction");
+    }
 
     #[test]
     fn statistics() {
