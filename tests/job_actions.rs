@@ -115,10 +115,15 @@ fn a_moved_job_counts_against_its_new_pool() {
     let p1 = sim.w.pools.iter().position(|p| p.name == "p1").unwrap() as u32;
     let p2 = sim.w.pools.iter().position(|p| p.name == "p2").unwrap() as u32;
     assert!(running(&sim, p1) > 0);
-    sim.command(Command::MoveJob("b".into(), "p2".into())).unwrap();
+    sim.command(Command::MoveJob("b".into(), "p2".into()))
+        .unwrap();
     for p in [p1, p2] {
         let s = &sim.w.pool_stats[p as usize];
-        assert_eq!(s.running_maps + s.running_reduces, running(&sim, p), "pool {p}");
+        assert_eq!(
+            s.running_maps + s.running_reduces,
+            running(&sim, p),
+            "pool {p}"
+        );
     }
     assert_eq!(sim.w.pool_stats[p2 as usize].runnable_jobs, 1);
     assert_eq!(sim.w.pool_stats[p1 as usize].runnable_jobs, 1);
@@ -127,7 +132,10 @@ fn a_moved_job_counts_against_its_new_pool() {
     let sum = slotsim::report::summary::summarize(&sim);
     assert_eq!(sum.jobs.iter().find(|j| j.name == "b").unwrap().pool, "p2");
     for s in &sim.w.pool_stats {
-        assert_eq!((s.running_maps, s.running_reduces, s.runnable_jobs), (0, 0, 0));
+        assert_eq!(
+            (s.running_maps, s.running_reduces, s.runnable_jobs),
+            (0, 0, 0)
+        );
     }
     // A finished job can be acted on no more; an unknown one not at all.
     for cmd in [
@@ -144,11 +152,23 @@ fn job_actions_name_jobs_and_pools_the_scenario_has() {
     for (event, want) in [
         ("action = \"kill_job\"\njob = \"zz\"", "does not have"),
         ("action = \"kill_job\"", "needs a job"),
-        ("action = \"move_job\"\njob = \"a\"\npool = \"nope\"", "unknown pool \"nope\""),
+        (
+            "action = \"move_job\"\njob = \"a\"\npool = \"nope\"",
+            "unknown pool \"nope\"",
+        ),
         ("action = \"move_job\"\njob = \"a\"", "needs a pool"),
-        ("action = \"set_priority\"\njob = \"a\"\npriority = \"urgent\"", "unknown priority"),
-        ("action = \"kill_job\"\njob = \"a\"\npriority = \"high\"", "only used by action = \"set_priority\""),
-        ("action = \"fail_node\"\nnode = 0\njob = \"a\"", "only used by action = \"submit\""),
+        (
+            "action = \"set_priority\"\njob = \"a\"\npriority = \"urgent\"",
+            "unknown priority",
+        ),
+        (
+            "action = \"kill_job\"\njob = \"a\"\npriority = \"high\"",
+            "only used by action = \"set_priority\"",
+        ),
+        (
+            "action = \"fail_node\"\nnode = 0\njob = \"a\"",
+            "only used by action = \"submit\"",
+        ),
     ] {
         let text = two_jobs("fifo", &format!("[[events]]\nat = \"1s\"\n{event}\n"));
         let err = slotsim::scenario::load_str(&text, "t.toml", None, None)

@@ -153,9 +153,15 @@ fn a_reducer_over_its_shuffle_buffer_writes_its_fetches_to_its_disk() {
     assert_eq!(paths.len(), 20);
     assert!(paths.iter().all(|p| p.last() == Some(&0)), "{paths:?}");
     assert!((20.0..20.01).contains(&spilled), "{spilled} s");
-    for network in ["disk_mbps = 50", "disk_mbps = 50\nshuffle_buffer = \"1001MB\""] {
+    for network in [
+        "disk_mbps = 50",
+        "disk_mbps = 50\nshuffle_buffer = \"1001MB\"",
+    ] {
         let (copy, paths) = copy_of(network);
-        assert!(paths.iter().all(|p| !p.contains(&0)), "{network}: {paths:?}");
+        assert!(
+            paths.iter().all(|p| !p.contains(&0)),
+            "{network}: {paths:?}"
+        );
         assert!((8.0..8.01).contains(&copy), "{network}: {copy} s");
     }
 }

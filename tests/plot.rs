@@ -91,7 +91,10 @@ fn run_and_compare_write_deterministic_svgs() {
     let util = std::fs::read_to_string(a.join("utilization.svg")).unwrap();
     let (texts, _) = svg(&util);
     let ticks: Vec<&String> = texts.iter().filter(|t| t.parse::<f64>().is_ok()).collect();
-    assert!(ticks.len() > 3 && ticks.iter().all(|t| !t.contains('.')), "{ticks:?}");
+    assert!(
+        ticks.len() > 3 && ticks.iter().all(|t| !t.contains('.')),
+        "{ticks:?}"
+    );
     let doc = roxmltree::Document::parse(&util).unwrap();
     let legend_x: Vec<f64> = doc
         .descendants()
@@ -100,7 +103,10 @@ fn run_and_compare_write_deterministic_svgs() {
         .filter_map(|n| n.attribute("x")?.parse().ok())
         .collect();
     assert_eq!(legend_x.len(), 2);
-    assert!(legend_x.iter().all(|&x| x > 680.0), "the legend's column: {legend_x:?}");
+    assert!(
+        legend_x.iter().all(|&x| x > 680.0),
+        "the legend's column: {legend_x:?}"
+    );
     let c = d.path().join("c");
     slotsim(&[
         "compare",

@@ -423,7 +423,11 @@ fn w_writes_a_session_that_a_headless_run_replays_exactly() {
     let replay = serde_json::to_value(replay).unwrap();
     assert_eq!(replay, session);
     assert_eq!(replay["policy_switches"].as_array().unwrap().len(), 1);
-    let killed = replay["jobs"].as_array().unwrap().iter().filter(|j| j["killed"] == true);
+    let killed = replay["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|j| j["killed"] == true);
     assert_eq!(killed.count(), 1);
     // Saving again writes a second file, never over the first.
     key(&mut a, KeyCode::Char('W'));
@@ -954,6 +958,7 @@ fn record_keys_parse_and_reject() {
     assert_eq!(k[2], Step::Wait(2000));
     assert!(parse_keys("Ctrl-Alt-Del")
         .unwrap_err()
+        .to_string()
         .contains("unknown key"));
 }
 
@@ -1489,7 +1494,10 @@ fn jobs_filter_and_order() {
     click(&mut a, Target::Sort(Sort::Submitted));
     assert_eq!((a.jobs_sort, a.jobs_reversed), (Sort::Submitted, false));
     let s = screen(&a, 120, 36);
-    assert!(s.contains("by submitted") && s.contains("submitted▾"), "{s}");
+    assert!(
+        s.contains("by submitted") && s.contains("submitted▾"),
+        "{s}"
+    );
     let submits: Vec<u64> = slotsim::tui::app::job_rows(&a)
         .iter()
         .map(|(j, _)| a.sim.w.job(*j).submit)
@@ -1497,10 +1505,18 @@ fn jobs_filter_and_order() {
     assert!(submits.windows(2).all(|p| p[0] <= p[1]), "{submits:?}");
     click(&mut a, Target::Sort(Sort::Submitted));
     assert!(a.jobs_reversed, "a second click reverses");
-    for _ in 0..Sort::ALL.len() - Sort::ALL.iter().position(|&s| s == Sort::Submitted).unwrap() {
+    for _ in 0..Sort::ALL.len()
+        - Sort::ALL
+            .iter()
+            .position(|&s| s == Sort::Submitted)
+            .unwrap()
+    {
         keys(&mut a, "o");
     }
-    assert!(screen(&a, 120, 36).contains("by submit "), "back to the start");
+    assert!(
+        screen(&a, 120, 36).contains("by submit "),
+        "back to the start"
+    );
 }
 
 #[test]
@@ -1706,7 +1722,10 @@ fn l_searches_the_whole_log() {
     let s = screen(&a, 100, 30);
     let hits = a.log.borrow().matches.len();
     assert!(hits > 0 && hits < all, "{hits} of {all}");
-    assert!(s.contains(&format!("{hits} of {all} lines match /finished")), "{s}");
+    assert!(
+        s.contains(&format!("{hits} of {all} lines match /finished")),
+        "{s}"
+    );
     {
         let log = a.log.borrow();
         for &i in &log.matches {
@@ -1718,7 +1737,10 @@ fn l_searches_the_whole_log() {
     assert!(!a.quit);
     key(&mut a, KeyCode::Backspace);
     run_for(&mut a, 60);
-    assert!(a.log.borrow().matches.len() >= hits, "matches grow with the run");
+    assert!(
+        a.log.borrow().matches.len() >= hits,
+        "matches grow with the run"
+    );
     key(&mut a, KeyCode::Esc);
     assert_eq!(a.overlay, Overlay::None);
 }
@@ -1741,7 +1763,10 @@ fn seeking_back_and_forth_replays_the_same_run() {
             let before = a.sim.w.now;
             keys(&mut a, "[");
             let back = a.sim.w.now;
-            assert!(back < killed_at && back + 10_000 <= before, "{back} {before} {killed_at}");
+            assert!(
+                back < killed_at && back + 10_000 <= before,
+                "{back} {before} {killed_at}"
+            );
             assert!(!a.sim.w.job(j).killed, "before the kill");
             assert_eq!(a.sim.session_events().len(), 1, "the tape is kept");
             keys(&mut a, "]");

@@ -416,8 +416,12 @@ pub fn check_plot_dir(dir: &Path) -> Result<(), Failure> {
 }
 
 /// Writes `name` into the `--plot` directory (created if need be).
-pub fn write_plot(dir: &Path, name: &str, svg: Result<String, String>) -> Result<(), Failure> {
-    let svg = svg.map_err(Failure::Other)?;
+pub fn write_plot(
+    dir: &Path,
+    name: &str,
+    svg: Result<String, slotsim::report::plot::PlotError>,
+) -> Result<(), Failure> {
+    let svg = svg.map_err(|e| Failure::Other(e.to_string()))?;
     std::fs::create_dir_all(dir)
         .map_err(|e| InputError::new("--plot", format!("cannot create {}: {e}", dir.display())))?;
     let p = dir.join(name);

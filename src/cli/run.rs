@@ -349,7 +349,7 @@ pub fn cmd_record(a: RecordArgs) -> Result<(), Failure> {
     {
         return Err(InputError::new("--speed", format!("{} is not a TUI speed step (0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)", a.speed)).into());
     }
-    let keys = parse_keys(&a.keys).map_err(|e| InputError::new("--keys", e))?;
+    let keys = parse_keys(&a.keys).map_err(|e| InputError::new("--keys", e.to_string()))?;
     let sc = super::load(a.scenario.as_deref(), a.policy.as_deref(), a.seed)?;
     let mut app = slotsim::tui::App::new(sc)
         .map_err(|e| InputError::new(super::scenario_origin(&a.scenario), e.to_string()))?;

@@ -65,7 +65,7 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
     };
     let shard = match &a.shard {
         None => Shard::whole(),
-        Some(s) => Shard::parse(s).map_err(|m| InputError::new("--shard", m))?,
+        Some(s) => Shard::parse(s).map_err(|e| InputError::new("--shard", e.to_string()))?,
     };
     let plan = load_plan(&a.plan)?;
     let total = shard.cells(plan.cell_count()).count() as u64;
@@ -85,7 +85,8 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
             b.set_position(done);
         }
     };
-    let report = run_shard(&plan, shard, &out, &progress).map_err(Failure::Other)?;
+    let report =
+        run_shard(&plan, shard, &out, &progress).map_err(|e| Failure::Other(e.to_string()))?;
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -116,12 +117,12 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
 pub fn cmd_merge(a: MergeArgs) -> Result<(), Failure> {
     if let Some(base) = &a.job_error {
         let (text, _) = slotsim::sweep::job_error::job_error(&a.dirs, base)
-            .map_err(|e| InputError::new("merge", e))?;
+            .map_err(|e| InputError::new("merge", e.to_string()))?;
         emit(&text, false)?;
         return Ok(());
     }
     let mut csv_out = a.csv.as_deref().map(|p| open_out(p, "--csv")).transpose()?;
-    let m = merge::merge(&a.dirs).map_err(|e| InputError::new("merge", e))?;
+    let m = merge::merge(&a.dirs).map_err(|e| InputError::new("merge", e.to_string()))?;
     let text = match &a.table {
         Some(metric) => merge::markdown(&m, metric, a.versus.as_deref(), &a.policies, &a.scenario)
             .map_err(|e| InputError::new("--table", e))?,

@@ -33,8 +33,14 @@ const PALETTE: [RGBColor; 12] = [
     RGBColor(0x8c, 0x56, 0x4b),
 ];
 
-fn err(e: impl std::fmt::Display) -> String {
-    format!("cannot draw: {e}")
+/// A figure plotters could not draw (its SVG backend writes to a string,
+/// so this is not expected; it is reported, not unwrapped).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot draw: {0}")]
+pub struct PlotError(String);
+
+fn err(e: impl std::fmt::Display) -> PlotError {
+    PlotError(e.to_string())
 }
 
 /// The legend's column, right of the chart, so that no legend covers data.
@@ -66,7 +72,7 @@ fn split<'a>(root: &Area<'a>) -> (Area<'a>, Area<'a>) {
 }
 
 /// Draws `entries` down the legend column, under `notes` (plain lines).
-fn legend(area: &Area<'_>, entries: &[Entry], notes: &[String]) -> Result<(), String> {
+fn legend(area: &Area<'_>, entries: &[Entry], notes: &[String]) -> Result<(), PlotError> {
     let style = ("sans-serif", 13).into_font().color(&BLACK);
     let mut y = 48;
     for e in entries {
@@ -107,7 +113,7 @@ fn seconds(span: f64) -> impl Fn(&f64) -> String {
 
 /// The turnaround CDF: for each (label, summaries of its seeds), the
 /// fraction of finished jobs with turnaround ≤ x.
-pub fn turnaround_cdf(series: &[(String, Vec<&Summary>)]) -> Result<String, String> {
+pub fn turnaround_cdf(series: &[(String, Vec<&Summary>)]) -> Result<String, PlotError> {
     let curves: Vec<(String, Vec<f64>)> = series
         .iter()
         .map(|(label, sums)| {
@@ -163,7 +169,7 @@ pub fn turnaround_cdf(series: &[(String, Vec<&Summary>)]) -> Result<String, Stri
 }
 
 /// Map and reduce attempts running over the run, against the slots.
-pub fn utilization(sim: &Sim) -> Result<String, String> {
+pub fn utilization(sim: &Sim) -> Result<String, PlotError> {
     let w = &sim.w;
     let end = w.now.max(1);
     // +1 at a start, −1 at an end, by kind; swept in time order.
@@ -241,7 +247,7 @@ pub fn utilization(sim: &Sim) -> Result<String, String> {
 /// above a line and the reduce slots below it; on unified containers a
 /// reduce's bar is lighter. Every k-th slot when there are more than
 /// `GANTT_ROWS`.
-pub fn gantt(sim: &Sim) -> Result<String, String> {
+pub fn gantt(sim: &Sim) -> Result<String, PlotError> {
     let w = &sim.w;
     let end = w.now.max(1);
     let typed = w.cluster.model == crate::model::SlotModel::Typed;
@@ -260,10 +266,7 @@ pub fn gantt(sim: &Sim) -> Result<String, String> {
     let k = lanes.len().div_ceil(GANTT_ROWS).max(1);
     let rows: Vec<(bool, u32, u16)> = lanes.into_iter().step_by(k).collect();
     let reduce_rows = rows.iter().filter(|r| !r.0).count();
-    let row_of = |node: u32, slot: u16| {
-        rows.iter()
-            .position(|&(_, n, l)| n == node && l == slot)
-    };
+    let row_of = |node: u32, slot: u16| rows.iter().position(|&(_, n, l)| n == node && l == slot);
     let mut bars: Vec<(usize, f64, f64, u32, bool)> = w
         .attempts
         .iter()
@@ -404,7 +407,7 @@ impl LinkSampler {
     }
 
     /// The five busiest resources' utilisation between samples.
-    pub fn svg(&self, sim: &Sim) -> Result<String, String> {
+    pub fn svg(&self, sim: &Sim) -> Result<String, PlotError> {
         let w = &sim.w;
         let mut svg = String::new();
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();

@@ -300,10 +300,7 @@ pub fn summarize(sim: &Sim) -> Summary {
                 pool: w.pools[j.pool as usize].name.clone(),
                 submit_s: s(j.submit),
                 finish_s: j.finished_at.map(s),
-                turnaround_s: j
-                    .finished_at
-                    .filter(|_| !j.killed)
-                    .map(|f| s(f - j.submit)),
+                turnaround_s: j.finished_at.filter(|_| !j.killed).map(|f| s(f - j.submit)),
                 killed: j.killed,
                 maps: j.n_maps(),
                 reduces: j.n_reduces(),

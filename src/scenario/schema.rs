@@ -316,7 +316,9 @@ impl<'de> Deserialize<'de> for JobRef {
         impl<'de> Visitor<'de> for V {
             type Value = JobRef;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a job table (submit) or a job's name (kill_job, set_priority, move_job)")
+                f.write_str(
+                    "a job table (submit) or a job's name (kill_job, set_priority, move_job)",
+                )
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<JobRef, E> {
                 Ok(JobRef::Name(s.to_string()))

@@ -115,7 +115,11 @@ impl World {
         if self.pool_stats[p].runnable_jobs >= limit {
             return;
         }
-        if let Some(pos) = self.waiting.iter().position(|&w| self.jobs[w as usize].pool == pool) {
+        if let Some(pos) = self
+            .waiting
+            .iter()
+            .position(|&w| self.jobs[w as usize].pool == pool)
+        {
             let w = self.waiting.remove(pos);
             self.make_runnable(w);
         }

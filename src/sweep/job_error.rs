@@ -15,6 +15,7 @@
 //! when none of its figures is further than the contract or the floor's
 //! worst, else it "fails".
 
+use super::error::ShardsError;
 use super::merge::shard_lines;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -62,7 +63,7 @@ fn quantile(xs: &[f64], q: f64) -> f64 {
 }
 
 /// The table, as Markdown, and whether every row holds the contract.
-pub fn job_error(dirs: &[PathBuf], base: &str) -> Result<(String, bool), String> {
+pub fn job_error(dirs: &[PathBuf], base: &str) -> Result<(String, bool), ShardsError> {
     let mut bases: BTreeMap<PairKey, Run> = BTreeMap::new();
     let mut others: Vec<(u64, RowKey, PairKey, Run)> = Vec::new();
     let mut variants_seen: Vec<String> = Vec::new();
@@ -102,23 +103,23 @@ pub fn job_error(dirs: &[PathBuf], base: &str) -> Result<(String, bool), String>
         }
     }
     if !variants_seen.iter().any(|v| v == base) {
-        return Err(format!(
+        return Err(ShardsError::NoBase(format!(
             "no variant named \"{base}\" in these results; expected one of: {}",
             variants_seen
                 .iter()
                 .map(|v| format!("\"{v}\""))
                 .collect::<Vec<_>>()
                 .join(", ")
-        ));
+        )));
     }
     let mut rows: BTreeMap<RowKey, Row> = BTreeMap::new();
     others.sort_by_key(|o| o.0);
     for (index, rk, pk, run) in others {
         let Some(b) = bases.get(&pk) else {
-            return Err(format!(
+            return Err(ShardsError::NoBase(format!(
                 "cell {index} ({} / {} / seed {}) has no \"{base}\" cell to compare with",
                 rk.0, rk.1, pk.3
-            ));
+            )));
         };
         let row = rows.entry(rk).or_insert_with(|| Row {
             first: index,

@@ -11,6 +11,7 @@
 //! percent — paired because seeds share their workload and placement, so
 //! the spread of the difference is far smaller than that of either side.
 
+use super::error::ShardsError;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -120,10 +121,13 @@ type CellRow = (Key, u64, Vec<Option<f64>>, PathBuf);
 type Gathering = (Key, u64, Vec<Vec<(u64, f64)>>);
 
 /// The shard files of `dirs` (`shard-*.jsonl`), sorted.
-fn shard_files(dirs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+fn shard_files(dirs: &[PathBuf]) -> Result<Vec<PathBuf>, ShardsError> {
     let mut out = Vec::new();
     for d in dirs {
-        let rd = std::fs::read_dir(d).map_err(|e| format!("cannot read {}: {e}", d.display()))?;
+        let rd = std::fs::read_dir(d).map_err(|source| ShardsError::Read {
+            path: d.clone(),
+            source,
+        })?;
         for e in rd.flatten() {
             let p = e.path();
             let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -134,7 +138,7 @@ fn shard_files(dirs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     }
     out.sort();
     if out.is_empty() {
-        return Err("no shard-*.jsonl files in the given directories".into());
+        return Err(ShardsError::NoShards);
     }
     Ok(out)
 }
@@ -152,16 +156,15 @@ fn same(
     f: &std::path::Path,
     n: usize,
     why: impl Fn(&str, &str, &str) -> String,
-) -> Result<(), String> {
+) -> Result<(), ShardsError> {
     match first {
         None => *first = Some((value, f.to_path_buf())),
         Some((p, pf)) if *p != value => {
-            return Err(format!(
-                "{}:{}: {}",
-                f.display(),
-                n + 1,
-                why(&value, p, &pf.display().to_string())
-            ))
+            return Err(ShardsError::Mixed {
+                path: f.to_path_buf(),
+                line: n + 1,
+                what: why(&value, p, &pf.display().to_string()),
+            })
         }
         _ => {}
     }
@@ -172,25 +175,25 @@ fn same(
 /// file it came from. Refuses lines of different plans or slotsim
 /// versions, a cell found
 /// twice, and missing cells (listing them).
-pub fn shard_lines(dirs: &[PathBuf]) -> Result<Vec<(Value, PathBuf)>, String> {
+pub fn shard_lines(dirs: &[PathBuf]) -> Result<Vec<(Value, PathBuf)>, ShardsError> {
     let files = shard_files(dirs)?;
     let mut plan: Option<(String, PathBuf)> = None;
     let mut version: Option<(String, PathBuf)> = None;
     let mut total: Option<u64> = None;
     let mut cells: BTreeMap<u64, (Value, PathBuf)> = BTreeMap::new();
     for f in &files {
-        let text =
-            std::fs::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+        let text = std::fs::read_to_string(f).map_err(|source| ShardsError::Read {
+            path: f.clone(),
+            source,
+        })?;
         for (n, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
-            let v: Value = serde_json::from_str(line).map_err(|e| {
-                format!(
-                    "{}:{}: not a sweep line ({e}); re-run its shard to repair it",
-                    f.display(),
-                    n + 1
-                )
+            let v: Value = serde_json::from_str(line).map_err(|e| ShardsError::BadLine {
+                path: f.clone(),
+                line: n + 1,
+                reason: format!("not a sweep line ({e}); re-run its shard to repair it"),
             })?;
             let h = v["plan"].as_str().unwrap_or("").to_string();
             same(&mut plan, h, f, n, |h, p, pf| {
@@ -206,40 +209,43 @@ pub fn shard_lines(dirs: &[PathBuf]) -> Result<Vec<(Value, PathBuf)>, String> {
             })?;
             let c = &v["cell"];
             let (Some(i), Some(of)) = (c["index"].as_u64(), c["of"].as_u64()) else {
-                return Err(format!(
-                    "{}:{}: a line without cell.index and cell.of",
-                    f.display(),
-                    n + 1
-                ));
+                return Err(ShardsError::BadLine {
+                    path: f.clone(),
+                    line: n + 1,
+                    reason: "a line without cell.index and cell.of".into(),
+                });
             };
             total = Some(of);
             if let Some(prev) = cells.insert(i, (v, f.clone())) {
-                return Err(format!(
-                    "cell {i} is in {} and in {}; expected each cell once",
-                    prev.1.display(),
-                    f.display()
-                ));
+                return Err(ShardsError::Duplicate {
+                    cell: i,
+                    first: prev.1,
+                    second: f.clone(),
+                });
             }
         }
     }
     if plan.is_none() {
-        return Err("the shard files are empty".into());
+        return Err(ShardsError::Empty);
     }
     let total = total.unwrap_or(0);
     let missing: Vec<u64> = (0..total).filter(|i| !cells.contains_key(i)).collect();
     if !missing.is_empty() {
         let list: Vec<String> = missing.iter().take(20).map(|i| i.to_string()).collect();
-        return Err(format!(
-            "{} of {total} cells missing: {}{}; run their shards (again) before merging",
-            missing.len(),
-            list.join(", "),
-            if missing.len() > 20 { ", ..." } else { "" }
-        ));
+        return Err(ShardsError::Missing {
+            count: missing.len(),
+            total,
+            list: format!(
+                "{}{}",
+                list.join(", "),
+                if missing.len() > 20 { ", ..." } else { "" }
+            ),
+        });
     }
     Ok(cells.into_values().collect())
 }
 
-pub fn merge(dirs: &[PathBuf]) -> Result<Merged, String> {
+pub fn merge(dirs: &[PathBuf]) -> Result<Merged, ShardsError> {
     let lines = shard_lines(dirs)?;
     let plan = lines
         .first()
@@ -307,7 +313,10 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged, String> {
                         .zip(&values)
                         .filter(|(_, v)| !v.is_empty())
                         .map(|((name, _), v)| {
-                            (*name, metric_stat(name, &v.iter().map(|x| x.1).collect::<Vec<_>>()))
+                            (
+                                *name,
+                                metric_stat(name, &v.iter().map(|x| x.1).collect::<Vec<_>>()),
+                            )
                         })
                         .collect(),
                     values,

@@ -3,6 +3,7 @@
 //! (Slurm, Kubernetes), then merged into one table. See docs/sweeps.md.
 
 pub mod emit;
+pub mod error;
 pub mod job_error;
 pub mod merge;
 pub mod plan;

@@ -23,6 +23,7 @@
 //! variant and override value is checked before anything runs: a bad one
 //! is an error at its place in the plan.
 
+use super::error::OverrideError;
 use crate::error::InputError;
 use crate::model::Scenario;
 use crate::scenario::spans::SpanNode;
@@ -151,7 +152,8 @@ impl Plan {
     /// The scenario of a cell, overridden, with its policy and seed.
     pub fn scenario(&self, cell: &Cell) -> Result<Scenario, InputError> {
         let sc = &self.scenarios[cell.scenario];
-        let text = apply(&sc.text, &self.combo(cell)).map_err(|m| InputError::new(&sc.name, m))?;
+        let text = apply(&sc.text, &self.combo(cell))
+            .map_err(|e| InputError::new(&sc.name, e.to_string()))?;
         load_str(
             &text,
             &sc.path.display().to_string(),
@@ -164,25 +166,23 @@ impl Plan {
 /// The scenario text with dotted-path overrides set: `a.b` is key `b` of
 /// table `a` (created if missing); a number picks an element of an array
 /// (`jobs.0.maps`).
-pub fn apply(text: &str, overrides: &[(String, toml::Value)]) -> Result<String, String> {
+pub fn apply(text: &str, overrides: &[(String, toml::Value)]) -> Result<String, OverrideError> {
     if overrides.is_empty() {
         return Ok(text.to_string());
     }
     let mut doc: toml::Table = text
         .parse()
-        .map_err(|e: toml::de::Error| format!("not TOML: {}", e.message()))?;
+        .map_err(|e: toml::de::Error| OverrideError::NotToml(e.message().to_string()))?;
     for (key, value) in overrides {
         set(&mut doc, key, value.clone())?;
     }
-    toml::to_string(&doc).map_err(|e| e.to_string())
+    Ok(toml::to_string(&doc)?)
 }
 
-fn set(doc: &mut toml::Table, key: &str, value: toml::Value) -> Result<(), String> {
+fn set(doc: &mut toml::Table, key: &str, value: toml::Value) -> Result<(), OverrideError> {
     let parts: Vec<&str> = key.split('.').collect();
     if parts.iter().any(|p| p.trim().is_empty()) {
-        return Err(format!(
-            "\"{key}\" is not a dotted path such as \"network.nic_mbps\""
-        ));
+        return Err(OverrideError::NotAPath(key.to_string()));
     }
     let mut cur = doc;
     for (i, p) in parts.iter().enumerate() {
@@ -198,27 +198,28 @@ fn set(doc: &mut toml::Table, key: &str, value: toml::Value) -> Result<(), Strin
         cur = match entry {
             toml::Value::Table(t) => t,
             toml::Value::Array(items) => {
-                let k: usize = next.parse().map_err(|_| {
-                    format!(
-                        "\"{p}\" is a list; expected an index after it, as in \"{p}.0.{}\"",
-                        parts.get(i + 2).unwrap_or(&"key")
-                    )
+                let k: usize = next.parse().map_err(|_| OverrideError::NeedsIndex {
+                    list: p.to_string(),
+                    next: parts.get(i + 2).unwrap_or(&"key").to_string(),
                 })?;
                 let n = items.len();
                 let Some(toml::Value::Table(t)) = items.get_mut(k) else {
-                    return Err(format!(
-                        "\"{p}\" has {n} entries; index {k} is out of range"
-                    ));
+                    return Err(OverrideError::OutOfRange {
+                        list: p.to_string(),
+                        len: n,
+                        index: k,
+                    });
                 };
                 if i + 2 == parts.len() {
-                    return Err(format!(
-                        "\"{key}\" names a whole entry of \"{p}\"; expected one of its keys"
-                    ));
+                    return Err(OverrideError::WholeEntry {
+                        key: key.to_string(),
+                        list: p.to_string(),
+                    });
                 }
                 // Skip the index part.
                 return set(t, &parts[i + 2..].join("."), value);
             }
-            _ => return Err(format!("\"{}\" is not a table", parts[..=i].join("."))),
+            _ => return Err(OverrideError::NotATable(parts[..=i].join("."))),
         };
     }
     Ok(())
@@ -430,7 +431,8 @@ pub fn parse(text: &str, origin: &str, dir: &Path) -> Result<Plan, InputError> {
                 continue;
             }
             let si = i.to_string();
-            let text2 = apply(&sc.text, &var.overrides).map_err(|m| at(&["variants", &si], m))?;
+            let text2 = apply(&sc.text, &var.overrides)
+                .map_err(|e| at(&["variants", &si], e.to_string()))?;
             if let Err(e) = load_str(&text2, &sc.path.display().to_string(), None, None) {
                 // Point at the first key that fails alone, else at the variant.
                 let key = var.overrides.iter().find(|(k, v)| {
@@ -453,7 +455,7 @@ pub fn parse(text: &str, origin: &str, dir: &Path) -> Result<Plan, InputError> {
         for o in &overrides {
             for (k, v) in o.values.iter().enumerate() {
                 let text2 = apply(&sc.text, &[(o.key.clone(), v.clone())])
-                    .map_err(|m| at_key(&["overrides", &o.key], m))?;
+                    .map_err(|e| at_key(&["overrides", &o.key], e.to_string()))?;
                 if let Err(e) = load_str(&text2, &sc.path.display().to_string(), None, None) {
                     let place: Vec<String> = if o.values.len() > 1
                         || matches!(doc["overrides"][&o.key], toml::Value::Array(_))

@@ -7,6 +7,7 @@
 //! already there and drops a torn last line. A line of another plan (its
 //! `plan` hash differs) stops the run: results of different plans never mix.
 
+use super::error::{CellError, ShardRunError, ShardSpecError};
 use super::plan::{Cell, Plan};
 use crate::report::summary::summarize;
 use crate::sched::build_sim;
@@ -33,20 +34,15 @@ impl Shard {
     }
 
     /// Parses `K/N`.
-    pub fn parse(s: &str) -> Result<Shard, String> {
-        let (k, n) = s
-            .split_once('/')
-            .ok_or_else(|| format!("\"{s}\" is not K/N, like 2/8"))?;
+    pub fn parse(s: &str) -> Result<Shard, ShardSpecError> {
+        let not_kn = || ShardSpecError::NotKN(s.to_string());
+        let (k, n) = s.split_once('/').ok_or_else(not_kn)?;
         let (k, n): (u64, u64) = (
-            k.trim()
-                .parse()
-                .map_err(|_| format!("\"{s}\" is not K/N, like 2/8"))?,
-            n.trim()
-                .parse()
-                .map_err(|_| format!("\"{s}\" is not K/N, like 2/8"))?,
+            k.trim().parse().map_err(|_| not_kn())?,
+            n.trim().parse().map_err(|_| not_kn())?,
         );
         if n == 0 || k == 0 || k > n {
-            return Err(format!("\"{s}\": expected 1 <= K <= N"));
+            return Err(ShardSpecError::OutOfRange(s.to_string()));
         }
         Ok(Shard { k, n })
     }
@@ -73,7 +69,19 @@ pub struct Report {
 
 /// Reads the lines already in `file`: the finished cells of `plan`. Drops
 /// a torn last line (the file is truncated to its last whole line).
-fn resume(file: &Path, plan: &Plan) -> Result<BTreeMap<u64, ()>, String> {
+fn resume(file: &Path, plan: &Plan) -> Result<BTreeMap<u64, ()>, ShardRunError> {
+    let io = |what: &'static str| {
+        move |source| ShardRunError::Io {
+            what,
+            path: file.to_path_buf(),
+            source,
+        }
+    };
+    let at = |line: usize, reason: String| ShardRunError::Resume {
+        path: file.to_path_buf(),
+        line,
+        reason,
+    };
     let mut done = BTreeMap::new();
     let Ok(f) = File::open(file) else {
         return Ok(done);
@@ -84,9 +92,7 @@ fn resume(file: &Path, plan: &Plan) -> Result<BTreeMap<u64, ()>, String> {
     let mut n = 0;
     loop {
         line.clear();
-        let read = reader
-            .read_line(&mut line)
-            .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        let read = reader.read_line(&mut line).map_err(io("read"))?;
         if read == 0 {
             break;
         }
@@ -99,20 +105,23 @@ fn resume(file: &Path, plan: &Plan) -> Result<BTreeMap<u64, ()>, String> {
             if rest {
                 break;
             }
-            return Err(format!(
-                "{}:{n}: a damaged line in the middle of the file; expected one JSON object per line",
-                file.display()
+            return Err(at(
+                n,
+                "a damaged line in the middle of the file; expected one JSON object per line"
+                    .into(),
             ));
         };
         if v["plan"].as_str() != Some(plan.hash.as_str()) {
-            return Err(format!(
-                "{}:{n}: results of another plan (or of changed scenarios); expected plan {} — use another --out",
-                file.display(),
-                plan.hash
+            return Err(at(
+                n,
+                format!(
+                    "results of another plan (or of changed scenarios); expected plan {} — use another --out",
+                    plan.hash
+                ),
             ));
         }
         let Some(i) = v["cell"]["index"].as_u64() else {
-            return Err(format!("{}:{n}: a line without cell.index", file.display()));
+            return Err(at(n, "a line without cell.index".into()));
         };
         done.insert(i, ());
         good += read as u64;
@@ -122,20 +131,19 @@ fn resume(file: &Path, plan: &Plan) -> Result<BTreeMap<u64, ()>, String> {
         let f = OpenOptions::new()
             .write(true)
             .open(file)
-            .map_err(|e| format!("cannot repair {}: {e}", file.display()))?;
-        f.set_len(good)
-            .map_err(|e| format!("cannot repair {}: {e}", file.display()))?;
+            .map_err(io("repair"))?;
+        f.set_len(good).map_err(io("repair"))?;
     }
     Ok(done)
 }
 
 /// The JSON line of one cell: the run's summary plus `cell` and `plan`.
-pub fn run_cell(plan: &Plan, cell: &Cell) -> Result<String, String> {
-    let sc = plan.scenario(cell).map_err(|e| e.to_string())?;
-    let mut sim = build_sim(&sc).map_err(|e| e.to_string())?;
+pub fn run_cell(plan: &Plan, cell: &Cell) -> Result<String, CellError> {
+    let sc = plan.scenario(cell)?;
+    let mut sim = build_sim(&sc)?;
     sim.run_until(None);
     let sum = summarize(&sim);
-    let mut v = serde_json::to_value(&sum).map_err(|e| e.to_string())?;
+    let mut v = serde_json::to_value(&sum)?;
     let overrides: serde_json::Map<String, Value> = plan
         .combo(cell)
         .into_iter()
@@ -164,7 +172,7 @@ pub fn run_cell(plan: &Plan, cell: &Cell) -> Result<String, String> {
     }
     obj.insert("cell".into(), c);
     obj.insert("plan".into(), json!(plan.hash));
-    serde_json::to_string(&v).map_err(|e| e.to_string())
+    Ok(serde_json::to_string(&v)?)
 }
 
 fn toml_to_json(t: &toml::Value) -> Value {
@@ -190,8 +198,12 @@ pub fn run_shard(
     shard: Shard,
     dir: &Path,
     progress: &(dyn Fn(u64, u64) + Sync),
-) -> Result<Report, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+) -> Result<Report, ShardRunError> {
+    std::fs::create_dir_all(dir).map_err(|source| ShardRunError::Io {
+        what: "create",
+        path: dir.to_path_buf(),
+        source,
+    })?;
     let file = shard.file(dir);
     let done = resume(&file, plan)?;
     let mine: Vec<u64> = shard.cells(plan.cell_count()).collect();
@@ -205,14 +217,18 @@ pub fn run_shard(
         .create(true)
         .append(true)
         .open(&file)
-        .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        .map_err(|source| ShardRunError::Io {
+            what: "write",
+            path: file.clone(),
+            source,
+        })?;
     // Lines wait here until every cell before them is written.
     struct Writer {
         out: File,
         next: usize,
         ready: BTreeMap<usize, String>,
         written: u64,
-        err: Option<String>,
+        err: Option<ShardRunError>,
     }
     let w = Mutex::new(Writer {
         out,
@@ -230,8 +246,9 @@ pub fn run_shard(
             Ok(l) => {
                 g.ready.insert(pos, l);
             }
-            Err(e) => {
-                g.err.get_or_insert(format!("cell {i}: {e}"));
+            Err(source) => {
+                g.err
+                    .get_or_insert(ShardRunError::Cell { index: i, source });
                 return;
             }
         }
@@ -244,9 +261,12 @@ pub fn run_shard(
                 .write_all(l.as_bytes())
                 .and_then(|_| g.out.write_all(b"\n"))
                 .and_then(|_| g.out.flush());
-            if let Err(e) = r {
-                g.err
-                    .get_or_insert(format!("cannot write {}: {e}", file.display()));
+            if let Err(source) = r {
+                g.err.get_or_insert(ShardRunError::Io {
+                    what: "write",
+                    path: file.clone(),
+                    source,
+                });
                 return;
             }
             g.next += 1;

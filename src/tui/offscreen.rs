@@ -24,7 +24,12 @@ pub enum Step {
 
 /// Parses `--keys "s,Enter,2s,p,Down,Enter"`: key names as `keymap::parse_key`
 /// takes them, and durations that wait. Keys are one second apart.
-pub fn parse_keys(s: &str) -> Result<Vec<Step>, String> {
+/// A `--keys` entry that is neither a key nor a pause.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown key \"{0}\"; expected a character, Enter, Esc, Tab, BackTab, Space, Up, Down, Left, Right, Backspace, or a pause like 2s")]
+pub struct UnknownKey(pub String);
+
+pub fn parse_keys(s: &str) -> Result<Vec<Step>, UnknownKey> {
     let mut out = Vec::new();
     for tok in s.split(',').map(str::trim).filter(|t| !t.is_empty()) {
         if let Some(k) = keymap::parse_key(tok) {
@@ -32,9 +37,7 @@ pub fn parse_keys(s: &str) -> Result<Vec<Step>, String> {
         } else if let Ok(ms) = crate::units::parse_duration(tok) {
             out.push(Step::Wait(ms));
         } else {
-            return Err(format!(
-                "unknown key \"{tok}\"; expected a character, Enter, Esc, Tab, BackTab, Space, Up, Down, Left, Right, Backspace, or a pause like 2s"
-            ));
+            return Err(UnknownKey(tok.to_string()));
         }
     }
     Ok(out)

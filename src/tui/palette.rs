@@ -131,9 +131,18 @@ mod tests {
 
     #[test]
     fn the_environment_decides_the_palette() {
-        assert_eq!(Palette::from_env("1", "truecolor", "xterm-256color"), Palette::None);
-        assert_eq!(Palette::from_env("", "truecolor", "xterm"), Palette::TrueColor);
-        assert_eq!(Palette::from_env("", "", "tmux-256color"), Palette::Indexed256);
+        assert_eq!(
+            Palette::from_env("1", "truecolor", "xterm-256color"),
+            Palette::None
+        );
+        assert_eq!(
+            Palette::from_env("", "truecolor", "xterm"),
+            Palette::TrueColor
+        );
+        assert_eq!(
+            Palette::from_env("", "", "tmux-256color"),
+            Palette::Indexed256
+        );
         assert_eq!(Palette::from_env("", "", "linux"), Palette::Ansi16);
         assert_eq!(Palette::from_env("", "", "dumb"), Palette::None);
     }

@@ -146,8 +146,16 @@ pub fn check(sim: &Sim) -> Result<(), String> {
         if job.killed {
             // Killed (`kill_job`): nothing of it runs past the kill.
             let at = job.finished_at.ok_or("a killed job has no kill time")?;
-            let runs = w.attempts.iter().filter(|a| a.job == job.id).map(|a| (a.start, a.end()));
-            let tasks = w.job_tasks.iter().filter(|t| t.job == job.id).map(|t| (t.start, t.end));
+            let runs = w
+                .attempts
+                .iter()
+                .filter(|a| a.job == job.id)
+                .map(|a| (a.start, a.end()));
+            let tasks = w
+                .job_tasks
+                .iter()
+                .filter(|t| t.job == job.id)
+                .map(|t| (t.start, t.end));
             for (start, end) in runs.chain(tasks) {
                 if start > at || end.is_none_or(|e| e > at) {
                     return Err(format!("{}: a task ran past its kill at {at} ms", job.name));

@@ -667,8 +667,18 @@ impl JobEnv<'_> {
         };
         let is_job_action = matches!(action, "kill_job" | "set_priority" | "move_job");
         if !is_job_action {
-            only(e.priority.is_some(), "priority", "set_priority", e.priority.as_ref().map(|p| p.span()))?;
-            only(e.pool.is_some(), "pool", "move_job", e.pool.as_ref().map(|p| p.span()))?;
+            only(
+                e.priority.is_some(),
+                "priority",
+                "set_priority",
+                e.priority.as_ref().map(|p| p.span()),
+            )?;
+            only(
+                e.pool.is_some(),
+                "pool",
+                "move_job",
+                e.pool.as_ref().map(|p| p.span()),
+            )?;
         }
         if action != "submit" && !is_job_action {
             only(e.job.is_some(), "job", "submit", job_span.clone())?;

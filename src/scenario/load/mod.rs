@@ -166,9 +166,14 @@ fn gb(bytes: u64) -> String {
     }
 }
 
+/// `SLOTSIM_MEMORY` set to something that is not a size.
+#[derive(Debug, thiserror::Error)]
+#[error("SLOTSIM_MEMORY=\"{0}\" is not a size; expected bytes or a size such as \"4GB\"")]
+pub struct BadMemory(pub String);
+
 /// `SLOTSIM_MEMORY`, if set, as bytes: a count of bytes or a size such as
 /// "4GB"; anything else is an error naming it.
-pub fn memory_env() -> Result<Option<u64>, String> {
+pub fn memory_env() -> Result<Option<u64>, BadMemory> {
     let Ok(v) = std::env::var("SLOTSIM_MEMORY") else {
         return Ok(None);
     };
@@ -177,9 +182,7 @@ pub fn memory_env() -> Result<Option<u64>, String> {
     }
     match crate::units::parse_size_mb(v.trim()) {
         Ok(mb) => Ok(Some((mb * 1048576.0) as u64)),
-        Err(_) => Err(format!(
-            "SLOTSIM_MEMORY=\"{v}\" is not a size; expected bytes or a size such as \"4GB\""
-        )),
+        Err(_) => Err(BadMemory(v)),
     }
 }
 pub(super) const MAX_SHARE: i64 = 1_000_000_000;
@@ -494,7 +497,7 @@ fn compile(
         events.extend(more);
     }
     events.sort_by_key(|e| e.at);
-    check_job_actions(&cx, &file.events, &jobs, &events, &pools)?;
+    check_job_actions(cx, &file.events, &jobs, &events, &pools)?;
 
     Ok(Scenario {
         name,

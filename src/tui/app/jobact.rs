@@ -107,10 +107,14 @@ impl App {
                     self.status = Some(format!("{name} is in pool {pool} already"));
                     return;
                 }
-                self.status = Some(match self.act(SimAction::MoveJob(name.clone(), pool.clone())) {
-                    Ok(()) => format!("moved {name} to pool {pool} at {}", clock(self.sim.w.now)),
-                    Err(e) => format!("cannot move {name}: {e}"),
-                });
+                self.status = Some(
+                    match self.act(SimAction::MoveJob(name.clone(), pool.clone())) {
+                        Ok(()) => {
+                            format!("moved {name} to pool {pool} at {}", clock(self.sim.w.now))
+                        }
+                        Err(e) => format!("cannot move {name}: {e}"),
+                    },
+                );
             }
             Action::Close | Action::MoveJob => self.overlay = Overlay::None,
             _ => {}

@@ -19,82 +19,82 @@ impl App {
 /// A log line's text.
 pub(super) fn notable_text(w: &crate::sim::World, t: Ms, e: &Notable) -> String {
     let t = &t;
-                match e {
-                    Notable::Submitted(j) => {
-                        let job = w.job(*j);
-                        format!(
-                            "submitted {} ({}, {}, pool {})",
-                            job.name,
-                            count(job.n_maps().into(), "map"),
-                            count(job.n_reduces().into(), "reduce"),
-                            w.pool_name(*j)
-                        )
-                    }
-                    Notable::Finished(j) => {
-                        let job = w.job(*j);
-                        format!(
-                            "finished {} in {}",
-                            job.name,
-                            clock(job.finished_at.unwrap_or(*t) - job.submit)
-                        )
-                    }
-                    Notable::Killed(j) => {
-                        let job = w.job(*j);
-                        format!(
-                            "killed {} after {}",
-                            job.name,
-                            clock(job.finished_at.unwrap_or(*t) - job.submit)
-                        )
-                    }
-                    Notable::Reprioritized(j) => {
-                        let job = w.job(*j);
-                        format!("{} now at priority {}", job.name, job.priority.as_str())
-                    }
-                    Notable::Moved(j) => {
-                        format!("moved {} to pool {}", w.job(*j).name, w.pool_name(*j))
-                    }
-                    Notable::Switched { from, to } => format!("policy switched {from} → {to}"),
-                    Notable::CommandFailed(e) => format!("scripted event failed: {e}"),
-                    Notable::NodeFailed {
-                        node,
-                        attempts,
-                        rerun,
-                    } => format!(
-                        "node {node} failed: {} failed, {} to re-run",
-                        count((*attempts).into(), "running attempt"),
-                        count((*rerun).into(), "finished map")
-                    ),
-                    Notable::NodeRecovered(n) => format!("node {n} recovered"),
-                    Notable::Preempted(a) => {
-                        let at = &w.attempts[*a as usize];
-                        let k = if at.kind == crate::sim::Kind::Map {
-                            'm'
-                        } else {
-                            'r'
-                        };
-                        format!(
-                            "preempted {}/{k}{} on node {} for a starved pool",
-                            w.job(at.job).name,
-                            at.task,
-                            at.node
-                        )
-                    }
-                    Notable::Speculated(a) => {
-                        let at = &w.attempts[*a as usize];
-                        let k = if at.kind == crate::sim::Kind::Map {
-                            'm'
-                        } else {
-                            'r'
-                        };
-                        format!(
-                            "speculating {}/{k}{} on node {} ({})",
-                            w.job(at.job).name,
-                            at.task,
-                            at.node,
-                            w.rule(at)
-                        )
-                    }
-                }
+    match e {
+        Notable::Submitted(j) => {
+            let job = w.job(*j);
+            format!(
+                "submitted {} ({}, {}, pool {})",
+                job.name,
+                count(job.n_maps().into(), "map"),
+                count(job.n_reduces().into(), "reduce"),
+                w.pool_name(*j)
+            )
+        }
+        Notable::Finished(j) => {
+            let job = w.job(*j);
+            format!(
+                "finished {} in {}",
+                job.name,
+                clock(job.finished_at.unwrap_or(*t) - job.submit)
+            )
+        }
+        Notable::Killed(j) => {
+            let job = w.job(*j);
+            format!(
+                "killed {} after {}",
+                job.name,
+                clock(job.finished_at.unwrap_or(*t) - job.submit)
+            )
+        }
+        Notable::Reprioritized(j) => {
+            let job = w.job(*j);
+            format!("{} now at priority {}", job.name, job.priority.as_str())
+        }
+        Notable::Moved(j) => {
+            format!("moved {} to pool {}", w.job(*j).name, w.pool_name(*j))
+        }
+        Notable::Switched { from, to } => format!("policy switched {from} → {to}"),
+        Notable::CommandFailed(e) => format!("scripted event failed: {e}"),
+        Notable::NodeFailed {
+            node,
+            attempts,
+            rerun,
+        } => format!(
+            "node {node} failed: {} failed, {} to re-run",
+            count((*attempts).into(), "running attempt"),
+            count((*rerun).into(), "finished map")
+        ),
+        Notable::NodeRecovered(n) => format!("node {n} recovered"),
+        Notable::Preempted(a) => {
+            let at = &w.attempts[*a as usize];
+            let k = if at.kind == crate::sim::Kind::Map {
+                'm'
+            } else {
+                'r'
+            };
+            format!(
+                "preempted {}/{k}{} on node {} for a starved pool",
+                w.job(at.job).name,
+                at.task,
+                at.node
+            )
+        }
+        Notable::Speculated(a) => {
+            let at = &w.attempts[*a as usize];
+            let k = if at.kind == crate::sim::Kind::Map {
+                'm'
+            } else {
+                'r'
+            };
+            format!(
+                "speculating {}/{k}{} on node {} ({})",
+                w.job(at.job).name,
+                at.task,
+                at.node,
+                w.rule(at)
+            )
+        }
+    }
 }
 
 /// `n word`, with the word in the plural unless `n` is 1: `1 reduce`,

@@ -77,7 +77,12 @@ impl App {
                 *row = usize::MAX;
             }
             Action::Close | Action::Enter => self.overlay = Overlay::None,
-            a @ (Action::Up | Action::Down | Action::PageUp | Action::PageDown | Action::Home | Action::End) => {
+            a @ (Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Home
+            | Action::End) => {
                 // usize::MAX follows the end as lines come.
                 let at = (*row).min(last);
                 let to = scrolled(at, &a, page, last);

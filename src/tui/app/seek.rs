@@ -32,12 +32,16 @@ impl App {
                 return;
             }
         }
-        self.status = Some(format!("at {} (seek: [ back, ] forward)", clock(self.sim.w.now)));
+        self.status = Some(format!(
+            "at {} (seek: [ back, ] forward)",
+            clock(self.sim.w.now)
+        ));
     }
 
     /// Runs on to `target`, every instant sampled for the views.
     fn advance_to(&mut self, target: Ms) {
-        self.sim.set_inspect_from(target.saturating_sub(self.inspect_span()));
+        self.sim
+            .set_inspect_from(target.saturating_sub(self.inspect_span()));
         while let Some(t) = self.sim.next_event_time().filter(|&t| t <= target) {
             self.index.history.fill_before(t, &self.sim.w);
             if !self.sim.run_until(Some(t)) {

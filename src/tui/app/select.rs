@@ -164,7 +164,11 @@ pub fn job_rows(app: &App) -> Vec<(JobId, JobState)> {
     let value = |j: JobId| policy_number(app, &w.job(j).name).unwrap_or(f64::NEG_INFINITY);
     let job = |j: JobId| w.job(j);
     // Each order breaks ties by the default one (the rows' place now).
-    let place: Vec<(JobId, usize)> = order.iter().enumerate().map(|(i, &(j, _))| (j, i)).collect();
+    let place: Vec<(JobId, usize)> = order
+        .iter()
+        .enumerate()
+        .map(|(i, &(j, _))| (j, i))
+        .collect();
     let at = |j: JobId| place.iter().find(|p| p.0 == j).map_or(0, |p| p.1);
     let cmp = |a: &(JobId, JobState), b: &(JobId, JobState)| -> std::cmp::Ordering {
         let (ja, jb) = (job(a.0), job(b.0));
@@ -174,10 +178,11 @@ pub fn job_rows(app: &App) -> Vec<(JobId, JobState)> {
             Sort::Name => natural_cmp(&ja.name, &jb.name),
             Sort::Pool => natural_cmp(w.pool_name(a.0), w.pool_name(b.0)),
             Sort::State => rank(a.1).cmp(&rank(b.1)),
-            Sort::Maps => (jb.maps_pending + jb.maps_running).cmp(&(ja.maps_pending + ja.maps_running)),
-            Sort::Reds => {
-                (jb.reduces_pending + jb.reduces_running).cmp(&(ja.reduces_pending + ja.reduces_running))
+            Sort::Maps => {
+                (jb.maps_pending + jb.maps_running).cmp(&(ja.maps_pending + ja.maps_running))
             }
+            Sort::Reds => (jb.reduces_pending + jb.reduces_running)
+                .cmp(&(ja.reduces_pending + ja.reduces_running)),
             Sort::Submitted => ja.submit.cmp(&jb.submit),
             Sort::Finished => match (ja.finished_at, jb.finished_at) {
                 (Some(x), Some(y)) => x.cmp(&y),

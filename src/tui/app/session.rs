@@ -12,11 +12,32 @@ use crate::sim::Notable;
 use std::path::{Path, PathBuf};
 use toml::{Table, Value};
 
+/// Why a session could not be saved, or an action not taken.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// The engine refused the action (as a replay would log it).
+    #[error("{0}")]
+    Refused(String),
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The scenario file is not the TOML it was when the run started.
+    #[error("the scenario: {0}")]
+    Scenario(String),
+    /// Something the scenario format cannot say.
+    #[error("{0}")]
+    Unwritable(String),
+    #[error("{0}")]
+    Toml(#[from] toml::ser::Error),
+}
+
 impl App {
     /// Applies `action` as the session's next event: scheduled at the next
     /// millisecond and the run taken to it. An action the engine refuses
     /// is logged there, as a replay would log it, and returned here.
-    pub(super) fn act(&mut self, action: Action) -> Result<(), String> {
+    pub(super) fn act(&mut self, action: Action) -> Result<(), SessionError> {
         let before = self.sim.w.notables.len();
         let at = self.sim.schedule(self.sim.w.now + 1, action);
         self.sim.run_until(Some(at));
@@ -26,7 +47,7 @@ impl App {
                 Notable::CommandFailed(e) => Some(e.clone()),
                 _ => None,
             });
-        refused.map_or(Ok(()), Err)
+        refused.map_or(Ok(()), |e| Err(SessionError::Refused(e)))
     }
 
     /// `W`: writes the session as a scenario beside the one it runs.
@@ -42,7 +63,7 @@ impl App {
         });
     }
 
-    fn write_session(&self) -> Result<PathBuf, String> {
+    fn write_session(&self) -> Result<PathBuf, SessionError> {
         let text = self.session_toml()?;
         let (dir, stem) = match &self.source {
             Some(p) => (
@@ -56,31 +77,39 @@ impl App {
             .map(|k| dir.join(format!("{stem}-session-{k}.toml")))
             .find(|p| !p.exists())
             .expect("some name is free");
-        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(&path, text).map_err(|source| SessionError::Io {
+            path: path.clone(),
+            source,
+        })?;
         Ok(path)
     }
 
     /// The session as a scenario: the file it runs, with the seed and the
     /// starting policy it ran with, and the session's actions appended to
     /// its `[[events]]`. (Comments of the original are not kept.)
-    pub fn session_toml(&self) -> Result<String, String> {
+    pub fn session_toml(&self) -> Result<String, SessionError> {
         let text = match &self.source {
-            Some(p) => std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?,
+            Some(p) => std::fs::read_to_string(p).map_err(|source| SessionError::Io {
+                path: p.clone(),
+                source,
+            })?,
             None => DEFAULT_SCENARIO.to_string(),
         };
-        let mut doc: Table = text.parse().map_err(|e| format!("the scenario: {e}"))?;
+        let mut doc: Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| SessionError::Scenario(e.to_string()))?;
         doc.insert("seed".into(), Value::Integer(self.scenario.seed as i64));
         let sched = doc
             .entry("scheduler")
             .or_insert_with(|| Value::Table(Table::new()))
             .as_table_mut()
-            .ok_or("[scheduler] is not a table")?;
+            .ok_or_else(|| SessionError::Scenario("[scheduler] is not a table".into()))?;
         sched.insert("policy".into(), Value::String(self.scenario.policy.label()));
         let events = doc
             .entry("events")
             .or_insert_with(|| Value::Array(Vec::new()))
             .as_array_mut()
-            .ok_or("events is not an array of tables")?;
+            .ok_or_else(|| SessionError::Scenario("events is not an array of tables".into()))?;
         for e in self.sim.session_events() {
             events.push(Value::Table(event_toml(e)?));
         }
@@ -91,7 +120,7 @@ impl App {
             self.scenario.seed,
             clock(self.sim.w.now)
         );
-        out.push_str(&toml::to_string(&doc).map_err(|e| e.to_string())?);
+        out.push_str(&toml::to_string(&doc)?);
         Ok(out)
     }
 }
@@ -101,7 +130,7 @@ fn duration(ms: Ms) -> Value {
 }
 
 /// One `[[events]]` entry, as the scenario format writes it.
-fn event_toml(e: &EventSpec) -> Result<Table, String> {
+fn event_toml(e: &EventSpec) -> Result<Table, SessionError> {
     let mut t = Table::new();
     t.insert("at".into(), duration(e.at));
     let name = |n: &str| Value::String(n.to_string());
@@ -128,12 +157,12 @@ fn event_toml(e: &EventSpec) -> Result<Table, String> {
 
 /// A job as `[[jobs]]` writes it: every key that the loader would not
 /// give it by default, so loading the table gives the same job.
-fn job_toml(j: &JobSpec) -> Result<Table, String> {
+fn job_toml(j: &JobSpec) -> Result<Table, SessionError> {
     if j.recorded.is_some() {
-        return Err(format!(
+        return Err(SessionError::Unwritable(format!(
             "job {} replays a trace's recorded times, which a scenario cannot write",
             j.name
-        ));
+        )));
     }
     let mut t = Table::new();
     let s = |x: &str| Value::String(x.to_string());

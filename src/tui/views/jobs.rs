@@ -3,8 +3,7 @@
 //! selected job marked `▶`, a filter (`/`) and an order (`o`).
 
 use super::super::app::{
-    clock, dur, job_progress, job_rows, App, Hit, JobState, Overlay, Page, Sort, Target,
-    VALUE_KEYS,
+    clock, dur, job_progress, job_rows, App, Hit, JobState, Overlay, Page, Sort, Target, VALUE_KEYS,
 };
 use super::super::theme;
 use super::{bar, fit, fit_mid};
@@ -295,7 +294,12 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             let width = col_w(c) as u16;
             if let Some(s) = sort_of(c) {
                 hits.push(Hit {
-                    area: Rect::new(x, table_a.y, width.min(table_a.right().saturating_sub(x)), 1),
+                    area: Rect::new(
+                        x,
+                        table_a.y,
+                        width.min(table_a.right().saturating_sub(x)),
+                        1,
+                    ),
                     target: Target::Sort(s),
                 });
             }

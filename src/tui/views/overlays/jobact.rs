@@ -18,14 +18,20 @@ pub fn confirm_kill(app: &App, f: &mut Frame, job: JobId) {
     let lines = vec![
         Line::from(vec![
             Span::raw("Kill "),
-            Span::styled(j.name.clone(), Style::default().add_modifier(Modifier::BOLD)),
+            Span::styled(
+                j.name.clone(),
+                Style::default().add_modifier(Modifier::BOLD),
+            ),
             Span::raw(format!("? Its {running} running attempts are killed")),
         ]),
         Line::from(Span::raw(
             "and none of its tasks runs again (hadoop job -kill).",
         )),
         Line::from(""),
-        Line::from(Span::styled("y / enter: kill     n / esc: keep it", theme::dim())),
+        Line::from(Span::styled(
+            "y / enter: kill     n / esc: keep it",
+            theme::dim(),
+        )),
     ];
     f.render_widget(
         Paragraph::new(lines).block(frame_block(" Kill job ".into())),

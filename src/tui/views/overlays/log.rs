@@ -39,10 +39,7 @@ pub fn log(app: &App, f: &mut Frame, query: &str, row: usize) {
     let title = if query.is_empty() {
         format!(" Log · {n} lines · type to search ")
     } else {
-        format!(
-            " Log · {n} of {} lines match /{query}▏ ",
-            cache.lines.len()
-        )
+        format!(" Log · {n} of {} lines match /{query}▏ ", cache.lines.len())
     };
     f.render_widget(Paragraph::new(lines).block(frame_block(title)), area);
 }

@@ -3,9 +3,9 @@
 
 mod detail;
 mod help;
+mod inspector;
 mod jobact;
 mod log;
-mod inspector;
 mod picker;
 mod submit;
 

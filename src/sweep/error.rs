@@ -1,0 +1,111 @@
+//! What can go wrong reading a sweep's results and overriding a scenario,
+//! as types: the CLI prints them as one `error:` line each.
+
+use std::path::PathBuf;
+
+/// Reading shard files (`merge`, `merge --job-error`).
+#[derive(Debug, thiserror::Error)]
+pub enum ShardsError {
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("no shard-*.jsonl files in the given directories")]
+    NoShards,
+    #[error("the shard files are empty")]
+    Empty,
+    /// A line that is not a cell's JSON, or lacks its cell's place.
+    #[error("{}:{line}: {reason}", path.display())]
+    BadLine {
+        path: PathBuf,
+        line: usize,
+        reason: String,
+    },
+    /// A line of another plan or slotsim version than the first.
+    #[error("{}:{line}: {what}", path.display())]
+    Mixed {
+        path: PathBuf,
+        line: usize,
+        what: String,
+    },
+    #[error("cell {cell} is in {} and in {}; expected each cell once", first.display(), second.display())]
+    Duplicate {
+        cell: u64,
+        first: PathBuf,
+        second: PathBuf,
+    },
+    #[error("{count} of {total} cells missing: {list}; run their shards (again) before merging")]
+    Missing {
+        count: usize,
+        total: u64,
+        list: String,
+    },
+    /// `--job-error`: no such variant, or a cell without its base.
+    #[error("{0}")]
+    NoBase(String),
+}
+
+/// Setting a plan's override in a scenario's text.
+#[derive(Debug, thiserror::Error)]
+pub enum OverrideError {
+    #[error("not TOML: {0}")]
+    NotToml(String),
+    #[error("\"{0}\" is not a dotted path such as \"network.nic_mbps\"")]
+    NotAPath(String),
+    #[error("\"{list}\" is a list; expected an index after it, as in \"{list}.0.{next}\"")]
+    NeedsIndex { list: String, next: String },
+    #[error("\"{list}\" has {len} entries; index {index} is out of range")]
+    OutOfRange {
+        list: String,
+        len: usize,
+        index: usize,
+    },
+    #[error("\"{key}\" names a whole entry of \"{list}\"; expected one of its keys")]
+    WholeEntry { key: String, list: String },
+    #[error("\"{0}\" is not a table")]
+    NotATable(String),
+    #[error("{0}")]
+    Write(#[from] toml::ser::Error),
+}
+
+/// `--shard K/N`.
+#[derive(Debug, thiserror::Error)]
+pub enum ShardSpecError {
+    #[error("\"{0}\" is not K/N, like 2/8")]
+    NotKN(String),
+    #[error("\"{0}\": expected 1 <= K <= N")]
+    OutOfRange(String),
+}
+
+/// One cell of a sweep.
+#[derive(Debug, thiserror::Error)]
+pub enum CellError {
+    #[error("{0}")]
+    Scenario(#[from] crate::error::InputError),
+    #[error("{0}")]
+    Sim(#[from] crate::sim::SimError),
+    #[error("cannot write the cell's line: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// Running a shard of a sweep (`sweep`).
+#[derive(Debug, thiserror::Error)]
+pub enum ShardRunError {
+    /// `what`: create, read, write or repair.
+    #[error("cannot {what} {}: {source}", path.display())]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A line of the shard file already there that cannot be resumed from.
+    #[error("{}:{line}: {reason}", path.display())]
+    Resume {
+        path: PathBuf,
+        line: usize,
+        reason: String,
+    },
+    #[error("cell {index}: {source}")]
+    Cell { index: u64, source: CellError },
+}
