@@ -23,6 +23,7 @@ pub mod job;
 mod jobaction;
 pub mod jobtask;
 mod lifecycle;
+pub mod mapindex;
 pub mod metrics;
 pub mod network;
 pub mod paths;

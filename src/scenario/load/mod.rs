@@ -16,6 +16,7 @@ use std::path::Path;
 use toml::Spanned;
 
 mod cluster;
+mod events;
 mod jobs;
 mod pools;
 mod scheduler;
@@ -92,70 +93,6 @@ pub fn read_bounded(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
 /// The largest scenario file and the largest trace read.
 pub const MAX_SCENARIO_BYTES: u64 = 64 << 20;
 pub const MAX_TRACE_BYTES: u64 = 1 << 30;
-
-/// The jobs and pools that `kill_job`, `set_priority` and `move_job`
-/// events name exist, and each job is submitted by the event's time.
-fn check_job_actions(
-    cx: &Cx,
-    defs: &[crate::scenario::schema::EventDef],
-    jobs: &[crate::model::JobSpec],
-    events: &[crate::model::EventSpec],
-    pools: &[crate::model::PoolSpec],
-) -> R<()> {
-    let submitted = |name: &str| -> Option<crate::model::Ms> {
-        jobs.iter()
-            .find(|j| j.name == name)
-            .map(|j| j.submit)
-            .or_else(|| {
-                events.iter().find_map(|e| match &e.action {
-                    Action::Submit(j) if j.name == name => Some(e.at),
-                    _ => None,
-                })
-            })
-    };
-    for e in defs {
-        let action = e.action.get_ref().as_str();
-        if !matches!(action, "kill_job" | "set_priority" | "move_job") {
-            continue;
-        }
-        let Some(crate::scenario::schema::JobRef::Name(name)) = &e.job else {
-            continue;
-        };
-        match submitted(name) {
-            None => {
-                return Err(cx.at(
-                    &e.action,
-                    format!("{action} names job \"{name}\", which the scenario does not have"),
-                ))
-            }
-            Some(at) if at > e.at.0 => {
-                return Err(cx.at(
-                    &e.action,
-                    format!(
-                        "{action} at {} s names job \"{name}\", submitted only at {} s",
-                        e.at.0 as f64 / 1000.0,
-                        at as f64 / 1000.0
-                    ),
-                ))
-            }
-            Some(_) => {}
-        }
-        if let Some(pool) = &e.pool {
-            if !pools.iter().any(|p| &p.name == pool.get_ref()) {
-                let names: Vec<&str> = pools.iter().map(|p| p.name.as_str()).collect();
-                return Err(cx.at(
-                    pool,
-                    format!(
-                        "unknown pool \"{}\"; the scenario's pools are: {}",
-                        pool.get_ref(),
-                        names.join(", ")
-                    ),
-                ));
-            }
-        }
-    }
-    Ok(())
-}
 
 /// A size for messages: "850 MB", "4.2 GB".
 fn gb(bytes: u64) -> String {
@@ -497,7 +434,7 @@ fn compile(
         events.extend(more);
     }
     events.sort_by_key(|e| e.at);
-    check_job_actions(cx, &file.events, &jobs, &events, &pools)?;
+    events::check_job_actions(cx, &file.events, &jobs, &events, &pools)?;
 
     Ok(Scenario {
         name,

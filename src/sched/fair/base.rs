@@ -6,6 +6,13 @@
 //! What differs between those policies goes through [`Hooks`]: which
 //! reduces count in a job's demand, whether the base launches reduces at
 //! all, and the rule names of its launches. The base knows no policy.
+//!
+//! It runs past 700 lines because it is one piece of Hadoop 1.x: the
+//! demands, shares and orders its heartbeat loops read are computed for
+//! those loops and change with them (`FairScheduler.update` and
+//! `assignTasks` live in one Java class for the same reason); the share
+//! arithmetic, delay scheduling and preemption, which stand alone, are
+//! in their own modules.
 
 use super::delay::JobInfo;
 use super::preemption::Preemption;

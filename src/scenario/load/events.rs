@@ -1,0 +1,261 @@
+//! `[[events]]`: the script of a run, lowered to the engine's actions,
+//! and the checks that the jobs and pools its job actions name exist.
+
+use std::collections::BTreeSet;
+use std::ops::Range;
+
+use super::jobs::JobEnv;
+use super::scheduler::check_policy;
+use super::{duplicate_job, Cx, R};
+use crate::model::{Action, EventSpec};
+use crate::scenario::schema::{EventDef, JobRef};
+
+impl JobEnv<'_> {
+    pub(super) fn event(
+        &self,
+        e: &EventDef,
+        raw_scheduler: &toml::Table,
+        ctx: &crate::sim::policy::BuildCtx,
+        names: &mut BTreeSet<String>,
+    ) -> R<Vec<EventSpec>> {
+        let cx = self.cx;
+        let action = e.action.get_ref().as_str();
+        // Keys that belong to other actions are refused rather than ignored.
+        let only = |present: bool, key: &str, owner: &str, span: Option<Range<usize>>| -> R<()> {
+            match (present, span) {
+                (true, Some(s)) => Err(cx.at_span(
+                    &s,
+                    format!("{key} is only used by action = \"{owner}\", not by \"{action}\""),
+                )),
+                _ => Ok(()),
+            }
+        };
+        let policy_span = e.policy.as_ref().map(|p| p.span());
+        let node_span = e.node.as_ref().map(|n| n.span());
+        let action_span = Some(e.action.span());
+        let job_span = match &e.job {
+            Some(JobRef::Def(j)) => Some(j.name.span()),
+            Some(JobRef::Name(_)) => action_span.clone(),
+            None => None,
+        };
+        let is_job_action = matches!(action, "kill_job" | "set_priority" | "move_job");
+        if !is_job_action {
+            only(
+                e.priority.is_some(),
+                "priority",
+                "set_priority",
+                e.priority.as_ref().map(|p| p.span()),
+            )?;
+            only(
+                e.pool.is_some(),
+                "pool",
+                "move_job",
+                e.pool.as_ref().map(|p| p.span()),
+            )?;
+        }
+        if action != "submit" && !is_job_action {
+            only(e.job.is_some(), "job", "submit", job_span.clone())?;
+        }
+        let at = e.at.0;
+        match action {
+            "kill_job" | "set_priority" | "move_job" => {
+                only(e.policy.is_some(), "policy", "switch_policy", policy_span)?;
+                only(e.node.is_some(), "node", "heartbeat", node_span)?;
+                if action != "set_priority" {
+                    only(e.priority.is_some(), "priority", "set_priority", e.priority.as_ref().map(|p| p.span()))?;
+                }
+                if action != "move_job" {
+                    only(e.pool.is_some(), "pool", "move_job", e.pool.as_ref().map(|p| p.span()))?;
+                }
+                let name = match &e.job {
+                    Some(JobRef::Name(n)) => n.clone(),
+                    Some(JobRef::Def(j)) => {
+                        return Err(cx.at(
+                            &j.name,
+                            format!("{action} names a submitted job; expected job = \"NAME\""),
+                        ))
+                    }
+                    None => {
+                        return Err(cx.at(
+                            &e.action,
+                            format!("{action} needs a job; expected job = \"NAME\""),
+                        ))
+                    }
+                };
+                let action = match action {
+                    "kill_job" => Action::KillJob(name),
+                    "set_priority" => {
+                        let Some(p) = &e.priority else {
+                            return Err(cx.at(
+                                &e.action,
+                                "set_priority needs a priority; expected priority = \"very_high\" | \"high\" | \"normal\" | \"low\" | \"very_low\"",
+                            ));
+                        };
+                        let prio = crate::model::Priority::parse(p.get_ref()).ok_or_else(|| {
+                            cx.at(
+                                p,
+                                format!(
+                                    "unknown priority \"{}\"; expected one of: very_high, high, normal, low, very_low",
+                                    p.get_ref()
+                                ),
+                            )
+                        })?;
+                        Action::SetPriority(name, prio)
+                    }
+                    _ => {
+                        let Some(pool) = &e.pool else {
+                            return Err(cx.at(&e.action, "move_job needs a pool; expected pool = \"NAME\""));
+                        };
+                        Action::MoveJob(name, pool.get_ref().clone())
+                    }
+                };
+                Ok(vec![EventSpec { at, action }])
+            }
+            "switch_policy" => {
+                only(e.node.is_some(), "node", "heartbeat", node_span)?;
+                let Some(p) = &e.policy else {
+                    return Err(cx.at(
+                        &e.action,
+                        "switch_policy needs a policy; expected policy = \"NAME\" (see `slotsim policies`)",
+                    ));
+                };
+                let spec = check_policy(p.get_ref(), raw_scheduler, ctx).map_err(|m| cx.at(p, m.0))?;
+                Ok(vec![EventSpec {
+                    at,
+                    action: Action::SwitchPolicy(spec),
+                }])
+            }
+            "heartbeat" => {
+                only(e.policy.is_some(), "policy", "switch_policy", policy_span)?;
+                let Some(n) = &e.node else {
+                    return Err(cx.at(
+                        &e.action,
+                        "heartbeat needs a node; expected node = ID (0-based)",
+                    ));
+                };
+                Ok(vec![EventSpec {
+                    at,
+                    action: Action::Heartbeat(self.node(n)?),
+                }])
+            }
+            "submit" => {
+                only(e.policy.is_some(), "policy", "switch_policy", policy_span)?;
+                only(e.node.is_some(), "node", "heartbeat", node_span)?;
+                let job = match &e.job {
+                    Some(JobRef::Def(job)) => job,
+                    Some(JobRef::Name(_)) | None => {
+                        return Err(cx.at(
+                            &e.action,
+                            "submit needs a job; expected job = { name = \"...\", profile = \"...\", input = \"...\" }",
+                        ))
+                    }
+                };
+                if let Some(s) = &job.submit {
+                    return Err(cx.at(
+                        s,
+                        "a submitted job starts at the event's `at`; expected no submit key inside job",
+                    ));
+                }
+                let mut out = Vec::new();
+                for spec in self.job(job, at)? {
+                    if !names.insert(spec.name.clone()) {
+                        return Err(cx.at(&job.name, duplicate_job(&spec.name)));
+                    }
+                    out.push(EventSpec {
+                        at: spec.submit,
+                        action: Action::Submit(Box::new(spec)),
+                    });
+                }
+                Ok(out)
+            }
+            "fail_node" | "recover_node" => {
+                only(e.policy.is_some(), "policy", "switch_policy", policy_span)?;
+                let Some(n) = &e.node else {
+                    return Err(cx.at(
+                        &e.action,
+                        format!("{action} needs a node; expected node = ID (0-based)"),
+                    ));
+                };
+                let node = self.node(n)?;
+                Ok(vec![EventSpec {
+                    at,
+                    action: if action == "fail_node" {
+                        Action::FailNode(node)
+                    } else {
+                        Action::RecoverNode(node)
+                    },
+                }])
+            }
+            other => Err(cx.at(
+                &e.action,
+                format!(
+                    "unknown action \"{other}\"; expected one of: switch_policy, heartbeat, submit, fail_node, recover_node, kill_job, set_priority, move_job"
+                ),
+            )),
+        }
+    }
+}
+
+/// The jobs and pools that `kill_job`, `set_priority` and `move_job`
+/// events name exist, and each job is submitted by the event's time.
+pub(super) fn check_job_actions(
+    cx: &Cx,
+    defs: &[crate::scenario::schema::EventDef],
+    jobs: &[crate::model::JobSpec],
+    events: &[crate::model::EventSpec],
+    pools: &[crate::model::PoolSpec],
+) -> R<()> {
+    let submitted = |name: &str| -> Option<crate::model::Ms> {
+        jobs.iter()
+            .find(|j| j.name == name)
+            .map(|j| j.submit)
+            .or_else(|| {
+                events.iter().find_map(|e| match &e.action {
+                    Action::Submit(j) if j.name == name => Some(e.at),
+                    _ => None,
+                })
+            })
+    };
+    for e in defs {
+        let action = e.action.get_ref().as_str();
+        if !matches!(action, "kill_job" | "set_priority" | "move_job") {
+            continue;
+        }
+        let Some(crate::scenario::schema::JobRef::Name(name)) = &e.job else {
+            continue;
+        };
+        match submitted(name) {
+            None => {
+                return Err(cx.at(
+                    &e.action,
+                    format!("{action} names job \"{name}\", which the scenario does not have"),
+                ))
+            }
+            Some(at) if at > e.at.0 => {
+                return Err(cx.at(
+                    &e.action,
+                    format!(
+                        "{action} at {} s names job \"{name}\", submitted only at {} s",
+                        e.at.0 as f64 / 1000.0,
+                        at as f64 / 1000.0
+                    ),
+                ))
+            }
+            Some(_) => {}
+        }
+        if let Some(pool) = &e.pool {
+            if !pools.iter().any(|p| &p.name == pool.get_ref()) {
+                let names: Vec<&str> = pools.iter().map(|p| p.name.as_str()).collect();
+                return Err(cx.at(
+                    pool,
+                    format!(
+                        "unknown pool \"{}\"; the scenario's pools are: {}",
+                        pool.get_ref(),
+                        names.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,197 @@
+//! The per-job index of pending maps: by node, rack and datacenter, each
+//! list's lowest pending task found in amortised O(1), so a policy asking
+//! "a local map of this job on this node?" at every heartbeat does not
+//! scan the job's maps.
+
+use super::cluster::Cluster;
+use crate::model::NodeId;
+use std::cell::Cell;
+
+/// Lists of task ids in ascending order, one per key (a node, rack or
+/// datacenter), each with a lazily advanced head: entries that stopped
+/// being pending are skipped once and never again, so finding a list's
+/// lowest pending task is amortised O(1). No entry ever leaves a list and
+/// none joins after building (a task put back is one its lists hold), so
+/// all of them share one array: list `i`, of key `keys[i]` (ascending), is
+/// `items[starts[i]..starts[i + 1]]`, its head `heads[i]` (an index into
+/// `items`). About 12 bytes a key and 4 a task, where a hash map of `Vec`s
+/// took over 100 bytes a key, which for a job of a few thousand maps on a
+/// cluster of thousands of nodes outweighed its tasks.
+#[derive(Clone, Debug, Default)]
+pub(super) struct KeyedLists {
+    keys: Vec<u32>,
+    starts: Vec<u32>,
+    items: Vec<u32>,
+    heads: Vec<Cell<u32>>,
+}
+
+impl KeyedLists {
+    /// The lists of tasks `0..tasks` under keys below `n_keys`, task `t`
+    /// in the list of each key `keys_of(t, ..)` pushes (once each).
+    pub(super) fn build(
+        tasks: u32,
+        n_keys: usize,
+        keys_of: impl Fn(u32, &mut Vec<u32>),
+    ) -> KeyedLists {
+        let mut scratch = Vec::new();
+        let mut count = vec![0u32; n_keys];
+        for t in 0..tasks {
+            scratch.clear();
+            keys_of(t, &mut scratch);
+            for &k in &scratch {
+                count[k as usize] += 1;
+            }
+        }
+        let mut out = KeyedLists::default();
+        // `count` becomes each key's next free place in `items`.
+        let mut next = 0u32;
+        for (k, c) in count.iter_mut().enumerate() {
+            if *c > 0 {
+                out.keys.push(k as u32);
+                out.starts.push(next);
+                out.heads.push(Cell::new(next));
+                next += *c;
+                *c = next - *c;
+            }
+        }
+        out.starts.push(next);
+        out.items = vec![0; next as usize];
+        for t in 0..tasks {
+            scratch.clear();
+            keys_of(t, &mut scratch);
+            for &k in &scratch {
+                out.items[count[k as usize] as usize] = t;
+                count[k as usize] += 1;
+            }
+        }
+        out
+    }
+
+    /// The first entry of `key`'s list for which `pending` holds, advancing
+    /// past the others.
+    pub(super) fn first(&self, key: u32, pending: impl Fn(u32) -> bool) -> Option<u32> {
+        let i = self.keys.binary_search(&key).ok()?;
+        let end = self.starts[i + 1];
+        let mut h = self.heads[i].get();
+        while h < end {
+            let t = self.items[h as usize];
+            if pending(t) {
+                self.heads[i].set(h);
+                return Some(t);
+            }
+            h += 1;
+        }
+        self.heads[i].set(h);
+        None
+    }
+
+    /// Puts task `t` of `key`'s list back (a failed or killed attempt's
+    /// task is pending again).
+    pub(super) fn reinsert(&mut self, key: u32, t: u32) {
+        let Ok(i) = self.keys.binary_search(&key) else {
+            return;
+        };
+        let (from, to) = (self.starts[i] as usize, self.starts[i + 1] as usize);
+        let list = &self.items[from..to];
+        let pos = list.partition_point(|&x| x < t);
+        debug_assert_eq!(list.get(pos), Some(&t), "a list gains no task");
+        let pos = (from + pos) as u32;
+        if pos < self.heads[i].get() {
+            self.heads[i].set(pos);
+        }
+    }
+}
+
+/// Every task id below `len` with a lazily advanced head: one of
+/// [`KeyedLists`]'s lists holding `0..len`, without its storage. No entry ever leaves such a list, so
+/// putting a task back only moves the head.
+#[derive(Clone, Debug, Default)]
+pub struct LazyRange {
+    len: u32,
+    head: Cell<u32>,
+}
+
+impl LazyRange {
+    pub(super) fn new(len: u32) -> LazyRange {
+        LazyRange {
+            len,
+            head: Cell::new(0),
+        }
+    }
+
+    /// The first task for which `pending` holds, advancing past the others.
+    pub(super) fn first(&self, pending: impl Fn(u32) -> bool) -> Option<u32> {
+        let mut h = self.head.get();
+        while h < self.len {
+            if pending(h) {
+                self.head.set(h);
+                return Some(h);
+            }
+            h += 1;
+        }
+        self.head.set(h);
+        None
+    }
+
+    /// Puts a task back (a failed or killed attempt's task is pending again).
+    pub fn reinsert(&mut self, t: u32) {
+        if t < self.head.get() {
+            self.head.set(t);
+        }
+    }
+}
+
+/// Pending maps by node, rack and datacenter, like Hadoop's
+/// `nonRunningMapCache`, plus all maps.
+#[derive(Clone, Debug, Default)]
+pub struct MapIndex {
+    pub(super) by_node: KeyedLists,
+    pub(super) by_rack: KeyedLists,
+    pub(super) by_dc: KeyedLists,
+    pub(super) all: LazyRange,
+}
+
+impl MapIndex {
+    /// The index of maps `0..maps` whose replicas `replicas(t)` gives.
+    pub fn build<'a>(
+        maps: u32,
+        replicas: impl Fn(u32) -> &'a [NodeId],
+        cluster: &Cluster,
+    ) -> MapIndex {
+        let nodes = &cluster.nodes;
+        let n_racks = nodes.iter().map(|n| n.rack as usize + 1).max().unwrap_or(0);
+        let n_dcs = nodes.iter().map(|n| n.dc as usize + 1).max().unwrap_or(0);
+        MapIndex {
+            by_node: KeyedLists::build(maps, nodes.len(), |t, out| {
+                keys_of(replicas(t), |n| n, out)
+            }),
+            by_rack: KeyedLists::build(maps, n_racks, |t, out| {
+                keys_of(replicas(t), |n| nodes[n as usize].rack, out)
+            }),
+            by_dc: KeyedLists::build(maps, n_dcs, |t, out| {
+                keys_of(replicas(t), |n| nodes[n as usize].dc, out)
+            }),
+            all: LazyRange::new(maps),
+        }
+    }
+
+    pub(super) fn reinsert(&mut self, t: u32, replicas: &[NodeId], cluster: &Cluster) {
+        self.all.reinsert(t);
+        for &n in replicas {
+            let node = &cluster.nodes[n as usize];
+            self.by_node.reinsert(n, t);
+            self.by_rack.reinsert(node.rack, t);
+            self.by_dc.reinsert(node.dc, t);
+        }
+    }
+}
+
+/// Pushes the distinct `key`s of `replicas` onto `out`, first seen first.
+fn keys_of(replicas: &[NodeId], key: impl Fn(NodeId) -> u32, out: &mut Vec<u32>) {
+    for &n in replicas {
+        let k = key(n);
+        if !out.contains(&k) {
+            out.push(k);
+        }
+    }
+}
