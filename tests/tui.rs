@@ -1780,3 +1780,27 @@ fn seeking_back_and_forth_replays_the_same_run() {
     };
     assert_eq!(session(true), session(false));
 }
+
+/// A job submitted from the keyboard and selected, then a seek back to
+/// before its submission: it is no longer selected, and the job keys say
+/// so instead of acting on a job that is not there.
+#[test]
+fn seeking_back_past_a_selected_submission_drops_the_selection() {
+    let mut a = app();
+    run_for(&mut a, 30);
+    keys(&mut a, "s");
+    key(&mut a, KeyCode::Enter);
+    let j = (a.sim.w.jobs.len() - 1) as u32;
+    a.update(Action::SelectJob(j));
+    assert_eq!(a.sel_job, Some(j));
+    keys(&mut a, "[");
+    assert!(a.sim.w.jobs.len() <= j as usize || !a.sim.w.job(j).arrived);
+    assert_eq!(a.sel_job, None);
+    keys(&mut a, "><mK");
+    assert_eq!(a.overlay, Overlay::None);
+    assert!(
+        a.status.as_deref().unwrap_or("").contains("select a job"),
+        "{:?}",
+        a.status
+    );
+}

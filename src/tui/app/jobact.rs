@@ -17,7 +17,10 @@ const LEVELS: [Priority; 5] = [
 impl App {
     /// The selected job if it can still be acted on; else says why.
     fn actionable_job(&mut self) -> Option<JobId> {
-        let Some(j) = self.sel_job else {
+        let Some(j) = self
+            .sel_job
+            .filter(|&j| (j as usize) < self.sim.w.jobs.len())
+        else {
             self.status = Some("select a job first (↑/↓ in Overview or Jobs)".into());
             return None;
         };

@@ -68,6 +68,15 @@ impl App {
             self.sim.schedule(e.at, e.action);
         }
         self.advance_to(target);
+        // A job submitted from the keyboard after the target is not there
+        // yet: nothing stays selected that does not exist.
+        let w = &self.sim.w;
+        if self
+            .sel_job
+            .is_some_and(|j| w.jobs.get(j as usize).is_none_or(|x| !x.arrived))
+        {
+            self.sel_job = None;
+        }
         Ok(())
     }
 }
