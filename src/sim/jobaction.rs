@@ -27,13 +27,7 @@ impl World {
     pub(super) fn kill_job(&mut self, j: JobId) {
         self.metrics.advance(self.now);
         let held = self.holds_pool_place(j);
-        let live: Vec<_> = {
-            let job = &self.jobs[j as usize];
-            let maps = job.maps.iter().flat_map(|m| m.live.iter().copied());
-            maps.chain(job.reduces.iter().flat_map(|r| r.live.iter().copied()))
-                .collect()
-        };
-        for a in live {
+        for a in self.live_attempts(j) {
             self.stop_attempt(a, Outcome::Killed);
         }
         self.kill_job_tasks(j);

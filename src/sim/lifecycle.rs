@@ -382,18 +382,20 @@ impl World {
         self.request_oob(node);
     }
 
+    /// Job `j`'s running attempts, maps first.
+    pub(super) fn live_attempts(&self, j: JobId) -> Vec<AttemptId> {
+        let job = &self.jobs[j as usize];
+        let maps = job.maps.iter().flat_map(|m| m.live.iter().copied());
+        maps.chain(job.reduces.iter().flat_map(|r| r.live.iter().copied()))
+            .collect()
+    }
+
     pub(super) fn job_done(&mut self, j: JobId) {
         self.metrics.advance(self.now);
         // Whatever of the job still runs is killed, as the JobTracker kills
         // a finished job's leftover attempts (maps re-run after a node
         // failure that a speculative reduce's win made unnecessary).
-        let leftovers: Vec<AttemptId> = {
-            let job = &self.jobs[j as usize];
-            let maps = job.maps.iter().flat_map(|m| m.live.iter().copied());
-            maps.chain(job.reduces.iter().flat_map(|r| r.live.iter().copied()))
-                .collect()
-        };
-        for a in leftovers {
+        for a in self.live_attempts(j) {
             self.stop_attempt(a, Outcome::Killed);
         }
         // A replayed job commits for its recorded time before it finishes:

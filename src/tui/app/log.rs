@@ -16,6 +16,16 @@ impl App {
     }
 }
 
+/// An attempt's task as the log names it: `job/m3`, `job/r0`.
+fn task_name(w: &crate::sim::World, at: &crate::sim::Attempt) -> String {
+    let k = if at.kind == crate::sim::Kind::Map {
+        'm'
+    } else {
+        'r'
+    };
+    format!("{}/{k}{}", w.job(at.job).name, at.task)
+}
+
 /// A log line's text.
 pub(super) fn notable_text(w: &crate::sim::World, t: Ms, e: &Notable) -> String {
     let t = &t;
@@ -67,29 +77,17 @@ pub(super) fn notable_text(w: &crate::sim::World, t: Ms, e: &Notable) -> String 
         Notable::NodeRecovered(n) => format!("node {n} recovered"),
         Notable::Preempted(a) => {
             let at = &w.attempts[*a as usize];
-            let k = if at.kind == crate::sim::Kind::Map {
-                'm'
-            } else {
-                'r'
-            };
             format!(
-                "preempted {}/{k}{} on node {} for a starved pool",
-                w.job(at.job).name,
-                at.task,
+                "preempted {} on node {} for a starved pool",
+                task_name(w, at),
                 at.node
             )
         }
         Notable::Speculated(a) => {
             let at = &w.attempts[*a as usize];
-            let k = if at.kind == crate::sim::Kind::Map {
-                'm'
-            } else {
-                'r'
-            };
             format!(
-                "speculating {}/{k}{} on node {} ({})",
-                w.job(at.job).name,
-                at.task,
+                "speculating {} on node {} ({})",
+                task_name(w, at),
                 at.node,
                 w.rule(at)
             )
