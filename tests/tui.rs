@@ -988,6 +988,14 @@ fn snapshot_inspector_under_omo() {
     ] {
         assert!(s.contains(sym), "{sym} missing:\n{s}");
     }
+    // A negative x* or β keeps its "not yet" whole, and the chart's legend
+    // is in its title line, not a box on the lines.
+    assert!(!s.contains("not y…"), "{s}");
+    assert!(
+        s.lines()
+            .any(|l| l.contains("Fig. 7") && l.contains("observed f_t")),
+        "{s}"
+    );
     insta::assert_snapshot!("inspector_omo_120x36", s);
 }
 

@@ -95,6 +95,18 @@ fn cell_str(key: &str, v: &Value) -> String {
     }
 }
 
+/// A cell's width in a column capped at `cap`: the value's text is what
+/// the cap cuts, never the " not yet" after it (a cut `-212.31 not y…`
+/// says nothing).
+fn cell_width(key: &str, v: &Value, cap: usize) -> usize {
+    let text = value_str(v).chars().count().min(cap);
+    if not_yet(key, v) {
+        text + " not yet".len()
+    } else {
+        text
+    }
+}
+
 /// The rows of an inspection table in the order the policy walks them: by
 /// its `order` value when it reports one (fifo, hybsmrp), else by name.
 fn ordered(rows: &BTreeMap<String, Values>) -> Vec<(&String, &Values)> {
@@ -158,11 +170,11 @@ impl Cols {
             keys.iter()
                 .zip(heads)
                 .map(|(k, h)| {
+                    let cap = MAX_COL_W.max(h.chars().count());
                     rows.iter()
                         .filter_map(|(_, v)| v.get(k))
-                        .map(|v| cell_str(k, v).chars().count())
+                        .map(|v| cell_width(k, v, cap))
                         .fold(h.chars().count(), usize::max)
-                        .min(MAX_COL_W.max(h.chars().count()))
                 })
                 .collect()
         };
@@ -189,9 +201,8 @@ impl Cols {
             .map(|(k, h)| {
                 rows.iter()
                     .filter_map(|(_, v)| v.get(k))
-                    .map(|v| cell_str(k, v).chars().count())
+                    .map(|v| cell_width(k, v, MAX_COL_W))
                     .fold(h.chars().count(), usize::max)
-                    .min(MAX_COL_W)
             })
             .collect();
         let n = keys.len();
@@ -303,9 +314,17 @@ impl Cols {
         for c in self.shown.0..self.shown.1 {
             let w = self.widths[c];
             let k = &self.keys[c];
-            let v = vals.get(k).map(|v| cell_str(k, v)).unwrap_or_default();
+            // A long value is cut, never the " not yet" after it.
+            let v = match vals.get(k) {
+                Some(v) if not_yet(k, v) => {
+                    let room = w.saturating_sub(" not yet".len());
+                    format!("{} not yet", fit(&value_str(v), room))
+                }
+                Some(v) => fit(&cell_str(k, v), w),
+                None => String::new(),
+            };
             let g = " ".repeat(self.gap);
-            row.push_str(&format!("{g}{:>w$}", fit(&v, w)));
+            row.push_str(&format!("{g}{v:>w$}"));
         }
         Line::from(Span::styled(row, style))
     }
@@ -636,11 +655,23 @@ fn release_chart(app: &App, f: &mut Frame, area: Rect) {
             .data(&estimated),
     ];
     let err = mean_abs_error_pct(hist).map_or("-".to_string(), |e| format!("{e:.1}%"));
+    // The legend is in the title, in the lines' colours, so it never sits
+    // on the data.
+    let title = Line::from(vec![
+        Span::styled(" Release rate per window (OMO Fig. 7) · ", theme::title()),
+        Span::styled("── observed f_t", Style::default().fg(theme::OK)),
+        Span::styled(" · ", theme::title()),
+        Span::styled("── estimated F_e", Style::default().fg(theme::WARN)),
+        Span::styled(format!(" · mean abs. error {err} "), theme::title()),
+    ]);
     let chart = Chart::new(datasets)
-        .hidden_legend_constraints((Constraint::Ratio(1, 2), Constraint::Ratio(1, 1)))
-        .block(frame_block(format!(
-            " Release rate per window (OMO Fig. 7) · mean abs. error {err} "
-        )))
+        .legend_position(None)
+        .block(
+            ratatui::widgets::Block::default()
+                .borders(ratatui::widgets::Borders::ALL)
+                .border_style(Style::default().fg(theme::ACCENT))
+                .title(title),
+        )
         .x_axis(
             Axis::default()
                 .bounds([x_min, x_max])
