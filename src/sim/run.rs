@@ -471,8 +471,6 @@ impl Sim {
             .unwrap_or(&[])
     }
 
-    /// One TaskTracker heartbeat. A node with no free slot does not ask for
-    /// work (Hadoop's `askForNewTask`), so the policy is not called: O(1).
     /// Tells the policy of the jobs it is to hear of now.
     fn announce(&mut self) {
         for j in std::mem::take(&mut self.w.to_announce) {
@@ -480,6 +478,8 @@ impl Sim {
         }
     }
 
+    /// One TaskTracker heartbeat. A node with no free slot does not ask for
+    /// work (Hadoop's `askForNewTask`), so the policy is not called: O(1).
     fn heartbeat(&mut self, node: NodeId) {
         self.w.heartbeats += 1;
         if !self.w.cluster.nodes[node as usize].alive {

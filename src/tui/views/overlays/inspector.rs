@@ -413,7 +413,18 @@ pub fn inspector(app: &App, f: &mut Frame, state: (usize, usize, usize, bool)) {
             let shown = n - back.min(n - 1);
             let policy = fit_mid(&r.policy, 24);
             let at = clock(r.t);
+            // Heartbeats of a full node ask the policy nothing (Hadoop's
+            // askForNewTask), so they are not counted here: the title says
+            // so where it fits.
             let candidates = [
+                format!(
+                    " Inspector: node {}'s heartbeat {shown}/{n} at {at} · {policy} · ← older → newer (last {INSPECT_RING} that asked for work; a full node asks nothing) ",
+                    r.node
+                ),
+                format!(
+                    " Inspector: node {}'s heartbeat {shown}/{n} at {at} · {policy} · ← older → newer (last {INSPECT_RING} that asked for work) ",
+                    r.node
+                ),
                 format!(
                     " Inspector: node {}'s heartbeat {shown}/{n} at {at} · {policy} · ← older → newer (last {INSPECT_RING} kept) ",
                     r.node
