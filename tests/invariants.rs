@@ -35,6 +35,10 @@ struct Gen {
     switches: Vec<(u32, usize)>,
     /// Fair/fresh preemption, with pool b's min share and timeouts.
     preemption: bool,
+    /// Job actions: `.1` seconds after job `.0`'s submission (mod the job
+    /// count), a kill (`.2` = 0), a priority (1) or a pool move (2), `.3`
+    /// picking the priority or the pool.
+    actions: Vec<(usize, u32, u8, usize)>,
 }
 
 const PROFILES: [&str; 4] = ["terasort", "wordcount", "grep", "sequencecount"];
@@ -88,8 +92,9 @@ fn gen() -> impl Strategy<Value = Gen> {
             any::<bool>(),
             prop::collection::vec((1u32..240, 0usize..POLICIES.len()), 0..3),
         ),
+        prop::collection::vec((0usize..7, 0u32..90, 0u8..3, 0usize..3), 0..3),
     )
-        .prop_map(|(c, t, s, jobs, f)| Gen {
+        .prop_map(|(c, t, s, jobs, f, actions)| Gen {
             nodes: c.0,
             racks: c.1,
             map_slots: c.2,
@@ -109,6 +114,7 @@ fn gen() -> impl Strategy<Value = Gen> {
             failures: f.1,
             preemption: f.2,
             switches: f.3,
+            actions,
         })
 }
 
@@ -205,6 +211,23 @@ fn to_toml(g: &Gen) -> String {
             "[[events]]\nat = \"{}s\"\naction = \"recover_node\"\nnode = {node}\n",
             at + down
         );
+    }
+    for &(j, after, kind, arg) in &g.actions {
+        let j = j % g.jobs.len();
+        let at = g.jobs[j].3 + after;
+        t += &format!("[[events]]\nat = \"{at}s\"\njob = \"j{j}\"\n");
+        t += match kind {
+            0 => "action = \"kill_job\"\n".to_string(),
+            1 => format!(
+                "action = \"set_priority\"\npriority = \"{}\"\n",
+                PRIOS[arg % 3]
+            ),
+            _ => format!(
+                "action = \"move_job\"\npool = \"{}\"\n",
+                ["a", "b"][arg % 2]
+            ),
+        }
+        .as_str();
     }
     for &(at, p) in &g.switches {
         t += &format!(
