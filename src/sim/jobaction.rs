@@ -15,43 +15,21 @@ use super::world::{Notable, World};
 use crate::model::{JobId, PoolId, Priority};
 
 impl World {
-    /// Whether job `j` counts against its pool's running-job limit (arrived
-    /// and not held back by it).
-    fn holds_pool_place(&self, j: JobId) -> bool {
-        let job = &self.jobs[j as usize];
-        job.arrived && !job.is_done() && !self.waiting.contains(&j)
-    }
-
     /// Kills job `j`: its attempts and any set-up or clean-up task are
     /// killed, nothing of it is scheduled again, and it is done now.
     pub(super) fn kill_job(&mut self, j: JobId) {
         self.metrics.advance(self.now);
-        let held = self.holds_pool_place(j);
         for a in self.live_attempts(j) {
             self.stop_attempt(a, Outcome::Killed);
         }
         self.kill_job_tasks(j);
-        self.waiting.retain(|&x| x != j);
-        self.committing.retain(|&x| x != j);
-        self.active.retain(|&x| x != j);
-        self.to_announce.retain(|&x| x != j);
+        self.retire(j, Notable::Killed(j));
         let job = &mut self.jobs[j as usize];
         job.killed = true;
         job.runnable = false;
         job.maps_pending = 0;
         job.reduces_pending = 0;
-        job.finished_at = Some(self.now);
-        job.forget_source_places();
-        self.finished_now.push(j);
-        self.notables.push((self.now, Notable::Killed(j)));
-        self.unfinished -= 1;
         self.last_progress = self.now;
-        if held {
-            let pool = self.jobs[j as usize].pool as usize;
-            self.pool_stats[pool].runnable_jobs -= 1;
-            self.metrics.pool_active[pool] -= 1;
-            self.admit_waiting(pool as PoolId);
-        }
     }
 
     /// Sets job `j`'s priority (Hadoop's five levels).
@@ -98,24 +76,6 @@ impl World {
                 self.waiting.retain(|&x| x != j);
                 self.make_runnable(j);
             }
-        }
-    }
-
-    /// The first job held back by `pool`'s running-job limit starts if
-    /// the pool has room for it now.
-    fn admit_waiting(&mut self, pool: PoolId) {
-        let p = pool as usize;
-        let limit = self.pools[p].max_running_jobs.unwrap_or(u32::MAX);
-        if self.pool_stats[p].runnable_jobs >= limit {
-            return;
-        }
-        if let Some(pos) = self
-            .waiting
-            .iter()
-            .position(|&w| self.jobs[w as usize].pool == pool)
-        {
-            let w = self.waiting.remove(pos);
-            self.make_runnable(w);
         }
     }
 }

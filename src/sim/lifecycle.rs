@@ -9,7 +9,7 @@ use super::job::{
 };
 use super::run::SimError;
 use super::world::{Notable, World};
-use crate::model::{JobId, JobSpec, NodeId, Speculation, Writer};
+use crate::model::{JobId, JobSpec, NodeId, PoolId, Speculation, Writer};
 
 impl World {
     /// Starts an attempt in a slot of type `slot` (its own kind unless a
@@ -422,21 +422,55 @@ impl World {
             return;
         }
         self.metrics.advance(self.now);
-        let pool = self.jobs[j as usize].pool as usize;
-        self.jobs[j as usize].finished_at = Some(self.now);
-        self.finished_now.push(j);
+        self.retire(j, Notable::Finished(j));
+    }
+
+    /// Job `j` is done now, finished or killed: the policy hears of it
+    /// (if it had heard of the job), nothing of it stays queued, and its
+    /// pool's place goes to the first job its pool holds back.
+    pub(super) fn retire(&mut self, j: JobId, notable: Notable) {
+        let held = self.holds_pool_place(j);
+        let job = &self.jobs[j as usize];
+        let heard = !self.to_announce.contains(&j) && (job.setup_ms.is_none() || job.runnable);
+        if heard {
+            self.finished_now.push(j);
+        }
+        self.to_announce.retain(|&x| x != j);
+        self.waiting.retain(|&x| x != j);
         self.committing.retain(|&x| x != j);
-        self.jobs[j as usize].forget_source_places();
-        self.notables.push((self.now, Notable::Finished(j)));
-        self.unfinished -= 1;
         self.active.retain(|&x| x != j);
-        self.pool_stats[pool].runnable_jobs -= 1;
-        self.metrics.pool_active[pool] -= 1;
-        // A job waiting on its pool's running-job limit may start now.
+        let job = &mut self.jobs[j as usize];
+        job.finished_at = Some(self.now);
+        job.forget_source_places();
+        self.notables.push((self.now, notable));
+        self.unfinished -= 1;
+        if held {
+            let pool = self.jobs[j as usize].pool;
+            self.pool_stats[pool as usize].runnable_jobs -= 1;
+            self.metrics.pool_active[pool as usize] -= 1;
+            self.admit_waiting(pool);
+        }
+    }
+
+    /// Whether job `j` counts against its pool's running-job limit (arrived,
+    /// unfinished and not held back by it).
+    pub(super) fn holds_pool_place(&self, j: JobId) -> bool {
+        let job = &self.jobs[j as usize];
+        job.arrived && !job.is_done() && !self.waiting.contains(&j)
+    }
+
+    /// The first job held back by `pool`'s running-job limit starts if
+    /// the pool has room for it now.
+    pub(super) fn admit_waiting(&mut self, pool: PoolId) {
+        let p = pool as usize;
+        let limit = self.pools[p].max_running_jobs.unwrap_or(u32::MAX);
+        if self.pool_stats[p].runnable_jobs >= limit {
+            return;
+        }
         if let Some(pos) = self
             .waiting
             .iter()
-            .position(|&w| self.jobs[w as usize].pool as usize == pool)
+            .position(|&w| self.jobs[w as usize].pool == pool)
         {
             let w = self.waiting.remove(pos);
             self.make_runnable(w);
