@@ -39,19 +39,13 @@ impl JobEnv<'_> {
             None => None,
         };
         let is_job_action = matches!(action, "kill_job" | "set_priority" | "move_job");
-        if !is_job_action {
-            only(
-                e.priority.is_some(),
-                "priority",
-                "set_priority",
-                e.priority.as_ref().map(|p| p.span()),
-            )?;
-            only(
-                e.pool.is_some(),
-                "pool",
-                "move_job",
-                e.pool.as_ref().map(|p| p.span()),
-            )?;
+        if action != "set_priority" {
+            let span = e.priority.as_ref().map(|p| p.span());
+            only(e.priority.is_some(), "priority", "set_priority", span)?;
+        }
+        if action != "move_job" {
+            let span = e.pool.as_ref().map(|p| p.span());
+            only(e.pool.is_some(), "pool", "move_job", span)?;
         }
         if action != "submit" && !is_job_action {
             only(e.job.is_some(), "job", "submit", job_span.clone())?;
@@ -61,12 +55,6 @@ impl JobEnv<'_> {
             "kill_job" | "set_priority" | "move_job" => {
                 only(e.policy.is_some(), "policy", "switch_policy", policy_span)?;
                 only(e.node.is_some(), "node", "heartbeat", node_span)?;
-                if action != "set_priority" {
-                    only(e.priority.is_some(), "priority", "set_priority", e.priority.as_ref().map(|p| p.span()))?;
-                }
-                if action != "move_job" {
-                    only(e.pool.is_some(), "pool", "move_job", e.pool.as_ref().map(|p| p.span()))?;
-                }
                 let name = match &e.job {
                     Some(JobRef::Name(n)) => n.clone(),
                     Some(JobRef::Def(j)) => {
@@ -91,15 +79,7 @@ impl JobEnv<'_> {
                                 "set_priority needs a priority; expected priority = \"very_high\" | \"high\" | \"normal\" | \"low\" | \"very_low\"",
                             ));
                         };
-                        let prio = crate::model::Priority::parse(p.get_ref()).ok_or_else(|| {
-                            cx.at(
-                                p,
-                                format!(
-                                    "unknown priority \"{}\"; expected one of: very_high, high, normal, low, very_low",
-                                    p.get_ref()
-                                ),
-                            )
-                        })?;
+                        let prio = super::jobs::priority(cx, p)?;
                         Action::SetPriority(name, prio)
                     }
                     _ => {

@@ -168,15 +168,7 @@ impl JobEnv<'_> {
         };
         let priority = match &d.priority {
             None => Priority::Normal,
-            Some(p) => Priority::parse(p.get_ref()).ok_or_else(|| {
-                cx.at(
-                    p,
-                    format!(
-                        "unknown priority \"{}\"; expected one of: very_high, high, normal, low, very_low",
-                        p.get_ref()
-                    ),
-                )
-            })?,
+            Some(p) => priority(cx, p)?,
         };
         let input = match &d.input {
             None => None,
@@ -634,4 +626,17 @@ impl JobEnv<'_> {
         };
         Ok(workload::poisson(seed, &params))
     }
+}
+
+/// A priority as scenarios write it: `very_high` … `very_low`.
+pub(super) fn priority(cx: &Cx, p: &Spanned<String>) -> R<Priority> {
+    Priority::parse(p.get_ref()).ok_or_else(|| {
+        cx.at(
+            p,
+            format!(
+                "unknown priority \"{}\"; expected one of: very_high, high, normal, low, very_low",
+                p.get_ref()
+            ),
+        )
+    })
 }
