@@ -105,6 +105,42 @@ impl App {
         }
     }
 
+    /// Runs event by event up to `target` (`None`: on), every instant
+    /// sampled for the views, for at most `max` events or until
+    /// `deadline`; returns whether it was cut short. When it was not, the
+    /// clock moves on to `target`.
+    pub(super) fn run_sampled(
+        &mut self,
+        target: Option<Ms>,
+        max: usize,
+        deadline: Option<std::time::Instant>,
+    ) -> bool {
+        let mut cut = true;
+        for _ in 0..max {
+            let Some(t) = self.sim.next_event_time() else {
+                cut = false;
+                break;
+            };
+            if target.is_some_and(|l| t > l) {
+                cut = false;
+                break;
+            }
+            self.index.history.fill_before(t, &self.sim.w);
+            if !self.sim.run_until(Some(t)) {
+                cut = false;
+                break; // finished, or can never go on
+            }
+            if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                break;
+            }
+        }
+        if let Some(l) = target.filter(|_| !cut) {
+            // No event left before it: the clock moves on to it.
+            self.sim.run_until(Some(l));
+        }
+        cut
+    }
+
     /// Advances the run by `wall_ms` of wall-clock time at the current
     /// speed, an instant at a time so the utilisation and queue samples
     /// see the state between events.
@@ -133,29 +169,7 @@ impl App {
         // A frame processes a bounded number of instants, within its
         // wall-clock budget: what it leaves is not owed to the next frame
         // (the run falls behind the speed asked for, and says so).
-        let mut cut = true;
-        for _ in 0..MAX_EVENTS_PER_FRAME {
-            let Some(t) = self.sim.next_event_time() else {
-                cut = false;
-                break;
-            };
-            if target.is_some_and(|l| t > l) {
-                cut = false;
-                break;
-            }
-            self.index.history.fill_before(t, &self.sim.w);
-            if !self.sim.run_until(Some(t)) {
-                cut = false;
-                break; // finished, or can never go on
-            }
-            if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
-                break;
-            }
-        }
-        if let Some(l) = target.filter(|_| !cut) {
-            // No event left before it: the clock moves on to it.
-            self.sim.run_until(Some(l));
-        }
+        let cut = self.run_sampled(target, MAX_EVENTS_PER_FRAME, deadline);
         if cut {
             self.carry = 0.0;
         }

@@ -42,15 +42,7 @@ impl App {
     fn advance_to(&mut self, target: Ms) {
         self.sim
             .set_inspect_from(target.saturating_sub(self.inspect_span()));
-        while let Some(t) = self.sim.next_event_time().filter(|&t| t <= target) {
-            self.index.history.fill_before(t, &self.sim.w);
-            if !self.sim.run_until(Some(t)) {
-                break;
-            }
-        }
-        if !self.sim.is_finished() {
-            self.sim.run_until(Some(target));
-        }
+        self.run_sampled(Some(target), usize::MAX, None);
         self.sim.set_inspect_from(0);
         self.carry = 0.0;
     }
