@@ -163,13 +163,6 @@ pub fn job_rows(app: &App) -> Vec<(JobId, JobState)> {
     };
     let value = |j: JobId| policy_number(app, &w.job(j).name).unwrap_or(f64::NEG_INFINITY);
     let job = |j: JobId| w.job(j);
-    // Each order breaks ties by the default one (the rows' place now).
-    let place: Vec<(JobId, usize)> = order
-        .iter()
-        .enumerate()
-        .map(|(i, &(j, _))| (j, i))
-        .collect();
-    let at = |j: JobId| place.iter().find(|p| p.0 == j).map_or(0, |p| p.1);
     let cmp = |a: &(JobId, JobState), b: &(JobId, JobState)| -> std::cmp::Ordering {
         let (ja, jb) = (job(a.0), job(b.0));
         match app.jobs_sort {
@@ -193,14 +186,13 @@ pub fn job_rows(app: &App) -> Vec<(JobId, JobState)> {
             Sort::Value => value(b.0).total_cmp(&value(a.0)),
         }
     };
-    if app.jobs_sort != Sort::Submit || app.jobs_reversed {
-        let mut keyed = order.clone();
-        keyed.sort_by(|a, b| {
-            let o = cmp(a, b);
-            let o = if app.jobs_reversed { o.reverse() } else { o };
-            o.then(at(a.0).cmp(&at(b.0)))
-        });
-        order = keyed;
+    // A stable sort: ties keep the default order. Reversed, the whole
+    // list is read from the other end.
+    if app.jobs_sort != Sort::Submit {
+        order.sort_by(cmp);
+    }
+    if app.jobs_reversed {
+        order.reverse();
     }
     order
 }
