@@ -1525,6 +1525,17 @@ fn jobs_filter_and_order() {
         screen(&a, 120, 36).contains("by submit "),
         "back to the start"
     );
+    let ids = |a: &App| -> Vec<u32> {
+        slotsim::tui::app::job_rows(a)
+            .iter()
+            .map(|(j, _)| *j)
+            .collect()
+    };
+    let forward = ids(&a);
+    keys(&mut a, "O");
+    let mut back = ids(&a);
+    back.reverse();
+    assert_eq!(back, forward, "reversed: the same rows from the other end");
 }
 
 #[test]
