@@ -355,9 +355,24 @@ impl PolicySpec {
             overrides: Vec::new(),
         }
     }
+    /// A policy in another process, run by `command` (`external:CMD ARGS`).
+    pub fn external(command: &str) -> PolicySpec {
+        PolicySpec {
+            name: "external".to_string(),
+            overrides: vec![("command".to_string(), command.to_string())],
+        }
+    }
+
+    /// Written as `external:CMD ARGS`.
+    pub fn is_external(&self) -> bool {
+        self.name == "external" && self.overrides.len() == 1 && self.overrides[0].0 == "command"
+    }
+
     /// The label used in reports and traces: the spec as the user wrote it.
     pub fn label(&self) -> String {
-        if self.overrides.is_empty() {
+        if self.is_external() {
+            format!("external:{}", self.overrides[0].1)
+        } else if self.overrides.is_empty() {
             self.name.clone()
         } else {
             let kv: Vec<String> = self

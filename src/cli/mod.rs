@@ -237,6 +237,9 @@ pub enum Failure {
     /// A signal stopped a headless run; its outputs were written as partial
     /// (exit status 130).
     Interrupted(String),
+    /// A policy in another process stopped the run (exit status 2); its
+    /// outputs were written as partial.
+    Policy(String),
 }
 
 /// Writes `text` to stdout or stderr, turning failures into errors rather
@@ -352,6 +355,10 @@ pub fn main() -> ExitCode {
         Err(Failure::Other(e)) => {
             let _ = writeln!(std::io::stderr(), "error: {e}");
             ExitCode::from(1)
+        }
+        Err(Failure::Policy(e)) => {
+            let _ = writeln!(std::io::stderr(), "error: {e}");
+            ExitCode::from(2)
         }
         Err(Failure::ClosedPipe) => ExitCode::SUCCESS,
         Err(Failure::Interrupted(e)) => {

@@ -163,7 +163,7 @@ pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
         );
     }
     let mut sum = summary::summarize(&sim);
-    if stopped.is_some() {
+    if stopped.is_some() || sim.halted().is_some() {
         sum.partial = true;
         sum.stopped_at_s = Some(sim.w.t_s());
     }
@@ -201,6 +201,12 @@ pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
         if let Some(l) = &links {
             super::write_plot(dir, "links.svg", l.svg(&sim))?;
         }
+    }
+    if let Some(why) = sim.halted() {
+        return Err(Failure::Policy(format!(
+            "{why}\n  the run stopped at {:.1} s simulated; the outputs asked for hold it up to then (\"partial\": true)",
+            sim.w.t_s()
+        )));
     }
     match stopped {
         None => Ok(()),

@@ -22,11 +22,14 @@ pub fn run_all(scenarios: Vec<Vec<Scenario>>) -> Result<Vec<Vec<Summary>>, Input
         .into_par_iter()
         .map(|(i, k, sc)| {
             let r = build_sim(&sc)
-                .map(|mut sim| {
+                .map_err(|e| e.to_string())
+                .and_then(|mut sim| {
                     sim.run_until(None);
-                    summarize(&sim)
-                })
-                .map_err(|e| e.to_string());
+                    match sim.halted() {
+                        Some(why) => Err(why.to_string()),
+                        None => Ok(summarize(&sim)),
+                    }
+                });
             (i, k, r)
         })
         .collect();

@@ -32,4 +32,5 @@ policies! {
     joss => [JOSS_T, JOSS_J];
     adaptive_fair => [ADAPTIVE_FAIR];
     dhsa => [DHSA_PI, DHSA_PD, DYNAMICMR];
+    external => [EXTERNAL];
 }

@@ -112,7 +112,13 @@ pub fn check_table(table: &toml::Table, ctx: &BuildCtx) -> Result<(), ConfigErro
                 "expected a table of this policy's settings",
             ));
         }
-        (entry.build)(&Settings::new(entry.name, entry.name, table), ctx)?;
+        let settings = Settings::new(entry.name, entry.name, table);
+        if entry.name == super::external::EXTERNAL.name {
+            // Its command may come with the spec (`external:CMD`).
+            super::external::check_settings(&settings)?;
+            continue;
+        }
+        (entry.build)(&settings, ctx)?;
     }
     Ok(())
 }

@@ -162,9 +162,20 @@ pub fn slowstart(key: &str, v: Option<f64>) -> Result<(), ConfigError> {
     }
 }
 
-/// Parses a policy spec `NAME` or `NAME[key=value;key=value]`.
+/// Parses a policy spec `NAME`, `NAME[key=value;key=value]`, or
+/// `external:CMD ARGS` (a policy in another process: the rest of the spec
+/// is its command line, split on whitespace).
 pub fn parse_policy_spec(s: &str) -> Result<PolicySpec, SpecError> {
     let s = s.trim();
+    if let Some(cmd) = s.strip_prefix("external:") {
+        let cmd = cmd.trim();
+        if cmd.is_empty() {
+            return Err(SpecError(format!(
+                "invalid policy \"{s}\": expected external:COMMAND ARGS, as in external:python3 policy.py"
+            )));
+        }
+        return Ok(PolicySpec::external(cmd));
+    }
     let Some(open) = s.find('[') else {
         if s.is_empty() || s.contains(']') {
             return Err(SpecError(format!(
@@ -248,7 +259,12 @@ pub fn with_overrides(table: &toml::Table, spec: &PolicySpec) -> Result<toml::Ta
             )));
         };
         for (k, v) in &spec.overrides {
-            sub.insert(k.clone(), parse_scalar(v));
+            let v = if spec.is_external() {
+                toml::Value::String(v.clone())
+            } else {
+                parse_scalar(v)
+            };
+            sub.insert(k.clone(), v);
         }
     }
     Ok(t)

@@ -7,7 +7,7 @@
 
 use super::job::{AttemptId, Outcome, Phase, TaskState};
 use super::phases::FlowKind;
-use super::world::{Notable, World};
+use super::world::{News, Notable, World};
 use crate::model::NodeId;
 
 impl World {
@@ -71,6 +71,7 @@ impl World {
                 let m = &mut job.maps[t as usize];
                 // As Hadoop reports a lost TaskTracker's finished maps: killed.
                 if let Some(a) = m.done_by() {
+                    self.news.push(News::Lost(a));
                     m.set_done_by(None);
                     let at = &mut self.attempts[a as usize];
                     at.outcome = Outcome::Killed;
@@ -100,6 +101,7 @@ impl World {
                 }
             }
         }
+        self.news.push(News::Node(n, false));
         self.notables.push((
             self.now,
             Notable::NodeFailed {
@@ -154,6 +156,7 @@ impl World {
             self.cluster.set_alive(n, true);
             self.metrics.live_slots = self.cluster.total_slots() as f64;
             self.metrics.n_nodes = self.cluster.live_nodes as f64;
+            self.news.push(News::Node(n, true));
             self.notables.push((self.now, Notable::NodeRecovered(n)));
         }
     }

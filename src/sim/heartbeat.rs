@@ -12,6 +12,10 @@ pub struct Heartbeat<'a> {
     pub(super) w: &'a mut World,
     pub node: NodeId,
     pub assigned: Vec<AttemptId>,
+    /// Whether this heartbeat's inspection will be asked for (`--inspect`,
+    /// the TUI's inspector): a policy that sends its values with its
+    /// decisions computes them only then.
+    pub inspecting: bool,
 }
 
 impl Heartbeat<'_> {

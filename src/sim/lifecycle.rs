@@ -291,6 +291,7 @@ impl World {
     /// task goes back to pending is the caller's business.
     pub(super) fn stop_attempt(&mut self, a: AttemptId, outcome: Outcome) {
         self.end_attempt(a, outcome);
+        self.news.push(super::world::News::Stopped(a));
         let (j, kind, node) = {
             let at = &self.attempts[a as usize];
             (at.job, at.kind, at.node)

@@ -253,7 +253,19 @@ pub trait Policy: Send {
 
     fn job_arrived(&mut self, _w: &World, _job: JobId) {}
 
+    /// An attempt succeeded.
     fn task_finished(&mut self, _w: &World, _attempt: AttemptId) {}
+
+    /// An attempt failed or was killed; its task is pending again unless
+    /// another attempt of it runs or it is done.
+    fn task_stopped(&mut self, _w: &World, _attempt: AttemptId) {}
+
+    /// The map `attempt` had finished lost its output with its node and is
+    /// pending again.
+    fn map_lost(&mut self, _w: &World, _attempt: AttemptId) {}
+
+    /// A node died (`alive == false`) or came back.
+    fn node_changed(&mut self, _w: &World, _node: NodeId, _alive: bool) {}
 
     fn job_finished(&mut self, _w: &World, _job: JobId) {}
 
@@ -293,6 +305,20 @@ pub trait Policy: Send {
     /// The closed windows of a release-rate monitor the policy decides
     /// with (OMO's), for the summary and the TUI's chart.
     fn release_windows(&self) -> Option<&[ReleaseWindow]> {
+        None
+    }
+
+    /// Whether [`Policy::inspect`] gives the values the policy sent with
+    /// its last heartbeat's decisions (a policy in another process computes
+    /// them there, before deciding), so the engine asks for them after the
+    /// heartbeat rather than before.
+    fn inspects_with_decisions(&self) -> bool {
+        false
+    }
+
+    /// Why the policy cannot go on (a policy in another process that
+    /// answered wrongly, too late or not at all): the run stops there.
+    fn fault(&self) -> Option<&str> {
         None
     }
 }

@@ -94,6 +94,8 @@ pub struct Sim {
     inspect_from: Ms,
     /// Scripted `heartbeat` events not yet processed.
     scripted_heartbeats: usize,
+    /// Why the policy stopped the run ([`Policy::fault`]), once it has.
+    halted: Option<String>,
 }
 
 /// What [`Sim::step_heartbeat`] did: the time it reached, and whether it
@@ -167,6 +169,7 @@ impl Sim {
                 .iter()
                 .filter(|e| matches!(e.action, Action::Heartbeat(_)))
                 .count(),
+            halted: None,
         })
     }
 
@@ -206,6 +209,21 @@ impl Sim {
         self.policy.label()
     }
 
+    /// Why the policy stopped the run, if it did: nothing more happens in
+    /// it (the run stands as it was, for partial outputs).
+    pub fn halted(&self) -> Option<&str> {
+        self.halted.as_deref()
+    }
+
+    /// Records the policy's fault, if it has one now.
+    fn check_fault(&mut self) {
+        if self.halted.is_none() {
+            if let Some(f) = self.policy.fault() {
+                self.halted = Some(f.to_string());
+            }
+        }
+    }
+
     /// Every known job has finished and no scripted submission is left.
     pub fn is_finished(&self) -> bool {
         self.w.unfinished == 0 && self.w.pending_submits == 0
@@ -237,6 +255,9 @@ impl Sim {
     /// stopping early once the run is finished. Returns whether events remain.
     pub fn run_until(&mut self, limit: Option<Ms>) -> bool {
         while !self.is_finished() {
+            if self.halted.is_some() {
+                return false;
+            }
             if self.is_stalled() {
                 self.w.stalled = true;
                 return false;
@@ -264,7 +285,7 @@ impl Sim {
     /// next event, so one call never skips more than one step of the run.
     /// `None` when the run has finished or can never go on.
     pub fn step_heartbeat(&mut self) -> Option<Stepped> {
-        if self.is_finished() || self.is_stalled() {
+        if self.is_finished() || self.is_stalled() || self.halted.is_some() {
             return None;
         }
         let any_heartbeat = self.heartbeat_pending();
@@ -279,7 +300,12 @@ impl Sim {
                     _ => false,
                 };
             let t = self.step()?;
-            if heartbeat || !any_heartbeat || self.is_finished() || self.is_stalled() {
+            if heartbeat
+                || !any_heartbeat
+                || self.is_finished()
+                || self.is_stalled()
+                || self.halted.is_some()
+            {
                 return Some(Stepped { t, heartbeat });
             }
         }
@@ -428,6 +454,22 @@ impl Sim {
     /// with it, else after them: a clean-up or commit ended), then the
     /// observers.
     fn after_event(&mut self) {
+        if !self.w.news.is_empty() {
+            use super::world::News;
+            let news = std::mem::take(&mut self.w.news);
+            for &n in &news {
+                match n {
+                    News::Stopped(a) => self.policy.task_stopped(&self.w, a),
+                    News::Lost(a) => self.policy.map_lost(&self.w, a),
+                    News::Node(node, alive) => self.policy.node_changed(&self.w, node, alive),
+                }
+            }
+            let mut news = news;
+            news.clear();
+            if self.w.news.is_empty() {
+                self.w.news = news;
+            }
+        }
         if !self.w.succeeded.is_empty() {
             let done = std::mem::take(&mut self.w.succeeded);
             for &a in &done {
@@ -447,6 +489,7 @@ impl Sim {
         for j in std::mem::take(&mut self.w.finished_now) {
             self.policy.job_finished(&self.w, j);
         }
+        self.check_fault();
         self.observe();
     }
 
@@ -493,24 +536,28 @@ impl Sim {
             w: &mut self.w,
             node,
             assigned: Vec::new(),
+            inspecting: false,
         };
         self.policy.maintain(&mut hb);
         let n = &self.w.cluster.nodes[node as usize];
         if !n.has_free_slot(self.w.cluster.model) {
             return;
         }
-        let inspection = self
-            .inspect
-            .as_ref()
-            .filter(|_| self.w.now >= self.inspect_from)
-            .map(|_| self.policy.inspect(&self.w, node));
+        let inspecting = self.inspect.is_some() && self.w.now >= self.inspect_from;
+        let after = self.policy.inspects_with_decisions();
+        let mut inspection = (inspecting && !after).then(|| self.policy.inspect(&self.w, node));
         let mut hb = Heartbeat {
             w: &mut self.w,
             node,
             assigned: Vec::new(),
+            inspecting,
         };
         self.policy.heartbeat(&mut hb);
         let mut assigned = hb.assigned;
+        if inspecting && after {
+            inspection = Some(self.policy.inspect(&self.w, node));
+        }
+        self.check_fault();
         if !self.policy.speculates() {
             self.w.speculate(node, &mut assigned);
         }

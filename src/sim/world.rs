@@ -29,6 +29,19 @@ pub struct PoolStats {
     pub runnable_jobs: u32,
 }
 
+/// What a policy hears of besides successes and job ends (through
+/// `Policy::task_stopped`, `map_lost` and `node_changed`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum News {
+    /// An attempt failed or was killed.
+    Stopped(AttemptId),
+    /// The attempt that had finished a map lost its output with its node:
+    /// the map is pending again.
+    Lost(AttemptId),
+    /// A node died (`false`) or came back.
+    Node(NodeId, bool),
+}
+
 /// Something a person watching the run would want in a log.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Notable {
@@ -166,6 +179,9 @@ pub struct World {
     /// Attempts that succeeded since the run last looked (for the
     /// policy's hooks), in order.
     pub(super) succeeded: Vec<AttemptId>,
+    /// What else the policy is to hear of since it last heard
+    /// ([`News`]), in the order it happened.
+    pub(super) news: Vec<News>,
 }
 
 impl World {
@@ -261,6 +277,7 @@ impl World {
             flow_log: None,
             net_mb: [0.0; 4],
             succeeded: Vec::new(),
+            news: Vec::new(),
         }
     }
 

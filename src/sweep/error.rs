@@ -87,6 +87,9 @@ pub enum CellError {
     Sim(#[from] crate::sim::SimError),
     #[error("cannot write the cell's line: {0}")]
     Json(#[from] serde_json::Error),
+    /// A policy in another process stopped the cell's run.
+    #[error("{0}")]
+    Policy(String),
 }
 
 /// Running a shard of a sweep (`sweep`).

@@ -142,6 +142,9 @@ pub fn run_cell(plan: &Plan, cell: &Cell) -> Result<String, CellError> {
     let sc = plan.scenario(cell)?;
     let mut sim = build_sim(&sc)?;
     sim.run_until(None);
+    if let Some(why) = sim.halted() {
+        return Err(CellError::Policy(why.to_string()));
+    }
     let sum = summarize(&sim);
     let mut v = serde_json::to_value(&sum)?;
     let overrides: serde_json::Map<String, Value> = plan

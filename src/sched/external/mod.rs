@@ -1,0 +1,436 @@
+//! `external`: a policy in another process, in any language, speaking
+//! slotsim's JSON Lines protocol (version 1; docs/write-a-policy.md): the
+//! engine's notifications go to the process's stdin as they happen, and
+//! each heartbeat with a free slot is one request whose reply line names
+//! the tasks to launch.
+//!
+//! The engine's own mechanics stay the engine's: set-up and clean-up
+//! tasks, speculative copies (offered after each heartbeat under the
+//! scenario's rule, as for every policy that does not speculate itself),
+//! slowstart, failures. A reply that cannot be applied stops the run with
+//! one error naming the message and the heartbeat ([`Policy::fault`]).
+
+mod process;
+mod protocol;
+
+pub use process::keep_stderr;
+
+use super::registry::{Entry, DEFAULT_SLOWSTART};
+use super::settings::{ConfigError, Settings};
+use crate::model::{JobId, Ms, NodeId};
+use crate::sim::policy::{BuildCtx, Inspection, Policy};
+use crate::sim::{AttemptId, Heartbeat, World};
+use process::{AskError, NoReply, Process};
+use std::time::{Duration, Instant};
+
+/// `[scheduler.external]`.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// The program and its arguments: a list, or one string split on
+    /// whitespace.
+    pub command: Option<CommandLine>,
+    /// The longest wait for one reply.
+    #[serde(default, deserialize_with = "crate::units::de_opt_duration")]
+    pub timeout: Option<Ms>,
+    pub slowstart: Option<f64>,
+}
+
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(untagged)]
+pub enum CommandLine {
+    Line(String),
+    Argv(Vec<String>),
+}
+
+/// How long a policy process may take over one reply unless told.
+pub const DEFAULT_TIMEOUT: Ms = 10_000;
+
+pub const EXTERNAL: Entry = Entry {
+    name: "external",
+    summary: "a policy in another process, in any language: JSON Lines on its stdin/stdout, one reply per heartbeat (`--policy \"external:CMD ARGS\"`)",
+    source: "slotsim's external policy protocol, version 1 (docs/write-a-policy.md; a Python client in clients/python/)",
+    build: |s, ctx| Ok(Box::new(External::build(s, ctx)?)),
+};
+
+/// Where the policy's decisions go wrong, for the error that stops the run.
+struct Blame {
+    message: u64,
+    at: Ms,
+}
+
+pub struct External {
+    label: String,
+    argv: Vec<String>,
+    timeout: Duration,
+    slowstart: f64,
+    /// Started on first use, so that checking a scenario runs nothing.
+    proc: Option<Process>,
+    started: bool,
+    fault: Option<String>,
+    /// Lines sent so far: the number of the last one.
+    sent: u64,
+    /// What the policy has heard of each job, by id.
+    heard: Vec<Heard>,
+    /// Jobs that arrived held back by their pool's running-job limit:
+    /// announced once runnable.
+    held: Vec<JobId>,
+    inspection: Inspection,
+    /// The time of the last message, for `end` (sent when the policy is
+    /// dropped, without the world).
+    now: Ms,
+    buf: String,
+    stats: Option<protocol::Stats>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Heard {
+    Nothing,
+    Announced,
+    Finished,
+}
+
+/// Checks `[scheduler.external]` without its command, which a spec
+/// (`external:CMD`) may give instead.
+pub fn check_settings(s: &Settings) -> Result<(), ConfigError> {
+    let own: Config = s.own()?;
+    timeout(own.timeout)?;
+    s.slowstart_or(own.slowstart, DEFAULT_SLOWSTART)?;
+    Ok(())
+}
+
+fn timeout(t: Option<Ms>) -> Result<Duration, ConfigError> {
+    if t == Some(0) {
+        return Err(ConfigError::new(
+            "scheduler.external.timeout",
+            "must be longer than 0 s",
+        ));
+    }
+    Ok(Duration::from_millis(t.unwrap_or(DEFAULT_TIMEOUT)))
+}
+
+impl External {
+    fn build(s: &Settings, _ctx: &BuildCtx) -> Result<External, ConfigError> {
+        let own: Config = s.own()?;
+        let argv = match &own.command {
+            None => {
+                return Err(ConfigError::new(
+                    "scheduler.external.command",
+                    "missing: the policy's program and its arguments, as in command = [\"python3\", \"policy.py\"] or --policy \"external:python3 policy.py\"",
+                ))
+            }
+            Some(CommandLine::Line(l)) => l.split_whitespace().map(str::to_string).collect(),
+            Some(CommandLine::Argv(v)) => v.clone(),
+        };
+        if argv.is_empty() || argv[0].is_empty() {
+            return Err(ConfigError::new(
+                "scheduler.external.command",
+                "empty: expected the policy's program and its arguments",
+            ));
+        }
+        let timeout = timeout(own.timeout)?;
+        let label = if s.label.starts_with("external:") {
+            s.label.to_string()
+        } else {
+            format!("external:{}", argv.join(" "))
+        };
+        Ok(External {
+            label,
+            argv,
+            timeout,
+            slowstart: s.slowstart_or(own.slowstart, DEFAULT_SLOWSTART)?,
+            proc: None,
+            started: false,
+            fault: None,
+            sent: 0,
+            heard: Vec::new(),
+            held: Vec::new(),
+            inspection: Inspection::default(),
+            now: 0,
+            buf: String::new(),
+            stats: std::env::var_os("SLOTSIM_EXTERNAL_STATS").map(|_| protocol::Stats::default()),
+        })
+    }
+
+    /// The command as the error names it.
+    fn command(&self) -> String {
+        self.argv.join(" ")
+    }
+
+    /// Stops the run: records why and stops the process.
+    fn fail(&mut self, blame: Option<Blame>, what: String) {
+        if self.fault.is_some() {
+            return;
+        }
+        let mut msg = format!("policy \"{}\"", self.command());
+        if let Some(b) = blame {
+            msg.push_str(&format!(
+                ": message {} (heartbeat at {})",
+                b.message,
+                crate::units::fmt_secs(b.at)
+            ));
+        }
+        msg.push_str(": ");
+        msg.push_str(&what);
+        if let Some(p) = self.proc.as_mut() {
+            let tail = p.stderr_tail();
+            if !tail.is_empty() {
+                msg.push_str("\n  its last lines on stderr:");
+                for l in tail {
+                    msg.push_str("\n    ");
+                    msg.push_str(&l);
+                }
+            }
+            p.kill();
+        }
+        self.fault = Some(msg);
+    }
+
+    /// Starts the process and greets it, once. False once the policy has
+    /// failed.
+    fn ready(&mut self, w: &World) -> bool {
+        if self.fault.is_some() {
+            return false;
+        }
+        self.now = w.now;
+        if self.started {
+            return true;
+        }
+        self.started = true;
+        match Process::start(&self.argv) {
+            Ok(p) => self.proc = Some(p),
+            Err(e) => {
+                self.fail(None, format!("cannot start it: {e}"));
+                return false;
+            }
+        }
+        self.heard = vec![Heard::Nothing; w.jobs.len()];
+        protocol::start(&mut self.buf, w, self.slowstart);
+        self.tell();
+        true
+    }
+
+    /// Sends the line in `buf` (no reply expected).
+    fn tell(&mut self) {
+        self.sent += 1;
+        if let Some(p) = self.proc.as_mut() {
+            // A closed pipe shows at the next heartbeat, which names it.
+            let _ = p.send(&self.buf);
+        }
+    }
+
+    fn heard(&self, j: JobId) -> Heard {
+        self.heard.get(j as usize).copied().unwrap_or(Heard::Nothing)
+    }
+
+    fn set_heard(&mut self, j: JobId, h: Heard) {
+        let j = j as usize;
+        if self.heard.len() <= j {
+            self.heard.resize(j + 1, Heard::Nothing);
+        }
+        self.heard[j] = h;
+    }
+
+    fn announce(&mut self, w: &World, j: JobId) {
+        if self.heard(j) != Heard::Nothing {
+            return;
+        }
+        self.set_heard(j, Heard::Announced);
+        protocol::job_submitted(&mut self.buf, w, j);
+        self.tell();
+    }
+
+    /// Announces the held-back jobs that have become runnable.
+    fn release_held(&mut self, w: &World) {
+        if self.held.is_empty() {
+            return;
+        }
+        let held = std::mem::take(&mut self.held);
+        for &j in &held {
+            let job = w.job(j);
+            if job.is_done() {
+                continue;
+            }
+            if job.runnable {
+                self.announce(w, j);
+            } else {
+                self.held.push(j);
+            }
+        }
+    }
+
+    /// A notification about attempt `a`, if the policy knows its job.
+    fn tell_attempt(&mut self, w: &World, a: AttemptId, outcome: &str) {
+        if !self.ready(w) {
+            return;
+        }
+        let at = &w.attempts[a as usize];
+        if self.heard(at.job) != Heard::Announced {
+            return;
+        }
+        protocol::task_finished(&mut self.buf, w, a, outcome);
+        self.tell();
+    }
+
+    fn heartbeat_inner(&mut self, hb: &mut Heartbeat<'_>) {
+        let t0 = Instant::now();
+        let now = hb.world().now;
+        protocol::heartbeat(&mut self.buf, hb);
+        self.sent += 1;
+        let blame = || Blame {
+            message: self.sent,
+            at: now,
+        };
+        let Some(p) = self.proc.as_mut() else { return };
+        let t1 = Instant::now();
+        let reply = p.ask(&self.buf, self.timeout);
+        let t2 = Instant::now();
+        let reply = match reply {
+            Ok(r) => r,
+            Err(AskError::NoReply(NoReply::Timeout)) => {
+                let what = format!(
+                    "no reply within {} (scheduler.external.timeout); the process was killed",
+                    crate::units::fmt_secs(self.timeout.as_millis() as Ms)
+                );
+                return self.fail(Some(blame()), what);
+            }
+            Err(AskError::NoReply(NoReply::Exited(how))) => {
+                return self.fail(Some(blame()), format!("{how} before replying"));
+            }
+            Err(AskError::Unasked(line)) => {
+                return self.fail(
+                    Some(blame()),
+                    format!(
+                        "it wrote a line nobody asked for (only heartbeats get a reply; log to stderr): {}",
+                        protocol::clip(&line)
+                    ),
+                );
+            }
+        };
+        let b = blame();
+        let heard = &self.heard;
+        let known = |j: JobId| heard.get(j as usize) == Some(&Heard::Announced);
+        match protocol::apply(&reply, hb, self.slowstart, known) {
+            Ok(ins) => {
+                if let Some(ins) = ins {
+                    self.inspection = ins;
+                } else if hb.inspecting {
+                    self.inspection = Inspection::default();
+                }
+            }
+            Err(what) => return self.fail(Some(b), what),
+        }
+        if let Some(s) = self.stats.as_mut() {
+            s.add(t1 - t0 + t2.elapsed(), t2 - t1);
+        }
+    }
+}
+
+impl Policy for External {
+    fn label(&self) -> &str {
+        &self.label
+    }
+
+    fn slowstart(&self) -> f64 {
+        self.slowstart
+    }
+
+    fn adopt(&mut self, w: &World) {
+        if !self.ready(w) {
+            return;
+        }
+        for &j in &w.active {
+            self.announce(w, j);
+        }
+        self.held.extend(w.waiting.iter().copied());
+    }
+
+    fn job_arrived(&mut self, w: &World, j: JobId) {
+        if !self.ready(w) {
+            return;
+        }
+        if w.job(j).runnable {
+            self.announce(w, j);
+        } else {
+            self.held.push(j);
+        }
+    }
+
+    fn task_finished(&mut self, w: &World, a: AttemptId) {
+        self.tell_attempt(w, a, "succeeded");
+    }
+
+    fn task_stopped(&mut self, w: &World, a: AttemptId) {
+        let outcome = match w.attempts[a as usize].outcome {
+            crate::sim::Outcome::Failed => "failed",
+            _ => "killed",
+        };
+        self.tell_attempt(w, a, outcome);
+    }
+
+    fn map_lost(&mut self, w: &World, a: AttemptId) {
+        self.tell_attempt(w, a, "lost");
+    }
+
+    fn job_finished(&mut self, w: &World, j: JobId) {
+        if !self.ready(w) || self.heard(j) != Heard::Announced {
+            return;
+        }
+        self.set_heard(j, Heard::Finished);
+        protocol::job_finished(&mut self.buf, w, j);
+        self.tell();
+        self.release_held(w);
+    }
+
+    fn job_updated(&mut self, w: &World, j: JobId) {
+        if !self.ready(w) {
+            return;
+        }
+        if self.heard(j) == Heard::Announced {
+            protocol::job_updated(&mut self.buf, w, j);
+            self.tell();
+        }
+        self.release_held(w);
+    }
+
+    fn node_changed(&mut self, w: &World, node: NodeId, alive: bool) {
+        if !self.ready(w) {
+            return;
+        }
+        protocol::node_changed(&mut self.buf, w, node, alive);
+        self.tell();
+    }
+
+    fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
+        if !self.ready(hb.world()) {
+            return;
+        }
+        self.release_held(hb.world());
+        self.heartbeat_inner(hb);
+    }
+
+    fn inspect(&self, _w: &World, _node: NodeId) -> Inspection {
+        self.inspection.clone()
+    }
+
+    fn inspects_with_decisions(&self) -> bool {
+        true
+    }
+
+    fn fault(&self) -> Option<&str> {
+        self.fault.as_deref()
+    }
+}
+
+impl Drop for External {
+    fn drop(&mut self) {
+        if let Some(s) = &self.stats {
+            s.report(&self.label);
+        }
+        if let Some(p) = self.proc.as_mut() {
+            if self.fault.is_none() {
+                p.finish(&protocol::end_line(self.now), self.timeout);
+            }
+        }
+    }
+}
