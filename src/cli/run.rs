@@ -291,6 +291,9 @@ pub fn cmd_tui(
     }
     let trace_out = outs.trace.map(|p| open_out(p, "--trace")).transpose()?;
     let json_out = outs.json.map(|p| open_out(p, "--json")).transpose()?;
+    // A policy process's stderr would scribble over the screen: kept, and
+    // its last lines quoted if it stops the run.
+    slotsim::sched::external::keep_stderr(true);
     let mut app = slotsim::tui::App::new(sc).map_err(|e| InputError::new(origin, e.to_string()))?;
     app.source = path.map(Path::to_path_buf);
     // However the session ended (a quit, a signal, a terminal gone from
@@ -315,6 +318,12 @@ pub fn cmd_tui(
     // What the session came to, printed where the terminal is back (the
     // outputs are written first: a vanished terminal cannot take them).
     let _ = emit(&summary::table(&sum), false);
+    if let Some(why) = app.sim.halted() {
+        return Err(Failure::Policy(format!(
+            "{why}\n  the run stopped at {:.1} s simulated; the outputs asked for hold it up to then (\"partial\": true)",
+            app.sim.w.t_s()
+        )));
+    }
     match exit {
         slotsim::tui::term::Exit::Quit => Ok(()),
         // Say why the session ended; exit status 130, as headless.

@@ -71,6 +71,10 @@ impl App {
 
     /// `.`: one heartbeat forward while paused (see [`Sim::step_heartbeat`]).
     pub(super) fn step_heartbeat(&mut self) {
+        if self.sim.halted().is_some() {
+            self.note_halt();
+            return;
+        }
         if self.sim.is_finished() {
             self.status = Some("the run has finished: nothing left to step".into());
             return;
@@ -83,6 +87,10 @@ impl App {
             self.index.history.fill_before(t, &self.sim.w);
         }
         self.status = match self.sim.step_heartbeat() {
+            None if self.sim.halted().is_some() => {
+                self.note_halt();
+                return;
+            }
             None => Some("the run cannot go on: no job can ever run".into()),
             Some(_) if self.sim.is_finished() => {
                 Some(format!("the run has finished at {}", clock(self.sim.w.now)))
@@ -185,6 +193,20 @@ impl App {
         }
         // Steps and commands between frames are always inspected.
         self.sim.set_inspect_from(0);
+        self.note_halt();
+    }
+
+    /// A policy in another process stopped the run: the run pauses where
+    /// it stands and the status line says why (all of it is printed on
+    /// quit).
+    pub(super) fn note_halt(&mut self) {
+        if let Some(why) = self.sim.halted() {
+            if !self.paused || self.status.is_none() {
+                let first = why.lines().next().unwrap_or(why);
+                self.status = Some(format!("stopped: {first} (q quits)"));
+                self.paused = true;
+            }
+        }
     }
 }
 

@@ -446,8 +446,7 @@ impl App {
                 }
             }
             Action::OpenPicker => {
-                let label = self.sim.policy_label();
-                let cur = label.split('[').next().unwrap_or(label);
+                let cur = base_name(self.sim.policy_label());
                 let selected = POLICIES.iter().position(|p| p.name == cur).unwrap_or(0);
                 self.overlay = Overlay::Picker { selected };
             }
@@ -529,6 +528,11 @@ impl App {
     }
 
     fn update_picker(&mut self, a: Action) {
+        if self.sim.halted().is_some() {
+            self.overlay = Overlay::None;
+            self.note_halt();
+            return;
+        }
         let Overlay::Picker { selected } = &mut self.overlay else {
             return;
         };
@@ -539,7 +543,21 @@ impl App {
             Action::Enter => {
                 let name = POLICIES[*selected].name;
                 self.overlay = Overlay::None;
-                match self.act(crate::model::Action::SwitchPolicy(PolicySpec::plain(name))) {
+                // An external policy runs the command last used in this
+                // run (`--policy external:CMD`), else the scenario's.
+                let spec = (name == "external")
+                    .then(|| {
+                        self.sim
+                            .w
+                            .labels
+                            .iter()
+                            .rev()
+                            .find(|l| l.starts_with("external:"))
+                            .and_then(|l| crate::sched::settings::parse_policy_spec(l).ok())
+                    })
+                    .flatten()
+                    .unwrap_or_else(|| PolicySpec::plain(name));
+                match self.act(crate::model::Action::SwitchPolicy(spec)) {
                     Ok(()) => {
                         self.status =
                             Some(format!("switched to {name} at {}", clock(self.sim.w.now)))
@@ -625,5 +643,15 @@ impl App {
         } else if self.view == View::Overview {
             self.shares = self.sim.policy().pool_shares(&self.sim.w);
         }
+    }
+}
+
+/// The registered policy a label names: `fair` for `fair[slowstart=1]`,
+/// `external` for `external:python3 sjf.py`.
+pub fn base_name(label: &str) -> &str {
+    if label.starts_with("external:") {
+        "external"
+    } else {
+        label.split('[').next().unwrap_or(label)
     }
 }

@@ -23,8 +23,7 @@ pub fn picker(app: &App, f: &mut Frame, selected: usize) {
     let area = centered(f, 96, h);
     f.render_widget(Clear, area);
     // A variant (`fair[slowstart=0.5]`) marks its base policy.
-    let label = app.sim.policy_label();
-    let cur = label.split('[').next().unwrap_or(label);
+    let cur = super::super::super::app::base_name(app.sim.policy_label());
     // Rows inside the frame below the header line. Each policy takes two
     // (name, then summary) when they all fit, else one (name and summary
     // on one line); the list scrolls to keep the selection in view.

@@ -1,0 +1,359 @@
+//! Policies in another process (`--policy "external:CMD"`, protocol 1):
+//! Hadoop's FIFO written in Python reproduces the built-in `fifo` byte for
+//! byte, a policy switched in mid-run adopts the jobs there, its values
+//! reach `--inspect`, and every way a policy process can go wrong stops the
+//! run with exit 2, one error naming the message, and partial outputs.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+const FIFO_PY: &str = "external:python3 clients/python/examples/fifo.py";
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn slotsim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_slotsim"))
+        .current_dir(root())
+        .env("RUST_BACKTRACE", "1")
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot start slotsim {args:?}: {e}"))
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Runs `scenario` headless under `policy` with `--json` and `--trace`
+/// (plus `extra`); returns the summary and the trace lines.
+fn run(dir: &Path, scenario: &str, policy: &str, extra: &[&str]) -> (Value, Vec<Value>) {
+    let json = dir.join("out.json");
+    let trace = dir.join("out.trace");
+    let mut args = vec![
+        "run",
+        scenario,
+        "--headless",
+        "--policy",
+        policy,
+        "--json",
+        json.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let o = slotsim(&args);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{policy} on {scenario}\n--- stderr\n{}",
+        text(&o.stderr)
+    );
+    let sum: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let lines = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (sum, lines)
+}
+
+/// The summary without what names the policy: its label, the resolved
+/// scheduler's `policy` and `external` table, and the labels of switches.
+fn without_policy(mut v: Value) -> String {
+    let o = v.as_object_mut().unwrap();
+    o.remove("policy");
+    if let Some(s) = o
+        .get_mut("config")
+        .and_then(|c| c.get_mut("scheduler"))
+        .and_then(Value::as_object_mut)
+    {
+        s.remove("policy");
+        s.remove("external");
+    }
+    if let Some(Value::Array(sw)) = o.get_mut("policy_switches") {
+        for s in sw {
+            let s = s.as_object_mut().unwrap();
+            s.remove("from");
+            s.remove("to");
+        }
+    }
+    serde_json::to_string_pretty(&v).unwrap()
+}
+
+/// The trace without the `policy` and `rule` fields, one line per attempt.
+fn trace_without_policy(lines: &[Value]) -> Vec<String> {
+    lines
+        .iter()
+        .map(|l| {
+            let mut l = l.clone();
+            let o = l.as_object_mut().unwrap();
+            o.remove("policy");
+            o.remove("rule");
+            serde_json::to_string(&l).unwrap()
+        })
+        .collect()
+}
+
+#[track_caller]
+fn assert_same_run(builtin: &(Value, Vec<Value>), external: &(Value, Vec<Value>), what: &str) {
+    let (a, b) = (
+        without_policy(builtin.0.clone()),
+        without_policy(external.0.clone()),
+    );
+    if a != b {
+        let line = a
+            .lines()
+            .zip(b.lines())
+            .position(|(x, y)| x != y)
+            .unwrap_or(0);
+        panic!(
+            "{what}: --json differs from line {line}:\n built-in: {}\n external: {}",
+            a.lines().nth(line).unwrap_or(""),
+            b.lines().nth(line).unwrap_or("")
+        );
+    }
+    let (ta, tb) = (
+        trace_without_policy(&builtin.1),
+        trace_without_policy(&external.1),
+    );
+    assert_eq!(ta.len(), tb.len(), "{what}: trace lengths");
+    for (i, (x, y)) in ta.iter().zip(&tb).enumerate() {
+        assert_eq!(x, y, "{what}: trace line {i}");
+    }
+}
+
+#[test]
+fn fifo_py_reproduces_the_builtin_fifo_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    for scenario in [
+        "scenarios/quickstart.toml",
+        "scenarios/delay-scheduling.toml",
+        "tests/external/poisson-failures.toml",
+    ] {
+        let builtin = run(dir.path(), scenario, "fifo", &[]);
+        let external = run(dir.path(), scenario, FIFO_PY, &[]);
+        assert_eq!(external.0["policy"], FIFO_PY);
+        assert!(external.1.iter().all(|l| l["policy"] == FIFO_PY));
+        assert!(
+            external.1.iter().any(|l| l["rule"] == "fifo/local"),
+            "the reply's rules reach the trace"
+        );
+        assert_same_run(&builtin, &external, scenario);
+        if scenario.contains("failures") {
+            // The comparison covers what failures do: attempts that fail,
+            // finished maps that lose their output and run again.
+            let count = |o: &str| builtin.1.iter().filter(|l| l["outcome"] == o).count();
+            assert!(count("failed") >= 5, "failed attempts: {}", count("failed"));
+            assert!(
+                count("killed") >= 3,
+                "lost map outputs: {}",
+                count("killed")
+            );
+            assert_eq!(builtin.0["jobs"].as_array().unwrap().len(), 100);
+        }
+    }
+}
+
+/// A switch to Python's FIFO mid-run and back gives the run the built-in
+/// FIFO gives with the same switches: the policy switched in hears of the
+/// jobs there with what is done and running marked.
+#[test]
+fn a_policy_switched_in_mid_run_adopts_the_jobs_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let base =
+        std::fs::read_to_string(root().join("tests/external/poisson-failures.toml")).unwrap();
+    let with = |to: &str| {
+        let path = dir.path().join(format!("switch-{}.toml", to.len()));
+        let text = format!(
+            "{base}\n[[events]]\nat = \"150s\"\naction = \"switch_policy\"\npolicy = \"{to}\"\n\n[[events]]\nat = \"400s\"\naction = \"switch_policy\"\npolicy = \"fifo\"\n"
+        );
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let builtin = with("fifo");
+    let external = with(FIFO_PY);
+    let a = run(dir.path(), builtin.to_str().unwrap(), "fifo", &[]);
+    let b = run(dir.path(), external.to_str().unwrap(), "fifo", &[]);
+    let switches = b.0["policy_switches"].as_array().unwrap();
+    assert_eq!(switches.len(), 2);
+    assert_eq!(switches[0]["to"], FIFO_PY);
+    assert_eq!(switches[1]["from"], FIFO_PY);
+    let by_external = b.1.iter().filter(|l| l["policy"] == FIFO_PY).count();
+    assert!(
+        by_external > 100,
+        "{by_external} attempts launched by the switched-in policy"
+    );
+    assert_same_run(&a, &b, "switched to fifo.py at 150 s and back at 400 s");
+}
+
+#[test]
+fn the_external_policys_values_reach_inspect() {
+    let dir = tempfile::tempdir().unwrap();
+    let ins = dir.path().join("inspect.jsonl");
+    let (sum, _) = run(
+        dir.path(),
+        "scenarios/quickstart.toml",
+        FIFO_PY,
+        &["--inspect", ins.to_str().unwrap()],
+    );
+    assert!(sum["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|j| !j["finish_s"].is_null()));
+    let lines: Vec<Value> = std::fs::read_to_string(&ins)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(lines.len() > 50);
+    let with_jobs: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["jobs"].as_object().is_some_and(|j| !j.is_empty()))
+        .collect();
+    assert!(!with_jobs.is_empty());
+    for l in &with_jobs {
+        assert_eq!(l["policy"], FIFO_PY);
+        assert!(l["cluster"]["map_load_factor"].is_number(), "{l}");
+        for (_, v) in l["jobs"].as_object().unwrap() {
+            assert!(v["order"].is_u64() && v["pending_maps"].is_u64(), "{v}");
+        }
+    }
+    // The head of the queue is the job first in order.
+    let first = with_jobs[0]["jobs"].as_object().unwrap();
+    assert!(first.values().any(|v| v["order"] == 0));
+}
+
+#[test]
+fn a_policy_written_from_the_protocol_alone_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (sum, trace) = run(
+        dir.path(),
+        "scenarios/quickstart.toml",
+        "external:python3 clients/python/examples/minimal.py",
+        &[],
+    );
+    let jobs = sum["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 16);
+    assert!(jobs.iter().all(|j| !j["finish_s"].is_null()));
+    let tasks: Vec<&Value> = trace
+        .iter()
+        .filter(|l| l["kind"] == "map" || l["kind"] == "reduce")
+        .collect();
+    assert!(tasks.len() > 300);
+    assert!(
+        tasks.iter().all(|l| l["rule"] == "external"),
+        "default rule"
+    );
+}
+
+/// Runs quickstart under a Python policy whose heartbeat handling is
+/// `body` (it has `m`, the message, `jobs` announced so far and `n`, the
+/// heartbeat's number), with a timeout of 1 s; returns the run's output
+/// and its `--json`, if written.
+fn bad_policy(dir: &Path, name: &str, body: &str) -> (Output, Option<Value>) {
+    let script = dir.join(format!("{name}.py"));
+    std::fs::write(
+        &script,
+        format!(
+            "import json, sys, time\njobs = []\nn = 0\nfor line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'job_submitted':\n        jobs.append(m['job'])\n    if m['type'] != 'heartbeat':\n        continue\n    n += 1\n{body}\n    sys.stdout.flush()\n"
+        ),
+    )
+    .unwrap();
+    let quickstart = std::fs::read_to_string(root().join("scenarios/quickstart.toml")).unwrap();
+    let scenario = dir.join(format!("{name}.toml"));
+    std::fs::write(
+        &scenario,
+        quickstart.replace(
+            "[scheduler.fair]",
+            &format!(
+                "[scheduler.external]\ncommand = [\"python3\", \"{}\"]\ntimeout = \"1s\"\n\n[scheduler.fair]",
+                script.display()
+            ),
+        ),
+    )
+    .unwrap();
+    let json = dir.join(format!("{name}.json"));
+    let o = slotsim(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--headless",
+        "--policy",
+        "external",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let sum = std::fs::read_to_string(&json)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok());
+    (o, sum)
+}
+
+#[test]
+fn every_way_a_policy_process_goes_wrong_stops_the_run_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "full",
+            "    free = m['free']['map']\n    print(json.dumps({'launch': [{'job': jobs[0]['id'], 'kind': 'map'}] * (free + 1) if jobs else []}))",
+            "which has no free map slot",
+        ),
+        (
+            "unknown",
+            "    print(json.dumps({'launch': [{'job': 4242, 'kind': 'map'}]}))",
+            "names job 4242, which it was never told of",
+        ),
+        (
+            "garbage",
+            "    print('launching everything now')",
+            "the reply is not what protocol 1 expects",
+        ),
+        (
+            "misspelt",
+            "    print(json.dumps({'lanch': []}))",
+            "unknown field `lanch`",
+        ),
+        (
+            "twice",
+            "    if jobs and n in (3, 4):\n        print(json.dumps({'launch': [{'job': jobs[0]['id'], 'kind': 'map', 'task': 0}]}))\n    else:\n        print(json.dumps({'launch': []}))",
+            "names map 0 of job 0, which is not pending (it is running)",
+        ),
+        (
+            "sleeper",
+            "    if n == 4:\n        time.sleep(30)\n    print(json.dumps({'launch': []}))",
+            "no reply within 1s",
+        ),
+        (
+            "quitter",
+            "    if n == 6:\n        sys.stderr.write('policy: giving up\\n')\n        sys.exit(3)\n    print(json.dumps({'launch': []}))",
+            "the process exited with status 3 before replying",
+        ),
+    ];
+    for (name, body, want) in cases {
+        let started = std::time::Instant::now();
+        let (o, sum) = bad_policy(dir.path(), name, body);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: exit status\n{err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+        let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+        assert_eq!(errors.len(), 1, "{name}: one error\n{err}");
+        let e = errors[0];
+        assert!(
+            e.starts_with("error: policy \"python3 ") && e.contains(": message "),
+            "{name}: {e}"
+        );
+        assert!(e.contains("(heartbeat at "), "{name}: {e}");
+        assert!(e.contains(want), "{name}: expected {want:?} in {e}");
+        let sum = sum.unwrap_or_else(|| panic!("{name}: no --json written"));
+        assert_eq!(sum["partial"], true, "{name}");
+        assert!(sum["stopped_at_s"].is_number(), "{name}");
+        assert!(
+            started.elapsed().as_secs() < 20,
+            "{name}: took {:?}",
+            started.elapsed()
+        );
+    }
+}
