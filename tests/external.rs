@@ -357,3 +357,53 @@ fn every_way_a_policy_process_goes_wrong_stops_the_run_with_exit_2() {
         );
     }
 }
+
+/// The policies docs/write-a-policy.md shows are the files that run: each
+/// ```python block opening with `# PATH` is that file, whole.
+#[test]
+fn the_pages_python_blocks_are_the_example_files() {
+    let page = std::fs::read_to_string(root().join("docs/write-a-policy.md")).unwrap();
+    let mut shown = 0;
+    let mut lines = page.lines();
+    while let Some(l) = lines.next() {
+        if l.trim() != "```python" {
+            continue;
+        }
+        let block: Vec<&str> = lines.by_ref().take_while(|l| l.trim() != "```").collect();
+        let Some(path) = block.first().and_then(|f| f.strip_prefix("# ")) else {
+            continue;
+        };
+        let file = std::fs::read_to_string(root().join(path))
+            .unwrap_or_else(|e| panic!("{path}, shown on the page: {e}"));
+        let body = block[1..].join("\n");
+        assert_eq!(
+            body.trim_end(),
+            file.trim_end(),
+            "{path} as the page shows it"
+        );
+        shown += 1;
+    }
+    assert_eq!(shown, 2, "sjf.py and minimal.py");
+    let minimal =
+        std::fs::read_to_string(root().join("clients/python/examples/minimal.py")).unwrap();
+    assert!(
+        minimal.lines().count() <= 30,
+        "the protocol alone, in 30 lines"
+    );
+}
+
+/// The Python client's own tests (standard library only).
+#[test]
+fn the_python_clients_tests_pass() {
+    let o = Command::new("python3")
+        .args(["-m", "unittest", "discover", "-s", "clients/python/tests"])
+        .current_dir(root())
+        .output()
+        .expect("python3 runs (the external policy tests need it)");
+    assert!(
+        o.status.success(),
+        "python3 -m unittest discover -s clients/python/tests\n{}",
+        text(&o.stderr)
+    );
+    assert!(text(&o.stderr).contains("OK"));
+}

@@ -1823,3 +1823,44 @@ fn seeking_back_past_a_selected_submission_drops_the_selection() {
         a.status
     );
 }
+
+// ------------------------------------------------------ external policies
+
+#[test]
+fn inspector_shows_an_external_policys_values() {
+    let fifo_py = "external:python3 clients/python/examples/fifo.py";
+    let mut a = App::new(load("quickstart.toml", Some(fifo_py))).unwrap();
+    run_for(&mut a, 10);
+    keys(&mut a, "i");
+    let recs = a.inspections();
+    let last = recs.last().expect("inspected heartbeats");
+    assert_eq!(last.policy, fifo_py);
+    assert!(last.inspection.cluster.contains_key("map_load_factor"));
+    assert!(last
+        .inspection
+        .jobs
+        .values()
+        .all(|v| v.contains_key("pending_maps") && v.contains_key("order")));
+    let s = screen(&a, 120, 36);
+    assert!(s.contains("map_load_factor"), "{s}");
+    assert!(s.contains("pending maps"), "{s}");
+}
+
+#[test]
+fn a_failing_external_policy_pauses_the_session_and_says_why() {
+    // `false` exits at once, before any reply.
+    let mut a = App::new(load("quickstart.toml", Some("external:false"))).unwrap();
+    run_for(&mut a, 3);
+    let why = a.sim.halted().expect("the run stopped").to_string();
+    assert!(
+        why.starts_with("policy \"false\": message ") && why.contains("exited with status 1"),
+        "{why}"
+    );
+    assert!(a.paused);
+    let t = a.sim.w.now;
+    run_for(&mut a, 2);
+    keys(&mut a, " .");
+    assert_eq!(a.sim.w.now, t, "nothing moves after the fault");
+    let s = screen(&a, 100, 30);
+    assert!(s.contains("stopped: policy \"false\""), "{s}");
+}

@@ -424,7 +424,7 @@ impl Policy for External {
 
 impl Drop for External {
     fn drop(&mut self) {
-        if let Some(s) = &self.stats {
+        if let Some(s) = self.stats.as_ref().filter(|_| self.started) {
             s.report(&self.label);
         }
         if let Some(p) = self.proc.as_mut() {

@@ -173,7 +173,15 @@ pub fn heartbeat(buf: &mut String, hb: &Heartbeat<'_>) {
             );
         }
         SlotModel::Unified => {
-            let _ = write!(buf, r#"{{"any":{}}}"#, hb.free_maps());
+            // How many more reduces of jobs whose maps are not all done
+            // may start (early reduces never hold more than half the
+            // containers: the engine's rule against a reduce-held deadlock).
+            let room = (w.cluster.total_slots() / 2).saturating_sub(w.early_reduces);
+            let _ = write!(
+                buf,
+                r#"{{"any":{}}},"early_reduce_room":{room}"#,
+                hb.free_maps()
+            );
         }
     }
     let _ = write!(
@@ -334,11 +342,12 @@ fn launch(
                     None => return Err(format!("{here}: job {j} has no pending reduce")),
                 },
             };
-            // Unified containers: early reduces never hold more than half
-            // of them (the engine's rule against a reduce-held deadlock).
-            if w.reduce_allowed(j) {
-                hb.launch_reduce(j, t, rule);
+            if !w.reduce_allowed(j) {
+                return Err(format!(
+                    "{here} starts a reduce of job {j} before its maps are done while early reduces hold half the containers (early_reduce_room was 0)"
+                ));
             }
+            hb.launch_reduce(j, t, rule);
         }
     }
     Ok(())

@@ -1,0 +1,682 @@
+"""Write a slotsim scheduling policy in Python (standard library only).
+
+slotsim runs an external policy as a child process and talks to it in JSON
+Lines, protocol version 1 (docs/write-a-policy.md). This module speaks the
+protocol and keeps the cluster state a policy decides with, so that most
+policies only write `heartbeat`::
+
+    import slotsim_policy as sp
+
+    class OneMapEach(sp.Policy):
+        # A map from each of the first jobs in the queue, a free slot each.
+        def heartbeat(self, node, free, running):
+            jobs = [job for job in self.queue() if job.pending_maps]
+            return [sp.Launch(job, sp.MAP) for job in jobs[:free.map]]
+
+    if __name__ == "__main__":
+        sp.run(OneMapEach())
+
+Launching. `heartbeat` returns its launches (`Launch` tuples or protocol
+dicts, applied in order after it returns), or calls `self.launch(...)`
+while it decides: that applies the launch at once, so the choices it makes
+next in the same heartbeat see the task running and the slot taken (what a
+scheduler that fills several slots in a loop needs). Both may be mixed;
+launches made with `self.launch` come first in the reply.
+
+Inspecting. A policy that wants values shown in slotsim's inspector sets
+`self.inspect` during `heartbeat` to the protocol's object
+(`{"cluster": {...}, "jobs": {name: {...}}, "pools": {name: {...}}}`),
+computed before it launches; it is reset before every heartbeat.
+
+State. Every message updates the state below *before* the matching hook
+runs. Running counts are the policy's own attempts: speculative copies
+that slotsim launches by itself are never announced, so they are not
+counted (the heartbeat's `running` does count those on its node).
+"""
+
+import enum
+import json
+import sys
+from bisect import bisect_left
+from collections import namedtuple
+
+__all__ = [
+    "MAP", "REDUCE", "PENDING", "RUNNING", "DONE", "PRIORITIES", "Level",
+    "Launch", "LaunchError", "ProtocolError", "Node", "Job", "Free", "Counts",
+    "Policy", "run",
+]
+
+PROTOCOL = 1
+
+MAP, REDUCE = "map", "reduce"
+# A task's state, as job_submitted's mid-run marks name them.
+PENDING, RUNNING, DONE = "pending", "running", "done"
+# Hadoop's job priorities, highest first: a job's `rank` is its place here.
+PRIORITIES = ("very_high", "high", "normal", "low", "very_low")
+_RANK = {p: i for i, p in enumerate(PRIORITIES)}
+
+
+class Level(enum.IntEnum):
+    """Locality of a map for a node, best first: a replica on the node, on
+    its rack, in its datacenter, or anywhere."""
+
+    NODE = 0
+    RACK = 1
+    DC = 2
+    ANY = 3
+
+
+Launch = namedtuple("Launch", "job kind task rule", defaults=(None, None))
+Launch.__doc__ = """A launch for `heartbeat` to return: `job` (a Job or its id),
+`kind` (MAP or REDUCE), `task` (None: the best-placed pending map for the
+node, or the lowest pending reduce) and `rule` (a short reason for the
+trace; None: slotsim's default)."""
+
+Counts = namedtuple("Counts", "map reduce")
+Counts.__doc__ = "Maps and reduces: the heartbeat's running attempts on its node."
+
+
+class ProtocolError(Exception):
+    """slotsim sent something this client does not understand."""
+
+
+class LaunchError(Exception):
+    """A launch slotsim would refuse, stopping the run: raised in the
+    policy instead, where the traceback points at the bug."""
+
+
+class Node:
+    """A node: its place in the topology, its slots, whether it is alive."""
+
+    __slots__ = ("id", "rack", "dc", "map_slots", "reduce_slots", "alive")
+
+    def __init__(self, spec):
+        self.id = spec["id"]
+        self.rack = spec["rack"]
+        self.dc = spec["dc"]
+        self.map_slots = spec["map_slots"]
+        self.reduce_slots = spec["reduce_slots"]
+        self.alive = spec.get("alive", True)
+
+    def __repr__(self):
+        return "Node({}, rack={}, dc={})".format(self.id, self.rack, self.dc)
+
+
+class _LazyLists:
+    """Ascending task lists by key (a node, a rack or a dc), each read from a
+    head that advances lazily past tasks no longer pending: the lowest
+    pending task of a key is found in amortised O(1), like Hadoop's
+    nonRunningMapCache and slotsim's own map index, rather than by a scan
+    of the job's maps at every heartbeat."""
+
+    __slots__ = ("lists", "heads")
+
+    def __init__(self):
+        self.lists = {}
+        self.heads = {}
+
+    def add(self, key, task):
+        """Adds `task` under `key`; tasks come in ascending order."""
+        tasks = self.lists.get(key)
+        if tasks is None:
+            self.lists[key] = [task]
+            self.heads[key] = 0
+        elif tasks[-1] != task:  # two replicas in one rack or dc
+            tasks.append(task)
+
+    def first(self, key, states):
+        """The lowest task under `key` whose state is PENDING, if any."""
+        tasks = self.lists.get(key)
+        if tasks is None:
+            return None
+        h, end = self.heads[key], len(tasks)
+        while h < end and states[tasks[h]] != PENDING:
+            h += 1
+        self.heads[key] = h
+        return tasks[h] if h < end else None
+
+    def reinsert(self, key, task):
+        """`task` is pending again: the head of `key` moves back to it."""
+        tasks = self.lists.get(key)
+        if tasks is not None:
+            self.heads[key] = min(self.heads[key], bisect_left(tasks, task))
+
+
+class Job:
+    """A job slotsim announced and that has not finished.
+
+    Attributes: id, name, pool, user, priority (a PRIORITIES name), rank
+    (its index there: very_high 0 ... very_low 4), submit_ms, n_maps,
+    n_reduces, maps_done, reduces_done, running_maps, running_reduces (the
+    policy's own attempts), pending_maps and pending_reduces (sets of task
+    ids), replicas (per map, the nodes holding its block), map_states and
+    reduce_states (PENDING, RUNNING or DONE per task). Read them; the
+    Policy keeps them current.
+    """
+
+    def __init__(self, spec, nodes):
+        self.id = spec["id"]
+        self.name = spec["name"]
+        self.pool = spec["pool"]
+        self.user = spec["user"]
+        self.priority = spec["priority"]
+        self.rank = _RANK[self.priority]
+        self.submit_ms = spec["submit_ms"]
+        maps = spec["maps"]
+        self.n_maps = len(maps)
+        self.n_reduces = spec["reduces"]
+        self.replicas = [()] * self.n_maps
+        for m in maps:
+            self.replicas[m["task"]] = tuple(m["replicas"])
+        self.map_states = [PENDING] * self.n_maps
+        self.reduce_states = [PENDING] * self.n_reduces
+        self.pending_maps = set(range(self.n_maps))
+        self.pending_reduces = set(range(self.n_reduces))
+        self.maps_done = self.reduces_done = 0
+        self.running_maps = self.running_reduces = 0
+        self._nodes = nodes
+        self._by_node, self._by_rack, self._by_dc = _LazyLists(), _LazyLists(), _LazyLists()
+        for t, replicas in enumerate(self.replicas):
+            for n in replicas:
+                self._by_node.add(n, t)
+                self._by_rack.add(nodes[n].rack, t)
+                self._by_dc.add(nodes[n].dc, t)
+        self._map_head = self._reduce_head = 0
+        # A policy switched in mid-run hears of running jobs with what is
+        # done (and running) marked.
+        for m in maps:
+            state = m.get("state", PENDING)
+            if state != PENDING:
+                self._mark(MAP, m["task"], state)
+                self.running_maps += state == RUNNING
+        for r in spec.get("done_reduces", ()):
+            self._mark(REDUCE, r, DONE)
+        for r in spec.get("running_reduces", ()):
+            self._mark(REDUCE, r, RUNNING)
+            self.running_reduces += 1
+
+    def __repr__(self):
+        return "Job({}, {!r})".format(self.id, self.name)
+
+    @property
+    def maps_pending(self):
+        return len(self.pending_maps)
+
+    @property
+    def reduces_pending(self):
+        return len(self.pending_reduces)
+
+    def unfinished_maps(self):
+        """Maps not succeeded (pending or running)."""
+        return self.n_maps - self.maps_done
+
+    def unfinished_reduces(self):
+        """Reduces not succeeded (pending or running)."""
+        return self.n_reduces - self.reduces_done
+
+    def tasks_left(self):
+        """Tasks not succeeded yet, maps and reduces."""
+        return self.unfinished_maps() + self.unfinished_reduces()
+
+    @property
+    def all_succeeded(self):
+        """Every task has succeeded: nothing is left to schedule, though
+        job_finished comes later (after the job's clean-up task)."""
+        return self.maps_done == self.n_maps and self.reduces_done == self.n_reduces
+
+    @property
+    def maps_finished(self):
+        """Every map has succeeded."""
+        return self.maps_done == self.n_maps
+
+    def reduces_schedulable(self, slowstart):
+        """Whether slotsim lets this job's reduces launch: enough maps have
+        succeeded (Hadoop's mapred.reduce.slowstart.completed.maps)."""
+        return self.maps_done >= slowstart * self.n_maps - 1e-9
+
+    def find_map(self, node, max_level=Level.ANY):
+        """The pending map to run on `node` (a Node or its id) and its
+        Level: the lowest task id with a replica on the node, else on its
+        rack, else in its dc, else the lowest pending at all -- going no
+        further than `max_level`. None if there is none.
+
+        This is the map slotsim itself picks for a launch without a task."""
+        if not self.pending_maps:
+            return None
+        if not isinstance(node, Node):
+            node = self._nodes[node]
+        states = self.map_states
+        t = self._by_node.first(node.id, states)
+        if t is not None:
+            return t, Level.NODE
+        if max_level >= Level.RACK:
+            t = self._by_rack.first(node.rack, states)
+            if t is not None:
+                return t, Level.RACK
+        if max_level >= Level.DC:
+            t = self._by_dc.first(node.dc, states)
+            if t is not None:
+                return t, Level.DC
+        if max_level >= Level.ANY:
+            while states[self._map_head] != PENDING:
+                self._map_head += 1
+            return self._map_head, Level.ANY
+        return None
+
+    def find_reduce(self):
+        """The lowest pending reduce, or None."""
+        if not self.pending_reduces:
+            return None
+        while self.reduce_states[self._reduce_head] != PENDING:
+            self._reduce_head += 1
+        return self._reduce_head
+
+    def _mark(self, kind, t, new):
+        """Moves task `t` of `kind` to state `new`, keeping the pending
+        sets, the lazy heads and the done counts in step."""
+        states = self.map_states if kind == MAP else self.reduce_states
+        old = states[t]
+        if old == new:
+            return
+        states[t] = new
+        pending = self.pending_maps if kind == MAP else self.pending_reduces
+        if old == PENDING:
+            pending.discard(t)
+        elif new == PENDING:
+            pending.add(t)
+            if kind == MAP:
+                self._map_head = min(self._map_head, t)
+                for n in self.replicas[t]:
+                    node = self._nodes[n]
+                    self._by_node.reinsert(n, t)
+                    self._by_rack.reinsert(node.rack, t)
+                    self._by_dc.reinsert(node.dc, t)
+            else:
+                self._reduce_head = min(self._reduce_head, t)
+        done = (new == DONE) - (old == DONE)
+        if kind == MAP:
+            self.maps_done += done
+        else:
+            self.reduces_done += done
+
+
+class Free:
+    """Free slots on the heartbeating node, kept current as launches apply.
+    Typed clusters have `map` and `reduce` slots; unified ones have `any`
+    containers, which a task of either kind takes (`map` and `reduce` then
+    both read the containers left)."""
+
+    __slots__ = ("_left", "unified")
+
+    def __init__(self, free, unified):
+        self._left = dict(free)
+        self.unified = unified
+
+    def of(self, kind):
+        """Free slots a task of `kind` can take."""
+        return self._left["any" if self.unified else kind]
+
+    @property
+    def map(self):
+        return self.of(MAP)
+
+    @property
+    def reduce(self):
+        return self.of(REDUCE)
+
+    @property
+    def any(self):
+        """Free slots of any kind."""
+        if self.unified:
+            return self._left["any"]
+        return self._left[MAP] + self._left[REDUCE]
+
+    def _take(self, kind):
+        self._left["any" if self.unified else kind] -= 1
+
+    def __repr__(self):
+        return "Free({})".format(self._left)
+
+
+class Policy:
+    """Base class of a policy: override `heartbeat` and any hook.
+
+    Cluster state, current before every hook:
+      nodes         id -> Node
+      jobs          id -> Job, the announced unfinished jobs in submission order
+      slot_model    "typed" or "unified" (`unified` is the same as a bool)
+      slowstart     the fraction of a job's maps done before its reduces may launch
+      seed          the scenario's seed (for a policy's own random choices)
+      now_ms        the time of the last message
+      live_nodes, total_map_slots, total_reduce_slots, total_slots   (live nodes only)
+      running_maps, running_reduces   the policy's running attempts, all jobs
+      early_reduces the policy's running reduces of jobs whose maps are not all done
+
+    A subclass with its own __init__ calls super().__init__().
+    """
+
+    def __init__(self):
+        self.nodes = {}
+        self.jobs = {}
+        self.slot_model = "typed"
+        self.slowstart = 0.05
+        self.seed = 0
+        self.now_ms = 0
+        self.live_nodes = 0
+        self.total_map_slots = self.total_reduce_slots = 0
+        self.running_maps = self.running_reduces = 0
+        self.early_reduces = 0
+        self.inspect = None
+        # Whether slotsim shows this heartbeat's values (`--inspect`, the
+        # TUI's inspector): a policy may compute `inspect` only then.
+        self.inspecting = False
+        # Unified clusters: how many more early reduces may start now.
+        self.early_reduce_room = None
+        self._queue = None
+        self._beat = None
+
+    # Hooks: override what the policy needs. Each runs after the state has
+    # taken the message in.
+
+    def on_start(self, msg):
+        """The first message: nodes, slot model, slowstart and seed are set."""
+
+    def on_job_submitted(self, job):
+        """A job became runnable (its Job is in self.jobs)."""
+
+    def on_task_finished(self, msg):
+        """An attempt ended (succeeded, failed, killed, or a map's output lost)."""
+
+    def on_job_finished(self, msg):
+        """A job finished (msg["outcome"] succeeded or killed); it has left self.jobs."""
+
+    def on_job_updated(self, msg):
+        """A person changed a job's priority or pool."""
+
+    def on_node_failed(self, node):
+        """A node died; its attempts' task_finished came first."""
+
+    def on_node_recovered(self, node):
+        """A dead node came back, empty."""
+
+    def on_end(self, msg):
+        """The run is over; the process exits after this."""
+
+    def heartbeat(self, node, free, running):
+        """Decide what to launch on `node` (a Node) with `free` slots (a
+        Free, kept current as launches apply) and `running` attempts there
+        (Counts, as slotsim reported them, speculative copies included).
+        Return a list of Launch (or protocol dicts), or launch with
+        self.launch(...) and return None."""
+        raise NotImplementedError("a policy overrides heartbeat")
+
+    # Queries.
+
+    @property
+    def unified(self):
+        """Whether nodes have typeless containers rather than typed slots."""
+        return self.slot_model == "unified"
+
+    @property
+    def total_slots(self):
+        return self.total_map_slots + self.total_reduce_slots
+
+    def queue(self):
+        """The jobs with tasks not yet succeeded, in Hadoop's job-queue order:
+        priority (very_high first), then submit time, then id. A tuple,
+        rebuilt only when a job arrives, finishes its tasks (or gets some
+        back), leaves or changes priority."""
+        if self._queue is None:
+            self._queue = tuple(sorted(
+                (j for j in self.jobs.values() if not j.all_succeeded),
+                key=lambda j: (j.rank, j.submit_ms, j.id)))
+        return self._queue
+
+    def reduce_allowed(self, job):
+        """slotsim's anti-deadlock rule for unified clusters: a reduce of a job
+        whose maps are not all done (an early reduce) launches only while
+        early reduces hold less than half the containers. The heartbeat says
+        how many more may start (`early_reduce_room`, counting slotsim's
+        speculative copies too); slotsim refuses one beyond it. Always true
+        on typed clusters."""
+        if not self.unified:
+            return True
+        if job.maps_finished:
+            return True
+        if self.early_reduce_room is not None:
+            return self.early_reduce_room > 0
+        return self.early_reduces < self.total_slots // 2
+
+    # Launching.
+
+    def launch(self, job, kind, task=None, rule=None):
+        """Launches a task on the heartbeating node now (only during
+        `heartbeat`): marks it running and takes its slot, so the rest of
+        this heartbeat sees both. `job` is a Job or an id; `task` None picks
+        the best-placed pending map (Job.find_map) or the lowest pending
+        reduce. Returns the task id, or None when slotsim would decline
+        the launch (an early reduce beyond `reduce_allowed`): nothing is
+        launched then. Raises LaunchError for a launch slotsim would refuse.
+        """
+        beat = self._beat
+        if beat is None:
+            raise RuntimeError("launch() is for use during heartbeat()")
+        node, free, out = beat
+        job_id = job.id if isinstance(job, Job) else job
+        job = self.jobs.get(job_id)
+        if job is None:
+            raise LaunchError("job {} is unknown or finished".format(job_id))
+        if kind not in (MAP, REDUCE):
+            raise LaunchError("kind must be 'map' or 'reduce', not {!r}".format(kind))
+        if free.of(kind) <= 0:
+            raise LaunchError("no free {} slot on node {}".format(kind, node.id))
+        if kind == REDUCE:
+            if not job.reduces_schedulable(self.slowstart):
+                raise LaunchError("{!r}: reduce before slowstart ({} of {} maps done)".format(
+                    job.name, job.maps_done, job.n_maps))
+            if not self.reduce_allowed(job):
+                return None
+        if task is None:
+            if kind == MAP:
+                found = job.find_map(node)
+                task = found[0] if found else None
+            else:
+                task = job.find_reduce()
+            if task is None:
+                raise LaunchError("{!r} has no pending {}".format(job.name, kind))
+        else:
+            states = job.map_states if kind == MAP else job.reduce_states
+            if not 0 <= task < len(states) or states[task] != PENDING:
+                raise LaunchError("{!r}: {} {} is not pending".format(job.name, kind, task))
+        self._started(job, kind, task)
+        free._take(kind)
+        entry = {"job": job.id, "kind": kind, "task": task}
+        if rule is not None:
+            entry["rule"] = rule
+        out.append(entry)
+        return task
+
+    # Messages.
+
+    def handle(self, msg):
+        """Takes one message from slotsim (a decoded JSON object) and returns
+        the reply to send: a dict for a heartbeat, None otherwise."""
+        if "time_ms" in msg:
+            self.now_ms = msg["time_ms"]
+        handler = _HANDLERS.get(msg.get("type"))
+        # Message types a later protocol may add are no concern of this one.
+        return handler(self, msg) if handler else None
+
+    def _start(self, msg):
+        if msg.get("protocol") != PROTOCOL:
+            raise ProtocolError("slotsim speaks protocol {}, this client {}".format(
+                msg.get("protocol"), PROTOCOL))
+        self.slot_model = msg["slot_model"]
+        self.slowstart = msg["slowstart"]
+        self.seed = msg.get("seed", 0)
+        self.nodes = {n["id"]: Node(n) for n in msg["nodes"]}
+        self.jobs = {}
+        self.running_maps = self.running_reduces = self.early_reduces = 0
+        self._queue = None
+        live = [n for n in self.nodes.values() if n.alive]
+        self.live_nodes = len(live)
+        self.total_map_slots = sum(n.map_slots for n in live)
+        self.total_reduce_slots = sum(n.reduce_slots for n in live)
+        self.on_start(msg)
+
+    def _job_submitted(self, msg):
+        job = Job(msg["job"], self.nodes)
+        self.jobs[job.id] = job
+        self.running_maps += job.running_maps
+        self.running_reduces += job.running_reduces
+        if not job.maps_finished:
+            self.early_reduces += job.running_reduces
+        self._queue = None
+        self.on_job_submitted(job)
+
+    def _task_finished(self, msg):
+        job = self.jobs.get(msg["job"])
+        if job is not None:
+            kind, task, outcome = msg["kind"], msg["task"], msg["outcome"]
+            # A speculative copy was never counted; a lost map's attempt had
+            # ended already, when it succeeded.
+            if not msg.get("speculative") and outcome != "lost":
+                self._ended(job, kind)
+            if outcome == "succeeded":
+                self._set_state(job, kind, task, DONE)
+            elif outcome == "lost" or msg.get("pending"):
+                self._set_state(job, kind, task, PENDING)
+            # Otherwise another attempt of the task still runs, or it is done.
+        self.on_task_finished(msg)
+
+    def _job_finished(self, msg):
+        if self.jobs.pop(msg["job"], None) is not None:
+            self._queue = None
+        self.on_job_finished(msg)
+
+    def _job_updated(self, msg):
+        job = self.jobs.get(msg["job"])
+        if job is not None:
+            if "priority" in msg:
+                job.priority = msg["priority"]
+                job.rank = _RANK[job.priority]
+            if "pool" in msg:
+                job.pool = msg["pool"]
+            self._queue = None
+        self.on_job_updated(msg)
+
+    def _node_changed(self, msg, alive):
+        node = self.nodes[msg["node"]]
+        if node.alive != alive:
+            node.alive = alive
+            sign = 1 if alive else -1
+            self.live_nodes += sign
+            self.total_map_slots += sign * node.map_slots
+            self.total_reduce_slots += sign * node.reduce_slots
+        if alive:
+            self.on_node_recovered(node)
+        else:
+            self.on_node_failed(node)
+
+    def _heartbeat(self, msg):
+        node = self.nodes[msg["node"]]
+        free = Free(msg["free"], self.unified)
+        running = Counts(msg["running"]["map"], msg["running"]["reduce"])
+        out = []
+        self.inspect = None
+        self.inspecting = bool(msg.get("inspect"))
+        self.early_reduce_room = msg.get("early_reduce_room")
+        self._beat = (node, free, out)
+        try:
+            for item in self.heartbeat(node, free, running) or ():
+                if isinstance(item, dict):
+                    item = Launch(item["job"], item["kind"], item.get("task"), item.get("rule"))
+                self.launch(*item)
+        finally:
+            self._beat = None
+        reply = {"launch": out}
+        if self.inspect is not None:
+            reply["inspect"] = self.inspect
+        return reply
+
+    def _end(self, msg):
+        self.on_end(msg)
+
+    # State changes shared by launches and messages, mirroring slotsim's
+    # counters (its lifecycle.rs).
+
+    def _started(self, job, kind, task):
+        self._set_state(job, kind, task, RUNNING)
+        if kind == MAP:
+            job.running_maps += 1
+            self.running_maps += 1
+        else:
+            job.running_reduces += 1
+            self.running_reduces += 1
+            if not job.maps_finished:
+                self.early_reduces += 1
+                if self._beat is not None and self.early_reduce_room is not None:
+                    self.early_reduce_room -= 1
+
+    def _ended(self, job, kind):
+        if kind == MAP:
+            job.running_maps -= 1
+            self.running_maps -= 1
+        else:
+            job.running_reduces -= 1
+            self.running_reduces -= 1
+            if not job.maps_finished:
+                self.early_reduces -= 1
+
+    def _set_state(self, job, kind, task, state):
+        maps_finished, left = job.maps_finished, job.all_succeeded
+        job._mark(kind, task, state)
+        # A job's running reduces turn early when a lost map reopens its
+        # maps, and stop being early when its last map succeeds.
+        if job.maps_finished != maps_finished:
+            self.early_reduces += -job.running_reduces if job.maps_finished else job.running_reduces
+        if job.all_succeeded != left:
+            self._queue = None
+
+
+_HANDLERS = {
+    "start": Policy._start,
+    "job_submitted": Policy._job_submitted,
+    "task_finished": Policy._task_finished,
+    "job_finished": Policy._job_finished,
+    "job_updated": Policy._job_updated,
+    "node_failed": lambda p, m: p._node_changed(m, False),
+    "node_recovered": lambda p, m: p._node_changed(m, True),
+    "heartbeat": Policy._heartbeat,
+    "end": Policy._end,
+}
+
+
+def run(policy, stdin=None, stdout=None):
+    """Serves `policy` to slotsim: reads its messages line by line from
+    `stdin`, answers each heartbeat with one compact JSON line on `stdout`
+    (flushed at once, as slotsim waits for it), and returns on `end` or
+    when stdin closes. While it runs on the process's own stdout, print()
+    goes to stderr: a stray line on stdout would break the protocol."""
+    stdin = stdin if stdin is not None else sys.stdin.buffer
+    own_stdout = stdout is None
+    out = sys.stdout if own_stdout else stdout
+    if own_stdout:
+        sys.stdout = sys.stderr
+    try:
+        while True:
+            line = stdin.readline()
+            if not line:
+                return
+            if not line.strip():
+                continue
+            msg = json.loads(line)
+            reply = policy.handle(msg)
+            if reply is not None:
+                out.write(json.dumps(reply, separators=(",", ":")) + "\n")
+                out.flush()
+            if msg.get("type") == "end":
+                return
+    finally:
+        if own_stdout:
+            sys.stdout = out
