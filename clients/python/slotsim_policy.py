@@ -182,6 +182,7 @@ class Job:
                 self._by_rack.add(nodes[n].rack, t)
                 self._by_dc.add(nodes[n].dc, t)
         self._map_head = self._reduce_head = 0
+        self._queue_key = None  # its place in Policy.queue(), while there
         # A policy switched in mid-run hears of running jobs with what is
         # done (and running) marked.
         for m in maps:
@@ -372,7 +373,7 @@ class Policy:
         self.inspecting = False
         # Unified clusters: how many more early reduces may start now.
         self.early_reduce_room = None
-        self._queue = None
+        self._queue, self._queue_keys = [], []
         self._beat = None
 
     # Hooks: override what the policy needs. Each runs after the state has
@@ -423,14 +424,27 @@ class Policy:
 
     def queue(self):
         """The jobs with tasks not yet succeeded, in Hadoop's job-queue order:
-        priority (very_high first), then submit time, then id. A tuple,
-        rebuilt only when a job arrives, finishes its tasks (or gets some
-        back), leaves or changes priority."""
-        if self._queue is None:
-            self._queue = tuple(sorted(
-                (j for j in self.jobs.values() if not j.all_succeeded),
-                key=lambda j: (j.rank, j.submit_ms, j.id)))
+        priority (very_high first), then submit time, then id. The list is
+        kept in order as jobs come, finish their tasks and change priority
+        (a binary search each, not a sort): read it, do not change it."""
         return self._queue
+
+    def _enqueue(self, job):
+        key = (job.rank, job.submit_ms, job.id)
+        i = bisect_left(self._queue_keys, key)
+        if i < len(self._queue_keys) and self._queue_keys[i] == key:
+            return
+        job._queue_key = key
+        self._queue_keys.insert(i, key)
+        self._queue.insert(i, job)
+
+    def _dequeue(self, job):
+        key = getattr(job, "_queue_key", None)
+        i = bisect_left(self._queue_keys, key) if key else len(self._queue_keys)
+        if i < len(self._queue_keys) and self._queue_keys[i] == key:
+            del self._queue_keys[i]
+            del self._queue[i]
+        job._queue_key = None
 
     def reduce_allowed(self, job):
         """slotsim's anti-deadlock rule for unified clusters: a reduce of a job
@@ -517,7 +531,7 @@ class Policy:
         self.nodes = {n["id"]: Node(n) for n in msg["nodes"]}
         self.jobs = {}
         self.running_maps = self.running_reduces = self.early_reduces = 0
-        self._queue = None
+        self._queue, self._queue_keys = [], []
         live = [n for n in self.nodes.values() if n.alive]
         self.live_nodes = len(live)
         self.total_map_slots = sum(n.map_slots for n in live)
@@ -531,7 +545,8 @@ class Policy:
         self.running_reduces += job.running_reduces
         if not job.maps_finished:
             self.early_reduces += job.running_reduces
-        self._queue = None
+        if not job.all_succeeded:
+            self._enqueue(job)
         self.on_job_submitted(job)
 
     def _task_finished(self, msg):
@@ -550,19 +565,22 @@ class Policy:
         self.on_task_finished(msg)
 
     def _job_finished(self, msg):
-        if self.jobs.pop(msg["job"], None) is not None:
-            self._queue = None
+        job = self.jobs.pop(msg["job"], None)
+        if job is not None:
+            self._dequeue(job)
         self.on_job_finished(msg)
 
     def _job_updated(self, msg):
         job = self.jobs.get(msg["job"])
         if job is not None:
             if "priority" in msg:
+                self._dequeue(job)
                 job.priority = msg["priority"]
                 job.rank = _RANK[job.priority]
+                if not job.all_succeeded:
+                    self._enqueue(job)
             if "pool" in msg:
                 job.pool = msg["pool"]
-            self._queue = None
         self.on_job_updated(msg)
 
     def _node_changed(self, msg, alive):
@@ -636,7 +654,10 @@ class Policy:
         if job.maps_finished != maps_finished:
             self.early_reduces += -job.running_reduces if job.maps_finished else job.running_reduces
         if job.all_succeeded != left:
-            self._queue = None
+            if job.all_succeeded:
+                self._dequeue(job)
+            else:
+                self._enqueue(job)
 
 
 _HANDLERS = {

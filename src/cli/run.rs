@@ -115,6 +115,8 @@ pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
     if let Some(dir) = &a.plot {
         super::check_plot_dir(dir)?;
     }
+    // One run: a policy process shares its CPU (see `share_cpu`).
+    slotsim::sched::external::share_cpu(true);
     let mut sim =
         build_sim(&sc).map_err(|e| InputError::new(scenario_origin(&a.scenario), e.to_string()))?;
     if flows_out.is_some() {
@@ -294,6 +296,7 @@ pub fn cmd_tui(
     // A policy process's stderr would scribble over the screen: kept, and
     // its last lines quoted if it stops the run.
     slotsim::sched::external::keep_stderr(true);
+    slotsim::sched::external::share_cpu(true);
     let mut app = slotsim::tui::App::new(sc).map_err(|e| InputError::new(origin, e.to_string()))?;
     app.source = path.map(Path::to_path_buf);
     // However the session ended (a quit, a signal, a terminal gone from

@@ -39,6 +39,9 @@ class Fifo(Policy):
         # maps and reduces padding counts, 1 if it counts for padding).
         self.shares = {}
         self.totals = (0, 0, 0, 0, 0)
+        # Jobs with a pending reduce that slowstart lets launch: the reduce
+        # loop looks at these rather than walk the whole queue.
+        self.reduce_ready = set()
 
     def recount(self, job_id):
         """Brings job `job_id`'s part of the totals up to date."""
@@ -52,6 +55,10 @@ class Fifo(Policy):
             new = (job.unfinished_maps(), reduces, job.n_maps * padded,
                    job.n_reduces * padded, int(padded))
             self.shares[job_id] = new
+        if new[1] and job.pending_reduces:
+            self.reduce_ready.add(job_id)
+        else:
+            self.reduce_ready.discard(job_id)
         self.totals = tuple(t - o + n for t, o, n in zip(self.totals, old, new))
 
     def on_job_submitted(self, job):
@@ -134,26 +141,39 @@ class Fifo(Policy):
         slots, busy = self.node_slots(node, REDUCE, running)
         cap = min(math.ceil(self.load_factor(reduce_load, REDUCE) * slots), slots)
         if min(max(cap - busy, 0), 1, free.reduce) > 0:
-            exceeded = self.exceeded_padding(REDUCE, slots)
-            for job in queue:
-                if job.n_reduces == 0:
-                    continue
-                if job.reduces_schedulable(self.slowstart) and self.reduce_allowed(job):
-                    task = job.find_reduce()
-                    if task is not None:
-                        self.launch(job, REDUCE, task, "fifo/reduce")
-                        break
-                if exceeded:
-                    break
+            self.assign_reduce(queue, self.exceeded_padding(REDUCE, slots))
+
+    def assign_reduce(self, queue, exceeded):
+        """fifo.rs walks the queue's jobs with reduces: the first whose
+        reduce may launch gets the slot, but past the padding only the
+        first such job is tried. Jobs whose reduces may not launch change
+        nothing on the way, so only the ready ones are looked at, in queue
+        order."""
+        if exceeded:
+            first = next((job for job in queue if job.n_reduces > 0), None)
+            candidates = [first] if first is not None else []
+        else:
+            candidates = sorted((self.jobs[i] for i in self.reduce_ready),
+                                key=lambda job: job._queue_key)
+        for job in candidates:
+            if job.id in self.reduce_ready and self.reduce_allowed(job):
+                self.launch(job, REDUCE, job.find_reduce(), "fifo/reduce")
+                if not job.pending_reduces:
+                    self.reduce_ready.discard(job.id)
+                return
 
     def assign_maps(self, node, free, queue, avail, exceeded):
         """Up to `avail` maps, each from the first job in the queue with a
         node- or rack-local map; a job with only farther maps gives one and
-        ends the heartbeat's maps, as does any map past the padding."""
+        ends the heartbeat's maps, as does any map past the padding. (Jobs
+        without a pending map give nothing on the way: they are left out.)"""
+        if avail == 0:
+            return
+        jobs = [job for job in queue if job.pending_maps]
         for _ in range(avail):
             if free.map == 0:
                 return
-            for job in queue:
+            for job in jobs:
                 found = job.find_map(node, Level.RACK)
                 if found:
                     self.launch(job, MAP, found[0], "fifo/local")

@@ -13,7 +13,7 @@
 mod process;
 mod protocol;
 
-pub use process::keep_stderr;
+pub use process::{keep_stderr, share_cpu};
 
 use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{ConfigError, Settings};

@@ -1,13 +1,13 @@
 //! The policy's process: started on first use, fed JSON lines on its stdin,
-//! its reply lines read by a thread of their own so that a wait for one can
-//! time out, and stopped when the policy is dropped (a switch, the run's
-//! end): `end`, stdin closed, then killed if it lingers past the timeout.
+//! each reply line awaited up to the timeout (on unix by polling the pipe
+//! itself; elsewhere through a reader thread), and stopped when the policy
+//! is dropped (a switch, the run's end): `end`, stdin closed, then killed if
+//! it lingers past the timeout.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -26,6 +26,51 @@ pub fn keep_stderr(keep: bool) {
     KEEP_STDERR.store(keep, Ordering::Relaxed);
 }
 
+/// Whether the thread that starts a policy process is pinned, with the
+/// process, to the CPU it runs on, until the process ends.
+static SHARE_CPU: AtomicBool = AtomicBool::new(false);
+
+/// Policy processes started from now on share one CPU with the run that
+/// starts them (Linux). The two take turns, one waiting while the other
+/// works, so one CPU loses nothing; and a reply that wakes a thread on the
+/// same CPU comes back several times sooner than one that must wake
+/// another CPU (docs/performance.md). For a single run (`run`, the TUI),
+/// not for parallel ones, whose threads would crowd onto one CPU.
+pub fn share_cpu(share: bool) {
+    SHARE_CPU.store(share, Ordering::Relaxed);
+}
+
+/// The calling thread's CPUs before it was pinned, to give back.
+#[cfg(target_os = "linux")]
+type Affinity = nix::sched::CpuSet;
+#[cfg(not(target_os = "linux"))]
+type Affinity = ();
+
+/// Pins the calling thread to the CPU it is on; returns what it had.
+#[cfg(target_os = "linux")]
+fn pin_here() -> Option<Affinity> {
+    use nix::sched::{sched_getaffinity, sched_getcpu, sched_setaffinity, CpuSet};
+    use nix::unistd::Pid;
+    let before = sched_getaffinity(Pid::from_raw(0)).ok()?;
+    let mut one = CpuSet::new();
+    one.set(sched_getcpu().ok()?).ok()?;
+    sched_setaffinity(Pid::from_raw(0), &one).ok()?;
+    Some(before)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn pin_here() -> Option<Affinity> {
+    None
+}
+
+#[cfg(target_os = "linux")]
+fn unpin(before: &Affinity) {
+    let _ = nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), before);
+}
+
+#[cfg(not(target_os = "linux"))]
+fn unpin(_: &Affinity) {}
+
 /// Why a wait for a reply ended without one.
 pub enum NoReply {
     Timeout,
@@ -36,14 +81,18 @@ pub enum NoReply {
 pub struct Process {
     child: Child,
     stdin: Option<BufWriter<ChildStdin>>,
-    replies: Receiver<String>,
+    replies: replies::Replies,
     stderr: Option<Arc<Mutex<VecDeque<String>>>>,
+    /// The run's thread was pinned to the process's CPU: what it had.
+    pinned: Option<Affinity>,
 }
 
 impl Process {
     pub fn start(argv: &[String]) -> std::io::Result<Process> {
         let keep = KEEP_STDERR.load(Ordering::Relaxed);
-        let mut child = Command::new(&argv[0])
+        // The child inherits the thread's CPU at its start.
+        let pinned = SHARE_CPU.load(Ordering::Relaxed).then(pin_here).flatten();
+        let child = Command::new(&argv[0])
             .args(&argv[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -52,17 +101,17 @@ impl Process {
             } else {
                 Stdio::inherit()
             })
-            .spawn()?;
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, replies) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
+            .spawn();
+        let mut child = match child {
+            Ok(c) => c,
+            Err(e) => {
+                if let Some(p) = &pinned {
+                    unpin(p);
                 }
+                return Err(e);
             }
-        });
+        };
+        let replies = replies::Replies::new(child.stdout.take().expect("piped stdout"));
         let stderr = child.stderr.take().map(|err| {
             let tail = Arc::new(Mutex::new(VecDeque::new()));
             let t = tail.clone();
@@ -85,6 +134,7 @@ impl Process {
             stdin,
             replies,
             stderr,
+            pinned,
         })
     }
 
@@ -99,7 +149,7 @@ impl Process {
     /// Sends `line` and waits up to `timeout` for the reply line.
     pub fn ask(&mut self, line: &str, timeout: Duration) -> Result<String, AskError> {
         // A reply the process wrote unasked is a reply to the wrong message.
-        if let Ok(extra) = self.replies.try_recv() {
+        if let Some(extra) = self.replies.ready() {
             return Err(AskError::Unasked(extra));
         }
         let sent = self.send(line).and_then(|_| {
@@ -111,13 +161,13 @@ impl Process {
         if sent.is_err() {
             return Err(AskError::NoReply(self.gone()));
         }
-        match self.replies.recv_timeout(timeout) {
+        match self.replies.next(timeout) {
             Ok(reply) => Ok(reply),
-            Err(RecvTimeoutError::Timeout) => {
+            Err(replies::Wait::Timeout) => {
                 let _ = self.child.kill();
                 Err(AskError::NoReply(NoReply::Timeout))
             }
-            Err(RecvTimeoutError::Disconnected) => Err(AskError::NoReply(self.gone())),
+            Err(replies::Wait::Closed) => Err(AskError::NoReply(self.gone())),
         }
     }
 
@@ -151,6 +201,7 @@ impl Process {
     /// Sends `end`, closes stdin and waits up to `timeout` for the process
     /// to exit; kills it after that.
     pub fn finish(&mut self, end: &str, timeout: Duration) {
+        self.release_cpu();
         if let Some(mut w) = self.stdin.take() {
             let _ = w.write_all(end.as_bytes());
             let _ = w.write_all(b"\n");
@@ -172,8 +223,16 @@ impl Process {
         }
     }
 
+    /// The run's thread gets its CPUs back.
+    fn release_cpu(&mut self) {
+        if let Some(p) = self.pinned.take() {
+            unpin(&p);
+        }
+    }
+
     /// Stops the process at once (the run stopped on its fault).
     pub fn kill(&mut self) {
+        self.release_cpu();
         self.stdin = None;
         let _ = self.child.kill();
         let _ = self.child.wait();
@@ -190,5 +249,129 @@ fn describe(status: std::process::ExitStatus) -> String {
     match status.code() {
         Some(c) => format!("the process exited with status {c}"),
         None => format!("the process was stopped ({status})"),
+    }
+}
+
+/// The process's reply lines.
+mod replies {
+    use std::process::ChildStdout;
+    use std::time::Duration;
+
+    /// Why no line came.
+    pub enum Wait {
+        Timeout,
+        /// The process closed its stdout.
+        Closed,
+    }
+
+    /// Reads the pipe itself, waiting in `poll` up to the deadline: the
+    /// reply wakes the thread that waits for it, with no thread between.
+    #[cfg(unix)]
+    pub struct Replies {
+        out: ChildStdout,
+        buf: Vec<u8>,
+        /// Where the next line starts in `buf`.
+        start: usize,
+        closed: bool,
+    }
+
+    #[cfg(unix)]
+    impl Replies {
+        pub fn new(out: ChildStdout) -> Replies {
+            Replies {
+                out,
+                buf: Vec::new(),
+                start: 0,
+                closed: false,
+            }
+        }
+
+        /// A whole line already read, without waiting.
+        pub fn ready(&mut self) -> Option<String> {
+            let pos = self.buf[self.start..].iter().position(|&b| b == b'\n')?;
+            let line = String::from_utf8_lossy(&self.buf[self.start..self.start + pos]).into_owned();
+            self.start += pos + 1;
+            if self.start == self.buf.len() {
+                self.buf.clear();
+                self.start = 0;
+            } else if self.start > 1 << 16 {
+                self.buf.drain(..self.start);
+                self.start = 0;
+            }
+            Some(line)
+        }
+
+        /// The next line, waiting for it up to `timeout`.
+        pub fn next(&mut self, timeout: Duration) -> Result<String, Wait> {
+            use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+            use std::io::Read;
+            use std::os::fd::AsFd;
+            let deadline = std::time::Instant::now() + timeout;
+            let mut chunk = [0u8; 4096];
+            loop {
+                if let Some(line) = self.ready() {
+                    return Ok(line);
+                }
+                if self.closed {
+                    return Err(Wait::Closed);
+                }
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                if left.is_zero() {
+                    return Err(Wait::Timeout);
+                }
+                let ms = left.as_millis().clamp(1, i32::MAX as u128) as i32;
+                let mut fds = [PollFd::new(self.out.as_fd(), PollFlags::POLLIN)];
+                match poll(&mut fds, PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX)) {
+                    Ok(0) | Err(nix::errno::Errno::EINTR) => continue,
+                    Ok(_) => {}
+                    Err(_) => {
+                        self.closed = true;
+                        continue;
+                    }
+                }
+                match self.out.read(&mut chunk) {
+                    Ok(0) => self.closed = true,
+                    Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => self.closed = true,
+                }
+            }
+        }
+    }
+
+    /// Elsewhere a thread reads the lines into a channel, which is waited
+    /// on with a timeout.
+    #[cfg(not(unix))]
+    pub struct Replies {
+        rx: std::sync::mpsc::Receiver<String>,
+    }
+
+    #[cfg(not(unix))]
+    impl Replies {
+        pub fn new(out: ChildStdout) -> Replies {
+            use std::io::BufRead;
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                for line in std::io::BufReader::new(out).lines() {
+                    let Ok(line) = line else { break };
+                    if tx.send(line).is_err() {
+                        break;
+                    }
+                }
+            });
+            Replies { rx }
+        }
+
+        pub fn ready(&mut self) -> Option<String> {
+            self.rx.try_recv().ok()
+        }
+
+        pub fn next(&mut self, timeout: Duration) -> Result<String, Wait> {
+            use std::sync::mpsc::RecvTimeoutError;
+            self.rx.recv_timeout(timeout).map_err(|e| match e {
+                RecvTimeoutError::Timeout => Wait::Timeout,
+                RecvTimeoutError::Disconnected => Wait::Closed,
+            })
+        }
     }
 }
