@@ -968,10 +968,20 @@ fn policies_lists_every_policy_and_each_one_runs() {
         assert!(names.contains(p), "policies lists {p}:\n{out}");
     }
     for name in names {
-        let s = run_json(&[FIG45, "--policy", name]);
-        assert_eq!(s["policy"], name);
+        // A policy in another process needs its command.
+        let spec = if name == "external" {
+            "external:python3 clients/python/examples/fifo.py"
+        } else {
+            name
+        };
+        let s = run_json(&[FIG45, "--policy", spec]);
+        assert_eq!(s["policy"], spec);
         assert!(s["makespan_s"].as_f64().is_some(), "{name} finishes: {s}");
     }
+    // Named alone, it says what is missing.
+    let o = slotsim(&["run", FIG45, "--headless", "--policy", "external"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("scheduler.external.command: missing"));
 }
 
 #[test]
