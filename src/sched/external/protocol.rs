@@ -295,14 +295,9 @@ fn launch(
                 ));
             }
             let t = match l.task {
-                Some(t) => {
-                    let t = checked_task(&here, "map", j, t, job.n_maps())?;
-                    let state = job.maps[t as usize].state;
-                    if state != TaskState::Pending {
-                        return Err(not_pending(&here, "map", j, t, state));
-                    }
-                    t
-                }
+                Some(t) => pending_task(&here, "map", j, t, |t| {
+                    job.maps.get(t as usize).map(|m| m.state)
+                })?,
                 None => match job.find_map(node, Locality::OffDc, &w.cluster) {
                     Some((t, _)) => t,
                     None => return Err(format!("{here}: job {j} has no pending map")),
@@ -329,14 +324,9 @@ fn launch(
                 ));
             }
             let t = match l.task {
-                Some(t) => {
-                    let t = checked_task(&here, "reduce", j, t, job.n_reduces())?;
-                    let state = job.reduces[t as usize].state;
-                    if state != TaskState::Pending {
-                        return Err(not_pending(&here, "reduce", j, t, state));
-                    }
-                    t
-                }
+                Some(t) => pending_task(&here, "reduce", j, t, |t| {
+                    job.reduces.get(t as usize).map(|r| r.state)
+                })?,
                 None => match job.find_reduce() {
                     Some(t) => t,
                     None => return Err(format!("{here}: job {j} has no pending reduce")),
@@ -353,22 +343,30 @@ fn launch(
     Ok(())
 }
 
-fn checked_task(here: &str, kind: &str, j: JobId, t: u64, n: u32) -> Result<u32, String> {
-    match u32::try_from(t) {
-        Ok(t) if t < n => Ok(t),
-        _ => Err(format!(
-            "{here} names {kind} {t} of job {j}, which has {n} {kind}s (0 to {})",
-            n.saturating_sub(1)
-        )),
+/// Task `t` of `kind` in job `j`, if it exists (`state` gives its state)
+/// and is pending.
+fn pending_task(
+    here: &str,
+    kind: &str,
+    j: JobId,
+    t: u64,
+    state: impl Fn(u32) -> Option<TaskState>,
+) -> Result<u32, String> {
+    let task = u32::try_from(t).ok();
+    match task.and_then(|t| Some((t, state(t)?))) {
+        None => Err(format!("{here} names {kind} {t} of job {j}, which has no such {kind}")),
+        Some((t, TaskState::Pending)) => Ok(t),
+        Some((t, s)) => {
+            let now = if s == TaskState::Running {
+                "it is running"
+            } else {
+                "it has finished"
+            };
+            Err(format!(
+                "{here} names {kind} {t} of job {j}, which is not pending ({now})"
+            ))
+        }
     }
-}
-
-fn not_pending(here: &str, kind: &str, j: JobId, t: u32, state: TaskState) -> String {
-    let now = match state {
-        TaskState::Running => "it is running",
-        _ => "it has finished",
-    };
-    format!("{here} names {kind} {t} of job {j}, which is not pending ({now})")
 }
 
 /// The longest rule a reply may give, and how many distinct rules a run may
