@@ -407,3 +407,38 @@ fn the_python_clients_tests_pass() {
     );
     assert!(text(&o.stderr).contains("OK"));
 }
+
+/// `validate` names the command and starts nothing: a command that would
+/// fail to start does not make the scenario invalid.
+#[test]
+fn validate_names_the_command_and_starts_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let quickstart = std::fs::read_to_string(root().join("scenarios/quickstart.toml")).unwrap();
+    let path = dir.path().join("ext.toml");
+    std::fs::write(
+        &path,
+        quickstart
+            .replace("policy = \"fair\"", "policy = \"external\"")
+            .replace(
+                "[scheduler.fair]",
+                "[scheduler.external]\ncommand = [\"no-such-program\", \"--flag\"]\n\n[scheduler.fair]",
+            ),
+    )
+    .unwrap();
+    let o = slotsim(&["validate", path.to_str().unwrap()]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        out.contains("policy     external:no-such-program --flag ")
+            && out.contains("not by validate"),
+        "{out}"
+    );
+    // A run does start it, and says why it cannot.
+    let o = slotsim(&["run", path.to_str().unwrap(), "--headless"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.starts_with("error: policy \"no-such-program --flag\": cannot start it: "),
+        "{err}"
+    );
+}

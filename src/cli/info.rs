@@ -110,7 +110,28 @@ pub fn cmd_validate(path: &Path) -> Result<(), Failure> {
         sc.hdfs.replication,
         writer
     );
-    outln!(o, "  policy     {}   seed {}", sc.policy.label(), sc.seed);
+    // An external policy's command: from the spec, else its table.
+    let external = (sc.policy.name == "external" && !sc.policy.is_external())
+        .then(|| sc.scheduler.get("external")?.get("command").cloned())
+        .flatten()
+        .map(|c| match c {
+            toml::Value::Array(a) => a
+                .iter()
+                .map(|x| x.as_str().unwrap_or("?").to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+            other => other.as_str().unwrap_or("?").to_string(),
+        });
+    let label = match external {
+        Some(cmd) => format!("external:{cmd}"),
+        None => sc.policy.label(),
+    };
+    let process = if sc.policy.name == "external" {
+        " (a process of its own, started by a run, not by validate; its time is not in the cost below)"
+    } else {
+        ""
+    };
+    outln!(o, "  policy     {label}   seed {}{process}", sc.seed);
     outln!(
         o,
         "  pools      {}",
