@@ -322,6 +322,11 @@ fn every_way_a_policy_process_goes_wrong_stops_the_run_with_exit_2() {
             "names map 0 of job 0, which is not pending (it is running)",
         ),
         (
+            "flood",
+            "    while True:\n        sys.stdout.write('x' * (1 << 20))",
+            "a reply line longer than 64 MB",
+        ),
+        (
             "sleeper",
             "    if n == 4:\n        time.sleep(30)\n    print(json.dumps({'launch': []}))",
             "no reply within 1s",

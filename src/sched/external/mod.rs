@@ -297,6 +297,12 @@ impl External {
             Err(AskError::NoReply(NoReply::Exited(how))) => {
                 return self.fail(Some(blame()), format!("{how} before replying"));
             }
+            Err(AskError::TooLong) => {
+                return self.fail(
+                    Some(blame()),
+                    "a reply line longer than 64 MB; the process was killed".into(),
+                );
+            }
             Err(AskError::Unasked(line)) => {
                 return self.fail(
                     Some(blame()),

@@ -168,6 +168,10 @@ impl Process {
                 Err(AskError::NoReply(NoReply::Timeout))
             }
             Err(replies::Wait::Closed) => Err(AskError::NoReply(self.gone())),
+            Err(replies::Wait::TooLong) => {
+                let _ = self.child.kill();
+                Err(AskError::TooLong)
+            }
         }
     }
 
@@ -241,6 +245,8 @@ impl Process {
 
 pub enum AskError {
     NoReply(NoReply),
+    /// A reply line longer than `replies::MAX_LINE` bytes.
+    TooLong,
     /// A line that came before it was asked for.
     Unasked(String),
 }
@@ -262,7 +268,13 @@ mod replies {
         Timeout,
         /// The process closed its stdout.
         Closed,
+        /// A line past [`MAX_LINE`] with no end in sight.
+        TooLong,
     }
+
+    /// The longest reply line read: a process that writes without ever
+    /// ending its line is stopped rather than let fill memory.
+    pub const MAX_LINE: usize = 64 << 20;
 
     /// Reads the pipe itself, waiting in `poll` up to the deadline: the
     /// reply wakes the thread that waits for it, with no thread between.
@@ -272,7 +284,12 @@ mod replies {
         buf: Vec<u8>,
         /// Where the next line starts in `buf`.
         start: usize,
+        /// No line ends in `buf[start..scanned]`: a long line is searched
+        /// once, not again at every read.
+        scanned: usize,
         closed: bool,
+        /// What one read takes in, kept between reads.
+        chunk: Box<[u8]>,
     }
 
     #[cfg(unix)]
@@ -282,15 +299,22 @@ mod replies {
                 out,
                 buf: Vec::new(),
                 start: 0,
+                scanned: 0,
                 closed: false,
+                chunk: vec![0; 1 << 16].into_boxed_slice(),
             }
         }
 
         /// A whole line already read, without waiting.
         pub fn ready(&mut self) -> Option<String> {
-            let pos = self.buf[self.start..].iter().position(|&b| b == b'\n')?;
-            let line = String::from_utf8_lossy(&self.buf[self.start..self.start + pos]).into_owned();
-            self.start += pos + 1;
+            let from = self.scanned.max(self.start);
+            let Some(pos) = self.buf[from..].iter().position(|&b| b == b'\n') else {
+                self.scanned = self.buf.len();
+                return None;
+            };
+            let end = from + pos;
+            let line = String::from_utf8_lossy(&self.buf[self.start..end]).into_owned();
+            self.start = end + 1;
             if self.start == self.buf.len() {
                 self.buf.clear();
                 self.start = 0;
@@ -298,6 +322,7 @@ mod replies {
                 self.buf.drain(..self.start);
                 self.start = 0;
             }
+            self.scanned = self.start;
             Some(line)
         }
 
@@ -307,7 +332,6 @@ mod replies {
             use std::io::Read;
             use std::os::fd::AsFd;
             let deadline = std::time::Instant::now() + timeout;
-            let mut chunk = [0u8; 4096];
             loop {
                 if let Some(line) = self.ready() {
                     return Ok(line);
@@ -329,9 +353,12 @@ mod replies {
                         continue;
                     }
                 }
-                match self.out.read(&mut chunk) {
+                if self.buf.len() - self.start > MAX_LINE {
+                    return Err(Wait::TooLong);
+                }
+                match self.out.read(&mut self.chunk) {
                     Ok(0) => self.closed = true,
-                    Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+                    Ok(n) => self.buf.extend_from_slice(&self.chunk[..n]),
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                     Err(_) => self.closed = true,
                 }
