@@ -1864,3 +1864,30 @@ fn a_failing_external_policy_pauses_the_session_and_says_why() {
     let s = screen(&a, 100, 30);
     assert!(s.contains("stopped: policy \"false\""), "{s}");
 }
+
+#[test]
+fn an_external_policys_stderr_goes_to_the_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("talky.py");
+    let lib = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/python");
+    std::fs::write(
+        &script,
+        format!(
+            "import sys\nsys.path.insert(0, {lib:?})\nimport slotsim_policy as sp\n\nclass Talky(sp.Policy):\n    def heartbeat(self, node, free, running):\n        print('thinking about node', node.id)\n        for job in self.queue():\n            while free.map and job.pending_maps:\n                self.launch(job, sp.MAP)\n            while free.reduce and job.pending_reduces and job.reduces_schedulable(self.slowstart):\n                self.launch(job, sp.REDUCE)\n\nsp.run(Talky())\n",
+            lib = lib.display().to_string()
+        ),
+    )
+    .unwrap();
+    // As the TUI's command sets it: the process's stderr is kept.
+    slotsim::sched::external::keep_stderr(true);
+    let spec = format!("external:python3 {}", script.display());
+    let mut a = App::new(load("quickstart.toml", Some(&spec))).unwrap();
+    run_for(&mut a, 5);
+    assert!(a.sim.halted().is_none(), "{:?}", a.sim.halted());
+    let log = a.log_lines(400);
+    assert!(
+        log.iter()
+            .any(|(_, l)| l.starts_with("policy: thinking about node ")),
+        "{log:?}"
+    );
+}

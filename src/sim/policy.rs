@@ -321,6 +321,10 @@ pub trait Policy: Send {
     fn fault(&self) -> Option<&str> {
         None
     }
+
+    /// Lines the policy has said since last asked (a policy process's
+    /// stderr, when kept), for the run's log.
+    fn said(&mut self, _out: &mut Vec<String>) {}
 }
 
 /// What a policy may need to know about the cluster when it is built.

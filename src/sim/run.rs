@@ -558,6 +558,13 @@ impl Sim {
             inspection = Some(self.policy.inspect(&self.w, node));
         }
         self.check_fault();
+        let mut said = Vec::new();
+        self.policy.said(&mut said);
+        for line in said {
+            self.w
+                .notables
+                .push((self.w.now, Notable::PolicySaid(line)));
+        }
         if !self.policy.speculates() {
             self.w.speculate(node, &mut assigned);
         }

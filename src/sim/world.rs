@@ -70,6 +70,9 @@ pub enum Notable {
     Preempted(AttemptId),
     /// A scripted event could not be applied.
     CommandFailed(String),
+    /// A line a policy in another process wrote on its stderr (kept when a
+    /// terminal shows the run: the TUI).
+    PolicySaid(String),
 }
 
 /// What LATE's threshold depends on: the instant, the events processed and

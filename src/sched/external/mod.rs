@@ -426,6 +426,12 @@ impl Policy for External {
     fn fault(&self) -> Option<&str> {
         self.fault.as_deref()
     }
+
+    fn said(&mut self, out: &mut Vec<String>) {
+        if let Some(p) = &self.proc {
+            p.take_new_stderr(out);
+        }
+    }
 }
 
 impl Drop for External {

@@ -15,6 +15,34 @@ use std::time::{Duration, Instant};
 /// stderr is kept rather than passed through.
 const STDERR_TAIL: usize = 12;
 
+/// How many kept stderr lines wait for the log at most: a policy that
+/// writes faster than the run shows loses the oldest (and the log says how
+/// many).
+const STDERR_FRESH: usize = 256;
+
+/// A process's stderr, kept: its last lines (for an error) and the lines
+/// the log has not shown yet.
+#[derive(Default)]
+struct Stderr {
+    tail: VecDeque<String>,
+    fresh: VecDeque<String>,
+    dropped: u64,
+}
+
+impl Stderr {
+    fn push(&mut self, line: String) {
+        if self.tail.len() == STDERR_TAIL {
+            self.tail.pop_front();
+        }
+        self.tail.push_back(line.clone());
+        if self.fresh.len() == STDERR_FRESH {
+            self.fresh.pop_front();
+            self.dropped += 1;
+        }
+        self.fresh.push_back(line);
+    }
+}
+
 /// Whether policy processes started from now on keep their stderr (for
 /// the TUI, where it would scribble over the screen) instead of passing it
 /// through to slotsim's.
@@ -82,7 +110,7 @@ pub struct Process {
     child: Child,
     stdin: Option<BufWriter<ChildStdin>>,
     replies: replies::Replies,
-    stderr: Option<Arc<Mutex<VecDeque<String>>>>,
+    stderr: Option<Arc<Mutex<Stderr>>>,
     /// The run's thread was pinned to the process's CPU: what it had.
     pinned: Option<Affinity>,
 }
@@ -113,20 +141,17 @@ impl Process {
         };
         let replies = replies::Replies::new(child.stdout.take().expect("piped stdout"));
         let stderr = child.stderr.take().map(|err| {
-            let tail = Arc::new(Mutex::new(VecDeque::new()));
-            let t = tail.clone();
+            let kept = Arc::new(Mutex::new(Stderr::default()));
+            let k = kept.clone();
             std::thread::spawn(move || {
                 for line in BufReader::new(err).lines() {
                     let Ok(line) = line else { break };
-                    if let Ok(mut q) = t.lock() {
-                        if q.len() == STDERR_TAIL {
-                            q.pop_front();
-                        }
-                        q.push_back(line);
+                    if let Ok(mut k) = k.lock() {
+                        k.push(line);
                     }
                 }
             });
-            tail
+            kept
         });
         let stdin = child.stdin.take().map(|s| BufWriter::with_capacity(1 << 16, s));
         Ok(Process {
@@ -198,8 +223,19 @@ impl Process {
         std::thread::sleep(Duration::from_millis(20));
         self.stderr
             .as_ref()
-            .and_then(|t| t.lock().ok().map(|q| q.iter().cloned().collect()))
+            .and_then(|t| t.lock().ok().map(|k| k.tail.iter().cloned().collect()))
             .unwrap_or_default()
+    }
+
+    /// The stderr lines kept since the last call, oldest first.
+    pub fn take_new_stderr(&self, out: &mut Vec<String>) {
+        if let Some(Ok(mut k)) = self.stderr.as_ref().map(|s| s.lock()) {
+            if k.dropped > 0 {
+                out.push(format!("({} more lines on stderr not shown)", k.dropped));
+                k.dropped = 0;
+            }
+            out.extend(k.fresh.drain(..));
+        }
     }
 
     /// Sends `end`, closes stdin and waits up to `timeout` for the process

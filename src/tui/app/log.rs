@@ -75,6 +75,7 @@ pub(super) fn notable_text(w: &crate::sim::World, t: Ms, e: &Notable) -> String 
             count((*rerun).into(), "finished map")
         ),
         Notable::NodeRecovered(n) => format!("node {n} recovered"),
+        Notable::PolicySaid(line) => format!("policy: {line}"),
         Notable::Preempted(a) => {
             let at = &w.attempts[*a as usize];
             format!(
