@@ -447,3 +447,71 @@ fn validate_names_the_command_and_starts_nothing() {
         "{err}"
     );
 }
+
+/// A sweep plan names an external policy like any other: its cells run
+/// it (each cell its own process, cells in parallel) and give the
+/// built-in's results; a policy that fails stops the sweep with exit 2.
+#[test]
+fn a_sweep_runs_external_policies_in_its_cells() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo_py = root().join("clients/python/examples/fifo.py");
+    let spec = format!("external:python3 {}", fifo_py.display());
+    let plan = dir.path().join("plan.toml");
+    std::fs::write(
+        &plan,
+        format!(
+            "scenarios = [\"{}\"]\npolicies = [\"fifo\", \"{spec}\"]\nseeds = 2\n",
+            root().join("scenarios/quickstart.toml").display()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let o = slotsim(&[
+        "sweep",
+        plan.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let shard = std::fs::read_to_string(out.join("shard-1-of-1.jsonl")).unwrap();
+    let cells: Vec<Value> = shard
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(cells.len(), 4);
+    for seed in [1, 2] {
+        let of = |policy: &str| {
+            let mut c = cells
+                .iter()
+                .find(|c| c["cell"]["policy"] == policy && c["cell"]["seed"] == seed)
+                .unwrap_or_else(|| panic!("{policy}, seed {seed}"))
+                .clone();
+            let o = c.as_object_mut().unwrap();
+            o.remove("cell");
+            o.remove("plan");
+            without_policy(c)
+        };
+        assert_eq!(of("fifo"), of(&spec), "seed {seed}");
+    }
+    // A policy that cannot start fails its cells, and the sweep says which.
+    std::fs::write(
+        &plan,
+        format!(
+            "scenarios = [\"{}\"]\npolicies = [\"external:no-such-program\"]\nseeds = 1\n",
+            root().join("scenarios/quickstart.toml").display()
+        ),
+    )
+    .unwrap();
+    let o = slotsim(&[
+        "sweep",
+        plan.to_str().unwrap(),
+        "--out",
+        dir.path().join("out2").to_str().unwrap(),
+    ]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("policy \"no-such-program\": cannot start it"),
+        "{err}"
+    );
+}

@@ -85,8 +85,14 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
             b.set_position(done);
         }
     };
-    let report =
-        run_shard(&plan, shard, &out, &progress).map_err(|e| Failure::Other(e.to_string()))?;
+    let report = run_shard(&plan, shard, &out, &progress).map_err(|e| match e {
+        // A policy in another process that failed: exit 2, as `run`.
+        slotsim::sweep::error::ShardRunError::Cell {
+            source: slotsim::sweep::error::CellError::Policy(_),
+            ..
+        } => Failure::Policy(e.to_string()),
+        e => Failure::Other(e.to_string()),
+    })?;
     if let Some(b) = bar {
         b.finish_and_clear();
     }
