@@ -515,3 +515,41 @@ fn a_sweep_runs_external_policies_in_its_cells() {
         "{err}"
     );
 }
+
+/// Ctrl-C at a terminal signals the whole foreground process group: the
+/// run stops as any run does (exit 130, outputs partial), and the policy,
+/// in a group of its own, is not killed mid-reply but ended by the run.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_the_run_not_the_policy() {
+    use nix::sys::signal::{killpg, Signal};
+    use nix::unistd::Pid;
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("out.json");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_slotsim"))
+        .current_dir(root())
+        .args([
+            "run",
+            "scenarios/scale-400.toml",
+            "--headless",
+            "--policy",
+            FIFO_PY,
+            "--json",
+            json.to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    killpg(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
+    let o = child.wait_with_output().unwrap();
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(err.contains("stopped by SIGINT"), "{err}");
+    assert!(!err.contains("error: policy"), "{err}");
+    let sum: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(sum["partial"], true);
+}

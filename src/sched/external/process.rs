@@ -120,16 +120,21 @@ impl Process {
         let keep = KEEP_STDERR.load(Ordering::Relaxed);
         // The child inherits the thread's CPU at its start.
         let pinned = SHARE_CPU.load(Ordering::Relaxed).then(pin_here).flatten();
-        let child = Command::new(&argv[0])
-            .args(&argv[1..])
+        let mut cmd = Command::new(&argv[0]);
+        cmd.args(&argv[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(if keep {
                 Stdio::piped()
             } else {
                 Stdio::inherit()
-            })
-            .spawn();
+            });
+        // A process group of its own: a Ctrl-C or a closed terminal signals
+        // the run, which writes its outputs and then ends the policy (`end`,
+        // or its stdin closing), rather than kill the policy mid-reply.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let child = cmd.spawn();
         let mut child = match child {
             Ok(c) => c,
             Err(e) => {
