@@ -37,7 +37,10 @@ pub struct Config {
 }
 
 #[derive(Clone, Debug, serde::Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "expected the policy's command: a list of strings such as [\"python3\", \"policy.py\"], or one string"
+)]
 pub enum CommandLine {
     Line(String),
     Argv(Vec<String>),
