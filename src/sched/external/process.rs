@@ -207,16 +207,26 @@ impl Process {
 
     /// The process closed its end: how it exited.
     fn gone(&mut self) -> NoReply {
-        let deadline = Instant::now() + Duration::from_secs(2);
+        match self.exit_within(Duration::from_secs(2)) {
+            Some(status) => NoReply::Exited(describe(status)),
+            None => NoReply::Exited("it closed its output".into()),
+        }
+    }
+
+    /// The process's exit status once it has exited, waiting up to
+    /// `timeout`; killed (and `None`) if it has not by then.
+    fn exit_within(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + timeout;
         loop {
             match self.child.try_wait() {
-                Ok(Some(status)) => return NoReply::Exited(describe(status)),
+                Ok(Some(status)) => return Some(status),
                 Ok(None) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(5))
+                    std::thread::sleep(Duration::from_millis(2))
                 }
                 _ => {
                     let _ = self.child.kill();
-                    return NoReply::Exited("it closed its output".into());
+                    let _ = self.child.wait();
+                    return None;
                 }
             }
         }
@@ -252,20 +262,7 @@ impl Process {
             let _ = w.write_all(b"\n");
             let _ = w.flush();
         }
-        let deadline = Instant::now() + timeout;
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(_)) => return,
-                Ok(None) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(2))
-                }
-                _ => {
-                    let _ = self.child.kill();
-                    let _ = self.child.wait();
-                    return;
-                }
-            }
-        }
+        self.exit_within(timeout);
     }
 
     /// The run's thread gets its CPUs back.
