@@ -527,7 +527,7 @@ fn ctrl_c_stops_the_run_not_the_policy() {
     use std::os::unix::process::CommandExt;
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("out.json");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_slotsim"))
+    let child = Command::new(env!("CARGO_BIN_EXE_slotsim"))
         .current_dir(root())
         .args([
             "run",
