@@ -11,12 +11,86 @@ pub type NodeId = u32;
 pub type JobId = u32;
 pub type PoolId = u32;
 
-/// Typed MRv1 slots or typeless containers (FRESH/OMO).
+/// Typed MRv1 slots, typeless containers (FRESH/OMO), or YARN's
+/// containers sized by memory and vcores with an ApplicationMaster per job
+/// (docs/yarn.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SlotModel {
     Typed,
     Unified,
+    Yarn,
+}
+
+impl SlotModel {
+    /// As scenarios spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SlotModel::Typed => "typed",
+            SlotModel::Unified => "unified",
+            SlotModel::Yarn => "yarn",
+        }
+    }
+}
+
+/// A YARN resource: memory (MB, 2^20 bytes) and virtual cores, as a node
+/// offers them (`yarn.nodemanager.resource.*`) or a container holds them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+pub struct Resource {
+    pub mb: u32,
+    pub vcores: u32,
+}
+
+impl Resource {
+    pub const ZERO: Resource = Resource { mb: 0, vcores: 0 };
+
+    pub const fn new(mb: u32, vcores: u32) -> Resource {
+        Resource { mb, vcores }
+    }
+
+    /// Hadoop's `Resources.fitsIn`: both components within `other`.
+    pub fn fits_in(self, other: Resource) -> bool {
+        self.mb <= other.mb && self.vcores <= other.vcores
+    }
+
+    pub fn is_zero(self) -> bool {
+        self == Resource::ZERO
+    }
+
+    pub fn plus(self, o: Resource) -> Resource {
+        Resource::new(self.mb + o.mb, self.vcores + o.vcores)
+    }
+
+    /// `self - o`, each component at least 0.
+    pub fn minus(self, o: Resource) -> Resource {
+        Resource::new(
+            self.mb.saturating_sub(o.mb),
+            self.vcores.saturating_sub(o.vcores),
+        )
+    }
+}
+
+/// YARN's defaults (Hadoop 2.7.3's yarn-default.xml and mapred-default.xml).
+pub mod yarn_defaults {
+    use super::{Ms, Resource};
+    /// `yarn.nodemanager.resource.memory-mb`, `.cpu-vcores`.
+    pub const NODE: Resource = Resource::new(8192, 8);
+    /// `yarn.scheduler.minimum-allocation-mb`, `-vcores`.
+    pub const MIN_ALLOCATION: Resource = Resource::new(1024, 1);
+    /// `yarn.scheduler.maximum-allocation-mb`, `-vcores`.
+    pub const MAX_ALLOCATION: Resource = Resource::new(8192, 32);
+    /// `yarn.app.mapreduce.am.resource.mb`, `.cpu-vcores`.
+    pub const AM: Resource = Resource::new(1536, 1);
+    /// `mapreduce.map.memory.mb`/`cpu.vcores`, likewise for reduces.
+    pub const MAP: Resource = Resource::new(1024, 1);
+    pub const REDUCE: Resource = Resource::new(1024, 1);
+    /// `yarn.resourcemanager.nodemanagers.heartbeat-interval-ms`.
+    pub const NM_HEARTBEAT: Ms = 1000;
+    /// `yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms`.
+    pub const AM_HEARTBEAT: Ms = 1000;
+    /// `MRAppMaster.shutDownJob` sleeps 5 s before its JVM exits: the AM's
+    /// container outlives the job by that much.
+    pub const AM_LINGER: Ms = 5000;
 }
 
 #[derive(Clone, Debug)]
@@ -36,6 +110,9 @@ pub struct ClusterSpec {
     pub map_slots: u32,
     pub reduce_slots: u32,
     pub slot_model: SlotModel,
+    /// `slot_model = "yarn"`: each node's memory and vcores (ignored
+    /// otherwise).
+    pub node_resource: Resource,
     /// Cores per node: attempts computing at once share them (default
     /// `map_slots + reduce_slots`, so typed slots are not over-committed).
     pub cores: u32,
@@ -182,6 +259,14 @@ pub struct TaskSpec {
     /// with fixed or recorded task times never have them.
     pub setup: Option<Ms>,
     pub cleanup: Option<Ms>,
+    /// `slot_model = "yarn"`: each job's ApplicationMaster container (zero:
+    /// no AM, the job's tasks schedulable at submission) and how long it
+    /// takes to start before it asks for containers; the container sizes
+    /// jobs ask for unless they say otherwise.
+    pub am: Resource,
+    pub am_startup: Ms,
+    pub map_container: Resource,
+    pub reduce_container: Resource,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -319,6 +404,10 @@ pub struct JobSpec {
     /// many replicas its reduces write.
     pub writer: Option<Writer>,
     pub output_replication: Option<u32>,
+    /// `slot_model = "yarn"`: the containers this job's maps and reduces
+    /// ask for, if not `[tasks]`'.
+    pub map_container: Option<Resource>,
+    pub reduce_container: Option<Resource>,
 }
 
 /// What a job trace recorded of a job, for `replay = "recorded"` and for

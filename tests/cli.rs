@@ -974,7 +974,13 @@ fn policies_lists_every_policy_and_each_one_runs() {
         } else {
             name
         };
-        let s = run_json(&[FIG45, "--policy", spec]);
+        // The YARN schedulers run on a YARN cluster, the others on slots.
+        let on = if name.starts_with("yarn-") {
+            "scenarios/yarn-quickstart.toml"
+        } else {
+            FIG45
+        };
+        let s = run_json(&[on, "--policy", spec]);
         assert_eq!(s["policy"], spec);
         assert!(s["makespan_s"].as_f64().is_some(), "{name} finishes: {s}");
     }

@@ -632,7 +632,10 @@ fn unknown_speculation_and_bad_slot_model() {
         &e,
         3,
         14,
-        &["unknown slot_model \"typless\"", "\"typed\" or \"unified\""],
+        &[
+            "unknown slot_model \"typless\"",
+            "\"typed\", \"unified\" or \"yarn\"",
+        ],
     );
 }
 

@@ -41,23 +41,52 @@ pub fn cmd_validate(path: &Path) -> Result<(), Failure> {
             format!(" — {}", sc.description)
         }
     );
+    let per_node = match sc.cluster.slot_model {
+        slotsim::model::SlotModel::Typed => format!(
+            "{} map + {} reduce slots per node",
+            sc.cluster.map_slots, sc.cluster.reduce_slots
+        ),
+        slotsim::model::SlotModel::Unified => format!(
+            "{} map + {} reduce containers per node",
+            sc.cluster.map_slots, sc.cluster.reduce_slots
+        ),
+        slotsim::model::SlotModel::Yarn => format!(
+            "YARN: {} MB and {} vcores per node",
+            sc.cluster.node_resource.mb, sc.cluster.node_resource.vcores
+        ),
+    };
     outln!(
         o,
-        "  cluster    {}, {}, {}, {} map + {} reduce {} per node ({})",
+        "  cluster    {}, {}, {}, {per_node} ({})",
         plural(sc.cluster.datacenters.len() as u64, "datacenter"),
         plural(racks as u64, "rack"),
         plural(nodes as u64, "node"),
-        sc.cluster.map_slots,
-        sc.cluster.reduce_slots,
-        match sc.cluster.slot_model {
-            slotsim::model::SlotModel::Typed => "slots",
-            slotsim::model::SlotModel::Unified => "containers",
-        },
         match sc.cluster.heartbeat {
             Some(h) => format!("heartbeat {}", slotsim::units::fmt_secs(h)),
             None => "manual heartbeats".into(),
         }
     );
+    if sc.cluster.slot_model == slotsim::model::SlotModel::Yarn {
+        let t = &sc.tasks;
+        let am = if t.am.is_zero() {
+            "no ApplicationMaster container".to_string()
+        } else {
+            format!(
+                "ApplicationMaster {} MB, {} vcores, start-up {}",
+                t.am.mb,
+                t.am.vcores,
+                slotsim::units::fmt_secs(t.am_startup)
+            )
+        };
+        outln!(
+            o,
+            "             {am}; maps ask {} MB, {} vcores; reduces {} MB, {} vcores (before normalisation)",
+            t.map_container.mb,
+            t.map_container.vcores,
+            t.reduce_container.mb,
+            t.reduce_container.vcores
+        );
+    }
     if let Some(trace) = &sc.cluster.from_trace {
         outln!(
             o,

@@ -338,11 +338,7 @@ pub fn summarize(sim: &Sim) -> Summary {
             1.0
         },
         inter_dc_gb: m.inter_dc_mb / 1024.0,
-        utilization: if span > 0.0 {
-            m.busy / m.slot_time.max(1.0)
-        } else {
-            0.0
-        },
+        utilization: if span > 0.0 { m.utilization() } else { 0.0 },
         unbalanced_degree: if span > 0.0 { m.node_sq / span } else { 0.0 },
         unfairness_degree: if span > 0.0 { m.pool_sq / span } else { 0.0 },
         map_load: {

@@ -57,8 +57,15 @@ fn write_job_task(sim: &Sim, t: &JobTaskRun, out: &mut dyn Write) -> io::Result<
     let (task, rule) = match t.kind {
         JobTaskKind::Setup => ("setup", "hadoop/job-setup"),
         JobTaskKind::Cleanup => ("cleanup", "hadoop/job-cleanup"),
+        JobTaskKind::Am => ("am", "yarn/application-master"),
     };
-    let took = t.end.map_or(0, |e| e - t.start) as f64 / 1000.0;
+    let mut took = t.end.map_or(0, |e| e - t.start) as f64 / 1000.0;
+    // An AM's start-up ends at its first allocate call; it then runs its job.
+    if let Some(ready) = w.job(t.job).am_ready.filter(|&r| r >= t.start) {
+        if t.kind == JobTaskKind::Am && t.end.is_none_or(|e| e >= ready) {
+            took = (ready - t.start) as f64 / 1000.0;
+        }
+    }
     let line = json!({
         "job": w.job(t.job).name,
         "task": task,

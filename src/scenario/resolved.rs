@@ -4,7 +4,7 @@
 //! `"3000ms"`, sizes in MB), so a result says what produced it. Jobs and
 //! events are counted, not listed: the summary's `jobs` lists every job.
 
-use crate::model::{NetworkModel, PoolMode, Scenario, SlotModel, Speculation, Writer};
+use crate::model::{NetworkModel, PoolMode, Scenario, Speculation, Writer};
 use serde_json::{json, Map, Value};
 
 fn ms(t: u64) -> Value {
@@ -81,7 +81,7 @@ pub fn resolved(sc: &Scenario) -> Value {
             "datacenters": datacenters,
             "map_slots": c.map_slots,
             "reduce_slots": c.reduce_slots,
-            "slot_model": match c.slot_model { SlotModel::Typed => "typed", SlotModel::Unified => "unified" },
+            "slot_model": c.slot_model.name(),
             "cores": c.cores,
             "heartbeat": c.heartbeat.map_or(Value::String("manual".into()), ms),
             "out_of_band_heartbeat": c.out_of_band_heartbeat,

@@ -492,6 +492,8 @@ fn convert(
         })),
         writer: None,
         output_replication: None,
+        map_container: None,
+        reduce_container: None,
     })
 }
 

@@ -75,8 +75,11 @@ pub struct ClusterDef {
     pub map_slots: Option<Spanned<i64>>,
     /// Default 2.
     pub reduce_slots: Option<Spanned<i64>>,
-    /// "typed" (default) or "unified".
+    /// "typed" (default), "unified" or "yarn".
     pub slot_model: Option<Spanned<String>>,
+    /// yarn: each node's memory and vcores (default "8GB", 8).
+    pub memory: Option<Spanned<Size>>,
+    pub vcores: Option<Spanned<i64>>,
     /// Default map_slots + reduce_slots.
     pub cores: Option<Spanned<i64>>,
     /// Default "auto".
@@ -156,6 +159,15 @@ pub struct TasksDef {
     /// Job set-up and clean-up tasks: "auto" (default), "off" or a duration.
     pub setup: Option<Spanned<JobTaskTime>>,
     pub cleanup: Option<Spanned<JobTaskTime>>,
+    /// yarn: the ApplicationMaster's container and start-up, and the
+    /// containers maps and reduces ask for.
+    pub am_memory: Option<Spanned<Size>>,
+    pub am_vcores: Option<Spanned<i64>>,
+    pub am_startup: Option<Spanned<Dur>>,
+    pub map_memory: Option<Spanned<Size>>,
+    pub map_vcores: Option<Spanned<i64>>,
+    pub reduce_memory: Option<Spanned<Size>>,
+    pub reduce_vcores: Option<Spanned<i64>>,
 }
 
 /// `tasks.setup` / `tasks.cleanup`: `"auto"`, `"off"` or a duration.
@@ -252,6 +264,11 @@ pub struct JobDef {
     /// Per-job overrides of `[hdfs]`.
     pub output_replication: Option<Spanned<i64>>,
     pub writer: Option<Spanned<WriterDef>>,
+    /// yarn: this job's containers, if not `[tasks]`'.
+    pub map_memory: Option<Spanned<Size>>,
+    pub map_vcores: Option<Spanned<i64>>,
+    pub reduce_memory: Option<Spanned<Size>>,
+    pub reduce_vcores: Option<Spanned<i64>>,
 }
 
 /// `[[workloads]]`: `kind = "poisson"` (generated), `kind = "swim"`

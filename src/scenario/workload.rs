@@ -100,6 +100,8 @@ pub fn poisson(seed: u64, p: &PoissonParams) -> Vec<JobSpec> {
             recorded: None,
             writer: None,
             output_replication: None,
+            map_container: None,
+            reduce_container: None,
         });
     }
     out
@@ -302,6 +304,8 @@ pub fn swim(seed: u64, text: &str, p: &SwimParams) -> Result<Vec<JobSpec>, (usiz
             recorded: None,
             writer: None,
             output_replication: None,
+            map_container: None,
+            reduce_container: None,
         });
     }
     Ok(out)

@@ -74,7 +74,7 @@ fn slots(w: &World, map: bool) -> u32 {
     match (w.model(), map) {
         (SlotModel::Typed, true) => w.cluster.total_map_slots,
         (SlotModel::Typed, false) => w.cluster.total_reduce_slots,
-        (SlotModel::Unified, _) => w.cluster.total_slots(),
+        (SlotModel::Unified | SlotModel::Yarn, _) => w.cluster.total_slots(),
     }
 }
 
@@ -83,7 +83,7 @@ fn occupied(w: &World, p: usize, map: bool) -> u32 {
     match (w.model(), map) {
         (SlotModel::Typed, true) => s.running_maps,
         (SlotModel::Typed, false) => s.running_reduces,
-        (SlotModel::Unified, _) => s.running_maps + s.running_reduces,
+        (SlotModel::Unified | SlotModel::Yarn, _) => s.running_maps + s.running_reduces,
     }
 }
 
@@ -170,7 +170,7 @@ impl Capacity {
                 let (used, pending) = match (w.model(), map) {
                     (SlotModel::Typed, true) => (jb.maps_running, jb.maps_pending),
                     (SlotModel::Typed, false) => (jb.reduces_running, jb.reduces_pending),
-                    (SlotModel::Unified, _) => (
+                    (SlotModel::Unified | SlotModel::Yarn, _) => (
                         jb.maps_running + jb.reduces_running,
                         jb.maps_pending + jb.reduces_pending,
                     ),

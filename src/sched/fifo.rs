@@ -65,8 +65,8 @@ fn node_slots(w: &World, node: NodeId, map: bool) -> (u32, u32) {
     match (w.model(), map) {
         (SlotModel::Typed, true) => (n.map_slots, n.running_maps),
         (SlotModel::Typed, false) => (n.reduce_slots, n.running_reduces),
-        (SlotModel::Unified, true) => (n.map_slots + n.reduce_slots, n.running_maps),
-        (SlotModel::Unified, false) => (n.map_slots + n.reduce_slots, n.running_reduces),
+        (SlotModel::Unified | SlotModel::Yarn, true) => (n.map_slots + n.reduce_slots, n.running_maps),
+        (SlotModel::Unified | SlotModel::Yarn, false) => (n.map_slots + n.reduce_slots, n.running_reduces),
     }
 }
 
@@ -74,7 +74,7 @@ fn cluster_slots(w: &World, map: bool) -> u32 {
     match (w.model(), map) {
         (SlotModel::Typed, true) => w.cluster.total_map_slots,
         (SlotModel::Typed, false) => w.cluster.total_reduce_slots,
-        (SlotModel::Unified, _) => w.cluster.total_slots(),
+        (SlotModel::Unified | SlotModel::Yarn, _) => w.cluster.total_slots(),
     }
 }
 

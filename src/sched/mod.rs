@@ -19,7 +19,7 @@ macro_rules! policies {
     ($($module:ident => [$($entry:ident),+ $(,)?];)+) => {
         $(pub mod $module;)+
         /// Every registered policy, in the order `slotsim policies` lists them.
-        pub const POLICIES: &[&registry::Entry] = &[$($(&$module::$entry),+),+];
+        pub const POLICIES: &[&registry::Entry] = &[$($(&$module::$entry),+),+, &yarn::fifo::YARN_FIFO, &yarn::fair::YARN_FAIR];
     };
 }
 
@@ -33,4 +33,16 @@ policies! {
     adaptive_fair => [ADAPTIVE_FAIR];
     dhsa => [DHSA_PI, DHSA_PD, DYNAMICMR];
     external => [EXTERNAL];
+}
+
+pub mod yarn;
+
+/// The policies a cluster of `model` can run: the YARN schedulers on
+/// `slot_model = "yarn"`, every other policy elsewhere.
+pub fn policies_for(model: crate::model::SlotModel) -> Vec<&'static registry::Entry> {
+    POLICIES
+        .iter()
+        .copied()
+        .filter(|e| yarn::check_model(e.name, model).is_ok())
+        .collect()
 }

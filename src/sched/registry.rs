@@ -75,6 +75,7 @@ fn build_entry(
     table: &toml::Table,
     ctx: &BuildCtx,
 ) -> Result<Box<dyn Policy>, SpecError> {
+    crate::sched::yarn::check_model(entry.name, ctx.model).map_err(SpecError)?;
     let t = with_overrides(table, spec)?;
     let label = spec.label();
     (entry.build)(&Settings::new(entry.name, &label, &t), ctx)

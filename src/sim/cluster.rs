@@ -1,7 +1,7 @@
 //! Datacenters, racks, nodes and their slots.
 
 use super::job::Kind;
-use crate::model::{ClusterSpec, NodeId, SlotModel};
+use crate::model::{ClusterSpec, NodeId, Resource, SlotModel};
 use rand::Rng;
 
 #[derive(Clone, Debug)]
@@ -30,6 +30,10 @@ pub struct Node {
     pub oob_pending: bool,
     /// Job set-up and clean-up tasks running here (in `used_*_slots` too).
     pub job_tasks: u32,
+    /// `slot_model = "yarn"`: what the node offers and what its containers
+    /// hold (allocated, not yet released); zero otherwise.
+    pub resource: Resource,
+    pub used: Resource,
     /// What runs in each slot: map slots first, then reduce slots (typed),
     /// or containers (unified). Gives every attempt a stable lane for the
     /// TUI's cluster view and timeline.
@@ -41,7 +45,7 @@ impl Node {
     pub fn free_maps(&self, model: SlotModel) -> u32 {
         match model {
             SlotModel::Typed => self.map_slots.saturating_sub(self.used_map_slots),
-            SlotModel::Unified => self.free_containers(),
+            SlotModel::Unified | SlotModel::Yarn => self.free_containers(),
         }
     }
 
@@ -49,7 +53,7 @@ impl Node {
     pub fn free_reduces(&self, model: SlotModel) -> u32 {
         match model {
             SlotModel::Typed => self.reduce_slots.saturating_sub(self.used_reduce_slots),
-            SlotModel::Unified => self.free_containers(),
+            SlotModel::Unified | SlotModel::Yarn => self.free_containers(),
         }
     }
 
@@ -82,7 +86,7 @@ impl Node {
     pub fn free_lane(&self, model: SlotModel, slot: Kind) -> Option<usize> {
         let m = self.map_slots as usize;
         let range = match (model, slot) {
-            (SlotModel::Unified, _) => 0..self.lanes.len(),
+            (SlotModel::Unified | SlotModel::Yarn, _) => 0..self.lanes.len(),
             (SlotModel::Typed, Kind::Map) => 0..m,
             (SlotModel::Typed, Kind::Reduce) => m..self.lanes.len(),
         };
@@ -94,7 +98,16 @@ impl Node {
     }
 
     pub fn has_free_slot(&self, model: SlotModel) -> bool {
+        if model == SlotModel::Yarn {
+            return self.available().mb >= crate::model::yarn_defaults::MIN_ALLOCATION.mb
+                && self.free_containers() > 0;
+        }
         self.free_maps(model) > 0 || self.free_reduces(model) > 0
+    }
+
+    /// `slot_model = "yarn"`: what no container holds.
+    pub fn available(&self) -> Resource {
+        self.resource.minus(self.used)
     }
 }
 
@@ -128,6 +141,10 @@ pub struct Cluster {
     pub maps_in_reduce_slots: u32,
     /// The 25th percentile of node speeds (LATE's slow-node bar).
     pub speed_p25: f64,
+    /// `slot_model = "yarn"`: live nodes' resources and what containers
+    /// hold on them.
+    pub capacity: Resource,
+    pub used: Resource,
 }
 
 impl Cluster {
@@ -168,13 +185,22 @@ impl Cluster {
                     } else {
                         lo
                     };
+                    let yarn = spec.slot_model == SlotModel::Yarn;
+                    // Under yarn a lane is a minimum allocation's worth of
+                    // memory: no node holds more containers than that.
+                    let (map_slots, reduce_slots) = if yarn {
+                        let min = crate::model::yarn_defaults::MIN_ALLOCATION.mb;
+                        ((spec.node_resource.mb / min).max(1), 0)
+                    } else {
+                        (spec.map_slots, spec.reduce_slots)
+                    };
                     nodes.push(Node {
                         id,
                         rack: rid,
                         dc: di as u32,
                         speed,
-                        map_slots: spec.map_slots,
-                        reduce_slots: spec.reduce_slots,
+                        map_slots,
+                        reduce_slots,
                         running_maps: 0,
                         running_reduces: 0,
                         used_map_slots: 0,
@@ -184,7 +210,13 @@ impl Cluster {
                         alive: true,
                         oob_pending: false,
                         job_tasks: 0,
-                        lanes: vec![None; (spec.map_slots + spec.reduce_slots) as usize],
+                        resource: if yarn {
+                            spec.node_resource
+                        } else {
+                            Resource::ZERO
+                        },
+                        used: Resource::ZERO,
+                        lanes: vec![None; (map_slots + reduce_slots) as usize],
                     });
                     rack.nodes.push(id);
                 }
@@ -206,12 +238,18 @@ impl Cluster {
             reduces_in_map_slots: 0,
             maps_in_reduce_slots: 0,
             speed_p25: 0.0,
+            capacity: Resource::ZERO,
+            used: Resource::ZERO,
         }
         .with_derived()
     }
 
     fn with_derived(mut self) -> Cluster {
         self.live_nodes = self.nodes.len() as u32;
+        self.capacity = self
+            .nodes
+            .iter()
+            .fold(Resource::ZERO, |a, n| a.plus(n.resource));
         let mut speeds: Vec<f64> = self.nodes.iter().map(|n| n.speed).collect();
         speeds.sort_by(|a, b| a.total_cmp(b));
         self.speed_p25 = speeds
@@ -229,14 +267,29 @@ impl Cluster {
         }
         node.alive = alive;
         let (m, r) = (node.map_slots, node.reduce_slots);
+        let res = node.resource;
         if alive {
             self.total_map_slots += m;
             self.total_reduce_slots += r;
             self.live_nodes += 1;
+            self.capacity = self.capacity.plus(res);
         } else {
             self.total_map_slots -= m;
             self.total_reduce_slots -= r;
             self.live_nodes -= 1;
+            self.capacity = self.capacity.minus(res);
+        }
+    }
+
+    /// A container of `res` starts (`true`) or ends on node `n`.
+    pub fn hold(&mut self, n: NodeId, res: Resource, start: bool) {
+        let node = &mut self.nodes[n as usize];
+        if start {
+            node.used = node.used.plus(res);
+            self.used = self.used.plus(res);
+        } else {
+            node.used = node.used.minus(res);
+            self.used = self.used.minus(res);
         }
     }
 

@@ -111,6 +111,7 @@ mod tests {
             map_slots: 2,
             reduce_slots: 2,
             slot_model: SlotModel::Typed,
+            node_resource: crate::model::Resource::ZERO,
             cores: 4,
             heartbeat: Some(3000),
             out_of_band_heartbeat: false,

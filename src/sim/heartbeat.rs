@@ -3,7 +3,7 @@
 use super::cluster::Node;
 use super::job::{AttemptId, Kind};
 use super::world::World;
-use crate::model::{JobId, NodeId};
+use crate::model::{JobId, NodeId, Resource};
 
 /// The assignment context a policy gets on a heartbeat: read access to the
 /// world, the heartbeating node, and the ways to launch a task there (in a
@@ -43,6 +43,52 @@ impl Heartbeat<'_> {
     pub fn launch_map(&mut self, job: JobId, task: u32, rule: &'static str) -> AttemptId {
         assert!(self.free_maps() > 0, "policy launched a map on a full node");
         self.launch_in(job, Kind::Map, Kind::Map, task, rule)
+    }
+
+    /// `slot_model = "yarn"`: launches pending `task` of `job` (a map or a
+    /// reduce) in a container of `res` on this node, as the policy
+    /// normalised it. The container holds `res` from now; the task starts
+    /// when the job's AM next calls allocate.
+    ///
+    /// # Panics
+    /// If the container's memory does not fit the node's available memory
+    /// or the node has no lane left (policy bugs). Vcores are the policy's
+    /// to check: Hadoop's FIFO and default Capacity schedulers do not.
+    pub fn launch_container(
+        &mut self,
+        job: JobId,
+        kind: Kind,
+        task: u32,
+        res: Resource,
+        rule: &'static str,
+    ) -> AttemptId {
+        let n = self.node();
+        assert!(
+            res.mb <= n.available().mb && n.free_containers() > 0,
+            "policy launched a container that does not fit"
+        );
+        let a = self.launch_in(job, kind, kind, task, rule);
+        self.w.attempts[a as usize].res = res;
+        self.w.hold(job, self.node, res, false);
+        a
+    }
+
+    /// `slot_model = "yarn"`: starts the ApplicationMaster of `job` (one of
+    /// `World::awaiting_setup`) in a container of `res` on this node.
+    ///
+    /// # Panics
+    /// As [`Heartbeat::launch_container`], or if the job awaits no AM.
+    pub fn launch_am(&mut self, job: JobId, res: Resource) {
+        let n = self.node();
+        assert!(
+            res.mb <= n.available().mb && n.free_containers() > 0,
+            "policy launched an AM that does not fit"
+        );
+        assert!(
+            self.w.awaiting_setup.binary_search(&job).is_ok(),
+            "policy launched an AM for a job that awaits none"
+        );
+        self.w.launch_am(job, self.node, res);
     }
 
     /// Kills a running attempt anywhere in the cluster (fair preemption).

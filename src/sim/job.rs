@@ -282,6 +282,8 @@ pub struct Attempt {
     pub(super) shuffle_end_at: Ms,
     /// Index of its running state in `World::runs` while it runs.
     pub run: u32,
+    /// `slot_model = "yarn"`: the container it runs in (zero otherwise).
+    pub res: crate::model::Resource,
 }
 
 /// An attempt's time not reached yet.
@@ -335,6 +337,14 @@ pub struct Job {
     pub setup_ms: Option<Ms>,
     pub cleanup_ms: Option<Ms>,
     pub job_task_attempts: [u16; 2],
+    /// `slot_model = "yarn"`: the containers its maps and reduces ask for
+    /// (before the scheduler normalises them), what its containers hold
+    /// now (its AM's included), and when its AM made its first allocate
+    /// call (the AM calls every second from then on).
+    pub map_ask: crate::model::Resource,
+    pub reduce_ask: crate::model::Resource,
+    pub used: crate::model::Resource,
+    pub am_ready: Option<Ms>,
     pub finished_at: Option<Ms>,
     /// Killed (`kill_job`): `finished_at` is when.
     pub killed: bool,
@@ -438,6 +448,10 @@ impl Job {
             setup_ms: None,
             cleanup_ms: None,
             job_task_attempts: [0; 2],
+            map_ask: crate::model::Resource::ZERO,
+            reduce_ask: crate::model::Resource::ZERO,
+            used: crate::model::Resource::ZERO,
+            am_ready: None,
             finished_at: None,
             killed: false,
             map_end: None,

@@ -23,6 +23,11 @@ use serde::Serialize;
 pub enum JobTaskKind {
     Setup,
     Cleanup,
+    /// `slot_model = "yarn"`: the job's ApplicationMaster. Its start-up
+    /// (`tasks.am_startup`) takes the set-up task's place; it then holds
+    /// its container until its job has finished and its JVM has exited
+    /// (`yarn_defaults::AM_LINGER` later). A YARN policy places it.
+    Am,
 }
 
 /// One run of a job's set-up or clean-up task.
@@ -43,6 +48,8 @@ pub struct JobTaskRun {
     /// The policy in force when it was handed out (index into the run's
     /// policy labels).
     pub policy: u16,
+    /// An AM's container (zero for set-up and clean-up tasks).
+    pub res: crate::model::Resource,
 }
 
 impl World {
@@ -71,7 +78,9 @@ impl World {
     /// if there is one and a slot for it. Returns whether it did: the
     /// heartbeat then hands out nothing else.
     pub(super) fn hand_out_job_task(&mut self, node: NodeId) -> bool {
-        if self.awaiting_setup.is_empty() && self.awaiting_cleanup.is_empty() {
+        if self.cluster.model == crate::model::SlotModel::Yarn
+            || (self.awaiting_setup.is_empty() && self.awaiting_cleanup.is_empty())
+        {
             return false;
         }
         for slot in [Kind::Map, Kind::Reduce] {
@@ -83,16 +92,32 @@ impl World {
                 (None, Some(&j)) => (j, JobTaskKind::Setup),
                 (None, None) => return false,
             };
-            self.launch_job_task(j, kind, node, slot);
+            self.launch_job_task(j, kind, node, slot, crate::model::Resource::ZERO);
             return true;
         }
         false
     }
 
-    fn launch_job_task(&mut self, j: JobId, kind: JobTaskKind, node: NodeId, slot: Kind) {
+    /// Starts job `j`'s ApplicationMaster in a container of `res` on
+    /// `node` (a YARN policy's decision). Its job's tasks are schedulable
+    /// once it has started and made its first allocate call.
+    pub(super) fn launch_am(&mut self, j: JobId, node: NodeId, res: crate::model::Resource) {
+        debug_assert!(self.awaiting_setup.contains(&j), "AM launched twice");
+        self.launch_job_task(j, JobTaskKind::Am, node, Kind::Map, res);
+        self.hold(j, node, res, true);
+    }
+
+    fn launch_job_task(
+        &mut self,
+        j: JobId,
+        kind: JobTaskKind,
+        node: NodeId,
+        slot: Kind,
+        res: crate::model::Resource,
+    ) {
         let job = &mut self.jobs[j as usize];
         let (queue, ms, tried) = match kind {
-            JobTaskKind::Setup => (
+            JobTaskKind::Setup | JobTaskKind::Am => (
                 &mut self.awaiting_setup,
                 job.setup_ms,
                 &mut job.job_task_attempts[0],
@@ -124,10 +149,18 @@ impl World {
             outcome: Outcome::Running,
             seq: self.attempts.len() as u32,
             policy: self.cur_label,
+            res,
         });
         self.running_job_tasks.push(id);
         self.last_progress = self.now;
-        let end = self.now.saturating_add(ms.unwrap_or(0));
+        // An AM is ready at its first allocate call, one AM heartbeat
+        // after its start-up.
+        let first_call = if kind == JobTaskKind::Am {
+            crate::model::yarn_defaults::AM_HEARTBEAT
+        } else {
+            0
+        };
+        let end = self.now.saturating_add(ms.unwrap_or(0) + first_call);
         self.schedule(end, Ev::JobTaskEnd(id));
     }
 
@@ -136,7 +169,11 @@ impl World {
         let t = &mut self.job_tasks[id as usize];
         t.end = Some(self.now);
         t.outcome = outcome;
-        let (node, slot) = (t.node, t.slot_kind);
+        let (node, slot, res, j) = (t.node, t.slot_kind, t.res, t.job);
+        t.res = crate::model::Resource::ZERO;
+        if !res.is_zero() {
+            self.unhold(j, node, res, true);
+        }
         let n = &mut self.cluster.nodes[node as usize];
         match slot {
             Kind::Map => n.used_map_slots -= 1,
@@ -154,14 +191,44 @@ impl World {
         }
         self.metrics.advance(self.now);
         self.last_progress = self.now;
-        self.stop_job_task(id, Outcome::Succeeded);
         let t = &self.job_tasks[id as usize];
         let (j, node) = (t.job, t.node);
-        match t.kind {
+        if t.kind == JobTaskKind::Am {
+            let job = &mut self.jobs[j as usize];
+            if job.is_done() {
+                // Its job has finished and its JVM exited.
+                self.stop_job_task(id, Outcome::Succeeded);
+                self.request_oob(node);
+            } else {
+                // Started and made its first allocate call (a restarted
+                // AM finds its job active already).
+                self.awaiting_setup.retain(|&x| x != j);
+                job.am_ready = Some(self.now);
+                if !job.runnable {
+                    self.activate(j);
+                }
+            }
+            return;
+        }
+        self.stop_job_task(id, Outcome::Succeeded);
+        match self.job_tasks[id as usize].kind {
             JobTaskKind::Setup => self.activate(j),
             JobTaskKind::Cleanup => self.job_committed(j),
+            JobTaskKind::Am => unreachable!("handled above"),
         }
         self.request_oob(node);
+    }
+
+    /// Job `j` has finished: its AM exits `AM_LINGER` later.
+    pub(super) fn am_exits(&mut self, j: JobId) {
+        let am = self.running_job_tasks.iter().copied().find(|&id| {
+            let t = &self.job_tasks[id as usize];
+            t.job == j && t.kind == JobTaskKind::Am
+        });
+        if let Some(id) = am {
+            let at = self.now + crate::model::yarn_defaults::AM_LINGER;
+            self.schedule(at, Ev::JobTaskEnd(id));
+        }
     }
 
     /// Job `j` is killed: its running set-up or clean-up task is killed
@@ -198,6 +265,14 @@ impl World {
             match t.kind {
                 JobTaskKind::Setup => insert_by_id(&mut self.awaiting_setup, j),
                 JobTaskKind::Cleanup => insert_by_id(&mut self.awaiting_cleanup, j),
+                // A lost AM is started again elsewhere (its job's finished
+                // tasks recovered); one lingering after its job is done
+                // is simply gone.
+                JobTaskKind::Am if !self.jobs[j as usize].is_done() => {
+                    self.jobs[j as usize].am_ready = None;
+                    insert_by_id(&mut self.awaiting_setup, j)
+                }
+                JobTaskKind::Am => {}
             }
         }
     }

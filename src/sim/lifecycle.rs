@@ -116,6 +116,7 @@ impl World {
             times: PhaseTimes::default(),
             shuffle_end_at: NOT_YET,
             run: u32::MAX,
+            res: crate::model::Resource::ZERO,
         });
         if speculative {
             self.metrics.speculative_launched += 1;
@@ -182,6 +183,7 @@ impl World {
     pub(super) fn end_attempt(&mut self, a: AttemptId, outcome: Outcome) {
         self.metrics.advance(self.now);
         self.release(a);
+        self.release_container(a);
         let (j, node, kind, task) = {
             let at = &mut self.attempts[a as usize];
             at.set_end(self.now);
@@ -443,6 +445,9 @@ impl World {
         let job = &mut self.jobs[j as usize];
         job.finished_at = Some(self.now);
         job.forget_source_places();
+        if !job.killed {
+            self.am_exits(j);
+        }
         self.notables.push((self.now, notable));
         self.unfinished -= 1;
         if held {
@@ -585,7 +590,14 @@ impl World {
         // task (a replay has its recorded start-up and commit instead).
         let fixed =
             spec.map_time.is_some() || spec.reduce_time.is_some() || spec.recorded.is_some();
-        if !fixed {
+        if self.cluster.model == crate::model::SlotModel::Yarn {
+            // Every job's first container is its AM's (none when the AM
+            // is sized 0, as worked examples want); its start-up takes the
+            // set-up task's place, and the AM commits.
+            job.setup_ms = (!self.tasks.am.is_zero()).then_some(self.tasks.am_startup);
+            job.map_ask = spec.map_container.unwrap_or(self.tasks.map_container);
+            job.reduce_ask = spec.reduce_container.unwrap_or(self.tasks.reduce_container);
+        } else if !fixed {
             job.setup_ms = self.tasks.setup;
             job.cleanup_ms = self.tasks.cleanup;
         }

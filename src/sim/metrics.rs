@@ -34,6 +34,13 @@ pub struct Metrics {
     pub slot_time: f64,
     /// Speculative attempts running now (LATE's cap).
     pub speculative_running: u32,
+    /// `slot_model = "yarn"`: memory containers hold now and live nodes'
+    /// memory (MB), and their integrals (MB·ms): utilisation under yarn is
+    /// allocated memory over memory, AM containers included.
+    pub mem_used: f64,
+    pub mem_live: f64,
+    pub mem_busy: f64,
+    pub mem_time: f64,
 }
 
 impl Metrics {
@@ -45,6 +52,12 @@ impl Metrics {
             pool_active: vec![0; n_pools],
             ..Default::default()
         }
+    }
+
+    /// Under yarn: the live nodes' memory, utilisation's denominator.
+    pub fn with_memory(mut self, mb: f64) -> Metrics {
+        self.mem_live = mb;
+        self
     }
 
     pub fn add_pool(&mut self) {
@@ -74,6 +87,8 @@ impl Metrics {
         }
         self.busy += self.running as f64 * dt;
         self.slot_time += self.live_slots * dt;
+        self.mem_busy += self.mem_used * dt;
+        self.mem_time += self.mem_live * dt;
         let f = self.node_sumsq - self.node_sum * self.node_sum / self.n_nodes.max(1.0);
         self.node_sq += f.max(0.0) * dt;
         self.pool_sq += self.pool_dev() * dt;
@@ -103,6 +118,16 @@ impl Metrics {
         self.node_sumsq += a * a - b * b;
         self.pool_running[pool] += delta;
         self.running += delta;
+    }
+
+    /// The run's utilisation so far: busy slots over live slots, or under
+    /// yarn allocated memory over live memory.
+    pub fn utilization(&self) -> f64 {
+        if self.mem_time > 0.0 {
+            self.mem_busy / self.mem_time
+        } else {
+            self.busy / self.slot_time.max(1.0)
+        }
     }
 
     pub fn span(&self, end: Ms) -> f64 {

@@ -34,6 +34,7 @@ pub mod run;
 mod shuffle;
 pub mod speculation;
 pub mod world;
+mod yarn;
 
 pub use heartbeat::Heartbeat;
 pub use job::{Attempt, AttemptId, Kind, Locality, Outcome, TaskState};

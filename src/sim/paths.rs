@@ -225,6 +225,7 @@ mod tests {
             map_slots: 1,
             reduce_slots: 1,
             slot_model: SlotModel::Typed,
+            node_resource: crate::model::Resource::ZERO,
             cores: 2,
             heartbeat: Some(3000),
             out_of_band_heartbeat: false,

@@ -143,16 +143,17 @@ impl World {
             Kind::Map => job.fixed_ms(Kind::Map, at.task).is_some(),
             Kind::Reduce => false,
         };
-        if timed {
-            let ms = self.timed_ms(a);
-            self.set_phase(a, Phase::Timed);
-            self.start_timer(a, ms);
-        } else if at.kind == Kind::Reduce && job.fixed_ms(Kind::Reduce, at.task).is_some() {
-            // No start-up for a fixed-time job: straight to its copy.
-            self.start_copy(a);
+        let fixed =
+            timed || (at.kind == Kind::Reduce && job.fixed_ms(Kind::Reduce, at.task).is_some());
+        // Under yarn the container waits for its AM's next allocate call.
+        let handoff = self.am_handoff(at.job);
+        if fixed && handoff == 0 {
+            // No start-up for a fixed-time job: straight to its time or
+            // its copy.
+            self.after_startup(a);
         } else {
             self.set_phase(a, Phase::Startup);
-            let ms = self.tasks.startup;
+            let ms = handoff + if fixed { 0 } else { self.tasks.startup };
             self.start_timer(a, ms);
         }
     }
@@ -224,13 +225,31 @@ impl World {
         if self.runs[at.run as usize].timer != Some(self.now) {
             return;
         }
-        let (phase, kind) = (at.phase, at.kind);
+        let phase = at.phase;
         self.run_mut(a).timer = None;
-        match (phase, kind) {
-            (Phase::Startup, Kind::Map) => self.start_read(a),
-            (Phase::Startup, Kind::Reduce) => self.start_copy(a),
-            (Phase::Timed, _) => self.succeed(a),
+        match phase {
+            Phase::Startup => self.after_startup(a),
+            Phase::Timed => self.succeed(a),
             _ => {}
+        }
+    }
+
+    /// The attempt's start-up is over (or it has none): a fixed-time map
+    /// runs its time, other maps read their block, reduces copy.
+    fn after_startup(&mut self, a: AttemptId) {
+        let at = &self.attempts[a as usize];
+        match at.kind {
+            Kind::Map
+                if self.jobs[at.job as usize]
+                    .fixed_ms(Kind::Map, at.task)
+                    .is_some() =>
+            {
+                let ms = self.timed_ms(a);
+                self.set_phase(a, Phase::Timed);
+                self.start_timer(a, ms);
+            }
+            Kind::Map => self.start_read(a),
+            Kind::Reduce => self.start_copy(a),
         }
     }
 

@@ -8,7 +8,9 @@ use super::policy::{
     BuildCtx, BuildError, Inspection, Observer, Policy, PolicyFactory, ReleaseWindow,
 };
 use super::world::{Notable, PolicySwitch, World};
-use crate::model::{Action, EventSpec, JobSpec, Ms, NodeId, PolicySpec, Priority, Scenario};
+use crate::model::{
+    Action, EventSpec, JobSpec, Ms, NodeId, PolicySpec, Priority, Scenario, SlotModel,
+};
 
 /// Everything that can change a run from outside: scripted `[[events]]`
 /// and the TUI both go through [`Sim::command`].
@@ -529,7 +531,9 @@ impl Sim {
             return;
         }
         // A set-up or clean-up task handed out: nothing else this heartbeat.
-        if self.w.hand_out_job_task(node) || self.w.active.is_empty() {
+        // (Under yarn a policy places AMs: jobs awaiting one are its work.)
+        let ams = self.w.model() == SlotModel::Yarn && !self.w.awaiting_setup.is_empty();
+        if self.w.hand_out_job_task(node) || (self.w.active.is_empty() && !ams) {
             return;
         }
         let mut hb = Heartbeat {

@@ -27,6 +27,10 @@ pub struct PoolStats {
     pub running_maps: u32,
     pub running_reduces: u32,
     pub runnable_jobs: u32,
+    /// `slot_model = "yarn"`: what the pool's containers hold, and of that
+    /// what its ApplicationMasters' hold.
+    pub used: crate::model::Resource,
+    pub am_used: crate::model::Resource,
 }
 
 /// What a policy hears of besides successes and job ends (through
@@ -212,6 +216,7 @@ impl World {
         let cluster = Cluster::build(&sc.cluster, &mut node_rng);
         let n_nodes = cluster.nodes.len();
         let total_slots = cluster.total_slots() as f64;
+        let cluster_capacity_mb = cluster.capacity.mb;
         let mut net = Network::new();
         if sc.network.model == crate::model::NetworkModel::Coarse {
             net.set_coarse(Coarse::default());
@@ -260,7 +265,8 @@ impl World {
             heartbeats: 0,
             events: 0,
             requeues: 0,
-            metrics: Metrics::new(n_nodes, sc.pools.len(), total_slots),
+            metrics: Metrics::new(n_nodes, sc.pools.len(), total_slots)
+                .with_memory(f64::from(cluster_capacity_mb)),
             cal: Calendar::default(),
             placement: rng::stream(sc.seed, rng::STREAM_PLACEMENT),
             unfinished: 0,
@@ -367,6 +373,8 @@ impl World {
             match t.kind {
                 JobTaskKind::Setup => setup.push(t.job),
                 JobTaskKind::Cleanup => finishing.push(t.job),
+                JobTaskKind::Am if !self.jobs[t.job as usize].runnable => setup.push(t.job),
+                JobTaskKind::Am => {}
             }
         }
         setup.sort_unstable();

@@ -33,7 +33,11 @@ impl Default for History {
 /// The state a sample records: busy slots over live slots, queued tasks.
 pub fn state(w: &World) -> (f32, f32) {
     let live = w.metrics.live_slots.max(1.0);
-    let busy = w.metrics.running.max(0) as f64 / live;
+    let busy = if w.metrics.mem_live > 0.0 {
+        w.metrics.mem_used / w.metrics.mem_live
+    } else {
+        w.metrics.running.max(0) as f64 / live
+    };
     let queued: u32 = w
         .active
         .iter()

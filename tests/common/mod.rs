@@ -209,13 +209,41 @@ pub fn check(sim: &Sim) -> Result<(), String> {
                 .filter(|t| t.kind == k && t.outcome == Outcome::Succeeded)
                 .collect::<Vec<_>>()
         };
-        let (setup, cleanup) = (ok(JobTaskKind::Setup), ok(JobTaskKind::Cleanup));
+        // Under yarn the AM takes the set-up task's place and outlives its
+        // job by 5 s: the last ones may still run when the run ends.
+        let yarn = w.cluster.model == SlotModel::Yarn;
+        let lingering = |t: &&slotsim::sim::jobtask::JobTaskRun| {
+            yarn && t.kind == JobTaskKind::Am && t.outcome == Outcome::Running && job.is_done()
+        };
+        let (setup, cleanup) = if yarn {
+            let ams: Vec<_> = runs
+                .iter()
+                .filter(|t| {
+                    t.kind == JobTaskKind::Am && (t.outcome == Outcome::Succeeded || lingering(t))
+                })
+                .collect();
+            for t in &ams {
+                if t.end
+                    .is_some_and(|e| Some(e) != job.finished_at.map(|f| f + 5000))
+                {
+                    return Err(format!(
+                        "{}: its AM did not exit 5 s after the job",
+                        job.name
+                    ));
+                }
+            }
+            (ams, Vec::new())
+        } else {
+            (ok(JobTaskKind::Setup), ok(JobTaskKind::Cleanup))
+        };
         let want = (
             usize::from(job.setup_ms.is_some()),
             usize::from(job.cleanup_ms.is_some()),
         );
         if (setup.len(), cleanup.len()) != want
-            || runs.iter().any(|t| t.outcome == Outcome::Running)
+            || runs
+                .iter()
+                .any(|t| t.outcome == Outcome::Running && !lingering(t))
         {
             return Err(format!("{}: set-up/clean-up runs {runs:?}", job.name));
         }
@@ -226,7 +254,8 @@ pub fn check(sim: &Sim) -> Result<(), String> {
             .map(|a| a.start)
             .min();
         if let (Some(s), Some(first)) = (setup.first(), first) {
-            if s.end.unwrap() > first {
+            let ready = if yarn { s.start } else { s.end.unwrap() };
+            if ready > first {
                 return Err(format!(
                     "{}: a task started before its set-up ended",
                     job.name
@@ -270,7 +299,7 @@ pub fn check(sim: &Sim) -> Result<(), String> {
         }
         for t in w.job_tasks.iter().filter(|t| t.node == n.id) {
             ev.push((t.start, 1, t.slot_kind));
-            ev.push((t.end.unwrap(), -1, t.slot_kind));
+            ev.push((t.end.unwrap_or(u64::MAX), -1, t.slot_kind));
         }
         ev.sort_by_key(|e| (e.0, e.1));
         let (mut m, mut r) = (0i32, 0i32);
@@ -281,7 +310,9 @@ pub fn check(sim: &Sim) -> Result<(), String> {
             }
             let over = match w.cluster.model {
                 SlotModel::Typed => m > n.map_slots as i32 || r > n.reduce_slots as i32,
-                SlotModel::Unified => m + r > (n.map_slots + n.reduce_slots) as i32,
+                SlotModel::Unified | SlotModel::Yarn => {
+                    m + r > (n.map_slots + n.reduce_slots) as i32
+                }
             };
             if over {
                 return Err(format!(
@@ -290,8 +321,18 @@ pub fn check(sim: &Sim) -> Result<(), String> {
                 ));
             }
         }
-        // Nothing runs any more, so the engine's slot counts are back to 0.
-        if n.used_map_slots + n.used_reduce_slots + n.running() + n.job_tasks != 0
+        // Nothing runs any more (but AMs lingering after their job under
+        // yarn), so the engine's slot counts are back to 0.
+        let (lingering, held) = w
+            .job_tasks
+            .iter()
+            .filter(|t| t.node == n.id && t.outcome == Outcome::Running)
+            .fold((0, slotsim::model::Resource::ZERO), |(k, r), t| {
+                (k + 1, r.plus(t.res))
+            });
+        if n.used_map_slots + n.used_reduce_slots + n.running() + n.job_tasks != 2 * lingering
+            || n.job_tasks != lingering
+            || n.used != held
             || n.reduces_in_map_slots + n.maps_in_reduce_slots != 0
         {
             return Err(format!("node {}: slot counts left over at the end", n.id));

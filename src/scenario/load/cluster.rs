@@ -176,13 +176,45 @@ fn finish_cluster(
         Some(s) => match s.get_ref().as_str() {
             "typed" => SlotModel::Typed,
             "unified" => SlotModel::Unified,
-            other => {
-                return Err(cx.at(
-                    s,
-                    format!("unknown slot_model \"{other}\"; expected \"typed\" or \"unified\""),
-                ))
-            }
+            "yarn" => SlotModel::Yarn,
+            other => return Err(cx.at(
+                s,
+                format!(
+                    "unknown slot_model \"{other}\"; expected \"typed\", \"unified\" or \"yarn\""
+                ),
+            )),
         },
+    };
+    let node_resource = if slot_model == SlotModel::Yarn {
+        let r = super::yarn::resource(
+            cx,
+            (&c.memory, "memory"),
+            (&c.vcores, "vcores"),
+            crate::model::yarn_defaults::NODE,
+        )?;
+        let min = crate::model::yarn_defaults::MIN_ALLOCATION;
+        if !min.fits_in(r) {
+            let at = c
+                .memory
+                .as_ref()
+                .map(|m| m.span())
+                .or(c.vcores.as_ref().map(|v| v.span()));
+            return Err(cx.at_span(
+                &at.unwrap_or(0..0),
+                format!("a node of {} MB and {} vcores holds no container; expected at least {} MB and {} vcore (yarn.scheduler.minimum-allocation-*)", r.mb, r.vcores, min.mb, min.vcores),
+            ));
+        }
+        r
+    } else {
+        if let Some((key, at)) =
+            super::yarn::first_set(&[("memory", &c.memory)], &[("vcores", &c.vcores)])
+        {
+            return Err(cx.at_span(
+                &at,
+                format!("{key} sizes a node's containers under slot_model = \"yarn\" only; expected slot_model = \"yarn\" or no {key}"),
+            ));
+        }
+        crate::model::Resource::ZERO
     };
     let nodes: u32 = datacenters.iter().map(|d| d.nodes).sum();
     let scaling = match &c.heartbeat_scaling {
@@ -190,11 +222,17 @@ fn finish_cluster(
         Some(v) => cx.within(v, "heartbeat_scaling", 0.01, 100.0)?,
     };
     let heartbeat = match c.heartbeat.unwrap_or(Heartbeat::Auto) {
+        // YARN's NodeManagers heartbeat at a fixed interval whatever the
+        // cluster's size.
+        Heartbeat::Auto if slot_model == SlotModel::Yarn => {
+            Some(crate::model::yarn_defaults::NM_HEARTBEAT)
+        }
         Heartbeat::Auto => Some(auto_heartbeat(nodes, scaling)),
         Heartbeat::Every(ms) => Some(ms),
         Heartbeat::Manual => None,
     };
     let cores = match &c.cores {
+        None if slot_model == SlotModel::Yarn => node_resource.vcores.max(1),
         None => map_slots + reduce_slots,
         Some(v) => cx.int(v, "cores", 1, MAX_SLOTS)?,
     };
@@ -216,9 +254,12 @@ fn finish_cluster(
         map_slots,
         reduce_slots,
         slot_model,
+        node_resource,
         cores,
         heartbeat,
-        out_of_band_heartbeat: c.out_of_band_heartbeat,
+        // A NodeManager heartbeats out of band whenever a container ends
+        // (Hadoop 2 always does).
+        out_of_band_heartbeat: c.out_of_band_heartbeat || slot_model == SlotModel::Yarn,
         speed,
         from_trace,
     })
@@ -368,7 +409,9 @@ pub(super) fn writer(cx: &Cx, w: &Spanned<WriterDef>, node_count: u32) -> R<Writ
 /// `[tasks]`. `manual`: the cluster heartbeats only where the script says
 /// (Hadoop's own tests, replayed heartbeat by heartbeat, whose jobs run
 /// no set-up or clean-up task): "auto" set-up and clean-up are then off.
-pub(super) fn compile_tasks(cx: &Cx, t: &TasksDef, manual: bool) -> R<TaskSpec> {
+pub(super) fn compile_tasks(cx: &Cx, t: &TasksDef, cluster: &ClusterSpec) -> R<TaskSpec> {
+    let manual = cluster.heartbeat.is_none();
+    let yarn = cluster.slot_model == SlotModel::Yarn;
     let straggler_prob = t
         .straggler_prob
         .as_ref()
@@ -440,13 +483,102 @@ pub(super) fn compile_tasks(cx: &Cx, t: &TasksDef, manual: bool) -> R<TaskSpec> 
             }
         }
     };
-    Ok(TaskSpec {
+    let (setup, cleanup) = (
+        job_task(&t.setup, "setup")?,
+        job_task(&t.cleanup, "cleanup")?,
+    );
+    let mut spec = TaskSpec {
         startup,
         duration_cv,
         straggler_prob,
         straggler_slowdown,
         speculation,
-        setup: job_task(&t.setup, "setup")?,
-        cleanup: job_task(&t.cleanup, "cleanup")?,
-    })
+        setup,
+        cleanup,
+        am: crate::model::Resource::ZERO,
+        am_startup: 0,
+        map_container: crate::model::Resource::ZERO,
+        reduce_container: crate::model::Resource::ZERO,
+    };
+    let sizes = [
+        ("am_memory", &t.am_memory),
+        ("map_memory", &t.map_memory),
+        ("reduce_memory", &t.reduce_memory),
+    ];
+    let counts = [
+        ("am_vcores", &t.am_vcores),
+        ("map_vcores", &t.map_vcores),
+        ("reduce_vcores", &t.reduce_vcores),
+    ];
+    if !yarn {
+        let startup_key = t.am_startup.as_ref().map(|v| ("am_startup", v.span()));
+        if let Some((key, at)) = super::yarn::first_set(&sizes, &counts).or(startup_key) {
+            return Err(cx.at_span(
+                &at,
+                format!("{key} is a YARN container's; expected slot_model = \"yarn\" in [cluster], or no {key}"),
+            ));
+        }
+        return Ok(spec);
+    }
+    use super::yarn::{check_container, resource};
+    use crate::model::yarn_defaults as d;
+    // MRv2 has no set-up or clean-up task: the AM sets up and commits.
+    spec.setup = None;
+    spec.cleanup = None;
+    if speculation != Speculation::Off {
+        let at = t.speculation.as_ref().map_or(0..0, |s| s.span());
+        return Err(cx.at_span(
+            &at,
+            "speculation is not modelled under slot_model = \"yarn\" yet; expected speculation = \"off\"",
+        ));
+    }
+    spec.am = resource(
+        cx,
+        (&t.am_memory, "am_memory"),
+        (&t.am_vcores, "am_vcores"),
+        d::AM,
+    )?;
+    // The AM's start-up (JVM, registration, job initialisation and set-up)
+    // has no Hadoop default: one task start-up unless the scenario says.
+    spec.am_startup = match &t.am_startup {
+        None if spec.am.is_zero() || manual => 0,
+        None => startup,
+        Some(v) => v.get_ref().0,
+    };
+    spec.map_container = resource(
+        cx,
+        (&t.map_memory, "map_memory"),
+        (&t.map_vcores, "map_vcores"),
+        d::MAP,
+    )?;
+    spec.reduce_container = resource(
+        cx,
+        (&t.reduce_memory, "reduce_memory"),
+        (&t.reduce_vcores, "reduce_vcores"),
+        d::REDUCE,
+    )?;
+    let node = cluster.node_resource;
+    let span = |v: Option<std::ops::Range<usize>>| v.unwrap_or(0..0);
+    check_container(
+        cx,
+        span(t.am_memory.as_ref().map(|v| v.span())),
+        "the ApplicationMaster",
+        spec.am,
+        node,
+    )?;
+    check_container(
+        cx,
+        span(t.map_memory.as_ref().map(|v| v.span())),
+        "a map",
+        spec.map_container,
+        node,
+    )?;
+    check_container(
+        cx,
+        span(t.reduce_memory.as_ref().map(|v| v.span())),
+        "a reduce",
+        spec.reduce_container,
+        node,
+    )?;
+    Ok(spec)
 }

@@ -7,8 +7,8 @@ use toml::Spanned;
 
 use super::{fp_value, Cx, MAX_COUNT, MAX_TASKS, R};
 use crate::error::InputError;
-use crate::model::{JobSpec, Ms, NodeId, Priority};
-use crate::scenario::schema::{Dur, JobDef, WorkloadDef};
+use crate::model::{JobSpec, Ms, NodeId, Priority, Resource};
+use crate::scenario::schema::{Dur, JobDef, Size, WorkloadDef};
 use crate::scenario::workload::{self, PoissonParams};
 use crate::scenario::{profiles, rumen};
 
@@ -36,6 +36,9 @@ pub(super) struct JobEnv<'a> {
     pub(super) node_count: u32,
     /// Host → node id, when the cluster is a trace's (`trace_cluster`).
     pub(super) hosts: Option<std::collections::BTreeMap<String, NodeId>>,
+    /// `slot_model = "yarn"`: each node's resources and `[tasks]`' map and
+    /// reduce containers, for a job's own.
+    pub(super) yarn: Option<(Resource, Resource, Resource)>,
 }
 
 /// When `[cluster]` gives no nodes and a Rumen workload is there, the
@@ -254,6 +257,7 @@ impl JobEnv<'_> {
             None => None,
             Some(b) => Some(self.blocks(b, maps)?),
         };
+        let (map_container, reduce_container) = self.containers(d)?;
         let count = d
             .count
             .as_ref()
@@ -276,6 +280,8 @@ impl JobEnv<'_> {
             recorded: None,
             writer,
             output_replication,
+            map_container,
+            reduce_container,
         };
         if count == 1 {
             return Ok(vec![spec]);
@@ -287,6 +293,49 @@ impl JobEnv<'_> {
                 ..spec.clone()
             })
             .collect())
+    }
+
+    /// A job's own containers (yarn), checked against the largest the
+    /// cluster grants.
+    fn containers(&self, d: &JobDef) -> R<(Option<Resource>, Option<Resource>)> {
+        let cx = self.cx;
+        let Some((node, map, reduce)) = self.yarn else {
+            let keys = super::yarn::first_set(
+                &[
+                    ("map_memory", &d.map_memory),
+                    ("reduce_memory", &d.reduce_memory),
+                ],
+                &[
+                    ("map_vcores", &d.map_vcores),
+                    ("reduce_vcores", &d.reduce_vcores),
+                ],
+            );
+            if let Some((key, at)) = keys {
+                return Err(cx.at_span(
+                    &at,
+                    format!("{key} is a YARN container's; expected slot_model = \"yarn\" in [cluster], or no {key}"),
+                ));
+            }
+            return Ok((None, None));
+        };
+        let one = |mem: &Option<Spanned<Size>>, vc: &Option<Spanned<i64>>, kind: &str, default| {
+            if mem.is_none() && vc.is_none() {
+                return Ok(None);
+            }
+            let mk = format!("{kind}_memory");
+            let vk = format!("{kind}_vcores");
+            let r = super::yarn::resource(cx, (mem, &mk), (vc, &vk), default)?;
+            let at = mem
+                .as_ref()
+                .map(|v| v.span())
+                .or(vc.as_ref().map(|v| v.span()));
+            super::yarn::check_container(cx, at.unwrap_or(0..0), &format!("a {kind}"), r, node)?;
+            Ok(Some(r))
+        };
+        Ok((
+            one(&d.map_memory, &d.map_vcores, "map", map)?,
+            one(&d.reduce_memory, &d.reduce_vcores, "reduce", reduce)?,
+        ))
     }
 
     /// Explicit replicas: one non-empty list of distinct, valid node ids per map.

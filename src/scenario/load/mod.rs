@@ -20,6 +20,8 @@ mod events;
 mod jobs;
 mod pools;
 mod scheduler;
+mod yarn;
+pub use yarn::max_allocation;
 
 use super::schema::ScenarioFile;
 use super::spans::SpanNode;
@@ -344,7 +346,7 @@ fn compile(
     let node_count = cluster.node_count();
     let network = compile_network(cx, &file.network)?;
     let hdfs = compile_hdfs(cx, &file.hdfs, node_count)?;
-    let tasks = compile_tasks(cx, &file.tasks, cluster.heartbeat.is_none())?;
+    let tasks = compile_tasks(cx, &file.tasks, &cluster)?;
     let ctx = BuildCtx {
         heartbeat: cluster.heartbeat,
         model: cluster.slot_model,
@@ -358,6 +360,11 @@ fn compile(
         block_mb: hdfs.block_mb,
         node_count,
         hosts: from_trace.map(|(s, _)| s.node_ids()),
+        yarn: (cluster.slot_model == crate::model::SlotModel::Yarn).then_some((
+            cluster.node_resource,
+            tasks.map_container,
+            tasks.reduce_container,
+        )),
     };
     let mut names = BTreeSet::new();
     let mut jobs = Vec::new();

@@ -17,7 +17,7 @@ pub fn start(buf: &mut String, w: &World, slowstart: f64) {
     buf.clear();
     let model = match w.model() {
         SlotModel::Typed => "typed",
-        SlotModel::Unified => "unified",
+        SlotModel::Unified | SlotModel::Yarn => "unified",
     };
     let _ = write!(
         buf,
@@ -172,7 +172,7 @@ pub fn heartbeat(buf: &mut String, hb: &Heartbeat<'_>) {
                 hb.free_reduces()
             );
         }
-        SlotModel::Unified => {
+        SlotModel::Unified | SlotModel::Yarn => {
             // How many more reduces of jobs whose maps are not all done
             // may start (early reduces never hold more than half the
             // containers: the engine's rule against a reduce-held deadlock).

@@ -20,7 +20,7 @@ pub use select::{
 
 use super::index::RunIndex;
 use crate::model::{JobId, Ms, NodeId, PolicySpec, Scenario};
-use crate::sched::{build_sim, POLICIES};
+use crate::sched::build_sim;
 use crate::sim::policy::{Inspection, PoolShares};
 use crate::sim::{Sim, SimError};
 use std::sync::{Arc, Mutex};
@@ -447,7 +447,10 @@ impl App {
             }
             Action::OpenPicker => {
                 let cur = base_name(self.sim.policy_label());
-                let selected = POLICIES.iter().position(|p| p.name == cur).unwrap_or(0);
+                let selected = crate::sched::policies_for(self.sim.w.model())
+                    .iter()
+                    .position(|p| p.name == cur)
+                    .unwrap_or(0);
                 self.overlay = Overlay::Picker { selected };
             }
             Action::OpenSubmit => self.overlay = Overlay::Submit(self.default_form()),
@@ -536,12 +539,13 @@ impl App {
         let Overlay::Picker { selected } = &mut self.overlay else {
             return;
         };
-        let n = POLICIES.len();
+        let policies = crate::sched::policies_for(self.sim.w.model());
+        let n = policies.len();
         match a {
             Action::Up | Action::Char('k') => *selected = (*selected + n - 1) % n,
             Action::Down | Action::Char('j') => *selected = (*selected + 1) % n,
             Action::Enter => {
-                let name = POLICIES[*selected].name;
+                let name = policies[*selected].name;
                 self.overlay = Overlay::None;
                 // An external policy runs the command last used in this
                 // run (`--policy external:CMD`), else the scenario's.

@@ -147,6 +147,8 @@ impl App {
             recorded: None,
             writer: None,
             output_replication: None,
+            map_container: None,
+            reduce_container: None,
         })
     }
 }

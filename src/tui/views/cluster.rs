@@ -69,6 +69,16 @@ fn summary(w: &World, area: Rect) -> Vec<Line<'static>> {
             count(rm.into(), "map"),
             count(rr.into(), "reduce")
         ),
+        SlotModel::Yarn => format!(
+            "memory {:.1}/{:.1} GB · vcores {}/{} ({}, {}, {})",
+            f64::from(c.used.mb) / 1024.0,
+            f64::from(c.capacity.mb) / 1024.0,
+            c.used.vcores,
+            c.capacity.vcores,
+            count(w.running_ams() as u64, "AM"),
+            count(rm.into(), "map"),
+            count(rr.into(), "reduce")
+        ),
     };
     let summary = format!(
         " {} · {slots} · {} pending   ",

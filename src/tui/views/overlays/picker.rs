@@ -1,4 +1,4 @@
-//! The policy picker (`p`): every registered policy, the current one marked.
+//! The policy picker (`p`): every policy the cluster can run, the current one marked.
 
 use super::super::super::app::App;
 use super::super::fit;
@@ -10,7 +10,8 @@ use ratatui::widgets::{Clear, Paragraph};
 use ratatui::Frame;
 
 pub fn picker(app: &App, f: &mut Frame, selected: usize) {
-    let n = crate::sched::POLICIES.len();
+    let policies = crate::sched::policies_for(app.sim.w.model());
+    let n = policies.len();
     // Leave the header and footer rows visible (the header always shows);
     // two lines per policy when they all fit, else one.
     let room = f.area().height.saturating_sub(2);
@@ -33,21 +34,12 @@ pub fn picker(app: &App, f: &mut Frame, selected: usize) {
     let first = selected
         .saturating_sub(per_page - 1)
         .min(n.saturating_sub(per_page));
-    let name_w = crate::sched::POLICIES
-        .iter()
-        .map(|p| p.name.len())
-        .max()
-        .unwrap_or(0);
+    let name_w = policies.iter().map(|p| p.name.len()).max().unwrap_or(0);
     let mut lines = vec![Line::from(Span::styled(
         "Switch policy now: running tasks go on, the new policy adopts the queue.",
         theme::dim(),
     ))];
-    for (i, p) in crate::sched::POLICIES
-        .iter()
-        .enumerate()
-        .skip(first)
-        .take(per_page)
-    {
+    for (i, p) in policies.iter().enumerate().skip(first).take(per_page) {
         let mark = if p.name == cur { "●" } else { " " };
         let style = if i == selected {
             theme::selected()

@@ -1,0 +1,608 @@
+//! `yarn-fair`: Hadoop 2.7.3's FairScheduler, heartbeat by heartbeat, with
+//! `fair` (memory) or `drf` (Dominant Resource Fairness) ordering.
+//!
+//! Queues are the scenario's pools, children of `root`; each holds its
+//! pool's applications. On a NodeManager's heartbeat
+//! (`FairScheduler.attemptScheduling`): a node reserved for an application
+//! serves only it; otherwise root's queues in the policy's order, each
+//! one's applications in the same order, and the first application that
+//! takes a container (or reserves the node) ends the walk — one container
+//! per heartbeat unless `assign_multiple`. An application walks its
+//! priorities (AM, reduces, maps): node-local if it can, rack-local or
+//! off-switch once delay scheduling allows (count-based thresholds, off
+//! by default), a container that does not fit reserves the node. An
+//! application's AM waits while its queue's AMs would pass `max_am_share`
+//! of the queue's fair share.
+
+use super::{Ask, Level, ASKS};
+use crate::model::{JobId, NodeId, Resource};
+use crate::sched::registry::{Entry, DEFAULT_SLOWSTART};
+use crate::sched::settings::{ConfigError, Settings};
+use crate::sim::policy::{num, Inspection, Policy, Values};
+use crate::sim::{Heartbeat, World};
+use std::cmp::Ordering;
+
+/// `[scheduler.yarn-fair]`.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub slowstart: Option<f64>,
+    /// `defaultQueueSchedulingPolicy`: "fair" (default) or "drf".
+    pub scheduling_policy: Option<String>,
+    /// `yarn.scheduler.fair.assignmultiple` (false) and `.max.assign` (-1).
+    pub assign_multiple: Option<bool>,
+    pub max_assign: Option<i64>,
+    /// `yarn.scheduler.fair.locality.threshold.node` / `.rack` (-1: off).
+    pub node_locality_threshold: Option<f64>,
+    pub rack_locality_threshold: Option<f64>,
+    /// `queueMaxAMShareDefault` (0.5; -1 turns the check off).
+    pub max_am_share: Option<f64>,
+}
+
+pub const YARN_FAIR: Entry = Entry {
+    name: "yarn-fair",
+    summary: "YARN FairScheduler: queues and applications by fair share of memory (fair) or dominant share (drf), one container per heartbeat, reservations, AM share limit",
+    source: "Hadoop 2.7.3 FairScheduler; DRF: Ghodsi et al., NSDI 2011 (slot_model = \"yarn\")",
+    build: |s, _| Ok(Box::new(YarnFair::build(s)?)),
+};
+
+/// How schedulables are ordered (`SchedulingPolicy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ordering2 {
+    Fair,
+    Drf,
+}
+
+/// Delay scheduling's state for one application and priority.
+#[derive(Clone, Copy, Debug)]
+struct Delay {
+    allowed: Option<Level>,
+    opportunities: u32,
+}
+
+const NO_DELAY: Delay = Delay {
+    allowed: None,
+    opportunities: 0,
+};
+
+pub struct YarnFair {
+    label: String,
+    slowstart: f64,
+    policy: Ordering2,
+    assign_multiple: bool,
+    max_assign: i64,
+    node_threshold: f64,
+    rack_threshold: f64,
+    max_am_share: f64,
+    /// Reserved nodes: the application and priority each is held for.
+    reserved: Vec<Option<(JobId, Ask)>>,
+    /// Per job id, per priority.
+    delay: Vec<[Delay; 3]>,
+}
+
+impl YarnFair {
+    fn build(s: &Settings) -> Result<YarnFair, ConfigError> {
+        let own: Config = s.own()?;
+        let policy = match own.scheduling_policy.as_deref() {
+            None | Some("fair") => Ordering2::Fair,
+            Some("drf") => Ordering2::Drf,
+            Some(other) => {
+                return Err(ConfigError::new(
+                    "scheduler.yarn-fair.scheduling_policy",
+                    format!("unknown scheduling_policy \"{other}\"; expected \"fair\" or \"drf\""),
+                ))
+            }
+        };
+        let threshold = |key: &str, v: Option<f64>| {
+            match v {
+            Some(x) if !(x.is_finite() && (x < 0.0 || x <= 1.0)) => Err(ConfigError::new(
+                format!("scheduler.yarn-fair.{key}"),
+                format!("{key} must be a fraction of the cluster's nodes from 0 to 1, or -1 (off); got {x}"),
+            )),
+            v => Ok(v.unwrap_or(-1.0)),
+        }
+        };
+        let max_am_share = match own.max_am_share {
+            Some(x) if !(x == -1.0 || (0.0..=1.0).contains(&x)) => {
+                return Err(ConfigError::new(
+                    "scheduler.yarn-fair.max_am_share",
+                    format!("max_am_share must be from 0 to 1, or -1 (no limit); got {x}"),
+                ))
+            }
+            v => v.unwrap_or(0.5),
+        };
+        Ok(YarnFair {
+            label: s.label.to_string(),
+            slowstart: s.slowstart_or(own.slowstart, DEFAULT_SLOWSTART)?,
+            policy,
+            assign_multiple: own.assign_multiple.unwrap_or(false),
+            max_assign: own.max_assign.unwrap_or(-1),
+            node_threshold: threshold("node_locality_threshold", own.node_locality_threshold)?,
+            rack_threshold: threshold("rack_locality_threshold", own.rack_locality_threshold)?,
+            max_am_share,
+            reserved: Vec::new(),
+            delay: Vec::new(),
+        })
+    }
+
+    fn delay_mut(&mut self, j: JobId, ask: Ask) -> &mut Delay {
+        let j = j as usize;
+        if self.delay.len() <= j {
+            self.delay.resize(j + 1, [NO_DELAY; 3]);
+        }
+        &mut self.delay[j][ask as usize]
+    }
+
+    /// `FSAppAttempt.getAllowedLocalityLevel`: NODE_LOCAL at first, relaxed
+    /// a level once the missed opportunities pass threshold × nodes.
+    fn allowed_level(&mut self, j: JobId, ask: Ask, nodes: usize) -> Level {
+        let (node_t, rack_t) = (self.node_threshold.min(1.0), self.rack_threshold.min(1.0));
+        if node_t < 0.0 || rack_t < 0.0 {
+            return Level::OffSwitch;
+        }
+        let d = self.delay_mut(j, ask);
+        let Some(allowed) = d.allowed else {
+            d.allowed = Some(Level::NodeLocal);
+            return Level::NodeLocal;
+        };
+        if allowed == Level::OffSwitch {
+            return allowed;
+        }
+        let threshold = if allowed == Level::NodeLocal {
+            node_t
+        } else {
+            rack_t
+        };
+        if f64::from(d.opportunities) > nodes as f64 * threshold {
+            d.allowed = Some(if allowed == Level::NodeLocal {
+                Level::RackLocal
+            } else {
+                Level::OffSwitch
+            });
+            d.opportunities = 0;
+        }
+        d.allowed.unwrap_or(Level::NodeLocal)
+    }
+
+    /// `FSAppAttempt.allocate`: an allocation at a better level than the
+    /// one allowed brings the allowed level back to it.
+    fn allocated_at(&mut self, j: JobId, ask: Ask, level: Level) {
+        let d = self.delay_mut(j, ask);
+        if let Some(allowed) = d.allowed {
+            if level < allowed && level != Level::OffSwitch {
+                d.allowed = Some(level);
+            }
+        }
+    }
+
+    /// One application's turn on the node (`FSAppAttempt.assignContainer`):
+    /// `Some(true)` it took a container, `Some(false)` it reserved the
+    /// node, `None` nothing.
+    fn assign_app(&mut self, hb: &mut Heartbeat<'_>, j: JobId, shares: &Shares) -> Option<bool> {
+        let max = super::max_allocation(hb.world());
+        for ask in ASKS {
+            let w = hb.world();
+            if !super::wants(w, j, ask) {
+                continue;
+            }
+            let res = super::normalize_both(super::asked(w, j, ask), max);
+            if !res.fits_in(hb.node().resource) {
+                continue;
+            }
+            self.delay_mut(j, ask).opportunities += 1;
+            if ask == Ask::Am && !self.can_run_am(hb.world(), j, res, shares) {
+                return None;
+            }
+            let nodes = hb.world().cluster.nodes.len();
+            let allowed = self.allowed_level(j, ask, nodes);
+            let level = if ask == Ask::Map && super::has_local(hb, j, Level::NodeLocal) {
+                Level::NodeLocal
+            } else if ask == Ask::Map
+                && allowed >= Level::RackLocal
+                && super::has_local(hb, j, Level::RackLocal)
+            {
+                Level::RackLocal
+            } else if ask != Ask::Map || allowed == Level::OffSwitch {
+                Level::OffSwitch
+            } else {
+                continue;
+            };
+            return Some(self.assign(hb, j, ask, res, level));
+        }
+        None
+    }
+
+    /// Allocates a container of `res` at `level`, or reserves the node if
+    /// it does not fit what is free.
+    fn assign(
+        &mut self,
+        hb: &mut Heartbeat<'_>,
+        j: JobId,
+        ask: Ask,
+        res: Resource,
+        level: Level,
+    ) -> bool {
+        let node = hb.node();
+        if !res.fits_in(node.available()) || node.free_containers() == 0 {
+            self.reserved[hb.node as usize] = Some((j, ask));
+            return false;
+        }
+        self.reserved[hb.node as usize] = None;
+        let rule = match (ask, level) {
+            (Ask::Reduce, _) => "yarn-fair/reduce",
+            (_, Level::NodeLocal) => "yarn-fair/node-local",
+            (_, Level::RackLocal) => "yarn-fair/rack-local",
+            (_, Level::OffSwitch) => "yarn-fair/off-switch",
+        };
+        super::launch(hb, j, ask, res, level, rule);
+        self.allocated_at(j, ask, level);
+        true
+    }
+
+    /// `FSLeafQueue.canRunAppAM`: the queue's AMs with this one within
+    /// `max_am_share` of its fair share.
+    fn can_run_am(&self, w: &World, j: JobId, am: Resource, shares: &Shares) -> bool {
+        if self.max_am_share < 0.0 {
+            return true;
+        }
+        let pool = w.job(j).pool as usize;
+        let fair = shares.fair[pool];
+        let limit = Resource::new(
+            (f64::from(fair.mb) * self.max_am_share) as u32,
+            (f64::from(fair.vcores) * self.max_am_share) as u32,
+        );
+        let after = w.pool_stats[pool].am_used.plus(am);
+        match self.policy {
+            Ordering2::Fair => after.mb <= limit.mb,
+            Ordering2::Drf => after.fits_in(limit),
+        }
+    }
+
+    /// `FairSharePolicy.FairShareComparator` / `DominantResourceFairness
+    /// Comparator` with no minimum shares: usage over weight (memory), or
+    /// dominant then other share over weight, in Java's float arithmetic;
+    /// ties by start time, then name.
+    fn cmp(
+        &self,
+        cluster: Resource,
+        a: (Resource, f64, u64, &str),
+        b: (Resource, f64, u64, &str),
+    ) -> Ordering {
+        let by_share = match self.policy {
+            Ordering2::Fair => {
+                let ra = f64::from(a.0.mb as f32 / a.1 as f32);
+                let rb = f64::from(b.0.mb as f32 / b.1 as f32);
+                ra.partial_cmp(&rb).unwrap_or(Ordering::Equal)
+            }
+            Ordering2::Drf => {
+                let sa = drf_shares(a.0, cluster, a.1);
+                let sb = drf_shares(b.0, cluster, b.1);
+                sa.partial_cmp(&sb).unwrap_or(Ordering::Equal)
+            }
+        };
+        by_share.then(a.2.cmp(&b.2)).then_with(|| a.3.cmp(b.3))
+    }
+}
+
+/// A schedulable's shares of the cluster divided by its weight, dominant
+/// first (`DominantResourceFairnessPolicy.calculateShares`, f32).
+pub fn drf_shares(used: Resource, cluster: Resource, weight: f64) -> (f32, f32) {
+    let w = weight as f32;
+    let mem = used.mb as f32 / (cluster.mb as f32 * w);
+    let cpu = used.vcores as f32 / (cluster.vcores as f32 * w);
+    if mem >= cpu {
+        (mem, cpu)
+    } else {
+        (cpu, mem)
+    }
+}
+
+/// The leaf queues' instantaneous fair shares, by pool.
+struct Shares {
+    fair: Vec<Resource>,
+}
+
+/// `ComputeFairShares.computeShares` over root's active queues (with no
+/// minimum or maximum shares): the weight-to-resource ratio found by
+/// Hadoop's binary search, each share truncated to an int.
+pub fn compute_shares(weights: &[Option<f64>], total: u32) -> Vec<u32> {
+    let used = |r: f64| -> u64 {
+        weights
+            .iter()
+            .map(|w| w.map_or(0, |w| (w * r) as i32 as u64))
+            .sum()
+    };
+    let total = u64::from(total);
+    if weights.iter().all(Option::is_none) {
+        return vec![0; weights.len()];
+    }
+    let mut r_max = 1.0;
+    while used(r_max) < total {
+        r_max *= 2.0;
+    }
+    let (mut left, mut right) = (0.0, r_max);
+    for _ in 0..25 {
+        let mid = (left + right) / 2.0;
+        let planned = used(mid);
+        if planned == total {
+            right = mid;
+            break;
+        } else if planned < total {
+            left = mid;
+        } else {
+            right = mid;
+        }
+    }
+    weights
+        .iter()
+        .map(|w| w.map_or(0, |w| (w * right) as i32 as u32))
+        .collect()
+}
+
+fn shares(w: &World, policy: Ordering2) -> Shares {
+    let weights: Vec<Option<f64>> = w
+        .pools
+        .iter()
+        .zip(&w.pool_stats)
+        .map(|(p, s)| (s.runnable_jobs > 0).then_some(p.weight))
+        .collect();
+    let mem = compute_shares(&weights, w.cluster.capacity.mb);
+    let cpu = match policy {
+        Ordering2::Drf => compute_shares(&weights, w.cluster.capacity.vcores),
+        // FairSharePolicy computes memory shares only.
+        Ordering2::Fair => vec![0; weights.len()],
+    };
+    Shares {
+        fair: mem
+            .into_iter()
+            .zip(cpu)
+            .map(|(m, c)| Resource::new(m, c))
+            .collect(),
+    }
+}
+
+impl Policy for YarnFair {
+    fn label(&self) -> &str {
+        &self.label
+    }
+
+    fn slowstart(&self) -> f64 {
+        self.slowstart
+    }
+
+    fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
+        let n = hb.world().cluster.nodes.len();
+        if self.reserved.len() < n {
+            self.reserved.resize(n, None);
+        }
+        let shares = shares(hb.world(), self.policy);
+        if let Some((j, ask)) = self.reserved[hb.node as usize] {
+            let w = hb.world();
+            let max = super::max_allocation(w);
+            let res = super::normalize_both(super::asked(w, j, ask), max);
+            if w.job(j).is_done() || !super::wants(w, j, ask) {
+                self.reserved[hb.node as usize] = None;
+            } else {
+                if res.fits_in(hb.node().available()) {
+                    self.assign_app(hb, j, &shares);
+                }
+                return;
+            }
+        }
+        let mut assigned = 0i64;
+        while self.reserved[hb.node as usize].is_none() {
+            let took = self.assign_root(hb, &shares);
+            if took != Some(true) {
+                break;
+            }
+            assigned += 1;
+            if !self.assign_multiple || (self.max_assign > 0 && assigned >= self.max_assign) {
+                break;
+            }
+        }
+    }
+
+    fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
+        let mut i = usage_inspection(w);
+        let shares = shares(w, self.policy);
+        for (p, pool) in w.pools.iter().enumerate() {
+            if let Some(v) = i.pools.get_mut(&pool.name) {
+                v.insert("fair_share_mb", shares.fair[p].mb);
+                if self.policy == Ordering2::Drf {
+                    v.insert("fair_share_vcores", shares.fair[p].vcores);
+                }
+            }
+        }
+        i.cluster.insert(
+            "reserved_nodes",
+            self.reserved.iter().filter(|r| r.is_some()).count(),
+        );
+        i
+    }
+}
+
+impl YarnFair {
+    /// Root's walk: queues in order, each one's apps in order; the first
+    /// application that takes a container or reserves ends it.
+    fn assign_root(&mut self, hb: &mut Heartbeat<'_>, shares: &Shares) -> Option<bool> {
+        let w = hb.world();
+        let cluster = w.cluster.capacity;
+        let apps = super::apps(w);
+        let mut queues: Vec<u32> = apps.iter().map(|&j| w.job(j).pool).collect();
+        queues.sort_unstable();
+        queues.dedup();
+        let key = |p: u32| {
+            let pool = &w.pools[p as usize];
+            (
+                w.pool_stats[p as usize].used,
+                pool.weight,
+                0u64,
+                pool.name.as_str(),
+            )
+        };
+        queues.sort_by(|&a, &b| self.cmp(cluster, key(a), key(b)));
+        for q in queues {
+            let w = hb.world();
+            let mut mine: Vec<JobId> = apps
+                .iter()
+                .copied()
+                .filter(|&j| w.job(j).pool == q)
+                .collect();
+            let app_key = |j: JobId| {
+                let job = w.job(j);
+                (job.used, 1.0, job.submit, job.name.as_str())
+            };
+            mine.sort_by(|&a, &b| self.cmp(cluster, app_key(a), app_key(b)).then(a.cmp(&b)));
+            for j in mine {
+                if let Some(took) = self.assign_app(hb, j, shares) {
+                    return Some(took);
+                }
+            }
+        }
+        None
+    }
+}
+
+/// What every YARN policy shows: per job its containers' memory and
+/// vcores and its AM's state, per pool what its containers and AMs hold.
+pub fn usage_inspection(w: &World) -> Inspection {
+    let mut i = Inspection::default();
+    let cap = w.cluster.capacity;
+    i.cluster.insert("used_mb", w.cluster.used.mb);
+    i.cluster.insert("capacity_mb", cap.mb);
+    i.cluster.insert("used_vcores", w.cluster.used.vcores);
+    i.cluster.insert("capacity_vcores", cap.vcores);
+    for j in super::apps(w) {
+        let job = w.job(j);
+        let mut v = Values::new();
+        let am = if w.awaiting_setup.binary_search(&j).is_ok() {
+            "waiting"
+        } else if job.am_ready.is_some() {
+            "running"
+        } else {
+            "none"
+        };
+        v.insert("am", am);
+        v.insert("used_mb", job.used.mb);
+        v.insert("used_vcores", job.used.vcores);
+        v.insert(
+            "dominant_share",
+            num(f64::from(drf_shares(job.used, cap, 1.0).0)),
+        );
+        v.insert("pending_maps", job.maps_pending);
+        v.insert("pending_reduces", job.reduces_pending);
+        i.jobs.insert(job.name.clone(), v);
+    }
+    for (p, pool) in w.pools.iter().enumerate() {
+        let s = &w.pool_stats[p];
+        if s.runnable_jobs == 0 && s.used.is_zero() {
+            continue;
+        }
+        let mut v = Values::new();
+        v.insert("used_mb", s.used.mb);
+        v.insert("used_vcores", s.used.vcores);
+        v.insert("am_used_mb", s.am_used.mb);
+        v.insert(
+            "dominant_share",
+            num(f64::from(drf_shares(s.used, cap, 1.0).0)),
+        );
+        v.insert("weight", num(pool.weight));
+        i.pools.insert(pool.name.clone(), v);
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hadoop 2.7.3's TestComputeFairShares, the cases without minimum or
+    /// maximum shares (slotsim's queues have neither yet).
+    #[test]
+    fn compute_fair_shares_as_hadoop_tests_them() {
+        let w = |ws: &[f64]| ws.iter().map(|&x| Some(x)).collect::<Vec<_>>();
+        // testEqualSharing
+        assert_eq!(compute_shares(&w(&[1.0; 4]), 40), [10, 10, 10, 10]);
+        // testWeightedSharing
+        assert_eq!(
+            compute_shares(&w(&[2.0, 1.0, 1.0, 0.5]), 45),
+            [20, 10, 10, 5]
+        );
+        // testLargeShares
+        assert_eq!(compute_shares(&w(&[1.0; 4]), 40_000_000), [10_000_000; 4]);
+        // testEmptyList
+        assert!(compute_shares(&[], 40).is_empty());
+        // An inactive queue gets nothing; the active share the rest.
+        assert_eq!(
+            compute_shares(&[Some(1.0), None, Some(1.0)], 40),
+            [20, 0, 20]
+        );
+    }
+
+    fn with_thresholds(node: f64, rack: f64) -> YarnFair {
+        let table = toml::Table::new();
+        let mut p = YarnFair::build(&Settings::new("yarn-fair", "yarn-fair", &table)).unwrap();
+        p.node_threshold = node;
+        p.rack_threshold = rack;
+        p
+    }
+
+    /// TestFSAppAttempt.testDelayScheduling: 10 nodes, thresholds 0.5 and
+    /// 0.6: NODE_LOCAL for five missed opportunities, RACK_LOCAL at the
+    /// sixth; after a reset the same again, then OFF_SWITCH after seven more.
+    #[test]
+    fn hadoop_fs_app_attempt_delay_scheduling() {
+        let mut p = with_thresholds(0.5, 0.6);
+        let (j, ask) = (0, Ask::Map);
+        let level = |p: &mut YarnFair| p.allowed_level(j, ask, 10);
+        assert_eq!(level(&mut p), Level::NodeLocal);
+        for _ in 0..5 {
+            p.delay_mut(j, ask).opportunities += 1;
+            assert_eq!(level(&mut p), Level::NodeLocal);
+        }
+        p.delay_mut(j, ask).opportunities += 1;
+        assert_eq!(level(&mut p), Level::RackLocal);
+        // resetAllowedLocalityLevel(NODE_LOCAL), resetSchedulingOpportunities.
+        *p.delay_mut(j, ask) = Delay {
+            allowed: Some(Level::NodeLocal),
+            opportunities: 0,
+        };
+        for _ in 0..5 {
+            p.delay_mut(j, ask).opportunities += 1;
+            assert_eq!(level(&mut p), Level::NodeLocal);
+        }
+        p.delay_mut(j, ask).opportunities += 1;
+        assert_eq!(level(&mut p), Level::RackLocal);
+        for _ in 0..6 {
+            p.delay_mut(j, ask).opportunities += 1;
+            assert_eq!(level(&mut p), Level::RackLocal);
+        }
+        p.delay_mut(j, ask).opportunities += 1;
+        assert_eq!(level(&mut p), Level::OffSwitch);
+    }
+
+    /// TestFSAppAttempt.testLocalityLevelWithoutDelays: -1 → OFF_SWITCH.
+    #[test]
+    fn hadoop_fs_app_attempt_locality_without_delays() {
+        let mut p = with_thresholds(-1.0, -1.0);
+        assert_eq!(p.allowed_level(0, Ask::Map, 10), Level::OffSwitch);
+    }
+
+    /// DominantResourceFairnessPolicy: testCalculateShares' numbers, and
+    /// the comparator's sign in testSameDominantResource and
+    /// testDifferentDominantResource.
+    #[test]
+    fn hadoop_drf_policy_shares_and_order() {
+        let (d, o) = drf_shares(Resource::new(10, 5), Resource::new(100, 10), 1.0);
+        assert_eq!((d, o), (0.5, 0.1));
+        let p = YarnFair {
+            policy: Ordering2::Drf,
+            ..with_thresholds(-1.0, -1.0)
+        };
+        let key = |mb, vc| (Resource::new(mb, vc), 1.0, 0u64, "");
+        let c = Resource::new(8000, 4);
+        assert_eq!(p.cmp(c, key(1000, 1), key(2000, 1)), Ordering::Less);
+        let c = Resource::new(8000, 8);
+        assert_eq!(p.cmp(c, key(4000, 3), key(2000, 5)), Ordering::Less);
+    }
+}

@@ -1,0 +1,105 @@
+//! `yarn-fifo`: Hadoop 2.7.3's FifoScheduler, heartbeat by heartbeat.
+//!
+//! On a NodeManager's heartbeat, applications in id order, each one's
+//! priorities in order (its AM, its reduces, its maps); at each priority
+//! as many containers as the node's free memory holds: node-local first,
+//! then rack-local, then off-switch. A priority that gets nothing ends the
+//! application's turn (no assignment out of priority order). Memory only:
+//! every container is normalised to 1 vcore and vcores are never checked,
+//! as with Hadoop's DefaultResourceCalculator. No delay scheduling, no
+//! reservations, no limit on AMs.
+
+use super::{Ask, Level, ASKS};
+use crate::model::{yarn_defaults, NodeId, Resource};
+use crate::sched::registry::{Entry, DEFAULT_SLOWSTART};
+use crate::sched::settings::{ConfigError, Settings};
+use crate::sim::policy::{Inspection, Policy};
+use crate::sim::{Heartbeat, World};
+
+/// `[scheduler.yarn-fifo]`.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub slowstart: Option<f64>,
+}
+
+pub const YARN_FIFO: Entry = Entry {
+    name: "yarn-fifo",
+    summary: "YARN FifoScheduler: applications in submission order, AM then reduces then maps, node-local then rack-local then off-switch, as many containers as memory holds",
+    source: "Hadoop 2.7.3 FifoScheduler (slot_model = \"yarn\")",
+    build: |s, _| Ok(Box::new(YarnFifo::build(s)?)),
+};
+
+pub struct YarnFifo {
+    label: String,
+    slowstart: f64,
+}
+
+impl YarnFifo {
+    fn build(s: &Settings) -> Result<YarnFifo, ConfigError> {
+        let own: Config = s.own()?;
+        Ok(YarnFifo {
+            label: s.label.to_string(),
+            slowstart: s.slowstart_or(own.slowstart, DEFAULT_SLOWSTART)?,
+        })
+    }
+}
+
+/// Containers of `res` the node's free memory holds.
+fn fit(hb: &Heartbeat<'_>, res: Resource) -> u32 {
+    let n = hb.node();
+    (n.available().mb / res.mb.max(1)).min(n.free_containers())
+}
+
+impl Policy for YarnFifo {
+    fn label(&self) -> &str {
+        &self.label
+    }
+
+    fn slowstart(&self) -> f64 {
+        self.slowstart
+    }
+
+    fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
+        let min = yarn_defaults::MIN_ALLOCATION.mb;
+        let max = super::max_allocation(hb.world());
+        for j in super::apps(hb.world()) {
+            if hb.node().available().mb < min {
+                break;
+            }
+            for ask in ASKS {
+                if !super::wants(hb.world(), j, ask) {
+                    continue;
+                }
+                let res = super::normalize_memory(super::asked(hb.world(), j, ask), max);
+                let levels: &[Level] = match ask {
+                    Ask::Map => &[Level::NodeLocal, Level::RackLocal, Level::OffSwitch],
+                    _ => &[Level::OffSwitch],
+                };
+                let mut assigned = 0;
+                for &level in levels {
+                    let rule = match (ask, level) {
+                        (Ask::Reduce, _) => "yarn-fifo/reduce",
+                        (_, Level::NodeLocal) => "yarn-fifo/node-local",
+                        (_, Level::RackLocal) => "yarn-fifo/rack-local",
+                        (_, Level::OffSwitch) => "yarn-fifo/off-switch",
+                    };
+                    while fit(hb, res) > 0
+                        && super::wants(hb.world(), j, ask)
+                        && (level == Level::OffSwitch || super::has_local(hb, j, level))
+                        && super::launch(hb, j, ask, res, level, rule)
+                    {
+                        assigned += 1;
+                    }
+                }
+                if assigned == 0 {
+                    break;
+                }
+            }
+        }
+    }
+
+    fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
+        super::fair::usage_inspection(w)
+    }
+}

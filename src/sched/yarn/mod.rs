@@ -1,0 +1,197 @@
+//! YARN's schedulers as Hadoop 2.7.3 ships them, for `slot_model = "yarn"`
+//! (docs/yarn.md): `yarn-fifo` (FifoScheduler) and `yarn-fair`
+//! (FairScheduler, `fair` or `drf` ordering).
+//!
+//! What the two share: the MapReduce ApplicationMaster's requests as the
+//! ResourceManager sees them (the AM container at priority 0, reduces at
+//! 10, maps at 20, lower numbers served first), request normalisation, and
+//! placing a container of a request on the heartbeating node with the
+//! locality the AM would bind it at.
+
+pub mod fair;
+pub mod fifo;
+
+use crate::model::{yarn_defaults, JobId, Resource, SlotModel};
+use crate::sim::{Heartbeat, Kind, Locality, World};
+
+/// An application's requests at one priority, in the order the RM tries
+/// them (`RMContainerAllocator`'s priorities: AM 0, reduces 10, maps 20).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Ask {
+    Am,
+    Reduce,
+    Map,
+}
+
+pub const ASKS: [Ask; 3] = [Ask::Am, Ask::Reduce, Ask::Map];
+
+/// YARN's locality levels (`NodeType`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    NodeLocal,
+    RackLocal,
+    OffSwitch,
+}
+
+impl Level {
+    /// The engine's locality bound for a map found at this level.
+    fn bound(self) -> Locality {
+        match self {
+            Level::NodeLocal => Locality::Node,
+            Level::RackLocal => Locality::Rack,
+            Level::OffSwitch => Locality::OffDc,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::NodeLocal => "node-local",
+            Level::RackLocal => "rack-local",
+            Level::OffSwitch => "off-switch",
+        }
+    }
+}
+
+/// The YARN policies refuse other slot models, and the others refuse
+/// yarn: a YARN scheduler allocates memory and vcores, an MRv1 one slots.
+pub fn check_model(policy: &str, model: SlotModel) -> Result<(), String> {
+    let yarn_policy = policy.starts_with("yarn-");
+    match (yarn_policy, model == SlotModel::Yarn) {
+        (true, false) => Err(format!(
+            "{policy} allocates YARN containers by memory and vcores; expected cluster.slot_model = \"yarn\""
+        )),
+        (false, true) => Err(format!(
+            "{policy} schedules Hadoop 1.x slots; under cluster.slot_model = \"yarn\" the policies are {}",
+            crate::sched::POLICIES
+                .iter()
+                .filter(|e| e.name.starts_with("yarn-"))
+                .map(|e| e.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `SchedulerUtils.normalizeRequest` with `DefaultResourceCalculator`
+/// (FifoScheduler, CapacityScheduler's default): memory rounded up to a
+/// multiple of the minimum allocation, at least it, at most the maximum;
+/// vcores are not kept (`createResource(memory)`: 1).
+pub fn normalize_memory(ask: Resource, max: Resource) -> Resource {
+    let min = yarn_defaults::MIN_ALLOCATION.mb;
+    Resource::new(round_up(ask.mb.max(min), min).min(max.mb), 1)
+}
+
+/// The same with `DominantResourceCalculator` (FairScheduler): both
+/// components, stepping by `yarn.scheduler.increment-allocation-*` (the
+/// minimum's, 1024 MB and 1 vcore, by default).
+pub fn normalize_both(ask: Resource, max: Resource) -> Resource {
+    let min = yarn_defaults::MIN_ALLOCATION;
+    Resource::new(
+        round_up(ask.mb.max(min.mb), min.mb).min(max.mb),
+        round_up(ask.vcores.max(min.vcores), min.vcores).min(max.vcores),
+    )
+}
+
+fn round_up(x: u32, step: u32) -> u32 {
+    if step == 0 {
+        x
+    } else {
+        x.div_ceil(step) * step
+    }
+}
+
+/// The applications the RM knows, in application-id order: jobs awaiting
+/// their AM's container and jobs whose AM asks for tasks. (A job whose AM
+/// is still starting asks for nothing.)
+pub fn apps(w: &World) -> Vec<JobId> {
+    let mut a = w.awaiting_setup.clone();
+    a.extend_from_slice(&w.active);
+    a.sort_unstable();
+    a
+}
+
+/// Whether job `j` has an outstanding request at `ask`. A job whose AM
+/// was lost with its node asks for no task until its next AM is up.
+pub fn wants(w: &World, j: JobId, ask: Ask) -> bool {
+    let job = w.job(j);
+    let am_up = job.am_ready.is_some() || w.tasks.am.is_zero();
+    match ask {
+        Ask::Am => w.awaiting_setup.binary_search(&j).is_ok(),
+        Ask::Reduce => {
+            job.runnable
+                && am_up
+                && job.reduces_pending > 0
+                && w.reduces_schedulable(j)
+                && w.reduce_allowed(j)
+        }
+        Ask::Map => job.runnable && am_up && job.maps_pending > 0,
+    }
+}
+
+/// What job `j` asks at `ask`, before normalisation.
+pub fn asked(w: &World, j: JobId, ask: Ask) -> Resource {
+    match ask {
+        Ask::Am => w.tasks.am,
+        Ask::Reduce => w.job(j).reduce_ask,
+        Ask::Map => w.job(j).map_ask,
+    }
+}
+
+/// Whether job `j` has a map request for the heartbeating node (`Node`)
+/// or its rack (`Rack`) — the RM's node and rack entries.
+pub fn has_local(hb: &Heartbeat<'_>, j: JobId, level: Level) -> bool {
+    let w = hb.world();
+    match w.job(j).find_map(hb.node, level.bound(), &w.cluster) {
+        Some((_, l)) => match level {
+            Level::NodeLocal => l == Locality::Node,
+            Level::RackLocal => l <= Locality::Rack,
+            Level::OffSwitch => true,
+        },
+        None => false,
+    }
+}
+
+/// Launches one container of `res` for job `j` at `ask` on the node, the
+/// task bound as the MapReduce AM binds it (a map local to the node, else
+/// to its rack, else any, within `level`). Returns whether it launched.
+pub fn launch(
+    hb: &mut Heartbeat<'_>,
+    j: JobId,
+    ask: Ask,
+    res: Resource,
+    level: Level,
+    rule: &'static str,
+) -> bool {
+    match ask {
+        Ask::Am => {
+            hb.launch_am(j, res);
+            true
+        }
+        Ask::Reduce => match hb.world().job(j).find_reduce() {
+            Some(r) => {
+                hb.launch_container(j, Kind::Reduce, r, res, rule);
+                true
+            }
+            None => false,
+        },
+        Ask::Map => {
+            let w = hb.world();
+            match w.job(j).find_map(hb.node, level.bound(), &w.cluster) {
+                Some((t, _)) => {
+                    hb.launch_container(j, Kind::Map, t, res, rule);
+                    true
+                }
+                None => false,
+            }
+        }
+    }
+}
+
+/// The largest container the RM grants on this cluster.
+pub fn max_allocation(w: &World) -> Resource {
+    let largest = w.cluster.nodes.iter().fold(Resource::ZERO, |a, n| {
+        Resource::new(a.mb.max(n.resource.mb), a.vcores.max(n.resource.vcores))
+    });
+    crate::scenario::load::max_allocation(largest)
+}

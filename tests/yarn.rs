@@ -1,0 +1,373 @@
+//! `slot_model = "yarn"`: containers by memory and vcores, an
+//! ApplicationMaster per job, YARN's FairScheduler and FifoScheduler.
+//! Dominant Resource Fairness's worked example (Ghodsi et al., NSDI 2011,
+//! §4) and Hadoop 2.7.3's own FairScheduler tests replayed heartbeat by
+//! heartbeat, and the books kept: no node over its memory, AMs traced.
+
+mod common;
+use common::*;
+use slotsim::model::Resource;
+use slotsim::sim::jobtask::JobTaskKind;
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
+
+/// A one-node YARN cluster with manual heartbeats and no AM containers
+/// (as the FairScheduler tests ask bare requests), `policy` in force.
+fn one_node(
+    memory: &str,
+    vcores: u32,
+    policy: &str,
+    jobs: &[(&str, &str, u32, &str, u32)],
+    beats: &[(u64, u32)],
+) -> String {
+    let mut t = format!(
+        "name = \"yarn-test\"\nseed = 1\n[cluster]\nnodes = 1\nslot_model = \"yarn\"\nmemory = \"{memory}\"\nvcores = {vcores}\nheartbeat = \"manual\"\n[tasks]\nam_memory = \"0MB\"\nam_vcores = 0\n[scheduler]\npolicy = \"{policy}\"\n"
+    );
+    let mut pools: Vec<&str> = jobs.iter().map(|j| j.1).collect();
+    pools.sort_unstable();
+    pools.dedup();
+    for p in pools.iter().filter(|p| **p != "default") {
+        t += &format!("[[pools]]\nname = \"{p}\"\n");
+    }
+    for (name, pool, maps, mem, vc) in jobs {
+        t += &format!(
+            "[[jobs]]\nname = \"{name}\"\npool = \"{pool}\"\nprofile = \"terasort\"\nmaps = {maps}\nreduces = 0\nmap_time = \"100s\"\nmap_memory = \"{mem}\"\nmap_vcores = {vc}\n"
+        );
+    }
+    t + &heartbeat_events(beats)
+}
+
+/// Runs `text` to `until_ms`, with every heartbeat's inspection.
+fn run_to(text: &str, until_ms: u64) -> (slotsim::sim::Sim, Vec<InspectRecord>) {
+    let sc = load_text(text, None);
+    let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+    let recs = collect_inspect(&mut sim);
+    sim.run_until(Some(until_ms));
+    let recs = recs.lock().unwrap().clone();
+    (sim, recs)
+}
+
+/// Each heartbeat's launches, as `job` names.
+fn per_beat(recs: &[InspectRecord]) -> Vec<Vec<String>> {
+    recs.iter()
+        .map(|r| {
+            r.assigned
+                .iter()
+                .map(|a| a.split('/').next().unwrap().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+fn beats(n: u64) -> Vec<(u64, u32)> {
+    (1..=n).map(|s| (s * 1000, 0)).collect()
+}
+
+#[test]
+fn drf_worked_example_nsdi_2011() {
+    // 9 CPUs and 18 GB; A's tasks need <1 CPU, 4 GB>, B's <3 CPUs, 1 GB>.
+    let jobs = [("A", "a", 20, "4GB", 1), ("B", "b", 20, "1GB", 3)];
+    let text = one_node(
+        "18GB",
+        9,
+        "yarn-fair[scheduling_policy=drf]",
+        &jobs,
+        &beats(7),
+    );
+    let (sim, mut recs) = run_to(&text, 50_000);
+    let seventh = recs.pop().unwrap();
+    // Progressive filling: A, B, A, B, A; then CPU is exhausted and B, at
+    // the same dominant share as A but a smaller second share, reserves.
+    let order: Vec<Vec<String>> = per_beat(&recs);
+    let want: Vec<Vec<String>> = ["A", "B", "A", "B", "A"]
+        .iter()
+        .map(|j| vec![j.to_string()])
+        .chain([vec![]])
+        .collect();
+    assert_eq!(order, want);
+    let w = &sim.w;
+    let (a, b) = (w.job(0), w.job(1));
+    assert_eq!(
+        a.used,
+        Resource::new(12 * 1024, 3),
+        "A: 3 tasks, 3 CPUs, 12 GB"
+    );
+    assert_eq!(
+        b.used,
+        Resource::new(2 * 1024, 6),
+        "B: 2 tasks, 6 CPUs, 2 GB"
+    );
+    let cap = w.cluster.capacity;
+    let (da, db) = (
+        slotsim::sched::yarn::fair::drf_shares(a.used, cap, 1.0).0,
+        slotsim::sched::yarn::fair::drf_shares(b.used, cap, 1.0).0,
+    );
+    assert_eq!(da, db, "equal dominant shares");
+    assert!((f64::from(da) - 2.0 / 3.0).abs() < 1e-6);
+    assert_eq!(seventh.assigned.len(), 0);
+    assert_eq!(seventh.inspection.cluster["reserved_nodes"], 1);
+}
+
+#[test]
+fn drf_worked_example_in_one_heartbeat_with_assign_multiple() {
+    let jobs = [("A", "a", 20, "4GB", 1), ("B", "b", 20, "1GB", 3)];
+    let policy = "yarn-fair[scheduling_policy=drf;assign_multiple=true]";
+    let sc = load_text(&one_node("18GB", 9, policy, &jobs, &beats(1)), None);
+    let (_, recs) = run_inspect(&sc);
+    let first: Vec<String> = recs[0]
+        .assigned
+        .iter()
+        .map(|a| a.split('/').next().unwrap().to_string())
+        .collect();
+    assert_eq!(first, ["A", "B", "A", "B", "A"]);
+}
+
+#[test]
+fn hadoop_fair_test_basic_drf_assignment() {
+    // TestFairScheduler.testBasicDRFAssignment: node <8192 MB, 5 vcores>,
+    // app1 asks <2048, 1>, app2 <1024, 2>, both in queue1 under DRF: app1,
+    // app2, then app1 again (2048/8192 = 0.25 < 2/5).
+    let jobs = [
+        ("app1", "queue1", 2, "2GB", 1),
+        ("app2", "queue1", 2, "1GB", 2),
+    ];
+    let (_, recs) = run_to(
+        &one_node(
+            "8GB",
+            5,
+            "yarn-fair[scheduling_policy=drf]",
+            &jobs,
+            &beats(3),
+        ),
+        50_000,
+    );
+    assert_eq!(per_beat(&recs), [vec!["app1"], vec!["app2"], vec!["app1"]]);
+}
+
+#[test]
+fn hadoop_fair_test_no_more_cpu_on_node() {
+    // TestFairScheduler.testNoMoreCpuOnNode: node <2048 MB, 1 vcore>, two
+    // <1024, 1> asks: one container, under the fair policy too (it fits
+    // both resources).
+    let jobs = [("app", "default", 2, "1GB", 1)];
+    let (sim, recs) = run_to(&one_node("2GB", 1, "yarn-fair", &jobs, &beats(2)), 50_000);
+    assert_eq!(per_beat(&recs), [vec!["app"], vec![]]);
+    assert_eq!(sim.w.job(0).used, Resource::new(1024, 1));
+}
+
+#[test]
+fn hadoop_fair_test_max_assign() {
+    // TestFairScheduler.testMaxAssign: assignmultiple, node <16384, 16>,
+    // 8 asks of 1024 MB: max.assign 2 gives 2, then -1 the other 6.
+    let mut text = one_node(
+        "16GB",
+        16,
+        "yarn-fair[assign_multiple=true;max_assign=2]",
+        &[("app", "default", 8, "1GB", 1)],
+        &beats(2),
+    );
+    text += "[[events]]\nat = \"1500ms\"\naction = \"switch_policy\"\npolicy = \"yarn-fair[assign_multiple=true]\"\n";
+    let (_, recs) = run_to(&text, 50_000);
+    assert_eq!(recs[0].assigned.len(), 2);
+    assert_eq!(recs[1].assigned.len(), 6);
+}
+
+#[test]
+fn hadoop_fair_test_simple_fair_share_calculation() {
+    // TestFairScheduler.testSimpleFairShareCalculation: 10240 MB, three
+    // active leaf queues: 3414 MB each (Hadoop's binary search, truncated).
+    let jobs = [
+        ("j1", "q1", 1, "1GB", 1),
+        ("j2", "q2", 1, "1GB", 1),
+        ("j3", "q3", 1, "1GB", 1),
+    ];
+    let (_, recs) = run_to(&one_node("10GB", 8, "yarn-fair", &jobs, &beats(1)), 50_000);
+    for q in ["q1", "q2", "q3"] {
+        assert_eq!(recs[0].inspection.pools[q]["fair_share_mb"], 3414, "{q}");
+    }
+}
+
+#[test]
+fn yarn_fifo_fills_the_node_in_application_order_memory_only() {
+    // FifoScheduler: as many containers as memory holds in one heartbeat,
+    // applications in id order; vcores are not checked (1 per container).
+    let jobs = [
+        ("first", "default", 3, "2GB", 2),
+        ("second", "default", 4, "1GB", 1),
+    ];
+    let (sim, recs) = run_to(&one_node("8GB", 2, "yarn-fifo", &jobs, &beats(1)), 50_000);
+    assert_eq!(
+        per_beat(&recs),
+        [vec!["first", "first", "first", "second", "second"]]
+    );
+    assert_eq!(sim.w.cluster.used, Resource::new(8192, 5));
+}
+
+#[test]
+fn am_containers_run_first_hold_until_the_job_ends_and_are_traced() {
+    let text = r#"
+name = "ams"
+seed = 3
+[cluster]
+nodes = 4
+slot_model = "yarn"
+memory = "8GB"
+vcores = 8
+[tasks]
+am_startup = "3s"
+[scheduler]
+policy = "yarn-fair"
+[[jobs]]
+name = "a"
+profile = "wordcount"
+input = "1GB"
+reduces = 2
+[[jobs]]
+name = "b"
+profile = "terasort"
+input = "512MB"
+reduces = 1
+submit = "2s"
+"#;
+    let sc = load_text(text, None);
+    let (sim, _) = run(&sc);
+    check(&sim).unwrap();
+    let w = &sim.w;
+    for job in &w.jobs {
+        let am: Vec<_> = w.job_tasks.iter().filter(|t| t.job == job.id).collect();
+        assert_eq!(am.len(), 1);
+        assert_eq!(am[0].kind, JobTaskKind::Am);
+        // Hadoop's default AM, 1536 MB and 1 vcore, normalised to 2048.
+        let ready = job.am_ready.unwrap();
+        assert_eq!(
+            ready,
+            am[0].start + 3000 + 1000,
+            "start-up, then the first allocate call"
+        );
+        let first = w
+            .attempts
+            .iter()
+            .filter(|a| a.job == job.id)
+            .map(|a| a.start)
+            .min()
+            .unwrap();
+        assert!(first >= ready);
+    }
+    let mut out = Vec::new();
+    slotsim::report::trace::write_trace(&sim, &mut out).unwrap();
+    let lines: Vec<serde_json::Value> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let ams: Vec<_> = lines.iter().filter(|l| l["kind"] == "am").collect();
+    assert_eq!(ams.len(), 2);
+    assert_eq!(ams[0]["startup_s"], 4.0);
+    assert_eq!(ams[0]["task"], "am");
+}
+
+/// Bad YARN input: one `FILE:LINE:COL` error naming the key and what it
+/// expects.
+#[test]
+fn yarn_keys_are_checked_where_they_are_written() {
+    let err = |text: &str| {
+        slotsim::scenario::load_str(text, "t.toml", None, None)
+            .err()
+            .unwrap_or_else(|| panic!("accepted:\n{text}"))
+            .to_string()
+    };
+    let typed = "[cluster]\nnodes = 2\nmemory = \"8GB\"\n";
+    let e = err(typed);
+    assert!(
+        e.starts_with("t.toml:3:10:") && e.contains("slot_model = \"yarn\""),
+        "{e}"
+    );
+    let e = err("[cluster]\nnodes = 2\n[tasks]\nam_memory = \"1GB\"\n");
+    assert!(
+        e.starts_with("t.toml:4:13:") && e.contains("YARN container"),
+        "{e}"
+    );
+    let yarn = "[cluster]\nnodes = 2\nslot_model = \"yarn\"\nmemory = \"4GB\"\n";
+    let e = err(&format!("{yarn}[tasks]\nmap_memory = \"6GB\"\n"));
+    assert!(
+        e.starts_with("t.toml:6:14:") && e.contains("4096 MB"),
+        "{e}"
+    );
+    let e = err(&format!("{yarn}[tasks]\nam_memory = \"1.5KB\"\n"));
+    assert!(
+        e.starts_with("t.toml:6:13:") && e.contains("whole number of MB"),
+        "{e}"
+    );
+    let e = err("[cluster]\nnodes = 2\nslot_model = \"yarn\"\nmemory = \"512MB\"\n");
+    assert!(e.contains("holds no container"), "{e}");
+    let job = "[[jobs]]\nname = \"j\"\nprofile = \"grep\"\nmaps = 2\nreduce_vcores = 9\n";
+    let e = err(&format!("{yarn}{job}"));
+    assert!(
+        e.starts_with("t.toml:9:17:") && e.contains("8 vcores"),
+        "{e}"
+    );
+    let e = err(&format!("{yarn}[tasks]\nspeculation = \"hadoop\"\n"));
+    assert!(
+        e.contains("not modelled under slot_model = \"yarn\""),
+        "{e}"
+    );
+    // A policy for the other model.
+    let e = slotsim::scenario::load_str(yarn, "t.toml", Some("fair"), None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("yarn-fifo, yarn-fair"), "{e}");
+}
+
+#[test]
+fn a_job_can_ask_its_own_containers() {
+    let text = r#"
+[cluster]
+nodes = 2
+slot_model = "yarn"
+memory = "8GB"
+[tasks]
+am_memory = "0MB"
+am_vcores = 0
+map_memory = "2GB"
+[scheduler]
+policy = "yarn-fifo"
+[[jobs]]
+name = "big"
+profile = "grep"
+maps = 4
+reduces = 1
+map_memory = "3GB"
+reduce_memory = "5GB"
+reduce_vcores = 2
+"#;
+    let sc = load_text(text, None);
+    let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+    let seen = Arc::new(Mutex::new(BTreeSet::new()));
+    sim.attach(Box::new(Sizes(seen.clone())));
+    sim.run_until(None);
+    check(&sim).unwrap();
+    // FifoScheduler normalises to whole GBs and 1 vcore.
+    let want: BTreeSet<_> = [
+        ("map", Resource::new(3072, 1)),
+        ("reduce", Resource::new(5120, 1)),
+    ]
+    .into();
+    assert_eq!(*seen.lock().unwrap(), want);
+}
+
+/// Records the container of every running attempt, by kind.
+struct Sizes(Arc<Mutex<BTreeSet<(&'static str, Resource)>>>);
+
+impl slotsim::sim::policy::Observer for Sizes {
+    fn observe(&mut self, w: &slotsim::sim::World) {
+        let mut seen = self.0.lock().unwrap();
+        for a in w.attempts.iter().filter(|a| a.end().is_none()) {
+            let kind = if a.kind == slotsim::sim::Kind::Map {
+                "map"
+            } else {
+                "reduce"
+            };
+            seen.insert((kind, a.res));
+        }
+    }
+}
