@@ -371,3 +371,136 @@ impl slotsim::sim::policy::Observer for Sizes {
         }
     }
 }
+
+/// Checks the books after every event: no node's containers hold more
+/// memory than it has (nor more vcores, unless `memory_only`: Hadoop's
+/// FifoScheduler counts memory alone), and what the engine says each node
+/// and the cluster hold is the sum of their running containers.
+struct Books {
+    memory_only: bool,
+    broken: Arc<Mutex<Option<String>>>,
+}
+
+impl slotsim::sim::policy::Observer for Books {
+    fn observe(&mut self, w: &slotsim::sim::World) {
+        let mut broken = self.broken.lock().unwrap();
+        if broken.is_some() {
+            return;
+        }
+        let mut held = vec![Resource::ZERO; w.cluster.nodes.len()];
+        for a in w.attempts.iter().filter(|a| a.end().is_none()) {
+            held[a.node as usize] = held[a.node as usize].plus(a.res);
+        }
+        for t in w.job_tasks.iter().filter(|t| t.end.is_none()) {
+            held[t.node as usize] = held[t.node as usize].plus(t.res);
+        }
+        let mut total = Resource::ZERO;
+        for n in &w.cluster.nodes {
+            total = total.plus(n.used);
+            let over = n.used.mb > n.resource.mb
+                || (!self.memory_only && n.used.vcores > n.resource.vcores);
+            if over || n.used != held[n.id as usize] {
+                *broken = Some(format!(
+                    "node {} at {} ms: holds {:?} of {:?}, its containers {:?}",
+                    n.id, w.now, n.used, n.resource, held[n.id as usize]
+                ));
+                return;
+            }
+        }
+        if total != w.cluster.used {
+            *broken = Some(format!(
+                "cluster at {} ms: {:?} against its nodes' {total:?}",
+                w.now, w.cluster.used
+            ));
+        }
+    }
+}
+
+/// A random YARN scenario: nodes of random sizes, jobs with random
+/// containers (each at most half a node's memory and vcores, so one fits
+/// beside an AM), AMs sized or not,
+/// random node failures, switches between the YARN policies. The cluster
+/// is never so small that the AM share limit alone keeps every AM out (a
+/// real YARN deadlock: two 2 GB nodes, two queues).
+fn random_yarn(seed: u64, policies: &[&str]) -> String {
+    use rand::{Rng, SeedableRng};
+    let mut r = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let nodes = r.random_range(3..=6u32);
+    let mem_gb = r.random_range(4..=12u32);
+    let vcores = r.random_range(2..=8u32);
+    let (am_mb, am_vc) = if r.random_bool(0.25) {
+        (0, 0)
+    } else {
+        (r.random_range(1..=2) * 1024 - 512, 1)
+    };
+    let policy = policies[r.random_range(0..policies.len())];
+    let mut t = format!(
+        "name = \"random-yarn\"\nseed = {seed}\n[cluster]\nnodes = {nodes}\nracks = {}\nslot_model = \"yarn\"\nmemory = \"{mem_gb}GB\"\nvcores = {vcores}\n[tasks]\nam_memory = \"{am_mb}MB\"\nam_vcores = {am_vc}\n[scheduler]\npolicy = \"{policy}\"\nslowstart = {}\n",
+        r.random_range(1..=nodes.min(2)),
+        [0.05, 0.5, 1.0][r.random_range(0..3)]
+    );
+    t += "[[pools]]\nname = \"p\"\nweight = 2.0\n";
+    for k in 0..r.random_range(1..=6) {
+        let mb = |r: &mut rand_chacha::ChaCha8Rng| r.random_range(1..=mem_gb / 2) * 512;
+        let vc = |r: &mut rand_chacha::ChaCha8Rng| r.random_range(1..=vcores / 2);
+        let (map_mb, map_vc, red_mb, red_vc) = (mb(&mut r), vc(&mut r), mb(&mut r), vc(&mut r));
+        t += &format!(
+            "[[jobs]]\nname = \"j{k}\"\nprofile = \"{}\"\ninput = \"{}MB\"\nreduces = {}\nsubmit = \"{}s\"\npool = \"{}\"\nmap_memory = \"{map_mb}MB\"\nmap_vcores = {map_vc}\nreduce_memory = \"{red_mb}MB\"\nreduce_vcores = {red_vc}\n",
+            ["terasort", "wordcount", "grep"][r.random_range(0..3)],
+            r.random_range(64..=2048),
+            r.random_range(0..=4),
+            r.random_range(0..=60),
+            ["p", "default"][r.random_range(0..2)],
+        );
+    }
+    for _ in 0..r.random_range(0..=2) {
+        let (node, at) = (r.random_range(0..nodes), r.random_range(5..=120));
+        t += &format!("[[events]]\nat = \"{at}s\"\naction = \"fail_node\"\nnode = {node}\n");
+        t += &format!(
+            "[[events]]\nat = \"{}s\"\naction = \"recover_node\"\nnode = {node}\n",
+            at + r.random_range(1..=60)
+        );
+    }
+    if policies.len() > 1 && r.random_bool(0.5) {
+        let to = policies[r.random_range(0..policies.len())];
+        t += &format!(
+            "[[events]]\nat = \"{}s\"\naction = \"switch_policy\"\npolicy = \"{to}\"\n",
+            r.random_range(1..=90)
+        );
+    }
+    t
+}
+
+fn check_books(text: &str, memory_only: bool) -> Result<(), String> {
+    let sc = load_text(text, None);
+    let mut sim = slotsim::sched::build_sim(&sc).map_err(|e| e.to_string())?;
+    let broken = Arc::new(Mutex::new(None));
+    sim.attach(Box::new(Books {
+        memory_only,
+        broken: broken.clone(),
+    }));
+    sim.run_until(None);
+    if let Some(b) = broken.lock().unwrap().take() {
+        return Err(b);
+    }
+    check(&sim)
+}
+
+#[test]
+fn no_node_ever_holds_more_than_it_has_over_random_scenarios() {
+    let fair = [
+        "yarn-fair",
+        "yarn-fair[scheduling_policy=drf]",
+        "yarn-fair[assign_multiple=true]",
+    ];
+    for seed in 0..40 {
+        let text = random_yarn(seed, &fair);
+        check_books(&text, false).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
+    }
+    // Hadoop's FifoScheduler counts memory alone: vcores may be
+    // over-committed, memory never.
+    for seed in 40..70 {
+        let text = random_yarn(seed, &["yarn-fifo", "yarn-fair"]);
+        check_books(&text, true).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
+    }
+}

@@ -22,6 +22,9 @@ pub enum Ev {
     JobTaskEnd(u32),
     /// Index into the scenario's `[[events]]`.
     Scripted(u32),
+    /// Job `j`'s ApplicationMaster calls allocate (`slot_model = "yarn"`):
+    /// like heartbeats, these keep no run alive.
+    AmHeartbeat(JobId),
     /// `periodic`: the node's regular heartbeat, which schedules the next one.
     Heartbeat {
         node: NodeId,
@@ -49,6 +52,8 @@ impl Ev {
             Ev::Scripted(i) => (3, i as u64),
             // After the scripted events of the instant.
             Ev::Failure { node, .. } => (3, 1 << 40 | node as u64),
+            // Before the NodeManagers' heartbeats of the instant.
+            Ev::AmHeartbeat(j) => (3, 1 << 41 | j as u64),
             Ev::Heartbeat { node, .. } => (4, node as u64),
         }
     }

@@ -69,6 +69,11 @@ impl Heartbeat<'_> {
         );
         let a = self.launch_in(job, kind, kind, task, rule);
         self.w.attempts[a as usize].res = res;
+        if kind == Kind::Reduce {
+            // The request it answers (an AM-less job asks for none).
+            let j = &mut self.w.jobs[job as usize];
+            j.reduce_asks = j.reduce_asks.saturating_sub(1);
+        }
         self.w.hold(job, self.node, res, false);
         a
     }

@@ -345,6 +345,12 @@ pub struct Job {
     pub reduce_ask: crate::model::Resource,
     pub used: crate::model::Resource,
     pub am_ready: Option<Ms>,
+    /// Its AM's reduce requests the scheduler sees (`scheduledRequests.
+    /// reduces`); the rest of `reduces_pending` wait in the AM
+    /// (`pendingReduces`) until `RMContainerAllocator.scheduleReduces`
+    /// ramps them up. And whether slowstart has let reduces start.
+    pub reduce_asks: u32,
+    pub reduces_started: bool,
     pub finished_at: Option<Ms>,
     /// Killed (`kill_job`): `finished_at` is when.
     pub killed: bool,
@@ -452,6 +458,8 @@ impl Job {
             reduce_ask: crate::model::Resource::ZERO,
             used: crate::model::Resource::ZERO,
             am_ready: None,
+            reduce_asks: 0,
+            reduces_started: false,
             finished_at: None,
             killed: false,
             map_end: None,

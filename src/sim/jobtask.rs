@@ -207,6 +207,7 @@ impl World {
                 if !job.runnable {
                     self.activate(j);
                 }
+                self.am_started(j);
             }
             return;
         }
@@ -266,10 +267,20 @@ impl World {
                 JobTaskKind::Setup => insert_by_id(&mut self.awaiting_setup, j),
                 JobTaskKind::Cleanup => insert_by_id(&mut self.awaiting_cleanup, j),
                 // A lost AM is started again elsewhere (its job's finished
-                // tasks recovered); one lingering after its job is done
-                // is simply gone.
+                // tasks recovered, `yarn.app.mapreduce.am.job.recovery.
+                // enable`); one lingering after its job is done is gone.
                 JobTaskKind::Am if !self.jobs[j as usize].is_done() => {
+                    // The RM kills the failed attempt's containers (MapReduce
+                    // keeps none across attempts): the tasks run again
+                    // under the next AM.
                     self.jobs[j as usize].am_ready = None;
+                    self.jobs[j as usize].reduce_asks = 0;
+                    for a in self.live_attempts(j) {
+                        self.stop_attempt(a, Outcome::Killed);
+                        let at = &self.attempts[a as usize];
+                        let (kind, task) = (at.kind, at.task);
+                        self.requeue_if_idle(j, kind, task);
+                    }
                     insert_by_id(&mut self.awaiting_setup, j)
                 }
                 JobTaskKind::Am => {}

@@ -440,6 +440,7 @@ impl World {
         }
         self.to_announce.retain(|&x| x != j);
         self.waiting.retain(|&x| x != j);
+        self.awaiting_setup.retain(|&x| x != j);
         self.committing.retain(|&x| x != j);
         self.active.retain(|&x| x != j);
         let job = &mut self.jobs[j as usize];
@@ -496,6 +497,12 @@ impl World {
     /// Job `j`'s tasks are schedulable: policies see it.
     pub(super) fn activate(&mut self, j: JobId) {
         self.jobs[j as usize].runnable = true;
+        if self.cluster.model == crate::model::SlotModel::Yarn && self.tasks.am.is_zero() {
+            // An AM sized 0 takes no container and no time, but its
+            // allocator still schedules the job's reduces.
+            self.jobs[j as usize].am_ready = Some(self.now);
+            self.am_started(j);
+        }
         if self.jobs[j as usize].setup_ms.is_some() {
             self.to_announce.push(j);
         }

@@ -322,9 +322,30 @@ pub trait Policy: Send {
         None
     }
 
+    /// `slot_model = "yarn"`: what the scheduler tells job `j`'s
+    /// ApplicationMaster on its allocate call (its headroom, and whether
+    /// it schedules vcores too). By default what no container holds,
+    /// memory only, as Hadoop's FifoScheduler reports it.
+    fn headroom(&self, w: &World, _j: JobId) -> Headroom {
+        Headroom {
+            available: w.cluster.capacity.minus(w.cluster.used),
+            cpu: false,
+        }
+    }
+
     /// Lines the policy has said since last asked (a policy process's
     /// stderr, when kept), for the run's log.
     fn said(&mut self, _out: &mut Vec<String>) {}
+}
+
+/// A YARN scheduler's answer to an ApplicationMaster's allocate call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Headroom {
+    /// What the application may still get (`Allocation.getResourceLimit`).
+    pub available: crate::model::Resource,
+    /// Whether the scheduler's resource types include CPU (the AM then
+    /// counts containers by memory and vcores, else by memory alone).
+    pub cpu: bool,
 }
 
 /// What a policy may need to know about the cluster when it is built.

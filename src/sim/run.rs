@@ -315,7 +315,7 @@ impl Sim {
 
     /// A heartbeat of any kind is in the calendar.
     fn heartbeat_pending(&self) -> bool {
-        self.w.cal.len() > self.w.pending_other || self.scripted_heartbeats > 0
+        self.w.cal.len() > self.w.pending_other + self.w.am_ticks || self.scripted_heartbeats > 0
     }
 
     /// Settles the rates changed at this instant unless another event of
@@ -373,7 +373,9 @@ impl Sim {
         debug_assert!(t >= self.w.now, "time went backwards");
         self.w.now = t;
         self.w.events += 1;
-        if !matches!(ev, Ev::Heartbeat { .. } | Ev::Failure { .. }) {
+        if matches!(ev, Ev::AmHeartbeat(_)) {
+            self.w.am_ticks -= 1;
+        } else if !matches!(ev, Ev::Heartbeat { .. } | Ev::Failure { .. }) {
             self.w.pending_other -= 1;
             self.w.last_progress = t;
             if let Some(c) = self.w.other_times.get_mut(&t) {
@@ -417,6 +419,10 @@ impl Sim {
                 }
             }
             Ev::JobCommitted(j) => self.w.job_committed(j),
+            Ev::AmHeartbeat(j) => {
+                let headroom = self.policy.headroom(&self.w, j);
+                self.w.am_heartbeat(j, headroom);
+            }
             Ev::JobTaskEnd(t) => {
                 self.w.job_task_done(t);
                 self.announce();

@@ -158,6 +158,8 @@ pub struct World {
     pub(super) pending_submits: usize,
     /// Calendar entries other than heartbeats (completions, arrivals, script).
     pub(super) pending_other: usize,
+    /// ApplicationMaster heartbeats in the calendar (`yarn`).
+    pub(super) am_ticks: usize,
     /// Last launch, completion or arrival: to detect a run that cannot go on.
     pub(super) last_progress: Ms,
     /// The run stopped because nothing could ever run again.
@@ -272,6 +274,7 @@ impl World {
             unfinished: 0,
             pending_submits: 0,
             pending_other: 0,
+            am_ticks: 0,
             last_progress: 0,
             stalled: false,
             early_reduces: 0,
@@ -461,7 +464,9 @@ impl World {
     /// Every calendar insertion goes through here so the stall check can
     /// count what is pending besides heartbeats.
     pub(super) fn schedule(&mut self, at: Ms, ev: Ev) {
-        if !matches!(ev, Ev::Heartbeat { .. } | Ev::Failure { .. }) {
+        if matches!(ev, Ev::AmHeartbeat(_)) {
+            self.am_ticks += 1;
+        } else if !matches!(ev, Ev::Heartbeat { .. } | Ev::Failure { .. }) {
             self.pending_other += 1;
             *self.other_times.entry(at).or_insert(0) += 1;
         }

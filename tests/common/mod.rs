@@ -219,13 +219,17 @@ pub fn check(sim: &Sim) -> Result<(), String> {
             let ams: Vec<_> = runs
                 .iter()
                 .filter(|t| {
-                    t.kind == JobTaskKind::Am && (t.outcome == Outcome::Succeeded || lingering(t))
+                    // One that saw its job finish: it exited, lingers, or
+                    // died with its node while it lingered.
+                    let after = t.end.is_some_and(|e| Some(e) > job.finished_at);
+                    t.kind == JobTaskKind::Am
+                        && (t.outcome == Outcome::Succeeded
+                            || lingering(t)
+                            || (t.outcome == Outcome::Failed && after))
                 })
                 .collect();
-            for t in &ams {
-                if t.end
-                    .is_some_and(|e| Some(e) != job.finished_at.map(|f| f + 5000))
-                {
+            for t in ams.iter().filter(|t| t.outcome == Outcome::Succeeded) {
+                if t.end != job.finished_at.map(|f| f + 5000) {
                     return Err(format!(
                         "{}: its AM did not exit 5 s after the job",
                         job.name
@@ -254,7 +258,12 @@ pub fn check(sim: &Sim) -> Result<(), String> {
             .map(|a| a.start)
             .min();
         if let (Some(s), Some(first)) = (setup.first(), first) {
-            let ready = if yarn { s.start } else { s.end.unwrap() };
+            // Under yarn, the first AM (a lost one's tasks stay).
+            let ready = if yarn {
+                runs.iter().map(|t| t.start).min().unwrap_or(s.start)
+            } else {
+                s.end.unwrap()
+            };
             if ready > first {
                 return Err(format!(
                     "{}: a task started before its set-up ended",

@@ -177,12 +177,14 @@ fn finish_cluster(
             "typed" => SlotModel::Typed,
             "unified" => SlotModel::Unified,
             "yarn" => SlotModel::Yarn,
-            other => return Err(cx.at(
-                s,
-                format!(
+            other => {
+                return Err(cx.at(
+                    s,
+                    format!(
                     "unknown slot_model \"{other}\"; expected \"typed\", \"unified\" or \"yarn\""
                 ),
-            )),
+                ))
+            }
         },
     };
     let node_resource = if slot_model == SlotModel::Yarn {

@@ -18,7 +18,7 @@ use super::{Ask, Level, ASKS};
 use crate::model::{JobId, NodeId, Resource};
 use crate::sched::registry::{Entry, DEFAULT_SLOWSTART};
 use crate::sched::settings::{ConfigError, Settings};
-use crate::sim::policy::{num, Inspection, Policy, Values};
+use crate::sim::policy::{num, Headroom, Inspection, Policy, Values};
 use crate::sim::{Heartbeat, World};
 use std::cmp::Ordering;
 
@@ -399,6 +399,25 @@ impl Policy for YarnFair {
             if !self.assign_multiple || (self.max_assign > 0 && assigned >= self.max_assign) {
                 break;
             }
+        }
+    }
+
+    /// `FSAppAttempt.getHeadroom`: the queue's fair share less its usage
+    /// (memory; under drf vcores too), within what the cluster has free;
+    /// the FairScheduler schedules CPU as well as memory.
+    fn headroom(&self, w: &World, j: JobId) -> Headroom {
+        let pool = w.job(j).pool as usize;
+        let fair = shares(w, self.policy).fair[pool];
+        let used = w.pool_stats[pool].used;
+        let free = w.cluster.capacity.minus(w.cluster.used);
+        let mb = free.mb.min(fair.mb.saturating_sub(used.mb));
+        let vcores = match self.policy {
+            Ordering2::Fair => free.vcores,
+            Ordering2::Drf => free.vcores.min(fair.vcores.saturating_sub(used.vcores)),
+        };
+        Headroom {
+            available: Resource::new(mb, vcores),
+            cpu: true,
         }
     }
 

@@ -115,16 +115,11 @@ pub fn apps(w: &World) -> Vec<JobId> {
 /// was lost with its node asks for no task until its next AM is up.
 pub fn wants(w: &World, j: JobId, ask: Ask) -> bool {
     let job = w.job(j);
-    let am_up = job.am_ready.is_some() || w.tasks.am.is_zero();
+    let am_up = job.am_ready.is_some();
     match ask {
         Ask::Am => w.awaiting_setup.binary_search(&j).is_ok(),
-        Ask::Reduce => {
-            job.runnable
-                && am_up
-                && job.reduces_pending > 0
-                && w.reduces_schedulable(j)
-                && w.reduce_allowed(j)
-        }
+        // The AM's reduce requests (`RMContainerAllocator`).
+        Ask::Reduce => job.runnable && am_up && job.reduces_pending > 0 && job.reduce_asks > 0,
         Ask::Map => job.runnable && am_up && job.maps_pending > 0,
     }
 }
