@@ -145,7 +145,7 @@ impl World {
         let every = yarn_defaults::AM_HEARTBEAT;
         let job = &self.jobs[j as usize];
         let Some(ready) = job.am_ready else { return };
-        if job.is_done() || !job.runnable || (self.now - ready) % every != 0 {
+        if job.is_done() || !job.runnable || !(self.now - ready).is_multiple_of(every) {
             // Its job is over, or its AM was lost (a stale call).
             return;
         }
