@@ -265,6 +265,9 @@ pub struct TaskSpec {
     /// jobs ask for unless they say otherwise.
     pub am: Resource,
     pub am_startup: Ms,
+    /// Whether the scenario gave `am_startup`: a Rumen replay then models
+    /// every AM with it instead of replaying the recorded ones.
+    pub am_startup_given: bool,
     pub map_container: Resource,
     pub reduce_container: Resource,
 }

@@ -145,6 +145,8 @@ pub struct Cluster {
     /// hold on them.
     pub capacity: Resource,
     pub used: Resource,
+    /// The largest node's memory and vcores (each its own maximum).
+    pub largest: Resource,
 }
 
 impl Cluster {
@@ -240,6 +242,7 @@ impl Cluster {
             speed_p25: 0.0,
             capacity: Resource::ZERO,
             used: Resource::ZERO,
+            largest: Resource::ZERO,
         }
         .with_derived()
     }
@@ -250,6 +253,9 @@ impl Cluster {
             .nodes
             .iter()
             .fold(Resource::ZERO, |a, n| a.plus(n.resource));
+        self.largest = self.nodes.iter().fold(Resource::ZERO, |a, n| {
+            Resource::new(a.mb.max(n.resource.mb), a.vcores.max(n.resource.vcores))
+        });
         let mut speeds: Vec<f64> = self.nodes.iter().map(|n| n.speed).collect();
         speeds.sort_by(|a, b| a.total_cmp(b));
         self.speed_p25 = speeds

@@ -402,10 +402,15 @@ impl World {
             self.stop_attempt(a, Outcome::Killed);
         }
         // A replayed job commits for its recorded time before it finishes:
-        // nothing of it runs meanwhile.
+        // nothing of it runs meanwhile. (Under yarn its AM commits: for the
+        // recorded time too, unless the scenario models AMs with its own
+        // `am_startup`, whose AMs commit at no cost: docs/yarn.md.)
+        let modelled =
+            self.cluster.model == crate::model::SlotModel::Yarn && self.tasks.am_startup_given;
         let commit = self.jobs[j as usize]
             .recorded
             .as_ref()
+            .filter(|_| !modelled)
             .map_or(0, |r| r.commit_ms);
         if commit > 0 {
             self.active.retain(|&x| x != j);
@@ -601,7 +606,15 @@ impl World {
             // Every job's first container is its AM's (none when the AM
             // is sized 0, as worked examples want); its start-up takes the
             // set-up task's place, and the AM commits.
-            job.setup_ms = (!self.tasks.am.is_zero()).then_some(self.tasks.am_startup);
+            // A replayed job's AM starts up for its recorded time (from
+            // submission to the job's launch) unless the scenario sets
+            // `am_startup` for every AM.
+            let recorded = spec
+                .recorded
+                .as_ref()
+                .filter(|_| !self.tasks.am_startup_given);
+            let startup = recorded.map_or(self.tasks.am_startup, |r| r.prep_ms);
+            job.setup_ms = (!self.tasks.am.is_zero()).then_some(startup);
             job.map_ask = spec.map_container.unwrap_or(self.tasks.map_container);
             job.reduce_ask = spec.reduce_container.unwrap_or(self.tasks.reduce_container);
         } else if !fixed {

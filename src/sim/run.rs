@@ -128,7 +128,13 @@ impl Sim {
             })?;
             // A replayed job's recorded start-up (its AM's, its
             // initialisation): it arrives, runnable, that much later.
-            let prep = spec.recorded.as_ref().map_or(0, |r| r.prep_ms);
+            // Under yarn it is its AM's start-up instead (docs/yarn.md).
+            let yarn = sc.cluster.slot_model == SlotModel::Yarn;
+            let prep = spec
+                .recorded
+                .as_ref()
+                .filter(|_| !yarn)
+                .map_or(0, |r| r.prep_ms);
             w.schedule(spec.submit.saturating_add(prep), Ev::JobArrival(id));
         }
         for (i, e) in sc.events.iter().enumerate() {

@@ -499,6 +499,7 @@ pub(super) fn compile_tasks(cx: &Cx, t: &TasksDef, cluster: &ClusterSpec) -> R<T
         cleanup,
         am: crate::model::Resource::ZERO,
         am_startup: 0,
+        am_startup_given: t.am_startup.is_some(),
         map_container: crate::model::Resource::ZERO,
         reduce_container: crate::model::Resource::ZERO,
     };

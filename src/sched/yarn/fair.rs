@@ -78,6 +78,8 @@ pub struct YarnFair {
     reserved: Vec<Option<(JobId, Ask)>>,
     /// Per job id, per priority.
     delay: Vec<[Delay; 3]>,
+    /// Fair shares as last computed.
+    shares: std::cell::RefCell<Shares>,
 }
 
 impl YarnFair {
@@ -122,6 +124,7 @@ impl YarnFair {
             max_am_share,
             reserved: Vec::new(),
             delay: Vec::new(),
+            shares: std::cell::RefCell::default(),
         })
     }
 
@@ -259,28 +262,33 @@ impl YarnFair {
     }
 
     /// `FairSharePolicy.FairShareComparator` / `DominantResourceFairness
-    /// Comparator` with no minimum shares: usage over weight (memory), or
+    /// Comparator` with no minimum shares (the walk sorts by its keys): usage over weight (memory), or
     /// dominant then other share over weight, in Java's float arithmetic;
     /// ties by start time, then name.
+    #[cfg(test)]
     fn cmp(
         &self,
         cluster: Resource,
         a: (Resource, f64, u64, &str),
         b: (Resource, f64, u64, &str),
     ) -> Ordering {
-        let by_share = match self.policy {
-            Ordering2::Fair => {
-                let ra = f64::from(a.0.mb as f32 / a.1 as f32);
-                let rb = f64::from(b.0.mb as f32 / b.1 as f32);
-                ra.partial_cmp(&rb).unwrap_or(Ordering::Equal)
-            }
-            Ordering2::Drf => {
-                let sa = drf_shares(a.0, cluster, a.1);
-                let sb = drf_shares(b.0, cluster, b.1);
-                sa.partial_cmp(&sb).unwrap_or(Ordering::Equal)
-            }
-        };
-        by_share.then(a.2.cmp(&b.2)).then_with(|| a.3.cmp(b.3))
+        let (ka, kb) = (
+            self.share_key(cluster, a.0, a.1),
+            self.share_key(cluster, b.0, b.1),
+        );
+        ka.partial_cmp(&kb)
+            .unwrap_or(Ordering::Equal)
+            .then(a.2.cmp(&b.2))
+            .then_with(|| a.3.cmp(b.3))
+    }
+
+    /// What the comparator orders by: memory usage over weight (fair), or
+    /// dominant then other share over weight (drf), in Java's float.
+    fn share_key(&self, cluster: Resource, used: Resource, weight: f64) -> (f32, f32) {
+        match self.policy {
+            Ordering2::Fair => (used.mb as f32 / weight as f32, 0.0),
+            Ordering2::Drf => drf_shares(used, cluster, weight),
+        }
     }
 }
 
@@ -297,9 +305,13 @@ pub fn drf_shares(used: Resource, cluster: Resource, weight: f64) -> (f32, f32) 
     }
 }
 
-/// The leaf queues' instantaneous fair shares, by pool.
+/// The leaf queues' instantaneous fair shares, by pool, and what they
+/// were computed from: the cluster's resources and which queues were
+/// active (their weights do not change during a run).
+#[derive(Clone, Default)]
 struct Shares {
     fair: Vec<Resource>,
+    from: (Resource, Vec<bool>),
 }
 
 /// `ComputeFairShares.computeShares` over root's active queues (with no
@@ -339,6 +351,29 @@ pub fn compute_shares(weights: &[Option<f64>], total: u32) -> Vec<u32> {
         .collect()
 }
 
+/// The fair shares, recomputed only when what they depend on changed
+/// (Hadoop's update thread recomputes them twice a second).
+fn cached_shares<'a>(
+    cache: &'a std::cell::RefCell<Shares>,
+    w: &World,
+    policy: Ordering2,
+) -> std::cell::Ref<'a, Shares> {
+    let fresh = {
+        let c = cache.borrow();
+        c.from.0 == w.cluster.capacity
+            && c.from.1.len() == w.pool_stats.len()
+            && c.from
+                .1
+                .iter()
+                .zip(&w.pool_stats)
+                .all(|(&a, s)| a == (s.runnable_jobs > 0))
+    };
+    if !fresh {
+        *cache.borrow_mut() = shares(w, policy);
+    }
+    cache.borrow()
+}
+
 fn shares(w: &World, policy: Ordering2) -> Shares {
     let weights: Vec<Option<f64>> = w
         .pools
@@ -358,6 +393,10 @@ fn shares(w: &World, policy: Ordering2) -> Shares {
             .zip(cpu)
             .map(|(m, c)| Resource::new(m, c))
             .collect(),
+        from: (
+            w.cluster.capacity,
+            w.pool_stats.iter().map(|s| s.runnable_jobs > 0).collect(),
+        ),
     }
 }
 
@@ -375,7 +414,7 @@ impl Policy for YarnFair {
         if self.reserved.len() < n {
             self.reserved.resize(n, None);
         }
-        let shares = shares(hb.world(), self.policy);
+        let shares = cached_shares(&self.shares, hb.world(), self.policy).clone();
         if let Some((j, ask)) = self.reserved[hb.node as usize] {
             let w = hb.world();
             let max = super::max_allocation(w);
@@ -407,7 +446,7 @@ impl Policy for YarnFair {
     /// the FairScheduler schedules CPU as well as memory.
     fn headroom(&self, w: &World, j: JobId) -> Headroom {
         let pool = w.job(j).pool as usize;
-        let fair = shares(w, self.policy).fair[pool];
+        let fair = cached_shares(&self.shares, w, self.policy).fair[pool];
         let used = w.pool_stats[pool].used;
         let free = w.cluster.capacity.minus(w.cluster.used);
         let mb = free.mb.min(fair.mb.saturating_sub(used.mb));
@@ -423,7 +462,7 @@ impl Policy for YarnFair {
 
     fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
         let mut i = usage_inspection(w);
-        let shares = shares(w, self.policy);
+        let shares = cached_shares(&self.shares, w, self.policy);
         for (p, pool) in w.pools.iter().enumerate() {
             if let Some(v) = i.pools.get_mut(&pool.name) {
                 v.insert("fair_share_mb", shares.fair[p].mb);
@@ -446,33 +485,42 @@ impl YarnFair {
     fn assign_root(&mut self, hb: &mut Heartbeat<'_>, shares: &Shares) -> Option<bool> {
         let w = hb.world();
         let cluster = w.cluster.capacity;
-        let apps = super::apps(w);
-        let mut queues: Vec<u32> = apps.iter().map(|&j| w.job(j).pool).collect();
-        queues.sort_unstable();
-        queues.dedup();
-        let key = |p: u32| {
-            let pool = &w.pools[p as usize];
-            (
-                w.pool_stats[p as usize].used,
-                pool.weight,
-                0u64,
-                pool.name.as_str(),
-            )
-        };
-        queues.sort_by(|&a, &b| self.cmp(cluster, key(a), key(b)));
-        for q in queues {
+        // Each schedulable's sort key, computed once: its share(s), start
+        // time, then name (queues start at 0, as FSQueue.getStartTime).
+        type Key = ((f32, f32), u64, JobId);
+        let mut by_queue: Vec<Vec<Key>> = vec![Vec::new(); w.pools.len()];
+        for j in super::apps(w) {
+            let job = w.job(j);
+            let k = self.share_key(cluster, job.used, 1.0);
+            by_queue[job.pool as usize].push((k, job.submit, j));
+        }
+        let mut queues: Vec<(f32, f32, usize)> = by_queue
+            .iter()
+            .enumerate()
+            .filter(|(_, apps)| !apps.is_empty())
+            .map(|(p, _)| {
+                let k = self.share_key(cluster, w.pool_stats[p].used, w.pools[p].weight);
+                (k.0, k.1, p)
+            })
+            .collect();
+        let name_of_pool = |p: usize| w.pools[p].name.as_str();
+        queues.sort_by(|a, b| {
+            (a.0, a.1)
+                .partial_cmp(&(b.0, b.1))
+                .unwrap_or(Ordering::Equal)
+                .then_with(|| name_of_pool(a.2).cmp(name_of_pool(b.2)))
+        });
+        for (_, _, q) in queues {
+            let mut mine = std::mem::take(&mut by_queue[q]);
             let w = hb.world();
-            let mut mine: Vec<JobId> = apps
-                .iter()
-                .copied()
-                .filter(|&j| w.job(j).pool == q)
-                .collect();
-            let app_key = |j: JobId| {
-                let job = w.job(j);
-                (job.used, 1.0, job.submit, job.name.as_str())
-            };
-            mine.sort_by(|&a, &b| self.cmp(cluster, app_key(a), app_key(b)).then(a.cmp(&b)));
-            for j in mine {
+            mine.sort_by(|a, b| {
+                a.0.partial_cmp(&b.0)
+                    .unwrap_or(Ordering::Equal)
+                    .then(a.1.cmp(&b.1))
+                    .then_with(|| w.job(a.2).name.cmp(&w.job(b.2).name))
+                    .then(a.2.cmp(&b.2))
+            });
+            for &(_, _, j) in &mine {
                 if let Some(took) = self.assign_app(hb, j, shares) {
                     return Some(took);
                 }

@@ -185,8 +185,5 @@ pub fn launch(
 
 /// The largest container the RM grants on this cluster.
 pub fn max_allocation(w: &World) -> Resource {
-    let largest = w.cluster.nodes.iter().fold(Resource::ZERO, |a, n| {
-        Resource::new(a.mb.max(n.resource.mb), a.vcores.max(n.resource.vcores))
-    });
-    crate::scenario::load::max_allocation(largest)
+    crate::scenario::load::max_allocation(w.cluster.largest)
 }
