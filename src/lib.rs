@@ -1,5 +1,5 @@
-//! slotsim: a deterministic discrete-event simulator of Hadoop-MRv1-style
-//! cluster scheduling. `sim` is the pure engine, `sched` the policies,
+//! slotsim: a deterministic discrete-event simulator of Hadoop cluster
+//! scheduling, on MRv1 slots or YARN containers. `sim` is the pure engine, `sched` the policies,
 //! `scenario` the TOML front end, `report` the outputs.
 #![forbid(unsafe_code)]
 

@@ -343,6 +343,39 @@ fn pools_view_under_adaptive_fair_shows_allocations_and_the_shared_pool() {
     assert_eq!(cells[7..9], ["-", "-"], "{shared}");
 }
 
+/// On a YARN cluster the overview counts memory, vcores and AMs, each
+/// node's cell is the memory its containers hold, the pools panel shows
+/// what each queue holds, and the picker offers only YARN's schedulers;
+/// switching among them works mid-run.
+#[test]
+fn a_yarn_cluster_shows_memory_ams_and_yarn_policies() {
+    let mut a = App::new(load("yarn-quickstart.toml", None)).unwrap();
+    run_for(&mut a, 8);
+    let s = screen(&a, 120, 36);
+    let held = a.sim.w.cluster.used;
+    assert!(held.mb > 0);
+    let title = format!("{:.1}/160.0 GB · ", f64::from(held.mb) / 1024.0);
+    assert!(s.contains(&title), "{title}\n{s}");
+    assert!(s.contains("AMs,"), "{s}");
+    assert!(s.contains("Pools: memory held"), "{s}");
+    assert!(s.contains("GB, ") && s.contains("vcores held ("), "{s}");
+    keys(&mut a, "p");
+    let picker = screen(&a, 120, 36);
+    assert!(
+        picker.contains("yarn-fifo") && picker.contains("yarn-fair"),
+        "{picker}"
+    );
+    assert!(
+        !picker.contains(" fifo ") && !picker.contains("omo"),
+        "{picker}"
+    );
+    keys(&mut a, "k");
+    key(&mut a, KeyCode::Enter);
+    assert_eq!(a.sim.policy_label(), "yarn-fifo");
+    run_to_the_end(&mut a);
+    check(&a.sim).unwrap();
+}
+
 #[test]
 fn picker_switches_policy_through_the_command_api() {
     let mut a = app();

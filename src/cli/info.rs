@@ -68,29 +68,39 @@ pub fn cmd_validate(path: &Path) -> Result<(), Failure> {
     );
     if sc.cluster.slot_model == slotsim::model::SlotModel::Yarn {
         let t = &sc.tasks;
+        let replayed = sc.jobs.iter().any(|j| j.recorded.is_some()) && !t.am_startup_given;
         let am = if t.am.is_zero() {
             "no ApplicationMaster container".to_string()
         } else {
             format!(
-                "ApplicationMaster {} MB, {} vcores, start-up {}",
+                "ApplicationMaster {} MB, {}, start-up {}",
                 t.am.mb,
-                t.am.vcores,
-                slotsim::units::fmt_secs(t.am_startup)
+                plural(t.am.vcores.into(), "vcore"),
+                if replayed {
+                    "each job's recorded".to_string()
+                } else {
+                    slotsim::units::fmt_secs(t.am_startup)
+                }
             )
         };
         outln!(
             o,
-            "             {am}; maps ask {} MB, {} vcores; reduces {} MB, {} vcores (before normalisation)",
+            "             {am}; maps ask {} MB, {}; reduces {} MB, {} (before normalisation)",
             t.map_container.mb,
-            t.map_container.vcores,
+            plural(t.map_container.vcores.into(), "vcore"),
             t.reduce_container.mb,
-            t.reduce_container.vcores
+            plural(t.reduce_container.vcores.into(), "vcore"),
         );
     }
     if let Some(trace) = &sc.cluster.from_trace {
+        let slots = if sc.cluster.slot_model == slotsim::model::SlotModel::Yarn {
+            ""
+        } else {
+            ", and as many slots as its busiest host ran attempts at once"
+        };
         outln!(
             o,
-            "             from {trace}: its hosts in their racks, and as many slots as its busiest host ran attempts at once"
+            "             from {trace}: its hosts in their racks{slots}"
         );
     }
     // What decides task times: the cores the slots share, the network,

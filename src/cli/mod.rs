@@ -29,8 +29,9 @@ use std::process::ExitCode;
     name = "slotsim",
     version,
     about = "A terminal playground for MapReduce cluster scheduling",
-    long_about = "slotsim simulates a Hadoop-MRv1-style cluster deterministically and runs \
-                  FIFO, Fair, Capacity and research scheduling policies on it."
+    long_about = "slotsim simulates a Hadoop cluster (MRv1 slots or YARN containers) \
+                  deterministically and runs FIFO, Fair, Capacity, YARN's schedulers and \
+                  research scheduling policies on it."
 )]
 struct Cli {
     #[command(subcommand)]

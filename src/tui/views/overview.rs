@@ -50,11 +50,16 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     }
 }
 
-/// Busy slots of a node over its slots, 0 for a dead node.
+/// Busy slots of a node over its slots (YARN: memory held over memory),
+/// 0 for a dead node.
 fn busy(n: &Node) -> f64 {
     let slots = n.lanes.len();
     if slots == 0 || !n.alive {
         return 0.0;
+    }
+    // YARN: the memory its containers (its AMs' too) hold.
+    if n.resource.mb > 0 {
+        return f64::from(n.used.mb) / f64::from(n.resource.mb);
     }
     n.lanes.iter().filter(|l| l.is_some()).count() as f64 / slots as f64
 }
@@ -118,7 +123,29 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
     // Typeless containers are one pool of slots: maps and reduces together
     // against all of them (a map may take what a typed cluster would call a
     // reduce slot).
-    let title = if c.model == crate::model::SlotModel::Unified {
+    let gb = |mb: u32| f64::from(mb) / 1024.0;
+    let title = if c.model == crate::model::SlotModel::Yarn {
+        let ams = w.running_ams();
+        super::first_fit(
+            &[
+                format!(
+                    " Nodes {n} · memory {:.1}/{:.1} GB · vcores {}/{} · {ams} AMs, {rm} maps, {rr} reduces{dead_s} ",
+                    gb(c.used.mb),
+                    gb(c.capacity.mb),
+                    c.used.vcores,
+                    c.capacity.vcores
+                ),
+                format!(
+                    " Nodes {n} · {:.1}/{:.1} GB · {ams} AMs, {rm} maps, {rr} reds{dead_s} ",
+                    gb(c.used.mb),
+                    gb(c.capacity.mb)
+                ),
+                format!(" Nodes {n} · {:.1}/{:.1} GB{dead_s} ", gb(c.used.mb), gb(c.capacity.mb)),
+                format!(" {n} nodes{dead_s} "),
+            ],
+            area.width,
+        )
+    } else if c.model == crate::model::SlotModel::Unified {
         super::first_fit(
             &[
                 format!(
@@ -255,7 +282,24 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
     }
     if lines.len() < inner_h {
         let n = &c.nodes[sel as usize];
-        let state = if n.alive {
+        let ams = w
+            .job_tasks
+            .iter()
+            .filter(|t| t.node == sel && t.end.is_none())
+            .count();
+        let state = if !n.alive {
+            "dead · r recovers it".to_string()
+        } else if n.resource.mb > 0 {
+            format!(
+                "{:.1}/{:.1} GB, {}/{} vcores held ({} AM{}) · f fails it",
+                gb(n.used.mb),
+                gb(n.resource.mb),
+                n.used.vcores,
+                n.resource.vcores,
+                ams,
+                if ams == 1 { "" } else { "s" }
+            )
+        } else if n.alive {
             format!(
                 "{}/{} slots busy · f fails it",
                 n.lanes.iter().filter(|l| l.is_some()).count(),
@@ -265,7 +309,14 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
             "dead · r recovers it".to_string()
         };
         let busy = n.lanes.iter().filter(|l| l.is_some()).count();
-        let short = if n.alive {
+        let short = if n.alive && n.resource.mb > 0 {
+            format!(
+                "▶ node {sel} (r{}) {:.1}/{:.1} GB",
+                n.rack,
+                gb(n.used.mb),
+                gb(n.resource.mb)
+            )
+        } else if n.alive {
             format!("▶ node {sel} (r{}) {busy}/{} busy", n.rack, n.lanes.len())
         } else {
             format!("▶ node {sel} (r{}) dead", n.rack)
@@ -478,6 +529,38 @@ fn pools(app: &App, f: &mut Frame, area: Rect) {
         ])
     };
     let title = match &app.shares {
+        // YARN: what each queue's containers hold, of the cluster's memory.
+        None if w.model() == crate::model::SlotModel::Yarn => {
+            let cap = f64::from(w.cluster.capacity.mb.max(1));
+            for (p, spec) in w.pools.iter().enumerate() {
+                let st = &w.pool_stats[p];
+                lines.push(Line::from(vec![
+                    Span::styled(
+                        format!("{:<name_w$} ", fit_mid(&spec.name, name_w)),
+                        theme::title(),
+                    ),
+                    Span::raw(bar(
+                        f64::from(st.used.mb) / cap,
+                        bar_w.saturating_sub(4).max(4),
+                    )),
+                    Span::styled(
+                        format!(
+                            " {:.1} GB, {} vc",
+                            f64::from(st.used.mb) / 1024.0,
+                            st.used.vcores
+                        ),
+                        theme::dim(),
+                    ),
+                ]));
+            }
+            super::first_fit(
+                &[
+                    " Pools: memory held, of the cluster's ".into(),
+                    " Pools ".into(),
+                ],
+                area.width,
+            )
+        }
         Some(shares) => {
             let typed = shares.basis != crate::sim::policy::ShareBasis::Containers;
             for p in &shares.pools {
@@ -540,7 +623,11 @@ fn pools(app: &App, f: &mut Frame, area: Rect) {
 /// Utilisation and queue over the run, and the busiest disks and links now.
 fn trends(app: &App, f: &mut Frame, area: Rect) {
     let w = &app.sim.w;
-    let block = panel(" Busy slots, queue, busiest links ");
+    let block = panel(if w.model() == crate::model::SlotModel::Yarn {
+        " Memory held, queue, busiest links "
+    } else {
+        " Busy slots, queue, busiest links "
+    });
     let inner = block.inner(area);
     f.render_widget(block, area);
     if inner.height == 0 || inner.width < 12 {
