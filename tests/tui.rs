@@ -1315,11 +1315,12 @@ fn cluster_view_scrolls_racks_that_do_not_fit() {
 fn picker_scrolls_on_a_short_terminal() {
     let mut a = busy_app();
     keys(&mut a, "p");
-    for _ in 1..slotsim::sched::POLICIES.len() {
+    let offered = slotsim::sched::policies_for(a.sim.w.model());
+    for _ in 1..offered.len() {
         key(&mut a, KeyCode::Down);
     }
     let s = screen(&a, 60, 8);
-    let last = slotsim::sched::POLICIES.last().unwrap().name;
+    let last = offered.last().unwrap().name;
     assert!(s.contains(last), "{s}");
     assert!(
         !s.contains("JobQueueTaskScheduler"),
