@@ -303,7 +303,7 @@ fn yarn_keys_are_checked_where_they_are_written() {
     let job = "[[jobs]]\nname = \"j\"\nprofile = \"grep\"\nmaps = 2\nreduce_vcores = 9\n";
     let e = err(&format!("{yarn}{job}"));
     assert!(
-        e.starts_with("t.toml:9:17:") && e.contains("8 vcores"),
+        e.starts_with("t.toml:9:17:") && e.contains("8 vcore(s)"),
         "{e}"
     );
     let e = err(&format!("{yarn}[tasks]\nspeculation = \"hadoop\"\n"));

@@ -85,7 +85,7 @@ pub(super) fn check_container(
     Err(cx.at_span(
         &at,
         format!(
-            "{what} asks for {} MB and {} vcores, more than the largest container the cluster grants ({} MB, {} vcores: yarn.scheduler.maximum-allocation-*, at most a node); expected a smaller container",
+            "{what} asks for {} MB and {} vcore(s), more than the largest container the cluster grants ({} MB, {} vcore(s): yarn.scheduler.maximum-allocation-*, at most a node); expected a smaller container",
             asked.mb, asked.vcores, max.mb, max.vcores
         ),
     ))

@@ -61,7 +61,12 @@ pub fn check_model(policy: &str, model: SlotModel) -> Result<(), String> {
             "{policy} allocates YARN containers by memory and vcores; expected cluster.slot_model = \"yarn\""
         )),
         (false, true) => Err(format!(
-            "{policy} schedules Hadoop 1.x slots; under cluster.slot_model = \"yarn\" the policies are {}",
+            "{policy} {}; under cluster.slot_model = \"yarn\" the policies are {}",
+            if policy == "external" {
+                "speaks protocol 1, whose heartbeats offer slots, not memory and vcores"
+            } else {
+                "schedules Hadoop 1.x slots"
+            },
             crate::sched::POLICIES
                 .iter()
                 .filter(|e| e.name.starts_with("yarn-"))
