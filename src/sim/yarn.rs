@@ -16,29 +16,27 @@ impl World {
     /// A container of `res` on `node` starts holding for job `j` (an AM's
     /// when `am`).
     pub(super) fn hold(&mut self, j: JobId, node: NodeId, res: Resource, am: bool) {
-        self.metrics.advance(self.now);
-        self.cluster.hold(node, res, true);
-        self.metrics.mem_used = f64::from(self.cluster.used.mb);
-        let job = &mut self.jobs[j as usize];
-        job.used = job.used.plus(res);
-        let p = &mut self.pool_stats[job.pool as usize];
-        p.used = p.used.plus(res);
-        if am {
-            p.am_used = p.am_used.plus(res);
-        }
+        self.book(j, node, res, am, true);
     }
 
     /// A container `hold` took is released.
     pub(super) fn unhold(&mut self, j: JobId, node: NodeId, res: Resource, am: bool) {
+        self.book(j, node, res, am, false);
+    }
+
+    /// Adds (`start`) or takes back a container's resources on its node,
+    /// the cluster, its job and its pool.
+    fn book(&mut self, j: JobId, node: NodeId, res: Resource, am: bool, start: bool) {
+        let add = |a: &mut Resource| *a = if start { a.plus(res) } else { a.minus(res) };
         self.metrics.advance(self.now);
-        self.cluster.hold(node, res, false);
+        self.cluster.hold(node, res, start);
         self.metrics.mem_used = f64::from(self.cluster.used.mb);
         let job = &mut self.jobs[j as usize];
-        job.used = job.used.minus(res);
+        add(&mut job.used);
         let p = &mut self.pool_stats[job.pool as usize];
-        p.used = p.used.minus(res);
+        add(&mut p.used);
         if am {
-            p.am_used = p.am_used.minus(res);
+            add(&mut p.am_used);
         }
     }
 
