@@ -34,11 +34,12 @@ fn rss_mb() -> f64 {
         .map_or(0.0, |pages| pages * 4096.0 / (1024.0 * 1024.0))
 }
 
-const SCENARIOS: [&str; 4] = [
+const SCENARIOS: [&str; 5] = [
     "quickstart.toml",
     "omo-set-a.toml",
     "joss-small.toml",
     "dynamicmr-batch.toml",
+    "yarn-quickstart.toml",
 ];
 
 fn random_key(rng: &mut ChaCha8Rng) -> KeyEvent {

@@ -73,7 +73,7 @@ pub fn resolved(sc: &Scenario) -> Value {
             })
         })
         .collect();
-    json!({
+    let mut out = json!({
         "name": sc.name,
         "seed": sc.seed,
         "cluster": {
@@ -119,5 +119,21 @@ pub fn resolved(sc: &Scenario) -> Value {
         "failures": sc.failures.map(|f| json!({"mtbf": ms(f.mtbf), "mttr": ms(f.mttr)})),
         "jobs": sc.jobs.len(),
         "events": sc.events.len(),
-    })
+    });
+    // YARN's keys, only where they apply (a slot run's config is as it was).
+    if c.slot_model == crate::model::SlotModel::Yarn {
+        let res = |r: crate::model::Resource| json!({"memory_mb": r.mb, "vcores": r.vcores});
+        out["cluster"]["memory_mb"] = json!(c.node_resource.mb);
+        out["cluster"]["vcores"] = json!(c.node_resource.vcores);
+        out["tasks"]["am"] = res(t.am);
+        out["tasks"]["am_startup"] =
+            if t.am_startup_given || sc.jobs.iter().all(|j| j.recorded.is_none()) {
+                ms(t.am_startup)
+            } else {
+                Value::String("recorded".into())
+            };
+        out["tasks"]["map_container"] = res(t.map_container);
+        out["tasks"]["reduce_container"] = res(t.reduce_container);
+    }
+    out
 }
