@@ -80,6 +80,12 @@ pub struct YarnFair {
     delay: Vec<[Delay; 3]>,
     /// Fair shares as last computed.
     shares: std::cell::RefCell<Shares>,
+    /// Buffers of a heartbeat's walk, kept to reuse: the applications,
+    /// each queue's key and rank, the walk's order.
+    apps: Vec<JobId>,
+    queues: Vec<((f32, f32), usize)>,
+    rank: Vec<u32>,
+    walk: Vec<(u32, (f32, f32), u64, JobId)>,
 }
 
 impl YarnFair {
@@ -125,6 +131,10 @@ impl YarnFair {
             reserved: Vec::new(),
             delay: Vec::new(),
             shares: std::cell::RefCell::default(),
+            apps: Vec::new(),
+            queues: Vec::new(),
+            rank: Vec::new(),
+            walk: Vec::new(),
         })
     }
 
@@ -414,31 +424,10 @@ impl Policy for YarnFair {
         if self.reserved.len() < n {
             self.reserved.resize(n, None);
         }
-        let shares = cached_shares(&self.shares, hb.world(), self.policy).clone();
-        if let Some((j, ask)) = self.reserved[hb.node as usize] {
-            let w = hb.world();
-            let max = super::max_allocation(w);
-            let res = super::normalize_both(super::asked(w, j, ask), max);
-            if w.job(j).is_done() || !super::wants(w, j, ask) {
-                self.reserved[hb.node as usize] = None;
-            } else {
-                if res.fits_in(hb.node().available()) {
-                    self.assign_app(hb, j, &shares);
-                }
-                return;
-            }
-        }
-        let mut assigned = 0i64;
-        while self.reserved[hb.node as usize].is_none() {
-            let took = self.assign_root(hb, &shares);
-            if took != Some(true) {
-                break;
-            }
-            assigned += 1;
-            if !self.assign_multiple || (self.max_assign > 0 && assigned >= self.max_assign) {
-                break;
-            }
-        }
+        drop(cached_shares(&self.shares, hb.world(), self.policy));
+        let shares = std::mem::take(&mut *self.shares.borrow_mut());
+        self.serve(hb, &shares);
+        *self.shares.borrow_mut() = shares;
     }
 
     /// `FSAppAttempt.getHeadroom`: the queue's fair share less its usage
@@ -482,51 +471,95 @@ impl Policy for YarnFair {
 impl YarnFair {
     /// Root's walk: queues in order, each one's apps in order; the first
     /// application that takes a container or reserves ends it.
+    /// `FairScheduler.attemptScheduling` on this node.
+    fn serve(&mut self, hb: &mut Heartbeat<'_>, shares: &Shares) {
+        if let Some((j, ask)) = self.reserved[hb.node as usize] {
+            let w = hb.world();
+            let max = super::max_allocation(w);
+            let res = super::normalize_both(super::asked(w, j, ask), max);
+            if w.job(j).is_done() || !super::wants(w, j, ask) {
+                self.reserved[hb.node as usize] = None;
+            } else {
+                if res.fits_in(hb.node().available()) {
+                    self.assign_app(hb, j, shares);
+                }
+                return;
+            }
+        }
+        let mut assigned = 0i64;
+        while self.reserved[hb.node as usize].is_none() {
+            let took = self.assign_root(hb, shares);
+            if took != Some(true) {
+                break;
+            }
+            assigned += 1;
+            if !self.assign_multiple || (self.max_assign > 0 && assigned >= self.max_assign) {
+                break;
+            }
+        }
+    }
+
     fn assign_root(&mut self, hb: &mut Heartbeat<'_>, shares: &Shares) -> Option<bool> {
         let w = hb.world();
         let cluster = w.cluster.capacity;
-        // Each schedulable's sort key, computed once: its share(s), start
-        // time, then name (queues start at 0, as FSQueue.getStartTime).
-        type Key = ((f32, f32), u64, JobId);
-        let mut by_queue: Vec<Vec<Key>> = vec![Vec::new(); w.pools.len()];
-        for j in super::apps(w) {
-            let job = w.job(j);
-            let k = self.share_key(cluster, job.used, 1.0);
-            by_queue[job.pool as usize].push((k, job.submit, j));
+        // Queues in order (their sort keys computed once; queues all start
+        // at 0, as FSQueue.getStartTime, so ties go by name), then each
+        // queue's applications by (key, start time, name). Buffers are kept
+        // between heartbeats.
+        let mut walk = std::mem::take(&mut self.walk);
+        let mut queues = std::mem::take(&mut self.queues);
+        let mut rank = std::mem::take(&mut self.rank);
+        rank.clear();
+        rank.resize(w.pools.len(), u32::MAX);
+        super::apps_into(w, &mut self.apps);
+        for &j in &self.apps {
+            rank[w.job(j).pool as usize] = 0;
         }
-        let mut queues: Vec<(f32, f32, usize)> = by_queue
-            .iter()
-            .enumerate()
-            .filter(|(_, apps)| !apps.is_empty())
-            .map(|(p, _)| {
+        queues.clear();
+        for (p, &r) in rank.iter().enumerate() {
+            if r == 0 {
                 let k = self.share_key(cluster, w.pool_stats[p].used, w.pools[p].weight);
-                (k.0, k.1, p)
-            })
-            .collect();
-        let name_of_pool = |p: usize| w.pools[p].name.as_str();
-        queues.sort_by(|a, b| {
-            (a.0, a.1)
-                .partial_cmp(&(b.0, b.1))
-                .unwrap_or(Ordering::Equal)
-                .then_with(|| name_of_pool(a.2).cmp(name_of_pool(b.2)))
-        });
-        for (_, _, q) in queues {
-            let mut mine = std::mem::take(&mut by_queue[q]);
-            let w = hb.world();
-            mine.sort_by(|a, b| {
-                a.0.partial_cmp(&b.0)
-                    .unwrap_or(Ordering::Equal)
-                    .then(a.1.cmp(&b.1))
-                    .then_with(|| w.job(a.2).name.cmp(&w.job(b.2).name))
-                    .then(a.2.cmp(&b.2))
-            });
-            for &(_, _, j) in &mine {
-                if let Some(took) = self.assign_app(hb, j, shares) {
-                    return Some(took);
-                }
+                queues.push((k, p));
             }
         }
-        None
+        queues.sort_by(|a, b| {
+            a.0.partial_cmp(&b.0)
+                .unwrap_or(Ordering::Equal)
+                .then_with(|| w.pools[a.1].name.cmp(&w.pools[b.1].name))
+        });
+        // Queue by queue, its applications in order: the walk stops at the
+        // first that takes a container, so later queues are not sorted.
+        let mut took = None;
+        for &(_, q) in &queues {
+            let w = hb.world();
+            walk.clear();
+            for &j in &self.apps {
+                let job = w.job(j);
+                if job.pool as usize == q {
+                    walk.push((0, self.share_key(cluster, job.used, 1.0), job.submit, j));
+                }
+            }
+            walk.sort_by(|a, b| {
+                a.1.partial_cmp(&b.1)
+                    .unwrap_or(Ordering::Equal)
+                    .then(a.2.cmp(&b.2))
+                    .then_with(|| w.job(a.3).name.cmp(&w.job(b.3).name))
+                    .then(a.3.cmp(&b.3))
+            });
+            for &(_, _, _, j) in &walk {
+                took = self.assign_app(hb, j, shares);
+                if took.is_some() {
+                    break;
+                }
+            }
+            if took.is_some() {
+                break;
+            }
+        }
+        self.walk = walk;
+        self.queues = queues;
+        self.rank = rank;
+        took
     }
 }
 

@@ -33,6 +33,8 @@ pub const YARN_FIFO: Entry = Entry {
 pub struct YarnFifo {
     label: String,
     slowstart: f64,
+    /// The applications of the heartbeat being served (kept to reuse).
+    apps: Vec<crate::model::JobId>,
 }
 
 impl YarnFifo {
@@ -41,6 +43,7 @@ impl YarnFifo {
         Ok(YarnFifo {
             label: s.label.to_string(),
             slowstart: s.slowstart_or(own.slowstart, DEFAULT_SLOWSTART)?,
+            apps: Vec::new(),
         })
     }
 }
@@ -63,7 +66,9 @@ impl Policy for YarnFifo {
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
         let min = yarn_defaults::MIN_ALLOCATION.mb;
         let max = super::max_allocation(hb.world());
-        for j in super::apps(hb.world()) {
+        let mut apps = std::mem::take(&mut self.apps);
+        super::apps_into(hb.world(), &mut apps);
+        for &j in &apps {
             if hb.node().available().mb < min {
                 break;
             }
@@ -97,6 +102,7 @@ impl Policy for YarnFifo {
                 }
             }
         }
+        self.apps = apps;
     }
 
     fn inspect(&self, w: &World, _node: NodeId) -> Inspection {

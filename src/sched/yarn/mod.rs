@@ -110,10 +110,18 @@ fn round_up(x: u32, step: u32) -> u32 {
 /// their AM's container and jobs whose AM asks for tasks. (A job whose AM
 /// is still starting asks for nothing.)
 pub fn apps(w: &World) -> Vec<JobId> {
-    let mut a = w.awaiting_setup.clone();
-    a.extend_from_slice(&w.active);
-    a.sort_unstable();
+    let mut a = Vec::new();
+    apps_into(w, &mut a);
     a
+}
+
+/// [`apps`] into a buffer the caller keeps (no allocation once it has
+/// grown: the heartbeat path).
+pub fn apps_into(w: &World, out: &mut Vec<JobId>) {
+    out.clear();
+    out.extend_from_slice(&w.awaiting_setup);
+    out.extend_from_slice(&w.active);
+    out.sort_unstable();
 }
 
 /// Whether job `j` has an outstanding request at `ask`. A job whose AM
