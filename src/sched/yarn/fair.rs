@@ -84,8 +84,8 @@ pub struct YarnFair {
     /// each queue's key and rank, the walk's order.
     apps: Vec<JobId>,
     queues: Vec<((f32, f32), usize)>,
-    rank: Vec<u32>,
-    walk: Vec<(u32, (f32, f32), u64, JobId)>,
+    has_apps: Vec<bool>,
+    walk: Vec<((f32, f32), u64, JobId)>,
 }
 
 impl YarnFair {
@@ -133,7 +133,7 @@ impl YarnFair {
             shares: std::cell::RefCell::default(),
             apps: Vec::new(),
             queues: Vec::new(),
-            rank: Vec::new(),
+            has_apps: Vec::new(),
             walk: Vec::new(),
         })
     }
@@ -508,16 +508,16 @@ impl YarnFair {
         // between heartbeats.
         let mut walk = std::mem::take(&mut self.walk);
         let mut queues = std::mem::take(&mut self.queues);
-        let mut rank = std::mem::take(&mut self.rank);
-        rank.clear();
-        rank.resize(w.pools.len(), u32::MAX);
+        let mut has_apps = std::mem::take(&mut self.has_apps);
+        has_apps.clear();
+        has_apps.resize(w.pools.len(), false);
         super::apps_into(w, &mut self.apps);
         for &j in &self.apps {
-            rank[w.job(j).pool as usize] = 0;
+            has_apps[w.job(j).pool as usize] = true;
         }
         queues.clear();
-        for (p, &r) in rank.iter().enumerate() {
-            if r == 0 {
+        for (p, &here) in has_apps.iter().enumerate() {
+            if here {
                 let k = self.share_key(cluster, w.pool_stats[p].used, w.pools[p].weight);
                 queues.push((k, p));
             }
@@ -536,17 +536,17 @@ impl YarnFair {
             for &j in &self.apps {
                 let job = w.job(j);
                 if job.pool as usize == q {
-                    walk.push((0, self.share_key(cluster, job.used, 1.0), job.submit, j));
+                    walk.push((self.share_key(cluster, job.used, 1.0), job.submit, j));
                 }
             }
             walk.sort_by(|a, b| {
-                a.1.partial_cmp(&b.1)
+                a.0.partial_cmp(&b.0)
                     .unwrap_or(Ordering::Equal)
+                    .then(a.1.cmp(&b.1))
+                    .then_with(|| w.job(a.2).name.cmp(&w.job(b.2).name))
                     .then(a.2.cmp(&b.2))
-                    .then_with(|| w.job(a.3).name.cmp(&w.job(b.3).name))
-                    .then(a.3.cmp(&b.3))
             });
-            for &(_, _, _, j) in &walk {
+            for &(_, _, j) in &walk {
                 took = self.assign_app(hb, j, shares);
                 if took.is_some() {
                     break;
@@ -558,7 +558,7 @@ impl YarnFair {
         }
         self.walk = walk;
         self.queues = queues;
-        self.rank = rank;
+        self.has_apps = has_apps;
         took
     }
 }
