@@ -362,7 +362,9 @@ fn a_yarn_cluster_shows_memory_ams_and_yarn_policies() {
     keys(&mut a, "p");
     let picker = screen(&a, 120, 36);
     assert!(
-        picker.contains("yarn-fifo") && picker.contains("yarn-fair"),
+        picker.contains("yarn-fifo")
+            && picker.contains("yarn-capacity")
+            && picker.contains("yarn-fair"),
         "{picker}"
     );
     assert!(
@@ -371,7 +373,7 @@ fn a_yarn_cluster_shows_memory_ams_and_yarn_policies() {
     );
     keys(&mut a, "k");
     key(&mut a, KeyCode::Enter);
-    assert_eq!(a.sim.policy_label(), "yarn-fifo");
+    assert_eq!(a.sim.policy_label(), "yarn-capacity");
     run_to_the_end(&mut a);
     check(&a.sim).unwrap();
 }

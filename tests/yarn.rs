@@ -315,7 +315,7 @@ fn yarn_keys_are_checked_where_they_are_written() {
     let e = slotsim::scenario::load_str(yarn, "t.toml", Some("fair"), None)
         .unwrap_err()
         .to_string();
-    assert!(e.contains("yarn-fifo, yarn-fair"), "{e}");
+    assert!(e.contains("yarn-fifo, yarn-capacity, yarn-fair"), "{e}");
 }
 
 #[test]
@@ -503,4 +503,263 @@ fn no_node_ever_holds_more_than_it_has_over_random_scenarios() {
         let text = random_yarn(seed, &["yarn-fifo", "yarn-fair"]);
         check_books(&text, true).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
     }
+    // The CapacityScheduler counts vcores only with the dominant
+    // calculator; its reservations charge queues, never nodes.
+    for seed in 70..100 {
+        let text = random_yarn(seed, &["yarn-capacity[resource_calculator=dominant]"]);
+        check_books(&text, false).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
+    }
+    for seed in 100..130 {
+        let text = random_yarn(seed, &["yarn-capacity", "yarn-fifo", "yarn-fair"]);
+        check_books(&text, true).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
+    }
+}
+
+/// A YARN cluster of `nodes` in `racks` with manual heartbeats, no AM
+/// containers unless `am` (as the CapacityScheduler tests ask bare
+/// requests), replication 1, and `extra` appended (jobs, pools, events).
+fn capacity_cluster(nodes: u32, racks: u32, memory: &str, policy: &str, am: bool) -> String {
+    let am = if am {
+        ""
+    } else {
+        "am_memory = \"0MB\"\nam_vcores = 0\n"
+    };
+    format!(
+        "name = \"yarn-capacity-test\"\nseed = 1\n[cluster]\nnodes = {nodes}\nracks = {racks}\nslot_model = \"yarn\"\nmemory = \"{memory}\"\nvcores = 8\nheartbeat = \"manual\"\n[hdfs]\nreplication = 1\n[tasks]\n{am}[scheduler]\npolicy = \"{policy}\"\n"
+    )
+}
+
+/// One job of fixed-time 1 GB maps whose blocks are on `blocks` (one node
+/// each), no reduces.
+fn located_job(name: &str, blocks: &[u32], map_time: &str) -> String {
+    let b: Vec<String> = blocks.iter().map(|n| format!("[{n}]")).collect();
+    format!(
+        "[[jobs]]\nname = \"{name}\"\nprofile = \"terasort\"\nmaps = {}\nreduces = 0\nmap_time = \"{map_time}\"\nblocks = [{}]\n",
+        blocks.len(),
+        b.join(", ")
+    )
+}
+
+fn missed(r: &InspectRecord, job: &str) -> f64 {
+    r.inspection.jobs[job]["missed_map"].as_f64().unwrap()
+}
+
+#[test]
+fn hadoop_capacity_test_locality_scheduling_off_switch_delay() {
+    // TestLeafQueue.testLocalityScheduling, first part, on 3 nodes in 3
+    // racks: 3 maps on host_0, host_1, host_0 (ANY 3, four host and rack
+    // entries: wait factor min(4/3, 1) = 1). Offers from node 2 miss three
+    // times; the fourth takes an off-switch container and does not reset
+    // the count; then node 0 takes its node-local map and resets it.
+    let mut text = capacity_cluster(3, 3, "8GB", "yarn-capacity", false);
+    text += &located_job("app", &[0, 1, 0], "100s");
+    text += &heartbeat_events(&[
+        (1000, 2),
+        (2000, 2),
+        (3000, 2),
+        (4000, 2),
+        (5000, 0),
+        (6000, 1),
+    ]);
+    let (_, recs) = run_to(&text, 50_000);
+    let counts: Vec<f64> = recs.iter().map(|r| missed(r, "app")).collect();
+    let rules: Vec<Vec<&str>> = recs.iter().map(|r| r.rules.clone()).collect();
+    // Counts before each heartbeat's assignments.
+    assert_eq!(counts[..5], [0.0, 1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(
+        rules[..4],
+        [vec![], vec![], vec![], vec!["yarn-capacity/off-switch"]]
+    );
+    // Node 0: its node-local map resets the count; the root loop then
+    // offers the node again, and the last map (host_1 and rack_1: wait
+    // min(3, 1 × 2/3) < 1 missed) goes off-switch, the count not reset.
+    assert_eq!(
+        rules[4],
+        ["yarn-capacity/node-local", "yarn-capacity/off-switch"]
+    );
+    assert_eq!(counts[5], 1.0);
+}
+
+#[test]
+fn hadoop_capacity_test_locality_scheduling_capped_by_cluster_size() {
+    // testLocalityScheduling's last part: 100 maps on host_0 ask more
+    // than the cluster has nodes, so the off-switch wait is capped at 3:
+    // node 2 misses three offers and takes the fourth, then one off-switch
+    // container per heartbeat (the root loop stops after an off-switch).
+    let mut text = capacity_cluster(3, 3, "8GB", "yarn-capacity", false);
+    text += &located_job("app", &[0; 100], "100s");
+    text += &heartbeat_events(&(1..=6).map(|s| (s * 1000, 2)).collect::<Vec<_>>());
+    let (_, recs) = run_to(&text, 50_000);
+    let n: Vec<usize> = recs.iter().map(|r| r.assigned.len()).collect();
+    assert_eq!(n, [0, 0, 0, 1, 1, 1]);
+    let counts: Vec<f64> = recs.iter().map(|r| missed(r, "app")).collect();
+    assert_eq!(counts, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+}
+
+#[test]
+fn hadoop_capacity_rack_locality_waits_node_locality_delay() {
+    // testLocalityScheduling's rack part with node-locality-delay 1: 4
+    // nodes in 2 racks, 3 maps on node 1 (host_1 and rack_0: wait factor
+    // 2/4). Node 0 shares its rack. First offer: 1 missed, not above the
+    // delay, and the off-switch wait is 3 × 0.5: nothing. Second: rack-local,
+    // the count reset (rack-locality-full-reset) so the root loop's next
+    // offer misses again.
+    let run = |full_reset: bool| {
+        let policy =
+            format!("yarn-capacity[node_locality_delay=1;rack_locality_full_reset={full_reset}]");
+        let mut text = capacity_cluster(4, 2, "8GB", &policy, false);
+        text += &located_job("app", &[1, 1, 1], "100s");
+        text += &heartbeat_events(&[(1000, 0), (2000, 0), (3000, 0)]);
+        run_to(&text, 50_000).1
+    };
+    let recs = run(true);
+    let rules: Vec<Vec<&str>> = recs.iter().map(|r| r.rules.clone()).collect();
+    assert_eq!(rules[0], Vec::<&str>::new());
+    assert_eq!(rules[1], ["yarn-capacity/rack-local"]);
+    assert_eq!(missed(&recs[2], "app"), 1.0);
+    // Without the full reset the count stays above the delay: every
+    // offer of the same heartbeat is rack-local.
+    let recs = run(false);
+    assert_eq!(recs[0].assigned.len(), 0);
+    assert_eq!(recs[1].rules, ["yarn-capacity/rack-local"; 3]);
+}
+
+#[test]
+fn capacity_admits_applications_within_the_am_resource_limit() {
+    // LeafQueue.activateApplications: 4 nodes of 8 GB, one queue; AMs ask
+    // 1536 MB, normalised to 2048. The AM limit is 10 % of 32 GB rounded
+    // (3277 MB) up to the minimum allocation: 4096, two AMs. The third
+    // application stays pending until the first finishes; at 20 % (7168
+    // MB) all three start together.
+    let run = |policy: &str| {
+        let mut text = capacity_cluster(4, 1, "8GB", policy, true);
+        text = text.replace("heartbeat = \"manual\"", "heartbeat = \"1s\"");
+        for k in 0..3 {
+            text += &format!(
+                "[[jobs]]\nname = \"j{k}\"\nprofile = \"terasort\"\nmaps = 2\nreduces = 0\nmap_time = \"{}s\"\nsubmit = \"{k}ms\"\n",
+                [20, 60, 60][k]
+            );
+        }
+        let sc = load_text(&text, None);
+        let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+        sim.run_until(None);
+        let am_start = |j: u32| {
+            sim.w
+                .job_tasks
+                .iter()
+                .find(|t| t.job == j && t.kind == JobTaskKind::Am)
+                .map(|t| t.start)
+                .unwrap()
+        };
+        (
+            (0..3).map(am_start).collect::<Vec<_>>(),
+            sim.w.job(0).finished_at.unwrap(),
+        )
+    };
+    let (starts, first_done) = run("yarn-capacity");
+    assert!(starts[0] < 2_000 && starts[1] < 2_000, "{starts:?}");
+    assert!(
+        starts[2] >= first_done,
+        "{starts:?}, first job done at {first_done}"
+    );
+    let (starts, _) = run("yarn-capacity[max_am_percent=0.2]");
+    assert!(starts.iter().all(|&s| s < 2_000), "{starts:?}");
+}
+
+#[test]
+fn capacity_queues_keep_to_their_capacity_and_a_user_to_its_limit() {
+    // Two queues at 30 % and 70 % of 10 nodes × 8 GB, each one user with
+    // more maps than the cluster holds: each queue fills to its capacity.
+    // Alone, with user-limit-factor 1, a user stops one container past its
+    // queue's capacity (30 % of 80 GB = 24 GB: `computeUserLimit` caps the
+    // limit at the capacity and `assignToUser` refuses only above it);
+    // with factor 2 it grows to twice that.
+    let run = |factor: f64, b_too: bool| {
+        let mut text = capacity_cluster(10, 2, "8GB", "yarn-capacity", false);
+        text = text.replace("heartbeat = \"manual\"", "heartbeat = \"1s\"");
+        text += &format!("[[pools]]\nname = \"a\"\ncapacity = 30\nuser_limit_factor = {factor}\n[[pools]]\nname = \"b\"\ncapacity = 70\n");
+        text += "[[jobs]]\nname = \"ja\"\npool = \"a\"\nuser = \"alice\"\nprofile = \"terasort\"\nmaps = 400\nreduces = 0\nmap_time = \"100s\"\n";
+        if b_too {
+            text += "[[jobs]]\nname = \"jb\"\npool = \"b\"\nuser = \"bob\"\nprofile = \"terasort\"\nmaps = 400\nreduces = 0\nmap_time = \"100s\"\n";
+        }
+        let sc = load_text(&text, None);
+        let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+        sim.run_until(Some(30_000));
+        let mb = |p: usize| sim.w.pool_stats[p].used.mb;
+        let a = sim.w.pools.iter().position(|p| p.name == "a").unwrap();
+        let b = sim.w.pools.iter().position(|p| p.name == "b").unwrap();
+        (mb(a), mb(b))
+    };
+    // Together the two would pass the cluster by a container each: b,
+    // less used relative to its capacity when 1 GB is left, takes it.
+    let (a, b) = run(1.0, true);
+    assert_eq!((a, b), (24 * 1024, 56 * 1024), "queues a and b");
+    let (a, _) = run(1.0, false);
+    assert_eq!(
+        a,
+        24 * 1024 + 1024,
+        "a lone user stops at its queue's capacity"
+    );
+    let (a, _) = run(2.0, false);
+    assert_eq!(a, 48 * 1024 + 1024, "factor 2: twice its capacity");
+}
+
+#[test]
+fn capacity_reserves_a_node_for_a_container_that_does_not_fit() {
+    // Two 4 GB nodes in a rack, queues a and b at 50 %. Job A (queue a)
+    // runs 2 GB maps of 10 s whose blocks alternate between the nodes in
+    // pairs; job B (queue b) asks one 3 GB container. At 10 s A's first
+    // four maps end. Node 0 heartbeats: queue a (first by name at equal
+    // use) takes 2 GB, then B, in the less used queue, does not fit the
+    // 2 GB left and reserves the node, charged to queue b at once. While
+    // reserved, node 0 serves only B, whose container waits for A's map to
+    // end and starts at 20 s.
+    let mut text = capacity_cluster(2, 1, "4GB", "yarn-capacity", false);
+    text += "[[pools]]\nname = \"a\"\ncapacity = 50\nuser_limit_factor = 2\n[[pools]]\nname = \"b\"\ncapacity = 50\nuser_limit_factor = 2\n";
+    text += &located_job("A", &[0, 0, 1, 1, 0, 0, 1, 1], "10s").replace(
+        "reduces = 0",
+        "reduces = 0\npool = \"a\"\nmap_memory = \"2GB\"",
+    );
+    text += &located_job("B", &[0], "10s").replace(
+        "reduces = 0",
+        "reduces = 0\npool = \"b\"\nmap_memory = \"3GB\"\nsubmit = \"500ms\"",
+    );
+    let mut beats = vec![(0, 0), (0, 1), (10_000, 0), (10_000, 1)];
+    beats.extend((11..=19).map(|s| (s * 1000, 0)));
+    beats.extend([(20_000, 0), (20_000, 1)]);
+    text += &heartbeat_events(&beats);
+    let sc = load_text(&text, None);
+    let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+    let recs = collect_inspect(&mut sim);
+    sim.run_until(None);
+    let recs = recs.lock().unwrap().clone();
+    let reserved: Vec<u64> = recs
+        .iter()
+        .filter(|r| r.inspection.cluster["reserved_nodes"].as_f64() == Some(1.0))
+        .map(|r| r.t)
+        .collect();
+    let starts = |j: u32| -> Vec<u64> {
+        sim.w
+            .attempts
+            .iter()
+            .filter(|a| a.job == j)
+            .map(|a| a.start)
+            .collect()
+    };
+    assert_eq!(starts(1), [20_000], "B starts when 3 GB are free");
+    // No map of A starts between the reservation and B's start, though
+    // node 0 has 2 GB free all along.
+    assert_eq!(
+        starts(0),
+        [0, 0, 0, 0, 10_000, 10_000, 20_000, 20_000],
+        "A's maps"
+    );
+    for t in (11..=19).map(|s| s * 1000) {
+        assert!(
+            reserved.contains(&t),
+            "node 0 reserved at {t}: {reserved:?}"
+        );
+    }
+    assert_eq!(sim.w.attempts.iter().find(|a| a.job == 1).unwrap().node, 0);
+    check(&sim).unwrap();
 }

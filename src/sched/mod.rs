@@ -19,7 +19,7 @@ macro_rules! policies {
     ($($module:ident => [$($entry:ident),+ $(,)?];)+) => {
         $(pub mod $module;)+
         /// Every registered policy, in the order `slotsim policies` lists them.
-        pub const POLICIES: &[&registry::Entry] = &[$($(&$module::$entry),+),+, &yarn::fifo::YARN_FIFO, &yarn::fair::YARN_FAIR];
+        pub const POLICIES: &[&registry::Entry] = &[$($(&$module::$entry),+),+, &yarn::fifo::YARN_FIFO, &yarn::capacity::YARN_CAPACITY, &yarn::fair::YARN_FAIR];
     };
 }
 

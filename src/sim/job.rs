@@ -628,6 +628,16 @@ impl Job {
         None
     }
 
+    /// The distinct nodes and racks holding a replica of a pending map:
+    /// the host and rack entries of the MapReduce AM's map requests.
+    pub fn pending_locations(&self) -> u32 {
+        if self.maps_pending == 0 {
+            return 0;
+        }
+        let pending = |t: u32| self.maps[t as usize].state == TaskState::Pending;
+        self.index.by_node.keys_with(pending) + self.index.by_rack.keys_with(pending)
+    }
+
     /// The lowest-index pending reduce.
     pub fn find_reduce(&self) -> Option<u32> {
         if self.reduces_pending == 0 {

@@ -85,6 +85,17 @@ impl KeyedLists {
         None
     }
 
+    /// How many keys' lists hold an entry for which `pending` holds.
+    pub(super) fn keys_with(&self, pending: impl Fn(u32) -> bool) -> u32 {
+        let mut n = 0;
+        for &k in &self.keys {
+            if self.first(k, &pending).is_some() {
+                n += 1;
+            }
+        }
+        n
+    }
+
     /// Puts task `t` of `key`'s list back (a failed or killed attempt's
     /// task is pending again).
     pub(super) fn reinsert(&mut self, key: u32, t: u32) {

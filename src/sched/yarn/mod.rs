@@ -1,13 +1,16 @@
 //! YARN's schedulers as Hadoop 2.7.3 ships them, for `slot_model = "yarn"`
-//! (docs/yarn.md): `yarn-fifo` (FifoScheduler) and `yarn-fair`
-//! (FairScheduler, `fair` or `drf` ordering).
+//! (docs/yarn.md): `yarn-fifo` (FifoScheduler), `yarn-capacity`
+//! (CapacityScheduler) and `yarn-fair` (FairScheduler, `fair` or `drf`
+//! ordering).
 //!
-//! What the two share: the MapReduce ApplicationMaster's requests as the
+//! What they share: the MapReduce ApplicationMaster's requests as the
 //! ResourceManager sees them (the AM container at priority 0, reduces at
 //! 10, maps at 20, lower numbers served first), request normalisation, and
 //! placing a container of a request on the heartbeating node with the
 //! locality the AM would bind it at.
 
+pub mod calc;
+pub mod capacity;
 pub mod fair;
 pub mod fifo;
 
