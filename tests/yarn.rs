@@ -763,3 +763,30 @@ fn capacity_reserves_a_node_for_a_container_that_does_not_fit() {
     assert_eq!(sim.w.attempts.iter().find(|a| a.job == 1).unwrap().node, 0);
     check(&sim).unwrap();
 }
+
+#[test]
+fn capacity_user_limit_splits_a_queue_between_active_users() {
+    // LeafQueue.computeUserLimit on one 8 GB node, one queue at 100 %,
+    // two users each with eight 1 GB maps. With minimum-user-limit-percent
+    // 50 and two active users, each user's limit is 4 GB; the first
+    // application's user takes containers until it is above its limit
+    // (the test is `>`: 5 GB), then the other user's application gets the
+    // rest (3 GB). At 100 % (Hadoop's default) the first user takes all.
+    let run = |min_user_limit: u32| {
+        let mut text = capacity_cluster(1, 1, "8GB", "yarn-capacity", false);
+        text += &format!(
+            "[[pools]]\nname = \"q\"\ncapacity = 100\nmin_user_limit = {min_user_limit}\n"
+        );
+        for (name, user) in [("A", "alice"), ("B", "bob")] {
+            text += &located_job(name, &[0; 8], "100s").replace(
+                "reduces = 0",
+                &format!("reduces = 0\npool = \"q\"\nuser = \"{user}\""),
+            );
+        }
+        text += &heartbeat_events(&[(1000, 0)]);
+        let (sim, _) = run_to(&text, 50_000);
+        (sim.w.job(0).used.mb / 1024, sim.w.job(1).used.mb / 1024)
+    };
+    assert_eq!(run(50), (5, 3));
+    assert_eq!(run(100), (8, 0));
+}
