@@ -43,6 +43,12 @@ pub struct Resource {
 
 impl Resource {
     pub const ZERO: Resource = Resource { mb: 0, vcores: 0 };
+    /// No limit: Hadoop's `Integer.MAX_VALUE` of each
+    /// (`Resources.unbounded`).
+    pub const UNLIMITED: Resource = Resource {
+        mb: i32::MAX as u32,
+        vcores: i32::MAX as u32,
+    };
 
     pub const fn new(mb: u32, vcores: u32) -> Resource {
         Resource { mb, vcores }
@@ -345,6 +351,11 @@ pub struct PoolSpec {
     /// `user-limit-factor`, default 1: a lone user stops at the queue's
     /// capacity, as TestCapacityScheduler.testUserLimits3 expects).
     pub user_limit_factor: f64,
+    /// yarn-fair: the queue's `minResources` (none by default) and
+    /// `maxResources` ([`Resource::UNLIMITED`], Hadoop's
+    /// `Integer.MAX_VALUE` of each, by default).
+    pub min_resources: Resource,
+    pub max_resources: Resource,
 }
 
 impl PoolSpec {
@@ -363,6 +374,8 @@ impl PoolSpec {
             fair_share_timeout: None,
             min_user_limit: 100.0,
             user_limit_factor: 1.0,
+            min_resources: Resource::ZERO,
+            max_resources: Resource::UNLIMITED,
         }
     }
 }

@@ -134,6 +134,19 @@ pub fn resolved(sc: &Scenario) -> Value {
             };
         out["tasks"]["map_container"] = res(t.map_container);
         out["tasks"]["reduce_container"] = res(t.reduce_container);
+        for (json, p) in out["pools"]
+            .as_array_mut()
+            .expect("pools are a list")
+            .iter_mut()
+            .zip(&sc.pools)
+        {
+            json["min_resources"] = res(p.min_resources);
+            json["max_resources"] = if p.max_resources == crate::model::Resource::UNLIMITED {
+                Value::String("unlimited".into())
+            } else {
+                res(p.max_resources)
+            };
+        }
     }
     out
 }

@@ -227,6 +227,18 @@ pub struct PoolDef {
     pub min_user_limit: Option<Spanned<f64>>,
     /// Default 1.
     pub user_limit_factor: Option<Spanned<f64>>,
+    /// yarn-fair: the queue's `minResources` and `maxResources`.
+    pub min_resources: Option<Spanned<ResourceDef>>,
+    pub max_resources: Option<Spanned<ResourceDef>>,
+}
+
+/// A YARN resource amount, `{ memory = "10GB", vcores = 4 }`; a key left
+/// out is the default's (none for a minimum, no limit for a maximum).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResourceDef {
+    pub memory: Option<Spanned<Size>>,
+    pub vcores: Option<Spanned<i64>>,
 }
 
 /// `[[jobs]]`, and the `job = { ... }` of a `submit` event.

@@ -352,7 +352,11 @@ fn compile(
         model: cluster.slot_model,
     };
     let policy = compile_scheduler(cx, &raw_scheduler, policy_override, &ctx)?;
-    let pools = compile_pools(cx, &file.pools)?;
+    let pools = compile_pools(
+        cx,
+        &file.pools,
+        cluster.slot_model == crate::model::SlotModel::Yarn,
+    )?;
 
     let env = JobEnv {
         cx,

@@ -3,10 +3,10 @@
 use toml::Spanned;
 
 use super::{Cx, MAX_SHARE, R};
-use crate::model::{PoolMode, PoolSpec};
+use crate::model::{PoolMode, PoolSpec, Resource};
 use crate::scenario::schema::PoolDef;
 
-pub(super) fn compile_pools(cx: &Cx, defs: &[PoolDef]) -> R<Vec<PoolSpec>> {
+pub(super) fn compile_pools(cx: &Cx, defs: &[PoolDef], yarn: bool) -> R<Vec<PoolSpec>> {
     let mut pools = Vec::new();
     let mut capacity_total = 0.0;
     for d in defs {
@@ -100,10 +100,60 @@ pub(super) fn compile_pools(cx: &Cx, defs: &[PoolDef]) -> R<Vec<PoolSpec>> {
         if let Some(v) = &d.user_limit_factor {
             p.user_limit_factor = cx.positive(v, "user_limit_factor")?;
         }
+        for (def, key, default) in [
+            (&d.min_resources, "min_resources", Resource::ZERO),
+            (&d.max_resources, "max_resources", Resource::UNLIMITED),
+        ] {
+            let Some(def) = def else { continue };
+            if !yarn {
+                return Err(cx.at(
+                    def,
+                    format!("{key} is a YARN queue's; expected slot_model = \"yarn\" in [cluster], or no {key}"),
+                ));
+            }
+            let r = def.get_ref();
+            let got = super::yarn::resource(
+                cx,
+                (&r.memory, &format!("{key}.memory")),
+                (&r.vcores, &format!("{key}.vcores")),
+                default,
+            )?;
+            if key == "min_resources" {
+                p.min_resources = got;
+            } else {
+                p.max_resources = got;
+            }
+        }
+        if !p.min_resources.fits_in(p.max_resources) {
+            let at = d
+                .min_resources
+                .as_ref()
+                .expect("a minimum above the default maximum was given");
+            return Err(cx.at(
+                at,
+                format!(
+                    "min_resources ({}) exceeds max_resources ({}); expected a minimum within the maximum",
+                    describe(p.min_resources),
+                    describe(p.max_resources)
+                ),
+            ));
+        }
         pools.push(p);
     }
     if !pools.iter().any(|p| p.name == "default") {
         pools.insert(0, PoolSpec::named("default"));
     }
     Ok(pools)
+}
+
+/// "2048 MB, 4 vcores", a component left unlimited said so.
+fn describe(r: Resource) -> String {
+    let part = |x: u32, unit: &str| {
+        if x == Resource::UNLIMITED.mb {
+            format!("no limit on {unit}")
+        } else {
+            format!("{x} {unit}")
+        }
+    };
+    format!("{}, {}", part(r.mb, "MB"), part(r.vcores, "vcores"))
 }

@@ -83,9 +83,11 @@ pub struct YarnFair {
     /// Buffers of a heartbeat's walk, kept to reuse: the applications,
     /// each queue's key and rank, the walk's order.
     apps: Vec<JobId>,
-    queues: Vec<((f32, f32), usize)>,
+    queues: Vec<(Key, usize)>,
     has_apps: Vec<bool>,
-    walk: Vec<((f32, f32), u64, JobId)>,
+    walk: Vec<(Key, u64, JobId)>,
+    /// Each queue's demand (only against a minimum share).
+    demand: Vec<Resource>,
 }
 
 impl YarnFair {
@@ -135,6 +137,7 @@ impl YarnFair {
             queues: Vec::new(),
             has_apps: Vec::new(),
             walk: Vec::new(),
+            demand: Vec::new(),
         })
     }
 
@@ -220,13 +223,15 @@ impl YarnFair {
             } else {
                 continue;
             };
-            return Some(self.assign(hb, j, ask, res, level));
+            return self.assign(hb, j, ask, res, level);
         }
         None
     }
 
-    /// Allocates a container of `res` at `level`, or reserves the node if
-    /// it does not fit what is free.
+    /// Allocates a container of `res` at `level` (`Some(true)`), or
+    /// reserves the node if it does not fit what is free (`Some(false)`),
+    /// unless the container would take the queue past its maximum
+    /// (`None`: `FairScheduler.fitsInMaxShare`).
     fn assign(
         &mut self,
         hb: &mut Heartbeat<'_>,
@@ -234,11 +239,14 @@ impl YarnFair {
         ask: Ask,
         res: Resource,
         level: Level,
-    ) -> bool {
+    ) -> Option<bool> {
         let node = hb.node();
         if !res.fits_in(node.available()) || node.free_containers() == 0 {
+            if !fits_in_max_share(hb.world(), j, res) {
+                return None;
+            }
             self.reserved[hb.node as usize] = Some((j, ask));
-            return false;
+            return Some(false);
         }
         self.reserved[hb.node as usize] = None;
         let rule = match (ask, level) {
@@ -249,7 +257,7 @@ impl YarnFair {
         };
         super::launch(hb, j, ask, res, level, rule);
         self.allocated_at(j, ask, level);
-        true
+        Some(true)
     }
 
     /// `FSLeafQueue.canRunAppAM`: the queue's AMs with this one within
@@ -272,47 +280,145 @@ impl YarnFair {
     }
 
     /// `FairSharePolicy.FairShareComparator` / `DominantResourceFairness
-    /// Comparator` with no minimum shares (the walk sorts by its keys): usage over weight (memory), or
-    /// dominant then other share over weight, in Java's float arithmetic;
-    /// ties by start time, then name.
+    /// Comparator` (the walk sorts by [`YarnFair::share_key`]); ties by
+    /// start time, then name.
     #[cfg(test)]
     fn cmp(
         &self,
         cluster: Resource,
-        a: (Resource, f64, u64, &str),
-        b: (Resource, f64, u64, &str),
+        a: (Sortable, u64, &str),
+        b: (Sortable, u64, &str),
     ) -> Ordering {
-        let (ka, kb) = (
-            self.share_key(cluster, a.0, a.1),
-            self.share_key(cluster, b.0, b.1),
-        );
-        ka.partial_cmp(&kb)
-            .unwrap_or(Ordering::Equal)
-            .then(a.2.cmp(&b.2))
-            .then_with(|| a.3.cmp(b.3))
+        let (ka, kb) = (self.share_key(cluster, a.0), self.share_key(cluster, b.0));
+        cmp_keys(ka, kb)
+            .then(a.1.cmp(&b.1))
+            .then_with(|| a.2.cmp(b.2))
     }
 
-    /// What the comparator orders by: memory usage over weight (fair), or
-    /// dominant then other share over weight (drf), in Java's float.
-    fn share_key(&self, cluster: Resource, used: Resource, weight: f64) -> (f32, f32) {
+    /// What the comparator orders by: a needy schedulable (below its
+    /// minimum share) first, then the needy by usage over minimum share,
+    /// the others by memory usage over weight (`fair`, Java's `float`) or
+    /// by dominant then other share of the cluster over weight (`drf`).
+    fn share_key(&self, cluster: Resource, s: Sortable) -> Key {
         match self.policy {
-            Ordering2::Fair => (used.mb as f32 / weight as f32, 0.0),
-            Ordering2::Drf => drf_shares(used, cluster, weight),
+            Ordering2::Fair => {
+                // Resources.min/max under DefaultResourceCalculator: by memory.
+                let min_share = if s.min.mb <= s.demand.mb {
+                    s.min
+                } else {
+                    s.demand
+                };
+                if s.used.mb < min_share.mb {
+                    let ratio = f64::from(s.used.mb) / f64::from(min_share.mb.max(1));
+                    (0, ratio, 0.0)
+                } else {
+                    (1, f64::from(s.used.mb as f32 / s.weight as f32), 0.0)
+                }
+            }
+            Ordering2::Drf => {
+                let (of_cluster, cpu_first) = drf_ordered(s.used, cluster, s.weight);
+                // usage over the minimum share, per resource (neutral
+                // weights; 0 over 0 is NaN, never below 1: not needy).
+                let mem = s.used.mb as f32 / s.min.mb as f32;
+                let cpu = s.used.vcores as f32 / s.min.vcores as f32;
+                let of_min = if cpu_first { (cpu, mem) } else { (mem, cpu) };
+                if of_min.0 < 1.0 {
+                    (0, f64::from(of_min.0), f64::from(of_min.1))
+                } else {
+                    (1, f64::from(of_cluster.0), f64::from(of_cluster.1))
+                }
+            }
         }
+    }
+}
+
+/// A schedulable as the comparators see it: its usage, weight, minimum
+/// share and demand.
+#[derive(Clone, Copy, Debug)]
+pub struct Sortable {
+    pub used: Resource,
+    pub weight: f64,
+    pub min: Resource,
+    pub demand: Resource,
+}
+
+impl Sortable {
+    /// An application: no minimum share (`FSAppAttempt.getMinShare`),
+    /// weight 1.
+    fn app(used: Resource) -> Sortable {
+        Sortable {
+            used,
+            weight: 1.0,
+            min: Resource::ZERO,
+            demand: Resource::UNLIMITED,
+        }
+    }
+}
+
+/// `FSAppAttempt.updateDemand`: what the application holds and what it
+/// asks for (its ANY requests, normalised).
+fn app_demand(w: &World, j: JobId) -> Resource {
+    let max = super::max_allocation(w);
+    let job = w.job(j);
+    let mut d = job.used;
+    for ask in ASKS {
+        if !super::wants(w, j, ask) {
+            continue;
+        }
+        let n = match ask {
+            Ask::Am => 1,
+            Ask::Reduce => job.reduce_asks.min(job.reduces_pending),
+            Ask::Map => job.maps_pending,
+        };
+        let c = super::normalize_both(super::asked(w, j, ask), max);
+        d = d.plus(Resource::new(
+            c.mb.saturating_mul(n),
+            c.vcores.saturating_mul(n),
+        ));
+    }
+    d
+}
+
+/// `FairScheduler.fitsInMaxShare`: job `j`'s queue with `add` more
+/// within its maximum (root has none).
+fn fits_in_max_share(w: &World, j: JobId, add: Resource) -> bool {
+    let p = w.job(j).pool as usize;
+    w.pool_stats[p]
+        .used
+        .plus(add)
+        .fits_in(w.pools[p].max_resources)
+}
+
+fn component_min(a: Resource, b: Resource) -> Resource {
+    Resource::new(a.mb.min(b.mb), a.vcores.min(b.vcores))
+}
+
+/// A comparator key: 0 for needy, 1 for not, then the two ratios.
+type Key = (u8, f64, f64);
+
+fn cmp_keys(a: Key, b: Key) -> Ordering {
+    a.0.cmp(&b.0)
+        .then(a.1.partial_cmp(&b.1).unwrap_or(Ordering::Equal))
+        .then(a.2.partial_cmp(&b.2).unwrap_or(Ordering::Equal))
+}
+
+/// Shares of the cluster over weight, dominant first, and whether CPU is
+/// the dominant one (`calculateShares`' resource order).
+fn drf_ordered(used: Resource, cluster: Resource, weight: f64) -> ((f32, f32), bool) {
+    let w = weight as f32;
+    let mem = used.mb as f32 / (cluster.mb as f32 * w);
+    let cpu = used.vcores as f32 / (cluster.vcores as f32 * w);
+    if mem >= cpu {
+        ((mem, cpu), false)
+    } else {
+        ((cpu, mem), true)
     }
 }
 
 /// A schedulable's shares of the cluster divided by its weight, dominant
 /// first (`DominantResourceFairnessPolicy.calculateShares`, f32).
 pub fn drf_shares(used: Resource, cluster: Resource, weight: f64) -> (f32, f32) {
-    let w = weight as f32;
-    let mem = used.mb as f32 / (cluster.mb as f32 * w);
-    let cpu = used.vcores as f32 / (cluster.vcores as f32 * w);
-    if mem >= cpu {
-        (mem, cpu)
-    } else {
-        (cpu, mem)
-    }
+    drf_ordered(used, cluster, weight).0
 }
 
 /// The leaf queues' instantaneous fair shares, by pool, and what they
@@ -324,20 +430,69 @@ struct Shares {
     from: (Resource, Vec<bool>),
 }
 
-/// `ComputeFairShares.computeShares` over root's active queues (with no
-/// minimum or maximum shares): the weight-to-resource ratio found by
-/// Hadoop's binary search, each share truncated to an int.
-pub fn compute_shares(weights: &[Option<f64>], total: u32) -> Vec<u32> {
-    let used = |r: f64| -> u64 {
-        weights
-            .iter()
-            .map(|w| w.map_or(0, |w| (w * r) as i32 as u64))
-            .sum()
-    };
-    let total = u64::from(total);
-    if weights.iter().all(Option::is_none) {
-        return vec![0; weights.len()];
+/// One schedulable as `ComputeFairShares` sees it, for one resource: its
+/// weight, minimum and maximum share, and whether it is active (a queue
+/// with a runnable application).
+#[derive(Clone, Copy, Debug)]
+pub struct Sched {
+    pub weight: f64,
+    pub min: u32,
+    pub max: u32,
+    pub active: bool,
+}
+
+impl Sched {
+    /// An active schedulable of this weight, no minimum, no maximum.
+    pub fn weighted(weight: f64) -> Sched {
+        Sched {
+            weight,
+            min: 0,
+            max: i32::MAX as u32,
+            active: true,
+        }
     }
+
+    /// `computeShare`: weight × ratio within [min, max], truncated.
+    fn share(&self, ratio: f64) -> i64 {
+        let share = f64::from(self.weight as f32) * ratio;
+        share.max(f64::from(self.min)).min(f64::from(self.max)) as i32 as i64
+    }
+
+    /// `getFairShareIfFixed` (instantaneous shares): 0 with no maximum,
+    /// when inactive, or, with no weight, the minimum; None if it is to be
+    /// computed.
+    fn fixed(&self) -> Option<u32> {
+        if self.max == 0 || !self.active {
+            Some(0)
+        } else if self.weight as f32 <= 0.0 {
+            Some(self.min)
+        } else {
+            None
+        }
+    }
+}
+
+/// `ComputeFairShares.computeShares`: fixed shares first, then the
+/// weight-to-resource ratio Hadoop's binary search finds for the rest of
+/// `total` (at most their maximums), each share weight × ratio within its
+/// minimum and maximum, truncated to an int.
+pub fn compute_shares(scheds: &[Sched], total: u32) -> Vec<u32> {
+    let mut out: Vec<u32> = scheds.iter().map(|s| s.fixed().unwrap_or(0)).collect();
+    let taken = scheds
+        .iter()
+        .filter_map(Sched::fixed)
+        .fold(0i64, |a, x| (a + i64::from(x)).min(i64::from(i32::MAX)));
+    let rest: Vec<usize> = (0..scheds.len())
+        .filter(|&i| scheds[i].fixed().is_none())
+        .collect();
+    if rest.is_empty() {
+        return out;
+    }
+    let max_total = rest.iter().fold(0i64, |a, &i| {
+        (a + i64::from(scheds[i].max)).min(i64::from(i32::MAX))
+    });
+    let total = (i64::from(total) - taken).max(0).min(max_total);
+    let used = |r: f64| -> i64 { rest.iter().map(|&i| scheds[i].share(r)).sum() };
     let mut r_max = 1.0;
     while used(r_max) < total {
         r_max *= 2.0;
@@ -355,10 +510,10 @@ pub fn compute_shares(weights: &[Option<f64>], total: u32) -> Vec<u32> {
             right = mid;
         }
     }
-    weights
-        .iter()
-        .map(|w| w.map_or(0, |w| (w * right) as i32 as u32))
-        .collect()
+    for &i in &rest {
+        out[i] = scheds[i].share(right) as u32;
+    }
+    out
 }
 
 /// The fair shares, recomputed only when what they depend on changed
@@ -385,17 +540,23 @@ fn cached_shares<'a>(
 }
 
 fn shares(w: &World, policy: Ordering2) -> Shares {
-    let weights: Vec<Option<f64>> = w
-        .pools
-        .iter()
-        .zip(&w.pool_stats)
-        .map(|(p, s)| (s.runnable_jobs > 0).then_some(p.weight))
-        .collect();
-    let mem = compute_shares(&weights, w.cluster.capacity.mb);
+    let scheds = |of: fn(Resource) -> u32| -> Vec<Sched> {
+        w.pools
+            .iter()
+            .zip(&w.pool_stats)
+            .map(|(p, s)| Sched {
+                weight: p.weight,
+                min: of(p.min_resources),
+                max: of(p.max_resources),
+                active: s.runnable_jobs > 0,
+            })
+            .collect()
+    };
+    let mem = compute_shares(&scheds(|r| r.mb), w.cluster.capacity.mb);
     let cpu = match policy {
-        Ordering2::Drf => compute_shares(&weights, w.cluster.capacity.vcores),
+        Ordering2::Drf => compute_shares(&scheds(|r| r.vcores), w.cluster.capacity.vcores),
         // FairSharePolicy computes memory shares only.
-        Ordering2::Fair => vec![0; weights.len()],
+        Ordering2::Fair => vec![0; w.pools.len()],
     };
     Shares {
         fair: mem
@@ -431,13 +592,22 @@ impl Policy for YarnFair {
     }
 
     /// `FSAppAttempt.getHeadroom`: the queue's fair share less its usage
-    /// (memory; under drf vcores too), within what the cluster has free;
+    /// (memory; under drf vcores too), within what the cluster has free and
+    /// the queue's maximum leaves;
     /// the FairScheduler schedules CPU as well as memory.
     fn headroom(&self, w: &World, j: JobId) -> Headroom {
         let pool = w.job(j).pool as usize;
         let fair = cached_shares(&self.shares, w, self.policy).fair[pool];
         let used = w.pool_stats[pool].used;
-        let free = w.cluster.capacity.minus(w.cluster.used);
+        let max = w.pools[pool].max_resources;
+        // What the cluster has free, within the queue's maximum.
+        let free = component_min(
+            w.cluster.capacity.minus(w.cluster.used),
+            Resource::new(
+                max.mb.saturating_sub(used.mb),
+                max.vcores.saturating_sub(used.vcores),
+            ),
+        );
         let mb = free.mb.min(fair.mb.saturating_sub(used.mb));
         let vcores = match self.policy {
             Ordering2::Fair => free.vcores,
@@ -458,6 +628,14 @@ impl Policy for YarnFair {
                 if self.policy == Ordering2::Drf {
                     v.insert("fair_share_vcores", shares.fair[p].vcores);
                 }
+                if !pool.min_resources.is_zero() {
+                    v.insert("min_share_mb", pool.min_resources.mb);
+                    v.insert("min_share_vcores", pool.min_resources.vcores);
+                }
+                if pool.max_resources != Resource::UNLIMITED {
+                    v.insert("max_share_mb", pool.max_resources.mb);
+                    v.insert("max_share_vcores", pool.max_resources.vcores);
+                }
             }
         }
         i.cluster.insert(
@@ -477,7 +655,7 @@ impl YarnFair {
             let w = hb.world();
             let max = super::max_allocation(w);
             let res = super::normalize_both(super::asked(w, j, ask), max);
-            if w.job(j).is_done() || !super::wants(w, j, ask) {
+            if w.job(j).is_done() || !super::wants(w, j, ask) || !fits_in_max_share(w, j, res) {
                 self.reserved[hb.node as usize] = None;
             } else {
                 if res.fits_in(hb.node().available()) {
@@ -512,20 +690,35 @@ impl YarnFair {
         has_apps.clear();
         has_apps.resize(w.pools.len(), false);
         super::apps_into(w, &mut self.apps);
+        let mut demand = std::mem::take(&mut self.demand);
+        demand.clear();
+        demand.resize(w.pools.len(), Resource::ZERO);
         for &j in &self.apps {
-            has_apps[w.job(j).pool as usize] = true;
+            let p = w.job(j).pool as usize;
+            has_apps[p] = true;
+            // `FSLeafQueue.updateDemand`, needed only against a minimum.
+            if !w.pools[p].min_resources.is_zero() {
+                demand[p] = demand[p].plus(app_demand(w, j));
+            }
         }
         queues.clear();
         for (p, &here) in has_apps.iter().enumerate() {
-            if here {
-                let k = self.share_key(cluster, w.pool_stats[p].used, w.pools[p].weight);
-                queues.push((k, p));
+            let pool = &w.pools[p];
+            // `assignContainerPreCheck`: a queue at or over its maximum
+            // takes nothing.
+            if here && w.pool_stats[p].used.fits_in(pool.max_resources) {
+                let s = Sortable {
+                    used: w.pool_stats[p].used,
+                    weight: pool.weight,
+                    min: pool.min_resources,
+                    demand: component_min(demand[p], pool.max_resources),
+                };
+                queues.push((self.share_key(cluster, s), p));
             }
         }
+        self.demand = demand;
         queues.sort_by(|a, b| {
-            a.0.partial_cmp(&b.0)
-                .unwrap_or(Ordering::Equal)
-                .then_with(|| w.pools[a.1].name.cmp(&w.pools[b.1].name))
+            cmp_keys(a.0, b.0).then_with(|| w.pools[a.1].name.cmp(&w.pools[b.1].name))
         });
         // Queue by queue, its applications in order: the walk stops at the
         // first that takes a container, so later queues are not sorted.
@@ -536,12 +729,15 @@ impl YarnFair {
             for &j in &self.apps {
                 let job = w.job(j);
                 if job.pool as usize == q {
-                    walk.push((self.share_key(cluster, job.used, 1.0), job.submit, j));
+                    walk.push((
+                        self.share_key(cluster, Sortable::app(job.used)),
+                        job.submit,
+                        j,
+                    ));
                 }
             }
             walk.sort_by(|a, b| {
-                a.0.partial_cmp(&b.0)
-                    .unwrap_or(Ordering::Equal)
+                cmp_keys(a.0, b.0)
                     .then(a.1.cmp(&b.1))
                     .then_with(|| w.job(a.2).name.cmp(&w.job(b.2).name))
                     .then(a.2.cmp(&b.2))
@@ -616,27 +812,63 @@ pub fn usage_inspection(w: &World) -> Inspection {
 mod tests {
     use super::*;
 
-    /// Hadoop 2.7.3's TestComputeFairShares, the cases without minimum or
-    /// maximum shares (slotsim's queues have neither yet).
+    fn scheds(list: &[(u32, u32, f64)]) -> Vec<Sched> {
+        list.iter()
+            .map(|&(min, max, weight)| Sched {
+                weight,
+                min,
+                max,
+                active: true,
+            })
+            .collect()
+    }
+
+    /// Hadoop 2.7.3's TestComputeFairShares (FakeSchedulable's defaults: no
+    /// minimum, Integer.MAX_VALUE as maximum, weight 1).
     #[test]
     fn compute_fair_shares_as_hadoop_tests_them() {
-        let w = |ws: &[f64]| ws.iter().map(|&x| Some(x)).collect::<Vec<_>>();
+        const NO_MAX: u32 = i32::MAX as u32;
+        let w = |ws: &[f64]| ws.iter().map(|&x| Sched::weighted(x)).collect::<Vec<_>>();
         // testEqualSharing
         assert_eq!(compute_shares(&w(&[1.0; 4]), 40), [10, 10, 10, 10]);
+        // testLowMaxShares
+        let s = scheds(&[(0, 100, 1.0), (0, 50, 1.0), (0, 11, 1.0), (0, 3, 1.0)]);
+        assert_eq!(compute_shares(&s, 40), [13, 13, 11, 3]);
+        // testMinShares
+        let s = scheds(&[
+            (20, NO_MAX, 1.0),
+            (18, NO_MAX, 1.0),
+            (0, NO_MAX, 1.0),
+            (2, NO_MAX, 1.0),
+        ]);
+        assert_eq!(compute_shares(&s, 40), [20, 18, 0, 2]);
         // testWeightedSharing
         assert_eq!(
             compute_shares(&w(&[2.0, 1.0, 1.0, 0.5]), 45),
             [20, 10, 10, 5]
         );
+        // testWeightedSharingWithMaxShares
+        let s = scheds(&[(0, 10, 2.0), (0, 11, 1.0), (0, 30, 1.0), (0, 20, 0.5)]);
+        assert_eq!(compute_shares(&s, 45), [10, 11, 16, 8]);
+        // testWeightedSharingWithMinShares
+        let s = scheds(&[
+            (20, NO_MAX, 2.0),
+            (0, NO_MAX, 1.0),
+            (5, NO_MAX, 1.0),
+            (15, NO_MAX, 0.5),
+        ]);
+        assert_eq!(compute_shares(&s, 45), [20, 5, 5, 15]);
         // testLargeShares
         assert_eq!(compute_shares(&w(&[1.0; 4]), 40_000_000), [10_000_000; 4]);
         // testEmptyList
         assert!(compute_shares(&[], 40).is_empty());
         // An inactive queue gets nothing; the active share the rest.
-        assert_eq!(
-            compute_shares(&[Some(1.0), None, Some(1.0)], 40),
-            [20, 0, 20]
-        );
+        let mut s = w(&[1.0; 3]);
+        s[1].active = false;
+        assert_eq!(compute_shares(&s, 40), [20, 0, 20]);
+        // Weight 0: the minimum share, fixed (getFairShareIfFixed).
+        let s = scheds(&[(7, NO_MAX, 0.0), (0, NO_MAX, 1.0)]);
+        assert_eq!(compute_shares(&s, 40), [7, 33]);
     }
 
     fn with_thresholds(node: f64, rack: f64) -> YarnFair {
@@ -689,8 +921,8 @@ mod tests {
     }
 
     /// DominantResourceFairnessPolicy: testCalculateShares' numbers, and
-    /// the comparator's sign in testSameDominantResource and
-    /// testDifferentDominantResource.
+    /// the comparator's sign in testSameDominantResource,
+    /// testDifferentDominantResource, testOneIsNeedy and testBothAreNeedy.
     #[test]
     fn hadoop_drf_policy_shares_and_order() {
         let (d, o) = drf_shares(Resource::new(10, 5), Resource::new(100, 10), 1.0);
@@ -699,10 +931,64 @@ mod tests {
             policy: Ordering2::Drf,
             ..with_thresholds(-1.0, -1.0)
         };
-        let key = |mb, vc| (Resource::new(mb, vc), 1.0, 0u64, "");
+        let s = |mb, vc, min_mb, min_vc| {
+            let s = Sortable {
+                used: Resource::new(mb, vc),
+                weight: 1.0,
+                min: Resource::new(min_mb, min_vc),
+                demand: Resource::UNLIMITED,
+            };
+            (s, 0u64, "")
+        };
         let c = Resource::new(8000, 4);
-        assert_eq!(p.cmp(c, key(1000, 1), key(2000, 1)), Ordering::Less);
+        assert_eq!(p.cmp(c, s(1000, 1, 0, 0), s(2000, 1, 0, 0)), Ordering::Less);
         let c = Resource::new(8000, 8);
-        assert_eq!(p.cmp(c, key(4000, 3), key(2000, 5)), Ordering::Less);
+        assert_eq!(p.cmp(c, s(4000, 3, 0, 0), s(2000, 5, 0, 0)), Ordering::Less);
+        // testOneIsNeedy: 5 of a 6-vcore minimum is needy, goes first.
+        assert_eq!(p.cmp(c, s(2000, 5, 0, 6), s(4000, 3, 0, 0)), Ordering::Less);
+        // testBothAreNeedy: by dominant share, then by share of minimum.
+        let c = Resource::new(8000, 100);
+        assert_eq!(p.cmp(c, s(2000, 5, 0, 0), s(4000, 3, 0, 0)), Ordering::Less);
+        assert_eq!(
+            p.cmp(c, s(2000, 5, 3000, 6), s(4000, 3, 5000, 4)),
+            Ordering::Less
+        );
+    }
+
+    /// FairSharePolicy's comparator: a queue below min(minimum, demand) of
+    /// memory goes first; two needy ones by usage over that minimum.
+    #[test]
+    fn fair_policy_puts_needy_queues_first() {
+        let p = with_thresholds(-1.0, -1.0);
+        let c = Resource::new(10_240, 10);
+        let q = |mb: u32, min: u32, demand: u32, weight: f64| {
+            let s = Sortable {
+                used: Resource::new(mb, 1),
+                weight,
+                min: Resource::new(min, 0),
+                demand: Resource::new(demand, 10),
+            };
+            (s, 0u64, "")
+        };
+        // Needy (1 GB of a 2 GB minimum) before a less used queue without one.
+        assert_eq!(
+            p.cmp(c, q(1024, 2048, 8192, 1.0), q(0, 0, 8192, 1.0)),
+            Ordering::Less
+        );
+        // The minimum counts only up to the demand: not needy.
+        assert_eq!(
+            p.cmp(c, q(1024, 2048, 1024, 1.0), q(0, 0, 8192, 1.0)),
+            Ordering::Greater
+        );
+        // Both needy: 1024/4096 before 1024/2048.
+        assert_eq!(
+            p.cmp(c, q(1024, 4096, 8192, 1.0), q(1024, 2048, 8192, 1.0)),
+            Ordering::Less
+        );
+        // Neither: memory over weight.
+        assert_eq!(
+            p.cmp(c, q(2048, 0, 8192, 4.0), q(1024, 0, 8192, 1.0)),
+            Ordering::Less
+        );
     }
 }
