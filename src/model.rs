@@ -329,6 +329,26 @@ pub enum PoolMode {
     Fifo,
 }
 
+/// `slot_model = "yarn"`: how a FairScheduler queue orders what it holds
+/// (`schedulingPolicy`): by memory share (`fair`), by dominant share
+/// (`drf`), or by submission (`fifo`, leaf queues only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueuePolicy {
+    Fair,
+    Drf,
+    Fifo,
+}
+
+impl QueuePolicy {
+    pub fn name(self) -> &'static str {
+        match self {
+            QueuePolicy::Fair => "fair",
+            QueuePolicy::Drf => "drf",
+            QueuePolicy::Fifo => "fifo",
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct PoolSpec {
     pub name: String,
@@ -356,6 +376,9 @@ pub struct PoolSpec {
     /// `Integer.MAX_VALUE` of each, by default).
     pub min_resources: Resource,
     pub max_resources: Resource,
+    /// yarn-fair: the queue's own `schedulingPolicy` (default: the
+    /// scheduler's `scheduling_policy`).
+    pub scheduling_policy: Option<QueuePolicy>,
 }
 
 impl PoolSpec {
@@ -376,6 +399,7 @@ impl PoolSpec {
             user_limit_factor: 1.0,
             min_resources: Resource::ZERO,
             max_resources: Resource::UNLIMITED,
+            scheduling_policy: None,
         }
     }
 }

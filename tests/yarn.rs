@@ -903,3 +903,80 @@ fn queue_resources_are_checked_where_they_are_written() {
         "{e}"
     );
 }
+
+#[test]
+fn hadoop_fair_test_fifo_within_queue() {
+    // TestFairScheduler.testFifoWithinQueue: a <3072 MB, 3 vcores> node,
+    // two applications of two 1024 MB asks in a FIFO queue: the first two
+    // containers go to app1, the third to app2. Under the queue's default
+    // fair policy they alternate.
+    let jobs = [
+        ("app1", "queue1", 2, "1GB", 1),
+        ("app2", "queue1", 2, "1GB", 1),
+    ];
+    let run = |policy: &str| {
+        let text = one_node("3GB", 3, "yarn-fair", &jobs, &beats(3)).replace(
+            "name = \"queue1\"\n",
+            &format!("name = \"queue1\"\nscheduling_policy = \"{policy}\"\n"),
+        );
+        per_beat(&run_to(&text, 50_000).1)
+    };
+    assert_eq!(run("fifo"), [vec!["app1"], vec!["app1"], vec!["app2"]]);
+    assert_eq!(run("fair"), [vec!["app1"], vec!["app2"], vec!["app1"]]);
+}
+
+#[test]
+fn hadoop_fair_test_basic_drf_with_queues() {
+    // TestFairScheduler.testBasicDRFWithQueues: node <8192 MB, 7 vcores>,
+    // root and queue1 under DRF; queue1's app1 asks <3072, 1> and app2
+    // <2048, 2>, queue2's app3 <1024, 2>: app1, app3, app3, app2.
+    let jobs = [
+        ("app1", "queue1", 2, "3GB", 1),
+        ("app2", "queue1", 2, "2GB", 2),
+        ("app3", "queue2", 2, "1GB", 2),
+    ];
+    let text = one_node(
+        "8GB",
+        7,
+        "yarn-fair[scheduling_policy=drf]",
+        &jobs,
+        &beats(4),
+    )
+    .replace(
+        "name = \"queue1\"\n",
+        "name = \"queue1\"\nscheduling_policy = \"drf\"\n",
+    );
+    let (_, recs) = run_to(&text, 50_000);
+    assert_eq!(
+        per_beat(&recs),
+        [vec!["app1"], vec!["app3"], vec!["app3"], vec!["app2"]]
+    );
+}
+
+#[test]
+fn a_drf_queue_under_a_fair_root_is_refused_rather_than_hung() {
+    // Root's FairSharePolicy computes memory shares only, so a drf queue's
+    // AM share limit has 0 vcores and no AM of it could start (Hadoop
+    // 2.7.3 hangs so): the run stops with one error naming the queue.
+    let jobs = [("app", "queue1", 2, "1GB", 1)];
+    let mut text = one_node("8GB", 8, "yarn-fair", &jobs, &beats(2)).replace(
+        "name = \"queue1\"\n",
+        "name = \"queue1\"\nscheduling_policy = \"drf\"\n",
+    );
+    text = text.replace("am_memory = \"0MB\"\nam_vcores = 0\n", "");
+    let sc = load_text(&text, None);
+    let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+    sim.run_until(Some(50_000));
+    let why = sim.halted().expect("the run stops");
+    assert!(why.contains("queue \"queue1\" orders by drf"), "{why}");
+    // With the AM share limit off it runs.
+    let text = text.replace(
+        "policy = \"yarn-fair\"",
+        "policy = \"yarn-fair[max_am_share=-1]\"",
+    );
+    let sc = load_text(&text, None);
+    let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+    sim.run_until(Some(50_000));
+    assert!(sim.halted().is_none());
+    assert!(sim.w.job(0).am_ready.is_some());
+}

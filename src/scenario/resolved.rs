@@ -140,6 +140,8 @@ pub fn resolved(sc: &Scenario) -> Value {
             .iter_mut()
             .zip(&sc.pools)
         {
+            json["scheduling_policy"] =
+                p.scheduling_policy.map_or(Value::Null, |q| q.name().into());
             json["min_resources"] = res(p.min_resources);
             json["max_resources"] = if p.max_resources == crate::model::Resource::UNLIMITED {
                 Value::String("unlimited".into())

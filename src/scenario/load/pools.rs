@@ -3,7 +3,7 @@
 use toml::Spanned;
 
 use super::{Cx, MAX_SHARE, R};
-use crate::model::{PoolMode, PoolSpec, Resource};
+use crate::model::{PoolMode, PoolSpec, QueuePolicy, Resource};
 use crate::scenario::schema::PoolDef;
 
 pub(super) fn compile_pools(cx: &Cx, defs: &[PoolDef], yarn: bool) -> R<Vec<PoolSpec>> {
@@ -123,6 +123,25 @@ pub(super) fn compile_pools(cx: &Cx, defs: &[PoolDef], yarn: bool) -> R<Vec<Pool
             } else {
                 p.max_resources = got;
             }
+        }
+        if let Some(v) = &d.scheduling_policy {
+            if !yarn {
+                return Err(cx.at(
+                    v,
+                    "scheduling_policy is a YARN queue's; expected slot_model = \"yarn\" in [cluster] (a Hadoop 1.x pool orders its jobs by scheduling_mode)",
+                ));
+            }
+            p.scheduling_policy = Some(match v.get_ref().as_str() {
+                "fair" => QueuePolicy::Fair,
+                "drf" => QueuePolicy::Drf,
+                "fifo" => QueuePolicy::Fifo,
+                other => {
+                    return Err(cx.at(
+                        v,
+                        format!("unknown scheduling_policy \"{other}\"; expected \"fair\", \"drf\" or \"fifo\""),
+                    ))
+                }
+            });
         }
         if !p.min_resources.fits_in(p.max_resources) {
             let at = d

@@ -15,7 +15,7 @@
 //! of the queue's fair share.
 
 use super::{Ask, Level, ASKS};
-use crate::model::{JobId, NodeId, Resource};
+use crate::model::{JobId, NodeId, QueuePolicy, Resource};
 use crate::sched::registry::{Entry, DEFAULT_SLOWSTART};
 use crate::sched::settings::{ConfigError, Settings};
 use crate::sim::policy::{num, Headroom, Inspection, Policy, Values};
@@ -46,13 +46,6 @@ pub const YARN_FAIR: Entry = Entry {
     build: |s, _| Ok(Box::new(YarnFair::build(s)?)),
 };
 
-/// How schedulables are ordered (`SchedulingPolicy`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ordering2 {
-    Fair,
-    Drf,
-}
-
 /// Delay scheduling's state for one application and priority.
 #[derive(Clone, Copy, Debug)]
 struct Delay {
@@ -68,7 +61,7 @@ const NO_DELAY: Delay = Delay {
 pub struct YarnFair {
     label: String,
     slowstart: f64,
-    policy: Ordering2,
+    policy: QueuePolicy,
     assign_multiple: bool,
     max_assign: i64,
     node_threshold: f64,
@@ -88,14 +81,17 @@ pub struct YarnFair {
     walk: Vec<(Key, u64, JobId)>,
     /// Each queue's demand (only against a minimum share).
     demand: Vec<Resource>,
+    /// Why the queues cannot be run as configured, once found.
+    fault: Option<String>,
+    checked: bool,
 }
 
 impl YarnFair {
     fn build(s: &Settings) -> Result<YarnFair, ConfigError> {
         let own: Config = s.own()?;
         let policy = match own.scheduling_policy.as_deref() {
-            None | Some("fair") => Ordering2::Fair,
-            Some("drf") => Ordering2::Drf,
+            None | Some("fair") => QueuePolicy::Fair,
+            Some("drf") => QueuePolicy::Drf,
             Some(other) => {
                 return Err(ConfigError::new(
                     "scheduler.yarn-fair.scheduling_policy",
@@ -138,6 +134,8 @@ impl YarnFair {
             has_apps: Vec::new(),
             walk: Vec::new(),
             demand: Vec::new(),
+            fault: None,
+            checked: false,
         })
     }
 
@@ -273,14 +271,15 @@ impl YarnFair {
             (f64::from(fair.vcores) * self.max_am_share) as u32,
         );
         let after = w.pool_stats[pool].am_used.plus(am);
-        match self.policy {
-            Ordering2::Fair => after.mb <= limit.mb,
-            Ordering2::Drf => after.fits_in(limit),
+        // The queue's policy's `checkIfAMResourceUsageOverLimit`.
+        match self.queue_policy(w, pool) {
+            QueuePolicy::Fair | QueuePolicy::Fifo => after.mb <= limit.mb,
+            QueuePolicy::Drf => after.fits_in(limit),
         }
     }
 
     /// `FairSharePolicy.FairShareComparator` / `DominantResourceFairness
-    /// Comparator` (the walk sorts by [`YarnFair::share_key`]); ties by
+    /// Comparator` (the walk sorts by [`share_key`]); ties by
     /// start time, then name.
     #[cfg(test)]
     fn cmp(
@@ -289,44 +288,77 @@ impl YarnFair {
         a: (Sortable, u64, &str),
         b: (Sortable, u64, &str),
     ) -> Ordering {
-        let (ka, kb) = (self.share_key(cluster, a.0), self.share_key(cluster, b.0));
+        let (ka, kb) = (
+            share_key(self.policy, cluster, a.0),
+            share_key(self.policy, cluster, b.0),
+        );
         cmp_keys(ka, kb)
             .then(a.1.cmp(&b.1))
             .then_with(|| a.2.cmp(b.2))
     }
 
-    /// What the comparator orders by: a needy schedulable (below its
-    /// minimum share) first, then the needy by usage over minimum share,
-    /// the others by memory usage over weight (`fair`, Java's `float`) or
-    /// by dominant then other share of the cluster over weight (`drf`).
-    fn share_key(&self, cluster: Resource, s: Sortable) -> Key {
-        match self.policy {
-            Ordering2::Fair => {
-                // Resources.min/max under DefaultResourceCalculator: by memory.
-                let min_share = if s.min.mb <= s.demand.mb {
-                    s.min
-                } else {
-                    s.demand
-                };
-                if s.used.mb < min_share.mb {
-                    let ratio = f64::from(s.used.mb) / f64::from(min_share.mb.max(1));
-                    (0, ratio, 0.0)
-                } else {
-                    (1, f64::from(s.used.mb as f32 / s.weight as f32), 0.0)
-                }
+    /// A `drf` queue under root's `fair` policy gets no vcore fair share
+    /// (FairSharePolicy computes memory alone), so in Hadoop 2.7.3 its AM
+    /// share limit of 0 vcores never lets an AM start: the run would hang.
+    /// Said once, as the run's error, unless the limit is off.
+    fn check_queues(&mut self, w: &World) {
+        self.checked = true;
+        if self.policy != QueuePolicy::Fair || self.max_am_share < 0.0 || w.tasks.am.vcores == 0 {
+            return;
+        }
+        if let Some(q) = w
+            .pools
+            .iter()
+            .find(|p| p.scheduling_policy == Some(QueuePolicy::Drf))
+        {
+            self.fault = Some(format!(
+                "{}: queue \"{}\" orders by drf under root's fair policy, which gives queues no vcore fair share, so no AM of it could start within max_am_share (Hadoop 2.7.3 hangs so); expected scheduling_policy = \"drf\" in [scheduler.yarn-fair], or max_am_share = -1",
+                self.label, q.name
+            ));
+        }
+    }
+
+    /// The policy queue `p` orders its applications by: its own, else the
+    /// scheduler's.
+    fn queue_policy(&self, w: &World, p: usize) -> QueuePolicy {
+        w.pools[p].scheduling_policy.unwrap_or(self.policy)
+    }
+}
+
+/// What `policy`'s comparator orders by: a needy schedulable (below its
+/// minimum share) first, then the needy by usage over minimum share, the
+/// others by memory usage over weight (`fair`, Java's `float`) or by
+/// dominant then other share of the cluster over weight (`drf`); `fifo`
+/// leaves the order to the ties (start time, then name: FifoPolicy, every
+/// application's priority being the same).
+fn share_key(policy: QueuePolicy, cluster: Resource, s: Sortable) -> Key {
+    match policy {
+        QueuePolicy::Fifo => (1, 0.0, 0.0),
+        QueuePolicy::Fair => {
+            // Resources.min/max under DefaultResourceCalculator: by memory.
+            let min_share = if s.min.mb <= s.demand.mb {
+                s.min
+            } else {
+                s.demand
+            };
+            if s.used.mb < min_share.mb {
+                let ratio = f64::from(s.used.mb) / f64::from(min_share.mb.max(1));
+                (0, ratio, 0.0)
+            } else {
+                (1, f64::from(s.used.mb as f32 / s.weight as f32), 0.0)
             }
-            Ordering2::Drf => {
-                let (of_cluster, cpu_first) = drf_ordered(s.used, cluster, s.weight);
-                // usage over the minimum share, per resource (neutral
-                // weights; 0 over 0 is NaN, never below 1: not needy).
-                let mem = s.used.mb as f32 / s.min.mb as f32;
-                let cpu = s.used.vcores as f32 / s.min.vcores as f32;
-                let of_min = if cpu_first { (cpu, mem) } else { (mem, cpu) };
-                if of_min.0 < 1.0 {
-                    (0, f64::from(of_min.0), f64::from(of_min.1))
-                } else {
-                    (1, f64::from(of_cluster.0), f64::from(of_cluster.1))
-                }
+        }
+        QueuePolicy::Drf => {
+            let (of_cluster, cpu_first) = drf_ordered(s.used, cluster, s.weight);
+            // usage over the minimum share, per resource (neutral
+            // weights; 0 over 0 is NaN, never below 1: not needy).
+            let mem = s.used.mb as f32 / s.min.mb as f32;
+            let cpu = s.used.vcores as f32 / s.min.vcores as f32;
+            let of_min = if cpu_first { (cpu, mem) } else { (mem, cpu) };
+            if of_min.0 < 1.0 {
+                (0, f64::from(of_min.0), f64::from(of_min.1))
+            } else {
+                (1, f64::from(of_cluster.0), f64::from(of_cluster.1))
             }
         }
     }
@@ -521,7 +553,7 @@ pub fn compute_shares(scheds: &[Sched], total: u32) -> Vec<u32> {
 fn cached_shares<'a>(
     cache: &'a std::cell::RefCell<Shares>,
     w: &World,
-    policy: Ordering2,
+    policy: QueuePolicy,
 ) -> std::cell::Ref<'a, Shares> {
     let fresh = {
         let c = cache.borrow();
@@ -539,7 +571,7 @@ fn cached_shares<'a>(
     cache.borrow()
 }
 
-fn shares(w: &World, policy: Ordering2) -> Shares {
+fn shares(w: &World, policy: QueuePolicy) -> Shares {
     let scheds = |of: fn(Resource) -> u32| -> Vec<Sched> {
         w.pools
             .iter()
@@ -554,9 +586,9 @@ fn shares(w: &World, policy: Ordering2) -> Shares {
     };
     let mem = compute_shares(&scheds(|r| r.mb), w.cluster.capacity.mb);
     let cpu = match policy {
-        Ordering2::Drf => compute_shares(&scheds(|r| r.vcores), w.cluster.capacity.vcores),
+        QueuePolicy::Drf => compute_shares(&scheds(|r| r.vcores), w.cluster.capacity.vcores),
         // FairSharePolicy computes memory shares only.
-        Ordering2::Fair => vec![0; w.pools.len()],
+        QueuePolicy::Fair | QueuePolicy::Fifo => vec![0; w.pools.len()],
     };
     Shares {
         fair: mem
@@ -580,7 +612,21 @@ impl Policy for YarnFair {
         self.slowstart
     }
 
+    fn adopt(&mut self, w: &World) {
+        self.check_queues(w);
+    }
+
+    fn fault(&self) -> Option<&str> {
+        self.fault.as_deref()
+    }
+
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
+        if !self.checked {
+            self.check_queues(hb.world());
+        }
+        if self.fault.is_some() {
+            return;
+        }
         let n = hb.world().cluster.nodes.len();
         if self.reserved.len() < n {
             self.reserved.resize(n, None);
@@ -609,9 +655,10 @@ impl Policy for YarnFair {
             ),
         );
         let mb = free.mb.min(fair.mb.saturating_sub(used.mb));
-        let vcores = match self.policy {
-            Ordering2::Fair => free.vcores,
-            Ordering2::Drf => free.vcores.min(fair.vcores.saturating_sub(used.vcores)),
+        // The queue's policy's `getHeadroom`.
+        let vcores = match self.queue_policy(w, pool) {
+            QueuePolicy::Fair | QueuePolicy::Fifo => free.vcores,
+            QueuePolicy::Drf => free.vcores.min(fair.vcores.saturating_sub(used.vcores)),
         };
         Headroom {
             available: Resource::new(mb, vcores),
@@ -625,7 +672,7 @@ impl Policy for YarnFair {
         for (p, pool) in w.pools.iter().enumerate() {
             if let Some(v) = i.pools.get_mut(&pool.name) {
                 v.insert("fair_share_mb", shares.fair[p].mb);
-                if self.policy == Ordering2::Drf {
+                if self.policy == QueuePolicy::Drf {
                     v.insert("fair_share_vcores", shares.fair[p].vcores);
                 }
                 if !pool.min_resources.is_zero() {
@@ -713,7 +760,7 @@ impl YarnFair {
                     min: pool.min_resources,
                     demand: component_min(demand[p], pool.max_resources),
                 };
-                queues.push((self.share_key(cluster, s), p));
+                queues.push((share_key(self.policy, cluster, s), p));
             }
         }
         self.demand = demand;
@@ -725,12 +772,13 @@ impl YarnFair {
         let mut took = None;
         for &(_, q) in &queues {
             let w = hb.world();
+            let policy = self.queue_policy(w, q);
             walk.clear();
             for &j in &self.apps {
                 let job = w.job(j);
                 if job.pool as usize == q {
                     walk.push((
-                        self.share_key(cluster, Sortable::app(job.used)),
+                        share_key(policy, cluster, Sortable::app(job.used)),
                         job.submit,
                         j,
                     ));
@@ -928,7 +976,7 @@ mod tests {
         let (d, o) = drf_shares(Resource::new(10, 5), Resource::new(100, 10), 1.0);
         assert_eq!((d, o), (0.5, 0.1));
         let p = YarnFair {
-            policy: Ordering2::Drf,
+            policy: QueuePolicy::Drf,
             ..with_thresholds(-1.0, -1.0)
         };
         let s = |mb, vc, min_mb, min_vc| {
