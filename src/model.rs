@@ -359,6 +359,9 @@ pub struct PoolSpec {
     pub max_reduces: u32,
     /// Percent of the cluster's slots, for the capacity policy.
     pub capacity: Option<f64>,
+    /// yarn-capacity: the most of the cluster the queue may take, percent
+    /// (`maximum-capacity`; none: 100).
+    pub max_capacity: Option<f64>,
     pub scheduling_mode: PoolMode,
     pub max_running_jobs: Option<u32>,
     /// Fair: a pool below min(min share, demand) this long is starved.
@@ -397,6 +400,7 @@ impl PoolSpec {
             fair_share_timeout: None,
             min_user_limit: 100.0,
             user_limit_factor: 1.0,
+            max_capacity: None,
             min_resources: Resource::ZERO,
             max_resources: Resource::UNLIMITED,
             scheduling_policy: None,

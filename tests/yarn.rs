@@ -980,3 +980,35 @@ fn a_drf_queue_under_a_fair_root_is_refused_rather_than_hung() {
     assert!(sim.halted().is_none());
     assert!(sim.w.job(0).am_ready.is_some());
 }
+
+#[test]
+fn capacity_max_capacity_bounds_a_queue_s_elasticity() {
+    // A queue at 30 % whose user may take up to 4 times that
+    // (user_limit_factor 4), alone on 10 nodes × 8 GB: it grows to the
+    // whole cluster by default, to its maximum-capacity (50 %: 40 GB) when
+    // one is set — the queue's limit, not the user's, stops it.
+    let run = |max: &str| {
+        let mut text = capacity_cluster(10, 2, "8GB", "yarn-capacity", false);
+        text = text.replace("heartbeat = \"manual\"", "heartbeat = \"1s\"");
+        text += &format!("[[pools]]\nname = \"a\"\ncapacity = 30\nuser_limit_factor = 4\n{max}");
+        text += "[[jobs]]\nname = \"ja\"\npool = \"a\"\nprofile = \"terasort\"\nmaps = 400\nreduces = 0\nmap_time = \"100s\"\n";
+        let sc = load_text(&text, None);
+        let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+        sim.run_until(Some(30_000));
+        sim.w.job(0).used.mb / 1024
+    };
+    assert_eq!(run(""), 80);
+    assert_eq!(run("max_capacity = 50\n"), 40);
+    let e = slotsim::scenario::load_str(
+        "[cluster]\nnodes = 2\nslot_model = \"yarn\"\n[[pools]]\nname = \"q\"\ncapacity = 40\nmax_capacity = 30\n",
+        "t.toml",
+        Some("yarn-capacity"),
+        None,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.starts_with("t.toml:7:16:") && e.contains("from the pool's capacity (40)"),
+        "{e}"
+    );
+}

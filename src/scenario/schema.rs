@@ -227,6 +227,8 @@ pub struct PoolDef {
     pub min_user_limit: Option<Spanned<f64>>,
     /// Default 1.
     pub user_limit_factor: Option<Spanned<f64>>,
+    /// yarn-capacity: the queue's `maximum-capacity`, percent.
+    pub max_capacity: Option<Spanned<f64>>,
     /// yarn-fair: the queue's `schedulingPolicy` ("fair", "drf", "fifo").
     pub scheduling_policy: Option<Spanned<String>>,
     /// yarn-fair: the queue's `minResources` and `maxResources`.

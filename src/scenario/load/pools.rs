@@ -124,6 +124,28 @@ pub(super) fn compile_pools(cx: &Cx, defs: &[PoolDef], yarn: bool) -> R<Vec<Pool
                 p.max_resources = got;
             }
         }
+        if let Some(v) = &d.max_capacity {
+            if !yarn {
+                return Err(cx.at(
+                    v,
+                    "max_capacity is a YARN queue's (yarn-capacity); expected slot_model = \"yarn\" in [cluster], or no max_capacity",
+                ));
+            }
+            let x = *v.get_ref();
+            let Some(floor) = p.capacity else {
+                return Err(cx.at(
+                    v,
+                    "max_capacity bounds a queue's capacity; expected capacity in the same pool",
+                ));
+            };
+            if !(x.is_finite() && x <= 100.0 && x >= floor) {
+                return Err(cx.at(
+                    v,
+                    format!("max_capacity must be a percentage from the pool's capacity ({floor}) to 100; got {x}"),
+                ));
+            }
+            p.max_capacity = Some(x);
+        }
         if let Some(v) = &d.scheduling_policy {
             if !yarn {
                 return Err(cx.at(

@@ -3,7 +3,8 @@
 //!
 //! Queues are the scenario's pools, leaves of `root`, each with its
 //! `capacity` percent (pools without one share what is left), its
-//! `user_limit_factor` and `min_user_limit`. An application is *pending*
+//! `user_limit_factor` and `min_user_limit`, its `max_capacity` (100 %).
+//! An application is *pending*
 //! until its queue's ApplicationMasters leave room for its own under
 //! `max_am_percent` (`LeafQueue.activateApplications`), then *active*.
 //!
@@ -117,8 +118,10 @@ pub struct YarnCapacity {
     apps: Vec<JobId>,
     active: Vec<Vec<JobId>>,
     order: Vec<(f32, usize)>,
-    /// By pool: its absolute capacity (pools do not change in a run).
+    /// By pool: its absolute capacity and maximum capacity (pools do not
+    /// change in a run).
     abs: Vec<f64>,
+    abs_max: Vec<f64>,
 }
 
 fn step() -> R {
@@ -182,6 +185,7 @@ impl YarnCapacity {
             active: Vec::new(),
             order: Vec::new(),
             abs: Vec::new(),
+            abs_max: Vec::new(),
         })
     }
 
@@ -214,6 +218,11 @@ impl YarnCapacity {
                 .iter()
                 .map(|&pct| f64::from(pct as f32 / 100.0))
                 .collect();
+            self.abs_max = w
+                .pools
+                .iter()
+                .map(|p| f64::from(p.max_capacity.unwrap_or(100.0) as f32 / 100.0))
+                .collect();
         }
     }
 
@@ -240,7 +249,7 @@ impl YarnCapacity {
     /// does: what the queue may hold now.
     fn queue_limit(&self, w: &World, p: usize) -> R {
         let (c, cluster) = (self.calc, Self::cluster(w));
-        let max = c.times_down(cluster, 1.0, step());
+        let max = c.times_down(cluster, self.abs_max[p], step());
         let limit = cluster.minus(self.root_used(w)).plus(self.queue_used(w, p));
         let limit = c.round_down(c.min(cluster, limit, max), step());
         c.min(cluster, max, limit)
@@ -652,7 +661,7 @@ impl YarnCapacity {
                 let user_limit = self.user_limit(w, p, required);
                 let mut unreserve = R::ZERO;
                 // canAssignToThisQueue
-                let queue_max = c.times_down(cluster, 1.0, step());
+                let queue_max = c.times_down(cluster, self.abs_max[p], step());
                 let current = c.min(cluster, queue_max, limit);
                 let total = self.queue_used(w, p).plus(required);
                 let app_reserved = self.job_reserved[j as usize];
