@@ -832,32 +832,35 @@ fn hadoop_fair_test_fair_share_with_min_alloc() {
 #[test]
 fn hadoop_fair_test_container_reservation_attempt_exceeding_queue_max() {
     // TestFairScheduler.testContainerReservationAttemptExceedingQueueMax:
-    // queue1's maximum <2048, 5>, queue2's <2048, 10>. queue1 gets 2048,
-    // queue2 1024; a second application of queue1 finds no room for its
-    // container and does not reserve the node, as queue1 would pass its
-    // maximum. With a maximum of 4096 it reserves. (Hadoop's node has
-    // 3072 MB and the last ask is 1024 MB: a full node, which slotsim does
-    // not offer the scheduler; here the node has 4096 MB and the last ask
-    // 2048 MB, so 1 GB is free and too little.)
+    // a <3072 MB, 5 vcores> node; queue1's maximum <2048, 5>, queue2's
+    // <2048, 10>. queue1 gets 2048, queue2 1024; a second application of
+    // queue1 asking 1024 finds the node full and does not reserve it, as
+    // queue1 would pass its maximum. With a maximum of 4096 it reserves the
+    // full node.
     let run = |max1: &str| {
         let pools = format!("[[pools]]\nname = \"queue1\"\nmax_resources = {{ memory = \"{max1}\", vcores = 5 }}\n[[pools]]\nname = \"queue2\"\nmax_resources = {{ memory = \"2048MB\", vcores = 10 }}\n");
         let jobs = [
             ("app1", "queue1", 1, "2GB", 0),
             ("app2", "queue2", 1, "1GB", 1500),
-            ("app3", "queue1", 1, "2GB", 2500),
+            ("app3", "queue1", 1, "1GB", 2500),
         ];
-        let mut text = fair_node("4GB", 5, "yarn-fair", &pools, &jobs);
-        text += &heartbeat_events(&beats(4));
-        let (_, recs) = run_to(&text, 50_000);
-        let reserved = recs[3].inspection.cluster["reserved_nodes"]
-            .as_f64()
-            .unwrap();
-        (per_beat(&recs[..3]), reserved)
+        let mut text = fair_node("3GB", 5, "yarn-fair", &pools, &jobs);
+        text += &heartbeat_events(&beats(3));
+        let (sim, recs) = run_to(&text, 3_500);
+        let now = sim.policy().inspect(&sim.w, 0);
+        (
+            per_beat(&recs),
+            now.cluster.get("reserved_nodes").and_then(|v| v.as_f64()),
+        )
     };
     let (launched, reserved) = run("2048MB");
-    assert_eq!(launched, [vec!["app1"], vec!["app2"], vec![]]);
-    assert_eq!(reserved, 0.0, "queue1 would pass its maximum");
-    assert_eq!(run("4096MB").1, 1.0, "within its maximum, queue1 reserves");
+    assert_eq!(launched, [vec!["app1"], vec!["app2"]]);
+    assert_eq!(reserved, Some(0.0), "queue1 would pass its maximum");
+    assert_eq!(
+        run("4096MB").1,
+        Some(1.0),
+        "within its maximum, queue1 reserves"
+    );
 }
 
 #[test]

@@ -26,7 +26,7 @@
 
 use super::calc::{Calc, R};
 use super::{Ask, Level, ASKS};
-use crate::model::{yarn_defaults, JobId, NodeId};
+use crate::model::{yarn_defaults, JobId, NodeId, SlotModel};
 use crate::sched::capacity::capacity_percents;
 use crate::sched::registry::{Entry, DEFAULT_SLOWSTART};
 use crate::sched::settings::{ConfigError, Settings};
@@ -859,6 +859,21 @@ impl Policy for YarnCapacity {
             self.unreserve(node);
         }
         self.dirty = true;
+    }
+
+    /// The CapacityScheduler looks at a reserved node's reservation on
+    /// every heartbeat, a full node's too (`allocateContainersToNode`): a
+    /// reservation no longer needed goes, one that still does not fit
+    /// counts a re-reservation. (It schedules nothing else on a node with
+    /// less than the minimum allocation free, nor does the engine offer it.)
+    fn maintain(&mut self, hb: &mut Heartbeat<'_>) {
+        if hb.node().has_free_slot(SlotModel::Yarn) {
+            return;
+        }
+        let n = hb.node as usize;
+        if let Some(r) = self.reserved.get(n).copied().flatten() {
+            self.serve_reserved(hb, r);
+        }
     }
 
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {

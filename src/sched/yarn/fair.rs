@@ -15,7 +15,7 @@
 //! of the queue's fair share.
 
 use super::{Ask, Level, ASKS};
-use crate::model::{JobId, NodeId, QueuePolicy, Resource};
+use crate::model::{JobId, NodeId, QueuePolicy, Resource, SlotModel};
 use crate::sched::registry::{Entry, DEFAULT_SLOWSTART};
 use crate::sched::settings::{ConfigError, Settings};
 use crate::sim::policy::{num, Headroom, Inspection, Policy, Values};
@@ -618,6 +618,18 @@ impl Policy for YarnFair {
 
     fn fault(&self) -> Option<&str> {
         self.fault.as_deref()
+    }
+
+    /// Hadoop's FairScheduler walks its queues on every NodeManager
+    /// heartbeat, a full node's too (`attemptScheduling`), so an application
+    /// whose container does not fit may reserve a node no container has
+    /// left: the walk runs here for the heartbeats the engine does not
+    /// offer (less than the minimum allocation free). Once the node is
+    /// reserved the walk is a check of its reservation.
+    fn maintain(&mut self, hb: &mut Heartbeat<'_>) {
+        if !hb.node().has_free_slot(SlotModel::Yarn) {
+            self.heartbeat(hb);
+        }
     }
 
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
