@@ -316,6 +316,16 @@ fn yarn_keys_are_checked_where_they_are_written() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("yarn-fifo, yarn-capacity, yarn-fair"), "{e}");
+    // A file's slot policy on a yarn cluster is an error, unless --policy
+    // names one for yarn: that one runs instead.
+    let slot_file = format!("{yarn}[scheduler]\npolicy = \"fair\"\n");
+    let e = slotsim::scenario::load_str(&slot_file, "t.toml", None, None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("t.toml:6:10:"), "{e}");
+    let sc =
+        slotsim::scenario::load_str(&slot_file, "t.toml", Some("yarn-capacity"), None).unwrap();
+    assert_eq!(sc.policy.name, "yarn-capacity");
 }
 
 #[test]

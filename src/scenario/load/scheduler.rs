@@ -46,7 +46,16 @@ pub(super) fn compile_scheduler(
                 "expected a policy name in quotes, such as \"fair\" (see `slotsim policies`)",
             ));
         };
-        policy = check_policy(p, raw_scheduler, ctx).map_err(|m| cx.at_key(&at, m.0))?;
+        // A `--policy` for the cluster's model replaces a file's policy for
+        // the other model (a slot policy on a cluster switched to yarn by an
+        // override, say): the file's is not the one that runs.
+        let name = p.split('[').next().unwrap_or(p).trim();
+        let replaced = policy_override.is_some()
+            && crate::sched::yarn::check_model(name, ctx.model).is_err()
+            && crate::sched::registry::lookup(name).is_some();
+        if !replaced {
+            policy = check_policy(p, raw_scheduler, ctx).map_err(|m| cx.at_key(&at, m.0))?;
+        }
     }
     if let Some(p) = policy_override {
         policy =
