@@ -450,6 +450,28 @@ fn random_yarn(seed: u64, policies: &[&str]) -> String {
         [0.05, 0.5, 1.0][r.random_range(0..3)]
     );
     t += "[[pools]]\nname = \"p\"\nweight = 2.0\n";
+    // Queue settings every YARN policy reads its own of: the capacity
+    // scheduler's capacity, maximum and user limits, the fair scheduler's
+    // minimum and maximum resources and ordering (fair or fifo: a drf
+    // queue under a fair root is refused).
+    if r.random_bool(0.5) {
+        let cap = r.random_range(20..=80u32);
+        t += &format!(
+            "capacity = {cap}\nmax_capacity = {}\nuser_limit_factor = {}\nmin_user_limit = {}\n",
+            r.random_range(cap..=100),
+            r.random_range(1..=3),
+            [50, 100][r.random_range(0..2)]
+        );
+    }
+    if r.random_bool(0.5) {
+        let min_gb = r.random_range(0..=mem_gb);
+        t += &format!(
+            "min_resources = {{ memory = \"{min_gb}GB\", vcores = {} }}\nmax_resources = {{ memory = \"{}GB\" }}\nscheduling_policy = \"{}\"\n",
+            r.random_range(0..=vcores),
+            r.random_range(min_gb.max(1)..=mem_gb * nodes),
+            ["fair", "fifo"][r.random_range(0..2)]
+        );
+    }
     for k in 0..r.random_range(1..=6) {
         let mb = |r: &mut rand_chacha::ChaCha8Rng| r.random_range(1..=mem_gb / 2) * 512;
         let vc = |r: &mut rand_chacha::ChaCha8Rng| r.random_range(1..=vcores / 2);
