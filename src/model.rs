@@ -67,6 +67,11 @@ impl Resource {
         Resource::new(self.mb + o.mb, self.vcores + o.vcores)
     }
 
+    /// Hadoop's `Resources.componentwiseMin`.
+    pub fn min_each(self, o: Resource) -> Resource {
+        Resource::new(self.mb.min(o.mb), self.vcores.min(o.vcores))
+    }
+
     /// `self - o`, each component at least 0.
     pub fn minus(self, o: Resource) -> Resource {
         Resource::new(

@@ -421,10 +421,6 @@ fn fits_in_max_share(w: &World, j: JobId, add: Resource) -> bool {
         .fits_in(w.pools[p].max_resources)
 }
 
-fn component_min(a: Resource, b: Resource) -> Resource {
-    Resource::new(a.mb.min(b.mb), a.vcores.min(b.vcores))
-}
-
 /// A comparator key: 0 for needy, 1 for not, then the two ratios.
 type Key = (u8, f64, f64);
 
@@ -659,13 +655,11 @@ impl Policy for YarnFair {
         let used = w.pool_stats[pool].used;
         let max = w.pools[pool].max_resources;
         // What the cluster has free, within the queue's maximum.
-        let free = component_min(
-            w.cluster.capacity.minus(w.cluster.used),
-            Resource::new(
-                max.mb.saturating_sub(used.mb),
-                max.vcores.saturating_sub(used.vcores),
-            ),
-        );
+        let free = w
+            .cluster
+            .capacity
+            .minus(w.cluster.used)
+            .min_each(max.minus(used));
         let mb = free.mb.min(fair.mb.saturating_sub(used.mb));
         // The queue's policy's `getHeadroom`.
         let vcores = match self.queue_policy(w, pool) {
@@ -770,7 +764,7 @@ impl YarnFair {
                     used: w.pool_stats[p].used,
                     weight: pool.weight,
                     min: pool.min_resources,
-                    demand: component_min(demand[p], pool.max_resources),
+                    demand: demand[p].min_each(pool.max_resources),
                 };
                 queues.push((share_key(self.policy, cluster, s), p));
             }
