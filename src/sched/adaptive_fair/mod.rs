@@ -105,7 +105,7 @@ use mechanisms::WaitMean;
 
 /// `[scheduler.adaptive-fair]`. Every mechanism is on by default; turning
 /// all five off leaves Hadoop 1.x's fair scheduler (without fair-share
-/// preemption), which is how `tests/adaptive_fair.rs` checks the base.
+/// preemption), which is how `tests/it/adaptive_fair.rs` checks the base.
 #[derive(Clone, Debug, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {

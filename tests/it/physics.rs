@@ -1,0 +1,386 @@
+//! The cluster's physics, on runs built for one effect each: cores shared
+//! by the attempts computing on a node, flows sharing a disk, a reducer's
+//! copy behind its NIC, start-up, variance, Hadoop's heartbeat interval,
+//! the fixed model's per-transfer bandwidths, and `--flows` replayed by an
+//! independent max-min solver.
+
+use crate::common;
+
+use common::{check, heartbeat_events, load_text, run};
+use slotsim::sim::Kind;
+
+fn secs(ms: u32) -> f64 {
+    ms as f64 / 1000.0
+}
+
+/// `n` grep maps of `block` on one node (`map_slots` = n), no start-up, no
+/// variance, nothing to spill; `cores` cores and `disk` MB/s.
+fn one_node(n: u32, cores: u32, block: &str, disk: f64) -> String {
+    format!(
+        r#"
+[cluster]
+nodes = 1
+map_slots = {n}
+reduce_slots = 1
+cores = {cores}
+heartbeat = "manual"
+[network]
+disk_mbps = {disk}
+[hdfs]
+block = "{block}"
+replication = 1
+[tasks]
+startup = "0s"
+duration_cv = 0
+[scheduler]
+policy = "fifo"
+[[jobs]]
+name = "j"
+profile = "grep"
+maps = {n}
+reduces = 0
+fp = 0
+{}"#,
+        heartbeat_events(&[(0, 0)])
+    )
+}
+
+#[test]
+fn four_computing_tasks_on_two_cores_take_twice_as_long_as_one_alone() {
+    let alone = run(&load_text(&one_node(1, 2, "64MB", 1e6), None)).0;
+    let four = run(&load_text(&one_node(4, 2, "64MB", 1e6), None)).0;
+    check(&alone).unwrap();
+    check(&four).unwrap();
+    let c1 = alone.w.attempts[0].times.compute;
+    assert!(c1 > 1000, "a grep map computes for seconds: {c1} ms");
+    assert_eq!(four.w.attempts.len(), 4);
+    for a in &four.w.attempts {
+        assert_eq!(a.times.compute, 2 * c1, "half a core each");
+    }
+    // Two on two cores: a core each, as fast as alone.
+    let two = run(&load_text(&one_node(2, 2, "64MB", 1e6), None)).0;
+    assert!(two.w.attempts.iter().all(|a| a.times.compute == c1));
+}
+
+#[test]
+fn four_100mb_reads_through_one_100mbs_disk_end_together_at_4s() {
+    let (sim, _) = run(&load_text(&one_node(4, 4, "100MB", 100.0), None));
+    check(&sim).unwrap();
+    for a in &sim.w.attempts {
+        assert_eq!((a.start, a.times.read), (0, 4_000), "25 MB/s each for 4 s");
+    }
+    // Alone, the same read takes 1 s.
+    let (one, _) = run(&load_text(&one_node(1, 4, "100MB", 100.0), None));
+    assert_eq!(one.w.attempts[0].times.read, 1_000);
+}
+
+/// 20 maps of 50 MB output each, one per node 1..=20 (fixed 5 s maps), and
+/// one reduce on node 0, started once they are done: 1000 MB through node
+/// 0's 125 MB/s NIC takes at least 8 s.
+/// Twenty 50 MB outputs on nodes 1..=20 for one reduce on node 0, with
+/// `network` as the `[network]` table.
+fn twenty_outputs_one_reduce(network: &str) -> String {
+    let blocks: Vec<String> = (1..=20).map(|n| format!("[{n}]")).collect();
+    let mut beats: Vec<(u64, u32)> = (1..=20).map(|n| (0, n)).collect();
+    beats.push((10_000, 0));
+    format!(
+        r#"
+[cluster]
+nodes = 21
+racks = 1
+map_slots = 1
+reduce_slots = 1
+heartbeat = "manual"
+[network]
+{network}
+[hdfs]
+block = "50MB"
+replication = 1
+[tasks]
+startup = "0s"
+duration_cv = 0
+[scheduler]
+policy = "fifo"
+slowstart = 1.0
+[[jobs]]
+name = "j"
+profile = "terasort"
+maps = 20
+input = "1000MB"
+reduces = 1
+fp = 1
+map_time = "5s"
+reduce_time = "1s"
+blocks = [{}]
+{}"#,
+        blocks.join(", "),
+        heartbeat_events(&beats)
+    )
+}
+
+/// The reduce's copy time (s), its fetches' paths and the bytes shuffled.
+fn copy_of(network: &str) -> (f64, Vec<Vec<u32>>, u64) {
+    let sc = load_text(&twenty_outputs_one_reduce(network), None);
+    let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+    sim.record_flows();
+    sim.run_until(None);
+    check(&sim).unwrap();
+    let r = sim
+        .w
+        .attempts
+        .iter()
+        .find(|a| a.kind == Kind::Reduce)
+        .expect("the reduce ran");
+    assert_eq!(r.node, 0);
+    let paths = sim
+        .w
+        .flow_log
+        .iter()
+        .flatten()
+        .filter(|f| f.kind == slotsim::sim::phases::FlowKind::Shuffle)
+        .map(|f| f.links.clone())
+        .collect();
+    let shuffled = slotsim::report::summary::summarize(&sim)
+        .network
+        .bytes
+        .shuffle;
+    (secs(r.times.shuffle), paths, shuffled)
+}
+
+/// A reducer whose input outgrows `shuffle_buffer` writes every fetch to
+/// its own disk: with a 50 MB/s disk behind a 125 MB/s NIC the disk is the
+/// bottleneck (1000 MB: 20 s, not 8 s); under the buffer, or by default,
+/// the fetches end in memory and cross no disk of node 0 (resource 0).
+#[test]
+fn a_reducer_over_its_shuffle_buffer_writes_its_fetches_to_its_disk() {
+    let (spilled, paths, _) = copy_of("disk_mbps = 50\nshuffle_buffer = \"140MB\"");
+    assert_eq!(paths.len(), 20);
+    assert!(paths.iter().all(|p| p.last() == Some(&0)), "{paths:?}");
+    assert!((20.0..20.01).contains(&spilled), "{spilled} s");
+    for network in [
+        "disk_mbps = 50",
+        "disk_mbps = 50\nshuffle_buffer = \"1001MB\"",
+    ] {
+        let (copy, paths, _) = copy_of(network);
+        assert!(
+            paths.iter().all(|p| !p.contains(&0)),
+            "{network}: {paths:?}"
+        );
+        assert!((8.0..8.01).contains(&copy), "{network}: {copy} s");
+    }
+}
+
+#[test]
+fn twenty_50mb_outputs_behind_one_125mbs_nic_take_at_least_8s() {
+    let (copy, _, shuffled) = copy_of("");
+    assert!(copy >= 8.0, "1000 MB through a 125 MB/s NIC took {copy} s");
+    // Five fetches at a time share the NIC: exactly 8 s here.
+    assert!(copy < 8.01, "{copy} s");
+    assert_eq!(shuffled, 1000 << 20);
+}
+
+#[test]
+fn startup_and_variance_apply_to_profile_tasks_only() {
+    let text = |cv: f64, fixed: bool| {
+        format!(
+            r#"
+[cluster]
+nodes = 4
+heartbeat = "3s"
+[tasks]
+startup = "2s"
+duration_cv = {cv}
+[[jobs]]
+name = "j"
+profile = "grep"
+maps = 8
+reduces = 1
+fp = 0
+{}"#,
+            if fixed {
+                "map_time = \"10s\"\nreduce_time = \"3s\""
+            } else {
+                ""
+            }
+        )
+    };
+    let (sim, _) = run(&load_text(&text(0.0, false), None));
+    check(&sim).unwrap();
+    assert!(sim.w.attempts.iter().all(|a| a.times.startup == 2_000));
+    // No variance: every map computes the same (nothing to spill).
+    let maps: Vec<u32> = sim
+        .w
+        .attempts
+        .iter()
+        .filter(|a| a.kind == Kind::Map)
+        .map(|a| a.times.compute)
+        .collect();
+    assert!(maps.windows(2).all(|w| w[0] == w[1]), "{maps:?}");
+    // With variance, they differ, and the draws are the attempt's own.
+    let (a, _) = run(&load_text(&text(0.3, false), None));
+    let (b, _) = run(&load_text(&text(0.3, false), None));
+    let va: Vec<u32> = a.w.attempts.iter().map(|a| a.times.compute).collect();
+    let vb: Vec<u32> = b.w.attempts.iter().map(|a| a.times.compute).collect();
+    assert_eq!(va, vb, "same seed, same draws");
+    let distinct: std::collections::BTreeSet<u32> = va.iter().copied().collect();
+    assert!(distinct.len() > 4, "{va:?}");
+    // Fixed-time tasks: exactly their time, no start-up, no variance.
+    let (f, _) = run(&load_text(&text(0.3, true), None));
+    for at in &f.w.attempts {
+        assert_eq!(at.times.startup, 0);
+        if at.kind == Kind::Map {
+            assert_eq!(at.end().unwrap() - at.start, 10_000);
+        }
+    }
+}
+
+#[test]
+fn auto_heartbeat_is_hadoops_interval() {
+    let hb = |nodes: u32| {
+        load_text(&format!("[cluster]\nnodes = {nodes}\nracks = 1\n"), None)
+            .cluster
+            .heartbeat
+    };
+    assert_eq!(hb(20), Some(3_000));
+    assert_eq!(hb(300), Some(3_000));
+    assert_eq!(hb(450), Some(5_000));
+    assert_eq!(hb(301), Some(4_000));
+    assert_eq!(hb(3_000), Some(30_000));
+    let scaled = load_text("[cluster]\nnodes = 450\nheartbeat_scaling = 2.0\n", None);
+    assert_eq!(scaled.cluster.heartbeat, Some(10_000));
+}
+
+#[test]
+fn the_fixed_model_reads_alone_at_the_class_bandwidth() {
+    let text =
+        one_node(4, 4, "100MB", 100.0).replace("[network]\n", "[network]\nmodel = \"fixed\"\n");
+    let (sim, sum) = run(&load_text(&text, None));
+    check(&sim).unwrap();
+    // Nothing shared: each read alone at 100 MB/s.
+    assert!(sim.w.attempts.iter().all(|a| a.times.read == 1_000));
+    assert!(sum.network.busiest_links.is_empty());
+}
+
+/// The flows of a 50-node, 2-rack terasort, replayed by
+/// `scripts/replay_flows.py` (its own max-min solver, no code shared):
+/// every flow's end within 10 µs (the file gives times to the µs).
+#[test]
+fn an_independent_max_min_replay_agrees_on_every_flow_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let flows = dir.path().join("t50.flows");
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_slotsim"))
+        .current_dir(root)
+        .args(["run", "scenarios/terasort-50.toml", "--headless", "--flows"])
+        .arg(&flows)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let replay = std::process::Command::new("python3")
+        .current_dir(root)
+        .arg("scripts/replay_flows.py")
+        .arg(&flows)
+        .args(["--tolerance-ms", "0.01"])
+        .output()
+        .expect("python3 runs the replay");
+    let said = String::from_utf8_lossy(&replay.stdout);
+    assert!(
+        replay.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
+    assert!(said.contains("0 beyond 0.01 ms"), "{said}");
+    let n: usize = said.split_whitespace().next().unwrap().parse().unwrap();
+    assert!(n > 1_000, "{said}");
+}
+
+/// `hdfs.writer` puts first replicas where HDFS does: on the writing
+/// DataNode (with replication 1, every block there), round robin over the
+/// nodes for a job's maps (TeraGen), a job's own `writer` over `[hdfs]`'s.
+#[test]
+fn writers_place_first_replicas_on_their_node() {
+    let text = |hdfs: &str, job: &str| {
+        format!(
+            "[cluster]\nnodes = 8\nracks = 2\n[hdfs]\nblock = \"64MB\"\n{hdfs}\n\
+             [[jobs]]\nname = \"a\"\nprofile = \"terasort\"\nmaps = 16\nreduces = 0\n{job}\n"
+        )
+    };
+    let first = |t: &str| -> Vec<Vec<u32>> {
+        let sc = load_text(t, None);
+        let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+        sim.run_until(Some(1));
+        (0..16)
+            .map(|i| sim.w.jobs[0].replicas(i).to_vec())
+            .collect()
+    };
+    let one = first(&text("replication = 1\nwriter = 0", ""));
+    assert!(one.iter().all(|r| r == &[0]), "{one:?}");
+    let maps = first(&text("replication = 3\nwriter = \"maps\"", ""));
+    for (i, r) in maps.iter().enumerate() {
+        assert_eq!(r[0], i as u32 % 8, "{maps:?}");
+        assert_eq!(r.len(), 3);
+    }
+    // A job's own writer wins; the client's first replicas are spread.
+    let own = first(&text("replication = 2\nwriter = \"client\"", "writer = 5"));
+    assert!(own.iter().all(|r| r[0] == 5), "{own:?}");
+    let client = first(&text("replication = 2", ""));
+    let firsts: std::collections::BTreeSet<u32> = client.iter().map(|r| r[0]).collect();
+    assert!(firsts.len() > 2, "{client:?}");
+    // A writer that is not a node is an error at its place.
+    let e = slotsim::scenario::load_str(&text("writer = 8", ""), "t.toml", None, None).unwrap_err();
+    assert!(
+        e.to_string().contains("t.toml:6:10") && e.to_string().contains("0 to 7"),
+        "{e}"
+    );
+}
+
+/// A job's own costs and output replication override its profile's and
+/// `[hdfs]`'s: twice the map cost doubles a map's compute; one output
+/// replica writes only the reducer's own disk.
+#[test]
+fn per_job_costs_and_output_replication_override_the_profile() {
+    let text = |job: &str| {
+        format!(
+            "[cluster]\nnodes = 4\nracks = 2\n[tasks]\nduration_cv = 0.0\n\
+             [[jobs]]\nname = \"a\"\nprofile = \"terasort\"\nmaps = 1\nreduces = 1\n{job}\n"
+        )
+    };
+    let compute = |job: &str| {
+        let (sim, _) = run(&load_text(&text(job), None));
+        let m = sim.w.attempts.iter().find(|a| a.kind == Kind::Map).unwrap();
+        let r = sim
+            .w
+            .attempts
+            .iter()
+            .find(|a| a.kind == Kind::Reduce)
+            .unwrap();
+        (m.times.compute, r.times.compute)
+    };
+    let (m0, r0) = compute("");
+    let (m1, r1) = compute("map_cost = 0.05\nreduce_cost = 0.0");
+    let (m2, _) = compute("map_cost = 0.1");
+    // 128 MB more at 0.05 s per MB: 6.4 s more.
+    assert_eq!(m2 - m1, 6_400, "{m1} {m2}");
+    assert_ne!(m0, m1);
+    assert!(r1 < r0, "{r0} {r1}");
+    let sc = load_text(&text("output_replication = 1\nreduce_output = 1.0"), None);
+    let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+    sim.record_flows();
+    sim.run_until(None);
+    let outputs: Vec<_> = sim
+        .w
+        .flow_log
+        .iter()
+        .flatten()
+        .filter(|f| f.kind == slotsim::sim::phases::FlowKind::Output)
+        .collect();
+    assert!(!outputs.is_empty());
+    assert!(
+        outputs.iter().all(|f| f.links.len() == 1),
+        "one replica: the reducer's disk alone"
+    );
+}

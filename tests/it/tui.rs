@@ -1,0 +1,1929 @@
+//! The TUI without a terminal: the update logic (actions in, state out) and
+//! whole-app snapshots of every view and overlay at 80×24 and 120×36 on
+//! ratatui's TestBackend, keys injected through the real keymap.
+
+use crate::common;
+use common::*;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+use slotsim::sim::policy::ShareBasis;
+use slotsim::tui::app::{Action, Overlay, View};
+use slotsim::tui::record::buffer_text;
+use slotsim::tui::{keymap, views, App};
+
+fn app() -> App {
+    App::new(load("quickstart.toml", None)).unwrap()
+}
+
+fn key(app: &mut App, code: KeyCode) {
+    let k = KeyEvent::new(code, KeyModifiers::NONE);
+    if let Some(a) = keymap::action_for(&app.overlay, k) {
+        app.update(a);
+    }
+}
+
+/// Tab to view `v` (at most once round the views).
+fn goto(a: &mut App, v: View) {
+    for _ in 0..View::ALL.len() {
+        if a.view == v {
+            return;
+        }
+        key(a, KeyCode::Tab);
+    }
+    assert_eq!(a.view, v);
+}
+
+fn keys(app: &mut App, s: &str) {
+    for c in s.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+/// Advances `secs` seconds of wall clock at the current speed, frame by frame.
+fn run_for(app: &mut App, secs: u64) {
+    for _ in 0..secs * 10 {
+        app.update(Action::Tick(100));
+    }
+}
+
+/// Speeds up to the top and runs until every job has finished.
+fn run_to_the_end(app: &mut App) {
+    keys(app, "++++++++");
+    for _ in 0..10_000 {
+        if app.sim.is_finished() {
+            return;
+        }
+        run_for(app, 1);
+    }
+    panic!("the run did not finish");
+}
+
+/// The inspector's `back`, if it is open.
+fn back(app: &App) -> Option<usize> {
+    match app.overlay {
+        Overlay::Inspector { back, .. } => Some(back),
+        _ => None,
+    }
+}
+
+fn screen(app: &App, w: u16, h: u16) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| views::render(app, f)).unwrap();
+    buffer_text(t.backend().buffer())
+}
+
+// ------------------------------------------------------------ update logic
+
+#[test]
+fn ticks_advance_the_clock_by_wall_time_times_speed() {
+    let mut a = app();
+    a.update(Action::Tick(1500));
+    assert_eq!(a.sim.w.now, 1500, "1× speed");
+    a.update(Action::SpeedUp); // 2×
+    a.update(Action::Tick(1000));
+    assert_eq!(a.sim.w.now, 3500);
+    for _ in 0..2 {
+        a.update(Action::SpeedDown);
+    }
+    assert_eq!(a.speed_label(), "0.5×");
+    a.update(Action::Tick(1000));
+    assert_eq!(a.sim.w.now, 4000);
+    for _ in 0..30 {
+        a.update(Action::SpeedDown);
+    }
+    assert_eq!(a.speed_label(), "0.1×", "speed stops at its slowest step");
+    for _ in 0..30 {
+        a.update(Action::SpeedUp);
+    }
+    assert_eq!(a.speed_label(), "max");
+    a.update(Action::Tick(33));
+    assert!(a.sim.w.now > 60_000, "max speed runs many events per frame");
+}
+
+#[test]
+fn pause_holds_the_clock_and_step_moves_one_heartbeat() {
+    let mut a = app();
+    run_for(&mut a, 2);
+    keys(&mut a, " ");
+    assert!(a.paused);
+    let (t, hb) = (a.sim.w.now, a.sim.w.heartbeats);
+    run_for(&mut a, 5);
+    assert_eq!(
+        (a.sim.w.now, a.sim.w.heartbeats),
+        (t, hb),
+        "paused: nothing moves"
+    );
+    keys(&mut a, ".");
+    assert_eq!(a.sim.w.heartbeats, hb + 1, "one heartbeat forward");
+    assert!(a.sim.w.now >= t);
+    keys(&mut a, " ");
+    assert!(!a.paused);
+    keys(&mut a, ".");
+    assert_eq!(a.sim.w.heartbeats, hb + 1, ". does nothing while running");
+    assert!(a.status.as_deref().unwrap_or("").contains("pause"));
+}
+
+/// `.` under manual heartbeats: each press stops after the next scripted
+/// heartbeat; once none is pending, after the next event, so one press
+/// never jumps to the end of the run.
+#[test]
+fn step_heartbeat_stops_at_scripted_heartbeats_then_single_events() {
+    let mut sim = slotsim::sched::build_sim(&load("hadoop-small-jobs.toml", None)).unwrap();
+    for k in 1..=7u64 {
+        let s = sim.step_heartbeat().expect("a heartbeat is pending");
+        assert!(s.heartbeat, "press {k} stops at a heartbeat");
+        assert_eq!((s.t, sim.w.heartbeats), (k * 1000, k), "scripted at {k} s");
+    }
+    let mut presses = 0;
+    while !sim.is_finished() {
+        let next = sim.next_event_time().unwrap();
+        let s = sim.step_heartbeat().expect("events left");
+        assert!(!s.heartbeat);
+        assert_eq!(s.t, next, "one event per press, never more");
+        presses += 1;
+        assert!(presses < 100);
+    }
+    assert!(presses > 1, "the last hour takes more than one press");
+    assert_eq!(sim.w.heartbeats, 7);
+    assert!(sim.step_heartbeat().is_none(), "finished: nothing to step");
+}
+
+/// Periodic heartbeats: each press is exactly one heartbeat. Out-of-band
+/// heartbeats (here over manual ones) count too; between them, with none
+/// pending, a press is one event.
+#[test]
+fn step_heartbeat_stops_after_one_periodic_or_out_of_band_heartbeat() {
+    let mut sim = slotsim::sched::build_sim(&load("quickstart.toml", None)).unwrap();
+    for k in 1..=500 {
+        let s = sim.step_heartbeat().unwrap();
+        assert!(s.heartbeat);
+        assert_eq!(sim.w.heartbeats, k, "one periodic heartbeat per press");
+    }
+    let mut sim = slotsim::sched::build_sim(&load("fig45-fifo-vs-fair.toml", None)).unwrap();
+    assert!(sim.w.out_of_band && sim.w.heartbeat_interval.is_none());
+    let (mut beats, mut events) = (0, 0);
+    loop {
+        let (hb, next) = (sim.w.heartbeats, sim.next_event_time());
+        let Some(s) = sim.step_heartbeat() else { break };
+        if s.heartbeat {
+            beats += 1;
+            assert_eq!(sim.w.heartbeats, hb + 1, "one heartbeat per press");
+        } else {
+            events += 1;
+            assert_eq!((sim.w.heartbeats, Some(s.t)), (hb, next), "one event");
+        }
+        assert!(beats + events < 10_000);
+    }
+    assert!(sim.is_finished());
+    assert!(
+        beats > 3 && events > 0,
+        "{beats} heartbeats, {events} events"
+    );
+}
+
+#[test]
+fn step_key_under_manual_heartbeats_and_after_the_end() {
+    let mut a = App::new(load("hadoop-small-jobs.toml", None)).unwrap();
+    keys(&mut a, " ");
+    for _ in 0..7 {
+        keys(&mut a, ".");
+    }
+    assert_eq!((a.sim.w.now, a.sim.w.heartbeats), (7000, 7));
+    let next = a.sim.next_event_time().unwrap();
+    keys(&mut a, ".");
+    assert_eq!(a.sim.w.now, next, "one event, not the rest of the run");
+    assert!(!a.sim.is_finished());
+    assert!(
+        a.status
+            .as_deref()
+            .unwrap_or("")
+            .contains("no heartbeat pending"),
+        "{:?}",
+        a.status
+    );
+    for _ in 0..100 {
+        keys(&mut a, ".");
+    }
+    assert!(a.sim.is_finished());
+    assert!(a.status.as_deref().unwrap_or("").contains("finished"));
+    keys(&mut a, " "); // running again: still "finished", not "pause first"
+    keys(&mut a, ".");
+    let st = a.status.clone().unwrap_or_default();
+    assert!(st.contains("finished") && !st.contains("pause"), "{st}");
+}
+
+#[test]
+fn backtab_goes_to_the_previous_view() {
+    let mut a = app();
+    key(&mut a, KeyCode::BackTab);
+    assert_eq!(a.view, View::Network);
+    key(&mut a, KeyCode::BackTab);
+    assert_eq!(a.view, View::Timeline);
+    key(&mut a, KeyCode::Tab);
+    assert_eq!(a.view, View::Network);
+    // In the form it is the previous field.
+    keys(&mut a, "s");
+    key(&mut a, KeyCode::BackTab);
+    let Overlay::Submit(f) = &a.overlay else {
+        panic!()
+    };
+    assert_eq!(f.focus, 3, "from profile back to pool");
+    assert_eq!(a.view, View::Network, "the view stays");
+}
+
+/// The help lists every key (↑ and ↓ together, PgUp/PgDn, Home/End,
+/// shift-tab), fits 80×24 and scrolls on a smaller screen.
+#[test]
+fn help_lists_every_binding_and_scrolls_when_short() {
+    let mut a = app();
+    keys(&mut a, "?");
+    // Every page of the help, scrolled through.
+    let mut s = screen(&a, 80, 24);
+    for _ in 0..10 {
+        key(&mut a, KeyCode::PageDown);
+        s.push_str(&screen(&a, 80, 24));
+    }
+    key(&mut a, KeyCode::Home);
+    for k in [
+        "1/2/3/4/5/6",
+        "fail the selected node",
+        "rack N",
+        "T_m",
+        "β",
+        "t_fair",
+        "m'",
+        "↑/↓",
+        "PgUp/PgDn",
+        "Home/End",
+        "tab/⇧tab",
+        "[/]",
+        "←/→",
+        "+/=",
+        "esc",
+        "q ",
+    ] {
+        assert!(s.contains(k), "{k} missing:\n{s}");
+    }
+    let short = screen(&a, 80, 12);
+    assert!(short.contains("below"), "{short}");
+    assert!(short.lines().last().unwrap().contains("scroll"), "{short}");
+    key(&mut a, KeyCode::End);
+    let end = screen(&a, 80, 12);
+    assert!(end.contains("t_batch"), "{end}");
+    key(&mut a, KeyCode::Home);
+    assert_eq!(screen(&a, 80, 12), short);
+    key(&mut a, KeyCode::Esc);
+    assert_eq!(a.overlay, Overlay::None);
+}
+
+/// Counts read as English: `1 reduce`, `2 reduces`.
+#[test]
+fn counts_are_pluralized() {
+    let mut a = busy_app();
+    let log: Vec<String> = a.log_lines(50).into_iter().map(|l| l.1).collect();
+    assert!(
+        log.iter()
+            .any(|l| l.contains("(8 maps, 1 reduce, pool default)")),
+        "{log:?}"
+    );
+    assert!(!log.iter().any(|l| l.contains(" 1 reduces")), "{log:?}");
+    assert!(!screen(&a, 80, 24).contains(" 1 maps"));
+    assert_eq!(slotsim::tui::app::count(1, "map"), "1 map");
+    assert_eq!(slotsim::tui::app::count(0, "map"), "0 maps");
+    keys(&mut a, "s");
+    key(&mut a, KeyCode::Tab);
+    key(&mut a, KeyCode::Tab);
+    key(&mut a, KeyCode::Backspace);
+    keys(&mut a, "1");
+    assert!(screen(&a, 80, 24).contains("32 maps, 1 reduce"));
+}
+
+#[test]
+fn tab_cycles_the_views() {
+    let mut a = app();
+    let mut seen = vec![a.view];
+    for _ in 0..6 {
+        key(&mut a, KeyCode::Tab);
+        seen.push(a.view);
+    }
+    assert_eq!(
+        seen,
+        [
+            View::Overview,
+            View::Cluster,
+            View::Jobs,
+            View::Pools,
+            View::Timeline,
+            View::Network,
+            View::Overview
+        ]
+    );
+}
+
+/// Under adaptive-fair the Pools view lists the policy's own pools, the
+/// shared pool too, with running tasks against their allocations.
+#[test]
+fn pools_view_under_adaptive_fair_shows_allocations_and_the_shared_pool() {
+    let mut a = App::new(load("adaptive-fair.toml", None)).unwrap();
+    run_for(&mut a, 5);
+    goto(&mut a, View::Pools);
+    let s = screen(&a, 120, 36);
+    assert!(s.contains("maps run/alloc"), "{s}");
+    let shared = s
+        .lines()
+        .find(|l| l.contains("sharedPool"))
+        .unwrap_or_else(|| panic!("{s}"));
+    // Three 6-map jobs in the shared pool, allocated ceil(6/2) = 3 map
+    // slots and ceil(1/2) = 1 reduce slot; it has no min or max.
+    let cells: Vec<&str> = shared.split_whitespace().collect();
+    assert_eq!(cells[2], "3", "{shared}");
+    assert!(cells[3].ends_with("/3.0"), "{shared}");
+    assert!(cells[5].ends_with("/1.0"), "{shared}");
+    assert_eq!(cells[7..9], ["-", "-"], "{shared}");
+}
+
+/// On a YARN cluster the overview counts memory, vcores and AMs, each
+/// node's cell is the memory its containers hold, the pools panel shows
+/// what each queue holds, and the picker offers only YARN's schedulers;
+/// switching among them works mid-run.
+#[test]
+fn a_yarn_cluster_shows_memory_ams_and_yarn_policies() {
+    let mut a = App::new(load("yarn-quickstart.toml", None)).unwrap();
+    run_for(&mut a, 8);
+    let s = screen(&a, 120, 36);
+    let held = a.sim.w.cluster.used;
+    assert!(held.mb > 0);
+    let title = format!("{:.1}/160.0 GB · ", f64::from(held.mb) / 1024.0);
+    assert!(s.contains(&title), "{title}\n{s}");
+    assert!(s.contains("AMs,"), "{s}");
+    assert!(s.contains("Pools: memory held"), "{s}");
+    assert!(s.contains("GB, ") && s.contains("vcores held ("), "{s}");
+    keys(&mut a, "p");
+    let picker = screen(&a, 120, 36);
+    assert!(
+        picker.contains("yarn-fifo")
+            && picker.contains("yarn-capacity")
+            && picker.contains("yarn-fair"),
+        "{picker}"
+    );
+    assert!(
+        !picker.contains(" fifo ") && !picker.contains("omo"),
+        "{picker}"
+    );
+    keys(&mut a, "k");
+    key(&mut a, KeyCode::Enter);
+    assert_eq!(a.sim.policy_label(), "yarn-capacity");
+    run_to_the_end(&mut a);
+    check(&a.sim).unwrap();
+}
+
+#[test]
+fn picker_switches_policy_through_the_command_api() {
+    let mut a = app();
+    run_for(&mut a, 3);
+    keys(&mut a, "p");
+    assert!(
+        matches!(a.overlay, Overlay::Picker { selected: 1 }),
+        "opens on the current policy"
+    );
+    keys(&mut a, "k"); // up to fifo
+    key(&mut a, KeyCode::Enter);
+    assert_eq!(a.overlay, Overlay::None);
+    assert_eq!(a.sim.policy_label(), "fifo");
+    assert_eq!(a.sim.w.switches.len(), 1);
+    assert_eq!(a.sim.w.switches[0].to, "fifo");
+    let log = a.log_lines(10);
+    assert!(
+        log.iter().any(|(_, l)| l.contains("fair → fifo")),
+        "{log:?}"
+    );
+    // Esc cancels without switching.
+    keys(&mut a, "p");
+    key(&mut a, KeyCode::Down);
+    key(&mut a, KeyCode::Esc);
+    assert_eq!(a.sim.policy_label(), "fifo");
+}
+
+/// `W` writes the session as a scenario beside the one it runs: a
+/// headless run of that file gives the session's own summary (its
+/// `--json`) field for field, after a policy switch, a submission, and a
+/// node failed and recovered from the keyboard.
+#[test]
+fn w_writes_a_session_that_a_headless_run_replays_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("quick.toml");
+    std::fs::copy(scenario_path("quickstart.toml"), &src).unwrap();
+    let mut a = App::new(slotsim::scenario::load_file(&src, None, Some(7)).unwrap()).unwrap();
+    a.source = Some(src.clone());
+    run_for(&mut a, 3);
+    keys(&mut a, "pk"); // the picker, up to fifo
+    key(&mut a, KeyCode::Enter);
+    run_for(&mut a, 2);
+    keys(&mut a, "s");
+    key(&mut a, KeyCode::Enter); // the form's default job
+    run_for(&mut a, 2);
+    keys(&mut a, "f"); // node 0 fails
+    run_for(&mut a, 4);
+    keys(&mut a, "r");
+    assert_eq!(a.sim.session_events().len(), 4, "{:?}", a.status);
+    // The job actions on the selected job: a priority up, a pool move, a
+    // kill declined and then confirmed.
+    key(&mut a, KeyCode::Down);
+    let j = a.sel_job.expect("a job is selected");
+    let prio = a.sim.w.job(j).priority;
+    keys(&mut a, ">");
+    assert!(a.sim.w.job(j).priority < prio, "{:?}", a.status);
+    let pool = a.sim.w.job(j).pool;
+    keys(&mut a, "m");
+    assert!(matches!(a.overlay, Overlay::MovePool { .. }));
+    key(&mut a, KeyCode::Down);
+    key(&mut a, KeyCode::Enter);
+    assert_ne!(a.sim.w.job(j).pool, pool, "{:?}", a.status);
+    run_for(&mut a, 1);
+    keys(&mut a, "K");
+    assert!(matches!(a.overlay, Overlay::ConfirmKill { .. }));
+    keys(&mut a, "n");
+    assert!(!a.sim.w.job(j).is_done());
+    keys(&mut a, "Ky");
+    assert!(a.sim.w.job(j).killed, "{:?}", a.status);
+    assert_eq!(a.sim.session_events().len(), 7, "{:?}", a.status);
+    run_to_the_end(&mut a);
+    key(&mut a, KeyCode::Char('W'));
+    let saved = dir.path().join("quick-session-1.toml");
+    assert!(saved.exists(), "{:?}", a.status);
+    let session = serde_json::to_value(slotsim::report::summary::summarize(&a.sim)).unwrap();
+    let sc = slotsim::scenario::load_file(&saved, None, None).unwrap();
+    let (_, replay) = run(&sc);
+    let replay = serde_json::to_value(replay).unwrap();
+    assert_eq!(replay, session);
+    assert_eq!(replay["policy_switches"].as_array().unwrap().len(), 1);
+    let killed = replay["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|j| j["killed"] == true);
+    assert_eq!(killed.count(), 1);
+    // Saving again writes a second file, never over the first.
+    key(&mut a, KeyCode::Char('W'));
+    assert!(dir.path().join("quick-session-2.toml").exists());
+}
+
+#[test]
+fn submit_form_submits_now_and_refuses_bad_values() {
+    let mut a = app();
+    run_for(&mut a, 2);
+    let before = a.sim.w.submitted_jobs();
+    keys(&mut a, "s");
+    assert!(matches!(a.overlay, Overlay::Submit(_)));
+    key(&mut a, KeyCode::Enter);
+    assert_eq!(a.overlay, Overlay::None);
+    assert_eq!(
+        a.sim.w.submitted_jobs(),
+        before + 1,
+        "jobs: F/S rises by one at once"
+    );
+    let job = a.sim.w.jobs.last().unwrap();
+    assert_eq!(job.submit, a.sim.w.now);
+    assert_eq!(
+        (job.n_maps(), job.n_reduces()),
+        (32, 2),
+        "4GB of 128MB blocks, 2 reduces"
+    );
+
+    // A bad size is refused in the form, with a message, and nothing is submitted.
+    keys(&mut a, "s");
+    key(&mut a, KeyCode::Tab); // input
+    for _ in 0..3 {
+        key(&mut a, KeyCode::Backspace);
+    }
+    keys(&mut a, "12 parsecs");
+    key(&mut a, KeyCode::Enter);
+    let Overlay::Submit(f) = &a.overlay else {
+        panic!("form stays open")
+    };
+    assert!(
+        f.error.as_deref().unwrap_or("").contains("invalid size"),
+        "{:?}",
+        f.error
+    );
+    assert_eq!(a.sim.w.submitted_jobs(), before + 1);
+    // A bad reduce count too.
+    key(&mut a, KeyCode::Esc);
+    keys(&mut a, "s");
+    key(&mut a, KeyCode::Tab);
+    key(&mut a, KeyCode::Tab); // reduces
+    keys(&mut a, "x");
+    key(&mut a, KeyCode::Enter);
+    let Overlay::Submit(f) = &a.overlay else {
+        panic!("form stays open")
+    };
+    assert!(f.error.as_deref().unwrap_or("").contains("whole number"));
+    // Choosing profile and pool with arrows.
+    key(&mut a, KeyCode::Esc);
+    keys(&mut a, "s");
+    key(&mut a, KeyCode::Right);
+    key(&mut a, KeyCode::BackTab); // to pool
+    key(&mut a, KeyCode::Right);
+    key(&mut a, KeyCode::Enter);
+    let job = a.sim.w.jobs.last().unwrap();
+    assert_eq!(job.profile.name, "wordcount");
+    assert_eq!(a.sim.w.pool_name(job.id), "default");
+}
+
+/// A long error wraps inside the form; editing the field clears it.
+#[test]
+fn submit_form_wraps_errors_and_clears_them_on_edit() {
+    let mut a = app();
+    keys(&mut a, "s");
+    key(&mut a, KeyCode::Tab); // input
+    for _ in 0..3 {
+        key(&mut a, KeyCode::Backspace);
+    }
+    keys(&mut a, "abc");
+    key(&mut a, KeyCode::Enter);
+    let Overlay::Submit(f) = &a.overlay else {
+        panic!("form stays open")
+    };
+    let e = f.error.clone().expect("an error");
+    assert!(e.ends_with("\"1TB\""), "{e}");
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("\"1TB\""), "the whole message shows:\n{s}");
+    insta::assert_snapshot!("submit_long_error_80x24", s);
+    key(&mut a, KeyCode::Backspace);
+    let Overlay::Submit(f) = &a.overlay else {
+        panic!("form stays open")
+    };
+    assert_eq!(f.error, None, "an edit clears the stale error");
+    assert!(!screen(&a, 80, 24).contains("invalid size"));
+}
+
+/// `q` is text in the submit form: it never quits there (losing the run);
+/// Esc cancels and Ctrl-C still quits. Elsewhere `q` quits.
+#[test]
+fn q_in_the_submit_form_is_text_not_quit() {
+    let mut a = app();
+    run_for(&mut a, 2);
+    keys(&mut a, "s");
+    keys(&mut a, "q"); // on the profile field: ignored
+    assert!(!a.quit);
+    key(&mut a, KeyCode::Tab); // input
+    keys(&mut a, "q");
+    assert!(!a.quit, "q in the form must not quit");
+    let Overlay::Submit(f) = &a.overlay else {
+        panic!("the form stays open")
+    };
+    assert_eq!(f.input, "4GBq", "typed into the field");
+    key(&mut a, KeyCode::Tab); // reduces
+    keys(&mut a, "q");
+    let Overlay::Submit(f) = &a.overlay else {
+        panic!("the form stays open")
+    };
+    assert_eq!(f.reduces, "2q");
+    assert!(!a.quit);
+    // Esc cancels the form; q then quits as everywhere else.
+    key(&mut a, KeyCode::Esc);
+    assert_eq!(a.overlay, Overlay::None);
+    assert!(!a.quit);
+    keys(&mut a, "q");
+    assert!(a.quit);
+    // Ctrl-C quits from inside the form.
+    let mut b = app();
+    keys(&mut b, "s");
+    key(&mut b, KeyCode::Tab);
+    let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+    b.update(keymap::action_for(&b.overlay, ctrl_c).unwrap());
+    assert!(b.quit);
+    // In the other overlays q still quits.
+    for open in ["p", "i", "?"] {
+        let mut c = app();
+        keys(&mut c, open);
+        keys(&mut c, "q");
+        assert!(c.quit, "q quits from overlay {open}");
+    }
+}
+
+#[test]
+fn inspector_shows_fair_values_and_steps_back_while_paused() {
+    let mut a = app();
+    run_for(&mut a, 10);
+    keys(&mut a, "i");
+    let recs = a.inspections();
+    assert!(!recs.is_empty());
+    let last = recs.last().unwrap();
+    assert!(last
+        .inspection
+        .jobs
+        .values()
+        .all(|v| v.contains_key("fair_share_map")));
+    // Running: arrows do not move.
+    key(&mut a, KeyCode::Left);
+    assert_eq!(back(&a), Some(0));
+    keys(&mut a, " ");
+    key(&mut a, KeyCode::Left);
+    key(&mut a, KeyCode::Left);
+    assert_eq!(back(&a), Some(2));
+    key(&mut a, KeyCode::Right);
+    assert_eq!(back(&a), Some(1));
+    for _ in 0..1000 {
+        key(&mut a, KeyCode::Left);
+    }
+    let n = a.inspections().len();
+    assert_eq!(back(&a), Some(n - 1), "bounded by the ring");
+    assert!(n <= slotsim::tui::app::INSPECT_RING);
+    key(&mut a, KeyCode::Esc);
+    assert_eq!(a.overlay, Overlay::None);
+}
+
+/// A screen line's text inside the inspector's frame (2 columns in from
+/// each side of the screen).
+fn inspector_text(l: &str) -> String {
+    let chars: Vec<char> = l.chars().collect();
+    chars[3.min(chars.len())..chars.len().saturating_sub(3).max(3)]
+        .iter()
+        .collect()
+}
+
+/// Inspector rows follow the policy's order (fifo reports one), not names.
+#[test]
+fn inspector_rows_follow_the_policy_order() {
+    let mut a = busy_app(); // fifo since 40 s
+    keys(&mut a, "i");
+    let s = screen(&a, 80, 24);
+    let orders: Vec<String> = s
+        .lines()
+        .skip_while(|l| !l.contains("order"))
+        .skip(1)
+        .map(inspector_text)
+        .map_while(|l| l.split_whitespace().nth(1).map(str::to_string))
+        .collect();
+    let want: Vec<String> = (0..orders.len()).map(|i| i.to_string()).collect();
+    assert!(orders.len() >= 4, "{s}");
+    assert_eq!(orders, want, "{s}");
+}
+
+/// At 80×24 under fair every column fits; on a narrower screen the hidden
+/// ones are counted and `]` / `[` bring them in.
+#[test]
+fn inspector_columns_fit_or_say_so_and_scroll() {
+    let mut a = app();
+    run_for(&mut a, 30);
+    keys(&mut a, " i");
+    let s = screen(&a, 80, 24);
+    for col in ["fs m", "dem r", "weight", "level", "wait s"] {
+        assert!(s.contains(col), "{col} missing at 80x24:\n{s}");
+    }
+    assert!(!s.contains("cols"), "{s}");
+    insta::assert_snapshot!("inspector_fair_80x24", s);
+    let narrow = screen(&a, 60, 24);
+    assert!(narrow.contains("+") && narrow.contains("cols▸"), "{narrow}");
+    assert!(!narrow.contains("wait s"), "{narrow}");
+    for _ in 0..20 {
+        keys(&mut a, "]");
+        screen(&a, 60, 24);
+    }
+    let right = screen(&a, 60, 24);
+    assert!(right.contains("wait s") && right.contains("◂+"), "{right}");
+    assert!(!right.contains("fs m"), "{right}");
+    for _ in 0..20 {
+        keys(&mut a, "[");
+    }
+    assert_eq!(screen(&a, 60, 24), narrow, "back to the first column");
+}
+
+/// More jobs than rows: ↑/↓ (and j/k, PgUp/PgDn, Home/End) scroll the job
+/// table, and stepping keeps the job just assigned to in view.
+#[test]
+fn inspector_job_table_scrolls_and_follows_the_assignment() {
+    let mut a = App::new(load("quickstart.toml", Some("fifo"))).unwrap();
+    run_for(&mut a, 90);
+    keys(&mut a, " i");
+    let rows_of = |s: &str| -> Vec<String> {
+        s.lines()
+            .skip_while(|l| !l.contains("order"))
+            .skip(1)
+            .map(inspector_text)
+            .map(|l| l.split_whitespace().next().unwrap_or("").to_string())
+            .take_while(|n| !n.is_empty() && !n.starts_with('↑') && !n.starts_with('↓'))
+            .collect()
+    };
+    let (w, h) = (80, 12);
+    let top = screen(&a, w, h);
+    assert!(top.contains("below"), "{top}");
+    let first = rows_of(&top);
+    assert!(first.len() > 1, "{top}");
+    key(&mut a, KeyCode::Down);
+    let down = rows_of(&screen(&a, w, h));
+    assert_eq!(down[0], first[1], "one row down");
+    keys(&mut a, "k");
+    assert_eq!(rows_of(&screen(&a, w, h)), first, "k is up");
+    key(&mut a, KeyCode::End);
+    let end = screen(&a, w, h);
+    assert!(end.contains("above") && !end.contains("below"), "{end}");
+    key(&mut a, KeyCode::Home);
+    assert_eq!(rows_of(&screen(&a, w, h)), first);
+    // Stepping: whatever a heartbeat assigns to is on screen (a few rows
+    // taller, since the "now" lines grow with the node's running attempts).
+    let mut seen = 0;
+    for _ in 0..400 {
+        keys(&mut a, ".");
+        let s = screen(&a, w, h + 4);
+        let (r, _) = a.inspection(0).unwrap();
+        if let Some(job) = r.assigned.first().and_then(|x| x.rsplit_once('/')) {
+            let shown = rows_of(&s);
+            let name = views::fit_mid(job.0, 14);
+            assert!(shown.contains(&name), "{name} not in {shown:?}\n{s}");
+            seen += 1;
+        }
+    }
+    assert!(seen >= 3, "{seen} assignments seen");
+}
+
+/// Headers are whole (capacity's at 120 columns), hybsmrp's and fresh's
+/// columns all fit at 80, and similar names keep the part that differs.
+#[test]
+fn inspector_headers_whole_and_names_distinct() {
+    let open = |file: &str, policy: &str, speedups: usize, secs: u64| {
+        let mut a = App::new(load(file, Some(policy))).unwrap();
+        for _ in 0..speedups {
+            a.update(Action::SpeedUp);
+        }
+        run_for(&mut a, secs);
+        keys(&mut a, " i");
+        a
+    };
+    let a = open("quickstart.toml", "capacity", 4, 3);
+    let s = screen(&a, 120, 36);
+    assert!(s.contains("capacity m") && s.contains("missed"), "{s}");
+    assert!(!s.contains("capacit…"), "{s}");
+    let a = open("hybsmrp-terasort.toml", "hybsmrp", 4, 3);
+    let s = screen(&a, 80, 24);
+    assert!(
+        s.contains("wait f") && s.contains("m'") && !s.contains("cols"),
+        "{s}"
+    );
+    let a = open("omo-set-a.toml", "fresh", 4, 4);
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("fs c") && !s.contains("cols"), "{s}");
+    assert!(s.contains("…-10g") && s.contains("…-20g"), "{s}");
+    insta::assert_snapshot!("inspector_fresh_80x24", s);
+}
+
+#[test]
+fn names_are_cut_in_the_middle_keeping_the_suffix() {
+    assert_eq!(views::fit_mid("classification-10g", 12), "classif…-10g");
+    assert_ne!(
+        views::fit_mid("sequencecount-10g", 10),
+        views::fit_mid("sequencecount-20g", 10)
+    );
+    assert_eq!(views::fit_mid("short", 10), "short");
+    assert_eq!(views::fit_mid("abcdefghij", 5), "ab…ij");
+}
+
+#[test]
+fn help_and_quit() {
+    let mut a = app();
+    keys(&mut a, "?");
+    assert_eq!(a.overlay, Overlay::Help);
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("quit"), "{s}");
+    keys(&mut a, "?");
+    assert_eq!(a.overlay, Overlay::None);
+    keys(&mut a, "q");
+    assert!(a.quit);
+    let mut b = app();
+    let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+    b.update(keymap::action_for(&b.overlay, ctrl_c).unwrap());
+    assert!(b.quit);
+}
+
+#[test]
+fn header_shows_the_contract_fields() {
+    let mut a = app();
+    run_for(&mut a, 12);
+    let s = screen(&a, 80, 24);
+    let head = s.lines().next().unwrap();
+    assert!(head.contains("policy: fair"), "{head}");
+    assert!(head.contains("00:00:12.0"), "{head}");
+    assert!(head.contains("1×") && head.contains("running"), "{head}");
+    assert!(head.contains(&format!(
+        "jobs: {}/{}",
+        a.sim.w.finished_jobs(),
+        a.sim.w.submitted_jobs()
+    )));
+    keys(&mut a, " ");
+    assert!(screen(&a, 80, 24)
+        .lines()
+        .next()
+        .unwrap()
+        .contains("paused"));
+}
+
+/// Every contract item of the header shows at 80×24 however long the
+/// policy label (cut in the middle), and at 40×12 (on two lines); the
+/// footer keeps `? help` and `q quit` down to 40 columns.
+#[test]
+fn header_and_footer_keep_the_contract_at_narrow_widths() {
+    let label = "fair[node_locality_delay=0s;rack_locality_delay=0s]";
+    let mut a = App::new(load("quickstart.toml", Some(label))).unwrap();
+    assert_eq!(a.sim.policy_label(), label);
+    run_for(&mut a, 12);
+    for paused in [false, true] {
+        for (w, h) in [(80u16, 24u16), (60, 20), (40, 12)] {
+            let s = screen(&a, w, h);
+            let lines: Vec<&str> = s.lines().collect();
+            let head = if w < 60 {
+                format!("{}{}", lines[0], lines[1])
+            } else {
+                lines[0].to_string()
+            };
+            let state = if paused { "paused" } else { "running" };
+            let jobs = format!(
+                "jobs: {}/{}",
+                a.sim.w.finished_jobs(),
+                a.sim.w.submitted_jobs()
+            );
+            for item in ["policy: fair", "00:00:12.0", "1×", state, &jobs] {
+                assert!(head.contains(item), "{w}x{h}: {item} missing in {head:?}");
+            }
+            let foot = lines.last().unwrap();
+            assert!(
+                foot.contains("? help") && foot.contains("q quit"),
+                "{w}x{h}: {foot:?}"
+            );
+            if w == 80 {
+                assert!(head.contains("…"), "label cut in the middle: {head}");
+                assert!(head.contains("=0s]"), "the label's end stays: {head}");
+            }
+        }
+        keys(&mut a, " ");
+    }
+    insta::assert_snapshot!("variant_header_80x24", screen(&a, 80, 24));
+    insta::assert_snapshot!("narrow_40x12", screen(&a, 40, 12));
+    // The picker marks the variant's base policy and opens on it.
+    keys(&mut a, "p");
+    assert!(matches!(a.overlay, Overlay::Picker { selected: 1 }));
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("●  fair"), "{s}");
+}
+
+// ------------------------------------------------------------- snapshots
+
+/// A deterministic mid-run state with some of everything on screen.
+fn busy_app() -> App {
+    let mut a = app();
+    run_for(&mut a, 40);
+    keys(&mut a, "p");
+    keys(&mut a, "k");
+    key(&mut a, KeyCode::Enter); // switch to fifo at 40 s
+    run_for(&mut a, 20);
+    keys(&mut a, " ");
+    a
+}
+
+fn snap_all(name: &str, a: &mut App) {
+    for (w, h) in [(80u16, 24u16), (120, 36)] {
+        insta::assert_snapshot!(format!("{name}_{w}x{h}"), screen(a, w, h));
+    }
+}
+
+#[test]
+fn snapshot_views() {
+    let mut a = busy_app();
+    for v in ["overview", "cluster", "jobs", "pools", "timeline"] {
+        snap_all(v, &mut a);
+        key(&mut a, KeyCode::Tab);
+    }
+}
+
+#[test]
+fn snapshot_overlays() {
+    let mut a = busy_app();
+    keys(&mut a, "p");
+    snap_all("picker", &mut a);
+    key(&mut a, KeyCode::Esc);
+    keys(&mut a, "s");
+    snap_all("submit", &mut a);
+    key(&mut a, KeyCode::Tab);
+    keys(&mut a, "x");
+    key(&mut a, KeyCode::Enter);
+    snap_all("submit_error", &mut a);
+    key(&mut a, KeyCode::Esc);
+    keys(&mut a, "i");
+    snap_all("inspector", &mut a);
+    key(&mut a, KeyCode::Esc);
+    keys(&mut a, "?");
+    snap_all("help", &mut a);
+}
+
+#[test]
+fn snapshot_inspector_under_fair() {
+    let mut a = app();
+    run_for(&mut a, 30);
+    keys(&mut a, " ");
+    keys(&mut a, "i");
+    let s = screen(&a, 120, 36);
+    assert!(s.contains("fs m") && s.contains("wait s"), "{s}");
+    insta::assert_snapshot!("inspector_fair_120x36", s);
+}
+
+// ------------------------------------------------------------- recording
+
+fn record_to(path: &std::path::Path, keys: &str) -> (u64, u64) {
+    use slotsim::tui::offscreen::{parse_keys, record, RecordOpts};
+    let opts = RecordOpts {
+        width: 100,
+        height: 30,
+        fps: 5,
+        until: Some(30_000),
+        speed: 5.0,
+        keys: parse_keys(keys).unwrap(),
+    };
+    record(app(), path, &opts).unwrap()
+}
+
+#[test]
+fn record_is_deterministic_and_valid_asciinema_v2() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.cast"), dir.path().join("b.cast"));
+    let keys = "s,Enter,p,Up,Enter,Tab,i,Esc";
+    let (frames, ms) = record_to(&a, keys);
+    record_to(&b, keys);
+    let (ta, tb) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    assert_eq!(ta, tb, "same scenario, seed and keys: same bytes");
+    assert!(frames > 20 && ms >= 8_000, "{frames} frames, {ms} ms");
+    let text = String::from_utf8(ta).unwrap();
+    let mut lines = text.lines();
+    let header: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    assert_eq!(header["version"], 2);
+    assert_eq!(
+        (header["width"].as_u64(), header["height"].as_u64()),
+        (Some(100), Some(30))
+    );
+    let mut last_t = -1.0;
+    let mut all = String::new();
+    for l in lines {
+        let ev: serde_json::Value = serde_json::from_str(l).unwrap();
+        let t = ev[0].as_f64().unwrap();
+        assert!(t >= last_t, "times never go back");
+        last_t = t;
+        assert_eq!(ev[1], "o");
+        all.push_str(ev[2].as_str().unwrap());
+    }
+    // The keys took effect: a submission and a policy switch were drawn.
+    assert!(
+        all.contains("submitted tui-terasort-1"),
+        "submit key reached the app"
+    );
+    assert!(
+        all.contains("policy switched fair → fifo"),
+        "the picker switched the policy"
+    );
+    // Different keys, different file.
+    let c = dir.path().join("c.cast");
+    record_to(&c, "Tab");
+    assert_ne!(std::fs::read(&c).unwrap(), std::fs::read(&a).unwrap());
+}
+
+#[test]
+fn record_keys_parse_and_reject() {
+    use slotsim::tui::offscreen::{parse_keys, Step};
+    let k = parse_keys("s, Enter,2s,Down").unwrap();
+    assert_eq!(k.len(), 4);
+    assert_eq!(k[2], Step::Wait(2000));
+    assert!(parse_keys("Ctrl-Alt-Del")
+        .unwrap_err()
+        .to_string()
+        .contains("unknown key"));
+}
+
+/// Under OMO the inspector shows the paper's symbols (F_o, A_o, T_m, T_s,
+/// F_e, x*, β) and the Fig. 7 chart of estimated vs observed release rate.
+#[test]
+fn snapshot_inspector_under_omo() {
+    let mut a = App::new(load("omo-set-a.toml", Some("omo"))).unwrap();
+    for _ in 0..4 {
+        a.update(Action::SpeedUp); // 10×
+    }
+    run_for(&mut a, 20); // 200 simulated seconds
+    keys(&mut a, " ");
+    keys(&mut a, "i");
+    let s = screen(&a, 120, 36);
+    for sym in [
+        "F_o",
+        "A_o",
+        "T_m",
+        "T_s",
+        "F_e",
+        "x*",
+        "β",
+        "Fig. 7",
+        "observed f_t",
+        "estimated F_e",
+    ] {
+        assert!(s.contains(sym), "{sym} missing:\n{s}");
+    }
+    // A negative x* or β keeps its "not yet" whole, and the chart's legend
+    // is in its title line, not a box on the lines.
+    assert!(!s.contains("not y…"), "{s}");
+    assert!(
+        s.lines()
+            .any(|l| l.contains("Fig. 7") && l.contains("observed f_t")),
+        "{s}"
+    );
+    insta::assert_snapshot!("inspector_omo_120x36", s);
+}
+
+#[test]
+fn jobs_and_timeline_scroll_within_bounds() {
+    let mut a = app();
+    run_for(&mut a, 60);
+    goto(&mut a, View::Jobs);
+    // Everything fits at 80×24: ↓ selects, nothing scrolls.
+    screen(&a, 80, 24);
+    key(&mut a, KeyCode::Down);
+    assert_eq!(a.jobs_row, 0);
+    let first_job = a.sel_job.expect("↓ selects the first job");
+    assert!(screen(&a, 80, 24).contains("▶ sort-big"));
+    // On a short screen the list scrolls to keep the selection in view,
+    // one row at a time, to the last full page.
+    let (w, h) = (80, 14);
+    let top = screen(&a, w, h);
+    assert!(top.contains("↓ ") && top.contains("below"), "{top}");
+    let page = a.pages.get().jobs.rows;
+    for _ in 0..page - 1 {
+        key(&mut a, KeyCode::Down);
+    }
+    assert_eq!(a.jobs_row, 0, "the selection moves down the page first");
+    key(&mut a, KeyCode::Down);
+    assert_eq!(a.jobs_row, 1, "then the list scrolls by one row");
+    let name =
+        |s: &str, i: usize| -> String { s.lines().nth(i).unwrap_or("").chars().skip(3).collect() };
+    assert_eq!(name(&screen(&a, w, h), 3), name(&top, 4), "by one row");
+    for _ in 0..1000 {
+        key(&mut a, KeyCode::Down);
+    }
+    let bottom = screen(&a, w, h);
+    let rows = |s: &str| {
+        s.lines()
+            .skip(3)
+            .take_while(|l| !l.starts_with('└') && !l.contains("d/r/p"))
+            .count()
+    };
+    assert_eq!(rows(&bottom), rows(&top), "the last page is full");
+    assert!(
+        !bottom.contains("below") && bottom.contains("above"),
+        "{bottom}"
+    );
+    key(&mut a, KeyCode::Home);
+    assert_eq!(a.sel_job, Some(first_job));
+    assert_eq!(name(&screen(&a, w, h), 3), name(&top, 3));
+    key(&mut a, KeyCode::End);
+    assert_eq!(screen(&a, w, h), bottom);
+    goto(&mut a, View::Timeline);
+    for _ in 0..1000 {
+        key(&mut a, KeyCode::Down);
+    }
+    assert!(a.timeline_row < 80, "20 nodes × 4 lanes");
+    // Pages: PgDn/PgUp by what is on screen, Home/End to the ends.
+    key(&mut a, KeyCode::Home);
+    assert_eq!(a.timeline_row, 0);
+    screen(&a, 80, 24);
+    let page = a.pages.get().timeline;
+    assert_eq!(page.max, 80 - page.rows, "the last page is full");
+    key(&mut a, KeyCode::PageDown);
+    assert_eq!(a.timeline_row, page.rows);
+    key(&mut a, KeyCode::End);
+    assert_eq!(a.timeline_row, page.max);
+    let end = screen(&a, 80, 24);
+    assert!(end.contains("n19  r3"), "the last slot shows: {end}");
+    key(&mut a, KeyCode::PageUp);
+    assert_eq!(a.timeline_row, page.max - page.rows);
+}
+
+/// Finished jobs show their turnaround; the title counts the rows' states;
+/// the progress bar is not full while reduces are left.
+#[test]
+fn jobs_view_states_turnaround_and_progress() {
+    let mut a = busy_app();
+    goto(&mut a, View::Jobs);
+    let s = screen(&a, 80, 24);
+    let title = s.lines().nth(1).unwrap();
+    let rows: Vec<&str> = s
+        .lines()
+        .skip(3)
+        .take_while(|l| !l.starts_with('└'))
+        .collect();
+    for state in ["running", "queued", "waiting", "done"] {
+        let n = rows
+            .iter()
+            .filter(|r| r.contains(&format!(" {state} ")))
+            .count();
+        // Counts of nothing give way when the title is too long.
+        assert!(
+            title.contains(&format!(" {n} {state}")) || n == 0,
+            "{state}: {n} rows but title {title}"
+        );
+    }
+    let done = rows
+        .iter()
+        .find(|r| r.contains(" done "))
+        .expect("a done row");
+    let job = a
+        .sim
+        .w
+        .jobs
+        .iter()
+        .find(|j| j.finished_at.is_some() && done.contains(j.name.as_str()))
+        .expect("the done row's job");
+    let turnaround = slotsim::tui::app::dur(job.finished_at.unwrap() - job.submit);
+    assert!(
+        done.contains(&format!("done {turnaround}")),
+        "turnaround {turnaround}: {done}"
+    );
+    // sort-big: 64/64 maps done, no reduce done: half full, not full.
+    let big = rows.iter().find(|r| r.contains("sort-big")).unwrap();
+    assert!(big.contains("████░░░░"), "{big}");
+    assert!(!s.contains("null"), "{s}");
+}
+
+/// On a unified cluster the Pools view shows the container share the
+/// policy divides by: fresh's own, omo's fair base's; never `-` and never
+/// the typed map share (which is half of it).
+#[test]
+fn pools_show_container_shares_on_unified_clusters() {
+    for policy in ["fresh", "omo"] {
+        let mut a = App::new(load("omo-set-a.toml", Some(policy))).unwrap();
+        for _ in 0..4 {
+            a.update(Action::SpeedUp); // 20×
+        }
+        run_for(&mut a, 10);
+        goto(&mut a, View::Pools);
+        let s = screen(&a, 80, 24);
+        let shares = a
+            .shares
+            .as_ref()
+            .unwrap_or_else(|| panic!("{policy}: no pool shares"));
+        assert_eq!(shares.basis, ShareBasis::Containers, "{policy}");
+        let share = shares.pools[0].share_map;
+        assert!(s.contains("containers"), "{policy}:\n{s}");
+        assert!(
+            s.contains(&format!("/{share:.1}")),
+            "{policy}: {share}\n{s}"
+        );
+        insta::assert_snapshot!(format!("pools_unified_{policy}_80x24"), s);
+    }
+}
+
+/// The line of the Timeline's axis and the title's scale.
+fn timeline_scale(s: &str) -> (String, String) {
+    let title = s.lines().nth(1).unwrap();
+    let scale = title
+        .split("1 column = ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_default()
+        .to_string();
+    (scale, s.lines().nth(2).unwrap().to_string())
+}
+
+/// The Timeline's scale fits the run so far whatever the speed: the whole
+/// run from 0 s is in view, at the finest nice step that fits.
+#[test]
+fn timeline_fits_the_whole_run_at_any_speed() {
+    for (secs, speedups) in [(30u64, 0), (1, 30)] {
+        let mut a = app();
+        for _ in 0..speedups {
+            a.update(Action::SpeedUp); // to max
+        }
+        run_for(&mut a, secs);
+        goto(&mut a, View::Timeline);
+        for (w, h) in [(80u16, 24u16), (120, 36)] {
+            let s = screen(&a, w, h);
+            let cols = w as usize - 2 - 9;
+            let step = views::timeline_step(a.sim.w.now, cols);
+            assert!(a.sim.w.now / step < cols as u64);
+            let (scale, axis) = timeline_scale(&s);
+            assert_eq!(scale, views::tick_label(step), "{s}");
+            assert!(axis.contains("time    ╵0s"), "from 0: {axis}");
+            // The first slot's row is drawn up to now's column, not past it.
+            let row: String = s.lines().nth(3).unwrap().chars().skip(10).collect();
+            let drawn = row.trim_end_matches(['│', ' ']).chars().count();
+            assert_eq!(drawn as u64, a.sim.w.now / step + 1, "{s}");
+            // The sparklines have one value per drawn column.
+            let v = a.index.history.columns(step, cols, &a.sim.w);
+            assert_eq!(v.len() as u64, a.sim.w.now / step + 1);
+        }
+        if speedups > 0 {
+            assert!(a.sim.is_finished(), "max speed ran it all");
+            insta::assert_snapshot!("timeline_finished_80x24", screen(&a, 80, 24));
+        }
+    }
+    // At the end of hadoop-small-jobs (2 h) the whole run shows.
+    let mut a = App::new(load("hadoop-small-jobs.toml", None)).unwrap();
+    for _ in 0..30 {
+        a.update(Action::SpeedUp);
+    }
+    run_for(&mut a, 1);
+    assert!(a.sim.is_finished());
+    goto(&mut a, View::Timeline);
+    let s = screen(&a, 80, 24);
+    let (scale, axis) = timeline_scale(&s);
+    assert_eq!(scale, "2m", "{s}");
+    assert!(axis.contains("╵0s") && axis.contains("╵1h"), "{axis}");
+}
+
+/// Switch labels never overwrite each other; dead nodes are drawn `✗`.
+#[test]
+fn timeline_switch_labels_and_dead_nodes() {
+    let text = std::fs::read_to_string(scenario_path("quickstart.toml")).unwrap()
+        + "\n[[events]]\nat = \"10s\"\naction = \"fail_node\"\nnode = 0\n"
+        + "[[events]]\nat = \"30s\"\naction = \"recover_node\"\nnode = 0\n";
+    let mut a = App::new(load_text(&text, None)).unwrap();
+    run_for(&mut a, 40);
+    keys(&mut a, "p");
+    keys(&mut a, "k");
+    key(&mut a, KeyCode::Enter); // fifo at 40 s
+    run_for(&mut a, 1);
+    keys(&mut a, "p");
+    keys(&mut a, "jj");
+    key(&mut a, KeyCode::Enter); // fresh at 41 s
+    run_for(&mut a, 5);
+    keys(&mut a, " ");
+    goto(&mut a, View::Timeline);
+    let s = screen(&a, 80, 24);
+    let (_, axis) = timeline_scale(&s);
+    assert!(axis.contains("▼▼ fresh"), "{axis}");
+    assert!(!axis.contains("fifo▼") && !axis.contains("fi▼"), "{axis}");
+    // Node 0 was dead from 10 s to 30 s: columns 10..29 of its rows.
+    let row: Vec<char> = s.lines().nth(3).unwrap().chars().skip(10).collect();
+    assert!(s.lines().nth(3).unwrap().contains("n0"));
+    assert!(row[10..30].iter().all(|&c| c == '✗'), "{s}");
+    assert!(row[..10].iter().all(|&c| c != '✗') && row[30] != '✗', "{s}");
+    insta::assert_snapshot!("timeline_dead_and_switches_80x24", s);
+}
+
+/// When racks do not fit, the Cluster view says how many more there are and
+/// ↑/↓ (PgUp/PgDn, Home/End) scroll them.
+#[test]
+fn cluster_view_scrolls_racks_that_do_not_fit() {
+    let mut a = App::new(load("scale-400.toml", None)).unwrap();
+    run_for(&mut a, 3);
+    keys(&mut a, " ");
+    goto(&mut a, View::Cluster);
+    let top = screen(&a, 80, 24);
+    assert!(top.contains(" r0 ") && top.contains("more racks"), "{top}");
+    let racks_shown = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter_map(|l| l.strip_prefix("│ r"))
+            .map(|l| l.split_whitespace().next().unwrap().to_string())
+            .collect()
+    };
+    let shown = racks_shown(&top);
+    assert!(shown.len() >= 2 && shown.len() < 10, "{shown:?}");
+    insta::assert_snapshot!("cluster_scale400_80x24", top);
+    // ↓ selects the node at the same place in the next rack; the racks
+    // scroll when it is below the last one shown.
+    key(&mut a, KeyCode::Down);
+    assert_eq!(a.sim.w.cluster.nodes[a.sel_node as usize].rack, 1);
+    assert_eq!(racks_shown(&screen(&a, 80, 24))[0], "0");
+    key(&mut a, KeyCode::Down);
+    let down = screen(&a, 80, 24);
+    assert_eq!(racks_shown(&down)[0], "1", "{down}");
+    assert!(down.contains("↑ 1 rack ·"), "{down}");
+    assert!(down.contains("▶ node 80 (rack r2)"), "{down}");
+    key(&mut a, KeyCode::End);
+    let end = screen(&a, 80, 24);
+    assert_eq!(racks_shown(&end).last().unwrap(), "9", "{end}");
+    assert!(!end.contains("more racks"), "{end}");
+    for _ in 0..5 {
+        key(&mut a, KeyCode::PageDown);
+    }
+    assert_eq!(screen(&a, 80, 24), end, "stops at the last full page");
+    key(&mut a, KeyCode::Home);
+    assert_eq!(racks_shown(&screen(&a, 80, 24)), racks_shown(&top));
+    // Everything fits at 120×36 on the quickstart: no marker, no scrolling.
+    let mut b = app();
+    run_for(&mut b, 3);
+    let s = screen(&b, 80, 24);
+    assert!(!s.contains("more rack"), "{s}");
+    key(&mut b, KeyCode::Down);
+    assert_eq!(b.cluster_row, 0);
+}
+
+/// On a short terminal the picker lists one line per policy and scrolls to
+/// keep the selection in view: the last policy can be chosen at 60×8.
+#[test]
+fn picker_scrolls_on_a_short_terminal() {
+    let mut a = busy_app();
+    keys(&mut a, "p");
+    let offered = slotsim::sched::policies_for(a.sim.w.model());
+    for _ in 1..offered.len() {
+        key(&mut a, KeyCode::Down);
+    }
+    let s = screen(&a, 60, 8);
+    let last = offered.last().unwrap().name;
+    assert!(s.contains(last), "{s}");
+    assert!(
+        !s.contains("JobQueueTaskScheduler"),
+        "scrolled past the first: {s}"
+    );
+    insta::assert_snapshot!("picker_scrolled_60x8", s);
+}
+
+/// At high speed a frame inspects only the heartbeats the inspector can
+/// still show (the last 256), and those it does inspect: the newest record
+/// is from the frame's last stretch, and stepping while paused records.
+#[test]
+fn fast_frames_inspect_only_the_tail_the_ring_keeps() {
+    let mut a = app();
+    for _ in 0..6 {
+        a.update(Action::SpeedUp); // 100×
+    }
+    a.update(Action::Tick(1000)); // 100 s in one frame
+    let now = a.sim.w.now;
+    assert!(now >= 100_000, "{now}");
+    let (first, last, n) = {
+        let r = a.ring.lock().unwrap();
+        (
+            r.all.front().unwrap().t,
+            r.all.back().unwrap().t,
+            r.all.len(),
+        )
+    };
+    // 20 nodes, 3 s heartbeats: 256 heartbeats span 38.4 s.
+    assert!(first >= now - 38_400, "oldest record at {first}, now {now}");
+    assert!(last + 3_000 >= now, "newest record at {last}, now {now}");
+    assert!(n <= slotsim::tui::app::INSPECT_RING);
+    a.update(Action::TogglePause);
+    let before = a.ring.lock().unwrap().all.len();
+    for _ in 0..20 {
+        a.update(Action::Step);
+    }
+    let after = a.ring.lock().unwrap().all.back().unwrap().t;
+    assert!(
+        after > last,
+        "stepping records heartbeats: {after} vs {last}"
+    );
+    assert!(before > 0);
+}
+
+// ------------------------------------------------------------- selection
+
+fn click(a: &mut App, target: slotsim::tui::app::Target) {
+    use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let hit = a
+        .hits
+        .borrow()
+        .iter()
+        .find(|h| h.target == target)
+        .copied()
+        .unwrap_or_else(|| panic!("{target:?} is not on screen"));
+    let ev = MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: hit.area.x,
+        row: hit.area.y,
+        modifiers: KeyModifiers::NONE,
+    };
+    if let Some(act) = keymap::action_for_mouse(a, ev) {
+        a.update(act);
+    }
+}
+
+#[test]
+fn arrows_and_clicks_select_nodes_jobs_and_views_and_the_inspector_follows() {
+    use slotsim::tui::app::Target;
+    let mut a = app();
+    run_for(&mut a, 30);
+    keys(&mut a, " ");
+    assert_eq!(a.sel_node, 0);
+    key(&mut a, KeyCode::Right);
+    key(&mut a, KeyCode::Right);
+    assert_eq!(a.sel_node, 2, "→ selects the next node");
+    key(&mut a, KeyCode::Left);
+    assert_eq!(a.sel_node, 1);
+    key(&mut a, KeyCode::Down);
+    let first = a.sel_job.expect("↓ selects a job");
+    let s = screen(&a, 120, 36);
+    assert!(s.contains("▶ node 1 (r0)"), "{s}");
+    // Clicks, through what the frame drew where.
+    click(&mut a, Target::Node(13));
+    assert_eq!(a.sel_node, 13);
+    let second = a.sim.w.active[1];
+    click(&mut a, Target::Job(second));
+    assert_eq!(a.sel_job, Some(second));
+    assert_ne!(first, second);
+    click(&mut a, Target::View(2));
+    assert_eq!(a.view, View::Jobs);
+    // The inspector shows the selected node's heartbeats, oldest 1/N.
+    keys(&mut a, "i");
+    let recs = a.inspections();
+    assert!(!recs.is_empty() && recs.iter().all(|r| r.node == 13));
+    let n = recs.len();
+    let s = screen(&a, 120, 36);
+    assert!(s.contains(&format!("node 13's heartbeat {n}/{n}")), "{s}");
+    key(&mut a, KeyCode::Left);
+    let s = screen(&a, 120, 36);
+    assert!(
+        s.contains(&format!("heartbeat {}/{n}", n - 1)),
+        "← is older, counted forward: {s}"
+    );
+    key(&mut a, KeyCode::Esc);
+    // Cluster: ↑/↓ move across racks, the selection is described.
+    keys(&mut a, "2");
+    assert_eq!(a.view, View::Cluster);
+    key(&mut a, KeyCode::Down);
+    let node = &a.sim.w.cluster.nodes[a.sel_node as usize];
+    assert_eq!(node.rack, 1);
+    let s = screen(&a, 120, 36);
+    assert!(
+        s.contains(&format!("▶ node {} (rack r1)", a.sel_node)),
+        "{s}"
+    );
+}
+
+#[test]
+fn number_keys_jump_to_the_views_in_tab_order() {
+    let mut a = app();
+    for (i, v) in View::ALL.iter().enumerate().rev() {
+        keys(&mut a, &(i + 1).to_string());
+        assert_eq!(a.view, *v);
+    }
+}
+
+#[test]
+fn enter_shows_a_jobs_tasks_and_esc_closes() {
+    let mut a = app();
+    run_for(&mut a, 40);
+    keys(&mut a, " 3");
+    key(&mut a, KeyCode::Down);
+    let j = a.sel_job.unwrap();
+    key(&mut a, KeyCode::Enter);
+    assert!(matches!(a.overlay, Overlay::Detail { job, .. } if job == j));
+    let s = screen(&a, 120, 36);
+    let name = a.sim.w.job(j).name.clone();
+    for want in [
+        format!("Tasks of {name}"),
+        "m0 ".to_string(),
+        "state".into(),
+        "phase".into(),
+        "started".into(),
+    ] {
+        assert!(s.contains(&want), "{want} missing:\n{s}");
+    }
+    insta::assert_snapshot!("detail_120x36", s);
+    key(&mut a, KeyCode::End);
+    let end = screen(&a, 120, 36);
+    assert!(end.contains("above") && end.contains("r1 "), "{end}");
+    key(&mut a, KeyCode::Esc);
+    assert_eq!(a.overlay, Overlay::None);
+}
+
+#[test]
+fn jobs_filter_and_order() {
+    let mut a = app();
+    run_for(&mut a, 60);
+    keys(&mut a, " /");
+    assert_eq!(a.view, View::Jobs, "/ opens the Jobs view's filter");
+    keys(&mut a, "research");
+    let s = screen(&a, 120, 36);
+    assert!(s.contains("filter /research"), "{s}");
+    let rows = slotsim::tui::app::job_rows(&a);
+    assert!(!rows.is_empty());
+    for (j, _) in &rows {
+        let w = &a.sim.w;
+        assert!(w.pool_name(*j) == "research" || w.job(*j).name.contains("research"));
+    }
+    key(&mut a, KeyCode::Enter);
+    assert_eq!(a.jobs_filter, "research", "Enter keeps it");
+    assert_eq!(slotsim::tui::app::job_rows(&a).len(), rows.len());
+    keys(&mut a, "/");
+    key(&mut a, KeyCode::Esc);
+    assert_eq!(a.jobs_filter, "", "Esc clears it");
+    // The order: submit, progress, name, shown in the title.
+    keys(&mut a, "o");
+    assert!(screen(&a, 120, 36).contains("by progress"));
+    let prog: Vec<f64> = slotsim::tui::app::job_rows(&a)
+        .iter()
+        .map(|(j, _)| slotsim::tui::app::job_progress(a.sim.w.job(*j)))
+        .collect();
+    assert!(prog.windows(2).all(|p| p[0] >= p[1]), "{prog:?}");
+    keys(&mut a, "o");
+    assert!(screen(&a, 120, 36).contains("by name"));
+    let names: Vec<String> = slotsim::tui::app::job_rows(&a)
+        .iter()
+        .map(|(j, _)| a.sim.w.job(*j).name.clone())
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted);
+    // Then every column; O reverses; a click on a header sorts by it.
+    keys(&mut a, "o");
+    assert!(screen(&a, 120, 36).contains("by pool"));
+    let pools = |a: &App| -> Vec<String> {
+        slotsim::tui::app::job_rows(a)
+            .iter()
+            .map(|(j, _)| a.sim.w.pool_name(*j).to_string())
+            .collect()
+    };
+    let by_pool = pools(&a);
+    assert!(by_pool.windows(2).all(|p| p[0] <= p[1]), "{by_pool:?}");
+    keys(&mut a, "O");
+    assert!(screen(&a, 120, 36).contains("by pool, reversed"));
+    let reversed = pools(&a);
+    assert!(reversed.windows(2).all(|p| p[0] >= p[1]), "{reversed:?}");
+    assert_ne!(by_pool, reversed);
+    use slotsim::tui::app::{Sort, Target};
+    let _ = screen(&a, 120, 36);
+    click(&mut a, Target::Sort(Sort::Submitted));
+    assert_eq!((a.jobs_sort, a.jobs_reversed), (Sort::Submitted, false));
+    let s = screen(&a, 120, 36);
+    assert!(
+        s.contains("by submitted") && s.contains("submitted▾"),
+        "{s}"
+    );
+    let submits: Vec<u64> = slotsim::tui::app::job_rows(&a)
+        .iter()
+        .map(|(j, _)| a.sim.w.job(*j).submit)
+        .collect();
+    assert!(submits.windows(2).all(|p| p[0] <= p[1]), "{submits:?}");
+    click(&mut a, Target::Sort(Sort::Submitted));
+    assert!(a.jobs_reversed, "a second click reverses");
+    for _ in 0..Sort::ALL.len()
+        - Sort::ALL
+            .iter()
+            .position(|&s| s == Sort::Submitted)
+            .unwrap()
+    {
+        keys(&mut a, "o");
+    }
+    assert!(
+        screen(&a, 120, 36).contains("by submit "),
+        "back to the start"
+    );
+    let ids = |a: &App| -> Vec<u32> {
+        slotsim::tui::app::job_rows(a)
+            .iter()
+            .map(|(j, _)| *j)
+            .collect()
+    };
+    let forward = ids(&a);
+    keys(&mut a, "O");
+    let mut back = ids(&a);
+    back.reverse();
+    assert_eq!(back, forward, "reversed: the same rows from the other end");
+}
+
+#[test]
+fn f_and_r_fail_and_recover_the_selected_node_through_the_command_api() {
+    let mut a = app();
+    run_for(&mut a, 20);
+    for _ in 0..3 {
+        key(&mut a, KeyCode::Right);
+    }
+    keys(&mut a, "f");
+    assert!(!a.sim.w.cluster.nodes[3].alive);
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("node 3 failed"), "the log shows it: {s}");
+    keys(&mut a, "f");
+    assert!(a.status.as_deref().unwrap().contains("already dead"));
+    run_for(&mut a, 5);
+    keys(&mut a, "r");
+    assert!(a.sim.w.cluster.nodes[3].alive);
+    assert!(screen(&a, 80, 24).contains("node 3 recovered"));
+}
+
+/// The picker, the submit form and the filter hold the simulated clock,
+/// so the switch or the job lands at the instant the user chose: the next
+/// millisecond, where a scripted event replaying it would run (the events
+/// of the current one may have run already).
+#[test]
+fn input_overlays_freeze_the_clock() {
+    let mut a = app();
+    run_for(&mut a, 5);
+    let t = a.sim.w.now;
+    keys(&mut a, "p");
+    run_for(&mut a, 10);
+    assert_eq!(a.sim.w.now, t, "the picker holds the clock");
+    keys(&mut a, "k");
+    key(&mut a, KeyCode::Enter);
+    assert_eq!(
+        a.sim.w.switches.last().unwrap().at_s * 1000.0,
+        (t + 1) as f64
+    );
+    run_for(&mut a, 3);
+    let t = a.sim.w.now;
+    keys(&mut a, "s");
+    run_for(&mut a, 10);
+    assert_eq!(a.sim.w.now, t, "the form holds the clock");
+    key(&mut a, KeyCode::Enter);
+    let job = a
+        .sim
+        .w
+        .jobs
+        .iter()
+        .find(|j| j.name.starts_with("tui-"))
+        .unwrap();
+    assert_eq!(job.submit, t + 1, "submitted when the form was opened");
+    let t = a.sim.w.now;
+    keys(&mut a, "/");
+    run_for(&mut a, 2);
+    assert_eq!(a.sim.w.now, t, "the filter holds it too");
+    key(&mut a, KeyCode::Esc);
+    // The inspector and help do not.
+    keys(&mut a, "i");
+    run_for(&mut a, 1);
+    assert!(a.sim.w.now > t);
+}
+
+/// 400 nodes: the packed Overview keeps rack labels; no colour legend
+/// ends in "…"; narrow screens drop columns instead of cutting words.
+#[test]
+fn large_clusters_and_narrow_screens_stay_legible() {
+    let mut a = App::new(load("scale-400.toml", None)).unwrap();
+    run_for(&mut a, 20);
+    keys(&mut a, " ");
+    for (w, h) in [(80, 24), (120, 36)] {
+        let s = screen(&a, w, h);
+        assert!(s.contains("r0 ") && s.contains("r9 "), "{s}");
+        assert!(w > 80 || s.contains("1 cell = "), "packed at 80x24: {s}");
+        insta::assert_snapshot!(format!("overview_scale400_{w}x{h}"), s);
+    }
+    keys(&mut a, "2");
+    for (w, h) in [(80, 24), (120, 36), (200, 50)] {
+        let s = screen(&a, w, h);
+        let legend = s
+            .lines()
+            .find(|l| l.contains(" jobs: ") || l.contains(" pools ("))
+            .unwrap_or_else(|| panic!("{s}"));
+        assert!(
+            !legend.trim_end_matches('│').trim_end().ends_with('…'),
+            "{legend}"
+        );
+    }
+    keys(&mut a, "3");
+    for w in [60u16, 70, 80] {
+        let s = screen(&a, w, 24);
+        for l in s.lines() {
+            for word in l.split(|c: char| !c.is_alphanumeric()) {
+                assert!(
+                    !matches!(word, "runnin" | "resear" | "researc" | "queue" | "waitin"),
+                    "{word} cut at {w} columns:\n{s}"
+                );
+            }
+        }
+    }
+}
+
+/// Under omo the inspector explains its symbols and says "not yet" for
+/// the negative values that mean it.
+#[test]
+fn inspector_explains_symbols_and_not_yet() {
+    let mut a = App::new(load("omo-set-a.toml", Some("omo"))).unwrap();
+    for _ in 0..4 {
+        a.update(Action::SpeedUp);
+    }
+    run_for(&mut a, 20);
+    keys(&mut a, " i");
+    let s = screen(&a, 120, 36);
+    for want in [
+        "T_m = mean map time",
+        "x* = ",
+        "β = ",
+        "t_fair = ",
+        "F_e = ",
+    ] {
+        assert!(s.contains(want), "{want} missing:\n{s}");
+    }
+    assert!(s.contains("not yet"), "{s}");
+}
+
+/// The Overview at three sizes under fair and under omo, and the inspector
+/// at 120 columns spelling out "fair share".
+#[test]
+fn snapshot_overview_fair_and_omo_at_three_sizes() {
+    let mut fair = app();
+    run_for(&mut fair, 40);
+    keys(&mut fair, " ");
+    let mut omo = App::new(load("omo-set-a.toml", Some("omo"))).unwrap();
+    for _ in 0..4 {
+        omo.update(Action::SpeedUp);
+    }
+    run_for(&mut omo, 20);
+    keys(&mut omo, " ");
+    for (w, h) in [(80u16, 24u16), (120, 36), (200, 50)] {
+        insta::assert_snapshot!(format!("overview_fair_{w}x{h}"), screen(&fair, w, h));
+        insta::assert_snapshot!(format!("overview_omo_{w}x{h}"), screen(&omo, w, h));
+    }
+    keys(&mut fair, "i");
+    let s = screen(&fair, 120, 36);
+    assert!(s.contains("fair share"), "{s}");
+    insta::assert_snapshot!("inspector_fair_share_120x36", s);
+}
+
+/// Once the run is over, the Overview at three sizes keeps the run's
+/// outcome on screen: the log's last line says it is done, with its
+/// makespan, mean turnaround and node locality, and the pools are listed.
+#[test]
+fn snapshot_end_of_run_at_three_sizes() {
+    let mut a = app();
+    run_to_the_end(&mut a);
+    for (w, h) in [(80u16, 24u16), (120, 36), (200, 50)] {
+        let s = screen(&a, w, h);
+        assert!(s.contains("■ done: makespan"), "{w}x{h}:\n{s}");
+        assert!(s.contains("research"), "{w}x{h}:\n{s}");
+        insta::assert_snapshot!(format!("end_of_run_{w}x{h}"), s);
+    }
+}
+
+/// A frame spends at most its wall-clock budget on the run: with none at
+/// all it processes one instant and leaves the rest, rather than every
+/// event up to the speed's target; the header then shows the speed the
+/// run achieved beside the one asked for.
+#[test]
+fn a_frame_stops_at_its_budget_and_the_header_says_the_speed_achieved() {
+    let mut a = app();
+    run_for(&mut a, 30);
+    let t0 = a.sim.w.now;
+    a.frame_budget = Some(std::time::Duration::ZERO);
+    for _ in 0..5 {
+        a.update(Action::Tick(1000));
+    }
+    // At 20× five frames of a second would take the clock 100 s on; one
+    // instant each takes it a few milliseconds.
+    assert!(a.sim.w.now - t0 < 5_000, "{} ms", a.sim.w.now - t0);
+    let label = a.speed_label();
+    assert!(label.contains("(got "), "{label}");
+    // With time to spare the run keeps up, and the header says only the speed.
+    a.frame_budget = None;
+    for _ in 0..20 {
+        a.update(Action::Tick(1000));
+    }
+    assert!(!a.speed_label().contains("got"), "{}", a.speed_label());
+}
+
+/// `l`: the whole run's log, searched as you type; every line shown
+/// contains the search, and the lines keep coming while it is open.
+#[test]
+fn l_searches_the_whole_log() {
+    let mut a = app();
+    run_for(&mut a, 120);
+    let all = a.sim.w.notables.len();
+    assert!(all > 5, "{all}");
+    keys(&mut a, "l");
+    assert!(matches!(a.overlay, Overlay::Log { .. }));
+    assert_eq!(a.log.borrow().matches.len(), all, "no search: every line");
+    keys(&mut a, "finished");
+    let s = screen(&a, 100, 30);
+    let hits = a.log.borrow().matches.len();
+    assert!(hits > 0 && hits < all, "{hits} of {all}");
+    assert!(
+        s.contains(&format!("{hits} of {all} lines match /finished")),
+        "{s}"
+    );
+    {
+        let log = a.log.borrow();
+        for &i in &log.matches {
+            assert!(log.lines[i].1.contains("finished"), "{}", log.lines[i].1);
+        }
+    }
+    // q is text here, not quit.
+    keys(&mut a, "q");
+    assert!(!a.quit);
+    key(&mut a, KeyCode::Backspace);
+    run_for(&mut a, 60);
+    assert!(
+        a.log.borrow().matches.len() >= hits,
+        "matches grow with the run"
+    );
+    key(&mut a, KeyCode::Esc);
+    assert_eq!(a.overlay, Overlay::None);
+}
+
+/// `[` re-runs the scenario to an earlier time, replaying the keyboard's
+/// actions from the tape, and `]` runs on: the run is the same one, to the
+/// byte of its summary, as the one never rewound.
+#[test]
+fn seeking_back_and_forth_replays_the_same_run() {
+    let session = |seek: bool| {
+        let mut a = app();
+        run_for(&mut a, 20);
+        key(&mut a, KeyCode::Down);
+        keys(&mut a, "Ky"); // a kill on the tape
+        let killed_at = a.sim.w.now;
+        let j = a.sel_job.unwrap();
+        run_for(&mut a, 5);
+        if seek {
+            keys(&mut a, " "); // paused: seeking does not run on by itself
+            let before = a.sim.w.now;
+            keys(&mut a, "[");
+            let back = a.sim.w.now;
+            assert!(
+                back < killed_at && back + 10_000 <= before,
+                "{back} {before} {killed_at}"
+            );
+            assert!(!a.sim.w.job(j).killed, "before the kill");
+            assert_eq!(a.sim.session_events().len(), 1, "the tape is kept");
+            keys(&mut a, "]");
+            keys(&mut a, "]");
+            assert!(a.sim.w.now > killed_at);
+            assert!(a.sim.w.job(j).killed, "the kill replayed from the tape");
+            keys(&mut a, " ");
+        }
+        run_to_the_end(&mut a);
+        serde_json::to_value(slotsim::report::summary::summarize(&a.sim)).unwrap()
+    };
+    assert_eq!(session(true), session(false));
+}
+
+/// A job submitted from the keyboard and selected, then a seek back to
+/// before its submission: it is no longer selected, and the job keys say
+/// so instead of acting on a job that is not there.
+#[test]
+fn seeking_back_past_a_selected_submission_drops_the_selection() {
+    let mut a = app();
+    run_for(&mut a, 30);
+    keys(&mut a, "s");
+    key(&mut a, KeyCode::Enter);
+    let j = (a.sim.w.jobs.len() - 1) as u32;
+    a.update(Action::SelectJob(j));
+    assert_eq!(a.sel_job, Some(j));
+    keys(&mut a, "[");
+    assert!(a.sim.w.jobs.len() <= j as usize || !a.sim.w.job(j).arrived);
+    assert_eq!(a.sel_job, None);
+    keys(&mut a, "><mK");
+    assert_eq!(a.overlay, Overlay::None);
+    assert!(
+        a.status.as_deref().unwrap_or("").contains("select a job"),
+        "{:?}",
+        a.status
+    );
+}
+
+// ------------------------------------------------------ external policies
+
+#[test]
+fn inspector_shows_an_external_policys_values() {
+    let fifo_py = "external:python3 clients/python/examples/fifo.py";
+    let mut a = App::new(load("quickstart.toml", Some(fifo_py))).unwrap();
+    run_for(&mut a, 10);
+    keys(&mut a, "i");
+    let recs = a.inspections();
+    let last = recs.last().expect("inspected heartbeats");
+    assert_eq!(last.policy, fifo_py);
+    assert!(last.inspection.cluster.contains_key("map_load_factor"));
+    assert!(last
+        .inspection
+        .jobs
+        .values()
+        .all(|v| v.contains_key("pending_maps") && v.contains_key("order")));
+    let s = screen(&a, 120, 36);
+    assert!(s.contains("map_load_factor"), "{s}");
+    assert!(s.contains("pending maps"), "{s}");
+}
+
+#[test]
+fn a_failing_external_policy_pauses_the_session_and_says_why() {
+    // `false` exits at once, before any reply.
+    let mut a = App::new(load("quickstart.toml", Some("external:false"))).unwrap();
+    run_for(&mut a, 3);
+    let why = a.sim.halted().expect("the run stopped").to_string();
+    assert!(
+        why.starts_with("policy \"false\": message ") && why.contains("exited with status 1"),
+        "{why}"
+    );
+    assert!(a.paused);
+    let t = a.sim.w.now;
+    run_for(&mut a, 2);
+    keys(&mut a, " .");
+    assert_eq!(a.sim.w.now, t, "nothing moves after the fault");
+    let s = screen(&a, 100, 30);
+    assert!(s.contains("stopped: policy \"false\""), "{s}");
+}
+
+#[test]
+fn an_external_policys_stderr_goes_to_the_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("talky.py");
+    let lib = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/python");
+    std::fs::write(
+        &script,
+        format!(
+            "import sys\nsys.path.insert(0, {lib:?})\nimport slotsim_policy as sp\n\nclass Talky(sp.Policy):\n    def heartbeat(self, node, free, running):\n        print('thinking about node', node.id)\n        for job in self.queue():\n            while free.map and job.pending_maps:\n                self.launch(job, sp.MAP)\n            while free.reduce and job.pending_reduces and job.reduces_schedulable(self.slowstart):\n                self.launch(job, sp.REDUCE)\n\nsp.run(Talky())\n",
+            lib = lib.display().to_string()
+        ),
+    )
+    .unwrap();
+    // As the TUI's command sets it: the process's stderr is kept.
+    slotsim::sched::external::keep_stderr(true);
+    let spec = format!("external:python3 {}", script.display());
+    let mut a = App::new(load("quickstart.toml", Some(&spec))).unwrap();
+    run_for(&mut a, 5);
+    assert!(a.sim.halted().is_none(), "{:?}", a.sim.halted());
+    let log = a.log_lines(400);
+    assert!(
+        log.iter()
+            .any(|(_, l)| l.starts_with("policy: thinking about node ")),
+        "{log:?}"
+    );
+}
