@@ -32,16 +32,16 @@ fn scenario(name: &str, policy: &str) -> slotsim::model::Scenario {
 /// node has no free slot of either kind, and that node.
 fn busy(name: &str, from_ms: u64) -> (Sim, u32) {
     let sc = scenario(name, "fair");
-    let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+    let mut sim = slotsim::runs::build_sim(&sc).unwrap();
     sim.run_until(Some(from_ms));
     loop {
-        let model = sim.w.cluster.model;
+        let cap = sim.w.cluster.capacity;
         let full = sim
             .w
             .cluster
             .nodes
             .iter()
-            .find(|n| !n.has_free_slot(model))
+            .find(|n| !n.admits_any(&cap))
             .map(|n| n.id);
         if let Some(id) = full {
             return (sim, id);
@@ -163,7 +163,7 @@ impl Saturated {
         let text = CLUSTER_3000.replace("@SLOT_MODEL@", slot_model);
         let sc = scenario::load_str(&text, "heartbeat-3000", Some("fair"), None)
             .expect("the 3,000-node scenario loads");
-        let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+        let mut sim = slotsim::runs::build_sim(&sc).unwrap();
         sim.run_until(Some(WARM_MS));
         sim.command(Command::SwitchPolicy(PolicySpec::plain(policy)))
             .expect("the policy builds");
@@ -211,7 +211,7 @@ impl Saturated {
             let nodes = &w.cluster.nodes;
             let found = (0..nodes.len())
                 .map(|i| (self.cursor + i) % nodes.len())
-                .find(|&i| nodes[i].alive && nodes[i].has_free_slot(w.cluster.model));
+                .find(|&i| nodes[i].alive && nodes[i].admits_any(&w.cluster.capacity));
             if let Some(i) = found {
                 self.cursor = i + 1;
                 let now = self.sim.w.now;
@@ -277,7 +277,7 @@ fn runs(c: &mut Criterion) {
     let quick = scenario("quickstart.toml", "fair");
     g.bench_function("quickstart fair", |b| {
         b.iter_batched(
-            || slotsim::sched::build_sim(&quick).unwrap(),
+            || slotsim::runs::build_sim(&quick).unwrap(),
             |mut sim| {
                 sim.run_until(None);
                 sim.w.attempts.len()
@@ -295,7 +295,7 @@ fn runs(c: &mut Criterion) {
             format!("scale-400 {policy}, fixed network (251,844 tasks)"),
             |b| {
                 b.iter_batched(
-                    || slotsim::sched::build_sim(&sc).unwrap(),
+                    || slotsim::runs::build_sim(&sc).unwrap(),
                     |mut sim| {
                         sim.run_until(None);
                         sim.w.attempts.len()
@@ -308,7 +308,7 @@ fn runs(c: &mut Criterion) {
     let sc = scenario("scale-400.toml", "fair");
     g.bench_function("scale-400 fair, shared network, first 200 s", |b| {
         b.iter_batched(
-            || slotsim::sched::build_sim(&sc).unwrap(),
+            || slotsim::runs::build_sim(&sc).unwrap(),
             |mut sim| {
                 sim.run_until(Some(200_000));
                 sim.w.events

@@ -1,6 +1,7 @@
 //! `slotsim validate`, `slotsim policies`, `slotsim profiles`.
 
 use super::{emit, Failure};
+use slotsim::model::{Gauge, PolicySpec};
 use slotsim::scenario;
 use slotsim::sched::POLICIES;
 use slotsim::units::plural;
@@ -41,18 +42,20 @@ pub fn cmd_validate(path: &Path) -> Result<(), Failure> {
             format!(" — {}", sc.description)
         }
     );
-    let per_node = match sc.cluster.slot_model {
-        slotsim::model::SlotModel::Typed => format!(
+    let cap = sc.cluster.capacity();
+    let per_node = match cap.gauge() {
+        Gauge::TypedSlots => format!(
             "{} map + {} reduce slots per node",
             sc.cluster.map_slots, sc.cluster.reduce_slots
         ),
-        slotsim::model::SlotModel::Unified => format!(
+        Gauge::Containers => format!(
             "{} map + {} reduce containers per node",
             sc.cluster.map_slots, sc.cluster.reduce_slots
         ),
-        slotsim::model::SlotModel::Yarn => format!(
+        Gauge::Memory => format!(
             "YARN: {} MB and {} vcores per node",
-            sc.cluster.node_resource.mb, sc.cluster.node_resource.vcores
+            sc.cluster.node_resource.mb(),
+            sc.cluster.node_resource.vcores()
         ),
     };
     outln!(
@@ -66,34 +69,35 @@ pub fn cmd_validate(path: &Path) -> Result<(), Failure> {
             None => "manual heartbeats".into(),
         }
     );
-    if sc.cluster.slot_model == slotsim::model::SlotModel::Yarn {
+    if let Some(am) = sc.tasks.am {
         let t = &sc.tasks;
-        let replayed = sc.jobs.iter().any(|j| j.recorded.is_some()) && !t.am_startup_given;
-        let am = if t.am.is_zero() {
+        let replayed = sc.jobs.iter().any(|j| j.recorded.is_some()) && !am.startup_given;
+        let vcores = |r: slotsim::model::Resource| plural(r.vcores().max(0) as u64, "vcore");
+        let am = if am.ask.is_zero() {
             "no ApplicationMaster container".to_string()
         } else {
             format!(
                 "ApplicationMaster {} MB, {}, start-up {}",
-                t.am.mb,
-                plural(t.am.vcores.into(), "vcore"),
+                am.ask.mb(),
+                vcores(am.ask),
                 if replayed {
                     "each job's recorded".to_string()
                 } else {
-                    slotsim::units::fmt_secs(t.am_startup)
+                    slotsim::units::fmt_secs(am.startup)
                 }
             )
         };
         outln!(
             o,
             "             {am}; maps ask {} MB, {}; reduces {} MB, {} (before normalisation)",
-            t.map_container.mb,
-            plural(t.map_container.vcores.into(), "vcore"),
-            t.reduce_container.mb,
-            plural(t.reduce_container.vcores.into(), "vcore"),
+            t.map_container.mb(),
+            vcores(t.map_container),
+            t.reduce_container.mb(),
+            vcores(t.reduce_container),
         );
     }
     if let Some(trace) = &sc.cluster.from_trace {
-        let slots = if sc.cluster.slot_model == slotsim::model::SlotModel::Yarn {
+        let slots = if cap.gauge() == Gauge::Memory {
             ""
         } else {
             ", and as many slots as its busiest host ran attempts at once"
@@ -149,23 +153,15 @@ pub fn cmd_validate(path: &Path) -> Result<(), Failure> {
         sc.hdfs.replication,
         writer
     );
-    // An external policy's command: from the spec, else its table.
-    let external = (sc.policy.name == "external" && !sc.policy.is_external())
-        .then(|| sc.scheduler.get("external")?.get("command").cloned())
-        .flatten()
-        .map(|c| match c {
-            toml::Value::Array(a) => a
-                .iter()
-                .map(|x| x.as_str().unwrap_or("?").to_string())
-                .collect::<Vec<_>>()
-                .join(" "),
-            other => other.as_str().unwrap_or("?").to_string(),
-        });
-    let label = match external {
-        Some(cmd) => format!("external:{cmd}"),
-        None => sc.policy.label(),
+    // The policy as a run labels it (an external policy's command from
+    // its spec, else its table; building one starts no process).
+    let ctx = slotsim::sim::policy::BuildCtx {
+        heartbeat: sc.cluster.heartbeat,
+        capacity: cap,
     };
-    let process = if sc.policy.name == "external" {
+    let label = slotsim::sched::registry::build(&sc.policy, &sc.scheduler, &ctx)
+        .map_or_else(|_| sc.policy.label(), |p| p.label().to_string());
+    let process = if matches!(sc.policy, PolicySpec::External(_)) {
         " (a process of its own, started by a run, not by validate; its time is not in the cost below)"
     } else {
         ""

@@ -384,8 +384,9 @@ pub fn load(
 
 /// Says on stderr when the policy was written for another slot model.
 pub fn note_slot_model(sc: &Scenario) {
+    let entry = slotsim::sched::registry::lookup(sc.policy.name());
     if let Some(n) =
-        slotsim::sched::registry::slot_model_note(&sc.policy.name, sc.cluster.slot_model)
+        entry.and_then(|e| slotsim::sched::registry::model_note(e, &sc.cluster.capacity()))
     {
         eprintln!("note: {n}");
     }

@@ -3,10 +3,10 @@
 use super::{emit, load, open_out, scenario_origin, Failure};
 use super::{CompareArgs, RecordArgs, RunArgs};
 use slotsim::error::InputError;
+use slotsim::model::spec::split_policy_list;
 use slotsim::report::{compare, plot, summary, trace};
+use slotsim::runs::build_sim;
 use slotsim::scenario;
-use slotsim::sched::build_sim;
-use slotsim::sched::settings::split_policy_list;
 use slotsim::sim::Sim;
 use slotsim::units::parse_duration;
 use std::fs::File;
@@ -501,7 +501,7 @@ pub fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
         .map(|p| open_out(p, "--json"))
         .transpose()?;
     let labels: Vec<String> = all.iter().map(|v| v[0].policy.label()).collect();
-    let results = compare::run_all(all)?;
+    let results = slotsim::runs::compare::run_all(all)?;
     let table = compare::table(&labels, &results);
     emit(&table, a.json.as_deref() == Some("-"))?;
     if let Some(out) = json.as_mut() {

@@ -250,7 +250,7 @@ pub fn utilization(sim: &Sim) -> Result<String, PlotError> {
 pub fn gantt(sim: &Sim) -> Result<String, PlotError> {
     let w = &sim.w;
     let end = w.now.max(1);
-    let typed = w.cluster.model == crate::model::SlotModel::Typed;
+    let typed = !w.capacity().kinds_share();
     // (is a map slot, node, lane): reduce slots first, so they sit at the
     // bottom (rows count upward).
     let mut lanes: Vec<(bool, u32, u16)> = w
@@ -480,7 +480,7 @@ mod tests {
     #[test]
     fn link_samples_thin_without_losing_load() {
         let sc = crate::scenario::load_default(None, None).unwrap();
-        let mut sim = crate::sched::build_sim(&sc).unwrap();
+        let mut sim = crate::runs::build_sim(&sc).unwrap();
         let mut s = LinkSampler::default();
         s.sample(&sim);
         let mut t = 0;

@@ -50,7 +50,7 @@ pub fn resolved(sc: &Scenario) -> Value {
     let mut scheduler = toml_json(&toml::Value::Table(sc.scheduler.clone()));
     if let Value::Object(m) = &mut scheduler {
         // The policy the run started with (`--policy` included).
-        m.insert("policy".into(), Value::String(sc.policy.label()));
+        m.insert("policy".into(), Value::String(sc.policy.to_string()));
     }
     let pools: Vec<Value> = sc
         .pools
@@ -122,13 +122,18 @@ pub fn resolved(sc: &Scenario) -> Value {
     });
     // YARN's keys, only where they apply (a slot run's config is as it was).
     if c.slot_model == crate::model::SlotModel::Yarn {
-        let res = |r: crate::model::Resource| json!({"memory_mb": r.mb, "vcores": r.vcores});
-        out["cluster"]["memory_mb"] = json!(c.node_resource.mb);
-        out["cluster"]["vcores"] = json!(c.node_resource.vcores);
-        out["tasks"]["am"] = res(t.am);
+        let res = |r: crate::model::Resource| json!({"memory_mb": r.mb(), "vcores": r.vcores()});
+        out["cluster"]["memory_mb"] = json!(c.node_resource.mb());
+        out["cluster"]["vcores"] = json!(c.node_resource.vcores());
+        let am = t.am.unwrap_or(crate::model::AmSpec {
+            ask: crate::model::Resource::ZERO,
+            startup: 0,
+            startup_given: false,
+        });
+        out["tasks"]["am"] = res(am.ask);
         out["tasks"]["am_startup"] =
-            if t.am_startup_given || sc.jobs.iter().all(|j| j.recorded.is_none()) {
-                ms(t.am_startup)
+            if am.startup_given || sc.jobs.iter().all(|j| j.recorded.is_none()) {
+                ms(am.startup)
             } else {
                 Value::String("recorded".into())
             };

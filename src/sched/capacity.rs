@@ -7,9 +7,10 @@
 //! `obtainNewReduceTask` give them: a speculative map is the heartbeat's
 //! one off-switch map and waits for `scheduleOffSwitch` as one does.
 
+use crate::model::Models;
 use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{ConfigError, Settings};
-use crate::model::{JobId, NodeId, SlotModel};
+use crate::model::{JobId, NodeId};
 use crate::sim::policy::{num, Inspection, Policy, PoolShare, PoolShares, ShareBasis, Values};
 use crate::sim::{Heartbeat, Kind, Locality, World};
 use std::collections::BTreeMap;
@@ -25,7 +26,10 @@ pub const CAPACITY: Entry = Entry {
     name: "capacity",
     summary: "Hadoop 1.x CapacityTaskScheduler: queues by occupied/capacity, FIFO with priorities inside, user limits",
     source: "Hadoop 1.0.3 CapacityTaskScheduler (TestCapacityScheduler)",
+    runs_on: Models::SLOTS,
+    meant_for: Models::SLOTS,
     build: |s, _| Ok(Box::new(Capacity::build(s)?)),
+    check: None,
 };
 
 /// `mapreduce.job.locality.wait.factor` default.
@@ -71,19 +75,23 @@ pub fn capacity_percents(w: &World) -> Vec<f64> {
 }
 
 fn slots(w: &World, map: bool) -> u32 {
-    match (w.model(), map) {
-        (SlotModel::Typed, true) => w.cluster.total_map_slots,
-        (SlotModel::Typed, false) => w.cluster.total_reduce_slots,
-        (SlotModel::Unified | SlotModel::Yarn, _) => w.cluster.total_slots(),
+    if w.capacity().kinds_share() {
+        w.cluster.total_slots()
+    } else if map {
+        w.cluster.total_map_slots
+    } else {
+        w.cluster.total_reduce_slots
     }
 }
 
 fn occupied(w: &World, p: usize, map: bool) -> u32 {
     let s = &w.pool_stats[p];
-    match (w.model(), map) {
-        (SlotModel::Typed, true) => s.running_maps,
-        (SlotModel::Typed, false) => s.running_reduces,
-        (SlotModel::Unified | SlotModel::Yarn, _) => s.running_maps + s.running_reduces,
+    if w.capacity().kinds_share() {
+        s.running_maps + s.running_reduces
+    } else if map {
+        s.running_maps
+    } else {
+        s.running_reduces
     }
 }
 
@@ -167,13 +175,15 @@ impl Capacity {
                 let u = names
                     .binary_search(&jb.user.as_str())
                     .expect("every job's user is listed");
-                let (used, pending) = match (w.model(), map) {
-                    (SlotModel::Typed, true) => (jb.maps_running, jb.maps_pending),
-                    (SlotModel::Typed, false) => (jb.reduces_running, jb.reduces_pending),
-                    (SlotModel::Unified | SlotModel::Yarn, _) => (
+                let (used, pending) = if w.capacity().kinds_share() {
+                    (
                         jb.maps_running + jb.reduces_running,
                         jb.maps_pending + jb.reduces_pending,
-                    ),
+                    )
+                } else if map {
+                    (jb.maps_running, jb.maps_pending)
+                } else {
+                    (jb.reduces_running, jb.reduces_pending)
                 };
                 q.used[u] += used;
                 active[u] |= pending > 0;
@@ -235,7 +245,7 @@ impl Capacity {
                     // (see `assign_reduce`), but reduces launched under
                     // another policy before a switch, or maps lost with a
                     // node, can leave a job in that state.
-                    let stuck = w.model() == SlotModel::Unified
+                    let stuck = w.capacity().kinds_share()
                         && job.reduces_running > 0
                         && job.maps_running == 0
                         && job.maps_pending > 0;
@@ -302,7 +312,7 @@ impl Capacity {
                     // On unified containers a reduce that waits on its
                     // job's maps must leave its user room for a map, or a
                     // user limit of one container deadlocks the job.
-                    let early = w.model() == SlotModel::Unified && job.maps_done < job.n_maps();
+                    let early = w.capacity().kinds_share() && job.maps_done < job.n_maps();
                     if Self::user_room(w, q, ji) < if early { 2 } else { 1 } {
                         continue;
                     }
@@ -344,7 +354,7 @@ impl Policy for Capacity {
     /// before PRIORITY_MAP 20), still one per heartbeat and still within the
     /// engine's ramp-up bound on early reduces.
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
-        if hb.world().model() == SlotModel::Unified {
+        if hb.capacity().kinds_share() {
             self.assign_reduce(hb);
             self.assign_maps(hb);
         } else {

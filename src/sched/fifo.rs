@@ -6,9 +6,10 @@
 //! `obtainNewReduceTask` ends with its speculative reduce. So the head
 //! job's straggler copy takes a slot before the next job's pending task.
 
+use crate::model::Models;
 use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{ConfigError, Settings};
-use crate::model::{JobId, NodeId, SlotModel};
+use crate::model::{JobId, NodeId};
 use crate::sim::policy::{num, Inspection, Policy, Values};
 use crate::sim::{Heartbeat, Kind, Locality, World};
 
@@ -25,7 +26,10 @@ pub const FIFO: Entry = Entry {
     name: "fifo",
     summary: "Hadoop 1.x JobQueueTaskScheduler: priority then submit order, load-factor cap, one off-rack map and one reduce per heartbeat",
     source: "Hadoop 1.0.3 JobQueueTaskScheduler (TestJobQueueTaskScheduler)",
+    runs_on: Models::SLOTS,
+    meant_for: Models::SLOTS,
     build: |s, _| Ok(Box::new(Fifo::build(s)?)),
+    check: None,
 };
 
 /// Hadoop's `MIN_CLUSTER_SIZE_FOR_PADDING`.
@@ -62,19 +66,23 @@ pub fn queue_order(w: &World) -> Vec<JobId> {
 /// tasks against it would let running reduces lock out their own maps.
 fn node_slots(w: &World, node: NodeId, map: bool) -> (u32, u32) {
     let n = w.node(node);
-    match (w.model(), map) {
-        (SlotModel::Typed, true) => (n.map_slots, n.running_maps),
-        (SlotModel::Typed, false) => (n.reduce_slots, n.running_reduces),
-        (SlotModel::Unified | SlotModel::Yarn, true) => (n.map_slots + n.reduce_slots, n.running_maps),
-        (SlotModel::Unified | SlotModel::Yarn, false) => (n.map_slots + n.reduce_slots, n.running_reduces),
+    let running = if map { n.running_maps } else { n.running_reduces };
+    if w.capacity().kinds_share() {
+        (n.map_slots + n.reduce_slots, running)
+    } else if map {
+        (n.map_slots, running)
+    } else {
+        (n.reduce_slots, running)
     }
 }
 
 fn cluster_slots(w: &World, map: bool) -> u32 {
-    match (w.model(), map) {
-        (SlotModel::Typed, true) => w.cluster.total_map_slots,
-        (SlotModel::Typed, false) => w.cluster.total_reduce_slots,
-        (SlotModel::Unified | SlotModel::Yarn, _) => w.cluster.total_slots(),
+    if w.capacity().kinds_share() {
+        w.cluster.total_slots()
+    } else if map {
+        w.cluster.total_map_slots
+    } else {
+        w.cluster.total_reduce_slots
     }
 }
 

@@ -32,6 +32,7 @@
 //! most one reduce: of the highest-priority job whose reduces are
 //! schedulable (slowstart, default 0.05; the paper's runs used 1).
 
+use crate::model::Models;
 use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{ConfigError, Settings};
 use crate::sim::policy::{num, opt, Inspection, Policy, Values};
@@ -57,7 +58,10 @@ pub const HYBSMRP: Entry = Entry {
     name: "hybsmrp",
     summary: "HybSMRP: one queue by dynamic priority (waiting time, map run time, remaining tasks), node-local maps first, a non-local map after two local misses",
     source: "Gandomi, Reshadi, Movaghar, Khademzadeh, HybSMRP: hybrid scheduling with dynamic priority and localization ID (J. Big Data 2019)",
+    runs_on: Models::SLOTS,
+    meant_for: Models::SLOTS,
     build: |s, _| Ok(Box::new(Hybsmrp::build(s)?)),
+    check: None,
 };
 
 pub const RULE_LOCAL: &str = "hybsmrp/local";

@@ -42,6 +42,7 @@
 //! again, and forgets it whenever a task anywhere is put back
 //! (`World::requeues`).
 
+use crate::model::Models;
 use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{ConfigError, Settings};
 use crate::sim::policy::{num, Inspection, Policy, Value, Values};
@@ -60,14 +61,20 @@ pub const JOSS_T: Entry = Entry {
     name: "joss-t",
     summary: "JoSS with the task-driven assigner: jobs placed by datacenter (policies A/B/C by reduce-heavy and size), queue heads taken round robin",
     source: "Lee, Lin, Yahyapour, JoSS: hybrid job-driven scheduling for virtual MapReduce clusters, Figs. 4 and 5",
+    runs_on: Models::SLOTS,
+    meant_for: Models::SLOTS,
     build: |s, _| Ok(Box::new(Joss::build(s)?)),
+    check: None,
 };
 
 pub const JOSS_J: Entry = Entry {
     name: "joss-j",
     summary: "JoSS with the job-driven assigner: as joss-t, but each queue is served in Hadoop FIFO order: its earliest job, that job's local task first",
     source: "Lee, Lin, Yahyapour, JoSS: hybrid job-driven scheduling for virtual MapReduce clusters, Figs. 4 and 6",
+    runs_on: Models::SLOTS,
+    meant_for: Models::SLOTS,
     build: |s, _| Ok(Box::new(Joss::build(s)?)),
+    check: None,
 };
 
 pub const RULE_FIFO: &str = "joss/fifo";

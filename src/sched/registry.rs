@@ -1,12 +1,12 @@
-//! Every policy slotsim knows, with the paper or code it follows: one
-//! [`Entry`] per policy, listed in `sched/mod.rs`. The registry builds
-//! policies for the engine ([`Registry`] is its [`PolicyFactory`]) and
-//! checks a scenario's `[scheduler]` table against the policies' configs.
+//! Every policy slotsim knows, with the paper or code it follows and the
+//! cluster models it runs on: one [`Entry`] per policy, listed once in
+//! `sched/mod.rs`. The registry builds policies for the engine
+//! ([`Registry`] is its [`PolicyFactory`]) and checks a scenario's
+//! `[scheduler]` table against the policies' configs.
 
-use super::settings::{with_overrides, ConfigError, Settings, SpecError};
-use crate::model::{PolicySpec, Scenario};
-use crate::sim::policy::{BuildCtx, BuildError, Observer, Policy, PolicyFactory};
-use crate::sim::{Sim, SimError};
+use super::settings::{with_overrides, ConfigError, Settings};
+use crate::model::{Capacity, Models, PolicySpec, SpecError};
+use crate::sim::policy::{BuildCtx, BuildError, Policy, PolicyFactory};
 
 /// Hadoop's default reduce slowstart (`mapred.reduce.slowstart.completed.maps`).
 pub const DEFAULT_SLOWSTART: f64 = 0.05;
@@ -14,13 +14,26 @@ pub const DEFAULT_SLOWSTART: f64 = 0.05;
 /// Builds a policy from its settings.
 pub type BuildFn = fn(&Settings, &BuildCtx) -> Result<Box<dyn Policy>, ConfigError>;
 
+/// Checks a policy's `[scheduler.NAME]` table on its own.
+pub type CheckFn = fn(&Settings) -> Result<(), ConfigError>;
+
 /// One registered policy.
 pub struct Entry {
     pub name: &'static str,
     pub summary: &'static str,
     /// The paper or code it follows.
     pub source: &'static str,
+    /// The cluster models it runs on (`cluster.slot_model`).
+    pub runs_on: Models,
+    /// The models its paper assumes, where fewer than those it runs on: a
+    /// run on another gets a note (FRESH and OMO share typeless containers
+    /// between maps and reduces, which typed slots do not allow).
+    pub meant_for: Models,
     pub build: BuildFn,
+    /// Checks its table alone, where building needs more than the table
+    /// (an external policy's command may come with its spec); `None`:
+    /// building it from the table checks it.
+    pub check: Option<CheckFn>,
 }
 
 impl std::fmt::Debug for Entry {
@@ -29,18 +42,15 @@ impl std::fmt::Debug for Entry {
     }
 }
 
-/// Policies written for typeless containers (`slot_model = "unified"`):
-/// FRESH and OMO share each node's containers between maps and reduces,
-/// which typed slots do not allow.
-pub const UNIFIED_POLICIES: &[&str] = &["fresh", "omo", "omo-lazy", "omo-batch"];
-
-/// A note for a policy meant for unified containers run on typed slots.
-pub fn slot_model_note(policy: &str, model: crate::model::SlotModel) -> Option<String> {
-    (model == crate::model::SlotModel::Typed && UNIFIED_POLICIES.contains(&policy)).then(|| {
-        format!(
-            "{policy} is meant for unified containers (cluster.slot_model = \"unified\"); this cluster's slots are typed, so it cannot share them between maps and reduces as its paper assumes"
-        )
-    })
+/// What a set of models is, in a sentence's terms.
+fn describe(m: Models) -> String {
+    if m == Models::SLOTS {
+        "Hadoop 1.x slots (cluster.slot_model = \"typed\" or \"unified\")".into()
+    } else if m == Models::YARN {
+        "YARN containers by memory and vcores (cluster.slot_model = \"yarn\")".into()
+    } else {
+        format!("cluster.slot_model = {}", m.names().join(" or "))
+    }
 }
 
 pub fn lookup(name: &str) -> Option<&'static Entry> {
@@ -51,11 +61,78 @@ pub fn names() -> Vec<&'static str> {
     super::POLICIES.iter().map(|p| p.name).collect()
 }
 
-fn unknown(name: &str) -> String {
-    format!(
+/// The policies a cluster of this capacity runs, in the order `slotsim
+/// policies` lists them.
+pub fn for_capacity(cap: &Capacity) -> Vec<&'static Entry> {
+    super::POLICIES
+        .iter()
+        .copied()
+        .filter(|e| e.runs_on.has(cap))
+        .collect()
+}
+
+/// Whether `entry` runs on a cluster of `cap`; if not, why, and what does.
+pub fn check_model(entry: &Entry, cap: &Capacity) -> Result<(), SpecError> {
+    if entry.runs_on.has(cap) {
+        return Ok(());
+    }
+    let others: Vec<&str> = for_capacity(cap).iter().map(|e| e.name).collect();
+    Err(SpecError(format!(
+        "{} schedules {}; under cluster.slot_model = \"{}\" the policies are {}",
+        entry.name,
+        describe(entry.runs_on),
+        cap.name(),
+        others.join(", ")
+    )))
+}
+
+/// A note for a policy run on a model its paper does not assume.
+pub fn model_note(entry: &Entry, cap: &Capacity) -> Option<String> {
+    (!entry.meant_for.has(cap)).then(|| {
+        format!(
+            "{} is meant for {}; this cluster's slots are {}, so it cannot share them between maps and reduces as its paper assumes",
+            entry.name,
+            match entry.meant_for.names().as_slice() {
+                ["unified"] => "unified containers (cluster.slot_model = \"unified\")".to_string(),
+                _ => describe(entry.meant_for),
+            },
+            cap.name()
+        )
+    })
+}
+
+fn unknown(name: &str) -> SpecError {
+    SpecError(format!(
         "unknown policy \"{name}\"; expected one of: {}",
         names().join(", ")
-    )
+    ))
+}
+
+/// Builds the policy `spec` names, among `entries`, from a `[scheduler]`
+/// table with the spec's overrides applied.
+fn build_in(
+    entries: &[&'static Entry],
+    spec: &PolicySpec,
+    table: &toml::Table,
+    ctx: &BuildCtx,
+) -> Result<Box<dyn Policy>, SpecError> {
+    let entry = entries
+        .iter()
+        .copied()
+        .find(|e| e.name == spec.name())
+        .ok_or_else(|| unknown(spec.name()))?;
+    check_model(entry, &ctx.capacity)?;
+    let label = spec.to_string();
+    let built = match spec {
+        PolicySpec::Builtin { overrides, .. } => {
+            let t = with_overrides(table, entry.name, overrides)?;
+            (entry.build)(&Settings::new(entry.name, &label, &t), ctx)
+        }
+        PolicySpec::External(x) => {
+            super::external::build(x, &Settings::new(entry.name, &label, table), ctx)
+        }
+    };
+    built.map_err(|e| SpecError(format!("policy {label}: {e}")))
 }
 
 /// Builds the policy `spec` names from a `[scheduler]` table, with the
@@ -65,25 +142,11 @@ pub fn build(
     table: &toml::Table,
     ctx: &BuildCtx,
 ) -> Result<Box<dyn Policy>, SpecError> {
-    let entry = lookup(&spec.name).ok_or_else(|| SpecError(unknown(&spec.name)))?;
-    build_entry(entry, spec, table, ctx)
-}
-
-fn build_entry(
-    entry: &Entry,
-    spec: &PolicySpec,
-    table: &toml::Table,
-    ctx: &BuildCtx,
-) -> Result<Box<dyn Policy>, SpecError> {
-    crate::sched::yarn::check_model(entry.name, ctx.model).map_err(SpecError)?;
-    let t = with_overrides(table, spec)?;
-    let label = spec.label();
-    (entry.build)(&Settings::new(entry.name, &label, &t), ctx)
-        .map_err(|e| SpecError(format!("policy {label}: {e}")))
+    build_in(super::POLICIES, spec, table, ctx)
 }
 
 /// Checks that `spec` names a registered policy whose settings, with the
-/// overrides applied, are valid.
+/// overrides applied, are valid on this cluster.
 pub fn check_spec(spec: &PolicySpec, table: &toml::Table, ctx: &BuildCtx) -> Result<(), SpecError> {
     build(spec, table, ctx).map(|_| ())
 }
@@ -114,12 +177,10 @@ pub fn check_table(table: &toml::Table, ctx: &BuildCtx) -> Result<(), ConfigErro
             ));
         }
         let settings = Settings::new(entry.name, entry.name, table);
-        if entry.name == super::external::EXTERNAL.name {
-            // Its command may come with the spec (`external:CMD`).
-            super::external::check_settings(&settings)?;
-            continue;
+        match entry.check {
+            Some(check) => check(&settings)?,
+            None => drop((entry.build)(&settings, ctx)?),
         }
-        (entry.build)(&settings, ctx)?;
     }
     Ok(())
 }
@@ -146,22 +207,6 @@ impl Registry {
 
 impl PolicyFactory for Registry {
     fn build(&self, spec: &PolicySpec, ctx: &BuildCtx) -> Result<Box<dyn Policy>, BuildError> {
-        let entry = self
-            .entries
-            .iter()
-            .find(|e| e.name == spec.name)
-            .ok_or_else(|| SpecError(unknown(&spec.name)))?;
-        build_entry(entry, spec, &self.table, ctx).map_err(|e| Box::new(e) as BuildError)
+        build_in(self.entries, spec, &self.table, ctx).map_err(|e| Box::new(e) as BuildError)
     }
-}
-
-/// A run of `sc` with the registry's policies and OMO's passive
-/// release-rate monitor attached (so that every policy's run reports the
-/// monitor's windows).
-pub fn build_sim(sc: &Scenario) -> Result<Sim, SimError> {
-    let mut sim = Sim::new(sc, Box::new(Registry::new(sc.scheduler.clone())))?;
-    sim.config = crate::scenario::resolved(sc);
-    let monitor: Box<dyn Observer> = Box::new(super::omo::PassiveMonitor::new(&sc.scheduler));
-    sim.attach(monitor);
-    Ok(sim)
 }

@@ -7,7 +7,7 @@
 //! [`ConfigError`] naming the dotted key, which the scenario loader turns
 //! into a `FILE:LINE:COL` error.
 
-use crate::model::PolicySpec;
+pub use crate::model::SpecError;
 use serde::de::DeserializeOwned;
 
 /// A setting that cannot be used: its dotted key (`scheduler.fair.slowstart`)
@@ -38,11 +38,6 @@ impl ConfigError {
         }
     }
 }
-
-/// A policy spec that names no usable policy: why, in the user's terms.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct SpecError(pub String);
 
 /// The `[scheduler]` table a policy is built from.
 #[derive(Clone, Copy, Debug)]
@@ -162,109 +157,26 @@ pub fn slowstart(key: &str, v: Option<f64>) -> Result<(), ConfigError> {
     }
 }
 
-/// Parses a policy spec `NAME`, `NAME[key=value;key=value]`, or
-/// `external:CMD ARGS` (a policy in another process: the rest of the spec
-/// is its command line, split on whitespace).
-pub fn parse_policy_spec(s: &str) -> Result<PolicySpec, SpecError> {
-    let s = s.trim();
-    if let Some(cmd) = s.strip_prefix("external:") {
-        let cmd = cmd.trim();
-        if cmd.is_empty() {
-            return Err(SpecError(format!(
-                "invalid policy \"{s}\": expected external:COMMAND ARGS, as in external:python3 policy.py"
-            )));
-        }
-        return Ok(PolicySpec::external(cmd));
-    }
-    let Some(open) = s.find('[') else {
-        if s.is_empty() || s.contains(']') {
-            return Err(SpecError(format!(
-                "invalid policy \"{s}\": expected NAME or NAME[key=value;...]"
-            )));
-        }
-        return Ok(PolicySpec::plain(s));
-    };
-    if !s.ends_with(']') {
-        return Err(SpecError(format!(
-            "invalid policy \"{s}\": a variant must end with ']', as in fair[slowstart=0.05]"
-        )));
-    }
-    let name = s[..open].trim();
-    if name.is_empty() {
-        return Err(SpecError(format!(
-            "invalid policy \"{s}\": missing policy name before '['"
-        )));
-    }
-    let inner = &s[open + 1..s.len() - 1];
-    let mut overrides = Vec::new();
-    for part in inner.split(';').map(str::trim).filter(|p| !p.is_empty()) {
-        let Some((k, v)) = part.split_once('=') else {
-            return Err(SpecError(format!(
-                "invalid policy \"{s}\": \"{part}\" is not key=value"
-            )));
-        };
-        let k = k.trim().to_string();
-        if overrides.iter().any(|(x, _): &(String, String)| *x == k) {
-            return Err(SpecError(format!(
-                "invalid policy \"{s}\": key \"{k}\" is given twice"
-            )));
-        }
-        overrides.push((k, v.trim().to_string()));
-    }
-    Ok(PolicySpec {
-        name: name.to_string(),
-        overrides,
-    })
-}
-
-/// Splits a `--policies` list on commas that are not inside brackets.
-pub fn split_policy_list(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut depth = 0i32;
-    let mut cur = String::new();
-    for ch in s.chars() {
-        match ch {
-            '[' => depth += 1,
-            ']' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(std::mem::take(&mut cur));
-                continue;
-            }
-            _ => {}
-        }
-        cur.push(ch);
-    }
-    out.push(cur);
-    out.into_iter()
-        .map(|p| p.trim().to_string())
-        .filter(|p| !p.is_empty())
-        .collect()
-}
-
 /// The `[scheduler]` table with a variant's overrides written into
 /// `[scheduler.NAME]` (which takes precedence over `[scheduler]`). Values
 /// are read as TOML (numbers, booleans) or else as strings (durations
 /// such as `4.5s`).
-pub fn with_overrides(table: &toml::Table, spec: &PolicySpec) -> Result<toml::Table, SpecError> {
+pub fn with_overrides(
+    table: &toml::Table,
+    name: &str,
+    overrides: &[(String, String)],
+) -> Result<toml::Table, SpecError> {
     let mut t = table.clone();
-    t.insert("policy".into(), toml::Value::String(spec.name.clone()));
-    if !spec.overrides.is_empty() {
+    t.insert("policy".into(), toml::Value::String(name.to_string()));
+    if !overrides.is_empty() {
         let sub = t
-            .entry(spec.name.clone())
+            .entry(name.to_string())
             .or_insert_with(|| toml::Value::Table(toml::Table::new()));
         let Some(sub) = sub.as_table_mut() else {
-            return Err(SpecError(format!(
-                "[scheduler.{}] is not a table",
-                spec.name
-            )));
+            return Err(SpecError(format!("[scheduler.{name}] is not a table")));
         };
-        for (k, v) in &spec.overrides {
-            let v = if spec.is_external() {
-                toml::Value::String(v.clone())
-            } else {
-                parse_scalar(v)
-            };
-            sub.insert(k.clone(), v);
+        for (k, v) in overrides {
+            sub.insert(k.clone(), parse_scalar(v));
         }
     }
     Ok(t)
@@ -284,25 +196,6 @@ fn parse_scalar(v: &str) -> toml::Value {
 mod tests {
     use super::*;
 
-    #[test]
-    fn specs() {
-        let p = parse_policy_spec("fair[slowstart=0.05;assign_multiple=false]").unwrap();
-        assert_eq!(p.name, "fair");
-        assert_eq!(p.overrides.len(), 2);
-        assert_eq!(p.label(), "fair[slowstart=0.05;assign_multiple=false]");
-        assert!(parse_policy_spec("fair[slowstart").is_err());
-        assert!(parse_policy_spec("[x=1]").is_err());
-        assert!(parse_policy_spec("fair[slowstart=0.5;slowstart=1]").is_err());
-        assert_eq!(
-            split_policy_list("fair[slowstart=0.05],fair[slowstart=1;assign_multiple=false], fifo"),
-            vec![
-                "fair[slowstart=0.05]",
-                "fair[slowstart=1;assign_multiple=false]",
-                "fifo"
-            ]
-        );
-    }
-
     #[derive(Debug, Default, serde::Deserialize)]
     #[serde(deny_unknown_fields)]
     struct Cfg {
@@ -314,18 +207,21 @@ mod tests {
     #[test]
     fn overrides_go_into_the_policy_table_and_errors_name_the_key() {
         let t: toml::Table = "policy = \"fifo\"\nslowstart = 0.5\n".parse().unwrap();
-        let spec = parse_policy_spec("x[slowstart=1;delay=2s]").unwrap();
-        let t2 = with_overrides(&t, &spec).unwrap();
+        let over = |s: &str| match s.parse::<crate::model::PolicySpec>().unwrap() {
+            crate::model::PolicySpec::Builtin { overrides, .. } => overrides,
+            _ => unreachable!(),
+        };
+        let t2 = with_overrides(&t, "x", &over("x[slowstart=1;delay=2s]")).unwrap();
         let s = Settings::new("x", "x", &t2);
         let c: Cfg = s.own().unwrap();
         assert_eq!(c.slowstart, Some(1.0));
         assert_eq!(c.delay, Some(2000));
         assert_eq!(s.shared_slowstart().unwrap(), Some(0.5));
-        let bad = with_overrides(&t, &parse_policy_spec("x[nosuchkey=1]").unwrap()).unwrap();
+        let bad = with_overrides(&t, "x", &over("x[nosuchkey=1]")).unwrap();
         let e = Settings::new("x", "x", &bad).own::<Cfg>().unwrap_err();
         assert_eq!(e.key, "scheduler.x.nosuchkey");
         assert!(e.message.contains("nosuchkey"), "{e}");
-        let bad = with_overrides(&t, &parse_policy_spec("x[delay=3]").unwrap()).unwrap();
+        let bad = with_overrides(&t, "x", &over("x[delay=3]")).unwrap();
         let e = Settings::new("x", "x", &bad).own::<Cfg>().unwrap_err();
         assert_eq!(e.key, "scheduler.x.delay");
     }

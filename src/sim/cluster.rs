@@ -1,7 +1,7 @@
 //! Datacenters, racks, nodes and their slots.
 
 use super::job::Kind;
-use crate::model::{ClusterSpec, NodeId, Resource, SlotModel};
+use crate::model::{Capacity, ClusterSpec, NodeId, Resource};
 use rand::Rng;
 
 #[derive(Clone, Debug)]
@@ -11,66 +11,73 @@ pub struct Node {
     pub dc: u32,
     /// Speed factor; task compute time is divided by it.
     pub speed: f64,
+    /// What the node offers ([`Capacity::node`]) and what its running
+    /// tasks hold: attempts, and set-up, clean-up and ApplicationMaster
+    /// tasks. The engine admits a task where its ask fits what is free
+    /// ([`Capacity::admits`]), books it here while it runs, and releases
+    /// it when it ends.
+    pub capacity: Resource,
+    pub used: Resource,
+    /// Its slots of each kind as Hadoop 1.x's schedulers see them
+    /// ([`Capacity::typed_view`]), and those taken, by the kind of slot:
+    /// on typed slots the same as `used`; on unified containers the typed
+    /// view some policies keep of them (DynamicMR, fair's `typed_slots`).
     pub map_slots: u32,
     pub reduce_slots: u32,
-    /// Running tasks by task kind.
-    pub running_maps: u32,
-    pub running_reduces: u32,
-    /// Occupied slots by slot type. They equal the running counts by kind
-    /// unless a policy borrows (DynamicMR's DHSA runs a reduce in a map
-    /// slot or a map in a reduce slot); on a unified cluster the slot type
-    /// is only a policy's typed view of its containers.
     pub used_map_slots: u32,
     pub used_reduce_slots: u32,
+    /// Running attempts by task kind. They equal the slots taken by kind
+    /// unless a policy borrows (DynamicMR's DHSA runs a reduce in a map
+    /// slot or a map in a reduce slot).
+    pub running_maps: u32,
+    pub running_reduces: u32,
     /// Borrowed slots: reduces running in map slots, maps in reduce slots.
     pub reduces_in_map_slots: u32,
     pub maps_in_reduce_slots: u32,
     pub alive: bool,
     /// An out-of-band heartbeat is already scheduled for this instant.
     pub oob_pending: bool,
-    /// Job set-up and clean-up tasks running here (in `used_*_slots` too).
+    /// Set-up, clean-up and ApplicationMaster tasks running here.
     pub job_tasks: u32,
-    /// `slot_model = "yarn"`: what the node offers and what its containers
-    /// hold (allocated, not yet released); zero otherwise.
-    pub resource: Resource,
-    pub used: Resource,
-    /// What runs in each slot: map slots first, then reduce slots (typed),
-    /// or containers (unified). Gives every attempt a stable lane for the
-    /// TUI's cluster view and timeline.
+    /// Which attempt each lane shows ([`Capacity::lanes`]): every attempt
+    /// keeps a stable lane for the TUI's cluster view and timeline.
     pub lanes: Vec<Option<u32>>,
 }
 
 impl Node {
-    /// Free map slots (typed) or free containers (unified).
-    pub fn free_maps(&self, model: SlotModel) -> u32 {
-        match model {
-            SlotModel::Typed => self.map_slots.saturating_sub(self.used_map_slots),
-            SlotModel::Unified | SlotModel::Yarn => self.free_containers(),
-        }
+    /// What no task holds (signed: on YARN vcores may be over-committed,
+    /// as Hadoop's memory-only calculator allows).
+    pub fn free(&self) -> Resource {
+        self.capacity - self.used
     }
 
-    /// Free reduce slots (typed) or free containers (unified).
-    pub fn free_reduces(&self, model: SlotModel) -> u32 {
-        match model {
-            SlotModel::Typed => self.reduce_slots.saturating_sub(self.used_reduce_slots),
-            SlotModel::Unified | SlotModel::Yarn => self.free_containers(),
-        }
+    /// YARN's available resource: what no container holds, each part at
+    /// least 0.
+    pub fn available(&self) -> Resource {
+        self.free().floor0()
     }
 
-    /// Free slots of one type in the typed view of the node (`map_slots` +
-    /// `reduce_slots`), on either slot model: on a unified cluster, never
-    /// more than the free containers.
-    pub fn free_typed(&self, slot: Kind) -> u32 {
-        let free = match slot {
+    /// How many more tasks in slots of kind `slot` the node admits, one
+    /// slot each: free slots of the kind (typed), free containers
+    /// (unified). What Hadoop 1.x's schedulers call the free slots.
+    pub fn free_slots(&self, cap: &Capacity, slot: Kind) -> u32 {
+        cap.admits_n(self.free(), cap.slot_ask(slot))
+    }
+
+    /// Free slots of one kind in the typed view (`map_slots`,
+    /// `reduce_slots`), whatever else is free.
+    pub fn free_in_view(&self, slot: Kind) -> u32 {
+        match slot {
             Kind::Map => self.map_slots.saturating_sub(self.used_map_slots),
             Kind::Reduce => self.reduce_slots.saturating_sub(self.used_reduce_slots),
-        };
-        free.min(self.free_containers())
+        }
     }
 
-    pub fn free_containers(&self) -> u32 {
-        (self.map_slots + self.reduce_slots)
-            .saturating_sub(self.running_maps + self.running_reduces + self.job_tasks)
+    /// Free slots of one kind in the typed view, never more than the node
+    /// admits: the same as [`Node::free_slots`] on typed slots, the typed
+    /// view's limit on unified containers.
+    pub fn free_typed(&self, cap: &Capacity, slot: Kind) -> u32 {
+        self.free_in_view(slot).min(self.free_slots(cap, slot))
     }
 
     /// Slots of type `slot` occupied by tasks of the other kind.
@@ -81,33 +88,24 @@ impl Node {
         }
     }
 
-    /// The lowest free lane of a slot type (typed: map lanes first, then
-    /// reduce lanes; unified: any container), if any.
-    pub fn free_lane(&self, model: SlotModel, slot: Kind) -> Option<usize> {
-        let m = self.map_slots as usize;
-        let range = match (model, slot) {
-            (SlotModel::Unified | SlotModel::Yarn, _) => 0..self.lanes.len(),
-            (SlotModel::Typed, Kind::Map) => 0..m,
-            (SlotModel::Typed, Kind::Reduce) => m..self.lanes.len(),
-        };
-        range.into_iter().find(|&i| self.lanes[i].is_none())
+    /// Whether a task asking `ask` fits what is free.
+    pub fn admits(&self, cap: &Capacity, ask: Resource) -> bool {
+        cap.admits(self.free(), ask)
+    }
+
+    /// Whether the node admits a task of either kind: whether it asks
+    /// for work on a heartbeat (Hadoop's `askForNewTask`).
+    pub fn admits_any(&self, cap: &Capacity) -> bool {
+        self.admits(cap, cap.slot_ask(Kind::Map)) || self.admits(cap, cap.slot_ask(Kind::Reduce))
+    }
+
+    /// The lowest free lane an attempt in a slot of kind `slot` may take.
+    pub fn free_lane(&self, cap: &Capacity, slot: Kind) -> Option<usize> {
+        cap.lane_range(slot).find(|&i| self.lanes[i].is_none())
     }
 
     pub fn running(&self) -> u32 {
         self.running_maps + self.running_reduces
-    }
-
-    pub fn has_free_slot(&self, model: SlotModel) -> bool {
-        if model == SlotModel::Yarn {
-            return self.available().mb >= crate::model::yarn_defaults::MIN_ALLOCATION.mb
-                && self.free_containers() > 0;
-        }
-        self.free_maps(model) > 0 || self.free_reduces(model) > 0
-    }
-
-    /// `slot_model = "yarn"`: what no container holds.
-    pub fn available(&self) -> Resource {
-        self.resource.minus(self.used)
     }
 }
 
@@ -128,7 +126,8 @@ pub struct Cluster {
     pub nodes: Vec<Node>,
     pub racks: Vec<Rack>,
     pub dcs: Vec<Datacenter>,
-    pub model: SlotModel,
+    /// The capacity model: what a node offers, what a task asks.
+    pub capacity: Capacity,
     /// Map and reduce slots of live nodes (Hadoop's `ClusterStatus` counts
     /// live TaskTrackers only); they drop when a node fails.
     pub total_map_slots: u32,
@@ -141,11 +140,10 @@ pub struct Cluster {
     pub maps_in_reduce_slots: u32,
     /// The 25th percentile of node speeds (LATE's slow-node bar).
     pub speed_p25: f64,
-    /// `slot_model = "yarn"`: live nodes' resources and what containers
-    /// hold on them.
-    pub capacity: Resource,
+    /// What live nodes offer, and what their tasks hold.
+    pub live: Resource,
     pub used: Resource,
-    /// The largest node's memory and vcores (each its own maximum).
+    /// The largest node's capacity (each part its own maximum).
     pub largest: Resource,
 }
 
@@ -156,6 +154,7 @@ impl Cluster {
     /// each rack's size. Speeds come from the
     /// `nodes` random stream.
     pub fn build(spec: &ClusterSpec, rng: &mut impl Rng) -> Cluster {
+        let capacity = spec.capacity();
         let mut nodes = Vec::new();
         let mut racks = Vec::new();
         let mut dcs = Vec::new();
@@ -187,20 +186,14 @@ impl Cluster {
                     } else {
                         lo
                     };
-                    let yarn = spec.slot_model == SlotModel::Yarn;
-                    // Under yarn a lane is a minimum allocation's worth of
-                    // memory: no node holds more containers than that.
-                    let (map_slots, reduce_slots) = if yarn {
-                        let min = crate::model::yarn_defaults::MIN_ALLOCATION.mb;
-                        ((spec.node_resource.mb / min).max(1), 0)
-                    } else {
-                        (spec.map_slots, spec.reduce_slots)
-                    };
+                    let (map_slots, reduce_slots) = capacity.typed_view();
                     nodes.push(Node {
                         id,
                         rack: rid,
                         dc: di as u32,
                         speed,
+                        capacity: capacity.node(),
+                        used: Resource::ZERO,
                         map_slots,
                         reduce_slots,
                         running_maps: 0,
@@ -212,13 +205,7 @@ impl Cluster {
                         alive: true,
                         oob_pending: false,
                         job_tasks: 0,
-                        resource: if yarn {
-                            spec.node_resource
-                        } else {
-                            Resource::ZERO
-                        },
-                        used: Resource::ZERO,
-                        lanes: vec![None; (map_slots + reduce_slots) as usize],
+                        lanes: vec![None; capacity.lanes()],
                     });
                     rack.nodes.push(id);
                 }
@@ -233,14 +220,14 @@ impl Cluster {
             nodes,
             racks,
             dcs,
-            model: spec.slot_model,
+            capacity,
             total_map_slots,
             total_reduce_slots,
             live_nodes: 0,
             reduces_in_map_slots: 0,
             maps_in_reduce_slots: 0,
             speed_p25: 0.0,
-            capacity: Resource::ZERO,
+            live: Resource::ZERO,
             used: Resource::ZERO,
             largest: Resource::ZERO,
         }
@@ -249,13 +236,14 @@ impl Cluster {
 
     fn with_derived(mut self) -> Cluster {
         self.live_nodes = self.nodes.len() as u32;
-        self.capacity = self
+        self.live = self
             .nodes
             .iter()
-            .fold(Resource::ZERO, |a, n| a.plus(n.resource));
-        self.largest = self.nodes.iter().fold(Resource::ZERO, |a, n| {
-            Resource::new(a.mb.max(n.resource.mb), a.vcores.max(n.resource.vcores))
-        });
+            .fold(Resource::ZERO, |a, n| a + n.capacity);
+        self.largest = self
+            .nodes
+            .iter()
+            .fold(Resource::ZERO, |a, n| a.max_each(n.capacity));
         let mut speeds: Vec<f64> = self.nodes.iter().map(|n| n.speed).collect();
         speeds.sort_by(|a, b| a.total_cmp(b));
         self.speed_p25 = speeds
@@ -273,30 +261,30 @@ impl Cluster {
         }
         node.alive = alive;
         let (m, r) = (node.map_slots, node.reduce_slots);
-        let res = node.resource;
+        let res = node.capacity;
         if alive {
             self.total_map_slots += m;
             self.total_reduce_slots += r;
             self.live_nodes += 1;
-            self.capacity = self.capacity.plus(res);
+            self.live += res;
         } else {
             self.total_map_slots -= m;
             self.total_reduce_slots -= r;
             self.live_nodes -= 1;
-            self.capacity = self.capacity.minus(res);
+            self.live -= res;
         }
     }
 
-    /// A container of `res` starts (`true`) or ends on node `n`.
-    pub fn hold(&mut self, n: NodeId, res: Resource, start: bool) {
-        let node = &mut self.nodes[n as usize];
-        if start {
-            node.used = node.used.plus(res);
-            self.used = self.used.plus(res);
-        } else {
-            node.used = node.used.minus(res);
-            self.used = self.used.minus(res);
-        }
+    /// A task asking `ask` starts on node `n`: its ask is booked.
+    pub fn book(&mut self, n: NodeId, ask: Resource) {
+        self.nodes[n as usize].used += ask;
+        self.used += ask;
+    }
+
+    /// A task booked with `ask` on node `n` ends: its ask is released.
+    pub fn release(&mut self, n: NodeId, ask: Resource) {
+        self.nodes[n as usize].used -= ask;
+        self.used -= ask;
     }
 
     pub fn total_slots(&self) -> u32 {

@@ -18,8 +18,8 @@ impl World {
         }
         self.metrics.advance(self.now);
         self.cluster.set_alive(n, false);
-        self.metrics.live_slots = self.cluster.total_slots() as f64;
-        self.metrics.mem_live = f64::from(self.cluster.capacity.mb);
+        self.metrics
+            .set_live(self.cluster.total_slots() as f64, self.cluster.live);
         self.metrics.n_nodes = self.cluster.live_nodes as f64;
         // Its running attempts fail; tasks with no other attempt are pending again.
         let running: Vec<AttemptId> = self.cluster.nodes[n as usize]
@@ -155,8 +155,8 @@ impl World {
         if !self.cluster.nodes[n as usize].alive {
             self.metrics.advance(self.now);
             self.cluster.set_alive(n, true);
-            self.metrics.live_slots = self.cluster.total_slots() as f64;
-            self.metrics.mem_live = f64::from(self.cluster.capacity.mb);
+            self.metrics
+                .set_live(self.cluster.total_slots() as f64, self.cluster.live);
             self.metrics.n_nodes = self.cluster.live_nodes as f64;
             self.news.push(News::Node(n, true));
             self.notables.push((self.now, Notable::NodeRecovered(n)));

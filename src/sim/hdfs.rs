@@ -97,27 +97,17 @@ fn pick_unused(n: u32, used: &[NodeId], rng: &mut impl Rng) -> NodeId {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ClusterSpec, DatacenterSpec, SlotModel};
+    use crate::model::{ClusterSpec, DatacenterSpec};
     use crate::sim::rng;
 
     fn cluster(nodes: u32, racks: u32) -> Cluster {
-        let spec = ClusterSpec {
-            datacenters: vec![DatacenterSpec {
-                name: "dc0".into(),
-                nodes,
-                racks,
-                rack_sizes: Vec::new(),
-            }],
-            map_slots: 2,
-            reduce_slots: 2,
-            slot_model: SlotModel::Typed,
-            node_resource: crate::model::Resource::ZERO,
-            cores: 4,
-            heartbeat: Some(3000),
-            out_of_band_heartbeat: false,
-            speed: (1.0, 1.0),
-            from_trace: None,
+        let dc = DatacenterSpec {
+            name: "dc0".into(),
+            nodes,
+            racks,
+            rack_sizes: Vec::new(),
         };
+        let spec = ClusterSpec::typed(vec![dc], 2, 2);
         Cluster::build(&spec, &mut rng::stream(1, 0))
     }
 

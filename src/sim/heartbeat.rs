@@ -3,7 +3,7 @@
 use super::cluster::Node;
 use super::job::{AttemptId, Kind};
 use super::world::World;
-use crate::model::{JobId, NodeId, Resource};
+use crate::model::{Capacity, JobId, NodeId, Resource};
 
 /// The assignment context a policy gets on a heartbeat: read access to the
 /// world, the heartbeating node, and the ways to launch a task there (in a
@@ -27,12 +27,26 @@ impl Heartbeat<'_> {
         &self.w.cluster.nodes[self.node as usize]
     }
 
-    pub fn free_maps(&self) -> u32 {
-        self.node().free_maps(self.w.model())
+    /// The cluster's capacity model.
+    pub fn capacity(&self) -> &Capacity {
+        &self.w.cluster.capacity
     }
 
+    /// Free map slots (or containers) on this node: how many more maps
+    /// in map slots it admits.
+    pub fn free_maps(&self) -> u32 {
+        self.node().free_slots(self.capacity(), Kind::Map)
+    }
+
+    /// Free reduce slots (or containers) on this node.
     pub fn free_reduces(&self) -> u32 {
-        self.node().free_reduces(self.w.model())
+        self.node().free_slots(self.capacity(), Kind::Reduce)
+    }
+
+    /// Free slots of kind `slot` in this node's typed view
+    /// ([`Node::free_typed`]).
+    pub fn free_typed(&self, slot: Kind) -> u32 {
+        self.node().free_typed(self.capacity(), slot)
     }
 
     /// Launches pending map `task` of `job` in a map slot of this node.
@@ -45,15 +59,15 @@ impl Heartbeat<'_> {
         self.launch_in(job, Kind::Map, Kind::Map, task, rule)
     }
 
-    /// `slot_model = "yarn"`: launches pending `task` of `job` (a map or a
-    /// reduce) in a container of `res` on this node, as the policy
-    /// normalised it. The container holds `res` from now; the task starts
-    /// when the job's AM next calls allocate.
+    /// Under ApplicationMasters (YARN): launches pending `task` of `job` (a
+    /// map or a reduce) in a container of `res` on this node, as the
+    /// policy normalised it. The container holds `res` from now; the task
+    /// starts when the job's AM next calls allocate.
     ///
     /// # Panics
-    /// If the container's memory does not fit the node's available memory
-    /// or the node has no lane left (policy bugs). Vcores are the policy's
-    /// to check: Hadoop's FIFO and default Capacity schedulers do not.
+    /// If the node does not admit the container (a policy bug). Vcores are
+    /// the policy's to check: Hadoop's FIFO and default Capacity schedulers
+    /// do not ([`Capacity::admits`]).
     pub fn launch_container(
         &mut self,
         job: JobId,
@@ -62,35 +76,31 @@ impl Heartbeat<'_> {
         res: Resource,
         rule: &'static str,
     ) -> AttemptId {
-        let n = self.node();
         assert!(
-            res.mb <= n.available().mb && n.free_containers() > 0,
+            self.node().admits(self.capacity(), res),
             "policy launched a container that does not fit"
         );
-        let a = self.launch_in(job, kind, kind, task, rule);
-        self.w.attempts[a as usize].res = res;
         if kind == Kind::Reduce {
             // The request it answers (an AM-less job asks for none).
             let j = &mut self.w.jobs[job as usize];
             j.reduce_asks = j.reduce_asks.saturating_sub(1);
         }
-        self.w.hold(job, self.node, res, false);
-        a
+        self.launch_with(job, kind, kind, task, res, rule)
     }
 
-    /// `slot_model = "yarn"`: starts the ApplicationMaster of `job` (one of
-    /// `World::awaiting_setup`) in a container of `res` on this node.
+    /// Under ApplicationMasters (YARN): starts the ApplicationMaster of
+    /// `job` (one of `World::awaiting_am`) in a container of `res` on this
+    /// node.
     ///
     /// # Panics
     /// As [`Heartbeat::launch_container`], or if the job awaits no AM.
     pub fn launch_am(&mut self, job: JobId, res: Resource) {
-        let n = self.node();
         assert!(
-            res.mb <= n.available().mb && n.free_containers() > 0,
+            self.node().admits(self.capacity(), res),
             "policy launched an AM that does not fit"
         );
         assert!(
-            self.w.awaiting_setup.binary_search(&job).is_ok(),
+            self.w.awaiting_am.binary_search(&job).is_ok(),
             "policy launched an AM for a job that awaits none"
         );
         self.w.launch_am(job, self.node, res);
@@ -114,8 +124,8 @@ impl Heartbeat<'_> {
     }
 
     /// Launches pending map `task` of `job` in a free *reduce* slot of this
-    /// node (DynamicMR's slot borrowing). On a unified cluster the slot is a
-    /// container, counted as a reduce slot in the typed view
+    /// node (DynamicMR's slot borrowing). On unified containers the slot is
+    /// a container, counted as a reduce slot in the typed view
     /// ([`Node::free_typed`]).
     ///
     /// # Panics
@@ -214,6 +224,7 @@ impl Heartbeat<'_> {
         a
     }
 
+    /// Launches a task in one slot of kind `slot`.
     fn launch_in(
         &mut self,
         job: JobId,
@@ -222,7 +233,22 @@ impl Heartbeat<'_> {
         task: u32,
         rule: &'static str,
     ) -> AttemptId {
-        let a = self.w.launch(job, kind, slot, task, self.node, rule, false);
+        let ask = self.capacity().slot_ask(slot);
+        self.launch_with(job, kind, slot, task, ask, rule)
+    }
+
+    fn launch_with(
+        &mut self,
+        job: JobId,
+        kind: Kind,
+        slot: Kind,
+        task: u32,
+        ask: Resource,
+        rule: &'static str,
+    ) -> AttemptId {
+        let a = self
+            .w
+            .launch(job, kind, slot, task, self.node, ask, rule, false);
         self.assigned.push(a);
         a
     }

@@ -9,12 +9,7 @@ use serde::Serialize;
 
 pub type AttemptId = u32;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    Map,
-    Reduce,
-}
+pub use crate::model::Kind;
 
 /// Locality class of a map attempt, best first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -282,8 +277,10 @@ pub struct Attempt {
     pub(super) shuffle_end_at: Ms,
     /// Index of its running state in `World::runs` while it runs.
     pub run: u32,
-    /// `slot_model = "yarn"`: the container it runs in (zero otherwise).
-    pub res: crate::model::Resource,
+    /// What it asked of its node and held while it ran: a slot of its
+    /// slot's kind, a container, or on YARN its container's memory and
+    /// vcores ([`crate::model::Capacity`]).
+    pub ask: crate::model::Resource,
 }
 
 /// An attempt's time not reached yet.
@@ -336,11 +333,14 @@ pub struct Job {
     /// `jobtask`), and how many times each has been launched.
     pub setup_ms: Option<Ms>,
     pub cleanup_ms: Option<Ms>,
+    /// Its ApplicationMaster's start-up (`None`: no AM task, on Hadoop
+    /// 1.x's slots or with AMs sized 0).
+    pub am_ms: Option<Ms>,
     pub job_task_attempts: [u16; 2],
-    /// `slot_model = "yarn"`: the containers its maps and reduces ask for
-    /// (before the scheduler normalises them), what its containers hold
-    /// now (its AM's included), and when its AM made its first allocate
-    /// call (the AM calls every second from then on).
+    /// Under ApplicationMasters (YARN): the containers its maps and
+    /// reduces ask for (before the scheduler normalises them). What its
+    /// running tasks hold now (its AM's included). When its AM made its
+    /// first allocate call (the AM calls every second from then on).
     pub map_ask: crate::model::Resource,
     pub reduce_ask: crate::model::Resource,
     pub used: crate::model::Resource,
@@ -396,6 +396,12 @@ pub struct Job {
 }
 
 impl Job {
+    /// Whether a task of its own (a set-up task, an ApplicationMaster)
+    /// runs before its tasks are schedulable.
+    pub fn prepares(&self) -> bool {
+        self.setup_ms.is_some() || self.am_ms.is_some()
+    }
+
     /// A fixed time for task `task` of `kind`: the recorded one of a
     /// replayed job, else the job's `map_time` / `reduce_time`.
     pub fn fixed_ms(&self, kind: Kind, task: u32) -> Option<Ms> {
@@ -453,6 +459,7 @@ impl Job {
             first_launch: None,
             setup_ms: None,
             cleanup_ms: None,
+            am_ms: None,
             job_task_attempts: [0; 2],
             map_ask: crate::model::Resource::ZERO,
             reduce_ask: crate::model::Resource::ZERO,

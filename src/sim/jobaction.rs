@@ -60,6 +60,20 @@ impl World {
         let n = i64::from(maps + reduces);
         self.metrics.pool_running[f] -= n;
         self.metrics.pool_running[t] += n;
+        // What its tasks hold goes with them (a YARN queue's usage is its
+        // applications': FairScheduler.moveApplication), its AM's too.
+        let used = self.jobs[j as usize].used;
+        let am: crate::model::Resource = self
+            .running_job_tasks
+            .iter()
+            .map(|&id| &self.job_tasks[id as usize])
+            .filter(|t| t.job == j && t.kind == super::jobtask::JobTaskKind::Am)
+            .map(|t| t.ask)
+            .fold(crate::model::Resource::ZERO, |a, b| a + b);
+        self.pool_stats[f].used -= used;
+        self.pool_stats[t].used += used;
+        self.pool_stats[f].am_used -= am;
+        self.pool_stats[t].am_used += am;
         if held {
             self.pool_stats[f].runnable_jobs -= 1;
             self.metrics.pool_active[f] -= 1;

@@ -11,6 +11,12 @@
 //! They are not task attempts: no policy sees them, they move no data, and
 //! they are not counted in a job's attempts or the run's utilization; they
 //! appear in `--trace` with `kind` "setup" or "cleanup".
+//!
+//! On YARN each job's ApplicationMaster is a task of this kind too, with
+//! an ask of its own (`tasks.am_memory`, `am_vcores`): its job waits in
+//! [`World::awaiting_am`] until a scheduler places it
+//! (`Heartbeat::launch_am`), starts up, then holds its container until its
+//! job has finished and its JVM has exited.
 
 use super::calendar::Ev;
 use super::job::{Kind, Outcome};
@@ -38,8 +44,11 @@ pub struct JobTaskRun {
     /// Its attempt number (a run on a node that failed is run again).
     pub attempt: u16,
     pub node: NodeId,
-    /// The type of slot it took.
+    /// The type of slot it took (in the typed view).
     pub slot_kind: Kind,
+    /// What it asked of its node and holds while it runs (one slot, or an
+    /// AM's container).
+    pub ask: crate::model::Resource,
     pub start: Ms,
     pub end: Option<Ms>,
     pub outcome: Outcome,
@@ -48,15 +57,16 @@ pub struct JobTaskRun {
     /// The policy in force when it was handed out (index into the run's
     /// policy labels).
     pub policy: u16,
-    /// An AM's container (zero for set-up and clean-up tasks).
-    pub res: crate::model::Resource,
 }
 
 impl World {
-    /// Job `j`, made runnable, runs its set-up task first if it has one;
-    /// else its tasks are schedulable now.
+    /// Job `j`, made runnable, runs its ApplicationMaster or its set-up
+    /// task first if it has one; else its tasks are schedulable now.
     pub(super) fn prepare(&mut self, j: JobId) {
-        if self.jobs[j as usize].setup_ms.is_some() {
+        let job = &self.jobs[j as usize];
+        if job.am_ms.is_some() {
+            insert_by_id(&mut self.awaiting_am, j);
+        } else if job.setup_ms.is_some() {
             insert_by_id(&mut self.awaiting_setup, j);
         } else {
             self.activate(j);
@@ -78,13 +88,11 @@ impl World {
     /// if there is one and a slot for it. Returns whether it did: the
     /// heartbeat then hands out nothing else.
     pub(super) fn hand_out_job_task(&mut self, node: NodeId) -> bool {
-        if self.cluster.model == crate::model::SlotModel::Yarn
-            || (self.awaiting_setup.is_empty() && self.awaiting_cleanup.is_empty())
-        {
+        if self.awaiting_setup.is_empty() && self.awaiting_cleanup.is_empty() {
             return false;
         }
         for slot in [Kind::Map, Kind::Reduce] {
-            if self.cluster.nodes[node as usize].free_typed(slot) == 0 {
+            if self.cluster.nodes[node as usize].free_typed(&self.cluster.capacity, slot) == 0 {
                 continue;
             }
             let (j, kind) = match (self.awaiting_cleanup.first(), self.awaiting_setup.first()) {
@@ -92,7 +100,8 @@ impl World {
                 (None, Some(&j)) => (j, JobTaskKind::Setup),
                 (None, None) => return false,
             };
-            self.launch_job_task(j, kind, node, slot, crate::model::Resource::ZERO);
+            let ask = self.cluster.capacity.slot_ask(slot);
+            self.launch_job_task(j, kind, node, slot, ask);
             return true;
         }
         false
@@ -102,9 +111,8 @@ impl World {
     /// `node` (a YARN policy's decision). Its job's tasks are schedulable
     /// once it has started and made its first allocate call.
     pub(super) fn launch_am(&mut self, j: JobId, node: NodeId, res: crate::model::Resource) {
-        debug_assert!(self.awaiting_setup.contains(&j), "AM launched twice");
+        debug_assert!(self.awaiting_am.contains(&j), "AM launched twice");
         self.launch_job_task(j, JobTaskKind::Am, node, Kind::Map, res);
-        self.hold(j, node, res, true);
     }
 
     fn launch_job_task(
@@ -113,13 +121,18 @@ impl World {
         kind: JobTaskKind,
         node: NodeId,
         slot: Kind,
-        res: crate::model::Resource,
+        ask: crate::model::Resource,
     ) {
         let job = &mut self.jobs[j as usize];
         let (queue, ms, tried) = match kind {
-            JobTaskKind::Setup | JobTaskKind::Am => (
+            JobTaskKind::Setup => (
                 &mut self.awaiting_setup,
                 job.setup_ms,
+                &mut job.job_task_attempts[0],
+            ),
+            JobTaskKind::Am => (
+                &mut self.awaiting_am,
+                job.am_ms,
                 &mut job.job_task_attempts[0],
             ),
             JobTaskKind::Cleanup => (
@@ -149,8 +162,9 @@ impl World {
             outcome: Outcome::Running,
             seq: self.attempts.len() as u32,
             policy: self.cur_label,
-            res,
+            ask,
         });
+        self.book_ask(j, node, ask, kind == JobTaskKind::Am);
         self.running_job_tasks.push(id);
         self.last_progress = self.now;
         // An AM is ready at its first allocate call, one AM heartbeat
@@ -169,11 +183,9 @@ impl World {
         let t = &mut self.job_tasks[id as usize];
         t.end = Some(self.now);
         t.outcome = outcome;
-        let (node, slot, res, j) = (t.node, t.slot_kind, t.res, t.job);
-        t.res = crate::model::Resource::ZERO;
-        if !res.is_zero() {
-            self.unhold(j, node, res, true);
-        }
+        let (node, slot, ask, j, am) =
+            (t.node, t.slot_kind, t.ask, t.job, t.kind == JobTaskKind::Am);
+        self.release_ask(j, node, ask, am);
         let n = &mut self.cluster.nodes[node as usize];
         match slot {
             Kind::Map => n.used_map_slots -= 1,
@@ -202,7 +214,7 @@ impl World {
             } else {
                 // Started and made its first allocate call (a restarted
                 // AM finds its job active already).
-                self.awaiting_setup.retain(|&x| x != j);
+                self.awaiting_am.retain(|&x| x != j);
                 job.am_ready = Some(self.now);
                 if !job.runnable {
                     self.activate(j);
@@ -248,6 +260,7 @@ impl World {
         }
         self.awaiting_setup.retain(|&x| x != j);
         self.awaiting_cleanup.retain(|&x| x != j);
+        self.awaiting_am.retain(|&x| x != j);
     }
 
     /// Node `n` failed: its set-up and clean-up tasks fail, and their jobs
@@ -281,7 +294,7 @@ impl World {
                         let (kind, task) = (at.kind, at.task);
                         self.requeue_if_idle(j, kind, task);
                     }
-                    insert_by_id(&mut self.awaiting_setup, j)
+                    insert_by_id(&mut self.awaiting_am, j)
                 }
                 JobTaskKind::Am => {}
             }

@@ -9,12 +9,41 @@ use super::job::{
 };
 use super::run::SimError;
 use super::world::{Notable, World};
-use crate::model::{JobId, JobSpec, NodeId, PoolId, Speculation, Writer};
+use crate::model::{JobId, JobSpec, NodeId, PoolId, Resource, Speculation, Writer};
 
 impl World {
-    /// Starts an attempt in a slot of type `slot` (its own kind unless a
-    /// policy borrows). A `speculative` attempt duplicates a running task
-    /// (which stays Running); otherwise the task must be pending.
+    /// A task of job `j` asking `ask` starts on `node` (an
+    /// ApplicationMaster when `am`): the one rule by which the engine books
+    /// capacity, on the node, the cluster, the job and its pool.
+    pub(super) fn book_ask(&mut self, j: JobId, node: NodeId, ask: Resource, am: bool) {
+        self.cluster.book(node, ask);
+        self.metrics.set_allocated(self.now, self.cluster.used);
+        let job = &mut self.jobs[j as usize];
+        job.used += ask;
+        let p = &mut self.pool_stats[job.pool as usize];
+        p.used += ask;
+        if am {
+            p.am_used += ask;
+        }
+    }
+
+    /// A task [`World::book_ask`] booked ends: its ask is released.
+    pub(super) fn release_ask(&mut self, j: JobId, node: NodeId, ask: Resource, am: bool) {
+        self.cluster.release(node, ask);
+        self.metrics.set_allocated(self.now, self.cluster.used);
+        let job = &mut self.jobs[j as usize];
+        job.used -= ask;
+        let p = &mut self.pool_stats[job.pool as usize];
+        p.used -= ask;
+        if am {
+            p.am_used -= ask;
+        }
+    }
+
+    /// Starts an attempt asking `ask` in a slot of type `slot` (its own
+    /// kind unless a policy borrows). A `speculative` attempt duplicates a
+    /// running task (which stays Running); otherwise the task must be
+    /// pending.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn launch(
         &mut self,
@@ -23,6 +52,7 @@ impl World {
         slot_kind: Kind,
         task: u32,
         node: NodeId,
+        ask: Resource,
         rule: &'static str,
         speculative: bool,
     ) -> AttemptId {
@@ -33,10 +63,9 @@ impl World {
         self.metrics.task_delta(pool, before, 1);
         let id = self.attempts.len() as AttemptId;
         let now = self.now;
-        let model = self.cluster.model;
         let n = &mut self.cluster.nodes[node as usize];
         let slot = n
-            .free_lane(model, slot_kind)
+            .free_lane(&self.cluster.capacity, slot_kind)
             .expect("launch on a node with a free slot");
         n.lanes[slot] = Some(id);
         match slot_kind {
@@ -116,8 +145,9 @@ impl World {
             times: PhaseTimes::default(),
             shuffle_end_at: NOT_YET,
             run: u32::MAX,
-            res: crate::model::Resource::ZERO,
+            ask,
         });
+        self.book_ask(j, node, ask, false);
         if speculative {
             self.metrics.speculative_launched += 1;
             self.metrics.speculative_running += 1;
@@ -136,11 +166,7 @@ impl World {
         for kind in [Kind::Map, Kind::Reduce] {
             loop {
                 let n = &self.cluster.nodes[node as usize];
-                let free = match kind {
-                    Kind::Map => n.free_maps(self.cluster.model),
-                    Kind::Reduce => n.free_reduces(self.cluster.model),
-                };
-                if free == 0 {
+                if n.free_slots(&self.cluster.capacity, kind) == 0 {
                     break;
                 }
                 let Some((j, t)) = super::speculation::pick(self, mode, kind, node) else {
@@ -158,7 +184,8 @@ impl World {
             Speculation::Late => "speculate/late",
             _ => "speculate/hadoop",
         };
-        let a = self.launch(j, kind, kind, t, node, rule, true);
+        let ask = self.cluster.capacity.slot_ask(kind);
+        let a = self.launch(j, kind, kind, t, node, ask, rule, true);
         self.notables.push((self.now, Notable::Speculated(a)));
         a
     }
@@ -183,13 +210,13 @@ impl World {
     pub(super) fn end_attempt(&mut self, a: AttemptId, outcome: Outcome) {
         self.metrics.advance(self.now);
         self.release(a);
-        self.release_container(a);
-        let (j, node, kind, task) = {
+        let (j, node, kind, task, ask) = {
             let at = &mut self.attempts[a as usize];
             at.set_end(self.now);
             at.outcome = outcome;
-            (at.job, at.node, at.kind, at.task)
+            (at.job, at.node, at.kind, at.task, at.ask)
         };
+        self.release_ask(j, node, ask, false);
         if self.attempts[a as usize].speculative {
             self.metrics.speculative_running -= 1;
         }
@@ -405,8 +432,7 @@ impl World {
         // nothing of it runs meanwhile. (Under yarn its AM commits: for the
         // recorded time too, unless the scenario models AMs with its own
         // `am_startup`, whose AMs commit at no cost: docs/yarn.md.)
-        let modelled =
-            self.cluster.model == crate::model::SlotModel::Yarn && self.tasks.am_startup_given;
+        let modelled = self.tasks.am.is_some_and(|am| am.startup_given);
         let commit = self.jobs[j as usize]
             .recorded
             .as_ref()
@@ -439,13 +465,14 @@ impl World {
     pub(super) fn retire(&mut self, j: JobId, notable: Notable) {
         let held = self.holds_pool_place(j);
         let job = &self.jobs[j as usize];
-        let heard = !self.to_announce.contains(&j) && (job.setup_ms.is_none() || job.runnable);
+        let heard = !self.to_announce.contains(&j) && (!job.prepares() || job.runnable);
         if heard {
             self.finished_now.push(j);
         }
         self.to_announce.retain(|&x| x != j);
         self.waiting.retain(|&x| x != j);
         self.awaiting_setup.retain(|&x| x != j);
+        self.awaiting_am.retain(|&x| x != j);
         self.committing.retain(|&x| x != j);
         self.active.retain(|&x| x != j);
         let job = &mut self.jobs[j as usize];
@@ -502,13 +529,13 @@ impl World {
     /// Job `j`'s tasks are schedulable: policies see it.
     pub(super) fn activate(&mut self, j: JobId) {
         self.jobs[j as usize].runnable = true;
-        if self.cluster.model == crate::model::SlotModel::Yarn && self.tasks.am.is_zero() {
+        if self.tasks.am.is_some_and(|am| am.ask.is_zero()) {
             // An AM sized 0 takes no container and no time, but its
             // allocator still schedules the job's reduces.
             self.jobs[j as usize].am_ready = Some(self.now);
             self.am_started(j);
         }
-        if self.jobs[j as usize].setup_ms.is_some() {
+        if self.jobs[j as usize].prepares() {
             self.to_announce.push(j);
         }
         let key = |w: &World, x: JobId| (w.jobs[x as usize].submit, x);
@@ -525,7 +552,7 @@ impl World {
         self.metrics.start = Some(self.metrics.start.map_or(submit, |s| s.min(submit)));
         self.jobs[j as usize].arrived = true;
         self.notables.push((self.now, Notable::Submitted(j)));
-        if self.jobs[j as usize].setup_ms.is_none() {
+        if !self.jobs[j as usize].prepares() {
             self.to_announce.push(j);
         }
         let pool = self.jobs[j as usize].pool as usize;
@@ -602,19 +629,16 @@ impl World {
         // task (a replay has its recorded start-up and commit instead).
         let fixed =
             spec.map_time.is_some() || spec.reduce_time.is_some() || spec.recorded.is_some();
-        if self.cluster.model == crate::model::SlotModel::Yarn {
+        if let Some(am) = self.tasks.am {
             // Every job's first container is its AM's (none when the AM
             // is sized 0, as worked examples want); its start-up takes the
             // set-up task's place, and the AM commits.
             // A replayed job's AM starts up for its recorded time (from
             // submission to the job's launch) unless the scenario sets
             // `am_startup` for every AM.
-            let recorded = spec
-                .recorded
-                .as_ref()
-                .filter(|_| !self.tasks.am_startup_given);
-            let startup = recorded.map_or(self.tasks.am_startup, |r| r.prep_ms);
-            job.setup_ms = (!self.tasks.am.is_zero()).then_some(startup);
+            let recorded = spec.recorded.as_ref().filter(|_| !am.startup_given);
+            let startup = recorded.map_or(am.startup, |r| r.prep_ms);
+            job.am_ms = (!am.ask.is_zero()).then_some(startup);
             job.map_ask = spec.map_container.unwrap_or(self.tasks.map_container);
             job.reduce_ask = spec.reduce_container.unwrap_or(self.tasks.reduce_container);
         } else if !fixed {

@@ -1,7 +1,8 @@
 //! Time-integrated metrics (docs/model.md), updated in O(pools) at every
 //! change of running tasks.
 
-use crate::model::Ms;
+use crate::model::capacity::Utilization;
+use crate::model::{Ms, Resource};
 
 #[derive(Clone, Debug, Default)]
 pub struct Metrics {
@@ -34,8 +35,10 @@ pub struct Metrics {
     pub slot_time: f64,
     /// Speculative attempts running now (LATE's cap).
     pub speculative_running: u32,
-    /// `slot_model = "yarn"`: memory containers hold now and live nodes'
-    /// memory (MB), and their integrals (MB·ms): utilisation under yarn is
+    /// What utilisation measures ([`crate::model::Capacity::utilization`]).
+    pub basis: Option<Utilization>,
+    /// Under [`Utilization::Memory`]: memory containers hold now and live
+    /// nodes' memory (MB), and their integrals (MB·ms): utilisation is
     /// allocated memory over memory, AM containers included.
     pub mem_used: f64,
     pub mem_live: f64,
@@ -54,10 +57,28 @@ impl Metrics {
         }
     }
 
-    /// Under yarn: the live nodes' memory, utilisation's denominator.
-    pub fn with_memory(mut self, mb: f64) -> Metrics {
-        self.mem_live = mb;
+    /// Utilisation measured by `basis`, with `live` what live nodes offer.
+    pub fn with_basis(mut self, basis: Utilization, live: Resource) -> Metrics {
+        self.basis = Some(basis);
+        self.set_live(self.live_slots, live);
         self
+    }
+
+    /// Live nodes changed: their slots and what they offer.
+    pub fn set_live(&mut self, slots: f64, live: Resource) {
+        self.live_slots = slots;
+        if self.basis == Some(Utilization::Memory) {
+            self.mem_live = live.mb() as f64;
+        }
+    }
+
+    /// Tasks' asks changed at `now`: what they hold over the cluster is
+    /// `used`.
+    pub fn set_allocated(&mut self, now: Ms, used: Resource) {
+        if self.basis == Some(Utilization::Memory) {
+            self.advance(now);
+            self.mem_used = used.mb() as f64;
+        }
     }
 
     pub fn add_pool(&mut self) {

@@ -13,6 +13,7 @@
 //!   failures, speculative copies;
 //! - `calendar`, `cluster`, `hdfs`, `job`, `metrics`, `rng`: the pieces.
 
+mod allocator;
 pub mod calendar;
 pub mod cluster;
 pub mod cpu;
@@ -34,7 +35,6 @@ pub mod run;
 mod shuffle;
 pub mod speculation;
 pub mod world;
-mod yarn;
 
 pub use heartbeat::Heartbeat;
 pub use job::{Attempt, AttemptId, Kind, Locality, Outcome, TaskState};

@@ -203,12 +203,12 @@ impl Links {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ClusterSpec, DatacenterSpec, SlotModel};
+    use crate::model::{ClusterSpec, DatacenterSpec};
     use crate::sim::rng;
 
     fn two_dcs() -> (Network, Links) {
-        let spec = ClusterSpec {
-            datacenters: vec![
+        let spec = ClusterSpec::typed(
+            vec![
                 DatacenterSpec {
                     name: "a".into(),
                     nodes: 4,
@@ -222,16 +222,9 @@ mod tests {
                     rack_sizes: Vec::new(),
                 },
             ],
-            map_slots: 1,
-            reduce_slots: 1,
-            slot_model: SlotModel::Typed,
-            node_resource: crate::model::Resource::ZERO,
-            cores: 2,
-            heartbeat: Some(3000),
-            out_of_band_heartbeat: false,
-            speed: (1.0, 1.0),
-            from_trace: None,
-        };
+            1,
+            1,
+        );
         let c = Cluster::build(&spec, &mut rng::stream(1, 1));
         let mut net = Network::new();
         let l = Links::build(&mut net, &c, &NetworkSpec::default());

@@ -11,7 +11,7 @@
 use super::heartbeat::Heartbeat;
 use super::job::AttemptId;
 use super::world::World;
-use crate::model::{JobId, Ms, NodeId, PolicySpec, SlotModel};
+use crate::model::{Capacity, JobId, Ms, NodeId, PolicySpec};
 use std::collections::BTreeMap;
 
 /// One value a policy shows in `--inspect` and the TUI's inspector.
@@ -328,7 +328,7 @@ pub trait Policy: Send {
     /// memory only, as Hadoop's FifoScheduler reports it.
     fn headroom(&self, w: &World, _j: JobId) -> Headroom {
         Headroom {
-            available: w.cluster.capacity.minus(w.cluster.used),
+            available: (w.cluster.live - w.cluster.used).floor0(),
             cpu: false,
         }
     }
@@ -352,7 +352,7 @@ pub struct Headroom {
 #[derive(Clone, Copy, Debug)]
 pub struct BuildCtx {
     pub heartbeat: Option<Ms>,
-    pub model: SlotModel,
+    pub capacity: Capacity,
 }
 
 /// A policy could not be built from its spec (unknown name, bad setting).

@@ -8,9 +8,7 @@ use super::policy::{
     BuildCtx, BuildError, Inspection, Observer, Policy, PolicyFactory, ReleaseWindow,
 };
 use super::world::{Notable, PolicySwitch, World};
-use crate::model::{
-    Action, EventSpec, JobSpec, Ms, NodeId, PolicySpec, Priority, Scenario, SlotModel,
-};
+use crate::model::{Action, EventSpec, JobSpec, Ms, NodeId, PolicySpec, Priority, Scenario};
 
 /// Everything that can change a run from outside: scripted `[[events]]`
 /// and the TUI both go through [`Sim::command`].
@@ -81,6 +79,9 @@ pub enum SimError {
 pub struct Sim {
     pub w: World,
     policy: Box<dyn Policy>,
+    /// The spec of every policy the run has had, in order: the one it
+    /// started with, then each switch's (the current one last).
+    specs: Vec<PolicySpec>,
     factory: Box<dyn PolicyFactory>,
     observers: Vec<Box<dyn Observer>>,
     events: Vec<EventSpec>,
@@ -117,7 +118,7 @@ impl Sim {
     pub fn new(sc: &Scenario, factory: Box<dyn PolicyFactory>) -> Result<Sim, SimError> {
         let ctx = BuildCtx {
             heartbeat: sc.cluster.heartbeat,
-            model: sc.cluster.slot_model,
+            capacity: sc.cluster.capacity(),
         };
         let policy = factory.build(&sc.policy, &ctx).map_err(SimError::Policy)?;
         let mut w = World::new(sc, policy.slowstart(), policy.label());
@@ -128,12 +129,12 @@ impl Sim {
             })?;
             // A replayed job's recorded start-up (its AM's, its
             // initialisation): it arrives, runnable, that much later.
-            // Under yarn it is its AM's start-up instead (docs/yarn.md).
-            let yarn = sc.cluster.slot_model == SlotModel::Yarn;
+            // Under ApplicationMasters it is its AM's start-up instead
+            // (docs/yarn.md).
             let prep = spec
                 .recorded
                 .as_ref()
-                .filter(|_| !yarn)
+                .filter(|_| sc.tasks.am.is_none())
                 .map_or(0, |r| r.prep_ms);
             w.schedule(spec.submit.saturating_add(prep), Ev::JobArrival(id));
         }
@@ -164,6 +165,7 @@ impl Sim {
         Ok(Sim {
             w,
             policy,
+            specs: vec![sc.policy.clone()],
             factory,
             observers: Vec::new(),
             events: sc.events.clone(),
@@ -215,6 +217,16 @@ impl Sim {
 
     pub fn policy_label(&self) -> &str {
         self.policy.label()
+    }
+
+    /// The spec of the policy in force.
+    pub fn policy_spec(&self) -> &PolicySpec {
+        self.specs.last().expect("a run has a policy")
+    }
+
+    /// The specs of every policy the run has had, in order.
+    pub fn policy_specs(&self) -> &[PolicySpec] {
+        &self.specs
     }
 
     /// Why the policy stopped the run, if it did: nothing more happens in
@@ -543,8 +555,9 @@ impl Sim {
             return;
         }
         // A set-up or clean-up task handed out: nothing else this heartbeat.
-        // (Under yarn a policy places AMs: jobs awaiting one are its work.)
-        let ams = self.w.model() == SlotModel::Yarn && !self.w.awaiting_setup.is_empty();
+        // (A policy places ApplicationMasters: jobs awaiting one are its
+        // work.)
+        let ams = !self.w.awaiting_am.is_empty();
         if self.w.hand_out_job_task(node) || (self.w.active.is_empty() && !ams) {
             return;
         }
@@ -556,7 +569,7 @@ impl Sim {
         };
         self.policy.maintain(&mut hb);
         let n = &self.w.cluster.nodes[node as usize];
-        if !n.has_free_slot(self.w.cluster.model) {
+        if !n.admits_any(&self.w.cluster.capacity) {
             return;
         }
         let inspecting = self.inspect.is_some() && self.w.now >= self.inspect_from;
@@ -704,7 +717,7 @@ impl Sim {
             Command::SwitchPolicy(spec) => {
                 let ctx = BuildCtx {
                     heartbeat: self.w.heartbeat_interval,
-                    model: self.w.cluster.model,
+                    capacity: self.w.cluster.capacity,
                 };
                 let mut p = self.factory.build(&spec, &ctx).map_err(SimError::Policy)?;
                 p.adopt(&self.w);
@@ -726,6 +739,7 @@ impl Sim {
                 self.w.cur_label = (self.w.labels.len() - 1) as u16;
                 self.w.slowstart = p.slowstart();
                 self.policy = p;
+                self.specs.push(spec);
             }
         }
         Ok(())

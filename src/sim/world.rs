@@ -11,7 +11,7 @@ use super::network::{Coarse, Network};
 use super::paths::Links;
 use super::phases::{FlowMeta, FlowRecord, Run};
 use super::rng;
-use crate::model::{JobId, Ms, NetworkSpec, NodeId, PoolSpec, Scenario, SlotModel, TaskSpec};
+use crate::model::{Capacity, JobId, Ms, NetworkSpec, NodeId, PoolSpec, Scenario, TaskSpec};
 use rand_chacha::ChaCha8Rng;
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -27,8 +27,8 @@ pub struct PoolStats {
     pub running_maps: u32,
     pub running_reduces: u32,
     pub runnable_jobs: u32,
-    /// `slot_model = "yarn"`: what the pool's containers hold, and of that
-    /// what its ApplicationMasters' hold.
+    /// What the pool's tasks hold, and of that what its ApplicationMasters
+    /// hold.
     pub used: crate::model::Resource,
     pub am_used: crate::model::Resource,
 }
@@ -122,6 +122,9 @@ pub struct World {
     /// are done waiting for their clean-up task, by id (`jobtask`).
     pub awaiting_setup: Vec<JobId>,
     pub awaiting_cleanup: Vec<JobId>,
+    /// Runnable jobs whose ApplicationMaster waits for the scheduler to
+    /// place it, by id (`jobtask`).
+    pub awaiting_am: Vec<JobId>,
     /// Every set-up and clean-up task run, and the ones running.
     pub job_tasks: Vec<super::jobtask::JobTaskRun>,
     /// Jobs the policy is to hear of (`Policy::job_arrived`): at arrival,
@@ -218,7 +221,7 @@ impl World {
         let cluster = Cluster::build(&sc.cluster, &mut node_rng);
         let n_nodes = cluster.nodes.len();
         let total_slots = cluster.total_slots() as f64;
-        let cluster_capacity_mb = cluster.capacity.mb;
+        let (basis, live) = (cluster.capacity.utilization(), cluster.live);
         let mut net = Network::new();
         if sc.network.model == crate::model::NetworkModel::Coarse {
             net.set_coarse(Coarse::default());
@@ -252,6 +255,7 @@ impl World {
             pool_stats: vec![PoolStats::default(); sc.pools.len()],
             awaiting_setup: Vec::new(),
             awaiting_cleanup: Vec::new(),
+            awaiting_am: Vec::new(),
             job_tasks: Vec::new(),
             to_announce: Vec::new(),
             finished_now: Vec::new(),
@@ -267,8 +271,7 @@ impl World {
             heartbeats: 0,
             events: 0,
             requeues: 0,
-            metrics: Metrics::new(n_nodes, sc.pools.len(), total_slots)
-                .with_memory(f64::from(cluster_capacity_mb)),
+            metrics: Metrics::new(n_nodes, sc.pools.len(), total_slots).with_basis(basis, live),
             cal: Calendar::default(),
             placement: rng::stream(sc.seed, rng::STREAM_PLACEMENT),
             unfinished: 0,
@@ -301,8 +304,9 @@ impl World {
         &self.cluster.nodes[n as usize]
     }
 
-    pub fn model(&self) -> SlotModel {
-        self.cluster.model
+    /// The cluster's capacity model.
+    pub fn capacity(&self) -> &Capacity {
+        &self.cluster.capacity
     }
 
     pub fn pool_name(&self, j: JobId) -> &str {
@@ -342,13 +346,14 @@ impl World {
         }
     }
 
-    /// May a reduce of job `j` start now? Always on typed slots. On unified
-    /// containers, reduces of jobs whose maps are unfinished may hold at
-    /// most half the containers (YARN's `reduce.rampup.limit`, 0.5): a
-    /// reduce waits on its job's maps, so without a bound reduces can take
-    /// every container and no map can ever run again.
+    /// May a reduce of job `j` start now? Always where each kind has slots
+    /// of its own. Where maps and reduces share containers, reduces of jobs
+    /// whose maps are unfinished may hold at most half the containers
+    /// (YARN's `reduce.rampup.limit`, 0.5): a reduce waits on its job's
+    /// maps, so without a bound reduces can take every container and no
+    /// map can ever run again.
     pub fn reduce_allowed(&self, j: JobId) -> bool {
-        if self.cluster.model == SlotModel::Typed {
+        if !self.cluster.capacity.kinds_share() {
             return true;
         }
         let job = self.job(j);
@@ -369,6 +374,7 @@ impl World {
     pub fn settling(&self) -> (Vec<JobId>, Vec<JobId>) {
         use super::jobtask::JobTaskKind;
         let mut setup = self.awaiting_setup.clone();
+        setup.extend_from_slice(&self.awaiting_am);
         let mut finishing = self.awaiting_cleanup.clone();
         finishing.extend_from_slice(&self.committing);
         for &t in &self.running_job_tasks {
@@ -432,6 +438,7 @@ impl World {
         let idle = self.active.is_empty()
             && self.waiting.is_empty()
             && self.awaiting_setup.is_empty()
+            && self.awaiting_am.is_empty()
             && self.awaiting_cleanup.is_empty()
             && self.metrics.running == 0;
         match self.other_times.keys().next() {

@@ -10,7 +10,7 @@
 use super::error::{CellError, ShardRunError, ShardSpecError};
 use super::plan::{Cell, Plan};
 use crate::report::summary::summarize;
-use crate::sched::build_sim;
+use crate::runs::build_sim;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;

@@ -692,7 +692,7 @@ submit = "16s"
 "#;
     // Bounded: without borrowing the run never ends (a reduce keeps
     // running and heartbeats keep coming).
-    let mut sim = slotsim::sched::build_sim(&load_text(text, None)).unwrap();
+    let mut sim = slotsim::runs::build_sim(&load_text(text, None)).unwrap();
     sim.run_until(Some(3_600_000));
     check(&sim).unwrap();
     assert!(sim

@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use slotsim::model::{Scenario, SlotModel};
+use slotsim::model::Scenario;
 use slotsim::report::trace::values_json;
 use slotsim::report::{summarize, Summary};
 use slotsim::scenario;
@@ -27,7 +27,7 @@ pub fn load_text(text: &str, policy: Option<&str>) -> Scenario {
 }
 
 pub fn run(sc: &Scenario) -> (Sim, Summary) {
-    let mut sim = slotsim::sched::build_sim(sc).expect("sim builds");
+    let mut sim = slotsim::runs::build_sim(sc).expect("sim builds");
     sim.run_until(None);
     let s = summarize(&sim);
     (sim, s)
@@ -107,7 +107,7 @@ pub fn collect_inspect(sim: &mut Sim) -> Arc<Mutex<Vec<InspectRecord>>> {
 
 /// Runs and collects every inspect record.
 pub fn run_inspect(sc: &Scenario) -> (Sim, Vec<InspectRecord>) {
-    let mut sim = slotsim::sched::build_sim(sc).expect("sim builds");
+    let mut sim = slotsim::runs::build_sim(sc).expect("sim builds");
     let recs = collect_inspect(&mut sim);
     sim.run_until(None);
     let out = recs.lock().unwrap().clone();
@@ -211,7 +211,7 @@ pub fn check(sim: &Sim) -> Result<(), String> {
         };
         // Under yarn the AM takes the set-up task's place and outlives its
         // job by 5 s: the last ones may still run when the run ends.
-        let yarn = w.cluster.model == SlotModel::Yarn;
+        let yarn = w.capacity().app_masters();
         let lingering = |t: &&slotsim::sim::jobtask::JobTaskRun| {
             yarn && t.kind == JobTaskKind::Am && t.outcome == Outcome::Running && job.is_done()
         };
@@ -241,7 +241,7 @@ pub fn check(sim: &Sim) -> Result<(), String> {
             (ok(JobTaskKind::Setup), ok(JobTaskKind::Cleanup))
         };
         let want = (
-            usize::from(job.setup_ms.is_some()),
+            usize::from(job.prepares()),
             usize::from(job.cleanup_ms.is_some()),
         );
         if (setup.len(), cleanup.len()) != want
@@ -295,7 +295,7 @@ pub fn check(sim: &Sim) -> Result<(), String> {
     for n in &w.cluster.nodes {
         let mut ev: Vec<(u64, i32, Kind)> = Vec::new();
         for a in w.attempts.iter().filter(|a| a.node == n.id) {
-            if w.cluster.model == SlotModel::Typed
+            if !w.capacity().kinds_share()
                 && (a.slot_kind == Kind::Map) != ((a.slot as u32) < n.map_slots)
             {
                 return Err(format!(
@@ -317,11 +317,10 @@ pub fn check(sim: &Sim) -> Result<(), String> {
                 Kind::Map => m += d,
                 Kind::Reduce => r += d,
             }
-            let over = match w.cluster.model {
-                SlotModel::Typed => m > n.map_slots as i32 || r > n.reduce_slots as i32,
-                SlotModel::Unified | SlotModel::Yarn => {
-                    m + r > (n.map_slots + n.reduce_slots) as i32
-                }
+            let over = if w.capacity().kinds_share() {
+                m + r > (n.map_slots + n.reduce_slots) as i32
+            } else {
+                m > n.map_slots as i32 || r > n.reduce_slots as i32
             };
             if over {
                 return Err(format!(
@@ -337,7 +336,7 @@ pub fn check(sim: &Sim) -> Result<(), String> {
             .iter()
             .filter(|t| t.node == n.id && t.outcome == Outcome::Running)
             .fold((0, slotsim::model::Resource::ZERO), |(k, r), t| {
-                (k + 1, r.plus(t.res))
+                (k + 1, r + t.ask)
             });
         if n.used_map_slots + n.used_reduce_slots + n.running() + n.job_tasks != 2 * lingering
             || n.job_tasks != lingering
@@ -417,7 +416,7 @@ pub fn compare(name: &str, specs: &[&str], seeds: u64) -> Vec<Vec<Summary>> {
                 .collect()
         })
         .collect();
-    slotsim::report::compare::run_all(all).unwrap()
+    slotsim::runs::compare::run_all(all).unwrap()
 }
 
 /// The mean of `f` over a row of runs.

@@ -787,7 +787,7 @@ node = 1
     };
     for policy in ["dhsa-pd", "dynamicmr", "dhsa-pi"] {
         // Bounded: a deadlock would heartbeat forever.
-        let mut sim = slotsim::sched::build_sim(&load_text(&text(policy), None)).unwrap();
+        let mut sim = slotsim::runs::build_sim(&load_text(&text(policy), None)).unwrap();
         let recs = collect_inspect(&mut sim);
         sim.run_until(Some(3_600_000));
         let recs = recs.lock().unwrap().clone();

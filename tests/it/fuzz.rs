@@ -148,7 +148,7 @@ fn scenario_loader_and_a_short_run() {
         };
         // Runs stay small: at most 2 s of simulated time, a few thousand
         // events.
-        if let Ok(mut sim) = slotsim::sched::build_sim(&sc) {
+        if let Ok(mut sim) = slotsim::runs::build_sim(&sc) {
             let mut n = 0;
             while n < 2_000 && sim.w.now < 2_000 {
                 if sim.step().is_none() {
@@ -178,11 +178,11 @@ fn policy_specs() {
     let sc = slotsim::scenario::load_default(None, None).unwrap();
     fuzz("policy spec", 2, &corpus, |s| {
         let mut built = false;
-        for part in slotsim::sched::settings::split_policy_list(s) {
-            if let Ok(spec) = slotsim::sched::settings::parse_policy_spec(&part) {
+        for part in slotsim::model::spec::split_policy_list(s) {
+            if let Ok(spec) = part.parse::<slotsim::model::PolicySpec>() {
                 let ctx = slotsim::sim::policy::BuildCtx {
                     heartbeat: sc.cluster.heartbeat,
-                    model: sc.cluster.slot_model,
+                    capacity: sc.cluster.capacity(),
                 };
                 built |= slotsim::sched::registry::build(&spec, &sc.scheduler, &ctx).is_ok();
             }

@@ -69,7 +69,7 @@ fn fair_scheduler_configuration_becomes_a_scenario() {
     assert!(warnings.contains("<user> is not modelled"), "{warnings}");
     let sc = slotsim::scenario::load_str(&toml, "imported.toml", None, None).unwrap();
     assert_eq!(sc.cluster.node_count(), 3);
-    assert_eq!(sc.policy.name, "fair");
+    assert_eq!(sc.policy.name(), "fair");
     assert_eq!(sc.hdfs.replication, 2);
     assert_eq!(sc.hdfs.block_mb, 128.0);
     let prod = sc.pools.iter().find(|p| p.name == "prod").unwrap();
@@ -114,7 +114,7 @@ fn capacity_scheduler_queues_become_pools() {
     assert!(warnings.contains("default-init-accept-jobs-factor is not modelled"));
     assert!(warnings.contains("no slaves file"), "{warnings}");
     let sc = slotsim::scenario::load_str(&toml, "imported.toml", None, None).unwrap();
-    assert_eq!(sc.policy.name, "capacity");
+    assert_eq!(sc.policy.name(), "capacity");
     let default = sc.pools.iter().find(|p| p.name == "default").unwrap();
     assert_eq!(
         (default.capacity, default.user_limit_factor),

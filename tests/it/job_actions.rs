@@ -103,7 +103,7 @@ fn a_raised_priority_puts_the_job_first_in_fifo_order() {
 #[test]
 fn a_moved_job_counts_against_its_new_pool() {
     let sc = load_text(&two_jobs("fair", ""), None);
-    let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+    let mut sim = slotsim::runs::build_sim(&sc).unwrap();
     sim.run_until(Some(3_000));
     let running = |sim: &slotsim::sim::Sim, pool: u32| -> u32 {
         let w = &sim.w;
@@ -145,6 +145,56 @@ fn a_moved_job_counts_against_its_new_pool() {
     ] {
         assert!(sim.command(cmd).is_err());
     }
+}
+
+/// On YARN a queue's usage is its applications': a moved job takes what
+/// its containers and its ApplicationMaster hold to its new queue, and
+/// every queue's books stay the sum of its jobs'.
+#[test]
+fn a_moved_yarn_job_takes_what_its_containers_hold() {
+    let text = two_jobs("yarn-fair", "").replace(
+        "map_slots = 2\nreduce_slots = 1",
+        "slot_model = \"yarn\"\nmemory = \"4GB\"\nvcores = 4",
+    );
+    let sc = load_text(&text, None);
+    let mut sim = slotsim::runs::build_sim(&sc).unwrap();
+    sim.run_until(Some(4_000));
+    let pool = |name: &str| sim.w.pools.iter().position(|p| p.name == name).unwrap();
+    let (p1, p2) = (pool("p1"), pool("p2"));
+    let b = sim.w.jobs.iter().find(|j| j.name == "b").unwrap().id;
+    let held = sim.w.job(b).used;
+    assert!(held.mb() > 0, "b holds containers before the move");
+    let books = |sim: &slotsim::sim::Sim| {
+        for (p, s) in sim.w.pool_stats.iter().enumerate() {
+            let jobs = sim.w.jobs.iter().filter(|j| j.pool as usize == p);
+            let used = jobs.fold(slotsim::model::Resource::ZERO, |a, j| a + j.used);
+            assert_eq!(s.used, used, "pool {p} at {} ms", sim.w.now);
+            assert!(s.am_used.fits_in(s.used), "pool {p}: AMs within its usage");
+        }
+    };
+    books(&sim);
+    let before = (sim.w.pool_stats[p1].used, sim.w.pool_stats[p2].used);
+    sim.command(Command::MoveJob("b".into(), "p2".into()))
+        .unwrap();
+    assert_eq!(sim.w.pool_stats[p1].used, before.0 - held);
+    assert_eq!(sim.w.pool_stats[p2].used, before.1 + held);
+    books(&sim);
+    while sim.step().is_some() && !sim.is_finished() {
+        books(&sim);
+    }
+    sim.run_until(None);
+    check(&sim).unwrap();
+    // All that is left is AMs lingering after their jobs (5 s).
+    for s in &sim.w.pool_stats {
+        assert_eq!(s.used, s.am_used);
+    }
+    assert_eq!(
+        sim.w
+            .pool_stats
+            .iter()
+            .fold(slotsim::model::Resource::ZERO, |a, s| a + s.used),
+        sim.w.cluster.used
+    );
 }
 
 #[test]

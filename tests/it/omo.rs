@@ -167,7 +167,7 @@ proptest! {
     fn omo_keeps_the_invariants_on_random_clusters(g in gen()) {
         let text = to_toml(&g);
         let sc = load_text(&text, None);
-        let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+        let mut sim = slotsim::runs::build_sim(&sc).unwrap();
         sim.run_until(Some(30 * 24 * 3_600_000));
         if let Err(e) = check(&sim) {
             return Err(TestCaseError::fail(format!("{e}\n--- scenario ---\n{text}")));

@@ -121,7 +121,7 @@ blocks = [{}]
 /// The reduce's copy time (s), its fetches' paths and the bytes shuffled.
 fn copy_of(network: &str) -> (f64, Vec<Vec<u32>>, u64) {
     let sc = load_text(&twenty_outputs_one_reduce(network), None);
-    let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+    let mut sim = slotsim::runs::build_sim(&sc).unwrap();
     sim.record_flows();
     sim.run_until(None);
     check(&sim).unwrap();
@@ -311,7 +311,7 @@ fn writers_place_first_replicas_on_their_node() {
     };
     let first = |t: &str| -> Vec<Vec<u32>> {
         let sc = load_text(t, None);
-        let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+        let mut sim = slotsim::runs::build_sim(&sc).unwrap();
         sim.run_until(Some(1));
         (0..16)
             .map(|i| sim.w.jobs[0].replicas(i).to_vec())
@@ -368,7 +368,7 @@ fn per_job_costs_and_output_replication_override_the_profile() {
     assert_ne!(m0, m1);
     assert!(r1 < r0, "{r0} {r1}");
     let sc = load_text(&text("output_replication = 1\nreduce_output = 1.0"), None);
-    let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+    let mut sim = slotsim::runs::build_sim(&sc).unwrap();
     sim.record_flows();
     sim.run_until(None);
     let outputs: Vec<_> = sim

@@ -169,10 +169,13 @@ fn full_scenario_compiles_into_the_model() {
     assert_eq!(s.tasks.speculation, Speculation::Off);
 
     // Scheduler: the variant is kept as a spec; the raw table as written.
-    assert_eq!(s.policy.name, "fair");
+    assert_eq!(s.policy.name(), "fair");
     assert_eq!(
-        s.policy.overrides,
-        vec![("slowstart".to_string(), "1".to_string())]
+        s.policy,
+        PolicySpec::Builtin {
+            name: "fair".into(),
+            overrides: vec![("slowstart".to_string(), "1".to_string())]
+        }
     );
     assert_eq!(s.policy.label(), "fair[slowstart=1]");
     assert!(s.scheduler.get("fair").is_some_and(|v| v.is_table()));
@@ -313,7 +316,7 @@ fn overrides_replace_policy_and_seed() {
         "fair[slowstart=0.5;assign_multiple=false]"
     );
     let s = load(&text);
-    assert_eq!((s.seed, s.policy.name.as_str()), (3, "fifo"));
+    assert_eq!((s.seed, s.policy.name()), (3, "fifo"));
 }
 
 #[test]

@@ -129,7 +129,7 @@ fn pause_holds_the_clock_and_step_moves_one_heartbeat() {
 /// never jumps to the end of the run.
 #[test]
 fn step_heartbeat_stops_at_scripted_heartbeats_then_single_events() {
-    let mut sim = slotsim::sched::build_sim(&load("hadoop-small-jobs.toml", None)).unwrap();
+    let mut sim = slotsim::runs::build_sim(&load("hadoop-small-jobs.toml", None)).unwrap();
     for k in 1..=7u64 {
         let s = sim.step_heartbeat().expect("a heartbeat is pending");
         assert!(s.heartbeat, "press {k} stops at a heartbeat");
@@ -154,13 +154,13 @@ fn step_heartbeat_stops_at_scripted_heartbeats_then_single_events() {
 /// pending, a press is one event.
 #[test]
 fn step_heartbeat_stops_after_one_periodic_or_out_of_band_heartbeat() {
-    let mut sim = slotsim::sched::build_sim(&load("quickstart.toml", None)).unwrap();
+    let mut sim = slotsim::runs::build_sim(&load("quickstart.toml", None)).unwrap();
     for k in 1..=500 {
         let s = sim.step_heartbeat().unwrap();
         assert!(s.heartbeat);
         assert_eq!(sim.w.heartbeats, k, "one periodic heartbeat per press");
     }
-    let mut sim = slotsim::sched::build_sim(&load("fig45-fifo-vs-fair.toml", None)).unwrap();
+    let mut sim = slotsim::runs::build_sim(&load("fig45-fifo-vs-fair.toml", None)).unwrap();
     assert!(sim.w.out_of_band && sim.w.heartbeat_interval.is_none());
     let (mut beats, mut events) = (0, 0);
     loop {
@@ -353,8 +353,8 @@ fn a_yarn_cluster_shows_memory_ams_and_yarn_policies() {
     run_for(&mut a, 8);
     let s = screen(&a, 120, 36);
     let held = a.sim.w.cluster.used;
-    assert!(held.mb > 0);
-    let title = format!("{:.1}/160.0 GB · ", f64::from(held.mb) / 1024.0);
+    assert!(held.mb() > 0);
+    let title = format!("{:.1}/160.0 GB · ", held.mb() as f64 / 1024.0);
     assert!(s.contains(&title), "{title}\n{s}");
     assert!(s.contains("AMs,"), "{s}");
     assert!(s.contains("Pools: memory held"), "{s}");
@@ -1317,7 +1317,7 @@ fn cluster_view_scrolls_racks_that_do_not_fit() {
 fn picker_scrolls_on_a_short_terminal() {
     let mut a = busy_app();
     keys(&mut a, "p");
-    let offered = slotsim::sched::policies_for(a.sim.w.model());
+    let offered = slotsim::sched::registry::for_capacity(a.sim.w.capacity());
     for _ in 1..offered.len() {
         key(&mut a, KeyCode::Down);
     }

@@ -53,7 +53,7 @@ fn omo_fig4_twelve_maps_take_five_units_thirteen_take_six() {
 #[test]
 fn hadoop_test_small_jobs_sequence() {
     let sc = load("hadoop-small-jobs.toml", None);
-    let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+    let mut sim = slotsim::runs::build_sim(&sc).unwrap();
     sim.run_until(Some(7_000));
     assert_eq!(
         launches(&sim),
@@ -209,7 +209,7 @@ fn hadoop_test_default_task_assignment_fifo() {
         );
     }
     let sc = load_text(&t, None);
-    let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+    let mut sim = slotsim::runs::build_sim(&sc).unwrap();
     sim.run_until(Some(8_000));
     let names = launches(&sim);
     let per_hb: Vec<Vec<String>> = (1..=8u64)
@@ -262,7 +262,7 @@ fn hadoop_test_assign_multiple_with_underloaded_cluster() {
         );
     }
     let sc = load_text(&t, None);
-    let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+    let mut sim = slotsim::runs::build_sim(&sc).unwrap();
     sim.run_until(Some(8_000));
     let got: Vec<(u64, String)> = sim
         .w
@@ -380,7 +380,7 @@ fn capacity_scenario(jobs: &[(&str, &str)], heartbeats: &[u32]) -> String {
 
 fn launched_by_heartbeat(t: &str, n: usize) -> Vec<Vec<String>> {
     let sc = load_text(t, None);
-    let mut sim = slotsim::sched::build_sim(&sc).unwrap();
+    let mut sim = slotsim::runs::build_sim(&sc).unwrap();
     sim.run_until(Some(n as u64 * 1000));
     let names = launches(&sim);
     (1..=n as u64)

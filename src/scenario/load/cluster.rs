@@ -203,7 +203,7 @@ fn finish_cluster(
                 .or(c.vcores.as_ref().map(|v| v.span()));
             return Err(cx.at_span(
                 &at.unwrap_or(0..0),
-                format!("a node of {} MB and {} vcores holds no container; expected at least {} MB and {} vcore (yarn.scheduler.minimum-allocation-*)", r.mb, r.vcores, min.mb, min.vcores),
+                format!("a node of {} MB and {} vcores holds no container; expected at least {} MB and {} vcore (yarn.scheduler.minimum-allocation-*)", r.mb(), r.vcores(), min.mb(), min.vcores()),
             ));
         }
         r
@@ -234,7 +234,9 @@ fn finish_cluster(
         Heartbeat::Manual => None,
     };
     let cores = match &c.cores {
-        None if slot_model == SlotModel::Yarn => node_resource.vcores.max(1),
+        None if slot_model == SlotModel::Yarn => {
+            u32::try_from(node_resource.vcores().max(1)).unwrap_or(u32::MAX)
+        }
         None => map_slots + reduce_slots,
         Some(v) => cx.int(v, "cores", 1, MAX_SLOTS)?,
     };
@@ -497,9 +499,7 @@ pub(super) fn compile_tasks(cx: &Cx, t: &TasksDef, cluster: &ClusterSpec) -> R<T
         speculation,
         setup,
         cleanup,
-        am: crate::model::Resource::ZERO,
-        am_startup: 0,
-        am_startup_given: t.am_startup.is_some(),
+        am: None,
         map_container: crate::model::Resource::ZERO,
         reduce_container: crate::model::Resource::ZERO,
     };
@@ -535,7 +535,7 @@ pub(super) fn compile_tasks(cx: &Cx, t: &TasksDef, cluster: &ClusterSpec) -> R<T
             "speculation is not modelled under slot_model = \"yarn\" yet; expected speculation = \"off\"",
         ));
     }
-    spec.am = resource(
+    let am = resource(
         cx,
         (&t.am_memory, "am_memory"),
         (&t.am_vcores, "am_vcores"),
@@ -543,11 +543,16 @@ pub(super) fn compile_tasks(cx: &Cx, t: &TasksDef, cluster: &ClusterSpec) -> R<T
     )?;
     // The AM's start-up (JVM, registration, job initialisation and set-up)
     // has no Hadoop default: one task start-up unless the scenario says.
-    spec.am_startup = match &t.am_startup {
-        None if spec.am.is_zero() || manual => 0,
+    let am_startup = match &t.am_startup {
+        None if am.is_zero() || manual => 0,
         None => startup,
         Some(v) => v.get_ref().0,
     };
+    spec.am = Some(crate::model::AmSpec {
+        ask: am,
+        startup: am_startup,
+        startup_given: t.am_startup.is_some(),
+    });
     spec.map_container = resource(
         cx,
         (&t.map_memory, "map_memory"),
@@ -566,7 +571,7 @@ pub(super) fn compile_tasks(cx: &Cx, t: &TasksDef, cluster: &ClusterSpec) -> R<T
         cx,
         span(t.am_memory.as_ref().map(|v| v.span())),
         "the ApplicationMaster",
-        spec.am,
+        am,
         node,
     )?;
     check_container(

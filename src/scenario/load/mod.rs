@@ -21,7 +21,7 @@ mod jobs;
 mod pools;
 mod scheduler;
 mod yarn;
-pub use yarn::max_allocation;
+pub use crate::model::max_allocation;
 
 use super::schema::ScenarioFile;
 use super::spans::SpanNode;
@@ -349,7 +349,7 @@ fn compile(
     let tasks = compile_tasks(cx, &file.tasks, &cluster)?;
     let ctx = BuildCtx {
         heartbeat: cluster.heartbeat,
-        model: cluster.slot_model,
+        capacity: cluster.capacity(),
     };
     let policy = compile_scheduler(cx, &raw_scheduler, policy_override, &ctx)?;
     let pools = compile_pools(
@@ -481,7 +481,7 @@ mod tests {
         assert_eq!(s.name, "quickstart");
         assert_eq!(s.seed, 7);
         assert_eq!(s.cluster.node_count(), 20);
-        assert_eq!(s.policy.name, "fair");
+        assert_eq!(s.policy.name(), "fair");
         assert!(s.pools.iter().any(|p| p.name == "default"));
         assert!(s
             .pools
@@ -490,7 +490,7 @@ mod tests {
         assert!(s.jobs.len() >= 14, "{} jobs", s.jobs.len());
         assert!(s.jobs.windows(2).all(|w| w[0].submit <= w[1].submit));
         let s = load_default(Some("fifo"), Some(9)).expect("overrides apply");
-        assert_eq!((s.policy.name.as_str(), s.seed), ("fifo", 9));
+        assert_eq!((s.policy.name(), s.seed), ("fifo", 9));
     }
 
     #[test]

@@ -189,12 +189,12 @@ pub(super) fn compile_pools(cx: &Cx, defs: &[PoolDef], yarn: bool) -> R<Vec<Pool
 
 /// "2048 MB, 4 vcores", a component left unlimited said so.
 fn describe(r: Resource) -> String {
-    let part = |x: u32, unit: &str| {
-        if x == Resource::UNLIMITED.mb {
+    let part = |x: i64, unit: &str| {
+        if x == Resource::UNLIMITED.mb() {
             format!("no limit on {unit}")
         } else {
             format!("{x} {unit}")
         }
     };
-    format!("{}, {}", part(r.mb, "MB"), part(r.vcores, "vcores"))
+    format!("{}, {}", part(r.mb(), "MB"), part(r.vcores(), "vcores"))
 }

@@ -4,8 +4,8 @@
 use super::{Cx, DEFAULT_POLICY, POLICY_ORIGIN, R};
 use crate::error::InputError;
 use crate::model::PolicySpec;
+use crate::model::SpecError;
 use crate::sched::registry;
-use crate::sched::settings::{parse_policy_spec, SpecError};
 use crate::sim::policy::BuildCtx;
 
 /// Validates a policy spec (`NAME` or `NAME[key=value;...]`) against the
@@ -15,7 +15,7 @@ pub(super) fn check_policy(
     raw_scheduler: &toml::Table,
     ctx: &BuildCtx,
 ) -> Result<PolicySpec, SpecError> {
-    let spec = parse_policy_spec(spec)?;
+    let spec: PolicySpec = spec.parse()?;
     registry::check_spec(&spec, raw_scheduler, ctx)?;
     Ok(spec)
 }
@@ -49,10 +49,11 @@ pub(super) fn compile_scheduler(
         // A `--policy` for the cluster's model replaces a file's policy for
         // the other model (a slot policy on a cluster switched to yarn by an
         // override, say): the file's is not the one that runs.
-        let name = p.split('[').next().unwrap_or(p).trim();
         let replaced = policy_override.is_some()
-            && crate::sched::yarn::check_model(name, ctx.model).is_err()
-            && crate::sched::registry::lookup(name).is_some();
+            && p.parse::<PolicySpec>().ok().is_some_and(|spec| {
+                registry::lookup(spec.name())
+                    .is_some_and(|e| registry::check_model(e, &ctx.capacity).is_err())
+            });
         if !replaced {
             policy = check_policy(p, raw_scheduler, ctx).map_err(|m| cx.at_key(&at, m.0))?;
         }

@@ -3,17 +3,17 @@
 //! `[tasks]` and per job (docs/yarn.md).
 
 use super::{Cx, R};
-use crate::model::{yarn_defaults, Resource};
+use crate::model::{max_allocation, Resource};
 use crate::scenario::schema::Size;
 use toml::Spanned;
 
-/// Whole megabytes up to 1 PB's worth of a u32.
+/// Whole megabytes up to 4 PB's worth (a u32).
 const MAX_MB: i64 = u32::MAX as i64;
 /// More vcores than any node has had.
 const MAX_VCORES: i64 = 1 << 20;
 
 /// A memory key: whole MB.
-pub(super) fn memory(cx: &Cx, v: &Spanned<Size>, key: &str) -> R<u32> {
+pub(super) fn memory(cx: &Cx, v: &Spanned<Size>, key: &str) -> R<i64> {
     let mb = v.get_ref().0;
     if mb.fract() != 0.0 || mb > MAX_MB as f64 {
         return Err(cx.at(
@@ -21,11 +21,11 @@ pub(super) fn memory(cx: &Cx, v: &Spanned<Size>, key: &str) -> R<u32> {
             format!("{key} must be a whole number of MB up to 4PB, like \"1536MB\" or \"8GB\""),
         ));
     }
-    Ok(mb as u32)
+    Ok(mb as i64)
 }
 
-pub(super) fn vcores(cx: &Cx, v: &Spanned<i64>, key: &str) -> R<u32> {
-    cx.int(v, key, 0, MAX_VCORES)
+pub(super) fn vcores(cx: &Cx, v: &Spanned<i64>, key: &str) -> R<i64> {
+    cx.int(v, key, 0, MAX_VCORES).map(i64::from)
 }
 
 /// A resource from its two optional keys, each defaulting to `default`'s.
@@ -35,16 +35,16 @@ pub(super) fn resource(
     vc: (&Option<Spanned<i64>>, &str),
     default: Resource,
 ) -> R<Resource> {
-    Ok(Resource {
-        mb: match mem.0 {
-            None => default.mb,
+    Ok(Resource::memory(
+        match mem.0 {
+            None => default.mb(),
             Some(v) => memory(cx, v, mem.1)?,
         },
-        vcores: match vc.0 {
-            None => default.vcores,
+        match vc.0 {
+            None => default.vcores(),
             Some(v) => vcores(cx, v, vc.1)?,
         },
-    })
+    ))
 }
 
 /// The first of the given keys that is set, for "only under yarn" errors.
@@ -60,13 +60,6 @@ pub(super) fn first_set<'a>(
             .iter()
             .find_map(|(k, v)| v.as_ref().map(|v| (*k, v.span())))
     })
-}
-
-/// The largest container the RM grants (`yarn.scheduler.maximum-allocation-*`,
-/// at most the largest node: `AbstractYarnScheduler.updateMaximumAllocation`).
-pub fn max_allocation(node: Resource) -> Resource {
-    let max = yarn_defaults::MAX_ALLOCATION;
-    Resource::new(max.mb.min(node.mb), max.vcores.min(node.vcores))
 }
 
 /// A container request the RM would refuse (Hadoop kills the job: "capability
@@ -86,7 +79,7 @@ pub(super) fn check_container(
         &at,
         format!(
             "{what} asks for {} MB and {} vcore(s), more than the largest container the cluster grants ({} MB, {} vcore(s): yarn.scheduler.maximum-allocation-*, at most a node); expected a smaller container",
-            asked.mb, asked.vcores, max.mb, max.vcores
+            asked.mb(), asked.vcores(), max.mb(), max.vcores()
         ),
     ))
 }

@@ -93,6 +93,7 @@ mod schedule;
 pub use mechanisms::{adjust_priority, allocate, locality_rank, priority_name};
 
 use super::fair::base::{auto_delay, typed_assign_loop, TaskKind as FairKind};
+use crate::model::Models;
 use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{ConfigError, Settings};
 use crate::model::{JobId, Ms, NodeId, Priority};
@@ -138,7 +139,10 @@ pub const ADAPTIVE_FAIR: Entry = Entry {
     name: "adaptive-fair",
     summary: "Adaptive fair: small jobs in a shared FIFO pool, pool slots by pending tasks, resource-aware sorting, delays from observed waits, priorities from locality",
     source: "An adaptive (modified) fair scheduler for Hadoop",
+    runs_on: Models::SLOTS,
+    meant_for: Models::SLOTS,
     build: |s, ctx| Ok(Box::new(AdaptiveFair::build(s, ctx)?)),
+    check: None,
 };
 
 pub const RULE_NODE: &str = "adaptive-fair/node-local";

@@ -101,6 +101,7 @@ use pi::borrowable;
 
 use super::fair::base::{auto_delay, load_cap, pool_max, pool_running, BaseSettings, FairBase};
 use super::fair::base::{Rules, TaskKind};
+use crate::model::Models;
 use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{fraction, ConfigError, Settings};
 use crate::model::{JobId, Ms, NodeId};
@@ -169,21 +170,30 @@ pub const DHSA_PI: Entry = Entry {
     name: "dhsa-pi",
     summary: "DynamicMR's PI-DHSA: fair per phase on typed slots; when only one phase is overloaded, the other's idle slots take its tasks (up to borrow_map_pct / borrow_reduce_pct)",
     source: SOURCE,
+    runs_on: Models::SLOTS,
+    meant_for: Models::SLOTS,
     build: |s, ctx| Ok(Box::new(Dhsa::build(s, ctx, Mode::Pi)?)),
+    check: None,
 };
 
 pub const DHSA_PD: Entry = Entry {
     name: "dhsa-pd",
     summary: "DynamicMR's PD-DHSA: a pool's maps and reduces share its fair share of all slots; each slot tries map, reduce, map in a reduce slot, reduce in a map slot, then a non-local map",
     source: SOURCE,
+    runs_on: Models::SLOTS,
+    meant_for: Models::SLOTS,
     build: |s, ctx| Ok(Box::new(Dhsa::build(s, ctx, Mode::Pd)?)),
+    check: None,
 };
 
 pub const DYNAMICMR: Entry = Entry {
     name: "dynamicmr",
     summary: "DynamicMR: PD-DHSA + SEPB (pending tasks before speculative copies) + Slot PreScheduling (local maps in idle slots above the load-balancing line)",
     source: SOURCE,
+    runs_on: Models::SLOTS,
+    meant_for: Models::SLOTS,
     build: |s, ctx| Ok(Box::new(Dhsa::build(s, ctx, Mode::DynamicMr)?)),
+    check: None,
 };
 
 /// The DHSA policies use the fair base's orders and delay scheduling but
@@ -360,7 +370,7 @@ impl Dhsa {
     ) -> Option<AttemptId> {
         let w = hb.world();
         let job = w.job(j);
-        if !job.runnable || job.maps_pending == 0 || hb.node().free_typed(slot) == 0 {
+        if !job.runnable || job.maps_pending == 0 || hb.free_typed(slot) == 0 {
             return None;
         }
         let (t, loc) = job.find_map(hb.node, max, &w.cluster)?;
@@ -410,7 +420,7 @@ impl Dhsa {
         if !job.runnable
             || job.reduces_pending == 0
             || !job.reduces_schedulable(self.slowstart)
-            || hb.node().free_typed(slot) == 0
+            || hb.free_typed(slot) == 0
             || (slot == Kind::Map && !waiting_reduce_fits(w, j))
         {
             return false;
@@ -439,7 +449,7 @@ impl Dhsa {
         kind: Kind,
         launched: &mut Vec<JobId>,
     ) -> Option<AttemptId> {
-        if hb.node().free_typed(kind) == 0 {
+        if hb.free_typed(kind) == 0 {
             return None;
         }
         let task = hb.speculative_task(j, kind)?;
@@ -578,10 +588,10 @@ impl Policy for Dhsa {
         );
         c.insert("mapSlotsLoadFactor", num(st.map_load_factor));
         c.insert("reduceSlotsLoadFactor", num(st.reduce_load_factor));
-        c.insert("node_free_map_slots", n.free_typed(Kind::Map));
+        c.insert("node_free_map_slots", n.free_typed(w.capacity(), Kind::Map));
         c.insert(
             "node_free_reduce_slots",
-            n.free_typed(Kind::Reduce),
+            n.free_typed(w.capacity(), Kind::Reduce),
         );
         if self.mode == Mode::Pi {
             c.insert("case", st.case);
@@ -640,13 +650,13 @@ impl Policy for Dhsa {
             if self.mode == Mode::DynamicMr {
                 let c = &mut ins.cluster;
                 let allowable = current.saturating_sub(n.running());
-                let free_map = n.free_typed(Kind::Map);
+                let free_map = n.free_typed(w.capacity(), Kind::Map);
                 c.insert("allowableIdleSlots", allowable);
                 c.insert(
                     "extraIdleMapSlots",
                     free_map.saturating_sub(allowable),
                 );
-                c.insert("idleReduceSlots", n.free_typed(Kind::Reduce));
+                c.insert("idleReduceSlots", n.free_typed(w.capacity(), Kind::Reduce));
                 c.insert("prescheduling", self.prescheduling);
                 c.insert(
                     "borrowedReduceSlots",

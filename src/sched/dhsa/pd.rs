@@ -69,7 +69,7 @@ impl Dhsa {
                 )
             };
             // (1) a map slot for a map, locality-aware.
-            if allow(hb) && maps_ok && hb.node().free_typed(Kind::Map) > 0 {
+            if allow(hb) && maps_ok && hb.free_typed(Kind::Map) > 0 {
                 for &j in &jobs {
                     let a = self.try_map(
                         hb,
@@ -91,7 +91,7 @@ impl Dhsa {
                 return true;
             }
             // (2) a reduce slot for a reduce.
-            if allow(hb) && reduces_ok && hb.node().free_typed(Kind::Reduce) > 0 {
+            if allow(hb) && reduces_ok && hb.free_typed(Kind::Reduce) > 0 {
                 for &j in &jobs {
                     if self.try_reduce(hb, j, Kind::Reduce, RULE_REDUCE, launched) {
                         return true;
@@ -103,7 +103,7 @@ impl Dhsa {
                 && allow(hb)
                 && reduces_ok
                 && self.pre_borrowed_now(hb.world()) > 0
-                && hb.node().free_typed(Kind::Map) > 0
+                && hb.free_typed(Kind::Map) > 0
                 && hb.world().cluster.reduces_in_map_slots < map_limit
             {
                 for &j in &jobs {
@@ -115,7 +115,7 @@ impl Dhsa {
             // (3) a reduce slot for a map, locality-aware.
             if allow(hb)
                 && maps_ok
-                && hb.node().free_typed(Kind::Reduce) > 0
+                && hb.free_typed(Kind::Reduce) > 0
                 && hb.world().cluster.maps_in_reduce_slots < reduce_limit
             {
                 for &j in &jobs {
@@ -136,7 +136,7 @@ impl Dhsa {
             // (4) a map slot for a reduce.
             if allow(hb)
                 && reduces_ok
-                && hb.node().free_typed(Kind::Map) > 0
+                && hb.free_typed(Kind::Map) > 0
                 && hb.world().cluster.reduces_in_map_slots < map_limit
             {
                 for &j in &jobs {
@@ -155,7 +155,7 @@ impl Dhsa {
                 continue;
             }
             for j in self.jobs_of(hb.world(), p, pool_jobs) {
-                let in_reduce = hb.node().free_typed(Kind::Map) == 0;
+                let in_reduce = hb.free_typed(Kind::Map) == 0;
                 if in_reduce && hb.world().cluster.maps_in_reduce_slots >= reduce_limit {
                     return false;
                 }
@@ -191,10 +191,10 @@ impl Dhsa {
         launched: &mut Vec<JobId>,
     ) -> bool {
         let n = hb.node();
-        let idle_map = n.free_typed(Kind::Map);
+        let idle_map = hb.free_typed(Kind::Map);
         let allowable_map = idle_map.min(current_cap.saturating_sub(n.running()));
         let extra_map = idle_map - allowable_map;
-        let p2 = n.free_typed(Kind::Reduce) > 0
+        let p2 = hb.free_typed(Kind::Reduce) > 0
             && self.pre_borrowed_now(hb.world()) < self.max_borrowed_reduce_slots;
         if allowable_map > 0 || (extra_map == 0 && !p2) {
             return false;
@@ -244,7 +244,7 @@ impl Dhsa {
         let mut visited = Vec::new();
         loop {
             let n = hb.node();
-            if n.free_typed(Kind::Map) + n.free_typed(Kind::Reduce) == 0 {
+            if hb.free_typed(Kind::Map) + hb.free_typed(Kind::Reduce) == 0 {
                 break;
             }
             // Algorithm 2, lines 3–5: a node at its line gets nothing,

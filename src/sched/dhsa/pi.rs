@@ -187,7 +187,7 @@ impl Dhsa {
             node.reduce_slots,
             tr,
         );
-        let (map_quota, reduce_quota) = (node.free_typed(Kind::Map), node.free_typed(Kind::Reduce));
+        let (map_quota, reduce_quota) = (node.free_typed(w.capacity(), Kind::Map), node.free_typed(w.capacity(), Kind::Reduce));
         let (mut maps_assigned, mut reduces_assigned) = (0u32, 0u32);
         let (mut map_rej, mut reduce_rej) = (false, false);
         let mut launched = Vec::new();
@@ -197,7 +197,7 @@ impl Dhsa {
             let n = hb.node();
             if !map_rej
                 && (maps_assigned == map_quota
-                    || n.free_typed(Kind::Map) == 0
+                    || hb.free_typed(Kind::Map) == 0
                     || running_maps >= runnable_maps
                     || n.used_map_slots >= map_cap)
             {
@@ -205,7 +205,7 @@ impl Dhsa {
             }
             if !reduce_rej
                 && (reduces_assigned == reduce_quota
-                    || n.free_typed(Kind::Reduce) == 0
+                    || hb.free_typed(Kind::Reduce) == 0
                     || running_reduces >= runnable_reduces
                     || n.used_reduce_slots >= reduce_cap)
             {
@@ -262,7 +262,7 @@ impl Dhsa {
                     tr,
                 );
                 if extra == 0
-                    || n.free_typed(Kind::Map) == 0
+                    || hb.free_typed(Kind::Map) == 0
                     || n.used_map_slots >= map_cap
                     || running_reduces >= runnable_reduces
                     || !self.assign_phase(
@@ -293,7 +293,7 @@ impl Dhsa {
                     tm,
                 );
                 if extra == 0
-                    || n.free_typed(Kind::Reduce) == 0
+                    || hb.free_typed(Kind::Reduce) == 0
                     || n.used_reduce_slots >= reduce_cap
                     || running_maps >= runnable_maps
                     || !self.assign_phase(

@@ -15,9 +15,10 @@ mod protocol;
 
 pub use process::{keep_stderr, share_cpu};
 
+use crate::model::Models;
 use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{ConfigError, Settings};
-use crate::model::{JobId, Ms, NodeId};
+use crate::model::{ExternalSpec, JobId, Ms, NodeId, PolicySpec};
 use crate::sim::policy::{BuildCtx, Inspection, Policy};
 use crate::sim::{AttemptId, Heartbeat, World};
 use process::{AskError, NoReply, Process};
@@ -50,10 +51,13 @@ pub enum CommandLine {
 pub const DEFAULT_TIMEOUT: Ms = 10_000;
 
 pub const EXTERNAL: Entry = Entry {
-    name: "external",
+    name: crate::model::spec::EXTERNAL,
     summary: "a policy in another process, in any language: JSON Lines on its stdin/stdout, one reply per heartbeat (`--policy \"external:CMD ARGS\"`)",
     source: "slotsim's external policy protocol, version 1 (docs/write-a-policy.md; a Python client in clients/python/)",
-    build: |s, ctx| Ok(Box::new(External::build(s, ctx)?)),
+    runs_on: Models::SLOTS,
+    meant_for: Models::SLOTS,
+    build: |s, ctx| build(&ExternalSpec::default(), s, ctx),
+    check: Some(check_settings),
 };
 
 /// Where the policy's decisions go wrong, for the error that stops the run.
@@ -112,18 +116,28 @@ fn timeout(t: Option<Ms>) -> Result<Duration, ConfigError> {
     Ok(Duration::from_millis(t.unwrap_or(DEFAULT_TIMEOUT)))
 }
 
+/// An external policy as `spec` gives it, the rest from `[scheduler.external]`.
+pub fn build(
+    spec: &ExternalSpec,
+    s: &Settings,
+    ctx: &BuildCtx,
+) -> Result<Box<dyn Policy>, ConfigError> {
+    Ok(Box::new(External::build(spec, s, ctx)?))
+}
+
 impl External {
-    fn build(s: &Settings, _ctx: &BuildCtx) -> Result<External, ConfigError> {
+    fn build(spec: &ExternalSpec, s: &Settings, _ctx: &BuildCtx) -> Result<External, ConfigError> {
         let own: Config = s.own()?;
-        let argv = match &own.command {
-            None => {
+        let argv = match (&spec.argv, &own.command) {
+            (Some(argv), _) => argv.clone(),
+            (None, None) => {
                 return Err(ConfigError::new(
                     "scheduler.external.command",
                     "missing: the policy's program and its arguments, as in command = [\"python3\", \"policy.py\"] or --policy \"external:python3 policy.py\"",
                 ))
             }
-            Some(CommandLine::Line(l)) => l.split_whitespace().map(str::to_string).collect(),
-            Some(CommandLine::Argv(v)) => v.clone(),
+            (None, Some(CommandLine::Line(l))) => l.split_whitespace().map(str::to_string).collect(),
+            (None, Some(CommandLine::Argv(v))) => v.clone(),
         };
         if argv.is_empty() || argv[0].is_empty() {
             return Err(ConfigError::new(
@@ -131,12 +145,8 @@ impl External {
                 "empty: expected the policy's program and its arguments",
             ));
         }
-        let timeout = timeout(own.timeout)?;
-        let label = if s.label.starts_with("external:") {
-            s.label.to_string()
-        } else {
-            format!("external:{}", argv.join(" "))
-        };
+        let timeout = timeout(spec.timeout.or(own.timeout))?;
+        let label = PolicySpec::External(spec.clone()).label_with(Some(&argv));
         Ok(External {
             label,
             argv,

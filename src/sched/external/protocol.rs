@@ -2,7 +2,7 @@
 //! reused buffer, without a JSON tree on the heartbeat path) and the reply
 //! it reads, checked and applied to the heartbeat.
 
-use crate::model::{JobId, Ms, NodeId, SlotModel};
+use crate::model::{JobId, Ms, NodeId};
 use crate::sim::policy::{Inspection, Value, Values};
 use crate::sim::{AttemptId, Heartbeat, Kind, Locality, TaskState, World};
 use std::fmt::Write as _;
@@ -15,10 +15,7 @@ fn quoted(s: &str) -> String {
 
 pub fn start(buf: &mut String, w: &World, slowstart: f64) {
     buf.clear();
-    let model = match w.model() {
-        SlotModel::Typed => "typed",
-        SlotModel::Unified | SlotModel::Yarn => "unified",
-    };
+    let model = w.capacity().name();
     let _ = write!(
         buf,
         r#"{{"type":"start","protocol":1,"time_ms":{},"slot_model":"{model}","slowstart":{},"seed":{},"nodes":["#,
@@ -163,16 +160,15 @@ pub fn heartbeat(buf: &mut String, hb: &Heartbeat<'_>) {
         r#"{{"type":"heartbeat","time_ms":{},"node":{},"free":"#,
         w.now, hb.node
     );
-    match w.model() {
-        SlotModel::Typed => {
-            let _ = write!(
-                buf,
-                r#"{{"map":{},"reduce":{}}}"#,
-                hb.free_maps(),
-                hb.free_reduces()
-            );
-        }
-        SlotModel::Unified | SlotModel::Yarn => {
+    if !w.capacity().kinds_share() {
+        let _ = write!(
+            buf,
+            r#"{{"map":{},"reduce":{}}}"#,
+            hb.free_maps(),
+            hb.free_reduces()
+        );
+    } else {
+        {
             // How many more reduces of jobs whose maps are not all done
             // may start (early reduces never hold more than half the
             // containers: the engine's rule against a reduce-held deadlock).
@@ -284,7 +280,7 @@ fn launch(
     if job.is_done() {
         return Err(format!("{here} names job {j} ({}), which has finished", job.name));
     }
-    let unified = w.model() == SlotModel::Unified;
+    let unified = w.capacity().kinds_share();
     let rule = l.rule.as_deref().map(intern).transpose()?.unwrap_or("external");
     match l.kind {
         LaunchKind::Map => {

@@ -17,7 +17,7 @@
 use super::delay::JobInfo;
 use super::preemption::Preemption;
 use super::shares::{compute_fair_shares, fair_cmp, Key, Sched};
-use crate::model::{JobId, Ms, PoolMode, SlotModel};
+use crate::model::{JobId, Ms, PoolMode};
 use crate::sim::policy::BuildCtx;
 use crate::sim::{Heartbeat, Kind, Locality, World};
 
@@ -218,13 +218,11 @@ impl<H: Hooks> FairBase<H> {
         }
     }
 
-    /// The slot model this policy schedules with.
-    pub fn view(&self, w: &World) -> SlotModel {
-        if self.settings.typed_slots {
-            SlotModel::Typed
-        } else {
-            w.model()
-        }
+    /// Whether this policy schedules maps and reduces in slots of their
+    /// own kind: on typed slots, or on containers seen as typed slots
+    /// (`typed_slots`); else both kinds share the containers.
+    pub fn typed_view(&self, w: &World) -> bool {
+        self.settings.typed_slots || !w.capacity().kinds_share()
     }
 
     pub fn job_demand(&self, w: &World, j: JobId, k: TaskKind) -> u32 {
@@ -290,7 +288,7 @@ impl<H: Hooks> FairBase<H> {
 
     /// [`FairBase::pools_view`] for maps and for reduces at once, into the
     /// buffers the last heartbeat left (hand them back in `views`).
-    fn typed_view(&mut self, w: &World) -> (Vec<Vec<JobId>>, Vec<u32>, Vec<u32>) {
+    fn typed_pools(&mut self, w: &World) -> (Vec<Vec<JobId>>, Vec<u32>, Vec<u32>) {
         let (mut jobs, mut dm, mut dr) = std::mem::take(&mut self.views);
         self.typed_view_into(w, Some(&mut jobs), &mut dm, &mut dr);
         (jobs, dm, dr)
@@ -407,7 +405,7 @@ impl<H: Hooks> FairBase<H> {
         let reduces = kind != TaskKind::Map
             && self.hooks.launches_reduces()
             && job.reduces_schedulable(self.settings.slowstart)
-            && (self.view(w) == SlotModel::Typed || w.reduce_allowed(j));
+            && (self.typed_view(w) || w.reduce_allowed(j));
         if reduces {
             if let Some(r) = job.find_reduce() {
                 let rule = self.hooks.rule(None);
@@ -556,7 +554,7 @@ impl<H: Hooks> FairBase<H> {
     /// containers one round of container steps, on typed slots the loop
     /// that alternates map and reduce slots.
     pub fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
-        if self.view(hb.world()) == SlotModel::Unified {
+        if !self.typed_view(hb.world()) {
             let mut round = self.begin_round(hb);
             while self.step(hb, &mut round) {}
             self.finish_round(round);
@@ -564,7 +562,7 @@ impl<H: Hooks> FairBase<H> {
         }
         self.begin_heartbeat(hb.world());
         let w = hb.world();
-        let (mut pool_jobs, map_demand, reduce_demand) = self.typed_view(w);
+        let (mut pool_jobs, map_demand, reduce_demand) = self.typed_pools(w);
         let runnable = (map_demand.iter().sum(), reduce_demand.iter().sum());
         let assign_multiple = self.settings.assign_multiple;
         let (launched, visited) = typed_assign_loop(
@@ -592,7 +590,7 @@ impl<H: Hooks> FairBase<H> {
     pub fn begin_round(&mut self, hb: &Heartbeat<'_>) -> Round {
         let w = hb.world();
         self.begin_heartbeat(w);
-        let kind = if self.view(w) == SlotModel::Unified {
+        let kind = if !self.typed_view(w) {
             TaskKind::Any
         } else {
             TaskKind::Map
@@ -600,8 +598,8 @@ impl<H: Hooks> FairBase<H> {
         let (pool_jobs, demand) = self.pools_view(w, kind);
         let runnable = demand.iter().sum();
         let free = match kind {
-            TaskKind::Any => hb.node().free_containers(),
-            _ => hb.node().free_maps(SlotModel::Typed),
+            TaskKind::Any => hb.free_maps(),
+            _ => hb.node().free_in_view(Kind::Map),
         };
         Round {
             kind,
@@ -638,7 +636,7 @@ impl<H: Hooks> FairBase<H> {
                 node.running_maps,
                 node.map_slots,
                 w.cluster.total_map_slots,
-                hb.free_maps().min(node.free_maps(SlotModel::Typed)),
+                hb.free_maps().min(node.free_in_view(Kind::Map)),
             ),
         };
         if r.assigned >= r.cap
@@ -710,8 +708,8 @@ pub fn typed_assign_loop(
     let node = w.node(hb.node).clone();
     let (map_cap, reduce_cap) = if assign_multiple {
         (
-            node.free_maps(SlotModel::Typed),
-            node.free_reduces(SlotModel::Typed),
+            node.free_in_view(Kind::Map),
+            node.free_in_view(Kind::Reduce),
         )
     } else {
         (1, 1)

@@ -26,9 +26,10 @@ pub mod delay;
 pub mod preemption;
 pub mod shares;
 
+use crate::model::Models;
 use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{ConfigError, Settings};
-use crate::model::{Ms, NodeId, SlotModel};
+use crate::model::{Ms, NodeId};
 use crate::sim::policy::{
     num, BuildCtx, Inspection, Policy, PoolShare, PoolShares, ShareBasis, Value, Values,
 };
@@ -63,14 +64,20 @@ pub const FAIR: Entry = Entry {
     name: "fair",
     summary: "Hadoop 1.x FairScheduler: pools with weights and min/max shares, FairShareComparator, delay scheduling",
     source: "Hadoop 1.0.3 FairScheduler (TestFairScheduler, TestComputeFairShares); Zaharia et al., delay scheduling (EuroSys 2010)",
+    runs_on: Models::SLOTS,
+    meant_for: Models::SLOTS,
     build: |s, ctx| Ok(Box::new(Fair::build(s, ctx, false)?)),
+    check: None,
 };
 
 pub const FRESH: Entry = Entry {
     name: "fresh",
     summary: "Fair sharing of typeless containers with slowstart 1.0 (OMO's FRESH baseline)",
     source: "Wang, Yao, Mao, Sheng, Mi, FRESH: fair and efficient slot configuration and scheduling for Hadoop clusters (Proc. CLOUD 2014), as the OMO paper cites it and uses it as a baseline (IEEE Access 2021)",
+    runs_on: Models::SLOTS,
+    meant_for: Models::UNIFIED,
     build: |s, ctx| Ok(Box::new(Fair::build(s, ctx, true)?)),
+    check: None,
 };
 
 const FAIR_RULES: Rules = Rules {
@@ -164,7 +171,7 @@ impl Policy for Fair {
 /// level and wait (as they will stand once this heartbeat's update ran).
 pub fn inspect<H: base::Hooks>(b: &FairBase<H>, w: &World) -> Inspection {
     let mut ins = Inspection::default();
-    let unified = b.view(w) == SlotModel::Unified;
+    let unified = !b.typed_view(w);
     let (pm, jm) = b.fair_shares(w, TaskKind::Map);
     let (pr, jr) = b.fair_shares(w, TaskKind::Reduce);
     let (_, dm) = b.pools_view(w, TaskKind::Map);
@@ -238,7 +245,7 @@ pub fn inspect<H: base::Hooks>(b: &FairBase<H>, w: &World) -> Inspection {
 /// Pool shares of a fair base: containers on a unified view, else map and
 /// reduce slots.
 pub fn pool_shares<H: base::Hooks>(b: &FairBase<H>, w: &World) -> PoolShares {
-    let unified = b.view(w) == SlotModel::Unified;
+    let unified = !b.typed_view(w);
     let (basis, m, r) = if unified {
         let (pa, _) = b.fair_shares(w, TaskKind::Any);
         (ShareBasis::Containers, pa, vec![0.0; w.pools.len()])

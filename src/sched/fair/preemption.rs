@@ -3,7 +3,7 @@
 //! at half its fair share, and which tasks to kill for starved pools.
 
 use super::base::{pool_min, pool_running, FairBase, Hooks, TaskKind};
-use crate::model::{Ms, SlotModel};
+use crate::model::Ms;
 use crate::sim::{AttemptId, Heartbeat, World};
 
 /// Hadoop's `UPDATE_INTERVAL`: how often shares and starvation are refreshed.
@@ -79,7 +79,7 @@ impl<H: Hooks> FairBase<H> {
         let w = hb.world();
         let now = w.now;
         let n = w.pools.len();
-        let kinds: &[TaskKind] = if self.view(w) == SlotModel::Unified {
+        let kinds: &[TaskKind] = if !self.typed_view(w) {
             &[TaskKind::Any]
         } else {
             &[TaskKind::Map, TaskKind::Reduce]

@@ -50,9 +50,10 @@
 pub mod predictor;
 
 use super::fair::base::{auto_delay, BaseSettings, FairBase, Hooks, Round};
+use crate::model::Models;
 use super::registry::Entry;
 use super::settings::{ConfigError, Settings};
-use crate::model::{JobId, Ms, NodeId, SlotModel};
+use crate::model::{JobId, Ms, NodeId};
 use crate::sim::policy::{
     opt, BuildCtx, Inspection, Observer, Policy, PoolShares, ReleaseWindow, Values,
 };
@@ -111,21 +112,30 @@ pub const OMO: Entry = Entry {
     name: "omo",
     summary: "OMO: lazy start of reduces and batch finish of maps, from a container-release predictor, over fair on unified containers",
     source: SOURCE,
+    runs_on: Models::SLOTS,
+    meant_for: Models::UNIFIED,
     build: |s, ctx| Ok(Box::new(Omo::build(s, ctx)?)),
+    check: None,
 };
 
 pub const OMO_LAZY: Entry = Entry {
     name: "omo-lazy",
     summary: "OMO with lazy start of reduces only (batch finish off)",
     source: "OMO (IEEE Access 2021), \"Lazy Start\" of Figs. 10 and 12",
+    runs_on: Models::SLOTS,
+    meant_for: Models::UNIFIED,
     build: |s, ctx| Ok(Box::new(Omo::build(s, ctx)?)),
+    check: None,
 };
 
 pub const OMO_BATCH: Entry = Entry {
     name: "omo-batch",
     summary: "OMO with batch finish of maps only (lazy start off: reduce stages start once no map is pending)",
     source: "OMO (IEEE Access 2021), \"Batch Finish\" of Figs. 11 and 12",
+    runs_on: Models::SLOTS,
+    meant_for: Models::UNIFIED,
     build: |s, ctx| Ok(Box::new(Omo::build(s, ctx)?)),
+    check: None,
 };
 
 /// Default T_w.
@@ -345,7 +355,7 @@ impl Omo {
                 // A started job can have pending maps again after a node
                 // failure re-opened them: its reduces may then not take the
                 // last free container, or its maps could never run.
-                let safe = w.model() == SlotModel::Typed
+                let safe = !w.capacity().kinds_share()
                     || job.maps_pending == 0
                     || w.early_reduces + 1 < w.cluster.total_slots();
                 job.reduces_pending > 0 && pool_takes_reduce(w, j) && safe
@@ -364,7 +374,7 @@ impl Omo {
         a_o: Option<f64>,
         d: u32,
     ) -> Option<JobId> {
-        let unified = w.model() == SlotModel::Unified;
+        let unified = w.capacity().kinds_share();
         // Reduces committed to jobs whose maps are still pending.
         let committed: u32 = if unified {
             w.active

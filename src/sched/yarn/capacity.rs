@@ -24,10 +24,11 @@
 //! (`DefaultResourceCalculator`), or memory and vcores by dominant share
 //! (`resource_calculator = "dominant"`).
 
-use super::calc::{Calc, R};
+use super::calc::Calc;
 use super::{Ask, Level, ASKS};
-use crate::model::{yarn_defaults, JobId, NodeId, SlotModel};
+use crate::model::{yarn_defaults, JobId, NodeId, Resource};
 use crate::sched::capacity::capacity_percents;
+use crate::model::Models;
 use crate::sched::registry::{Entry, DEFAULT_SLOWSTART};
 use crate::sched::settings::{ConfigError, Settings};
 use crate::sim::policy::{num, Headroom, Inspection, Policy};
@@ -55,7 +56,10 @@ pub const YARN_CAPACITY: Entry = Entry {
     name: "yarn-capacity",
     summary: "YARN CapacityScheduler: queues by used capacity, FIFO applications inside with user limits, AM resource limit, node-locality delay, reservations",
     source: "Hadoop 2.7.3 CapacityScheduler (slot_model = \"yarn\")",
+    runs_on: Models::YARN,
+    meant_for: Models::YARN,
     build: |s, _| Ok(Box::new(YarnCapacity::build(s)?)),
+    check: None,
 };
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -74,7 +78,7 @@ enum App {
 struct Resv {
     job: JobId,
     ask: Ask,
-    res: R,
+    res: Resource,
     pool: usize,
 }
 
@@ -89,18 +93,18 @@ pub struct YarnCapacity {
     /// queue charged), its scheduling opportunities and re-reservations
     /// per priority, what it has reserved and how many reservations.
     app: Vec<App>,
-    am: Vec<(R, usize)>,
+    am: Vec<(Resource, usize)>,
     opportunities: Vec<[i64; 3]>,
     rereservations: Vec<[i64; 3]>,
-    job_reserved: Vec<R>,
+    job_reserved: Vec<Resource>,
     n_reserved: Vec<[i64; 3]>,
     /// By node.
     reserved: Vec<Option<Resv>>,
     /// Reserved nodes, ascending.
     resv_nodes: Vec<NodeId>,
     /// By pool: reservations charged and AMs of active applications.
-    pool_reserved: Vec<R>,
-    pool_am: Vec<R>,
+    pool_reserved: Vec<Resource>,
+    pool_am: Vec<Resource>,
     /// An application came or went, or the cluster changed: activation
     /// is looked at again (`activateApplications`' triggers).
     dirty: bool,
@@ -111,7 +115,7 @@ pub struct YarnCapacity {
     user_ix: BTreeMap<(usize, String), usize>,
     job_user: Vec<Option<(usize, usize)>>,
     /// This heartbeat's tallies, by user index and by pool.
-    user_used: Vec<R>,
+    user_used: Vec<Resource>,
     user_active: Vec<bool>,
     pool_users: Vec<i64>,
     /// This heartbeat's applications, and each queue's active ones.
@@ -124,8 +128,8 @@ pub struct YarnCapacity {
     abs_max: Vec<f64>,
 }
 
-fn step() -> R {
-    R::from(yarn_defaults::MIN_ALLOCATION)
+fn step() -> Resource {
+    yarn_defaults::MIN_ALLOCATION
 }
 
 impl YarnCapacity {
@@ -194,10 +198,10 @@ impl YarnCapacity {
         let jobs = w.jobs.len();
         if self.app.len() < jobs {
             self.app.resize(jobs, App::Unseen);
-            self.am.resize(jobs, (R::ZERO, 0));
+            self.am.resize(jobs, (Resource::ZERO, 0));
             self.opportunities.resize(jobs, [0; 3]);
             self.rereservations.resize(jobs, [0; 3]);
-            self.job_reserved.resize(jobs, R::ZERO);
+            self.job_reserved.resize(jobs, Resource::ZERO);
             self.n_reserved.resize(jobs, [0; 3]);
             self.locations.resize(jobs, (u32::MAX, u64::MAX, 0));
             self.job_user.resize(jobs, None);
@@ -208,8 +212,8 @@ impl YarnCapacity {
         }
         let pools = w.pools.len();
         if self.pool_reserved.len() < pools {
-            self.pool_reserved.resize(pools, R::ZERO);
-            self.pool_am.resize(pools, R::ZERO);
+            self.pool_reserved.resize(pools, Resource::ZERO);
+            self.pool_am.resize(pools, Resource::ZERO);
             self.pool_users.resize(pools, 0);
             self.active.resize(pools, Vec::new());
         }
@@ -226,8 +230,8 @@ impl YarnCapacity {
         }
     }
 
-    fn cluster(w: &World) -> R {
-        R::from(w.cluster.capacity)
+    fn cluster(w: &World) -> Resource {
+        w.cluster.live
     }
 
     /// The queue's absolute capacity (`capacity / 100` in Java's float).
@@ -235,22 +239,22 @@ impl YarnCapacity {
         self.abs[p]
     }
 
-    fn queue_used(&self, w: &World, p: usize) -> R {
-        R::from(w.pool_stats[p].used).plus(self.pool_reserved[p])
+    fn queue_used(&self, w: &World, p: usize) -> Resource {
+        w.pool_stats[p].used + self.pool_reserved[p]
     }
 
-    fn root_used(&self, w: &World) -> R {
-        let reserved = self.pool_reserved.iter().fold(R::ZERO, |a, &r| a.plus(r));
-        R::from(w.cluster.used).plus(reserved)
+    fn root_used(&self, w: &World) -> Resource {
+        let reserved = self.pool_reserved.iter().fold(Resource::ZERO, |a, &r| a + r);
+        w.cluster.used + reserved
     }
 
     /// `ParentQueue.getResourceLimitsOfChild` under root, capped by the
     /// queue's maximum (100 %) as `LeafQueue.updateCurrentResourceLimits`
     /// does: what the queue may hold now.
-    fn queue_limit(&self, w: &World, p: usize) -> R {
+    fn queue_limit(&self, w: &World, p: usize) -> Resource {
         let (c, cluster) = (self.calc, Self::cluster(w));
         let max = c.times_down(cluster, self.abs_max[p], step());
-        let limit = cluster.minus(self.root_used(w)).plus(self.queue_used(w, p));
+        let limit = cluster - self.root_used(w) + self.queue_used(w, p);
         let limit = c.round_down(c.min(cluster, limit, max), step());
         c.min(cluster, max, limit)
     }
@@ -285,7 +289,7 @@ impl YarnCapacity {
             *p = 0;
         }
         for u in &mut self.user_used {
-            *u = R::ZERO;
+            *u = Resource::ZERO;
         }
         for a in &mut self.user_active {
             *a = false;
@@ -297,13 +301,11 @@ impl YarnCapacity {
             }
             let u = self.user_of(w, j);
             if self.user_used.len() <= u {
-                self.user_used.resize(u + 1, R::ZERO);
+                self.user_used.resize(u + 1, Resource::ZERO);
                 self.user_active.resize(u + 1, false);
             }
             let job = w.job(j);
-            self.user_used[u] = self.user_used[u]
-                .plus(R::from(job.used))
-                .plus(self.job_reserved[j as usize]);
+            self.user_used[u] += job.used + self.job_reserved[j as usize];
             if !self.user_active[u] && Self::asks(w, j) {
                 self.user_active[u] = true;
                 self.pool_users[job.pool as usize] += 1;
@@ -314,20 +316,20 @@ impl YarnCapacity {
 
     /// The normalised container of job `j` at `ask`, as this calculator
     /// normalises it (memory only: 1 vcore).
-    fn required(&self, w: &World, j: JobId, ask: Ask) -> R {
+    fn required(&self, w: &World, j: JobId, ask: Ask) -> Resource {
         let max = super::max_allocation(w);
         let r = super::asked(w, j, ask);
-        R::from(match self.calc {
+        match self.calc {
             Calc::Memory => super::normalize_memory(r, max),
             Calc::Dominant => super::normalize_both(r, max),
-        })
+        }
     }
 
     /// The AM resource an application is charged at activation (none for
     /// jobs run without an AM).
-    fn am_resource(&self, w: &World, j: JobId) -> R {
-        if w.tasks.am.is_zero() {
-            R::ZERO
+    fn am_resource(&self, w: &World, j: JobId) -> Resource {
+        if w.tasks.am_ask().is_zero() {
+            Resource::ZERO
         } else {
             self.required(w, j, Ask::Am)
         }
@@ -365,7 +367,7 @@ impl YarnCapacity {
                     continue;
                 }
                 let am = self.am_resource(w, j);
-                let over = |used: R, limit: R| c.gt(cluster, am.plus(used), limit);
+                let over = |used: Resource, limit: Resource| c.gt(cluster, am + used, limit);
                 if over(self.pool_am[p], am_limit) && active > 0 {
                     continue;
                 }
@@ -377,20 +379,20 @@ impl YarnCapacity {
                         self.app[k as usize] == App::Active
                             && self.job_user[k as usize] == Some((p, u))
                     })
-                    .fold(R::ZERO, |a, &k| a.plus(self.am[k as usize].0));
+                    .fold(Resource::ZERO, |a, &k| a + self.am[k as usize].0);
                 if over(user_am, user_am_limit) && active > 0 {
                     continue;
                 }
                 self.app[j as usize] = App::Active;
                 self.am[j as usize] = (am, p);
-                self.pool_am[p] = self.pool_am[p].plus(am);
+                self.pool_am[p] += am;
                 active += 1;
             }
         }
     }
 
     /// `LeafQueue.computeUserLimit`.
-    fn user_limit(&self, w: &World, p: usize, required: R) -> R {
+    fn user_limit(&self, w: &World, p: usize, required: Resource) -> Resource {
         let (c, cluster) = (self.calc, Self::cluster(w));
         let pool = &w.pools[p];
         let queue_cap = c.times_up(cluster, self.abs_capacity(p), step());
@@ -399,7 +401,7 @@ impl YarnCapacity {
         let current = if c.lt(cluster, used, queue_cap) {
             queue_cap
         } else {
-            used.plus(required)
+            used + required
         };
         let users = self.pool_users[p];
         let limit = c.max(
@@ -459,13 +461,13 @@ impl YarnCapacity {
     }
 
     /// `LeafQueue.shouldAllocOrReserveNewContainer`.
-    fn should_alloc_or_reserve(&self, w: &World, j: JobId, ask: Ask, required: R) -> bool {
+    fn should_alloc_or_reserve(&self, w: &World, j: JobId, ask: Ask, required: Resource) -> bool {
         let (a, jx) = (ask as usize, j as usize);
         let reserved = self.n_reserved[jx][a];
-        let max = R::from(super::max_allocation(w));
+        let max = super::max_allocation(w);
         let starvation = if reserved > 0 {
             let node_factor = self.calc.ratio(required, max);
-            let min_factor = self.calc.ratio(max.minus(step()), max);
+            let min_factor = self.calc.ratio(max - step(), max);
             ((self.rereservations[jx][a] as f32 / reserved as f32)
                 * (1.0 - node_factor.min(min_factor))) as i32 as i64
         } else {
@@ -479,8 +481,8 @@ impl YarnCapacity {
         match self.reserved[node as usize] {
             Some(_) => self.rereservations[j][a] += 1,
             None => {
-                self.job_reserved[j] = self.job_reserved[j].plus(resv.res);
-                self.pool_reserved[resv.pool] = self.pool_reserved[resv.pool].plus(resv.res);
+                self.job_reserved[j] += resv.res;
+                self.pool_reserved[resv.pool] += resv.res;
                 self.n_reserved[j][a] += 1;
                 self.rereservations[j][a] = 0;
                 let at = self.resv_nodes.partition_point(|&n| n < node);
@@ -496,8 +498,8 @@ impl YarnCapacity {
             return;
         };
         let (j, a) = (r.job as usize, r.ask as usize);
-        self.job_reserved[j] = self.job_reserved[j].minus(r.res);
-        self.pool_reserved[r.pool] = self.pool_reserved[r.pool].minus(r.res);
+        self.job_reserved[j] -= r.res;
+        self.pool_reserved[r.pool] -= r.res;
         self.n_reserved[j][a] -= 1;
         self.rereservations[j][a] = 0;
         if let Ok(at) = self.resv_nodes.binary_search(&node) {
@@ -507,7 +509,7 @@ impl YarnCapacity {
 
     /// `LeafQueue.findNodeToUnreserve`: job `j`'s first reservation at
     /// `ask` of at least `amount` (lowest node id first) is dropped.
-    fn unreserve_elsewhere(&mut self, w: &World, j: JobId, ask: Ask, amount: R) -> bool {
+    fn unreserve_elsewhere(&mut self, w: &World, j: JobId, ask: Ask, amount: Resource) -> bool {
         let cluster = Self::cluster(w);
         let found = self.resv_nodes.iter().copied().find(|&n| {
             self.reserved[n as usize].is_some_and(|r| {
@@ -532,20 +534,20 @@ impl YarnCapacity {
         hb: &mut Heartbeat<'_>,
         j: JobId,
         ask: Ask,
-        cap: R,
+        cap: Resource,
         level: Level,
         reserved: bool,
-        unreserve: R,
-    ) -> R {
+        unreserve: Resource,
+    ) -> Resource {
         let w = hb.world();
         let cluster = Self::cluster(w);
         let node = hb.node();
-        if self.calc.gt(cluster, cap, R::from(node.resource)) {
-            return R::ZERO;
+        if self.calc.gt(cluster, cap, node.capacity) {
+            return Resource::ZERO;
         }
         let should = self.should_alloc_or_reserve(w, j, ask, cap);
-        let fits = node.free_containers() > 0 && self.calc.fits(R::from(node.available()), cap) > 0;
-        let need_unreserve = self.calc.gt(cluster, unreserve, R::ZERO);
+        let fits = self.calc.fits(node.available(), cap) > 0;
+        let need_unreserve = self.calc.gt(cluster, unreserve, Resource::ZERO);
         let n = hb.node;
         if fits {
             if reserved {
@@ -558,7 +560,7 @@ impl YarnCapacity {
                     if need_unreserve { unreserve } else { cap },
                 )
             {
-                return R::ZERO;
+                return Resource::ZERO;
             }
             let rule = match (ask, level) {
                 (Ask::Reduce, _) => "yarn-capacity/reduce",
@@ -566,14 +568,14 @@ impl YarnCapacity {
                 (_, Level::RackLocal) => "yarn-capacity/rack-local",
                 (_, Level::OffSwitch) => "yarn-capacity/off-switch",
             };
-            if super::launch(hb, j, ask, cap.resource(), level, rule) {
+            if super::launch(hb, j, ask, cap.floor0(), level, rule) {
                 cap
             } else {
-                R::ZERO
+                Resource::ZERO
             }
         } else if should || reserved {
             if !reserved && need_unreserve {
-                return R::ZERO;
+                return Resource::ZERO;
             }
             let pool = hb.world().job(j).pool as usize;
             self.reserve(
@@ -587,7 +589,7 @@ impl YarnCapacity {
             );
             cap
         } else {
-            R::ZERO
+            Resource::ZERO
         }
     }
 
@@ -598,24 +600,24 @@ impl YarnCapacity {
         hb: &mut Heartbeat<'_>,
         j: JobId,
         ask: Ask,
-        cap: R,
+        cap: Resource,
         reserved: bool,
-        unreserve: R,
-    ) -> Option<(R, Level)> {
+        unreserve: Resource,
+    ) -> Option<(Resource, Level)> {
         for level in [Level::NodeLocal, Level::RackLocal] {
             if ask == Ask::Map
                 && super::has_local(hb, j, level)
                 && self.can_assign(hb.world(), j, ask, level, reserved)
             {
                 let got = self.assign_container(hb, j, ask, cap, level, reserved, unreserve);
-                if got != R::ZERO {
+                if got != Resource::ZERO {
                     return Some((got, level));
                 }
             }
         }
         if self.can_assign(hb.world(), j, ask, Level::OffSwitch, reserved) {
             let got = self.assign_container(hb, j, ask, cap, Level::OffSwitch, reserved, unreserve);
-            if got != R::ZERO {
+            if got != Resource::ZERO {
                 return Some((got, Level::OffSwitch));
             }
         }
@@ -631,11 +633,11 @@ impl YarnCapacity {
             self.unreserve(hb.node);
             return;
         }
-        self.assign_on_node(hb, r.job, r.ask, r.res, true, R::ZERO);
+        self.assign_on_node(hb, r.job, r.ask, r.res, true, Resource::ZERO);
     }
 
     /// `LeafQueue.assignContainers` on queue `p` within `limit`.
-    fn assign_leaf(&mut self, hb: &mut Heartbeat<'_>, p: usize, limit: R) -> Option<(R, Level)> {
+    fn assign_leaf(&mut self, hb: &mut Heartbeat<'_>, p: usize, limit: Resource) -> Option<(Resource, Level)> {
         let active = std::mem::take(&mut self.active[p]);
         let got = self.assign_leaf_apps(hb, p, limit, &active);
         self.active[p] = active;
@@ -646,9 +648,9 @@ impl YarnCapacity {
         &mut self,
         hb: &mut Heartbeat<'_>,
         p: usize,
-        limit: R,
+        limit: Resource,
         active: &[JobId],
-    ) -> Option<(R, Level)> {
+    ) -> Option<(Resource, Level)> {
         let c = self.calc;
         for &j in active {
             for ask in ASKS {
@@ -659,17 +661,17 @@ impl YarnCapacity {
                 let cluster = Self::cluster(w);
                 let required = self.required(w, j, ask);
                 let user_limit = self.user_limit(w, p, required);
-                let mut unreserve = R::ZERO;
+                let mut unreserve = Resource::ZERO;
                 // canAssignToThisQueue
                 let queue_max = c.times_down(cluster, self.abs_max[p], step());
                 let current = c.min(cluster, queue_max, limit);
-                let total = self.queue_used(w, p).plus(required);
+                let total = self.queue_used(w, p) + required;
                 let app_reserved = self.job_reserved[j as usize];
                 if c.gt(cluster, total, current) {
-                    if c.gt(cluster, app_reserved, R::ZERO)
-                        && c.lt(cluster, total.minus(app_reserved), current)
+                    if c.gt(cluster, app_reserved, Resource::ZERO)
+                        && c.lt(cluster, total - app_reserved, current)
                     {
-                        unreserve = total.minus(current);
+                        unreserve = total - current;
                     } else {
                         return None;
                     }
@@ -678,8 +680,8 @@ impl YarnCapacity {
                 let u = self.user_of(w, j);
                 let user_used = self.user_used[u];
                 if c.gt(cluster, user_used, user_limit) {
-                    if !c.gt(cluster, user_used.minus(app_reserved), user_limit) {
-                        unreserve = c.max(cluster, unreserve, user_used.minus(user_limit));
+                    if !c.gt(cluster, user_used - app_reserved, user_limit) {
+                        unreserve = c.max(cluster, unreserve, user_used - user_limit);
                     } else {
                         break;
                     }
@@ -694,7 +696,7 @@ impl YarnCapacity {
                     self.opportunities[j as usize][ask as usize] = 0;
                 }
                 // The user's tally follows (`allocateResource`).
-                self.user_used[u] = self.user_used[u].plus(got);
+                self.user_used[u] += got;
                 return Some((got, level));
             }
         }
@@ -710,18 +712,17 @@ impl YarnCapacity {
             let w = hb.world();
             let cluster = Self::cluster(w);
             if self.reserved[hb.node as usize].is_some()
-                || c.lt(cluster, R::from(hb.node().available()), step())
-                || hb.node().free_containers() == 0
+                || c.lt(cluster, hb.node().available(), step())
             {
                 return;
             }
             // Root's own limit: the cluster.
-            let total = self.root_used(w).plus(step());
+            let total = self.root_used(w) + step();
             let limit = c.times_down(cluster, 1.0, step());
             if c.gt(cluster, total, limit) {
-                let reserved = self.pool_reserved.iter().fold(R::ZERO, |a, &r| a.plus(r));
-                if !(c.gt(cluster, reserved, R::ZERO)
-                    && c.lt(cluster, total.minus(reserved), limit))
+                let reserved = self.pool_reserved.iter().fold(Resource::ZERO, |a, &r| a + r);
+                if !(c.gt(cluster, reserved, Resource::ZERO)
+                    && c.lt(cluster, total - reserved, limit))
                 {
                     return;
                 }
@@ -733,7 +734,7 @@ impl YarnCapacity {
                     continue;
                 }
                 let guaranteed = cluster.times(self.abs_capacity(p));
-                let used = if guaranteed == R::ZERO {
+                let used = if guaranteed == Resource::ZERO {
                     0.0
                 } else {
                     c.divide(cluster, self.queue_used(w, p), guaranteed)
@@ -781,10 +782,10 @@ impl YarnCapacity {
         }
         if self.app[jx] == App::Active {
             let (am, p) = self.am[jx];
-            self.pool_am[p] = self.pool_am[p].minus(am);
+            self.pool_am[p] -= am;
         }
         self.app[jx] = App::Unseen;
-        self.am[jx] = (R::ZERO, 0);
+        self.am[jx] = (Resource::ZERO, 0);
         let held: Vec<NodeId> = self
             .resv_nodes
             .iter()
@@ -816,7 +817,7 @@ impl Policy for YarnCapacity {
             let p = w.job(j).pool as usize;
             self.app[j as usize] = App::Active;
             self.am[j as usize] = (am, p);
-            self.pool_am[p] = self.pool_am[p].plus(am);
+            self.pool_am[p] += am;
         }
         self.dirty = true;
     }
@@ -834,16 +835,16 @@ impl Policy for YarnCapacity {
         let p = w.job(j).pool as usize;
         if self.app[jx] == App::Active && self.am[jx].1 != p {
             let (am, old) = self.am[jx];
-            self.pool_am[old] = self.pool_am[old].minus(am);
-            self.pool_am[p] = self.pool_am[p].plus(am);
+            self.pool_am[old] -= am;
+            self.pool_am[p] += am;
             self.am[jx].1 = p;
         }
         for i in 0..self.resv_nodes.len() {
             let n = self.resv_nodes[i] as usize;
             if let Some(r) = self.reserved[n].as_mut() {
                 if r.job == j && r.pool != p {
-                    self.pool_reserved[r.pool] = self.pool_reserved[r.pool].minus(r.res);
-                    self.pool_reserved[p] = self.pool_reserved[p].plus(r.res);
+                    self.pool_reserved[r.pool] -= r.res;
+                    self.pool_reserved[p] += r.res;
                     r.pool = p;
                 }
             }
@@ -867,7 +868,7 @@ impl Policy for YarnCapacity {
     /// counts a re-reservation. (It schedules nothing else on a node with
     /// less than the minimum allocation free, nor does the engine offer it.)
     fn maintain(&mut self, hb: &mut Heartbeat<'_>) {
-        if hb.node().has_free_slot(SlotModel::Yarn) {
+        if hb.node().admits_any(hb.capacity()) {
             return;
         }
         let n = hb.node as usize;
@@ -890,8 +891,8 @@ impl Policy for YarnCapacity {
         }
         let w = hb.world();
         if self.reserved[hb.node as usize].is_none()
-            && self.calc.fits(R::from(hb.node().available()), step()) > 0
-            && w.cluster.capacity.mb > 0
+            && self.calc.fits(hb.node().available(), step()) > 0
+            && w.cluster.live.mb() > 0
         {
             self.assign_root(hb);
         }
@@ -904,7 +905,7 @@ impl Policy for YarnCapacity {
         let p = w.job(j).pool as usize;
         let c = self.calc;
         let user = &w.job(j).user;
-        let mut used = R::ZERO;
+        let mut used = Resource::ZERO;
         for &k in w.awaiting_setup.iter().chain(&w.active) {
             let job = w.job(k);
             if job.pool as usize == p && &job.user == user {
@@ -913,21 +914,21 @@ impl Policy for YarnCapacity {
                     .get(k as usize)
                     .copied()
                     .unwrap_or_default();
-                used = used.plus(R::from(job.used)).plus(reserved);
+                used += job.used + reserved;
             }
         }
         let (limit, queue) = if p < self.pool_reserved.len() {
             let required = self.required(w, j, Ask::Map);
             (
                 self.user_limit(w, p, required),
-                self.queue_limit(w, p).minus(self.queue_used(w, p)),
+                self.queue_limit(w, p) - self.queue_used(w, p),
             )
         } else {
-            (R::ZERO, R::ZERO)
+            (Resource::ZERO, Resource::ZERO)
         };
-        let room = c.round_down(limit.minus(used).component_min(queue), step());
+        let room = c.round_down((limit - used).min_each(queue), step());
         Headroom {
-            available: room.resource(),
+            available: room.floor0(),
             cpu: c == Calc::Dominant,
         }
     }
@@ -942,15 +943,15 @@ impl Policy for YarnCapacity {
                 if p < self.pool_reserved.len() {
                     let guaranteed = cluster.times(f64::from(percents[p] as f32 / 100.0));
                     let used = self.queue_used(w, p);
-                    if guaranteed != R::ZERO {
+                    if guaranteed != Resource::ZERO {
                         v.insert(
                             "used_capacity",
                             num(f64::from(self.calc.divide(cluster, used, guaranteed))),
                         );
                     }
-                    v.insert("reserved_mb", self.pool_reserved[p].mb);
-                    v.insert("am_charged_mb", self.pool_am[p].mb);
-                    v.insert("limit_mb", self.queue_limit(w, p).mb);
+                    v.insert("reserved_mb", self.pool_reserved[p].mb());
+                    v.insert("am_charged_mb", self.pool_am[p].mb());
+                    v.insert("limit_mb", self.queue_limit(w, p).mb());
                 }
             }
         }

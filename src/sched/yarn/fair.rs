@@ -15,7 +15,8 @@
 //! of the queue's fair share.
 
 use super::{Ask, Level, ASKS};
-use crate::model::{JobId, NodeId, QueuePolicy, Resource, SlotModel};
+use crate::model::{JobId, NodeId, QueuePolicy, Resource};
+use crate::model::Models;
 use crate::sched::registry::{Entry, DEFAULT_SLOWSTART};
 use crate::sched::settings::{ConfigError, Settings};
 use crate::sim::policy::{num, Headroom, Inspection, Policy, Values};
@@ -43,7 +44,10 @@ pub const YARN_FAIR: Entry = Entry {
     name: "yarn-fair",
     summary: "YARN FairScheduler: queues and applications by fair share of memory (fair) or dominant share (drf), one container per heartbeat, reservations, AM share limit",
     source: "Hadoop 2.7.3 FairScheduler; DRF: Ghodsi et al., NSDI 2011 (slot_model = \"yarn\")",
+    runs_on: Models::YARN,
+    meant_for: Models::YARN,
     build: |s, _| Ok(Box::new(YarnFair::build(s)?)),
+    check: None,
 };
 
 /// Delay scheduling's state for one application and priority.
@@ -200,7 +204,7 @@ impl YarnFair {
                 continue;
             }
             let res = super::normalize_both(super::asked(w, j, ask), max);
-            if !res.fits_in(hb.node().resource) {
+            if !res.fits_in(hb.node().capacity) {
                 continue;
             }
             self.delay_mut(j, ask).opportunities += 1;
@@ -239,7 +243,7 @@ impl YarnFair {
         level: Level,
     ) -> Option<bool> {
         let node = hb.node();
-        if !res.fits_in(node.available()) || node.free_containers() == 0 {
+        if !res.fits_in(node.available()) {
             if !fits_in_max_share(hb.world(), j, res) {
                 return None;
             }
@@ -266,14 +270,14 @@ impl YarnFair {
         }
         let pool = w.job(j).pool as usize;
         let fair = shares.fair[pool];
-        let limit = Resource::new(
-            (f64::from(fair.mb) * self.max_am_share) as u32,
-            (f64::from(fair.vcores) * self.max_am_share) as u32,
+        let limit = Resource::memory(
+            (fair.mb() as f64 * self.max_am_share) as i64,
+            (fair.vcores() as f64 * self.max_am_share) as i64,
         );
-        let after = w.pool_stats[pool].am_used.plus(am);
+        let after = w.pool_stats[pool].am_used + am;
         // The queue's policy's `checkIfAMResourceUsageOverLimit`.
         match self.queue_policy(w, pool) {
-            QueuePolicy::Fair | QueuePolicy::Fifo => after.mb <= limit.mb,
+            QueuePolicy::Fair | QueuePolicy::Fifo => after.mb() <= limit.mb(),
             QueuePolicy::Drf => after.fits_in(limit),
         }
     }
@@ -303,7 +307,7 @@ impl YarnFair {
     /// Said once, as the run's error, unless the limit is off.
     fn check_queues(&mut self, w: &World) {
         self.checked = true;
-        if self.policy != QueuePolicy::Fair || self.max_am_share < 0.0 || w.tasks.am.vcores == 0 {
+        if self.policy != QueuePolicy::Fair || self.max_am_share < 0.0 || w.tasks.am_ask().vcores() == 0 {
             return;
         }
         if let Some(q) = w
@@ -336,24 +340,24 @@ fn share_key(policy: QueuePolicy, cluster: Resource, s: Sortable) -> Key {
         QueuePolicy::Fifo => (1, 0.0, 0.0),
         QueuePolicy::Fair => {
             // Resources.min/max under DefaultResourceCalculator: by memory.
-            let min_share = if s.min.mb <= s.demand.mb {
+            let min_share = if s.min.mb() <= s.demand.mb() {
                 s.min
             } else {
                 s.demand
             };
-            if s.used.mb < min_share.mb {
-                let ratio = f64::from(s.used.mb) / f64::from(min_share.mb.max(1));
+            if s.used.mb() < min_share.mb() {
+                let ratio = s.used.mb() as f64 / min_share.mb().max(1) as f64;
                 (0, ratio, 0.0)
             } else {
-                (1, f64::from(s.used.mb as f32 / s.weight as f32), 0.0)
+                (1, f64::from(s.used.mb() as f32 / s.weight as f32), 0.0)
             }
         }
         QueuePolicy::Drf => {
             let (of_cluster, cpu_first) = drf_ordered(s.used, cluster, s.weight);
             // usage over the minimum share, per resource (neutral
             // weights; 0 over 0 is NaN, never below 1: not needy).
-            let mem = s.used.mb as f32 / s.min.mb as f32;
-            let cpu = s.used.vcores as f32 / s.min.vcores as f32;
+            let mem = s.used.mb() as f32 / s.min.mb() as f32;
+            let cpu = s.used.vcores() as f32 / s.min.vcores() as f32;
             let of_min = if cpu_first { (cpu, mem) } else { (mem, cpu) };
             if of_min.0 < 1.0 {
                 (0, f64::from(of_min.0), f64::from(of_min.1))
@@ -403,10 +407,7 @@ fn app_demand(w: &World, j: JobId) -> Resource {
             Ask::Map => job.maps_pending,
         };
         let c = super::normalize_both(super::asked(w, j, ask), max);
-        d = d.plus(Resource::new(
-            c.mb.saturating_mul(n),
-            c.vcores.saturating_mul(n),
-        ));
+        d += c * i64::from(n);
     }
     d
 }
@@ -415,10 +416,7 @@ fn app_demand(w: &World, j: JobId) -> Resource {
 /// within its maximum (root has none).
 fn fits_in_max_share(w: &World, j: JobId, add: Resource) -> bool {
     let p = w.job(j).pool as usize;
-    w.pool_stats[p]
-        .used
-        .plus(add)
-        .fits_in(w.pools[p].max_resources)
+    (w.pool_stats[p].used + add).fits_in(w.pools[p].max_resources)
 }
 
 /// A comparator key: 0 for needy, 1 for not, then the two ratios.
@@ -434,8 +432,8 @@ fn cmp_keys(a: Key, b: Key) -> Ordering {
 /// the dominant one (`calculateShares`' resource order).
 fn drf_ordered(used: Resource, cluster: Resource, weight: f64) -> ((f32, f32), bool) {
     let w = weight as f32;
-    let mem = used.mb as f32 / (cluster.mb as f32 * w);
-    let cpu = used.vcores as f32 / (cluster.vcores as f32 * w);
+    let mem = used.mb() as f32 / (cluster.mb() as f32 * w);
+    let cpu = used.vcores() as f32 / (cluster.vcores() as f32 * w);
     if mem >= cpu {
         ((mem, cpu), false)
     } else {
@@ -464,8 +462,8 @@ struct Shares {
 #[derive(Clone, Copy, Debug)]
 pub struct Sched {
     pub weight: f64,
-    pub min: u32,
-    pub max: u32,
+    pub min: i64,
+    pub max: i64,
     pub active: bool,
 }
 
@@ -475,7 +473,7 @@ impl Sched {
         Sched {
             weight,
             min: 0,
-            max: i32::MAX as u32,
+            max: i32::MAX.into(),
             active: true,
         }
     }
@@ -483,13 +481,13 @@ impl Sched {
     /// `computeShare`: weight × ratio within [min, max], truncated.
     fn share(&self, ratio: f64) -> i64 {
         let share = f64::from(self.weight as f32) * ratio;
-        share.max(f64::from(self.min)).min(f64::from(self.max)) as i32 as i64
+        share.max(self.min as f64).min(self.max as f64) as i32 as i64
     }
 
     /// `getFairShareIfFixed` (instantaneous shares): 0 with no maximum,
     /// when inactive, or, with no weight, the minimum; None if it is to be
     /// computed.
-    fn fixed(&self) -> Option<u32> {
+    fn fixed(&self) -> Option<i64> {
         if self.max == 0 || !self.active {
             Some(0)
         } else if self.weight as f32 <= 0.0 {
@@ -504,22 +502,22 @@ impl Sched {
 /// weight-to-resource ratio Hadoop's binary search finds for the rest of
 /// `total` (at most their maximums), each share weight × ratio within its
 /// minimum and maximum, truncated to an int.
-pub fn compute_shares(scheds: &[Sched], total: u32) -> Vec<u32> {
-    let mut out: Vec<u32> = scheds.iter().map(|s| s.fixed().unwrap_or(0)).collect();
+pub fn compute_shares(scheds: &[Sched], total: i64) -> Vec<i64> {
+    let mut out: Vec<i64> = scheds.iter().map(|s| s.fixed().unwrap_or(0)).collect();
     let taken = scheds
         .iter()
         .filter_map(Sched::fixed)
-        .fold(0i64, |a, x| (a + i64::from(x)).min(i64::from(i32::MAX)));
+        .fold(0i64, |a, x| (a + x).min(i64::from(i32::MAX)));
     let rest: Vec<usize> = (0..scheds.len())
         .filter(|&i| scheds[i].fixed().is_none())
         .collect();
     if rest.is_empty() {
         return out;
     }
-    let max_total = rest.iter().fold(0i64, |a, &i| {
-        (a + i64::from(scheds[i].max)).min(i64::from(i32::MAX))
-    });
-    let total = (i64::from(total) - taken).max(0).min(max_total);
+    let max_total = rest
+        .iter()
+        .fold(0i64, |a, &i| (a + scheds[i].max).min(i64::from(i32::MAX)));
+    let total = (total - taken).max(0).min(max_total);
     let used = |r: f64| -> i64 { rest.iter().map(|&i| scheds[i].share(r)).sum() };
     let mut r_max = 1.0;
     while used(r_max) < total {
@@ -539,7 +537,7 @@ pub fn compute_shares(scheds: &[Sched], total: u32) -> Vec<u32> {
         }
     }
     for &i in &rest {
-        out[i] = scheds[i].share(right) as u32;
+        out[i] = scheds[i].share(right);
     }
     out
 }
@@ -553,7 +551,7 @@ fn cached_shares<'a>(
 ) -> std::cell::Ref<'a, Shares> {
     let fresh = {
         let c = cache.borrow();
-        c.from.0 == w.cluster.capacity
+        c.from.0 == w.cluster.live
             && c.from.1.len() == w.pool_stats.len()
             && c.from
                 .1
@@ -568,7 +566,7 @@ fn cached_shares<'a>(
 }
 
 fn shares(w: &World, policy: QueuePolicy) -> Shares {
-    let scheds = |of: fn(Resource) -> u32| -> Vec<Sched> {
+    let scheds = |of: fn(Resource) -> i64| -> Vec<Sched> {
         w.pools
             .iter()
             .zip(&w.pool_stats)
@@ -580,9 +578,9 @@ fn shares(w: &World, policy: QueuePolicy) -> Shares {
             })
             .collect()
     };
-    let mem = compute_shares(&scheds(|r| r.mb), w.cluster.capacity.mb);
+    let mem = compute_shares(&scheds(|r| r.mb()), w.cluster.live.mb());
     let cpu = match policy {
-        QueuePolicy::Drf => compute_shares(&scheds(|r| r.vcores), w.cluster.capacity.vcores),
+        QueuePolicy::Drf => compute_shares(&scheds(|r| r.vcores()), w.cluster.live.vcores()),
         // FairSharePolicy computes memory shares only.
         QueuePolicy::Fair | QueuePolicy::Fifo => vec![0; w.pools.len()],
     };
@@ -590,10 +588,10 @@ fn shares(w: &World, policy: QueuePolicy) -> Shares {
         fair: mem
             .into_iter()
             .zip(cpu)
-            .map(|(m, c)| Resource::new(m, c))
+            .map(|(m, c)| Resource::memory(m, c))
             .collect(),
         from: (
-            w.cluster.capacity,
+            w.cluster.live,
             w.pool_stats.iter().map(|s| s.runnable_jobs > 0).collect(),
         ),
     }
@@ -623,7 +621,7 @@ impl Policy for YarnFair {
     /// offer (less than the minimum allocation free). Once the node is
     /// reserved the walk is a check of its reservation.
     fn maintain(&mut self, hb: &mut Heartbeat<'_>) {
-        if !hb.node().has_free_slot(SlotModel::Yarn) {
+        if !hb.node().admits_any(hb.capacity()) {
             self.heartbeat(hb);
         }
     }
@@ -655,19 +653,17 @@ impl Policy for YarnFair {
         let used = w.pool_stats[pool].used;
         let max = w.pools[pool].max_resources;
         // What the cluster has free, within the queue's maximum.
-        let free = w
-            .cluster
-            .capacity
-            .minus(w.cluster.used)
-            .min_each(max.minus(used));
-        let mb = free.mb.min(fair.mb.saturating_sub(used.mb));
+        let free = (w.cluster.live - w.cluster.used)
+            .floor0()
+            .min_each((max - used).floor0());
+        let mb = free.mb().min((fair.mb() - used.mb()).max(0));
         // The queue's policy's `getHeadroom`.
         let vcores = match self.queue_policy(w, pool) {
-            QueuePolicy::Fair | QueuePolicy::Fifo => free.vcores,
-            QueuePolicy::Drf => free.vcores.min(fair.vcores.saturating_sub(used.vcores)),
+            QueuePolicy::Fair | QueuePolicy::Fifo => free.vcores(),
+            QueuePolicy::Drf => free.vcores().min((fair.vcores() - used.vcores()).max(0)),
         };
         Headroom {
-            available: Resource::new(mb, vcores),
+            available: Resource::memory(mb, vcores),
             cpu: true,
         }
     }
@@ -677,17 +673,17 @@ impl Policy for YarnFair {
         let shares = cached_shares(&self.shares, w, self.policy);
         for (p, pool) in w.pools.iter().enumerate() {
             if let Some(v) = i.pools.get_mut(&pool.name) {
-                v.insert("fair_share_mb", shares.fair[p].mb);
+                v.insert("fair_share_mb", shares.fair[p].mb());
                 if self.policy == QueuePolicy::Drf {
-                    v.insert("fair_share_vcores", shares.fair[p].vcores);
+                    v.insert("fair_share_vcores", shares.fair[p].vcores());
                 }
                 if !pool.min_resources.is_zero() {
-                    v.insert("min_share_mb", pool.min_resources.mb);
-                    v.insert("min_share_vcores", pool.min_resources.vcores);
+                    v.insert("min_share_mb", pool.min_resources.mb());
+                    v.insert("min_share_vcores", pool.min_resources.vcores());
                 }
                 if pool.max_resources != Resource::UNLIMITED {
-                    v.insert("max_share_mb", pool.max_resources.mb);
-                    v.insert("max_share_vcores", pool.max_resources.vcores);
+                    v.insert("max_share_mb", pool.max_resources.mb());
+                    v.insert("max_share_vcores", pool.max_resources.vcores());
                 }
             }
         }
@@ -732,7 +728,7 @@ impl YarnFair {
 
     fn assign_root(&mut self, hb: &mut Heartbeat<'_>, shares: &Shares) -> Option<bool> {
         let w = hb.world();
-        let cluster = w.cluster.capacity;
+        let cluster = w.cluster.live;
         // Queues in order (their sort keys computed once; queues all start
         // at 0, as FSQueue.getStartTime, so ties go by name), then each
         // queue's applications by (key, start time, name). Buffers are kept
@@ -751,7 +747,7 @@ impl YarnFair {
             has_apps[p] = true;
             // `FSLeafQueue.updateDemand`, needed only against a minimum.
             if !w.pools[p].min_resources.is_zero() {
-                demand[p] = demand[p].plus(app_demand(w, j));
+                demand[p] += app_demand(w, j);
             }
         }
         queues.clear();
@@ -817,15 +813,15 @@ impl YarnFair {
 /// vcores and its AM's state, per pool what its containers and AMs hold.
 pub fn usage_inspection(w: &World) -> Inspection {
     let mut i = Inspection::default();
-    let cap = w.cluster.capacity;
-    i.cluster.insert("used_mb", w.cluster.used.mb);
-    i.cluster.insert("capacity_mb", cap.mb);
-    i.cluster.insert("used_vcores", w.cluster.used.vcores);
-    i.cluster.insert("capacity_vcores", cap.vcores);
+    let cap = w.cluster.live;
+    i.cluster.insert("used_mb", w.cluster.used.mb());
+    i.cluster.insert("capacity_mb", cap.mb());
+    i.cluster.insert("used_vcores", w.cluster.used.vcores());
+    i.cluster.insert("capacity_vcores", cap.vcores());
     for j in super::apps(w) {
         let job = w.job(j);
         let mut v = Values::new();
-        let am = if w.awaiting_setup.binary_search(&j).is_ok() {
+        let am = if w.awaiting_am.binary_search(&j).is_ok() {
             "waiting"
         } else if job.am_ready.is_some() {
             "running"
@@ -833,8 +829,8 @@ pub fn usage_inspection(w: &World) -> Inspection {
             "none"
         };
         v.insert("am", am);
-        v.insert("used_mb", job.used.mb);
-        v.insert("used_vcores", job.used.vcores);
+        v.insert("used_mb", job.used.mb());
+        v.insert("used_vcores", job.used.vcores());
         v.insert(
             "dominant_share",
             num(f64::from(drf_shares(job.used, cap, 1.0).0)),
@@ -849,9 +845,9 @@ pub fn usage_inspection(w: &World) -> Inspection {
             continue;
         }
         let mut v = Values::new();
-        v.insert("used_mb", s.used.mb);
-        v.insert("used_vcores", s.used.vcores);
-        v.insert("am_used_mb", s.am_used.mb);
+        v.insert("used_mb", s.used.mb());
+        v.insert("used_vcores", s.used.vcores());
+        v.insert("am_used_mb", s.am_used.mb());
         v.insert(
             "dominant_share",
             num(f64::from(drf_shares(s.used, cap, 1.0).0)),
@@ -866,7 +862,7 @@ pub fn usage_inspection(w: &World) -> Inspection {
 mod tests {
     use super::*;
 
-    fn scheds(list: &[(u32, u32, f64)]) -> Vec<Sched> {
+    fn scheds(list: &[(i64, i64, f64)]) -> Vec<Sched> {
         list.iter()
             .map(|&(min, max, weight)| Sched {
                 weight,
@@ -881,7 +877,7 @@ mod tests {
     /// minimum, Integer.MAX_VALUE as maximum, weight 1).
     #[test]
     fn compute_fair_shares_as_hadoop_tests_them() {
-        const NO_MAX: u32 = i32::MAX as u32;
+        const NO_MAX: i64 = i32::MAX as i64;
         let w = |ws: &[f64]| ws.iter().map(|&x| Sched::weighted(x)).collect::<Vec<_>>();
         // testEqualSharing
         assert_eq!(compute_shares(&w(&[1.0; 4]), 40), [10, 10, 10, 10]);
@@ -979,7 +975,7 @@ mod tests {
     /// testDifferentDominantResource, testOneIsNeedy and testBothAreNeedy.
     #[test]
     fn hadoop_drf_policy_shares_and_order() {
-        let (d, o) = drf_shares(Resource::new(10, 5), Resource::new(100, 10), 1.0);
+        let (d, o) = drf_shares(Resource::memory(10, 5), Resource::memory(100, 10), 1.0);
         assert_eq!((d, o), (0.5, 0.1));
         let p = YarnFair {
             policy: QueuePolicy::Drf,
@@ -987,21 +983,21 @@ mod tests {
         };
         let s = |mb, vc, min_mb, min_vc| {
             let s = Sortable {
-                used: Resource::new(mb, vc),
+                used: Resource::memory(mb, vc),
                 weight: 1.0,
-                min: Resource::new(min_mb, min_vc),
+                min: Resource::memory(min_mb, min_vc),
                 demand: Resource::UNLIMITED,
             };
             (s, 0u64, "")
         };
-        let c = Resource::new(8000, 4);
+        let c = Resource::memory(8000, 4);
         assert_eq!(p.cmp(c, s(1000, 1, 0, 0), s(2000, 1, 0, 0)), Ordering::Less);
-        let c = Resource::new(8000, 8);
+        let c = Resource::memory(8000, 8);
         assert_eq!(p.cmp(c, s(4000, 3, 0, 0), s(2000, 5, 0, 0)), Ordering::Less);
         // testOneIsNeedy: 5 of a 6-vcore minimum is needy, goes first.
         assert_eq!(p.cmp(c, s(2000, 5, 0, 6), s(4000, 3, 0, 0)), Ordering::Less);
         // testBothAreNeedy: by dominant share, then by share of minimum.
-        let c = Resource::new(8000, 100);
+        let c = Resource::memory(8000, 100);
         assert_eq!(p.cmp(c, s(2000, 5, 0, 0), s(4000, 3, 0, 0)), Ordering::Less);
         assert_eq!(
             p.cmp(c, s(2000, 5, 3000, 6), s(4000, 3, 5000, 4)),
@@ -1014,13 +1010,13 @@ mod tests {
     #[test]
     fn fair_policy_puts_needy_queues_first() {
         let p = with_thresholds(-1.0, -1.0);
-        let c = Resource::new(10_240, 10);
-        let q = |mb: u32, min: u32, demand: u32, weight: f64| {
+        let c = Resource::memory(10_240, 10);
+        let q = |mb: i64, min: i64, demand: i64, weight: f64| {
             let s = Sortable {
-                used: Resource::new(mb, 1),
+                used: Resource::memory(mb, 1),
                 weight,
-                min: Resource::new(min, 0),
-                demand: Resource::new(demand, 10),
+                min: Resource::memory(min, 0),
+                demand: Resource::memory(demand, 10),
             };
             (s, 0u64, "")
         };

@@ -11,6 +11,7 @@
 
 use super::{Ask, Level, ASKS};
 use crate::model::{yarn_defaults, NodeId, Resource};
+use crate::model::Models;
 use crate::sched::registry::{Entry, DEFAULT_SLOWSTART};
 use crate::sched::settings::{ConfigError, Settings};
 use crate::sim::policy::{Inspection, Policy};
@@ -27,7 +28,10 @@ pub const YARN_FIFO: Entry = Entry {
     name: "yarn-fifo",
     summary: "YARN FifoScheduler: applications in submission order, AM then reduces then maps, node-local then rack-local then off-switch, as many containers as memory holds",
     source: "Hadoop 2.7.3 FifoScheduler (slot_model = \"yarn\")",
+    runs_on: Models::YARN,
+    meant_for: Models::YARN,
     build: |s, _| Ok(Box::new(YarnFifo::build(s)?)),
+    check: None,
 };
 
 pub struct YarnFifo {
@@ -50,8 +54,7 @@ impl YarnFifo {
 
 /// Containers of `res` the node's free memory holds.
 fn fit(hb: &Heartbeat<'_>, res: Resource) -> u32 {
-    let n = hb.node();
-    (n.available().mb / res.mb.max(1)).min(n.free_containers())
+    hb.capacity().admits_n(hb.node().free(), res)
 }
 
 impl Policy for YarnFifo {
@@ -64,12 +67,12 @@ impl Policy for YarnFifo {
     }
 
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
-        let min = yarn_defaults::MIN_ALLOCATION.mb;
+        let min = yarn_defaults::MIN_ALLOCATION.mb();
         let max = super::max_allocation(hb.world());
         let mut apps = std::mem::take(&mut self.apps);
         super::apps_into(hb.world(), &mut apps);
         for &j in &apps {
-            if hb.node().available().mb < min {
+            if hb.node().available().mb() < min {
                 break;
             }
             for ask in ASKS {

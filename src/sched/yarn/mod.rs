@@ -14,7 +14,7 @@ pub mod capacity;
 pub mod fair;
 pub mod fifo;
 
-use crate::model::{yarn_defaults, JobId, Resource, SlotModel};
+use crate::model::{yarn_defaults, JobId, Resource};
 use crate::sim::{Heartbeat, Kind, Locality, World};
 
 /// An application's requests at one priority, in the order the RM tries
@@ -55,39 +55,13 @@ impl Level {
     }
 }
 
-/// The YARN policies refuse other slot models, and the others refuse
-/// yarn: a YARN scheduler allocates memory and vcores, an MRv1 one slots.
-pub fn check_model(policy: &str, model: SlotModel) -> Result<(), String> {
-    let yarn_policy = policy.starts_with("yarn-");
-    match (yarn_policy, model == SlotModel::Yarn) {
-        (true, false) => Err(format!(
-            "{policy} allocates YARN containers by memory and vcores; expected cluster.slot_model = \"yarn\""
-        )),
-        (false, true) => Err(format!(
-            "{policy} {}; under cluster.slot_model = \"yarn\" the policies are {}",
-            if policy == "external" {
-                "speaks protocol 1, whose heartbeats offer slots, not memory and vcores"
-            } else {
-                "schedules Hadoop 1.x slots"
-            },
-            crate::sched::POLICIES
-                .iter()
-                .filter(|e| e.name.starts_with("yarn-"))
-                .map(|e| e.name)
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
-        _ => Ok(()),
-    }
-}
-
 /// `SchedulerUtils.normalizeRequest` with `DefaultResourceCalculator`
 /// (FifoScheduler, CapacityScheduler's default): memory rounded up to a
 /// multiple of the minimum allocation, at least it, at most the maximum;
 /// vcores are not kept (`createResource(memory)`: 1).
 pub fn normalize_memory(ask: Resource, max: Resource) -> Resource {
-    let min = yarn_defaults::MIN_ALLOCATION.mb;
-    Resource::new(round_up(ask.mb.max(min), min).min(max.mb), 1)
+    let min = yarn_defaults::MIN_ALLOCATION.mb();
+    Resource::memory(round_up(ask.mb().max(min), min).min(max.mb()), 1)
 }
 
 /// The same with `DominantResourceCalculator` (FairScheduler): both
@@ -95,17 +69,17 @@ pub fn normalize_memory(ask: Resource, max: Resource) -> Resource {
 /// minimum's, 1024 MB and 1 vcore, by default).
 pub fn normalize_both(ask: Resource, max: Resource) -> Resource {
     let min = yarn_defaults::MIN_ALLOCATION;
-    Resource::new(
-        round_up(ask.mb.max(min.mb), min.mb).min(max.mb),
-        round_up(ask.vcores.max(min.vcores), min.vcores).min(max.vcores),
+    Resource::memory(
+        round_up(ask.mb().max(min.mb()), min.mb()).min(max.mb()),
+        round_up(ask.vcores().max(min.vcores()), min.vcores()).min(max.vcores()),
     )
 }
 
-fn round_up(x: u32, step: u32) -> u32 {
+fn round_up(x: i64, step: i64) -> i64 {
     if step == 0 {
         x
     } else {
-        x.div_ceil(step) * step
+        (x + step - 1) / step * step
     }
 }
 
@@ -122,7 +96,7 @@ pub fn apps(w: &World) -> Vec<JobId> {
 /// grown: the heartbeat path).
 pub fn apps_into(w: &World, out: &mut Vec<JobId>) {
     out.clear();
-    out.extend_from_slice(&w.awaiting_setup);
+    out.extend_from_slice(&w.awaiting_am);
     out.extend_from_slice(&w.active);
     out.sort_unstable();
 }
@@ -133,7 +107,7 @@ pub fn wants(w: &World, j: JobId, ask: Ask) -> bool {
     let job = w.job(j);
     let am_up = job.am_ready.is_some();
     match ask {
-        Ask::Am => w.awaiting_setup.binary_search(&j).is_ok(),
+        Ask::Am => w.awaiting_am.binary_search(&j).is_ok(),
         // The AM's reduce requests (`RMContainerAllocator`).
         Ask::Reduce => job.runnable && am_up && job.reduces_pending > 0 && job.reduce_asks > 0,
         Ask::Map => job.runnable && am_up && job.maps_pending > 0,
@@ -143,7 +117,7 @@ pub fn wants(w: &World, j: JobId, ask: Ask) -> bool {
 /// What job `j` asks at `ask`, before normalisation.
 pub fn asked(w: &World, j: JobId, ask: Ask) -> Resource {
     match ask {
-        Ask::Am => w.tasks.am,
+        Ask::Am => w.tasks.am_ask(),
         Ask::Reduce => w.job(j).reduce_ask,
         Ask::Map => w.job(j).map_ask,
     }
@@ -201,5 +175,5 @@ pub fn launch(
 
 /// The largest container the RM grants on this cluster.
 pub fn max_allocation(w: &World) -> Resource {
-    crate::scenario::load::max_allocation(w.cluster.largest)
+    crate::model::max_allocation(w.cluster.largest)
 }

@@ -20,7 +20,7 @@ pub use select::{
 
 use super::index::RunIndex;
 use crate::model::{JobId, Ms, NodeId, PolicySpec, Scenario};
-use crate::sched::build_sim;
+use crate::runs::build_sim;
 use crate::sim::policy::{Inspection, PoolShares};
 use crate::sim::{Sim, SimError};
 use std::sync::{Arc, Mutex};
@@ -446,8 +446,8 @@ impl App {
                 }
             }
             Action::OpenPicker => {
-                let cur = base_name(self.sim.policy_label());
-                let selected = crate::sched::policies_for(self.sim.w.model())
+                let cur = self.sim.policy_spec().name();
+                let selected = crate::sched::registry::for_capacity(self.sim.w.capacity())
                     .iter()
                     .position(|p| p.name == cur)
                     .unwrap_or(0);
@@ -539,7 +539,7 @@ impl App {
         let Overlay::Picker { selected } = &mut self.overlay else {
             return;
         };
-        let policies = crate::sched::policies_for(self.sim.w.model());
+        let policies = crate::sched::registry::for_capacity(self.sim.w.capacity());
         let n = policies.len();
         match a {
             Action::Up | Action::Char('k') => *selected = (*selected + n - 1) % n,
@@ -547,20 +547,18 @@ impl App {
             Action::Enter => {
                 let name = policies[*selected].name;
                 self.overlay = Overlay::None;
-                // An external policy runs the command last used in this
-                // run (`--policy external:CMD`), else the scenario's.
-                let spec = (name == "external")
-                    .then(|| {
-                        self.sim
-                            .w
-                            .labels
-                            .iter()
-                            .rev()
-                            .find(|l| l.starts_with("external:"))
-                            .and_then(|l| crate::sched::settings::parse_policy_spec(l).ok())
-                    })
-                    .flatten()
-                    .unwrap_or_else(|| PolicySpec::plain(name));
+                // An external policy runs as last used in this run
+                // (`--policy external:CMD`), else as the scenario says.
+                let last_external = self
+                    .sim
+                    .policy_specs()
+                    .iter()
+                    .rev()
+                    .find(|s| matches!(s, PolicySpec::External(_)));
+                let spec = match last_external {
+                    Some(s) if s.name() == name => s.clone(),
+                    _ => PolicySpec::plain(name),
+                };
                 match self.act(crate::model::Action::SwitchPolicy(spec)) {
                     Ok(()) => {
                         self.status =
@@ -647,15 +645,5 @@ impl App {
         } else if self.view == View::Overview {
             self.shares = self.sim.policy().pool_shares(&self.sim.w);
         }
-    }
-}
-
-/// The registered policy a label names: `fair` for `fair[slowstart=1]`,
-/// `external` for `external:python3 sjf.py`.
-pub fn base_name(label: &str) -> &str {
-    if label.starts_with("external:") {
-        "external"
-    } else {
-        label.split('[').next().unwrap_or(label)
     }
 }

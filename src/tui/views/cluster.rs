@@ -5,7 +5,7 @@
 
 use super::super::app::{count, noun, App, Hit, Page, Target};
 use super::super::theme;
-use crate::model::SlotModel;
+use crate::model::Gauge;
 use crate::sim::cluster::Node;
 use crate::sim::job::Phase;
 use crate::sim::{Kind, World};
@@ -54,27 +54,27 @@ fn summary(w: &World, area: Rect) -> Vec<Line<'static>> {
             String::new()
         }
     };
-    let slots = match c.model {
-        SlotModel::Typed => format!(
+    let slots = match c.capacity.gauge() {
+        Gauge::TypedSlots => format!(
             "maps {rm}/{} · reduces {rr}/{}{}{}",
             c.total_map_slots,
             c.total_reduce_slots,
             borrowed(c.reduces_in_map_slots, "reduces in map slots"),
             borrowed(c.maps_in_reduce_slots, "maps in reduce slots"),
         ),
-        SlotModel::Unified => format!(
+        Gauge::Containers => format!(
             "containers {}/{} ({}, {})",
             rm + rr,
             c.total_slots(),
             count(rm.into(), "map"),
             count(rr.into(), "reduce")
         ),
-        SlotModel::Yarn => format!(
+        Gauge::Memory => format!(
             "memory {:.1}/{:.1} GB · vcores {}/{} ({}, {}, {})",
-            f64::from(c.used.mb) / 1024.0,
-            f64::from(c.capacity.mb) / 1024.0,
-            c.used.vcores,
-            c.capacity.vcores,
+            c.used.mb() as f64 / 1024.0,
+            c.live.mb() as f64 / 1024.0,
+            c.used.vcores(),
+            c.live.vcores(),
             count(w.running_ams() as u64, "AM"),
             count(rm.into(), "map"),
             count(rr.into(), "reduce")

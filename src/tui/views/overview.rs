@@ -9,7 +9,7 @@ use super::super::app::{count, overview_jobs, App, Hit, Target};
 use super::super::index;
 use super::super::theme;
 use super::{bar, fit, fit_mid, panel};
-use crate::model::NetworkModel;
+use crate::model::{Capacity, Gauge, NetworkModel};
 use crate::sim::cluster::Node;
 use crate::sim::World;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -52,14 +52,14 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
 
 /// Busy slots of a node over its slots (YARN: memory held over memory),
 /// 0 for a dead node.
-fn busy(n: &Node) -> f64 {
+fn busy(cap: &Capacity, n: &Node) -> f64 {
     let slots = n.lanes.len();
     if slots == 0 || !n.alive {
         return 0.0;
     }
     // YARN: the memory its containers (its AMs' too) hold.
-    if n.resource.mb > 0 {
-        return f64::from(n.used.mb) / f64::from(n.resource.mb);
+    if cap.gauge() == Gauge::Memory {
+        return n.used.mb() as f64 / n.capacity.mb() as f64;
     }
     n.lanes.iter().filter(|l| l.is_some()).count() as f64 / slots as f64
 }
@@ -71,7 +71,7 @@ fn cell(w: &World, nodes: &[&Node]) -> Span<'static> {
     if nodes.iter().all(|n| !n.alive) {
         return Span::styled(theme::DEAD.to_string(), Style::default().fg(theme::WARN));
     }
-    let frac = nodes.iter().map(|n| busy(n)).sum::<f64>() / nodes.len() as f64;
+    let frac = nodes.iter().map(|n| busy(w.capacity(), n)).sum::<f64>() / nodes.len() as f64;
     let level = if frac <= 0.0 {
         0
     } else {
@@ -123,29 +123,29 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
     // Typeless containers are one pool of slots: maps and reduces together
     // against all of them (a map may take what a typed cluster would call a
     // reduce slot).
-    let gb = |mb: u32| f64::from(mb) / 1024.0;
-    let title = if c.model == crate::model::SlotModel::Yarn {
+    let gb = |mb: i64| mb as f64 / 1024.0;
+    let title = if c.capacity.gauge() == Gauge::Memory {
         let ams = w.running_ams();
         super::first_fit(
             &[
                 format!(
                     " Nodes {n} · memory {:.1}/{:.1} GB · vcores {}/{} · {ams} AMs, {rm} maps, {rr} reduces{dead_s} ",
-                    gb(c.used.mb),
-                    gb(c.capacity.mb),
-                    c.used.vcores,
-                    c.capacity.vcores
+                    gb(c.used.mb()),
+                    gb(c.live.mb()),
+                    c.used.vcores(),
+                    c.live.vcores()
                 ),
                 format!(
                     " Nodes {n} · {:.1}/{:.1} GB · {ams} AMs, {rm} maps, {rr} reds{dead_s} ",
-                    gb(c.used.mb),
-                    gb(c.capacity.mb)
+                    gb(c.used.mb()),
+                    gb(c.live.mb())
                 ),
-                format!(" Nodes {n} · {:.1}/{:.1} GB{dead_s} ", gb(c.used.mb), gb(c.capacity.mb)),
+                format!(" Nodes {n} · {:.1}/{:.1} GB{dead_s} ", gb(c.used.mb()), gb(c.live.mb())),
                 format!(" {n} nodes{dead_s} "),
             ],
             area.width,
         )
-    } else if c.model == crate::model::SlotModel::Unified {
+    } else if c.capacity.gauge() == Gauge::Containers {
         super::first_fit(
             &[
                 format!(
@@ -289,13 +289,13 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
             .count();
         let state = if !n.alive {
             "dead · r recovers it".to_string()
-        } else if n.resource.mb > 0 {
+        } else if c.capacity.gauge() == Gauge::Memory {
             format!(
                 "{:.1}/{:.1} GB, {}/{} vcores held ({} AM{}) · f fails it",
-                gb(n.used.mb),
-                gb(n.resource.mb),
-                n.used.vcores,
-                n.resource.vcores,
+                gb(n.used.mb()),
+                gb(n.capacity.mb()),
+                n.used.vcores(),
+                n.capacity.vcores(),
                 ams,
                 if ams == 1 { "" } else { "s" }
             )
@@ -309,12 +309,12 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
             "dead · r recovers it".to_string()
         };
         let busy = n.lanes.iter().filter(|l| l.is_some()).count();
-        let short = if n.alive && n.resource.mb > 0 {
+        let short = if n.alive && c.capacity.gauge() == Gauge::Memory {
             format!(
                 "▶ node {sel} (r{}) {:.1}/{:.1} GB",
                 n.rack,
-                gb(n.used.mb),
-                gb(n.resource.mb)
+                gb(n.used.mb()),
+                gb(n.capacity.mb())
             )
         } else if n.alive {
             format!("▶ node {sel} (r{}) {busy}/{} busy", n.rack, n.lanes.len())
@@ -530,8 +530,8 @@ fn pools(app: &App, f: &mut Frame, area: Rect) {
     };
     let title = match &app.shares {
         // YARN: what each queue's containers hold, of the cluster's memory.
-        None if w.model() == crate::model::SlotModel::Yarn => {
-            let cap = f64::from(w.cluster.capacity.mb.max(1));
+        None if w.capacity().gauge() == Gauge::Memory => {
+            let cap = w.cluster.live.mb().max(1) as f64;
             for (p, spec) in w.pools.iter().enumerate() {
                 let st = &w.pool_stats[p];
                 lines.push(Line::from(vec![
@@ -540,14 +540,14 @@ fn pools(app: &App, f: &mut Frame, area: Rect) {
                         theme::title(),
                     ),
                     Span::raw(bar(
-                        f64::from(st.used.mb) / cap,
+                        st.used.mb() as f64 / cap,
                         bar_w.saturating_sub(4).max(4),
                     )),
                     Span::styled(
                         format!(
                             " {:.1} GB, {} vc",
-                            f64::from(st.used.mb) / 1024.0,
-                            st.used.vcores
+                            st.used.mb() as f64 / 1024.0,
+                            st.used.vcores()
                         ),
                         theme::dim(),
                     ),
@@ -623,7 +623,7 @@ fn pools(app: &App, f: &mut Frame, area: Rect) {
 /// Utilisation and queue over the run, and the busiest disks and links now.
 fn trends(app: &App, f: &mut Frame, area: Rect) {
     let w = &app.sim.w;
-    let block = panel(if w.model() == crate::model::SlotModel::Yarn {
+    let block = panel(if w.capacity().gauge() == Gauge::Memory {
         " Memory held, queue, busiest links "
     } else {
         " Busy slots, queue, busiest links "

@@ -157,7 +157,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             }
         }
         let node = w.node(n);
-        let kind = if w.cluster.model == crate::model::SlotModel::Unified {
+        let kind = if w.capacity().gauge() == crate::model::Gauge::Containers {
             'c'
         } else if l < node.map_slots as usize {
             'm'

@@ -4,6 +4,12 @@
 
 use std::collections::BTreeMap;
 
+pub mod capacity;
+pub mod spec;
+
+pub use capacity::{max_allocation, yarn_defaults, Capacity, Gauge, Models, Resource, SlotModel};
+pub use spec::{ExternalSpec, PolicySpec, SpecError};
+
 /// Simulated time in integer milliseconds. Integer time keeps runs
 /// byte-identical across machines and event orders total.
 pub type Ms = u64;
@@ -11,97 +17,12 @@ pub type NodeId = u32;
 pub type JobId = u32;
 pub type PoolId = u32;
 
-/// Typed MRv1 slots, typeless containers (FRESH/OMO), or YARN's
-/// containers sized by memory and vcores with an ApplicationMaster per job
-/// (docs/yarn.md).
+/// A task's kind, and the kind of slot it takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum SlotModel {
-    Typed,
-    Unified,
-    Yarn,
-}
-
-impl SlotModel {
-    /// As scenarios spell it.
-    pub fn name(self) -> &'static str {
-        match self {
-            SlotModel::Typed => "typed",
-            SlotModel::Unified => "unified",
-            SlotModel::Yarn => "yarn",
-        }
-    }
-}
-
-/// A YARN resource: memory (MB, 2^20 bytes) and virtual cores, as a node
-/// offers them (`yarn.nodemanager.resource.*`) or a container holds them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-pub struct Resource {
-    pub mb: u32,
-    pub vcores: u32,
-}
-
-impl Resource {
-    pub const ZERO: Resource = Resource { mb: 0, vcores: 0 };
-    /// No limit: Hadoop's `Integer.MAX_VALUE` of each
-    /// (`Resources.unbounded`).
-    pub const UNLIMITED: Resource = Resource {
-        mb: i32::MAX as u32,
-        vcores: i32::MAX as u32,
-    };
-
-    pub const fn new(mb: u32, vcores: u32) -> Resource {
-        Resource { mb, vcores }
-    }
-
-    /// Hadoop's `Resources.fitsIn`: both components within `other`.
-    pub fn fits_in(self, other: Resource) -> bool {
-        self.mb <= other.mb && self.vcores <= other.vcores
-    }
-
-    pub fn is_zero(self) -> bool {
-        self == Resource::ZERO
-    }
-
-    pub fn plus(self, o: Resource) -> Resource {
-        Resource::new(self.mb + o.mb, self.vcores + o.vcores)
-    }
-
-    /// Hadoop's `Resources.componentwiseMin`.
-    pub fn min_each(self, o: Resource) -> Resource {
-        Resource::new(self.mb.min(o.mb), self.vcores.min(o.vcores))
-    }
-
-    /// `self - o`, each component at least 0.
-    pub fn minus(self, o: Resource) -> Resource {
-        Resource::new(
-            self.mb.saturating_sub(o.mb),
-            self.vcores.saturating_sub(o.vcores),
-        )
-    }
-}
-
-/// YARN's defaults (Hadoop 2.7.3's yarn-default.xml and mapred-default.xml).
-pub mod yarn_defaults {
-    use super::{Ms, Resource};
-    /// `yarn.nodemanager.resource.memory-mb`, `.cpu-vcores`.
-    pub const NODE: Resource = Resource::new(8192, 8);
-    /// `yarn.scheduler.minimum-allocation-mb`, `-vcores`.
-    pub const MIN_ALLOCATION: Resource = Resource::new(1024, 1);
-    /// `yarn.scheduler.maximum-allocation-mb`, `-vcores`.
-    pub const MAX_ALLOCATION: Resource = Resource::new(8192, 32);
-    /// `yarn.app.mapreduce.am.resource.mb`, `.cpu-vcores`.
-    pub const AM: Resource = Resource::new(1536, 1);
-    /// `mapreduce.map.memory.mb`/`cpu.vcores`, likewise for reduces.
-    pub const MAP: Resource = Resource::new(1024, 1);
-    pub const REDUCE: Resource = Resource::new(1024, 1);
-    /// `yarn.resourcemanager.nodemanagers.heartbeat-interval-ms`.
-    pub const NM_HEARTBEAT: Ms = 1000;
-    /// `yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms`.
-    pub const AM_HEARTBEAT: Ms = 1000;
-    /// `MRAppMaster.shutDownJob` sleeps 5 s before its JVM exits: the AM's
-    /// container outlives the job by that much.
-    pub const AM_LINGER: Ms = 5000;
+pub enum Kind {
+    Map,
+    Reduce,
 }
 
 #[derive(Clone, Debug)]
@@ -139,6 +60,37 @@ pub struct ClusterSpec {
 }
 
 impl ClusterSpec {
+    /// Hadoop 1.x's typed slots on these datacenters, every node as fast,
+    /// with a core per slot and 3 s heartbeats.
+    pub fn typed(
+        datacenters: Vec<DatacenterSpec>,
+        map_slots: u32,
+        reduce_slots: u32,
+    ) -> ClusterSpec {
+        ClusterSpec {
+            datacenters,
+            map_slots,
+            reduce_slots,
+            slot_model: SlotModel::Typed,
+            node_resource: Resource::ZERO,
+            cores: map_slots + reduce_slots,
+            heartbeat: Some(3000),
+            out_of_band_heartbeat: false,
+            speed: (1.0, 1.0),
+            from_trace: None,
+        }
+    }
+
+    /// The cluster's capacity model: what a node offers, what tasks ask.
+    pub fn capacity(&self) -> Capacity {
+        Capacity::new(
+            self.slot_model,
+            self.map_slots,
+            self.reduce_slots,
+            self.node_resource,
+        )
+    }
+
     pub fn node_count(&self) -> u32 {
         self.datacenters.iter().map(|d| d.nodes).sum()
     }
@@ -270,17 +222,33 @@ pub struct TaskSpec {
     /// with fixed or recorded task times never have them.
     pub setup: Option<Ms>,
     pub cleanup: Option<Ms>,
-    /// `slot_model = "yarn"`: each job's ApplicationMaster container (zero:
-    /// no AM, the job's tasks schedulable at submission) and how long it
-    /// takes to start before it asks for containers; the container sizes
-    /// jobs ask for unless they say otherwise.
-    pub am: Resource,
-    pub am_startup: Ms,
-    /// Whether the scenario gave `am_startup`: a Rumen replay then models
-    /// every AM with it instead of replaying the recorded ones.
-    pub am_startup_given: bool,
+    /// `slot_model = "yarn"`: each job's ApplicationMaster (none on
+    /// Hadoop 1.x's slots, whose JobTracker runs jobs itself); the
+    /// container sizes jobs ask for unless they say otherwise.
+    pub am: Option<AmSpec>,
     pub map_container: Resource,
     pub reduce_container: Resource,
+}
+
+impl TaskSpec {
+    /// What each job's ApplicationMaster asks for (zero without AMs).
+    pub fn am_ask(&self) -> Resource {
+        self.am.map_or(Resource::ZERO, |am| am.ask)
+    }
+}
+
+/// A job's ApplicationMaster: a task of its own that starts before the
+/// job's tasks and runs until the job has finished (docs/yarn.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AmSpec {
+    /// Its container (zero: no container, as worked examples have it; its
+    /// allocator still runs, the job's tasks schedulable at submission).
+    pub ask: Resource,
+    /// How long it takes to start before it asks for containers.
+    pub startup: Ms,
+    /// Whether the scenario gave `am_startup`: a Rumen replay then models
+    /// every AM with it instead of replaying the recorded ones.
+    pub startup_given: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -477,50 +445,6 @@ pub struct Recorded {
     /// delays before its tasks may run and before it finishes.
     pub prep_ms: Ms,
     pub commit_ms: Ms,
-}
-
-/// A policy name with variant overrides, as `fair[slowstart=0.05;assign_multiple=false]`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PolicySpec {
-    pub name: String,
-    pub overrides: Vec<(String, String)>,
-}
-
-impl PolicySpec {
-    pub fn plain(name: &str) -> PolicySpec {
-        PolicySpec {
-            name: name.to_string(),
-            overrides: Vec::new(),
-        }
-    }
-    /// A policy in another process, run by `command` (`external:CMD ARGS`).
-    pub fn external(command: &str) -> PolicySpec {
-        PolicySpec {
-            name: "external".to_string(),
-            overrides: vec![("command".to_string(), command.to_string())],
-        }
-    }
-
-    /// Written as `external:CMD ARGS`.
-    pub fn is_external(&self) -> bool {
-        self.name == "external" && self.overrides.len() == 1 && self.overrides[0].0 == "command"
-    }
-
-    /// The label used in reports and traces: the spec as the user wrote it.
-    pub fn label(&self) -> String {
-        if self.is_external() {
-            format!("external:{}", self.overrides[0].1)
-        } else if self.overrides.is_empty() {
-            self.name.clone()
-        } else {
-            let kv: Vec<String> = self
-                .overrides
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect();
-            format!("{}[{}]", self.name, kv.join(";"))
-        }
-    }
 }
 
 #[derive(Clone, Debug)]

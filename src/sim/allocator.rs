@@ -1,56 +1,18 @@
-//! The engine's side of `slot_model = "yarn"` (docs/yarn.md): containers
-//! hold memory and vcores on their node from allocation to release, each
-//! job's ApplicationMaster runs in a container of its own (a `jobtask` of
-//! kind `Am`), and a task's container sits idle until its AM's next
-//! allocate call hands it over.
+//! The MapReduce ApplicationMaster's side of a run under
+//! ApplicationMasters (YARN, docs/yarn.md): when the containers a
+//! scheduler allocates reach their job's AM, and the AM's allocator
+//! (Hadoop 2.7.3's `RMContainerAllocator`): reduce slowstart and ramp-up,
+//! and reduce preemption when maps starve.
 //!
 //! Which containers go where is the YARN policies' business
-//! (`sched::yarn`); the engine keeps the books they read: per node, per
-//! job and per pool.
+//! (`sched::yarn`); the engine keeps the books they read (what each node,
+//! job and pool holds: `World::book_ask`).
 
 use super::job::AttemptId;
 use super::world::World;
-use crate::model::{yarn_defaults, JobId, Ms, NodeId, Resource};
+use crate::model::{yarn_defaults, JobId, Ms, Resource};
 
 impl World {
-    /// A container of `res` on `node` starts holding for job `j` (an AM's
-    /// when `am`).
-    pub(super) fn hold(&mut self, j: JobId, node: NodeId, res: Resource, am: bool) {
-        self.book(j, node, res, am, true);
-    }
-
-    /// A container `hold` took is released.
-    pub(super) fn unhold(&mut self, j: JobId, node: NodeId, res: Resource, am: bool) {
-        self.book(j, node, res, am, false);
-    }
-
-    /// Adds (`start`) or takes back a container's resources on its node,
-    /// the cluster, its job and its pool.
-    fn book(&mut self, j: JobId, node: NodeId, res: Resource, am: bool, start: bool) {
-        let add = |a: &mut Resource| *a = if start { a.plus(res) } else { a.minus(res) };
-        self.metrics.advance(self.now);
-        self.cluster.hold(node, res, start);
-        self.metrics.mem_used = f64::from(self.cluster.used.mb);
-        let job = &mut self.jobs[j as usize];
-        add(&mut job.used);
-        let p = &mut self.pool_stats[job.pool as usize];
-        add(&mut p.used);
-        if am {
-            add(&mut p.am_used);
-        }
-    }
-
-    /// Attempt `a` has ended: its container, if it had one, is free.
-    pub(super) fn release_container(&mut self, a: AttemptId) {
-        let at = &self.attempts[a as usize];
-        if at.res.is_zero() {
-            return;
-        }
-        let (j, node, res) = (at.job, at.node, at.res);
-        self.attempts[a as usize].res = Resource::ZERO;
-        self.unhold(j, node, res, false);
-    }
-
     /// How long a container allocated now for job `j` waits for the job's
     /// AM to take it: until the AM's next allocate call, which comes every
     /// `yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms` from its
@@ -60,7 +22,7 @@ impl World {
     pub(super) fn am_handoff(&self, j: JobId) -> Ms {
         let Some(ready) = self.jobs[j as usize]
             .am_ready
-            .filter(|_| !self.tasks.am.is_zero())
+            .filter(|_| self.tasks.am.is_some_and(|am| !am.ask.is_zero()))
         else {
             return 0;
         };
@@ -84,47 +46,24 @@ const UNCONDITIONAL_PREEMPT_MS: Ms = 300_000;
 
 /// `ResourceCalculatorUtils.computeAvailableContainers`: containers of
 /// `req` in `avail` (components may be negative; Java's int division).
-fn containers(avail: (i64, i64), req: Resource, cpu: bool) -> i64 {
-    let mem = avail.0 / i64::from(req.mb.max(1));
+fn containers(avail: Resource, req: Resource, cpu: bool) -> i64 {
+    let mem = avail.mb() / req.mb().max(1);
     if cpu {
-        mem.min(avail.1 / i64::from(req.vcores.max(1)))
+        mem.min(avail.vcores() / req.vcores().max(1))
     } else {
         mem
     }
 }
 
 /// `ResourceCalculatorUtils.divideAndCeilContainers`.
-fn ceil_containers(need: (i64, i64), per: Resource, cpu: bool) -> i64 {
-    let div = |a: i64, b: u32| {
-        if b == 0 {
-            0
-        } else {
-            (a + i64::from(b) - 1) / i64::from(b)
-        }
-    };
-    let mem = div(need.0, per.mb);
+fn ceil_containers(need: Resource, per: Resource, cpu: bool) -> i64 {
+    let div = |a: i64, b: i64| if b == 0 { 0 } else { (a + b - 1) / b };
+    let mem = div(need.mb(), per.mb());
     if cpu {
-        mem.max(div(need.1, per.vcores))
+        mem.max(div(need.vcores(), per.vcores()))
     } else {
         mem
     }
-}
-
-/// `Resources.multiply`: each component times `by`, truncated.
-fn times(r: (i64, i64), by: f64) -> (i64, i64) {
-    ((r.0 as f64 * by) as i64, (r.1 as f64 * by) as i64)
-}
-
-fn wide(r: Resource) -> (i64, i64) {
-    (i64::from(r.mb), i64::from(r.vcores))
-}
-
-fn plus(a: (i64, i64), b: (i64, i64)) -> (i64, i64) {
-    (a.0 + b.0, a.1 + b.1)
-}
-
-fn minus(a: (i64, i64), b: (i64, i64)) -> (i64, i64) {
-    (a.0 - b.0, a.1 - b.1)
 }
 
 impl World {
@@ -155,11 +94,11 @@ impl World {
 
     /// Resources the job holds or may get: headroom plus its assigned
     /// maps' and reduces' requests (`getResourceLimit`).
-    fn resource_limit(&self, j: JobId, headroom: Resource) -> (i64, i64) {
+    fn resource_limit(&self, j: JobId, headroom: Resource) -> Resource {
         let job = &self.jobs[j as usize];
-        let maps = times(wide(job.map_ask), f64::from(job.maps_running));
-        let reduces = times(wide(job.reduce_ask), f64::from(job.reduces_running));
-        plus(wide(headroom), plus(maps, reduces))
+        let maps = job.map_ask.times(f64::from(job.maps_running));
+        let reduces = job.reduce_ask.times(f64::from(job.reduces_running));
+        headroom + maps + reduces
     }
 
     /// `preemptReducesIfNeeded`, applied: whether it preempted (then no
@@ -257,7 +196,7 @@ struct ReduceState {
     /// Slowstart has been met before (`getIsReduceStarted`).
     started: bool,
     /// `getResourceLimit()`: headroom plus assigned containers.
-    limit: (i64, i64),
+    limit: Resource,
     slowstart: f64,
     cpu: bool,
 }
@@ -288,22 +227,21 @@ fn ramp_reduces(s: &ReduceState) -> (bool, Ramp) {
     } else {
         s.completed_maps as f32 / s.total_maps as f32
     };
-    let maps_net = times(wide(s.map), f64::from(s.scheduled_maps + s.assigned_maps));
-    let reduces_net = times(
-        wide(s.reduce),
-        f64::from(s.scheduled_reduces + s.assigned_reduces),
-    );
-    let ideal_reduce = times(s.limit, f64::from(done.min(RAMPUP_LIMIT)));
-    let ideal_map = minus(s.limit, ideal_reduce);
+    let maps_net = s.map.times(f64::from(s.scheduled_maps + s.assigned_maps));
+    let reduces_net = s
+        .reduce
+        .times(f64::from(s.scheduled_reduces + s.assigned_reduces));
+    let ideal_reduce = s.limit.times(f64::from(done.min(RAMPUP_LIMIT)));
+    let ideal_map = s.limit - ideal_reduce;
     // Room left by the maps goes to reduces.
     let enough_for_maps =
         containers(ideal_map, s.map, s.cpu) >= i64::from(s.scheduled_maps + s.assigned_maps);
     let final_reduce = if enough_for_maps {
-        plus(ideal_reduce, minus(ideal_map, maps_net))
+        ideal_reduce + (ideal_map - maps_net)
     } else {
         ideal_reduce
     };
-    let ramp = containers(minus(final_reduce, reduces_net), s.reduce, s.cpu);
+    let ramp = containers(final_reduce - reduces_net, s.reduce, s.cpu);
     let r = if ramp > 0 {
         Ramp::Up((ramp as u32).min(s.pending_reduces))
     } else if ramp < 0 {
@@ -323,7 +261,7 @@ struct PreemptState {
     /// How long the oldest scheduled map has waited.
     waited: Ms,
     headroom: Resource,
-    limit: (i64, i64),
+    limit: Resource,
     map: Resource,
     reduce: Resource,
     cpu: bool,
@@ -339,14 +277,14 @@ fn reduces_to_preempt(s: &PreemptState) -> Option<u32> {
     if s.reduces == 0 || s.assigned_maps > 0 || s.scheduled_maps == 0 {
         return None;
     }
-    if s.waited <= UNCONDITIONAL_PREEMPT_MS && containers(wide(s.headroom), s.map, s.cpu) > 0 {
+    if s.waited <= UNCONDITIONAL_PREEMPT_MS && containers(s.headroom, s.map, s.cpu) > 0 {
         return None;
     }
     // `mapreduce.job.reducer.preempt.delay.sec` 0: every scheduled map hangs.
     let hanging = s.scheduled_maps;
-    let one = ceil_containers(wide(s.map), s.reduce, s.cpu);
-    let cap = ceil_containers(times(s.limit, f64::from(PREEMPTION_LIMIT)), s.reduce, s.cpu);
-    let all = ceil_containers(times(wide(s.map), f64::from(hanging)), s.reduce, s.cpu);
+    let one = ceil_containers(s.map, s.reduce, s.cpu);
+    let cap = ceil_containers(s.limit.times(f64::from(PREEMPTION_LIMIT)), s.reduce, s.cpu);
+    let all = ceil_containers(s.map.times(f64::from(hanging)), s.reduce, s.cpu);
     Some(one.max(cap).min(all).max(0) as u32)
 }
 
@@ -365,11 +303,11 @@ mod tests {
             scheduled_reduces: 0,
             assigned_maps: 2,
             assigned_reduces: 0,
-            map: Resource::new(1024, 1),
-            reduce: Resource::new(2048, 1),
+            map: Resource::memory(1024, 1),
+            reduce: Resource::memory(2048, 1),
             pending_reduces: 4,
             started: false,
-            limit: (0, 0),
+            limit: Resource::memory(0, 0),
             slowstart: 0.2,
             cpu: false,
         };
@@ -389,14 +327,14 @@ mod tests {
         assert!(ramp_reduces(&three).0, "slowstart met");
         // Ramp-up with a limit of 100 GB.
         let up = ReduceState {
-            limit: (100 * 1024, 100),
+            limit: Resource::memory(100 * 1024, 100),
             ..three
         };
         assert!(matches!(ramp_reduces(&up).1, Ramp::Up(_)));
         // Ramp-down with 10 GB and 3 reduces scheduled.
         let down = ReduceState {
             scheduled_reduces: 3,
-            limit: (10 * 1024, 10),
+            limit: Resource::memory(10 * 1024, 10),
             ..three
         };
         assert!(matches!(ramp_reduces(&down).1, Ramp::Down(_)));
@@ -411,13 +349,13 @@ mod tests {
         let cpu = ReduceState {
             scheduled_maps: 10,
             assigned_reduces: 0,
-            limit: (100 * 1024, 5),
+            limit: Resource::memory(100 * 1024, 5),
             cpu: true,
             ..down
         };
         assert!(matches!(ramp_reduces(&cpu).1, Ramp::Down(_)));
         let mem = ReduceState {
-            limit: (10 * 1024, 100),
+            limit: Resource::memory(10 * 1024, 100),
             ..cpu
         };
         assert!(matches!(ramp_reduces(&mem).1, Ramp::Down(_)));
@@ -434,15 +372,15 @@ mod tests {
             scheduled_maps: 1,
             waited: 1000,
             headroom: Resource::ZERO,
-            limit: (1024, 1),
-            map: Resource::new(1024, 1),
-            reduce: Resource::new(1024, 1),
+            limit: Resource::memory(1024, 1),
+            map: Resource::memory(1024, 1),
+            reduce: Resource::memory(1024, 1),
             cpu: false,
         };
         assert_eq!(reduces_to_preempt(&s), Some(1));
         // A map fits the headroom: none, unless maps waited past 300 s.
         let room = PreemptState {
-            headroom: Resource::new(1024, 1),
+            headroom: Resource::memory(1024, 1),
             ..s
         };
         assert_eq!(reduces_to_preempt(&room), None);
@@ -460,7 +398,7 @@ mod tests {
         // Ten hanging maps, a 20 GB limit: up to half the limit's reduces.
         let many = PreemptState {
             scheduled_maps: 10,
-            limit: (20 * 1024, 20),
+            limit: Resource::memory(20 * 1024, 20),
             ..s
         };
         assert_eq!(reduces_to_preempt(&many), Some(10));
@@ -480,11 +418,11 @@ mod tests {
             scheduled_reduces: 1,
             assigned_maps: 0,
             assigned_reduces: 0,
-            map: Resource::new(1024, 1),
-            reduce: Resource::new(1024, 1),
+            map: Resource::memory(1024, 1),
+            reduce: Resource::memory(1024, 1),
             pending_reduces: 3,
             started: true,
-            limit: (0, 0),
+            limit: Resource::memory(0, 0),
             slowstart: 0.05,
             cpu: false,
         };

@@ -1,0 +1,40 @@
+//! `compare`'s runs: the same scenario under several policies and seeds,
+//! in parallel (the table is `report::compare`'s).
+
+use super::build_sim;
+use crate::error::InputError;
+use crate::model::Scenario;
+use crate::report::{summarize, Summary};
+use rayon::prelude::*;
+
+/// Runs every (policy, seed) pair. `scenarios[i][k]` is policy i with seed k,
+/// already loaded (and so validated). Results keep that order whatever the
+/// thread schedule, so output is deterministic.
+pub fn run_all(scenarios: Vec<Vec<Scenario>>) -> Result<Vec<Vec<Summary>>, InputError> {
+    let flat: Vec<(usize, usize, Scenario)> = scenarios
+        .into_iter()
+        .enumerate()
+        .flat_map(|(i, v)| v.into_iter().enumerate().map(move |(k, s)| (i, k, s)))
+        .collect();
+    let results: Vec<(usize, usize, Result<Summary, String>)> = flat
+        .into_par_iter()
+        .map(|(i, k, sc)| {
+            let r = build_sim(&sc)
+                .map_err(|e| e.to_string())
+                .and_then(|mut sim| {
+                    sim.run_until(None);
+                    match sim.halted() {
+                        Some(why) => Err(why.to_string()),
+                        None => Ok(summarize(&sim)),
+                    }
+                });
+            (i, k, r)
+        })
+        .collect();
+    let n = results.iter().map(|r| r.0 + 1).max().unwrap_or(0);
+    let mut out: Vec<Vec<Summary>> = vec![Vec::new(); n];
+    for (i, _k, r) in results {
+        out[i].push(r.map_err(|e| InputError::new("compare", e))?);
+    }
+    Ok(out)
+}
