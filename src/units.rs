@@ -1,6 +1,9 @@
 //! Durations and sizes with units, as scenario files and the CLI write them.
 
-use crate::model::Ms;
+/// Simulated time in integer milliseconds. Integer time keeps runs
+/// byte-identical across machines and event orders total. (The engine's
+/// clock; `model` re-exports it.)
+pub type Ms = u64;
 
 /// The longest duration accepted: 10 years of simulated time. Larger
 /// values would overflow the engine's integer clock in sums.

@@ -10,9 +10,7 @@ pub mod spec;
 pub use capacity::{max_allocation, yarn_defaults, Capacity, Gauge, Models, Resource, SlotModel};
 pub use spec::{ExternalSpec, PolicySpec, SpecError};
 
-/// Simulated time in integer milliseconds. Integer time keeps runs
-/// byte-identical across machines and event orders total.
-pub type Ms = u64;
+pub use crate::units::Ms;
 pub type NodeId = u32;
 pub type JobId = u32;
 pub type PoolId = u32;

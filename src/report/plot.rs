@@ -376,7 +376,19 @@ pub struct LinkSampler {
 }
 
 impl LinkSampler {
-    const MAX: usize = 512;
+    /// The most samples kept (thinned by halves beyond).
+    pub const MAX: usize = 512;
+
+    /// The instants sampled, in order.
+    pub fn times(&self) -> &[u64] {
+        &self.times
+    }
+
+    /// Each sample's cumulative load of every disk and link (MB), as
+    /// `Resource::area_at` gives it.
+    pub fn areas(&self) -> &[Vec<f64>] {
+        &self.areas
+    }
 
     pub fn sample(&mut self, sim: &Sim) {
         let w = &sim.w;
@@ -467,40 +479,5 @@ impl LinkSampler {
         drop(chart);
         drop((plot, side, root));
         Ok(svg)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Thinning keeps at most `MAX` samples, in time order, the last one
-    /// last, and loses nothing of the cumulative loads: the utilisation
-    /// over the whole run from the thinned samples is the exact one.
-    #[test]
-    fn link_samples_thin_without_losing_load() {
-        let sc = crate::scenario::load_default(None, None).unwrap();
-        let mut sim = crate::runs::build_sim(&sc).unwrap();
-        let mut s = LinkSampler::default();
-        s.sample(&sim);
-        let mut t = 0;
-        while !sim.is_finished() {
-            t += 100;
-            sim.run_until(Some(t));
-            s.sample(&sim);
-        }
-        assert!(s.times.len() <= LinkSampler::MAX + 1, "{}", s.times.len());
-        assert!(s.times.windows(2).all(|w| w[0] < w[1]));
-        assert_eq!(*s.times.last().unwrap(), sim.w.now);
-        let n = sim.w.links.count() as usize;
-        let last = s.areas.last().unwrap();
-        for (r, (res, got)) in sim.w.net.resources[..n].iter().zip(last).enumerate() {
-            let exact = res.area_at(sim.w.now);
-            assert!((got - exact).abs() <= 1e-9 * exact.max(1.0), "resource {r}");
-        }
-        assert!(
-            s.svg(&sim).unwrap().contains("mean"),
-            "a curve with its legend"
-        );
     }
 }

@@ -7,11 +7,13 @@
 //! `obtainNewReduceTask` give them: a speculative map is the heartbeat's
 //! one off-switch map and waits for `scheduleOffSwitch` as one does.
 
-use crate::model::Models;
 use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{ConfigError, Settings};
+use crate::model::Models;
 use crate::model::{JobId, NodeId};
-use crate::sim::policy::{num, Inspection, Policy, PoolShare, PoolShares, ShareBasis, Values};
+use crate::sim::policy::{
+    num, Inspection, Policy, PoolShare, PoolShares, ShareBasis, Show, Values,
+};
 use crate::sim::{Heartbeat, Kind, Locality, World};
 use std::collections::BTreeMap;
 
@@ -362,7 +364,9 @@ impl Policy for Capacity {
             self.assign_reduce(hb);
         }
     }
+}
 
+impl Show for Capacity {
     fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
         let mut ins = Inspection::default();
         let pct = capacity_percents(w);

@@ -6,11 +6,11 @@
 //! `obtainNewReduceTask` ends with its speculative reduce. So the head
 //! job's straggler copy takes a slot before the next job's pending task.
 
-use crate::model::Models;
 use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{ConfigError, Settings};
+use crate::model::Models;
 use crate::model::{JobId, NodeId};
-use crate::sim::policy::{num, Inspection, Policy, Values};
+use crate::sim::policy::{num, Inspection, Policy, Show, Values};
 use crate::sim::{Heartbeat, Kind, Locality, World};
 
 /// `[scheduler.fifo]`.
@@ -66,7 +66,11 @@ pub fn queue_order(w: &World) -> Vec<JobId> {
 /// tasks against it would let running reduces lock out their own maps.
 fn node_slots(w: &World, node: NodeId, map: bool) -> (u32, u32) {
     let n = w.node(node);
-    let running = if map { n.running_maps } else { n.running_reduces };
+    let running = if map {
+        n.running_maps
+    } else {
+        n.running_reduces
+    };
     if w.capacity().kinds_share() {
         (n.map_slots + n.reduce_slots, running)
     } else if map {
@@ -220,7 +224,9 @@ impl Policy for Fifo {
             }
         }
     }
+}
 
+impl Show for Fifo {
     fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
         let mut ins = Inspection::default();
         let queue = queue_order(w);
@@ -233,10 +239,7 @@ impl Policy for Fifo {
             }
             let mut v = Values::new();
             v.insert("order", pos as u64);
-            v.insert(
-                "priority",
-                job.priority.as_str(),
-            );
+            v.insert("priority", job.priority.as_str());
             v.insert("pending_maps", job.maps_pending);
             v.insert("running_map", job.maps_running);
             v.insert("running_reduce", job.reduces_running);

@@ -32,12 +32,12 @@
 //! most one reduce: of the highest-priority job whose reduces are
 //! schedulable (slowstart, default 0.05; the paper's runs used 1).
 
-use crate::model::Models;
 use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{ConfigError, Settings};
-use crate::sim::policy::{num, opt, Inspection, Policy, Values};
-use crate::model::{JobId, NodeId};
-use crate::sim::{Heartbeat, Locality, World};
+use crate::model::Models;
+use crate::model::{JobId, Kind, Ms, NodeId};
+use crate::sim::policy::{num, opt, Event, Inspection, Policy, Show, Values};
+use crate::sim::{Heartbeat, Locality, Outcome, World};
 
 /// `[scheduler.hybsmrp]`: the exponents of HybSMRP's dynamic priority
 /// (Eq. 1), each -1, 0 or 1. The default α = 1, β = γ = 0 is the paper's
@@ -79,6 +79,12 @@ pub struct Hybsmrp {
     gamma: i32,
     /// The localization ID of every node: None is the paper's null.
     ids: Vec<Option<u32>>,
+    /// Map attempts that have succeeded over every job, and their summed
+    /// durations (ms): the cluster's mean map time, r for a job none of
+    /// whose maps has finished. A map whose output a failure later lost
+    /// still counts: it is an observation of how long maps run.
+    maps_finished: u64,
+    map_time_finished: Ms,
 }
 
 /// One job's priority and the factors it is made of.
@@ -123,7 +129,11 @@ pub fn factor(x: f64, avg: f64, e: i32) -> f64 {
 impl Hybsmrp {
     fn build(s: &Settings) -> Result<Hybsmrp, ConfigError> {
         let own: Config = s.own()?;
-        for (k, v) in [("alpha", own.alpha), ("beta", own.beta), ("gamma", own.gamma)] {
+        for (k, v) in [
+            ("alpha", own.alpha),
+            ("beta", own.beta),
+            ("gamma", own.gamma),
+        ] {
             if let Some(x) = v.filter(|x| !(-1..=1).contains(x)) {
                 return Err(ConfigError::new(
                     format!("scheduler.hybsmrp.{k}"),
@@ -139,13 +149,15 @@ impl Hybsmrp {
             beta: exp(own.beta, 0),
             gamma: exp(own.gamma, 0),
             ids: Vec::new(),
+            maps_finished: 0,
+            map_time_finished: 0,
         })
     }
 
     /// Every queued job's priority, highest first, and the averages.
     pub fn priorities(&self, w: &World) -> (Vec<JobPriority>, QueueAverages) {
-        let cluster_r = (w.maps_finished > 0)
-            .then(|| w.map_time_finished as f64 / w.maps_finished as f64 / 1000.0);
+        let cluster_r = (self.maps_finished > 0)
+            .then(|| self.map_time_finished as f64 / self.maps_finished as f64 / 1000.0);
         let mut rows: Vec<JobPriority> = w
             .active
             .iter()
@@ -211,12 +223,17 @@ impl Policy for Hybsmrp {
         self.slowstart
     }
 
+    /// Switched in: every map attempt that has succeeded so far counts
+    /// towards the cluster's mean (one whose output a failure lost since
+    /// reads as killed, and is not counted).
     fn adopt(&mut self, w: &World) {
         self.ids = vec![None; w.cluster.nodes.len()];
-    }
-
-    fn job_arrived(&mut self, _w: &World, _job: JobId) {
-        self.ids.iter_mut().for_each(|id| *id = None);
+        for a in &w.attempts {
+            if a.kind == Kind::Map && a.outcome == Outcome::Succeeded {
+                self.maps_finished += 1;
+                self.map_time_finished += a.end().unwrap_or(a.start) - a.start;
+            }
+        }
     }
 
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
@@ -276,6 +293,24 @@ impl Policy for Hybsmrp {
         }
     }
 
+    fn hear(&mut self, w: &World, e: Event) {
+        match e {
+            Event::JobArrived(_job) => {
+                self.ids.iter_mut().for_each(|id| *id = None);
+            }
+            Event::TaskFinished(a) => {
+                let at = &w.attempts[a as usize];
+                if at.kind == Kind::Map {
+                    self.maps_finished += 1;
+                    self.map_time_finished += at.end().unwrap_or(w.now) - at.start;
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Show for Hybsmrp {
     fn inspect(&self, w: &World, node: NodeId) -> Inspection {
         let mut ins = Inspection::default();
         let (order, avg) = self.priorities(w);
@@ -285,10 +320,8 @@ impl Policy for Hybsmrp {
         ins.cluster.insert("avg_wait_s", num(avg.avg_wait_s));
         ins.cluster.insert("avg_run_s", opt(avg.avg_run_s));
         ins.cluster.insert("avg_tasks", num(avg.avg_tasks));
-        ins.cluster.insert(
-            "localization_id",
-            self.localization_id(node),
-        );
+        ins.cluster
+            .insert("localization_id", self.localization_id(node));
         for (pos, p) in order.iter().enumerate() {
             let job = w.job(p.job);
             let mut v = Values::new();

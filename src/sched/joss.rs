@@ -42,11 +42,11 @@
 //! again, and forgets it whenever a task anywhere is put back
 //! (`World::requeues`).
 
-use crate::model::Models;
 use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{ConfigError, Settings};
-use crate::sim::policy::{num, Inspection, Policy, Value, Values};
+use crate::model::Models;
 use crate::model::{JobId, NodeId};
+use crate::sim::policy::{num, Event, Inspection, Policy, Show, Value, Values};
 use crate::sim::{Heartbeat, Locality, TaskState, World};
 use std::collections::BTreeMap;
 
@@ -390,12 +390,16 @@ impl Joss {
         let n = d.reduces.len();
         for i in 0..n {
             let qi = (d.next_reduce + i) % n;
-            let pick = d.reduces[qi].live(w, false).iter().copied().find(|&(j, r)| {
-                let job = w.job(j);
-                job.reduces[r as usize].state == TaskState::Pending
-                    && job.reduces_schedulable(slowstart)
-                    && w.reduce_allowed(j)
-            });
+            let pick = d.reduces[qi]
+                .live(w, false)
+                .iter()
+                .copied()
+                .find(|&(j, r)| {
+                    let job = w.job(j);
+                    job.reduces[r as usize].state == TaskState::Pending
+                        && job.reduces_schedulable(slowstart)
+                        && w.reduce_allowed(j)
+                });
             if pick.is_some() {
                 d.next_reduce = (qi + 1) % n;
                 return pick;
@@ -432,7 +436,11 @@ impl Joss {
 /// else its first (`obtainNewNodeOrRackLocalMapTask`, then non-local). A
 /// later job's local task never overtakes an earlier job: "the strict FIFO
 /// order", which the paper blames for JoSS-J's longer turnaround.
-fn jta_pick(w: &World, node: NodeId, entries: &[(JobId, u32)]) -> Option<(JobId, u32, &'static str)> {
+fn jta_pick(
+    w: &World,
+    node: NodeId,
+    entries: &[(JobId, u32)],
+) -> Option<(JobId, u32, &'static str)> {
     let pending = |&&(j, t): &&(JobId, u32)| w.job(j).maps[t as usize].state == TaskState::Pending;
     let job = entries
         .iter()
@@ -441,9 +449,8 @@ fn jta_pick(w: &World, node: NodeId, entries: &[(JobId, u32)]) -> Option<(JobId,
         .min_by_key(|&j| (w.job(j).priority, w.job(j).submit, j))?;
     let rack = w.node(node).rack;
     let mine = || entries.iter().filter(pending).filter(|&&(j, _)| j == job);
-    let held = |t: u32, here: &dyn Fn(NodeId) -> bool| {
-        w.job(job).replicas(t).iter().any(|&n| here(n))
-    };
+    let held =
+        |t: u32, here: &dyn Fn(NodeId) -> bool| w.job(job).replicas(t).iter().any(|&n| here(n));
     if let Some(&(j, t)) = mine().find(|&&(_, t)| held(t, &|n| n == node)) {
         return Some((j, t, RULE_QUEUE_LOCAL));
     }
@@ -476,18 +483,6 @@ impl Policy for Joss {
         for &j in &w.active {
             self.schedule(w, j);
         }
-    }
-
-    fn job_arrived(&mut self, w: &World, j: JobId) {
-        self.schedule(w, j);
-    }
-
-    fn job_finished(&mut self, w: &World, j: JobId) {
-        let job = w.job(j);
-        let e = self.known.entry(job.profile.name).or_insert((0.0, 0));
-        e.0 += job.fp;
-        e.1 += 1;
-        self.forget(j);
     }
 
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
@@ -527,46 +522,49 @@ impl Policy for Joss {
         }
     }
 
+    fn hear(&mut self, w: &World, e: Event) {
+        match e {
+            Event::JobArrived(j) => {
+                self.schedule(w, j);
+            }
+            Event::JobFinished(j) => {
+                let job = w.job(j);
+                let seen = self.known.entry(job.profile.name).or_insert((0.0, 0));
+                seen.0 += job.fp;
+                seen.1 += 1;
+                self.forget(j);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Show for Joss {
     fn inspect(&self, w: &World, node: NodeId) -> Inspection {
         let mut ins = Inspection::default();
         let dc_name = |c: u32| w.cluster.dcs[c as usize].name.clone();
         let td = Self::td(w);
-        ins.cluster.insert(
-            "td",
-            if td.is_finite() {
-                num(td)
-            } else {
-                Value::Null
-            },
-        );
         ins.cluster
-            .insert("n_avg_vps", num(Self::n_avg_vps(w)));
+            .insert("td", if td.is_finite() { num(td) } else { Value::Null });
+        ins.cluster.insert("n_avg_vps", num(Self::n_avg_vps(w)));
         ins.cluster
             .insert("known_profiles", self.known.len() as u64);
         let c = w.node(node).dc;
         ins.cluster.insert("datacenter", dc_name(c));
         if let Some(d) = self.dcs.get(c as usize) {
             let pending = |q: &Queue, map: bool| {
-                q.entries
-                    .iter()
-                    .filter(|&&e| is_pending(w, e, map))
-                    .count() as u64
+                q.entries.iter().filter(|&&e| is_pending(w, e, map)).count() as u64
             };
             ins.cluster.insert(
                 "map_queues",
-                d.maps
-                    .iter()
-                    .map(|q| pending(q, true))
-                    .collect::<Vec<_>>()
-                    ,
+                d.maps.iter().map(|q| pending(q, true)).collect::<Vec<_>>(),
             );
             ins.cluster.insert(
                 "reduce_queues",
                 d.reduces
                     .iter()
                     .map(|q| pending(q, false))
-                    .collect::<Vec<_>>()
-                    ,
+                    .collect::<Vec<_>>(),
             );
         }
         for &j in &w.active {
@@ -581,8 +579,7 @@ impl Policy for Joss {
                     _ if !p.small => "large",
                     _ if p.reduce_heavy => "small-RH",
                     _ => "small-MH",
-                }
-                ,
+                },
             );
             v.insert("fp", crate::sim::policy::opt(p.fp));
             let mut per_dc = Values::new();
@@ -592,10 +589,7 @@ impl Policy for Joss {
                 }
             }
             v.insert("map_dcs", per_dc);
-            v.insert(
-                "reduce_dc",
-                p.reduce_dc.map(dc_name),
-            );
+            v.insert("reduce_dc", p.reduce_dc.map(dc_name));
             v.insert("pending_maps", job.maps_pending);
             ins.jobs.insert(job.name.clone(), v);
         }

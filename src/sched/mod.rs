@@ -12,7 +12,7 @@
 pub mod registry;
 pub mod settings;
 
-pub use crate::sim::policy::{num, opt, Inspection, Policy, Value, Values};
+pub use crate::sim::policy::{num, opt, Event, Inspection, Policy, Show, Value, Values};
 
 /// Declares the policy modules and lists their entries in [`POLICIES`]:
 /// one line per policy family, `module => [ENTRY, ...];` (an entry may be

@@ -103,14 +103,11 @@ impl World {
             }
         }
         self.news.push(News::Node(n, false));
-        self.notables.push((
-            self.now,
-            Notable::NodeFailed {
+        self.note(Notable::NodeFailed {
                 node: n,
                 attempts: running.len() as u32,
                 rerun,
-            },
-        ));
+            });
     }
 
     /// Flows of attempts elsewhere that read from `n`'s disk or write
@@ -159,7 +156,7 @@ impl World {
                 .set_live(self.cluster.total_slots() as f64, self.cluster.live);
             self.metrics.n_nodes = self.cluster.live_nodes as f64;
             self.news.push(News::Node(n, true));
-            self.notables.push((self.now, Notable::NodeRecovered(n)));
+            self.note(Notable::NodeRecovered(n));
         }
     }
 }

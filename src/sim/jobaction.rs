@@ -35,7 +35,7 @@ impl World {
     /// Sets job `j`'s priority (Hadoop's five levels).
     pub(super) fn set_priority(&mut self, j: JobId, p: Priority) {
         self.jobs[j as usize].priority = p;
-        self.notables.push((self.now, Notable::Reprioritized(j)));
+        self.note(Notable::Reprioritized(j));
     }
 
     /// Moves job `j` to pool `to`, its running tasks with it.
@@ -81,7 +81,7 @@ impl World {
             self.metrics.pool_active[t] += 1;
         }
         self.jobs[j as usize].pool = to;
-        self.notables.push((self.now, Notable::Moved(j)));
+        self.note(Notable::Moved(j));
         if held {
             self.admit_waiting(from);
         } else if self.waiting.contains(&j) {

@@ -186,7 +186,7 @@ impl World {
         };
         let ask = self.cluster.capacity.slot_ask(kind);
         let a = self.launch(j, kind, kind, t, node, ask, rule, true);
-        self.notables.push((self.now, Notable::Speculated(a)));
+        self.note(Notable::Speculated(a));
         a
     }
 
@@ -291,7 +291,7 @@ impl World {
             (at.job, at.kind, at.task)
         };
         self.requeue_if_idle(j, kind, t);
-        self.notables.push((self.now, Notable::Preempted(a)));
+        self.note(Notable::Preempted(a));
     }
 
     /// A task with no attempt left running is pending again.
@@ -359,8 +359,6 @@ impl World {
         job.maps_running -= 1;
         job.maps_done += 1;
         job.map_time_sum += now - at.start;
-        self.maps_finished += 1;
-        self.map_time_finished += now - at.start;
         let all_done = job.maps_done == job.n_maps();
         if all_done {
             job.map_end = Some(now);
@@ -481,7 +479,7 @@ impl World {
         if !job.killed {
             self.am_exits(j);
         }
-        self.notables.push((self.now, notable));
+        self.note(notable);
         self.unfinished -= 1;
         if held {
             let pool = self.jobs[j as usize].pool;
@@ -551,7 +549,7 @@ impl World {
         let submit = self.jobs[j as usize].submit;
         self.metrics.start = Some(self.metrics.start.map_or(submit, |s| s.min(submit)));
         self.jobs[j as usize].arrived = true;
-        self.notables.push((self.now, Notable::Submitted(j)));
+        self.note(Notable::Submitted(j));
         if !self.jobs[j as usize].prepares() {
             self.to_announce.push(j);
         }

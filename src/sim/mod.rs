@@ -38,7 +38,7 @@ pub mod world;
 
 pub use heartbeat::Heartbeat;
 pub use job::{Attempt, AttemptId, Kind, Locality, Outcome, TaskState};
-pub use policy::{Inspection, Observer, Policy, PolicyFactory};
+pub use policy::{Event, Inspection, Observer, Policy, PolicyFactory, Show};
 pub use run::{Command, InspectRecord, Sim, SimError, Stepped};
 pub use world::{Notable, PolicySwitch, PoolStats, World};
 

@@ -233,49 +233,60 @@ pub fn mean_abs_error_pct(windows: &[ReleaseWindow]) -> Option<f64> {
     (n > 0 && obs > 0.0).then(|| 100.0 * err / obs)
 }
 
-/// A scheduling policy: it sees the world read-only and the heartbeating
-/// node, and decides which tasks launch there; each decision carries a
-/// short `rule` that names why (it lands in the trace).
+/// What a policy hears of, after the event that brought it: every arrival
+/// and end of the run's jobs and attempts, and every node failure and
+/// recovery. A policy that keeps books of its own (an external one, HybSMRP's
+/// means) must hear of everything that puts a task back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A job became visible to policies: runnable, its set-up task or
+    /// ApplicationMaster started.
+    JobArrived(JobId),
+    /// An attempt succeeded.
+    TaskFinished(AttemptId),
+    /// An attempt failed or was killed; its task is pending again unless
+    /// another attempt of it runs or it is done.
+    TaskStopped(AttemptId),
+    /// The map `attempt` had finished lost its output with its node and is
+    /// pending again.
+    MapLost(AttemptId),
+    /// A node died (`alive == false`) or came back.
+    NodeChanged {
+        node: NodeId,
+        alive: bool,
+    },
+    JobFinished(JobId),
+    /// A person set the job's priority or moved it to another pool
+    /// (`set_priority`, `move_job`): a policy that keeps either of its own
+    /// brings it up to date.
+    JobUpdated(JobId),
+}
+
+/// A scheduling policy, in three parts: what it decides (this trait: a
+/// heartbeat's launches, an ApplicationMaster's headroom), what it hears
+/// ([`Policy::adopt`], [`Policy::hear`]) and what it shows ([`Show`]: the
+/// inspector's values, pool shares). It sees the world read-only and the
+/// heartbeating node, and decides which tasks launch there; each decision
+/// carries a short `rule` that names why (it lands in the trace).
 ///
 /// Decisions are applied as they are made ([`Heartbeat::launch_map`]) so
 /// that a policy assigning several tasks in one heartbeat sees its own
 /// earlier choices, as Hadoop's `obtainNewMapTask` marks a task running
 /// the moment it hands it out.
-pub trait Policy: Send {
+pub trait Policy: Show + Send {
     /// The spec as the user wrote it, e.g. `fair[slowstart=1]`.
     fn label(&self) -> &str;
 
     /// Reduce slowstart fraction this policy schedules with.
     fn slowstart(&self) -> f64;
 
-    /// Switched in mid-run: rebuild any state from the jobs already there.
-    fn adopt(&mut self, _w: &World) {}
-
-    fn job_arrived(&mut self, _w: &World, _job: JobId) {}
-
-    /// An attempt succeeded.
-    fn task_finished(&mut self, _w: &World, _attempt: AttemptId) {}
-
-    /// An attempt failed or was killed; its task is pending again unless
-    /// another attempt of it runs or it is done.
-    fn task_stopped(&mut self, _w: &World, _attempt: AttemptId) {}
-
-    /// The map `attempt` had finished lost its output with its node and is
-    /// pending again.
-    fn map_lost(&mut self, _w: &World, _attempt: AttemptId) {}
-
-    /// A node died (`alive == false`) or came back.
-    fn node_changed(&mut self, _w: &World, _node: NodeId, _alive: bool) {}
-
-    fn job_finished(&mut self, _w: &World, _job: JobId) {}
-
-    /// A person set the job's priority or moved it to another pool
-    /// (`set_priority`, `move_job`): a policy that keeps either of its own
-    /// brings it up to date.
-    fn job_updated(&mut self, _w: &World, _job: JobId) {}
-
-    /// Assign tasks to `hb.node`'s free slots.
+    /// Assign tasks to `hb.node`'s free capacity.
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>);
+
+    /// Called on every heartbeat of a live node, full or not, before
+    /// `heartbeat`: for work that must go on while the cluster is full
+    /// (fair's preemption). Must stay O(1) on most calls.
+    fn maintain(&mut self, _hb: &mut Heartbeat<'_>) {}
 
     /// Whether this policy launches speculative copies itself, inside its
     /// job order (through [`Heartbeat::speculate`]), as Hadoop 1.x's
@@ -287,14 +298,46 @@ pub trait Policy: Send {
         false
     }
 
-    /// Called on every heartbeat of a live node, full or not, before
-    /// `heartbeat`: for work that must go on while the cluster is full
-    /// (fair's preemption). Must stay O(1) on most calls.
-    fn maintain(&mut self, _hb: &mut Heartbeat<'_>) {}
+    /// Where jobs run under ApplicationMasters (YARN): what the scheduler
+    /// tells job `j`'s AM on its allocate call (its headroom, and whether
+    /// it schedules vcores too). By default what no task holds, memory
+    /// only, as Hadoop's FifoScheduler reports it; a policy on a model
+    /// without AMs is never asked.
+    fn headroom(&self, w: &World, _j: JobId) -> Headroom {
+        Headroom {
+            available: (w.cluster.live - w.cluster.used).floor0(),
+            cpu: false,
+        }
+    }
 
+    /// Why the policy cannot go on (a policy in another process that
+    /// answered wrongly, too late or not at all): the run stops there.
+    fn fault(&self) -> Option<&str> {
+        None
+    }
+
+    /// Switched in mid-run: rebuild any state from the jobs already there.
+    fn adopt(&mut self, _w: &World) {}
+
+    /// Something happened that the policy may keep books of.
+    fn hear(&mut self, _w: &World, _e: Event) {}
+}
+
+/// What a policy shows of itself: the values it decides with (the TUI's
+/// inspector, `--inspect`), how it divides the cluster among pools, and
+/// what it says.
+pub trait Show {
     /// The values the policy decides with, as they stand before this
     /// heartbeat's assignments. Must not change decision state.
     fn inspect(&self, w: &World, node: NodeId) -> Inspection;
+
+    /// Whether [`Show::inspect`] gives the values the policy sent with
+    /// its last heartbeat's decisions (a policy in another process computes
+    /// them there, before deciding), so the engine asks for them after the
+    /// heartbeat rather than before.
+    fn inspects_with_decisions(&self) -> bool {
+        false
+    }
 
     /// How the policy divides the cluster among pools, if it does (the
     /// TUI's Pools view); None for policies without pool shares.
@@ -306,31 +349,6 @@ pub trait Policy: Send {
     /// with (OMO's), for the summary and the TUI's chart.
     fn release_windows(&self) -> Option<&[ReleaseWindow]> {
         None
-    }
-
-    /// Whether [`Policy::inspect`] gives the values the policy sent with
-    /// its last heartbeat's decisions (a policy in another process computes
-    /// them there, before deciding), so the engine asks for them after the
-    /// heartbeat rather than before.
-    fn inspects_with_decisions(&self) -> bool {
-        false
-    }
-
-    /// Why the policy cannot go on (a policy in another process that
-    /// answered wrongly, too late or not at all): the run stops there.
-    fn fault(&self) -> Option<&str> {
-        None
-    }
-
-    /// `slot_model = "yarn"`: what the scheduler tells job `j`'s
-    /// ApplicationMaster on its allocate call (its headroom, and whether
-    /// it schedules vcores too). By default what no container holds,
-    /// memory only, as Hadoop's FifoScheduler reports it.
-    fn headroom(&self, w: &World, _j: JobId) -> Headroom {
-        Headroom {
-            available: (w.cluster.live - w.cluster.used).floor0(),
-            cpu: false,
-        }
     }
 
     /// Lines the policy has said since last asked (a policy process's

@@ -5,7 +5,7 @@ use super::calendar::Ev;
 use super::heartbeat::Heartbeat;
 use super::job::Kind;
 use super::policy::{
-    BuildCtx, BuildError, Inspection, Observer, Policy, PolicyFactory, ReleaseWindow,
+    BuildCtx, BuildError, Event, Inspection, Observer, Policy, PolicyFactory, ReleaseWindow,
 };
 use super::world::{Notable, PolicySwitch, World};
 use crate::model::{Action, EventSpec, JobSpec, Ms, NodeId, PolicySpec, Priority, Scenario};
@@ -181,6 +181,24 @@ impl Sim {
                 .count(),
             halted: None,
         })
+    }
+
+    /// Keeps a journal of what a person watching the run would want to
+    /// know ([`Notable`] events, with their times) from now on, for a
+    /// view's log to take ([`Sim::take_journal`]). Off unless asked: a
+    /// headless run keeps none.
+    pub fn keep_journal(&mut self) {
+        self.w.journal.get_or_insert_with(Vec::new);
+    }
+
+    /// The journal's entries since it was last taken, oldest first.
+    pub fn journal(&self) -> &[(Ms, Notable)] {
+        self.w.journal.as_deref().unwrap_or(&[])
+    }
+
+    /// Takes the journal's entries since it was last taken.
+    pub fn take_journal(&mut self) -> Vec<(Ms, Notable)> {
+        self.w.journal.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// Keeps every flow from now on, for `--flows` (before the run starts,
@@ -431,9 +449,7 @@ impl Sim {
                 // Validated at load time; a failure here goes to the log,
                 // not fatal.
                 if let Err(e) = self.command(cmd) {
-                    self.w
-                        .notables
-                        .push((t, Notable::CommandFailed(e.to_string())));
+                    self.w.note(Notable::CommandFailed(e.to_string()));
                 }
             }
             Ev::JobCommitted(j) => self.w.job_committed(j),
@@ -484,11 +500,12 @@ impl Sim {
             use super::world::News;
             let news = std::mem::take(&mut self.w.news);
             for &n in &news {
-                match n {
-                    News::Stopped(a) => self.policy.task_stopped(&self.w, a),
-                    News::Lost(a) => self.policy.map_lost(&self.w, a),
-                    News::Node(node, alive) => self.policy.node_changed(&self.w, node, alive),
-                }
+                let e = match n {
+                    News::Stopped(a) => Event::TaskStopped(a),
+                    News::Lost(a) => Event::MapLost(a),
+                    News::Node(node, alive) => Event::NodeChanged { node, alive },
+                };
+                self.policy.hear(&self.w, e);
             }
             let mut news = news;
             news.clear();
@@ -499,11 +516,11 @@ impl Sim {
         if !self.w.succeeded.is_empty() {
             let done = std::mem::take(&mut self.w.succeeded);
             for &a in &done {
-                self.policy.task_finished(&self.w, a);
+                self.policy.hear(&self.w, Event::TaskFinished(a));
                 let job = self.w.attempts[a as usize].job;
                 if let Some(k) = self.w.finished_now.iter().position(|&j| j == job) {
                     self.w.finished_now.remove(k);
-                    self.policy.job_finished(&self.w, job);
+                    self.policy.hear(&self.w, Event::JobFinished(job));
                 }
             }
             let mut done = done;
@@ -513,7 +530,7 @@ impl Sim {
             }
         }
         for j in std::mem::take(&mut self.w.finished_now) {
-            self.policy.job_finished(&self.w, j);
+            self.policy.hear(&self.w, Event::JobFinished(j));
         }
         self.check_fault();
         self.observe();
@@ -543,7 +560,7 @@ impl Sim {
     /// Tells the policy of the jobs it is to hear of now.
     fn announce(&mut self) {
         for j in std::mem::take(&mut self.w.to_announce) {
-            self.policy.job_arrived(&self.w, j);
+            self.policy.hear(&self.w, Event::JobArrived(j));
         }
     }
 
@@ -590,9 +607,7 @@ impl Sim {
         let mut said = Vec::new();
         self.policy.said(&mut said);
         for line in said {
-            self.w
-                .notables
-                .push((self.w.now, Notable::PolicySaid(line)));
+            self.w.note(Notable::PolicySaid(line));
         }
         if !self.policy.speculates() {
             self.w.speculate(node, &mut assigned);
@@ -701,7 +716,7 @@ impl Sim {
             Command::SetPriority(name, p) => {
                 let j = self.live_job(&name)?;
                 self.w.set_priority(j, p);
-                self.policy.job_updated(&self.w, j);
+                self.policy.hear(&self.w, Event::JobUpdated(j));
             }
             Command::MoveJob(name, pool) => {
                 let j = self.live_job(&name)?;
@@ -712,7 +727,7 @@ impl Sim {
                     .position(|p| p.name == pool)
                     .ok_or(SimError::UnknownPool(pool))?;
                 self.w.move_job(j, to as crate::model::PoolId);
-                self.policy.job_updated(&self.w, j);
+                self.policy.hear(&self.w, Event::JobUpdated(j));
             }
             Command::SwitchPolicy(spec) => {
                 let ctx = BuildCtx {
@@ -728,13 +743,10 @@ impl Sim {
                     from: from.clone(),
                     to: to.clone(),
                 });
-                self.w.notables.push((
-                    self.w.now,
-                    Notable::Switched {
+                self.w.note(Notable::Switched {
                         from,
                         to: to.clone(),
-                    },
-                ));
+                    });
                 self.w.labels.push(to);
                 self.w.cur_label = (self.w.labels.len() - 1) as u16;
                 self.w.slowstart = p.slowstart();

@@ -169,13 +169,10 @@ pub struct World {
     pub stalled: bool,
     /// Running reduces of jobs whose maps are unfinished.
     pub early_reduces: u32,
-    /// Successful map attempts so far over every job, and their summed
-    /// durations (a map whose output a failure later lost still counts:
-    /// it is an observation of how long maps run). HybSMRP's cluster mean.
-    pub maps_finished: u64,
-    pub map_time_finished: Ms,
-    /// Notable events in order, with their time (for the TUI's log).
-    pub notables: Vec<(Ms, Notable)>,
+    /// What a person watching would want to know, in order, with its time,
+    /// when the run keeps a journal (`Sim::keep_journal`); taken by the
+    /// TUI for its log.
+    pub(crate) journal: Option<Vec<(Ms, Notable)>>,
     /// Times of pending non-heartbeat events (a multiset).
     pub(super) other_times: std::collections::BTreeMap<Ms, u32>,
     /// Running attempts' state (a slab; `Attempt::run` indexes it).
@@ -197,6 +194,16 @@ pub struct World {
 }
 
 impl World {
+    /// Something a person watching the run would want to know happened
+    /// now: kept in the journal, if the run keeps one ([`Sim::keep_journal`]).
+    ///
+    /// [`Sim::keep_journal`]: super::Sim::keep_journal
+    pub(super) fn note(&mut self, n: Notable) {
+        if let Some(j) = self.journal.as_mut() {
+            j.push((self.now, n));
+        }
+    }
+
     /// The rule attempt `at` was launched by.
     pub fn rule(&self, at: &Attempt) -> &'static str {
         self.rules[at.rule as usize]
@@ -281,9 +288,7 @@ impl World {
             last_progress: 0,
             stalled: false,
             early_reduces: 0,
-            maps_finished: 0,
-            map_time_finished: 0,
-            notables: Vec::new(),
+            journal: None,
             other_times: std::collections::BTreeMap::new(),
             runs: Vec::new(),
             free_runs: Vec::new(),

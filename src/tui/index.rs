@@ -109,7 +109,6 @@ impl History {
 #[derive(Clone, Debug, Default)]
 pub struct RunIndex {
     attempts_seen: usize,
-    notables_seen: usize,
     /// Each node's first lane in `lanes`.
     pub lane_base: Vec<usize>,
     /// Per lane (every slot of every node, in node order), its attempts in
@@ -138,8 +137,8 @@ impl RunIndex {
         ix
     }
 
-    /// Takes in the attempts and notables added since the last call:
-    /// amortised O(new ones).
+    /// Takes in the attempts added since the last call: amortised O(new
+    /// ones).
     pub fn catch_up(&mut self, w: &World) {
         for (i, a) in w.attempts.iter().enumerate().skip(self.attempts_seen) {
             let lane = self.lane_base[a.node as usize] + a.slot as usize;
@@ -148,21 +147,23 @@ impl RunIndex {
             }
         }
         self.attempts_seen = w.attempts.len();
-        for (t, n) in w.notables.iter().skip(self.notables_seen) {
-            match n {
-                Notable::NodeFailed { node, .. } => {
-                    self.down[*node as usize].push((*t, None));
-                }
-                Notable::NodeRecovered(node) => {
-                    if let Some(last) = self.down[*node as usize].last_mut() {
-                        if last.1.is_none() {
-                            last.1 = Some(*t);
-                        }
+    }
+
+    /// Takes in one entry of the run's journal: a node's failure or
+    /// recovery opens or closes its span of being dead.
+    pub fn note(&mut self, t: Ms, n: &Notable) {
+        match n {
+            Notable::NodeFailed { node, .. } => {
+                self.down[*node as usize].push((t, None));
+            }
+            Notable::NodeRecovered(node) => {
+                if let Some(last) = self.down[*node as usize].last_mut() {
+                    if last.1.is_none() {
+                        last.1 = Some(t);
                     }
                 }
-                _ => {}
             }
+            _ => {}
         }
-        self.notables_seen = w.notables.len();
     }
 }

@@ -26,8 +26,10 @@ pub fn load_text(text: &str, policy: Option<&str>) -> Scenario {
     scenario::load_str(text, "test.toml", policy, None).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// A run of `sc` to its end, its journal kept, and its summary.
 pub fn run(sc: &Scenario) -> (Sim, Summary) {
     let mut sim = slotsim::runs::build_sim(sc).expect("sim builds");
+    sim.keep_journal();
     sim.run_until(None);
     let s = summarize(&sim);
     (sim, s)

@@ -135,8 +135,7 @@ fn a_failed_node_loses_its_work_and_the_run_still_completes() {
             .all(|a| a.outcome == Outcome::Succeeded));
         // The log tells of it.
         let log: Vec<_> = sim
-            .w
-            .notables
+            .journal()
             .iter()
             .map(|(_, n)| format!("{n:?}"))
             .collect();
@@ -158,8 +157,7 @@ fn random_failures_are_the_same_under_every_policy_and_end_with_the_run() {
         let (sim, s) = run(&load_text(&text, None));
         assert_eq!(s.jobs_finished, 2, "{policy}: every job finishes");
         let events: Vec<(u64, u32)> = sim
-            .w
-            .notables
+            .journal()
             .iter()
             .filter_map(|(t, n)| match n {
                 slotsim::sim::Notable::NodeFailed { node, .. } => Some((*t, *node)),

@@ -130,3 +130,38 @@ fn run_and_compare_write_deterministic_svgs() {
     }
     assert_eq!(strokes.len(), 2, "one series per policy: {strokes:?}");
 }
+
+/// Thinning keeps at most `MAX` samples, in time order, the last one
+/// last, and loses nothing of the cumulative loads: the utilisation over
+/// the whole run from the thinned samples is the exact one.
+#[test]
+fn link_samples_thin_without_losing_load() {
+    use slotsim::report::plot::LinkSampler;
+    let sc = slotsim::scenario::load_default(None, None).unwrap();
+    let mut sim = slotsim::runs::build_sim(&sc).unwrap();
+    let mut s = LinkSampler::default();
+    s.sample(&sim);
+    let mut t = 0;
+    while !sim.is_finished() {
+        t += 100;
+        sim.run_until(Some(t));
+        s.sample(&sim);
+    }
+    assert!(
+        s.times().len() <= LinkSampler::MAX + 1,
+        "{}",
+        s.times().len()
+    );
+    assert!(s.times().windows(2).all(|w| w[0] < w[1]));
+    assert_eq!(*s.times().last().unwrap(), sim.w.now);
+    let n = sim.w.links.count() as usize;
+    let last = s.areas().last().unwrap();
+    for (r, (res, got)) in sim.w.net.resources[..n].iter().zip(last).enumerate() {
+        let exact = res.area_at(sim.w.now);
+        assert!((got - exact).abs() <= 1e-9 * exact.max(1.0), "resource {r}");
+    }
+    assert!(
+        s.svg(&sim).unwrap().contains("mean"),
+        "a curve with its legend"
+    );
+}

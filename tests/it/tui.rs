@@ -1768,7 +1768,7 @@ fn a_frame_stops_at_its_budget_and_the_header_says_the_speed_achieved() {
 fn l_searches_the_whole_log() {
     let mut a = app();
     run_for(&mut a, 120);
-    let all = a.sim.w.notables.len();
+    let all = a.log.borrow().lines.len();
     assert!(all > 5, "{all}");
     keys(&mut a, "l");
     assert!(matches!(a.overlay, Overlay::Log { .. }));

@@ -93,12 +93,13 @@ mod schedule;
 pub use mechanisms::{adjust_priority, allocate, locality_rank, priority_name};
 
 use super::fair::base::{auto_delay, typed_assign_loop, TaskKind as FairKind};
-use crate::model::Models;
 use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{ConfigError, Settings};
+use crate::model::Models;
 use crate::model::{JobId, Ms, NodeId, Priority};
 use crate::sim::policy::{
-    num, BuildCtx, Inspection, Policy, PoolShare, PoolShares, ShareBasis, Value, Values,
+    num, BuildCtx, Event, Inspection, Policy, PoolShare, PoolShares, ShareBasis, Show, Value,
+    Values,
 };
 use crate::sim::{Heartbeat, Locality, World};
 use crate::units::de_opt_duration;
@@ -161,7 +162,6 @@ pub const DEFAULT_UPDATE_INTERVAL: Ms = 500;
 /// pool already has it.
 pub const SHARED_POOL: &str = "sharedPool";
 
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum TaskKind {
     Map,
@@ -208,7 +208,6 @@ impl JobState {
         }
     }
 }
-
 
 /// The values a refresh fixes until the next one.
 #[derive(Clone, Debug, Default)]
@@ -328,26 +327,6 @@ impl Policy for AdaptiveFair {
         self.refresh(w);
     }
 
-    fn job_arrived(&mut self, w: &World, j: JobId) {
-        let i = j as usize;
-        if self.jobs.len() <= i {
-            self.jobs.resize(i + 1, None);
-        }
-        self.jobs[i] = Some(JobState::new(w.job(j).priority));
-        self.refresh(w);
-    }
-
-    fn job_finished(&mut self, w: &World, _j: JobId) {
-        self.refresh(w);
-    }
-
-    /// A priority set by hand replaces mechanism 5's adjusted one (which
-    /// goes on adjusting from it); a pool move re-sorts the pools.
-    fn job_updated(&mut self, w: &World, j: JobId) {
-        self.state_mut(w, j).prio = w.job(j).priority;
-        self.refresh(w);
-    }
-
     fn maintain(&mut self, hb: &mut Heartbeat<'_>) {
         let now = hb.world().now;
         if self
@@ -383,6 +362,31 @@ impl Policy for AdaptiveFair {
         self.mark_skipped(launched, visited, hb.world());
     }
 
+    fn hear(&mut self, w: &World, e: Event) {
+        match e {
+            Event::JobArrived(j) => {
+                let i = j as usize;
+                if self.jobs.len() <= i {
+                    self.jobs.resize(i + 1, None);
+                }
+                self.jobs[i] = Some(JobState::new(w.job(j).priority));
+                self.refresh(w);
+            }
+            Event::JobFinished(_j) => {
+                self.refresh(w);
+            }
+            // A priority set by hand replaces mechanism 5's adjusted one (which
+            // goes on adjusting from it); a pool move re-sorts the pools.
+            Event::JobUpdated(j) => {
+                self.state_mut(w, j).prio = w.job(j).priority;
+                self.refresh(w);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Show for AdaptiveFair {
     fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
         let mut ins = Inspection::default();
         let s = &self.snap;
@@ -408,14 +412,8 @@ impl Policy for AdaptiveFair {
             },
         );
         c.insert("shared_pool_enabled", s.shared_enabled);
-        c.insert(
-            "node_locality_delay_s",
-            num(s.node_delay as f64 / 1000.0),
-        );
-        c.insert(
-            "rack_locality_delay_s",
-            num(s.rack_delay as f64 / 1000.0),
-        );
+        c.insert("node_locality_delay_s", num(s.node_delay as f64 / 1000.0));
+        c.insert("rack_locality_delay_s", num(s.rack_delay as f64 / 1000.0));
         c.insert("node_wait_count", self.node_waits.count);
         c.insert(
             "node_wait_total_s",
@@ -436,10 +434,7 @@ impl Policy for AdaptiveFair {
             let workload = mv.running[p];
             v.insert("shared", p == w.pools.len());
             v.insert("allocation_map", self.alloc(p, TaskKind::Map));
-            v.insert(
-                "allocation_reduce",
-                self.alloc(p, TaskKind::Reduce),
-            );
+            v.insert("allocation_reduce", self.alloc(p, TaskKind::Reduce));
             v.insert("workload_map", workload);
             v.insert("workload_reduce", rv.running[p]);
             v.insert("pending_map", mv.pending[p]);
@@ -458,10 +453,7 @@ impl Policy for AdaptiveFair {
             v.insert("weight", num(Self::pool_weight(w, p)));
             v.insert(
                 "order",
-                order
-                    .iter()
-                    .position(|&q| q == p)
-                    .map(|i| i as u64),
+                order.iter().position(|&q| q == p).map(|i| i as u64),
             );
             ins.pools.insert(self.vpool_name(w, p).to_string(), v);
         }
@@ -479,19 +471,13 @@ impl Policy for AdaptiveFair {
                 let mut v = Values::new();
                 v.insert("order", pos);
                 pos += 1;
-                v.insert(
-                    "class",
-                    if st.shared { "shared" } else { "user" },
-                );
+                v.insert("class", if st.shared { "shared" } else { "user" });
                 v.insert("small", st.small);
                 v.insert("pool", self.vpool_name(w, p));
                 v.insert("priority", priority_name(st.prio));
                 v.insert("pending_ratio", num(pr));
                 v.insert("occupied_ratio", num(or));
-                v.insert(
-                    "pending_map",
-                    self.pending(w, j, TaskKind::Map),
-                );
+                v.insert("pending_map", self.pending(w, j, TaskKind::Map));
                 v.insert("running_map", job.maps_running);
                 let lvl = match self.allowed_level(&st) {
                     Locality::Node => "node",
@@ -500,10 +486,7 @@ impl Policy for AdaptiveFair {
                 };
                 v.insert("locality_level", lvl);
                 v.insert("waited_s", num(st.waited as f64 / 1000.0));
-                v.insert(
-                    "last_locality",
-                    st.last.map(|l| l.as_str()),
-                );
+                v.insert("last_locality", st.last.map(|l| l.as_str()));
                 ins.jobs.insert(job.name.clone(), v);
             }
         }

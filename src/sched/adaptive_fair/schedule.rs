@@ -5,12 +5,12 @@
 //! (mechanisms 1, 2, 4, 5), and the heartbeat's per-task assignment.
 
 use super::mechanisms::{adjust_priority, allocate};
-use crate::sched::fair::shares::{fair_cmp, Key};
 use super::{
-    ki, AdaptiveFair, JobState, Snapshot, TaskKind, View, RULE_BORROWED, RULE_NODE, RULE_OFF, RULE_RACK,
-    RULE_REDUCE,
+    ki, AdaptiveFair, JobState, Snapshot, TaskKind, View, RULE_BORROWED, RULE_NODE, RULE_OFF,
+    RULE_RACK, RULE_REDUCE,
 };
 use crate::model::{JobId, Ms, PoolMode, Priority};
+use crate::sched::fair::shares::{fair_cmp, Key};
 use crate::sim::{Heartbeat, Locality, World};
 
 impl AdaptiveFair {
@@ -204,7 +204,14 @@ impl AdaptiveFair {
     }
 
     /// JobPendingRatio and JobOccupiedRatio of job `j` in pool `p`.
-    pub(super) fn job_ratios(&self, w: &World, v: &View, p: usize, j: JobId, k: TaskKind) -> (f64, f64) {
+    pub(super) fn job_ratios(
+        &self,
+        w: &World,
+        v: &View,
+        p: usize,
+        j: JobId,
+        k: TaskKind,
+    ) -> (f64, f64) {
         let pending = self.pending(w, j, k);
         let pending_ratio = if v.pending[p] == 0 {
             0.0
@@ -481,7 +488,12 @@ impl AdaptiveFair {
         false
     }
 
-    pub(super) fn mark_skipped(&mut self, launched: Vec<JobId>, mut visited: Vec<JobId>, w: &World) {
+    pub(super) fn mark_skipped(
+        &mut self,
+        launched: Vec<JobId>,
+        mut visited: Vec<JobId>,
+        w: &World,
+    ) {
         visited.sort_unstable();
         visited.dedup();
         for j in visited {

@@ -96,16 +96,16 @@
 mod pd;
 mod pi;
 
-pub use pi::{extra_demand, PiState};
 use pi::borrowable;
+pub use pi::{extra_demand, PiState};
 
 use super::fair::base::{auto_delay, load_cap, pool_max, pool_running, BaseSettings, FairBase};
 use super::fair::base::{Rules, TaskKind};
-use crate::model::Models;
 use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{fraction, ConfigError, Settings};
+use crate::model::Models;
 use crate::model::{JobId, Ms, NodeId};
-use crate::sim::policy::{num, BuildCtx, Inspection, Policy, PoolShares, Value};
+use crate::sim::policy::{num, BuildCtx, Event, Inspection, Policy, PoolShares, Show, Value};
 use crate::sim::{AttemptId, Heartbeat, Kind, Locality, Outcome, World};
 use crate::units::de_opt_duration;
 
@@ -226,7 +226,6 @@ pub enum Mode {
     DynamicMr,
 }
 
-
 /// How a map may be picked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum MapPick {
@@ -264,7 +263,10 @@ impl Dhsa {
             _ => (s.own::<Config>()?, DynamicMrConfig::default()),
         };
         let name = s.name;
-        fraction(&format!("scheduler.{name}.borrow_map_pct"), own.borrow_map_pct)?;
+        fraction(
+            &format!("scheduler.{name}.borrow_map_pct"),
+            own.borrow_map_pct,
+        )?;
         fraction(
             &format!("scheduler.{name}.borrow_reduce_pct"),
             own.borrow_reduce_pct,
@@ -307,8 +309,6 @@ impl Dhsa {
             borrowable(w.cluster.total_reduce_slots, self.borrow_reduce_pct),
         )
     }
-
-
 
     fn pool_full(w: &World, p: usize, kind: Kind) -> bool {
         let k = match kind {
@@ -479,10 +479,16 @@ impl Dhsa {
     ) -> Option<AttemptId> {
         let w = hb.world();
         let (pool_jobs, demand) = self.fair.pools_view(w, TaskKind::Any);
-        let pools = self.fair.sorted_pools(w, TaskKind::Any, &pool_jobs, &demand);
+        let pools = self
+            .fair
+            .sorted_pools(w, TaskKind::Any, &pool_jobs, &demand);
         let order: Vec<(usize, JobId)> = pools
             .iter()
-            .flat_map(|&p| self.jobs_of(w, p, &pool_jobs).into_iter().map(move |j| (p, j)))
+            .flat_map(|&p| {
+                self.jobs_of(w, p, &pool_jobs)
+                    .into_iter()
+                    .map(move |j| (p, j))
+            })
             .collect();
         let checked = sepb_checked(self.sepb_check_fraction, order.len());
         for &(p, j) in order.iter().take(checked) {
@@ -491,8 +497,14 @@ impl Dhsa {
             }
             match kind {
                 Kind::Map => {
-                    let a =
-                        self.launch_pending_map(hb, j, Kind::Map, Locality::OffDc, RULE_SEPB, launched);
+                    let a = self.launch_pending_map(
+                        hb,
+                        j,
+                        Kind::Map,
+                        Locality::OffDc,
+                        RULE_SEPB,
+                        launched,
+                    );
                     if a.is_some() {
                         return a;
                     }
@@ -545,11 +557,6 @@ impl Policy for Dhsa {
             .collect();
     }
 
-    fn job_arrived(&mut self, w: &World, j: JobId) {
-        let _ = w;
-        self.fair.job_arrived(j);
-    }
-
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
         match self.mode {
             Mode::Pi => self.heartbeat_pi(hb),
@@ -557,6 +564,14 @@ impl Policy for Dhsa {
         }
     }
 
+    fn hear(&mut self, _w: &World, e: Event) {
+        if let Event::JobArrived(j) = e {
+            self.fair.job_arrived(j);
+        }
+    }
+}
+
+impl Show for Dhsa {
     fn inspect(&self, w: &World, node: NodeId) -> Inspection {
         let mut ins = super::fair::inspect(&self.fair, w);
         let c = &mut ins.cluster;
@@ -574,18 +589,9 @@ impl Policy for Dhsa {
         c.insert("clusterUsedMapSlots", st.used_map_slots);
         c.insert("clusterUsedReduceSlots", st.used_reduce_slots);
         c.insert("clusterRunningMapTasks", st.running_maps);
-        c.insert(
-            "clusterRunningReduceTasks",
-            st.running_reduces,
-        );
-        c.insert(
-            "currentBorrowedMapSlots",
-            st.borrowed_map_slots,
-        );
-        c.insert(
-            "currentBorrowedReduceSlots",
-            st.borrowed_reduce_slots,
-        );
+        c.insert("clusterRunningReduceTasks", st.running_reduces);
+        c.insert("currentBorrowedMapSlots", st.borrowed_map_slots);
+        c.insert("currentBorrowedReduceSlots", st.borrowed_reduce_slots);
         c.insert("mapSlotsLoadFactor", num(st.map_load_factor));
         c.insert("reduceSlotsLoadFactor", num(st.reduce_load_factor));
         c.insert("node_free_map_slots", n.free_typed(w.capacity(), Kind::Map));
@@ -595,15 +601,9 @@ impl Policy for Dhsa {
         );
         if self.mode == Mode::Pi {
             c.insert("case", st.case);
-            c.insert(
-                "extraReduceSlotsDemand",
-                st.extra_reduce_demand,
-            );
+            c.insert("extraReduceSlotsDemand", st.extra_reduce_demand);
             c.insert("extraMapSlotsDemand", st.extra_map_demand);
-            c.insert(
-                "updatedMapSlotsLoadFactor",
-                num(st.updated_map_load_factor),
-            );
+            c.insert("updatedMapSlotsLoadFactor", num(st.updated_map_load_factor));
             c.insert(
                 "updatedReduceSlotsLoadFactor",
                 num(st.updated_reduce_load_factor),
@@ -630,10 +630,7 @@ impl Policy for Dhsa {
             let (demand, total, current) = self.pd_capacity(w, node);
             c.insert("totalSlotsDemand", demand);
             c.insert("totalSlotsCapacity", total);
-            c.insert(
-                "trackerSlotsCapacity",
-                n.map_slots + n.reduce_slots,
-            );
+            c.insert("trackerSlotsCapacity", n.map_slots + n.reduce_slots);
             c.insert("trackerRunningTasksNum", n.running());
             c.insert("trackerCurrentSlotsCapacity", current);
             let (pools, jobs) = self.fair.fair_shares(w, TaskKind::Any);
@@ -652,16 +649,10 @@ impl Policy for Dhsa {
                 let allowable = current.saturating_sub(n.running());
                 let free_map = n.free_typed(w.capacity(), Kind::Map);
                 c.insert("allowableIdleSlots", allowable);
-                c.insert(
-                    "extraIdleMapSlots",
-                    free_map.saturating_sub(allowable),
-                );
+                c.insert("extraIdleMapSlots", free_map.saturating_sub(allowable));
                 c.insert("idleReduceSlots", n.free_typed(w.capacity(), Kind::Reduce));
                 c.insert("prescheduling", self.prescheduling);
-                c.insert(
-                    "borrowedReduceSlots",
-                    self.pre_borrowed_now(w),
-                );
+                c.insert("borrowedReduceSlots", self.pre_borrowed_now(w));
                 c.insert(
                     "maximumBorrowableReduceSlots",
                     if self.max_borrowed_reduce_slots == u32::MAX {

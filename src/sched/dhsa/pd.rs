@@ -255,7 +255,14 @@ impl Dhsa {
             let pools = self
                 .fair
                 .sorted_pools(hb.world(), TaskKind::Any, &pool_jobs, &demand);
-            if !self.pd_cases(hb, &pools, &pool_jobs, current_cap, &mut launched, &mut visited) {
+            if !self.pd_cases(
+                hb,
+                &pools,
+                &pool_jobs,
+                current_cap,
+                &mut launched,
+                &mut visited,
+            ) {
                 break;
             }
         }

@@ -1,11 +1,12 @@
 //! PI-DHSA (DynamicMR's Algorithm 1): load factors per phase, the
 //! borrowing cases, and the typed heartbeat with the updated caps.
 
-use super::{Dhsa, MapPick, RULE_MAP, RULE_MAP_IN_REDUCE_SLOT, RULE_REDUCE, RULE_REDUCE_IN_MAP_SLOT};
+use super::{
+    Dhsa, MapPick, RULE_MAP, RULE_MAP_IN_REDUCE_SLOT, RULE_REDUCE, RULE_REDUCE_IN_MAP_SLOT,
+};
 use crate::model::JobId;
 use crate::sched::fair::base::{load_cap, TaskKind};
 use crate::sim::{Heartbeat, Kind, World};
-
 
 /// Algorithm 1's cluster-wide values at a heartbeat.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -120,7 +121,6 @@ impl Dhsa {
         st
     }
 
-
     /// One task of `kind` into a slot of type `slot`, pools and jobs in
     /// fair order for `kind` (PI-DHSA: fairness within each phase).
     #[allow(clippy::too_many_arguments)]
@@ -187,7 +187,10 @@ impl Dhsa {
             node.reduce_slots,
             tr,
         );
-        let (map_quota, reduce_quota) = (node.free_typed(w.capacity(), Kind::Map), node.free_typed(w.capacity(), Kind::Reduce));
+        let (map_quota, reduce_quota) = (
+            node.free_typed(w.capacity(), Kind::Map),
+            node.free_typed(w.capacity(), Kind::Reduce),
+        );
         let (mut maps_assigned, mut reduces_assigned) = (0u32, 0u32);
         let (mut map_rej, mut reduce_rej) = (false, false);
         let mut launched = Vec::new();
@@ -313,7 +316,6 @@ impl Dhsa {
         }
         self.fair.mark_skipped(launched, visited);
     }
-
 }
 
 #[cfg(test)]

@@ -15,11 +15,11 @@ mod protocol;
 
 pub use process::{keep_stderr, share_cpu};
 
-use crate::model::Models;
 use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{ConfigError, Settings};
+use crate::model::Models;
 use crate::model::{ExternalSpec, JobId, Ms, NodeId, PolicySpec};
-use crate::sim::policy::{BuildCtx, Inspection, Policy};
+use crate::sim::policy::{BuildCtx, Event, Inspection, Policy, Show};
 use crate::sim::{AttemptId, Heartbeat, World};
 use process::{AskError, NoReply, Process};
 use std::time::{Duration, Instant};
@@ -233,7 +233,10 @@ impl External {
     }
 
     fn heard(&self, j: JobId) -> Heard {
-        self.heard.get(j as usize).copied().unwrap_or(Heard::Nothing)
+        self.heard
+            .get(j as usize)
+            .copied()
+            .unwrap_or(Heard::Nothing)
     }
 
     fn set_heard(&mut self, j: JobId, h: Heard) {
@@ -364,62 +367,6 @@ impl Policy for External {
         self.held.extend(w.waiting.iter().copied());
     }
 
-    fn job_arrived(&mut self, w: &World, j: JobId) {
-        if !self.ready(w) {
-            return;
-        }
-        if w.job(j).runnable {
-            self.announce(w, j);
-        } else {
-            self.held.push(j);
-        }
-    }
-
-    fn task_finished(&mut self, w: &World, a: AttemptId) {
-        self.tell_attempt(w, a, "succeeded");
-    }
-
-    fn task_stopped(&mut self, w: &World, a: AttemptId) {
-        let outcome = match w.attempts[a as usize].outcome {
-            crate::sim::Outcome::Failed => "failed",
-            _ => "killed",
-        };
-        self.tell_attempt(w, a, outcome);
-    }
-
-    fn map_lost(&mut self, w: &World, a: AttemptId) {
-        self.tell_attempt(w, a, "lost");
-    }
-
-    fn job_finished(&mut self, w: &World, j: JobId) {
-        if !self.ready(w) || self.heard(j) != Heard::Announced {
-            return;
-        }
-        self.set_heard(j, Heard::Finished);
-        protocol::job_finished(&mut self.buf, w, j);
-        self.tell();
-        self.release_held(w);
-    }
-
-    fn job_updated(&mut self, w: &World, j: JobId) {
-        if !self.ready(w) {
-            return;
-        }
-        if self.heard(j) == Heard::Announced {
-            protocol::job_updated(&mut self.buf, w, j);
-            self.tell();
-        }
-        self.release_held(w);
-    }
-
-    fn node_changed(&mut self, w: &World, node: NodeId, alive: bool) {
-        if !self.ready(w) {
-            return;
-        }
-        protocol::node_changed(&mut self.buf, w, node, alive);
-        self.tell();
-    }
-
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
         if !self.ready(hb.world()) {
             return;
@@ -428,16 +375,72 @@ impl Policy for External {
         self.heartbeat_inner(hb);
     }
 
+    fn fault(&self) -> Option<&str> {
+        self.fault.as_deref()
+    }
+
+    fn hear(&mut self, w: &World, e: Event) {
+        match e {
+            Event::JobArrived(j) => {
+                if !self.ready(w) {
+                    return;
+                }
+                if w.job(j).runnable {
+                    self.announce(w, j);
+                } else {
+                    self.held.push(j);
+                }
+            }
+            Event::TaskFinished(a) => {
+                self.tell_attempt(w, a, "succeeded");
+            }
+            Event::TaskStopped(a) => {
+                let outcome = match w.attempts[a as usize].outcome {
+                    crate::sim::Outcome::Failed => "failed",
+                    _ => "killed",
+                };
+                self.tell_attempt(w, a, outcome);
+            }
+            Event::MapLost(a) => {
+                self.tell_attempt(w, a, "lost");
+            }
+            Event::JobFinished(j) => {
+                if !self.ready(w) || self.heard(j) != Heard::Announced {
+                    return;
+                }
+                self.set_heard(j, Heard::Finished);
+                protocol::job_finished(&mut self.buf, w, j);
+                self.tell();
+                self.release_held(w);
+            }
+            Event::JobUpdated(j) => {
+                if !self.ready(w) {
+                    return;
+                }
+                if self.heard(j) == Heard::Announced {
+                    protocol::job_updated(&mut self.buf, w, j);
+                    self.tell();
+                }
+                self.release_held(w);
+            }
+            Event::NodeChanged { node, alive } => {
+                if !self.ready(w) {
+                    return;
+                }
+                protocol::node_changed(&mut self.buf, w, node, alive);
+                self.tell();
+            }
+        }
+    }
+}
+
+impl Show for External {
     fn inspect(&self, _w: &World, _node: NodeId) -> Inspection {
         self.inspection.clone()
     }
 
     fn inspects_with_decisions(&self) -> bool {
         true
-    }
-
-    fn fault(&self) -> Option<&str> {
-        self.fault.as_deref()
     }
 
     fn said(&mut self, out: &mut Vec<String>) {

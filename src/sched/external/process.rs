@@ -158,7 +158,10 @@ impl Process {
             });
             kept
         });
-        let stdin = child.stdin.take().map(|s| BufWriter::with_capacity(1 << 16, s));
+        let stdin = child
+            .stdin
+            .take()
+            .map(|s| BufWriter::with_capacity(1 << 16, s));
         Ok(Process {
             child,
             stdin,
@@ -383,7 +386,10 @@ mod replies {
                 }
                 let ms = left.as_millis().clamp(1, i32::MAX as u128) as i32;
                 let mut fds = [PollFd::new(self.out.as_fd(), PollFlags::POLLIN)];
-                match poll(&mut fds, PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX)) {
+                match poll(
+                    &mut fds,
+                    PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX),
+                ) {
                     Ok(0) | Err(nix::errno::Errno::EINTR) => continue,
                     Ok(_) => {}
                     Err(_) => {

@@ -274,14 +274,27 @@ fn launch(
     let here = format!("launch {} of the reply", i + 1);
     let j = match JobId::try_from(l.job) {
         Ok(j) if (j as usize) < w.jobs.len() && known(j) => j,
-        _ => return Err(format!("{here} names job {}, which it was never told of", l.job)),
+        _ => {
+            return Err(format!(
+                "{here} names job {}, which it was never told of",
+                l.job
+            ))
+        }
     };
     let job = w.job(j);
     if job.is_done() {
-        return Err(format!("{here} names job {j} ({}), which has finished", job.name));
+        return Err(format!(
+            "{here} names job {j} ({}), which has finished",
+            job.name
+        ));
     }
     let unified = w.capacity().kinds_share();
-    let rule = l.rule.as_deref().map(intern).transpose()?.unwrap_or("external");
+    let rule = l
+        .rule
+        .as_deref()
+        .map(intern)
+        .transpose()?
+        .unwrap_or("external");
     match l.kind {
         LaunchKind::Map => {
             if hb.free_maps() == 0 {
@@ -305,11 +318,7 @@ fn launch(
             if hb.free_reduces() == 0 {
                 return Err(format!(
                     "{here} puts a reduce of job {j} on node {node}, which has no free {}",
-                    if unified {
-                        "container"
-                    } else {
-                        "reduce slot"
-                    }
+                    if unified { "container" } else { "reduce slot" }
                 ));
             }
             if !job.reduces_schedulable(slowstart) {
@@ -350,7 +359,9 @@ fn pending_task(
 ) -> Result<u32, String> {
     let task = u32::try_from(t).ok();
     match task.and_then(|t| Some((t, state(t)?))) {
-        None => Err(format!("{here} names {kind} {t} of job {j}, which has no such {kind}")),
+        None => Err(format!(
+            "{here} names {kind} {t} of job {j}, which has no such {kind}"
+        )),
         Some((t, TaskState::Pending)) => Ok(t),
         Some((t, s)) => {
             let now = if s == TaskState::Running {

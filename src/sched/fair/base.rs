@@ -606,7 +606,11 @@ impl<H: Hooks> FairBase<H> {
             pool_jobs,
             demand,
             runnable,
-            cap: if self.settings.assign_multiple { free } else { 1 },
+            cap: if self.settings.assign_multiple {
+                free
+            } else {
+                1
+            },
             assigned: 0,
             launched: Vec::new(),
             visited: Vec::new(),
@@ -724,8 +728,7 @@ pub fn typed_assign_loop(
             && (maps_assigned == map_cap
                 || hb.free_maps() == 0
                 || running_maps >= runnable_maps
-                || node.running_maps + maps_assigned
-                    >= load_cap(runnable_maps, node.map_slots, tm))
+                || node.running_maps + maps_assigned >= load_cap(runnable_maps, node.map_slots, tm))
         {
             map_rej = true;
         }

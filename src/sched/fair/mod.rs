@@ -26,12 +26,13 @@ pub mod delay;
 pub mod preemption;
 pub mod shares;
 
-use crate::model::Models;
 use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{ConfigError, Settings};
+use crate::model::Models;
 use crate::model::{Ms, NodeId};
 use crate::sim::policy::{
-    num, BuildCtx, Inspection, Policy, PoolShare, PoolShares, ShareBasis, Value, Values,
+    num, BuildCtx, Event, Inspection, Policy, PoolShare, PoolShares, ShareBasis, Show, Value,
+    Values,
 };
 use crate::sim::{Heartbeat, Locality, World};
 use crate::units::de_opt_duration;
@@ -145,10 +146,6 @@ impl Policy for Fair {
         self.base.adopt(w);
     }
 
-    fn job_arrived(&mut self, _w: &World, j: crate::model::JobId) {
-        self.base.job_arrived(j);
-    }
-
     fn maintain(&mut self, hb: &mut Heartbeat<'_>) {
         self.base.maintain(hb);
     }
@@ -157,6 +154,14 @@ impl Policy for Fair {
         self.base.heartbeat(hb);
     }
 
+    fn hear(&mut self, _w: &World, e: Event) {
+        if let Event::JobArrived(j) = e {
+            self.base.job_arrived(j);
+        }
+    }
+}
+
+impl Show for Fair {
     fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
         inspect(&self.base, w)
     }

@@ -173,7 +173,6 @@ impl<H: Hooks> FairBase<H> {
         }
     }
 
-
     /// Called on every heartbeat of a live node: every 500 ms (Hadoop's
     /// update thread), keep starvation current and preempt when due.
     pub fn maintain(&mut self, hb: &mut Heartbeat<'_>) {

@@ -71,7 +71,6 @@ pub fn fair_cmp(a: &Key, b: &Key) -> Ordering {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

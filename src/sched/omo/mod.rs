@@ -50,12 +50,12 @@
 pub mod predictor;
 
 use super::fair::base::{auto_delay, BaseSettings, FairBase, Hooks, Round};
-use crate::model::Models;
 use super::registry::Entry;
 use super::settings::{ConfigError, Settings};
+use crate::model::Models;
 use crate::model::{JobId, Ms, NodeId};
 use crate::sim::policy::{
-    opt, BuildCtx, Inspection, Observer, Policy, PoolShares, ReleaseWindow, Values,
+    opt, BuildCtx, Event, Inspection, Observer, Policy, PoolShares, ReleaseWindow, Show, Values,
 };
 use crate::sim::{AttemptId, Heartbeat, Locality, World};
 use crate::units::de_opt_duration;
@@ -286,7 +286,11 @@ impl Omo {
         own.check(s.name)?;
         let shared: Config = s.of("omo")?;
         shared.check("omo")?;
-        fn pick<T: Copy>(own: &Config, shared: &Config, f: impl Fn(&Config) -> Option<T>) -> Option<T> {
+        fn pick<T: Copy>(
+            own: &Config,
+            shared: &Config,
+            f: impl Fn(&Config) -> Option<T>,
+        ) -> Option<T> {
             f(own).or_else(|| f(shared))
         }
         let window = pick(&own, &shared, |c| c.window).unwrap_or(DEFAULT_WINDOW);
@@ -524,21 +528,6 @@ impl Policy for Omo {
         }
     }
 
-    fn job_arrived(&mut self, w: &World, j: JobId) {
-        self.base.job_arrived(j);
-        self.observe(w);
-    }
-
-    fn task_finished(&mut self, w: &World, _attempt: AttemptId) {
-        self.observe(w);
-    }
-
-    /// A job finishing after its last task (its clean-up task ended)
-    /// releases that slot: the monitor sees it as the passive one does.
-    fn job_finished(&mut self, w: &World, _job: JobId) {
-        self.observe(w);
-    }
-
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
         let now = hb.world().now;
         // Tasks the engine launched since the last hook (speculative
@@ -556,6 +545,23 @@ impl Policy for Omo {
         self.observe(hb.world());
     }
 
+    fn hear(&mut self, w: &World, e: Event) {
+        match e {
+            Event::JobArrived(j) => {
+                self.base.job_arrived(j);
+                self.observe(w);
+            }
+            // A job finishing after its last task (its clean-up task ended)
+            // releases that slot: the monitor sees it as the passive one does.
+            Event::TaskFinished(_) | Event::JobFinished(_) => {
+                self.observe(w);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Show for Omo {
     fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
         let mut ins = Inspection::default();
         let obs = self.pred.peek(w.now);
@@ -563,8 +569,7 @@ impl Policy for Omo {
         ins.cluster.insert("F_o", opt(obs.f_o));
         ins.cluster.insert("A_o", opt(obs.a_o));
         ins.cluster.insert("D", d);
-        ins.cluster
-            .insert("window_releases", obs.window_releases);
+        ins.cluster.insert("window_releases", obs.window_releases);
         ins.cluster
             .insert("window_available", w.available_containers());
         for &j in &w.active {
@@ -578,10 +583,7 @@ impl Policy for Omo {
             v.insert("t_fair", opt(e.t_fair));
             v.insert("t_batch", opt(e.t_batch));
             v.insert("pending_maps", e.pending_maps);
-            v.insert(
-                "reduce_started",
-                self.started_seq(j).is_some(),
-            );
+            v.insert("reduce_started", self.started_seq(j).is_some());
             ins.jobs.insert(w.job(j).name.clone(), v);
         }
         ins

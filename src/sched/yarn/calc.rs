@@ -59,7 +59,8 @@ impl Calc {
                     return Ordering::Equal;
                 }
                 if cluster.mb() == 0 || cluster.vcores() == 0 {
-                    let mixed = (a.mb() < b.mb() && a.vcores() > b.vcores()) || (a.mb() > b.mb() && a.vcores() < b.vcores());
+                    let mixed = (a.mb() < b.mb() && a.vcores() > b.vcores())
+                        || (a.mb() > b.mb() && a.vcores() < b.vcores());
                     return if mixed {
                         Ordering::Equal
                     } else if a.mb() > b.mb() || a.vcores() > b.vcores() {
@@ -121,7 +122,9 @@ impl Calc {
     pub fn ratio(self, a: Resource, b: Resource) -> f32 {
         match self {
             Calc::Memory => a.mb() as f32 / b.mb() as f32,
-            Calc::Dominant => (a.mb() as f32 / b.mb() as f32).max(a.vcores() as f32 / b.vcores() as f32),
+            Calc::Dominant => {
+                (a.mb() as f32 / b.mb() as f32).max(a.vcores() as f32 / b.vcores() as f32)
+            }
         }
     }
 
@@ -151,14 +154,20 @@ impl Calc {
     pub fn round_up(self, r: Resource, step: Resource) -> Resource {
         match self {
             Calc::Memory => Self::mem(round_up(r.mb(), step.mb())),
-            Calc::Dominant => Resource::memory(round_up(r.mb(), step.mb()), round_up(r.vcores(), step.vcores())),
+            Calc::Dominant => Resource::memory(
+                round_up(r.mb(), step.mb()),
+                round_up(r.vcores(), step.vcores()),
+            ),
         }
     }
 
     pub fn round_down(self, r: Resource, step: Resource) -> Resource {
         match self {
             Calc::Memory => Self::mem(round_down(r.mb(), step.mb())),
-            Calc::Dominant => Resource::memory(round_down(r.mb(), step.mb()), round_down(r.vcores(), step.vcores())),
+            Calc::Dominant => Resource::memory(
+                round_down(r.mb(), step.mb()),
+                round_down(r.vcores(), step.vcores()),
+            ),
         }
     }
 
@@ -166,7 +175,10 @@ impl Calc {
     /// `(int)(memory * by + 0.5)`; dominant: `ceil`).
     pub fn times_up(self, r: Resource, by: f64, step: Resource) -> Resource {
         match self {
-            Calc::Memory => Self::mem(round_up((r.mb() as f64 * by + 0.5) as i32 as i64, step.mb())),
+            Calc::Memory => Self::mem(round_up(
+                (r.mb() as f64 * by + 0.5) as i32 as i64,
+                step.mb(),
+            )),
             Calc::Dominant => Resource::memory(
                 round_up((r.mb() as f64 * by).ceil() as i32 as i64, step.mb()),
                 round_up((r.vcores() as f64 * by).ceil() as i32 as i64, step.vcores()),
@@ -226,8 +238,17 @@ mod tests {
             Calc::Dominant.times_down(Resource::memory(10000, 10), 0.25, step),
             Resource::memory(2048, 2)
         );
-        assert_eq!(Calc::Memory.div_ceil(Resource::memory(3000, 3), 2), Resource::memory(1500, 1));
-        assert_eq!(Calc::Dominant.fits(Resource::memory(8192, 1), Resource::memory(1024, 1)), 1);
-        assert_eq!(Calc::Memory.fits(Resource::memory(8192, 1), Resource::memory(1024, 1)), 8);
+        assert_eq!(
+            Calc::Memory.div_ceil(Resource::memory(3000, 3), 2),
+            Resource::memory(1500, 1)
+        );
+        assert_eq!(
+            Calc::Dominant.fits(Resource::memory(8192, 1), Resource::memory(1024, 1)),
+            1
+        );
+        assert_eq!(
+            Calc::Memory.fits(Resource::memory(8192, 1), Resource::memory(1024, 1)),
+            8
+        );
     }
 }

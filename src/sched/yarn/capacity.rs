@@ -26,12 +26,12 @@
 
 use super::calc::Calc;
 use super::{Ask, Level, ASKS};
+use crate::model::Models;
 use crate::model::{yarn_defaults, JobId, NodeId, Resource};
 use crate::sched::capacity::capacity_percents;
-use crate::model::Models;
 use crate::sched::registry::{Entry, DEFAULT_SLOWSTART};
 use crate::sched::settings::{ConfigError, Settings};
-use crate::sim::policy::{num, Headroom, Inspection, Policy};
+use crate::sim::policy::{num, Event, Headroom, Inspection, Policy, Show};
 use crate::sim::{Heartbeat, World};
 use std::collections::BTreeMap;
 
@@ -244,7 +244,10 @@ impl YarnCapacity {
     }
 
     fn root_used(&self, w: &World) -> Resource {
-        let reserved = self.pool_reserved.iter().fold(Resource::ZERO, |a, &r| a + r);
+        let reserved = self
+            .pool_reserved
+            .iter()
+            .fold(Resource::ZERO, |a, &r| a + r);
         w.cluster.used + reserved
     }
 
@@ -637,7 +640,12 @@ impl YarnCapacity {
     }
 
     /// `LeafQueue.assignContainers` on queue `p` within `limit`.
-    fn assign_leaf(&mut self, hb: &mut Heartbeat<'_>, p: usize, limit: Resource) -> Option<(Resource, Level)> {
+    fn assign_leaf(
+        &mut self,
+        hb: &mut Heartbeat<'_>,
+        p: usize,
+        limit: Resource,
+    ) -> Option<(Resource, Level)> {
         let active = std::mem::take(&mut self.active[p]);
         let got = self.assign_leaf_apps(hb, p, limit, &active);
         self.active[p] = active;
@@ -720,7 +728,10 @@ impl YarnCapacity {
             let total = self.root_used(w) + step();
             let limit = c.times_down(cluster, 1.0, step());
             if c.gt(cluster, total, limit) {
-                let reserved = self.pool_reserved.iter().fold(Resource::ZERO, |a, &r| a + r);
+                let reserved = self
+                    .pool_reserved
+                    .iter()
+                    .fold(Resource::ZERO, |a, &r| a + r);
                 if !(c.gt(cluster, reserved, Resource::ZERO)
                     && c.lt(cluster, total - reserved, limit))
                 {
@@ -822,46 +833,6 @@ impl Policy for YarnCapacity {
         self.dirty = true;
     }
 
-    fn job_finished(&mut self, _w: &World, j: JobId) {
-        self.forget(j);
-    }
-
-    /// A moved job takes its AM charge and reservations to its new queue.
-    fn job_updated(&mut self, w: &World, j: JobId) {
-        let jx = j as usize;
-        if jx >= self.app.len() {
-            return;
-        }
-        let p = w.job(j).pool as usize;
-        if self.app[jx] == App::Active && self.am[jx].1 != p {
-            let (am, old) = self.am[jx];
-            self.pool_am[old] -= am;
-            self.pool_am[p] += am;
-            self.am[jx].1 = p;
-        }
-        for i in 0..self.resv_nodes.len() {
-            let n = self.resv_nodes[i] as usize;
-            if let Some(r) = self.reserved[n].as_mut() {
-                if r.job == j && r.pool != p {
-                    self.pool_reserved[r.pool] -= r.res;
-                    self.pool_reserved[p] += r.res;
-                    r.pool = p;
-                }
-            }
-        }
-        self.dirty = true;
-    }
-
-    /// A lost node's reservation goes; the cluster's size changed
-    /// (`updateClusterResource` re-runs activation).
-    fn node_changed(&mut self, w: &World, node: NodeId, alive: bool) {
-        self.grow(w);
-        if !alive {
-            self.unreserve(node);
-        }
-        self.dirty = true;
-    }
-
     /// The CapacityScheduler looks at a reserved node's reservation on
     /// every heartbeat, a full node's too (`allocateContainersToNode`): a
     /// reservation no longer needed goes, one that still does not fit
@@ -933,6 +904,51 @@ impl Policy for YarnCapacity {
         }
     }
 
+    fn hear(&mut self, w: &World, e: Event) {
+        match e {
+            Event::JobFinished(j) => {
+                self.forget(j);
+            }
+            // A moved job takes its AM charge and reservations to its new queue.
+            Event::JobUpdated(j) => {
+                let jx = j as usize;
+                if jx >= self.app.len() {
+                    return;
+                }
+                let p = w.job(j).pool as usize;
+                if self.app[jx] == App::Active && self.am[jx].1 != p {
+                    let (am, old) = self.am[jx];
+                    self.pool_am[old] -= am;
+                    self.pool_am[p] += am;
+                    self.am[jx].1 = p;
+                }
+                for i in 0..self.resv_nodes.len() {
+                    let n = self.resv_nodes[i] as usize;
+                    if let Some(r) = self.reserved[n].as_mut() {
+                        if r.job == j && r.pool != p {
+                            self.pool_reserved[r.pool] -= r.res;
+                            self.pool_reserved[p] += r.res;
+                            r.pool = p;
+                        }
+                    }
+                }
+                self.dirty = true;
+            }
+            // A lost node's reservation goes; the cluster's size changed
+            // (`updateClusterResource` re-runs activation).
+            Event::NodeChanged { node, alive } => {
+                self.grow(w);
+                if !alive {
+                    self.unreserve(node);
+                }
+                self.dirty = true;
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Show for YarnCapacity {
     fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
         let mut i = super::fair::usage_inspection(w);
         let percents = capacity_percents(w);

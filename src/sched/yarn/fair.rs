@@ -15,11 +15,11 @@
 //! of the queue's fair share.
 
 use super::{Ask, Level, ASKS};
-use crate::model::{JobId, NodeId, QueuePolicy, Resource};
 use crate::model::Models;
+use crate::model::{JobId, NodeId, QueuePolicy, Resource};
 use crate::sched::registry::{Entry, DEFAULT_SLOWSTART};
 use crate::sched::settings::{ConfigError, Settings};
-use crate::sim::policy::{num, Headroom, Inspection, Policy, Values};
+use crate::sim::policy::{num, Headroom, Inspection, Policy, Show, Values};
 use crate::sim::{Heartbeat, World};
 use std::cmp::Ordering;
 
@@ -307,7 +307,10 @@ impl YarnFair {
     /// Said once, as the run's error, unless the limit is off.
     fn check_queues(&mut self, w: &World) {
         self.checked = true;
-        if self.policy != QueuePolicy::Fair || self.max_am_share < 0.0 || w.tasks.am_ask().vcores() == 0 {
+        if self.policy != QueuePolicy::Fair
+            || self.max_am_share < 0.0
+            || w.tasks.am_ask().vcores() == 0
+        {
             return;
         }
         if let Some(q) = w
@@ -667,7 +670,9 @@ impl Policy for YarnFair {
             cpu: true,
         }
     }
+}
 
+impl Show for YarnFair {
     fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
         let mut i = usage_inspection(w);
         let shares = cached_shares(&self.shares, w, self.policy);

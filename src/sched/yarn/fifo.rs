@@ -10,11 +10,11 @@
 //! reservations, no limit on AMs.
 
 use super::{Ask, Level, ASKS};
-use crate::model::{yarn_defaults, NodeId, Resource};
 use crate::model::Models;
+use crate::model::{yarn_defaults, NodeId, Resource};
 use crate::sched::registry::{Entry, DEFAULT_SLOWSTART};
 use crate::sched::settings::{ConfigError, Settings};
-use crate::sim::policy::{Inspection, Policy};
+use crate::sim::policy::{Inspection, Policy, Show};
 use crate::sim::{Heartbeat, World};
 
 /// `[scheduler.yarn-fifo]`.
@@ -107,7 +107,9 @@ impl Policy for YarnFifo {
         }
         self.apps = apps;
     }
+}
 
+impl Show for YarnFifo {
     fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
         super::fair::usage_inspection(w)
     }

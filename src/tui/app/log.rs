@@ -5,14 +5,29 @@ use crate::model::Ms;
 use crate::sim::Notable;
 
 impl App {
-    /// Log lines, newest last.
+    /// The last `n` log lines, newest last.
     pub fn log_lines(&self, n: usize) -> Vec<(Ms, String)> {
-        let w = &self.sim.w;
-        let start = w.notables.len().saturating_sub(n);
-        w.notables[start..]
-            .iter()
-            .map(|(t, e)| (*t, notable_text(w, *t, e)))
-            .collect()
+        let log = self.log.borrow();
+        let start = log.lines.len().saturating_sub(n);
+        log.lines[start..].to_vec()
+    }
+
+    /// Takes in what the run journalled since last asked: the index's
+    /// failure spans and the log's lines, each formatted as the world
+    /// stands now, at the frame it happened in (a job moved later keeps
+    /// the pool it was submitted to). Returns the scripted actions the
+    /// engine refused among them.
+    pub(super) fn take_in(&mut self) -> Vec<String> {
+        let mut refused = Vec::new();
+        for (t, n) in self.sim.take_journal() {
+            self.index.note(t, &n);
+            if let Notable::CommandFailed(e) = &n {
+                refused.push(e.clone());
+            }
+            let text = notable_text(&self.sim.w, t, &n);
+            self.log.get_mut().push(t, text);
+        }
+        refused
     }
 }
 

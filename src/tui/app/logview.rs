@@ -3,7 +3,6 @@
 //! the matches of the search are kept and extended rather than found
 //! again at every frame.
 
-use super::log::notable_text;
 use super::{scrolled, Action, App, Overlay};
 use crate::model::Ms;
 
@@ -20,13 +19,16 @@ pub struct LogCache {
 }
 
 impl LogCache {
-    /// Formats the notables not seen yet and matches them against
-    /// `query` (all of them again when it changed).
-    fn catch_up(&mut self, w: &crate::sim::World, query: &str) {
-        for (t, e) in &w.notables[self.lines.len().min(w.notables.len())..] {
-            let text = notable_text(w, *t, e);
+    /// A line the run logged at `t`, formatted as it came.
+    pub(super) fn push(&mut self, t: Ms, text: String) {
+        self.lines.push((t, text));
+    }
+
+    /// Matches the lines not matched yet against `query` (all of them
+    /// again when it changed).
+    fn catch_up(&mut self, query: &str) {
+        for (_, text) in &self.lines[self.lower.len()..] {
             self.lower.push(text.to_lowercase());
-            self.lines.push((*t, text));
         }
         let q = query.to_lowercase();
         if q != self.query {
@@ -56,7 +58,7 @@ impl App {
     /// Brings the log's lines and matches up to the run.
     pub(super) fn refresh_log(&mut self) {
         if let Overlay::Log { query, .. } = &self.overlay {
-            self.log.get_mut().catch_up(&self.sim.w, query);
+            self.log.get_mut().catch_up(query);
         }
     }
 

@@ -335,6 +335,7 @@ pub struct App {
 impl App {
     pub fn new(scenario: Scenario) -> Result<App, SimError> {
         let mut sim = build_sim(&scenario)?;
+        sim.keep_journal();
         let ring: Arc<Mutex<Rings>> = Arc::new(Mutex::new(Rings::default()));
         let sink = ring.clone();
         sim.set_inspector(Box::new(move |rec| {
@@ -637,6 +638,7 @@ impl App {
     /// Recomputes what the views show from the policy (after every update).
     fn refresh(&mut self) {
         self.index.catch_up(&self.sim.w);
+        self.take_in();
         self.refresh_log();
         if matches!(self.view, View::Jobs | View::Pools) {
             let p = self.sim.policy();

@@ -8,7 +8,6 @@
 use super::{clock, App};
 use crate::model::{Action, EventSpec, JobSpec, Ms, Writer};
 use crate::scenario::{profiles, DEFAULT_SCENARIO};
-use crate::sim::Notable;
 use std::path::{Path, PathBuf};
 use toml::{Table, Value};
 
@@ -38,15 +37,9 @@ impl App {
     /// millisecond and the run taken to it. An action the engine refuses
     /// is logged there, as a replay would log it, and returned here.
     pub(super) fn act(&mut self, action: Action) -> Result<(), SessionError> {
-        let before = self.sim.w.notables.len();
         let at = self.sim.schedule(self.sim.w.now + 1, action);
         self.sim.run_until(Some(at));
-        let refused = self.sim.w.notables[before..]
-            .iter()
-            .find_map(|(_, n)| match n {
-                Notable::CommandFailed(e) => Some(e.clone()),
-                _ => None,
-            });
+        let refused = self.take_in().into_iter().next();
         refused.map_or(Ok(()), |e| Err(SessionError::Refused(e)))
     }
 
