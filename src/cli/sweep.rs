@@ -131,7 +131,7 @@ pub fn cmd_merge(a: MergeArgs) -> Result<(), Failure> {
     let m = merge::merge(&a.dirs).map_err(|e| InputError::new("merge", e.to_string()))?;
     let text = match &a.table {
         Some(metric) => merge::markdown(&m, metric, a.versus.as_deref(), &a.policies, &a.scenario)
-            .map_err(|e| InputError::new("--table", e))?,
+            .map_err(|e| InputError::new("--table", e.to_string()))?,
         None => merge::table(&m),
     };
     emit(&text, a.csv.as_deref() == Some("-"))?;

@@ -5,7 +5,18 @@ use super::build_sim;
 use crate::error::InputError;
 use crate::model::Scenario;
 use crate::report::{summarize, Summary};
+use crate::sim::SimError;
 use rayon::prelude::*;
+
+/// Why one run of a comparison produced no summary.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("{0}")]
+    Build(#[from] SimError),
+    /// Its policy stopped the run (a policy process that failed).
+    #[error("{0}")]
+    Halted(String),
+}
 
 /// Runs every (policy, seed) pair. `scenarios[i][k]` is policy i with seed k,
 /// already loaded (and so validated). Results keep that order whatever the
@@ -16,25 +27,24 @@ pub fn run_all(scenarios: Vec<Vec<Scenario>>) -> Result<Vec<Vec<Summary>>, Input
         .enumerate()
         .flat_map(|(i, v)| v.into_iter().enumerate().map(move |(k, s)| (i, k, s)))
         .collect();
-    let results: Vec<(usize, usize, Result<Summary, String>)> = flat
+    let results: Vec<(usize, usize, Result<Summary, RunError>)> = flat
         .into_par_iter()
-        .map(|(i, k, sc)| {
-            let r = build_sim(&sc)
-                .map_err(|e| e.to_string())
-                .and_then(|mut sim| {
-                    sim.run_until(None);
-                    match sim.halted() {
-                        Some(why) => Err(why.to_string()),
-                        None => Ok(summarize(&sim)),
-                    }
-                });
-            (i, k, r)
-        })
+        .map(|(i, k, sc)| (i, k, run_one(&sc)))
         .collect();
     let n = results.iter().map(|r| r.0 + 1).max().unwrap_or(0);
     let mut out: Vec<Vec<Summary>> = vec![Vec::new(); n];
     for (i, _k, r) in results {
-        out[i].push(r.map_err(|e| InputError::new("compare", e))?);
+        out[i].push(r.map_err(|e| InputError::new("compare", e.to_string()))?);
     }
     Ok(out)
+}
+
+/// One run to its end, summarised.
+fn run_one(sc: &Scenario) -> Result<Summary, RunError> {
+    let mut sim = build_sim(sc)?;
+    sim.run_until(None);
+    match sim.halted() {
+        Some(why) => Err(RunError::Halted(why.to_string())),
+        None => Ok(summarize(&sim)),
+    }
 }

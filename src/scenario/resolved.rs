@@ -5,7 +5,7 @@
 //! events are counted, not listed: the summary's `jobs` lists every job.
 
 use crate::model::{NetworkModel, PoolMode, Scenario, Speculation, Writer};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 fn ms(t: u64) -> Value {
     Value::String(format!("{t}ms"))
@@ -13,23 +13,6 @@ fn ms(t: u64) -> Value {
 
 fn opt_ms(t: Option<u64>) -> Value {
     t.map_or(Value::Null, ms)
-}
-
-/// `toml` → JSON, for the `[scheduler]` table as written.
-fn toml_json(v: &toml::Value) -> Value {
-    match v {
-        toml::Value::String(s) => Value::String(s.clone()),
-        toml::Value::Integer(i) => json!(i),
-        toml::Value::Float(f) => json!(f),
-        toml::Value::Boolean(b) => json!(b),
-        toml::Value::Datetime(d) => Value::String(d.to_string()),
-        toml::Value::Array(a) => Value::Array(a.iter().map(toml_json).collect()),
-        toml::Value::Table(t) => Value::Object(
-            t.iter()
-                .map(|(k, v)| (k.clone(), toml_json(v)))
-                .collect::<Map<_, _>>(),
-        ),
-    }
 }
 
 /// The resolved scenario as a JSON object.
@@ -47,7 +30,9 @@ pub fn resolved(sc: &Scenario) -> Value {
         Writer::Maps => json!("maps"),
         Writer::Node(i) => json!(i),
     };
-    let mut scheduler = toml_json(&toml::Value::Table(sc.scheduler.clone()));
+    // The `[scheduler]` table as written (a TOML table serialises as the
+    // JSON object of the same keys and values).
+    let mut scheduler = serde_json::to_value(&sc.scheduler).unwrap_or(Value::Null);
     if let Value::Object(m) = &mut scheduler {
         // The policy the run started with (`--policy` included).
         m.insert("policy".into(), Value::String(sc.policy.to_string()));

@@ -104,10 +104,10 @@ impl World {
         }
         self.news.push(News::Node(n, false));
         self.note(Notable::NodeFailed {
-                node: n,
-                attempts: running.len() as u32,
-                rerun,
-            });
+            node: n,
+            attempts: running.len() as u32,
+            rerun,
+        });
     }
 
     /// Flows of attempts elsewhere that read from `n`'s disk or write

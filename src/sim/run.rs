@@ -198,7 +198,11 @@ impl Sim {
 
     /// Takes the journal's entries since it was last taken.
     pub fn take_journal(&mut self) -> Vec<(Ms, Notable)> {
-        self.w.journal.as_mut().map(std::mem::take).unwrap_or_default()
+        self.w
+            .journal
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// Keeps every flow from now on, for `--flows` (before the run starts,
@@ -744,9 +748,9 @@ impl Sim {
                     to: to.clone(),
                 });
                 self.w.note(Notable::Switched {
-                        from,
-                        to: to.clone(),
-                    });
+                    from,
+                    to: to.clone(),
+                });
                 self.w.labels.push(to);
                 self.w.cur_label = (self.w.labels.len() - 1) as u16;
                 self.w.slowstart = p.slowstart();

@@ -112,3 +112,22 @@ pub enum ShardRunError {
     #[error("cell {index}: {source}")]
     Cell { index: u64, source: CellError },
 }
+
+/// A `merge --table` that names what the sweep does not have.
+#[derive(Debug, thiserror::Error)]
+pub enum TableError {
+    #[error("unknown metric \"{metric}\"; expected one of: {}", known.join(", "))]
+    Metric {
+        metric: String,
+        known: Vec<&'static str>,
+    },
+    #[error("--scenario {scenario}: no such scenario in this sweep; expected one of: {}", known.join(", "))]
+    Scenario {
+        scenario: String,
+        known: Vec<String>,
+    },
+    #[error("--policies: no policy {policy} in this sweep; expected some of: {}", known.join(", "))]
+    Policies { policy: String, known: Vec<String> },
+    #[error("--versus {policy}: no such policy in this sweep; expected one of: {}", known.join(", "))]
+    Versus { policy: String, known: Vec<String> },
+}

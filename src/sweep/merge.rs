@@ -12,6 +12,7 @@
 //! the spread of the difference is far smaller than that of either side.
 
 use super::error::ShardsError;
+use super::error::TableError;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -443,13 +444,12 @@ pub fn markdown(
     versus: Option<&str>,
     only: &[String],
     scenarios: &[String],
-) -> Result<String, String> {
+) -> Result<String, TableError> {
     let Some(k) = METRICS.iter().position(|(n, _)| *n == metric) else {
-        let names: Vec<&str> = METRICS.iter().map(|(n, _)| *n).collect();
-        return Err(format!(
-            "unknown metric \"{metric}\"; expected one of: {}",
-            names.join(", ")
-        ));
+        return Err(TableError::Metric {
+            metric: metric.to_string(),
+            known: METRICS.iter().map(|(n, _)| *n).collect(),
+        });
     };
     let stem = |path: &str| -> String {
         std::path::Path::new(path)
@@ -484,29 +484,29 @@ pub fn markdown(
     }
     for s in scenarios {
         if !names.contains(s) && !m.groups.iter().any(|g| g.scenario == *s) {
-            return Err(format!(
-                "--scenario {s}: no such scenario in this sweep; expected one of: {}",
-                names.join(", ")
-            ));
+            return Err(TableError::Scenario {
+                scenario: s.clone(),
+                known: names,
+            });
         }
     }
     if !only.is_empty() {
         for p in only {
             if !policies.contains(&p.as_str()) {
-                return Err(format!(
-                    "--policies: no policy {p} in this sweep; expected some of: {}",
-                    policies.join(", ")
-                ));
+                return Err(TableError::Policies {
+                    policy: p.clone(),
+                    known: policies.iter().map(|p| p.to_string()).collect(),
+                });
             }
         }
         policies = only.iter().map(String::as_str).collect();
     }
     if let Some(v) = versus {
         if !policies.contains(&v) {
-            return Err(format!(
-                "--versus {v}: no such policy in this sweep; expected one of: {}",
-                policies.join(", ")
-            ));
+            return Err(TableError::Versus {
+                policy: v.to_string(),
+                known: policies.iter().map(|p| p.to_string()).collect(),
+            });
         }
     }
     let group = |r: &(&str, &str, &str), p: &str| {

@@ -105,6 +105,17 @@ fn gb(bytes: u64) -> String {
     }
 }
 
+/// A scenario too large to run here.
+#[derive(Debug, thiserror::Error)]
+enum TooLarge {
+    #[error(
+        "the scenario has more than {MAX_TOTAL_TASKS} tasks in all; expected fewer or smaller jobs"
+    )]
+    Tasks,
+    #[error("with this the scenario has {total} tasks, which would need about {} to run, {} more than the {} of memory available; expected fewer or smaller jobs", gb(*need), gb(need - have), gb(*have))]
+    Memory { total: u64, need: u64, have: u64 },
+}
+
 /// `SLOTSIM_MEMORY` set to something that is not a size.
 #[derive(Debug, thiserror::Error)]
 #[error("SLOTSIM_MEMORY=\"{0}\" is not a size; expected bytes or a size such as \"4GB\"")]
@@ -375,21 +386,14 @@ fn compile(
     let mut total = 0u64;
     let limit = memory_limit();
     let nodes = u64::from(node_count);
-    let mut count = |n: u64| -> Result<(), String> {
+    let mut count = |n: u64| -> Result<(), TooLarge> {
         total += n;
         if total > MAX_TOTAL_TASKS {
-            return Err(format!(
-                "the scenario has more than {MAX_TOTAL_TASKS} tasks in all; expected fewer or smaller jobs"
-            ));
+            return Err(TooLarge::Tasks);
         }
         let need = crate::sim::memory_estimate(total, nodes);
         match limit {
-            Some(have) if need > have => Err(format!(
-                "with this the scenario has {total} tasks, which would need about {} to run, {} more than the {} of memory available; expected fewer or smaller jobs",
-                gb(need),
-                gb(need - have),
-                gb(have)
-            )),
+            Some(have) if need > have => Err(TooLarge::Memory { total, need, have }),
             _ => Ok(()),
         }
     };
@@ -399,7 +403,8 @@ fn compile(
             if !names.insert(job.name.clone()) {
                 return Err(cx.at(&def.name, duplicate_job(&job.name)));
             }
-            count(u64::from(job.maps) + u64::from(job.reduces)).map_err(|m| cx.at(&def.name, m))?;
+            count(u64::from(job.maps) + u64::from(job.reduces))
+                .map_err(|m| cx.at(&def.name, m.to_string()))?;
             jobs.push(job);
         }
     }
@@ -408,7 +413,8 @@ fn compile(
             if !names.insert(job.name.clone()) {
                 return Err(cx.at(&w.kind, duplicate_job(&job.name)));
             }
-            count(u64::from(job.maps) + u64::from(job.reduces)).map_err(|m| cx.at(&w.kind, m))?;
+            count(u64::from(job.maps) + u64::from(job.reduces))
+                .map_err(|m| cx.at(&w.kind, m.to_string()))?;
             jobs.push(job);
         }
     }
@@ -439,7 +445,8 @@ fn compile(
         let more = env.event(e, &raw_scheduler, &ctx, &mut names)?;
         for ev in &more {
             if let Action::Submit(j) = &ev.action {
-                count(u64::from(j.maps) + u64::from(j.reduces)).map_err(|m| cx.at(&e.action, m))?;
+                count(u64::from(j.maps) + u64::from(j.reduces))
+                    .map_err(|m| cx.at(&e.action, m.to_string()))?;
             }
         }
         events.extend(more);

@@ -86,7 +86,7 @@ pub struct External {
     /// The time of the last message, for `end` (sent when the policy is
     /// dropped, without the world).
     now: Ms,
-    buf: String,
+    buf: Vec<u8>,
     stats: Option<protocol::Stats>,
 }
 
@@ -160,7 +160,7 @@ impl External {
             held: Vec::new(),
             inspection: Inspection::default(),
             now: 0,
-            buf: String::new(),
+            buf: Vec::new(),
             stats: std::env::var_os("SLOTSIM_EXTERNAL_STATS").map(|_| protocol::Stats::default()),
         })
     }
@@ -340,7 +340,7 @@ impl External {
                     self.inspection = Inspection::default();
                 }
             }
-            Err(what) => return self.fail(Some(b), what),
+            Err(what) => return self.fail(Some(b), what.to_string()),
         }
         if let Some(s) = self.stats.as_mut() {
             s.add(t1 - t0 + t2.elapsed(), t2 - t1);

@@ -173,14 +173,14 @@ impl Process {
 
     /// Queues one line for the process (written when the buffer fills or
     /// at the next [`Process::ask`]).
-    pub fn send(&mut self, line: &str) -> std::io::Result<()> {
+    pub fn send(&mut self, line: &[u8]) -> std::io::Result<()> {
         let w = self.stdin.as_mut().ok_or(std::io::ErrorKind::BrokenPipe)?;
-        w.write_all(line.as_bytes())?;
+        w.write_all(line)?;
         w.write_all(b"\n")
     }
 
     /// Sends `line` and waits up to `timeout` for the reply line.
-    pub fn ask(&mut self, line: &str, timeout: Duration) -> Result<String, AskError> {
+    pub fn ask(&mut self, line: &[u8], timeout: Duration) -> Result<String, AskError> {
         // A reply the process wrote unasked is a reply to the wrong message.
         if let Some(extra) = self.replies.ready() {
             return Err(AskError::Unasked(extra));
@@ -258,10 +258,10 @@ impl Process {
 
     /// Sends `end`, closes stdin and waits up to `timeout` for the process
     /// to exit; kills it after that.
-    pub fn finish(&mut self, end: &str, timeout: Duration) {
+    pub fn finish(&mut self, end: &[u8], timeout: Duration) {
         self.release_cpu();
         if let Some(mut w) = self.stdin.take() {
-            let _ = w.write_all(end.as_bytes());
+            let _ = w.write_all(end);
             let _ = w.write_all(b"\n");
             let _ = w.flush();
         }

@@ -1,194 +1,296 @@
-//! Protocol version 1, line by line: the messages slotsim writes (into one
-//! reused buffer, without a JSON tree on the heartbeat path) and the reply
-//! it reads, checked and applied to the heartbeat.
+//! Protocol version 1, line by line: the messages slotsim writes (typed
+//! messages serialised by serde_json into one reused buffer, without a
+//! JSON tree on the heartbeat path) and the reply it reads, checked and
+//! applied to the heartbeat.
 
 use crate::model::{JobId, Ms, NodeId};
 use crate::sim::policy::{Inspection, Value, Values};
 use crate::sim::{AttemptId, Heartbeat, Kind, Locality, TaskState, World};
-use std::fmt::Write as _;
+use serde::{Serialize, Serializer};
 use std::time::Duration;
 
-/// A JSON string literal.
-fn quoted(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+/// A message slotsim writes, in the order of its fields on the wire.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Message<'a> {
+    Start {
+        protocol: u32,
+        time_ms: Ms,
+        slot_model: &'a str,
+        slowstart: f64,
+        seed: u64,
+        nodes: Nodes<'a>,
+    },
+    JobSubmitted {
+        time_ms: Ms,
+        job: Submitted<'a>,
+    },
+    TaskFinished {
+        time_ms: Ms,
+        job: JobId,
+        kind: Kind,
+        task: u32,
+        node: NodeId,
+        outcome: &'a str,
+        pending: bool,
+        speculative: bool,
+    },
+    JobFinished {
+        time_ms: Ms,
+        job: JobId,
+        outcome: &'a str,
+    },
+    JobUpdated {
+        time_ms: Ms,
+        job: JobId,
+        priority: &'a str,
+        pool: &'a str,
+    },
+    NodeFailed {
+        time_ms: Ms,
+        node: NodeId,
+    },
+    NodeRecovered {
+        time_ms: Ms,
+        node: NodeId,
+    },
+    End {
+        time_ms: Ms,
+    },
+    Heartbeat {
+        time_ms: Ms,
+        node: NodeId,
+        free: Free,
+        /// Where maps and reduces share containers: how many more
+        /// reduces of jobs whose maps are not all done may start (early
+        /// reduces never hold more than half the containers: the engine's
+        /// rule against a reduce-held deadlock).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        early_reduce_room: Option<u32>,
+        running: Running,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        inspect: bool,
+    },
 }
 
-pub fn start(buf: &mut String, w: &World, slowstart: f64) {
-    buf.clear();
-    let model = w.capacity().name();
-    let _ = write!(
-        buf,
-        r#"{{"type":"start","protocol":1,"time_ms":{},"slot_model":"{model}","slowstart":{},"seed":{},"nodes":["#,
-        w.now,
-        serde_json::Value::from(slowstart),
-        w.seed
-    );
-    for (i, n) in w.cluster.nodes.iter().enumerate() {
-        if i > 0 {
-            buf.push(',');
-        }
-        let _ = write!(
-            buf,
-            r#"{{"id":{i},"rack":{},"dc":{},"map_slots":{},"reduce_slots":{},"alive":{}}}"#,
-            n.rack, n.dc, n.map_slots, n.reduce_slots, n.alive
-        );
-    }
-    buf.push_str("]}");
+/// A heartbeating node's free slots: of each kind, or containers.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Free {
+    Typed { map: u32, reduce: u32 },
+    Shared { any: u32 },
 }
 
-/// `job_submitted`, with what is already done or running marked (a policy
-/// switched in mid-run hears of the jobs there this way).
-pub fn job_submitted(buf: &mut String, w: &World, j: JobId) {
-    buf.clear();
-    let job = w.job(j);
-    let _ = write!(
-        buf,
-        r#"{{"type":"job_submitted","time_ms":{},"job":{{"id":{j},"name":{},"pool":{},"user":{},"priority":"{}","submit_ms":{},"reduces":{},"maps":["#,
-        w.now,
-        quoted(&job.name),
-        quoted(&w.pools[job.pool as usize].name),
-        quoted(&job.user),
-        job.priority.as_str(),
-        job.submit,
-        job.n_reduces()
-    );
-    for t in 0..job.n_maps() {
-        if t > 0 {
-            buf.push(',');
-        }
-        let _ = write!(buf, r#"{{"task":{t},"replicas":["#);
-        for (i, r) in job.replicas(t).iter().enumerate() {
-            if i > 0 {
-                buf.push(',');
-            }
-            let _ = write!(buf, "{r}");
-        }
-        buf.push(']');
-        match job.maps[t as usize].state {
-            TaskState::Pending => {}
-            TaskState::Running => buf.push_str(r#","state":"running""#),
-            TaskState::Done => buf.push_str(r#","state":"done""#),
-        }
-        buf.push('}');
-    }
-    buf.push(']');
-    for (key, state) in [
-        ("running_reduces", TaskState::Running),
-        ("done_reduces", TaskState::Done),
-    ] {
-        let ids: Vec<String> = (0..job.n_reduces())
-            .filter(|&r| job.reduces[r as usize].state == state)
-            .map(|r| r.to_string())
-            .collect();
-        if !ids.is_empty() {
-            let _ = write!(buf, r#","{key}":[{}]"#, ids.join(","));
-        }
-    }
-    buf.push_str("}}");
+#[derive(Serialize)]
+struct Running {
+    map: u32,
+    reduce: u32,
 }
 
-pub fn task_finished(buf: &mut String, w: &World, a: AttemptId, outcome: &str) {
+/// The cluster's nodes as `start` lists them, written straight from the
+/// world.
+struct Nodes<'a>(&'a World);
+
+impl Serialize for Nodes<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Node {
+            id: NodeId,
+            rack: u32,
+            dc: u32,
+            map_slots: u32,
+            reduce_slots: u32,
+            alive: bool,
+        }
+        s.collect_seq(self.0.cluster.nodes.iter().map(|n| Node {
+            id: n.id,
+            rack: n.rack,
+            dc: n.dc,
+            map_slots: n.map_slots,
+            reduce_slots: n.reduce_slots,
+            alive: n.alive,
+        }))
+    }
+}
+
+/// A job as `job_submitted` gives it, with what is already done or running
+/// marked (a policy switched in mid-run hears of the jobs there this way).
+struct Submitted<'a> {
+    w: &'a World,
+    j: JobId,
+}
+
+impl Serialize for Submitted<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let (w, j) = (self.w, self.j);
+        let job = w.job(j);
+        let reduces = |state: TaskState| -> Vec<u32> {
+            (0..job.n_reduces())
+                .filter(|&r| job.reduces[r as usize].state == state)
+                .collect()
+        };
+        let (running, done) = (reduces(TaskState::Running), reduces(TaskState::Done));
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("id", &j)?;
+        m.serialize_entry("name", &job.name)?;
+        m.serialize_entry("pool", &w.pools[job.pool as usize].name)?;
+        m.serialize_entry("user", &job.user)?;
+        m.serialize_entry("priority", job.priority.as_str())?;
+        m.serialize_entry("submit_ms", &job.submit)?;
+        m.serialize_entry("reduces", &job.n_reduces())?;
+        m.serialize_entry("maps", &Maps(w, j))?;
+        if !running.is_empty() {
+            m.serialize_entry("running_reduces", &running)?;
+        }
+        if !done.is_empty() {
+            m.serialize_entry("done_reduces", &done)?;
+        }
+        m.end()
+    }
+}
+
+/// A job's maps: each one's replicas, and its state unless pending.
+struct Maps<'a>(&'a World, JobId);
+
+impl Serialize for Maps<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Map<'a> {
+            task: u32,
+            replicas: &'a [NodeId],
+            #[serde(skip_serializing_if = "Option::is_none")]
+            state: Option<&'static str>,
+        }
+        let job = self.0.job(self.1);
+        s.collect_seq((0..job.n_maps()).map(|t| Map {
+            task: t,
+            replicas: job.replicas(t),
+            state: match job.maps[t as usize].state {
+                TaskState::Pending => None,
+                TaskState::Running => Some("running"),
+                TaskState::Done => Some("done"),
+            },
+        }))
+    }
+}
+
+/// Writes `msg` as one JSON line's text into `buf` (reused: no allocation
+/// once it has grown).
+fn write(buf: &mut Vec<u8>, msg: &Message<'_>) {
     buf.clear();
+    // Writing into a Vec cannot fail, and every value here serialises.
+    let _ = serde_json::to_writer(&mut *buf, msg);
+}
+
+pub fn start(buf: &mut Vec<u8>, w: &World, slowstart: f64) {
+    let msg = Message::Start {
+        protocol: 1,
+        time_ms: w.now,
+        slot_model: w.capacity().name(),
+        slowstart,
+        seed: w.seed,
+        nodes: Nodes(w),
+    };
+    write(buf, &msg);
+}
+
+pub fn job_submitted(buf: &mut Vec<u8>, w: &World, j: JobId) {
+    let msg = Message::JobSubmitted {
+        time_ms: w.now,
+        job: Submitted { w, j },
+    };
+    write(buf, &msg);
+}
+
+pub fn task_finished(buf: &mut Vec<u8>, w: &World, a: AttemptId, outcome: &str) {
     let at = &w.attempts[a as usize];
     let job = w.job(at.job);
-    let (kind, state) = match at.kind {
-        Kind::Map => ("map", job.maps[at.task as usize].state),
-        Kind::Reduce => ("reduce", job.reduces[at.task as usize].state),
+    let state = match at.kind {
+        Kind::Map => job.maps[at.task as usize].state,
+        Kind::Reduce => job.reduces[at.task as usize].state,
     };
-    let _ = write!(
-        buf,
-        r#"{{"type":"task_finished","time_ms":{},"job":{},"kind":"{kind}","task":{},"node":{},"outcome":"{outcome}","pending":{},"speculative":{}}}"#,
-        w.now,
-        at.job,
-        at.task,
-        at.node,
-        state == TaskState::Pending,
-        at.speculative
-    );
+    let msg = Message::TaskFinished {
+        time_ms: w.now,
+        job: at.job,
+        kind: at.kind,
+        task: at.task,
+        node: at.node,
+        outcome,
+        pending: state == TaskState::Pending,
+        speculative: at.speculative,
+    };
+    write(buf, &msg);
 }
 
-pub fn job_finished(buf: &mut String, w: &World, j: JobId) {
-    buf.clear();
+pub fn job_finished(buf: &mut Vec<u8>, w: &World, j: JobId) {
     let outcome = if w.job(j).killed {
         "killed"
     } else {
         "succeeded"
     };
-    let _ = write!(
-        buf,
-        r#"{{"type":"job_finished","time_ms":{},"job":{j},"outcome":"{outcome}"}}"#,
-        w.now
-    );
-}
-
-pub fn job_updated(buf: &mut String, w: &World, j: JobId) {
-    buf.clear();
-    let job = w.job(j);
-    let _ = write!(
-        buf,
-        r#"{{"type":"job_updated","time_ms":{},"job":{j},"priority":"{}","pool":{}}}"#,
-        w.now,
-        job.priority.as_str(),
-        quoted(&w.pools[job.pool as usize].name)
-    );
-}
-
-pub fn node_changed(buf: &mut String, w: &World, node: NodeId, alive: bool) {
-    buf.clear();
-    let ty = if alive {
-        "node_recovered"
-    } else {
-        "node_failed"
+    let msg = Message::JobFinished {
+        time_ms: w.now,
+        job: j,
+        outcome,
     };
-    let _ = write!(
-        buf,
-        r#"{{"type":"{ty}","time_ms":{},"node":{node}}}"#,
-        w.now
-    );
+    write(buf, &msg);
 }
 
-pub fn end_line(now: Ms) -> String {
-    format!(r#"{{"type":"end","time_ms":{now}}}"#)
+pub fn job_updated(buf: &mut Vec<u8>, w: &World, j: JobId) {
+    let job = w.job(j);
+    let msg = Message::JobUpdated {
+        time_ms: w.now,
+        job: j,
+        priority: job.priority.as_str(),
+        pool: &w.pools[job.pool as usize].name,
+    };
+    write(buf, &msg);
 }
 
-pub fn heartbeat(buf: &mut String, hb: &Heartbeat<'_>) {
-    buf.clear();
+pub fn node_changed(buf: &mut Vec<u8>, w: &World, node: NodeId, alive: bool) {
+    let time_ms = w.now;
+    let msg = if alive {
+        Message::NodeRecovered { time_ms, node }
+    } else {
+        Message::NodeFailed { time_ms, node }
+    };
+    write(buf, &msg);
+}
+
+pub fn end_line(now: Ms) -> Vec<u8> {
+    let mut buf = Vec::new();
+    write(&mut buf, &Message::End { time_ms: now });
+    buf
+}
+
+pub fn heartbeat(buf: &mut Vec<u8>, hb: &Heartbeat<'_>) {
     let w = hb.world();
     let n = hb.node();
-    let _ = write!(
-        buf,
-        r#"{{"type":"heartbeat","time_ms":{},"node":{},"free":"#,
-        w.now, hb.node
-    );
-    if !w.capacity().kinds_share() {
-        let _ = write!(
-            buf,
-            r#"{{"map":{},"reduce":{}}}"#,
-            hb.free_maps(),
-            hb.free_reduces()
-        );
+    let (free, early_reduce_room) = if w.capacity().kinds_share() {
+        let room = (w.cluster.total_slots() / 2).saturating_sub(w.early_reduces);
+        (
+            Free::Shared {
+                any: hb.free_maps(),
+            },
+            Some(room),
+        )
     } else {
-        {
-            // How many more reduces of jobs whose maps are not all done
-            // may start (early reduces never hold more than half the
-            // containers: the engine's rule against a reduce-held deadlock).
-            let room = (w.cluster.total_slots() / 2).saturating_sub(w.early_reduces);
-            let _ = write!(
-                buf,
-                r#"{{"any":{}}},"early_reduce_room":{room}"#,
-                hb.free_maps()
-            );
-        }
-    }
-    let _ = write!(
-        buf,
-        r#","running":{{"map":{},"reduce":{}}}"#,
-        n.running_maps, n.running_reduces
-    );
-    if hb.inspecting {
-        buf.push_str(r#","inspect":true"#);
-    }
-    buf.push('}');
+        let (map, reduce) = (hb.free_maps(), hb.free_reduces());
+        (Free::Typed { map, reduce }, None)
+    };
+    let msg = Message::Heartbeat {
+        time_ms: w.now,
+        node: hb.node,
+        free,
+        early_reduce_room,
+        running: Running {
+            map: n.running_maps,
+            reduce: n.running_reduces,
+        },
+        inspect: hb.inspecting,
+    };
+    write(buf, &msg);
 }
 
 #[derive(serde::Deserialize)]
@@ -240,6 +342,70 @@ pub fn clip(line: &str) -> String {
     format!("{cut}…")
 }
 
+/// What is wrong with a reply, as the error that stops the run says it.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplyError {
+    #[error("the reply is not what protocol 1 expects ({detail}): {line}")]
+    NotProtocol { detail: String, line: String },
+    #[error("launch {launch} of the reply names job {job}, which it was never told of")]
+    UnknownJob { launch: usize, job: u64 },
+    #[error("launch {launch} of the reply names job {job} ({name}), which has finished")]
+    FinishedJob {
+        launch: usize,
+        job: JobId,
+        name: String,
+    },
+    #[error("launch {launch} of the reply puts a {kind} of job {job} on node {node}, which has no free {slot}")]
+    NoFreeSlot {
+        launch: usize,
+        kind: &'static str,
+        job: JobId,
+        node: NodeId,
+        slot: &'static str,
+    },
+    #[error("launch {launch} of the reply starts a reduce of job {job} before its slowstart ({done} of {maps} maps done; slowstart {slowstart})")]
+    BeforeSlowstart {
+        launch: usize,
+        job: JobId,
+        done: u32,
+        maps: u32,
+        slowstart: f64,
+    },
+    #[error("launch {launch} of the reply: job {job} has no pending {kind}")]
+    NonePending {
+        launch: usize,
+        job: JobId,
+        kind: &'static str,
+    },
+    #[error("launch {launch} of the reply starts a reduce of job {job} before its maps are done while early reduces hold half the containers (early_reduce_room was 0)")]
+    NoEarlyReduceRoom { launch: usize, job: JobId },
+    #[error(
+        "launch {launch} of the reply names {kind} {task} of job {job}, which has no such {kind}"
+    )]
+    NoSuchTask {
+        launch: usize,
+        kind: &'static str,
+        task: u64,
+        job: JobId,
+    },
+    #[error("launch {launch} of the reply names {kind} {task} of job {job}, which is not pending ({now})")]
+    NotPending {
+        launch: usize,
+        kind: &'static str,
+        task: u32,
+        job: JobId,
+        now: &'static str,
+    },
+    #[error("a launch's rule must be 1 to {RULE_MAX_CHARS} characters, got {0}")]
+    BadRule(String),
+    #[error("more than {RULES_MAX} distinct rules; a rule names why, not which task")]
+    TooManyRules,
+    #[error("{0} must be an object of values")]
+    NotAnObject(String),
+    #[error("{0}: a value must be a number, a string, a boolean or null")]
+    BadValue(String),
+}
+
 /// Applies one reply to the heartbeat, in order; returns the inspection it
 /// carried, or what is wrong with it (the launches before the wrong one
 /// stand: the run stops there anyway).
@@ -248,12 +414,10 @@ pub fn apply(
     hb: &mut Heartbeat<'_>,
     slowstart: f64,
     known: impl Fn(JobId) -> bool,
-) -> Result<Option<Inspection>, String> {
-    let reply: Reply = serde_json::from_str(line).map_err(|e| {
-        format!(
-            "the reply is not what protocol 1 expects ({e}): {}",
-            clip(line)
-        )
+) -> Result<Option<Inspection>, ReplyError> {
+    let reply: Reply = serde_json::from_str(line).map_err(|e| ReplyError::NotProtocol {
+        detail: e.to_string(),
+        line: clip(line),
     })?;
     let inspection = reply.inspect.map(inspection).transpose()?;
     for (i, l) in reply.launch.iter().enumerate() {
@@ -268,25 +432,26 @@ fn launch(
     l: &Launch,
     slowstart: f64,
     known: &impl Fn(JobId) -> bool,
-) -> Result<(), String> {
+) -> Result<(), ReplyError> {
     let w = hb.world();
     let node = hb.node;
-    let here = format!("launch {} of the reply", i + 1);
+    let here = i + 1;
     let j = match JobId::try_from(l.job) {
         Ok(j) if (j as usize) < w.jobs.len() && known(j) => j,
         _ => {
-            return Err(format!(
-                "{here} names job {}, which it was never told of",
-                l.job
-            ))
+            return Err(ReplyError::UnknownJob {
+                launch: here,
+                job: l.job,
+            })
         }
     };
     let job = w.job(j);
     if job.is_done() {
-        return Err(format!(
-            "{here} names job {j} ({}), which has finished",
-            job.name
-        ));
+        return Err(ReplyError::FinishedJob {
+            launch: here,
+            job: j,
+            name: job.name.clone(),
+        });
     }
     let unified = w.capacity().kinds_share();
     let rule = l
@@ -298,49 +463,70 @@ fn launch(
     match l.kind {
         LaunchKind::Map => {
             if hb.free_maps() == 0 {
-                return Err(format!(
-                    "{here} puts a map of job {j} on node {node}, which has no free {}",
-                    if unified { "container" } else { "map slot" }
-                ));
+                return Err(ReplyError::NoFreeSlot {
+                    launch: here,
+                    kind: "map",
+                    job: j,
+                    node,
+                    slot: if unified { "container" } else { "map slot" },
+                });
             }
             let t = match l.task {
-                Some(t) => pending_task(&here, "map", j, t, |t| {
+                Some(t) => pending_task(here, "map", j, t, |t| {
                     job.maps.get(t as usize).map(|m| m.state)
                 })?,
                 None => match job.find_map(node, Locality::OffDc, &w.cluster) {
                     Some((t, _)) => t,
-                    None => return Err(format!("{here}: job {j} has no pending map")),
+                    None => {
+                        return Err(ReplyError::NonePending {
+                            launch: here,
+                            job: j,
+                            kind: "map",
+                        })
+                    }
                 },
             };
             hb.launch_map(j, t, rule);
         }
         LaunchKind::Reduce => {
             if hb.free_reduces() == 0 {
-                return Err(format!(
-                    "{here} puts a reduce of job {j} on node {node}, which has no free {}",
-                    if unified { "container" } else { "reduce slot" }
-                ));
+                return Err(ReplyError::NoFreeSlot {
+                    launch: here,
+                    kind: "reduce",
+                    job: j,
+                    node,
+                    slot: if unified { "container" } else { "reduce slot" },
+                });
             }
             if !job.reduces_schedulable(slowstart) {
-                return Err(format!(
-                    "{here} starts a reduce of job {j} before its slowstart ({} of {} maps done; slowstart {slowstart})",
-                    job.maps_done,
-                    job.n_maps()
-                ));
+                return Err(ReplyError::BeforeSlowstart {
+                    launch: here,
+                    job: j,
+                    done: job.maps_done,
+                    maps: job.n_maps(),
+                    slowstart,
+                });
             }
             let t = match l.task {
-                Some(t) => pending_task(&here, "reduce", j, t, |t| {
+                Some(t) => pending_task(here, "reduce", j, t, |t| {
                     job.reduces.get(t as usize).map(|r| r.state)
                 })?,
                 None => match job.find_reduce() {
                     Some(t) => t,
-                    None => return Err(format!("{here}: job {j} has no pending reduce")),
+                    None => {
+                        return Err(ReplyError::NonePending {
+                            launch: here,
+                            job: j,
+                            kind: "reduce",
+                        })
+                    }
                 },
             };
             if !w.reduce_allowed(j) {
-                return Err(format!(
-                    "{here} starts a reduce of job {j} before its maps are done while early reduces hold half the containers (early_reduce_room was 0)"
-                ));
+                return Err(ReplyError::NoEarlyReduceRoom {
+                    launch: here,
+                    job: j,
+                });
             }
             hb.launch_reduce(j, t, rule);
         }
@@ -351,28 +537,32 @@ fn launch(
 /// Task `t` of `kind` in job `j`, if it exists (`state` gives its state)
 /// and is pending.
 fn pending_task(
-    here: &str,
-    kind: &str,
+    launch: usize,
+    kind: &'static str,
     j: JobId,
     t: u64,
     state: impl Fn(u32) -> Option<TaskState>,
-) -> Result<u32, String> {
+) -> Result<u32, ReplyError> {
     let task = u32::try_from(t).ok();
     match task.and_then(|t| Some((t, state(t)?))) {
-        None => Err(format!(
-            "{here} names {kind} {t} of job {j}, which has no such {kind}"
-        )),
+        None => Err(ReplyError::NoSuchTask {
+            launch,
+            kind,
+            task: t,
+            job: j,
+        }),
         Some((t, TaskState::Pending)) => Ok(t),
-        Some((t, s)) => {
-            let now = if s == TaskState::Running {
+        Some((t, s)) => Err(ReplyError::NotPending {
+            launch,
+            kind,
+            task: t,
+            job: j,
+            now: if s == TaskState::Running {
                 "it is running"
             } else {
                 "it has finished"
-            };
-            Err(format!(
-                "{here} names {kind} {t} of job {j}, which is not pending ({now})"
-            ))
-        }
+            },
+        }),
     }
 }
 
@@ -384,28 +574,23 @@ const RULES_MAX: usize = 1024;
 
 static RULES: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
 
-fn intern(rule: &str) -> Result<&'static str, String> {
+fn intern(rule: &str) -> Result<&'static str, ReplyError> {
     if rule.is_empty() || rule.chars().count() > RULE_MAX_CHARS {
-        return Err(format!(
-            "a launch's rule must be 1 to {RULE_MAX_CHARS} characters, got {}",
-            clip(rule)
-        ));
+        return Err(ReplyError::BadRule(clip(rule)));
     }
     let mut rules = RULES.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(r) = rules.iter().find(|r| **r == rule) {
         return Ok(r);
     }
     if rules.len() >= RULES_MAX {
-        return Err(format!(
-            "more than {RULES_MAX} distinct rules; a rule names why, not which task"
-        ));
+        return Err(ReplyError::TooManyRules);
     }
     let r: &'static str = Box::leak(rule.to_string().into_boxed_str());
     rules.push(r);
     Ok(r)
 }
 
-fn inspection(r: InspectReply) -> Result<Inspection, String> {
+fn inspection(r: InspectReply) -> Result<Inspection, ReplyError> {
     let mut out = Inspection {
         cluster: values("inspect.cluster", r.cluster)?,
         ..Inspection::default()
@@ -416,7 +601,7 @@ fn inspection(r: InspectReply) -> Result<Inspection, String> {
     ] {
         for (name, v) in map {
             let serde_json::Value::Object(o) = v else {
-                return Err(format!("{key}.{name} must be an object of values"));
+                return Err(ReplyError::NotAnObject(format!("{key}.{name}")));
             };
             into.insert(name.clone(), values(&format!("{key}.{name}"), o)?);
         }
@@ -424,12 +609,10 @@ fn inspection(r: InspectReply) -> Result<Inspection, String> {
     Ok(out)
 }
 
-fn values(key: &str, m: JsonMap) -> Result<Values, String> {
+fn values(key: &str, m: JsonMap) -> Result<Values, ReplyError> {
     let mut out = Values::new();
     for (k, v) in m {
-        let v = value(&v).ok_or_else(|| {
-            format!("{key}.{k}: a value must be a number, a string, a boolean or null")
-        })?;
+        let v = value(&v).ok_or_else(|| ReplyError::BadValue(format!("{key}.{k}")))?;
         out.insert(k, v);
     }
     Ok(out)
