@@ -111,6 +111,6 @@ impl Policy for YarnFifo {
 
 impl Show for YarnFifo {
     fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
-        super::fair::usage_inspection(w)
+        super::usage_inspection(w)
     }
 }

@@ -1,0 +1,272 @@
+//! The assignment walk: `FairScheduler.attemptScheduling`,
+//! `FSParentQueue` / `FSLeafQueue.assignContainer` and
+//! `FSAppAttempt.assignContainer` (with `FSLeafQueue.canRunAppAM` and
+//! `FairScheduler.fitsInMaxShare`).
+
+use super::policies::{cmp_keys, share_key, Sortable};
+use super::shares::Shares;
+use super::YarnFair;
+use crate::model::{JobId, QueuePolicy, Resource};
+use crate::sched::yarn::{self, Ask, Level, ASKS};
+use crate::sim::{Heartbeat, World};
+
+impl YarnFair {
+    /// One application's turn on the node (`FSAppAttempt.assignContainer`):
+    /// `Some(true)` it took a container, `Some(false)` it reserved the
+    /// node, `None` nothing.
+    fn assign_app(&mut self, hb: &mut Heartbeat<'_>, j: JobId, shares: &Shares) -> Option<bool> {
+        let max = yarn::max_allocation(hb.world());
+        for ask in ASKS {
+            let w = hb.world();
+            if !yarn::wants(w, j, ask) {
+                continue;
+            }
+            let res = yarn::normalize_both(yarn::asked(w, j, ask), max);
+            if !res.fits_in(hb.node().capacity) {
+                continue;
+            }
+            self.delay_mut(j, ask).opportunities += 1;
+            if ask == Ask::Am && !self.can_run_am(hb.world(), j, res, shares) {
+                return None;
+            }
+            let nodes = hb.world().cluster.nodes.len();
+            let allowed = self.allowed_level(j, ask, nodes);
+            let level = if ask == Ask::Map && yarn::has_local(hb, j, Level::NodeLocal) {
+                Level::NodeLocal
+            } else if ask == Ask::Map
+                && allowed >= Level::RackLocal
+                && yarn::has_local(hb, j, Level::RackLocal)
+            {
+                Level::RackLocal
+            } else if ask != Ask::Map || allowed == Level::OffSwitch {
+                Level::OffSwitch
+            } else {
+                continue;
+            };
+            return self.assign(hb, j, ask, res, level);
+        }
+        None
+    }
+
+    /// Allocates a container of `res` at `level` (`Some(true)`), or
+    /// reserves the node if it does not fit what is free (`Some(false)`),
+    /// unless the container would take the queue past its maximum
+    /// (`None`: `FairScheduler.fitsInMaxShare`).
+    fn assign(
+        &mut self,
+        hb: &mut Heartbeat<'_>,
+        j: JobId,
+        ask: Ask,
+        res: Resource,
+        level: Level,
+    ) -> Option<bool> {
+        let node = hb.node();
+        if !res.fits_in(node.available()) {
+            if !fits_in_max_share(hb.world(), j, res) {
+                return None;
+            }
+            self.reserved[hb.node as usize] = Some((j, ask));
+            return Some(false);
+        }
+        self.reserved[hb.node as usize] = None;
+        let rule = match (ask, level) {
+            (Ask::Reduce, _) => "yarn-fair/reduce",
+            (_, Level::NodeLocal) => "yarn-fair/node-local",
+            (_, Level::RackLocal) => "yarn-fair/rack-local",
+            (_, Level::OffSwitch) => "yarn-fair/off-switch",
+        };
+        yarn::launch(hb, j, ask, res, level, rule);
+        self.allocated_at(j, ask, level);
+        Some(true)
+    }
+
+    /// `FSLeafQueue.canRunAppAM`: the queue's AMs with this one within
+    /// `max_am_share` of its fair share.
+    fn can_run_am(&self, w: &World, j: JobId, am: Resource, shares: &Shares) -> bool {
+        if self.max_am_share < 0.0 {
+            return true;
+        }
+        let pool = w.job(j).pool as usize;
+        let fair = shares.fair[pool];
+        let limit = Resource::memory(
+            (fair.mb() as f64 * self.max_am_share) as i64,
+            (fair.vcores() as f64 * self.max_am_share) as i64,
+        );
+        let after = w.pool_stats[pool].am_used + am;
+        // The queue's policy's `checkIfAMResourceUsageOverLimit`.
+        match self.queue_policy(w, pool) {
+            QueuePolicy::Fair | QueuePolicy::Fifo => after.mb() <= limit.mb(),
+            QueuePolicy::Drf => after.fits_in(limit),
+        }
+    }
+
+    /// A `drf` queue under root's `fair` policy gets no vcore fair share
+    /// (FairSharePolicy computes memory alone), so in Hadoop 2.7.3 its AM
+    /// share limit of 0 vcores never lets an AM start: the run would hang.
+    /// Said once, as the run's error, unless the limit is off.
+    pub(super) fn check_queues(&mut self, w: &World) {
+        self.checked = true;
+        if self.policy != QueuePolicy::Fair
+            || self.max_am_share < 0.0
+            || w.tasks.am_ask().vcores() == 0
+        {
+            return;
+        }
+        if let Some(q) = w
+            .pools
+            .iter()
+            .find(|p| p.scheduling_policy == Some(QueuePolicy::Drf))
+        {
+            self.fault = Some(format!(
+                "{}: queue \"{}\" orders by drf under root's fair policy, which gives queues no vcore fair share, so no AM of it could start within max_am_share (Hadoop 2.7.3 hangs so); expected scheduling_policy = \"drf\" in [scheduler.yarn-fair], or max_am_share = -1",
+                self.label, q.name
+            ));
+        }
+    }
+
+    /// The policy queue `p` orders its applications by: its own, else the
+    /// scheduler's.
+    pub(super) fn queue_policy(&self, w: &World, p: usize) -> QueuePolicy {
+        w.pools[p].scheduling_policy.unwrap_or(self.policy)
+    }
+
+    /// Root's walk: queues in order, each one's apps in order; the first
+    /// application that takes a container or reserves ends it.
+    /// `FairScheduler.attemptScheduling` on this node.
+    pub(super) fn serve(&mut self, hb: &mut Heartbeat<'_>, shares: &Shares) {
+        if let Some((j, ask)) = self.reserved[hb.node as usize] {
+            let w = hb.world();
+            let max = yarn::max_allocation(w);
+            let res = yarn::normalize_both(yarn::asked(w, j, ask), max);
+            if w.job(j).is_done() || !yarn::wants(w, j, ask) || !fits_in_max_share(w, j, res) {
+                self.reserved[hb.node as usize] = None;
+            } else {
+                if res.fits_in(hb.node().available()) {
+                    self.assign_app(hb, j, shares);
+                }
+                return;
+            }
+        }
+        let mut assigned = 0i64;
+        while self.reserved[hb.node as usize].is_none() {
+            let took = self.assign_root(hb, shares);
+            if took != Some(true) {
+                break;
+            }
+            assigned += 1;
+            if !self.assign_multiple || (self.max_assign > 0 && assigned >= self.max_assign) {
+                break;
+            }
+        }
+    }
+
+    fn assign_root(&mut self, hb: &mut Heartbeat<'_>, shares: &Shares) -> Option<bool> {
+        let w = hb.world();
+        let cluster = w.cluster.live;
+        // Queues in order (their sort keys computed once; queues all start
+        // at 0, as FSQueue.getStartTime, so ties go by name), then each
+        // queue's applications by (key, start time, name). Buffers are kept
+        // between heartbeats.
+        let mut walk = std::mem::take(&mut self.walk);
+        let mut queues = std::mem::take(&mut self.queues);
+        let mut has_apps = std::mem::take(&mut self.has_apps);
+        has_apps.clear();
+        has_apps.resize(w.pools.len(), false);
+        yarn::apps_into(w, &mut self.apps);
+        let mut demand = std::mem::take(&mut self.demand);
+        demand.clear();
+        demand.resize(w.pools.len(), Resource::ZERO);
+        for &j in &self.apps {
+            let p = w.job(j).pool as usize;
+            has_apps[p] = true;
+            // `FSLeafQueue.updateDemand`, needed only against a minimum.
+            if !w.pools[p].min_resources.is_zero() {
+                demand[p] += app_demand(w, j);
+            }
+        }
+        queues.clear();
+        for (p, &here) in has_apps.iter().enumerate() {
+            let pool = &w.pools[p];
+            // `assignContainerPreCheck`: a queue at or over its maximum
+            // takes nothing.
+            if here && w.pool_stats[p].used.fits_in(pool.max_resources) {
+                let s = Sortable {
+                    used: w.pool_stats[p].used,
+                    weight: pool.weight,
+                    min: pool.min_resources,
+                    demand: demand[p].min_each(pool.max_resources),
+                };
+                queues.push((share_key(self.policy, cluster, s), p));
+            }
+        }
+        self.demand = demand;
+        queues.sort_by(|a, b| {
+            cmp_keys(a.0, b.0).then_with(|| w.pools[a.1].name.cmp(&w.pools[b.1].name))
+        });
+        // Queue by queue, its applications in order: the walk stops at the
+        // first that takes a container, so later queues are not sorted.
+        let mut took = None;
+        for &(_, q) in &queues {
+            let w = hb.world();
+            let policy = self.queue_policy(w, q);
+            walk.clear();
+            for &j in &self.apps {
+                let job = w.job(j);
+                if job.pool as usize == q {
+                    walk.push((
+                        share_key(policy, cluster, Sortable::app(job.used)),
+                        job.submit,
+                        j,
+                    ));
+                }
+            }
+            walk.sort_by(|a, b| {
+                cmp_keys(a.0, b.0)
+                    .then(a.1.cmp(&b.1))
+                    .then_with(|| w.job(a.2).name.cmp(&w.job(b.2).name))
+                    .then(a.2.cmp(&b.2))
+            });
+            for &(_, _, j) in &walk {
+                took = self.assign_app(hb, j, shares);
+                if took.is_some() {
+                    break;
+                }
+            }
+            if took.is_some() {
+                break;
+            }
+        }
+        self.walk = walk;
+        self.queues = queues;
+        self.has_apps = has_apps;
+        took
+    }
+}
+
+/// `FSAppAttempt.updateDemand`: what the application holds and what it
+/// asks for (its ANY requests, normalised).
+fn app_demand(w: &World, j: JobId) -> Resource {
+    let max = yarn::max_allocation(w);
+    let job = w.job(j);
+    let mut d = job.used;
+    for ask in ASKS {
+        if !yarn::wants(w, j, ask) {
+            continue;
+        }
+        let n = match ask {
+            Ask::Am => 1,
+            Ask::Reduce => job.reduce_asks.min(job.reduces_pending),
+            Ask::Map => job.maps_pending,
+        };
+        let c = yarn::normalize_both(yarn::asked(w, j, ask), max);
+        d += c * i64::from(n);
+    }
+    d
+}
+
+/// `FairScheduler.fitsInMaxShare`: job `j`'s queue with `add` more
+/// within its maximum (root has none).
+fn fits_in_max_share(w: &World, j: JobId, add: Resource) -> bool {
+    let p = w.job(j).pool as usize;
+    (w.pool_stats[p].used + add).fits_in(w.pools[p].max_resources)
+}
