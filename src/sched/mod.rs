@@ -34,6 +34,7 @@ policies! {
     joss => [JOSS_T, JOSS_J];
     adaptive_fair => [ADAPTIVE_FAIR];
     dhsa => [DHSA_PI, DHSA_PD, DYNAMICMR];
+    sjf => [SJF];
     external => [EXTERNAL];
     yarn => [fifo::YARN_FIFO, capacity::YARN_CAPACITY, fair::YARN_FAIR];
 }

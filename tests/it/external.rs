@@ -157,6 +157,38 @@ fn fifo_py_reproduces_the_builtin_fifo_byte_for_byte() {
     }
 }
 
+/// The built-in `sjf` — added as docs/policies.md's "Adding a policy" says,
+/// one file and one registry line — and the Python client's `sjf.py` make
+/// the same decisions: typed slots, unified containers, and failures that
+/// put tasks back.
+#[test]
+fn sjf_py_and_the_builtin_sjf_make_the_same_run() {
+    const SJF_PY: &str = "external:python3 clients/python/examples/sjf.py";
+    let dir = tempfile::tempdir().unwrap();
+    let unified = dir.path().join("unified.toml");
+    let text = std::fs::read_to_string(root().join("scenarios/quickstart.toml"))
+        .unwrap()
+        .replace("slot_model = \"typed\"", "slot_model = \"unified\"");
+    std::fs::write(&unified, text).unwrap();
+    for scenario in [
+        "scenarios/quickstart.toml",
+        unified.to_str().unwrap(),
+        "tests/external/poisson-failures.toml",
+    ] {
+        let builtin = run(dir.path(), scenario, "sjf", &[]);
+        let external = run(dir.path(), scenario, SJF_PY, &[]);
+        assert!(
+            builtin.1.iter().any(|l| l["rule"] == "sjf/node"),
+            "{scenario}: node-local maps"
+        );
+        assert_same_run(&builtin, &external, scenario);
+        let rules = |r: &(Value, Vec<Value>)| -> Vec<Value> {
+            r.1.iter().map(|l| l["rule"].clone()).collect()
+        };
+        assert_eq!(rules(&builtin), rules(&external), "{scenario}: the rules");
+    }
+}
+
 /// A switch to Python's FIFO mid-run and back gives the run the built-in
 /// FIFO gives with the same switches: the policy switched in hears of the
 /// jobs there with what is done and running marked.
