@@ -64,15 +64,71 @@ fn quantile(xs: &[f64], q: f64) -> f64 {
 
 /// The table, as Markdown, and whether every row holds the contract.
 pub fn job_error(dirs: &[PathBuf], base: &str) -> Result<(String, bool), ShardsError> {
-    let mut bases: BTreeMap<PairKey, Run> = BTreeMap::new();
-    let mut others: Vec<(u64, RowKey, PairKey, Run)> = Vec::new();
-    let mut variants_seen: Vec<String> = Vec::new();
+    let cells = read_cells(dirs, base)?;
+    if !cells.variants.iter().any(|v| v == base) {
+        return Err(ShardsError::NoBase(format!(
+            "no variant named \"{base}\" in these results; expected one of: {}",
+            cells
+                .variants
+                .iter()
+                .map(|v| format!("\"{v}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let rows = pair_rows(cells, base)?;
+    let floors = floors(&rows);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "| scenario | policy | variant | jobs | job median | job p95 | job max | makespan | mean turnaround | verdict |"
+    );
+    let _ = writeln!(out, "|---|---|---|---:|---:|---:|---:|---:|---:|---|");
+    let mut all_hold = true;
+    for ((scenario, policy, variant), row) in rows {
+        let [med, p95, ms, mt] = row.figures();
+        let max = row.jobs.last().copied().unwrap_or(f64::NAN);
+        let floor = floors.get(&(scenario.clone(), policy.clone()));
+        let verdict = verdict(&variant, [med, p95, ms.abs(), mt.abs()], floor);
+        all_hold &= verdict != "fails";
+        let sd = |xs: &[f64]| super::merge::stat(xs).sd;
+        let _ = writeln!(
+            out,
+            "| {scenario} | {policy} | {variant} | {} | {med:.2} % | {p95:.2} % | {max:.1} % | {ms:+.2} ± {:.2} % | {mt:+.2} ± {:.2} % | {verdict} |",
+            row.jobs.len(),
+            sd(&row.makespan),
+            sd(&row.mean),
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nAgainst variant \"{base}\": per-job |Δ turnaround| pooled over seeds (median, p95, max); makespan and mean turnaround Δ, mean ± sd over seeds. Contract: median ≤ {} %, p95 ≤ {} %, makespan and mean turnaround ≤ {} %; \"within the floor\": beyond it, but no further than the variants named floor… (the exact model against itself under a small change) go.",
+        CONTRACT.0, CONTRACT.1, CONTRACT.2
+    );
+    Ok((out, all_hold))
+}
+
+/// The runs of the results: the base variant's by what pairs them, the
+/// others with their cell index and row, and every variant's name in the
+/// order first seen.
+struct Cells {
+    bases: BTreeMap<PairKey, Run>,
+    others: Vec<(u64, RowKey, PairKey, Run)>,
+    variants: Vec<String>,
+}
+
+fn read_cells(dirs: &[PathBuf], base: &str) -> Result<Cells, ShardsError> {
+    let mut cells = Cells {
+        bases: BTreeMap::new(),
+        others: Vec::new(),
+        variants: Vec::new(),
+    };
     for (v, _) in shard_lines(dirs)? {
         let c = &v["cell"];
         let s = |k: &str| c[k].as_str().unwrap_or("").to_string();
         let variant = s("variant");
-        if !variants_seen.contains(&variant) {
-            variants_seen.push(variant.clone());
+        if !cells.variants.contains(&variant) {
+            cells.variants.push(variant.clone());
         }
         // The policy the run had (a plan may leave it to each scenario).
         let policy = match s("policy") {
@@ -96,22 +152,24 @@ pub fn job_error(dirs: &[PathBuf], base: &str) -> Result<(String, bool), ShardsE
         );
         let run = read_run(&v);
         if variant == base {
-            bases.insert(key, run);
+            cells.bases.insert(key, run);
         } else {
             let index = c["index"].as_u64().unwrap_or(0);
-            others.push((index, (s("scenario"), policy, variant), key, run));
+            cells
+                .others
+                .push((index, (s("scenario"), policy, variant), key, run));
         }
     }
-    if !variants_seen.iter().any(|v| v == base) {
-        return Err(ShardsError::NoBase(format!(
-            "no variant named \"{base}\" in these results; expected one of: {}",
-            variants_seen
-                .iter()
-                .map(|v| format!("\"{v}\""))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )));
-    }
+    Ok(cells)
+}
+
+/// Every other run against its base run, pooled into rows in the order of
+/// their first cell, each row's job errors sorted. A run without a base
+/// run is an error.
+fn pair_rows(cells: Cells, base: &str) -> Result<Vec<(RowKey, Row)>, ShardsError> {
+    let Cells {
+        bases, mut others, ..
+    } = cells;
     let mut rows: BTreeMap<RowKey, Row> = BTreeMap::new();
     others.sort_by_key(|o| o.0);
     for (index, rk, pk, run) in others {
@@ -140,9 +198,14 @@ pub fn job_error(dirs: &[PathBuf], base: &str) -> Result<(String, bool), ShardsE
     for r in &mut rows {
         r.1.jobs.sort_by(f64::total_cmp);
     }
-    // Each (scenario, policy)'s floor: the worst of its floor variants.
+    Ok(rows)
+}
+
+/// Each (scenario, policy)'s floor: the worst of its floor variants'
+/// figures.
+fn floors(rows: &[(RowKey, Row)]) -> BTreeMap<(String, String), [f64; 4]> {
     let mut floors: BTreeMap<(String, String), [f64; 4]> = BTreeMap::new();
-    for ((scenario, policy, variant), row) in &rows {
+    for ((scenario, policy, variant), row) in rows {
         if variant.starts_with("floor") {
             let f = floors
                 .entry((scenario.clone(), policy.clone()))
@@ -152,50 +215,29 @@ pub fn job_error(dirs: &[PathBuf], base: &str) -> Result<(String, bool), ShardsE
             }
         }
     }
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "| scenario | policy | variant | jobs | job median | job p95 | job max | makespan | mean turnaround | verdict |"
-    );
-    let _ = writeln!(out, "|---|---|---|---:|---:|---:|---:|---:|---:|---|");
-    let mut all_hold = true;
+    floors
+}
+
+/// A row's verdict from its figures (job median, job p95, |makespan|,
+/// |mean turnaround|): a floor variant is the floor; else it holds the
+/// contract, or stays within its floor, or fails.
+fn verdict(variant: &str, figs: [f64; 4], floor: Option<&[f64; 4]>) -> &'static str {
     let (c_med, c_p95, c_total) = CONTRACT;
     let contract = [c_med, c_p95, c_total, c_total];
-    for ((scenario, policy, variant), row) in rows {
-        let [med, p95, ms, mt] = row.figures();
-        let max = row.jobs.last().copied().unwrap_or(f64::NAN);
-        let figs = [med, p95, ms.abs(), mt.abs()];
-        let holds = figs.iter().zip(&contract).all(|(x, c)| x <= c);
-        let floor = floors.get(&(scenario.clone(), policy.clone()));
-        let verdict = if variant.starts_with("floor") {
-            "(the floor)"
-        } else if holds {
-            "holds"
-        } else if floor.is_some_and(|f| {
-            figs.iter()
-                .zip(contract.iter().zip(f))
-                .all(|(x, (c, fl))| *x <= c.max(*fl))
-        }) {
-            "within the floor"
-        } else {
-            all_hold = false;
-            "fails"
-        };
-        let sd = |xs: &[f64]| super::merge::stat(xs).sd;
-        let _ = writeln!(
-            out,
-            "| {scenario} | {policy} | {variant} | {} | {med:.2} % | {p95:.2} % | {max:.1} % | {ms:+.2} ± {:.2} % | {mt:+.2} ± {:.2} % | {verdict} |",
-            row.jobs.len(),
-            sd(&row.makespan),
-            sd(&row.mean),
-        );
+    let holds = figs.iter().zip(&contract).all(|(x, c)| x <= c);
+    if variant.starts_with("floor") {
+        "(the floor)"
+    } else if holds {
+        "holds"
+    } else if floor.is_some_and(|f| {
+        figs.iter()
+            .zip(contract.iter().zip(f))
+            .all(|(x, (c, fl))| *x <= c.max(*fl))
+    }) {
+        "within the floor"
+    } else {
+        "fails"
     }
-    let _ = writeln!(
-        out,
-        "\nAgainst variant \"{base}\": per-job |Δ turnaround| pooled over seeds (median, p95, max); makespan and mean turnaround Δ, mean ± sd over seeds. Contract: median ≤ {} %, p95 ≤ {} %, makespan and mean turnaround ≤ {} %; \"within the floor\": beyond it, but no further than the variants named floor… (the exact model against itself under a small change) go.",
-        CONTRACT.0, CONTRACT.1, CONTRACT.2
-    );
-    Ok((out, all_hold))
 }
 
 impl Row {

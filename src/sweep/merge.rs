@@ -451,16 +451,61 @@ pub fn markdown(
             known: METRICS.iter().map(|(n, _)| *n).collect(),
         });
     };
-    let stem = |path: &str| -> String {
-        std::path::Path::new(path)
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .filter(|_| path.ends_with(".toml"))
-            .unwrap_or(path)
-            .to_string()
+    let (policies, rows) = table_layout(m, versus, only, scenarios)?;
+    let labels = Labels::of(&rows);
+    let mut o = String::new();
+    labels.write_head(&mut o, &policies);
+    let mut seeds = 0;
+    for r in &rows {
+        let mut cells = labels.row(r, metric);
+        let base = versus.and_then(|v| row_group(m, r, v));
+        for p in &policies {
+            let Some(g) = row_group(m, r, p) else {
+                cells.push("-".into());
+                continue;
+            };
+            seeds = seeds.max(g.values[k].len());
+            cells.push(match base {
+                Some(b) if b.policy != *p => paired_cell(&g.values[k], &b.values[k]),
+                _ => mean_cell(&g.values[k]),
+            });
+        }
+        let _ = writeln!(o, "| {} |", cells.join(" | "));
+    }
+    let _ = match versus {
+        Some(v) => writeln!(
+            o,
+            "\n{metric}, {seeds} seeds: {v} as mean ± sd; the others as their paired difference from {v} per seed, mean ± sd in percent († where its 95 % confidence interval excludes 0)"
+        ),
+        None => writeln!(o, "\n{metric}, mean ± sd over {seeds} seeds"),
     };
+    Ok(o)
+}
+
+/// A table row: (scenario, variant, overrides).
+type Row<'a> = (&'a str, &'a str, &'a str);
+
+/// A scenario's name in a table: its path's file stem, short.
+fn stem(path: &str) -> String {
+    std::path::Path::new(path)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .filter(|_| path.ends_with(".toml"))
+        .unwrap_or(path)
+        .to_string()
+}
+
+/// The table's columns (policies, in plan order or as `only` lists them)
+/// and rows (in cell order, of the scenarios kept). A scenario, policy or
+/// `versus` that is not in the results is an error naming those that are.
+fn table_layout<'a>(
+    m: &'a Merged,
+    versus: Option<&str>,
+    only: &'a [String],
+    scenarios: &[String],
+) -> Result<(Vec<&'a str>, Vec<Row<'a>>), TableError> {
     let mut policies: Vec<&str> = Vec::new();
-    let mut rows: Vec<(&str, &str, &str)> = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
     let mut names: Vec<String> = Vec::new();
     for g in &m.groups {
         if !policies.contains(&g.policy.as_str()) {
@@ -509,121 +554,131 @@ pub fn markdown(
             });
         }
     }
-    let group = |r: &(&str, &str, &str), p: &str| {
-        m.groups.iter().find(|g| {
-            (
-                g.scenario.as_str(),
-                g.variant.as_str(),
-                g.overrides.as_str(),
-            ) == *r
-                && g.policy == p
-        })
-    };
-    let show_scenario = {
-        let mut s: Vec<&str> = rows.iter().map(|r| r.0).collect();
-        s.sort();
-        s.dedup();
-        s.len() > 1
-    };
-    let show_variant = rows.iter().any(|r| !r.1.is_empty());
-    // A variant's own overrides are in its name's row already: the column
-    // is for a grid, where one variant has several override combinations.
-    let show_overrides = if show_variant {
-        rows.iter()
-            .any(|r| rows.iter().any(|q| q.1 == r.1 && q.2 != r.2))
-    } else {
-        rows.iter().any(|r| !r.2.is_empty())
-    };
-    let mut head: Vec<String> = Vec::new();
-    if show_scenario {
-        head.push("scenario".into());
+    Ok((policies, rows))
+}
+
+/// The group of a row under policy `p`, if the results have it.
+fn row_group<'a>(m: &'a Merged, r: &Row, p: &str) -> Option<&'a Group> {
+    m.groups.iter().find(|g| {
+        (
+            g.scenario.as_str(),
+            g.variant.as_str(),
+            g.overrides.as_str(),
+        ) == *r
+            && g.policy == p
+    })
+}
+
+/// Which label columns the rows need: only those that tell rows apart.
+struct Labels {
+    scenario: bool,
+    variant: bool,
+    overrides: bool,
+}
+
+impl Labels {
+    fn of(rows: &[Row]) -> Labels {
+        let scenario = {
+            let mut s: Vec<&str> = rows.iter().map(|r| r.0).collect();
+            s.sort();
+            s.dedup();
+            s.len() > 1
+        };
+        let variant = rows.iter().any(|r| !r.1.is_empty());
+        // A variant's own overrides are in its name's row already: the
+        // column is for a grid, where one variant has several override
+        // combinations.
+        let overrides = if variant {
+            rows.iter()
+                .any(|r| rows.iter().any(|q| q.1 == r.1 && q.2 != r.2))
+        } else {
+            rows.iter().any(|r| !r.2.is_empty())
+        };
+        Labels {
+            scenario,
+            variant,
+            overrides,
+        }
     }
-    if show_variant {
-        head.push("variant".into());
+
+    /// The header line and the alignment line: labels left, policies right.
+    fn write_head(&self, o: &mut String, policies: &[&str]) {
+        let mut head: Vec<String> = Vec::new();
+        if self.scenario {
+            head.push("scenario".into());
+        }
+        if self.variant {
+            head.push("variant".into());
+        }
+        if self.overrides {
+            head.push("overrides".into());
+        }
+        if head.is_empty() {
+            head.push(String::new());
+        }
+        let labels = head.len();
+        head.extend(policies.iter().map(|p| p.to_string()));
+        let _ = writeln!(o, "| {} |", head.join(" | "));
+        let _ = writeln!(
+            o,
+            "|{}",
+            head.iter()
+                .enumerate()
+                .map(|(i, _)| if i < labels { "---|" } else { "---:|" })
+                .collect::<String>()
+        );
     }
-    if show_overrides {
-        head.push("overrides".into());
-    }
-    if head.is_empty() {
-        head.push(String::new());
-    }
-    let labels = head.len();
-    head.extend(policies.iter().map(|p| p.to_string()));
-    let mut o = String::new();
-    let _ = writeln!(o, "| {} |", head.join(" | "));
-    let _ = writeln!(
-        o,
-        "|{}",
-        head.iter()
-            .enumerate()
-            .map(|(i, _)| if i < labels { "---|" } else { "---:|" })
-            .collect::<String>()
-    );
-    let mut seeds = 0;
-    for r in &rows {
+
+    /// A row's label cells; the metric's name when no label is needed.
+    fn row(&self, r: &Row, metric: &str) -> Vec<String> {
         let mut cells: Vec<String> = Vec::new();
-        if show_scenario {
-            // A path's file stem: the scenario's name, short.
+        if self.scenario {
             cells.push(stem(r.0));
         }
-        if show_variant {
+        if self.variant {
             cells.push(r.1.to_string());
         }
-        if show_overrides {
+        if self.overrides {
             cells.push(r.2.to_string());
         }
         if cells.is_empty() {
             cells.push(metric.to_string());
         }
-        let base = versus.and_then(|v| group(r, v));
-        for p in &policies {
-            let Some(g) = group(r, p) else {
-                cells.push("-".into());
-                continue;
-            };
-            let xs = &g.values[k];
-            seeds = seeds.max(xs.len());
-            let cell = match base {
-                Some(b) if b.policy != *p => {
-                    let d: Vec<f64> = xs
-                        .iter()
-                        .filter_map(|&(seed, x)| {
-                            let (_, y) = b.values[k].iter().find(|(s, _)| *s == seed)?;
-                            (*y != 0.0).then(|| 100.0 * (x - y) / y)
-                        })
-                        .collect();
-                    if d.is_empty() {
-                        "-".into()
-                    } else {
-                        let s = stat(&d);
-                        let sure = d.len() > 1 && (s.ci.0 > 0.0 || s.ci.1 < 0.0);
-                        format!(
-                            "{:+.1} ± {:.1} %{}",
-                            s.mean,
-                            s.sd,
-                            if sure { " †" } else { "" }
-                        )
-                    }
-                }
-                _ if xs.is_empty() => "-".into(),
-                _ => {
-                    let s = stat(&xs.iter().map(|x| x.1).collect::<Vec<_>>());
-                    let (mean, sd) = num_pair(s.mean, s.sd);
-                    format!("{mean} ± {sd}")
-                }
-            };
-            cells.push(cell);
-        }
-        let _ = writeln!(o, "| {} |", cells.join(" | "));
+        cells
     }
-    let _ = match versus {
-        Some(v) => writeln!(
-            o,
-            "\n{metric}, {seeds} seeds: {v} as mean ± sd; the others as their paired difference from {v} per seed, mean ± sd in percent († where its 95 % confidence interval excludes 0)"
-        ),
-        None => writeln!(o, "\n{metric}, mean ± sd over {seeds} seeds"),
-    };
-    Ok(o)
+}
+
+/// A policy's (seed, value)s as mean ± sd.
+fn mean_cell(xs: &[(u64, f64)]) -> String {
+    if xs.is_empty() {
+        return "-".into();
+    }
+    let s = stat(&xs.iter().map(|x| x.1).collect::<Vec<_>>());
+    let (mean, sd) = num_pair(s.mean, s.sd);
+    format!("{mean} ± {sd}")
+}
+
+/// A policy's difference from the baseline's values, per seed the two
+/// share, in percent: mean ± sd, † where the 95 % interval excludes 0.
+fn paired_cell(xs: &[(u64, f64)], base: &[(u64, f64)]) -> String {
+    let d: Vec<f64> = xs
+        .iter()
+        .filter_map(|&(seed, x)| {
+            let (_, y) = base.iter().find(|(s, _)| *s == seed)?;
+            (*y != 0.0).then(|| 100.0 * (x - y) / y)
+        })
+        .collect();
+    if d.is_empty() {
+        return "-".into();
+    }
+    let s = stat(&d);
+    let sure = d.len() > 1 && (s.ci.0 > 0.0 || s.ci.1 < 0.0);
+    format!(
+        "{:+.1} ± {:.1} %{}",
+        s.mean,
+        s.sd,
+        if sure { " †" } else { "" }
+    )
 }
 
 #[cfg(test)]

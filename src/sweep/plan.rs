@@ -28,6 +28,9 @@ use crate::error::InputError;
 use crate::model::Scenario;
 use crate::scenario::spans::SpanNode;
 use crate::scenario::{load_str, DEFAULT_SEED};
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// One key of the override grid and its values, as written.
@@ -239,259 +242,453 @@ pub fn load(path: &Path) -> Result<Plan, InputError> {
 
 /// Parses and checks a plan's text; scenario paths are relative to `dir`.
 pub fn parse(text: &str, origin: &str, dir: &Path) -> Result<Plan, InputError> {
-    let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-        let off = e.span().map_or(0, |s| s.start);
-        InputError::at(origin, text, off, crate::error::user_terms(e.message()))
-    })?;
-    let tree = SpanNode::parse(text);
-    let at = |path: &[&str], msg: String| {
-        let span = tree.as_ref().and_then(|t| t.find(path)).unwrap_or(0..0);
-        InputError::at(origin, text, span.start, msg)
+    let at = Places {
+        origin,
+        text,
+        tree: SpanNode::parse(text),
     };
-    let at_key = |path: &[&str], msg: String| {
-        let span = tree.as_ref().and_then(|t| t.find_key(path)).unwrap_or(0..0);
-        InputError::at(origin, text, span.start, msg)
-    };
-    for k in doc.keys() {
-        if !["scenarios", "policies", "seeds", "overrides", "variants"].contains(&k.as_str()) {
-            return Err(at_key(
-                &[k],
-                format!(
-                    "unknown key `{k}`; expected scenarios, policies, seeds, [overrides] or [[variants]]"
-                ),
-            ));
-        }
-    }
-    let strings = |key: &str| -> Result<Vec<(usize, String)>, InputError> {
-        let Some(v) = doc.get(key) else {
-            return Err(InputError::at(
-                origin,
-                text,
-                0,
-                format!("missing `{key}`; expected {key} = [\"...\", ...]"),
-            ));
-        };
-        let Some(arr) = v.as_array() else {
-            return Err(at(&[key], format!("{key} must be a list of strings")));
-        };
-        if arr.is_empty() {
-            return Err(at(&[key], format!("{key} is empty; expected at least one")));
-        }
-        arr.iter()
-            .enumerate()
-            .map(|(i, x)| {
-                x.as_str()
-                    .map(|s| (i, s.to_string()))
-                    .ok_or_else(|| at(&[key, &i.to_string()], format!("{key} must be strings")))
-            })
-            .collect()
-    };
-    let mut scenarios = Vec::new();
-    for (i, name) in strings("scenarios")? {
-        let p = dir.join(&name);
-        let t = read_text(&p).map_err(|e| {
-            at(
-                &["scenarios", &i.to_string()],
-                format!("cannot read {}: {e}", p.display()),
-            )
-        })?;
-        // The scenario itself must load.
-        load_str(&t, &p.display().to_string(), None, None).map_err(|e| {
-            at(
-                &["scenarios", &i.to_string()],
-                format!("scenario {name}: {e}"),
-            )
-        })?;
-        scenarios.push(ScenarioRef {
-            name,
-            path: p,
-            text: t,
-        });
-    }
+    let file = PlanFile::read(text, &at)?;
+    let scenarios = read_scenarios(file.scenarios, &at, dir)?;
     // Without `policies`, each scenario runs under its own policy (the
     // empty spec stands for it).
-    let policies: Vec<String> = match doc.get("policies") {
+    let policies = match file.policies {
         None => vec![String::new()],
-        Some(_) => strings("policies")?.into_iter().map(|x| x.1).collect(),
+        Some(list) => names("policies", list, &at)?
+            .into_iter()
+            .map(|x| x.1)
+            .collect(),
     };
-    let seeds: Vec<u64> = match doc.get("seeds") {
-        None => vec![DEFAULT_SEED],
-        Some(toml::Value::Integer(n)) if *n >= 1 && *n <= 1_000_000 => (1..=*n as u64).collect(),
-        Some(toml::Value::Array(a)) if !a.is_empty() => a
-            .iter()
-            .enumerate()
-            .map(|(i, x)| {
-                x.as_integer()
-                    .filter(|&s| s >= 0)
-                    .map(|s| s as u64)
-                    .ok_or_else(|| {
-                        at(
-                            &["seeds", &i.to_string()],
-                            "seeds must be whole numbers of at least 0".into(),
-                        )
-                    })
-            })
-            .collect::<Result<_, _>>()?,
-        Some(_) => {
-            return Err(at(
-                &["seeds"],
-                "seeds must be a count (1 to 1000000) or a list of seeds, like [3, 7]".into(),
-            ))
-        }
-    };
-    let mut overrides = Vec::new();
-    if let Some(o) = doc.get("overrides") {
-        let Some(t) = o.as_table() else {
-            return Err(at(
-                &["overrides"],
-                "[overrides] must be a table of dotted keys".into(),
-            ));
-        };
-        for (key, v) in t {
-            let values: Vec<toml::Value> = match v {
-                toml::Value::Array(a) if !a.is_empty() => a.clone(),
-                toml::Value::Array(_) => {
-                    return Err(at(&["overrides", key], format!("\"{key}\" has no values")))
-                }
-                other => vec![other.clone()],
-            };
-            overrides.push(Override {
-                key: key.clone(),
-                values,
-            });
-        }
-    }
-    let mut variants = Vec::new();
-    match doc.get("variants") {
-        None => variants.push(Variant::default()),
-        Some(toml::Value::Array(a)) if !a.is_empty() => {
-            for (i, v) in a.iter().enumerate() {
-                let si = i.to_string();
-                let Some(t) = v.as_table() else {
-                    return Err(at(
-                        &["variants", &si],
-                        "each [[variants]] entry must be a table with a name".into(),
-                    ));
-                };
-                let name = match t.get("name") {
-                    Some(toml::Value::String(n)) if !n.trim().is_empty() => n.clone(),
-                    Some(_) => {
-                        return Err(at(
-                            &["variants", &si, "name"],
-                            "a variant's name must be a non-empty string".into(),
-                        ))
-                    }
-                    None => {
-                        return Err(at(
-                            &["variants", &si],
-                            "this variant has no name; expected name = \"...\"".into(),
-                        ))
-                    }
-                };
-                if variants
-                    .iter()
-                    .any(|w: &Variant| w.name.as_deref() == Some(name.as_str()))
-                {
-                    return Err(at(
-                        &["variants", &si, "name"],
-                        format!("a second variant named \"{name}\"; expected unique names"),
-                    ));
-                }
-                let overrides = t
-                    .iter()
-                    .filter(|(k, _)| k.as_str() != "name")
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect();
-                variants.push(Variant {
-                    name: Some(name),
-                    overrides,
-                });
-            }
-        }
-        Some(_) => {
-            return Err(at(
-                &["variants"],
-                "variants must be [[variants]] tables, each with a name and dotted keys".into(),
-            ))
-        }
-    }
+    let seeds = seeds(file.seeds, &at)?;
+    let grid = grid(file.overrides, &at)?;
+    let variants = variants(file.variants, &at)?;
     // Every policy, variant and override value, on every scenario.
     for sc in &scenarios {
-        for (i, p) in policies.iter().enumerate() {
-            let p = Some(p.as_str()).filter(|p| !p.is_empty());
-            load_str(&sc.text, &sc.path.display().to_string(), p, None).map_err(|e| {
-                at(
-                    &["policies", &i.to_string()],
-                    format!("on {}: {}", sc.name, e.message),
-                )
-            })?;
-        }
-        for (i, var) in variants.iter().enumerate() {
-            if var.overrides.is_empty() {
-                continue;
-            }
-            let si = i.to_string();
-            let text2 = apply(&sc.text, &var.overrides)
-                .map_err(|e| at(&["variants", &si], e.to_string()))?;
-            if let Err(e) = load_str(&text2, &sc.path.display().to_string(), None, None) {
-                // Point at the first key that fails alone, else at the variant.
-                let key = var.overrides.iter().find(|(k, v)| {
-                    apply(&sc.text, &[(k.clone(), v.clone())])
-                        .map(|t| load_str(&t, &sc.path.display().to_string(), None, None).is_err())
-                        .unwrap_or(true)
-                });
-                let msg = format!(
-                    "variant \"{}\" on {}: {}",
-                    var.name.as_deref().unwrap_or(""),
-                    sc.name,
-                    e.message
-                );
-                return Err(match key {
-                    Some((k, _)) => at(&["variants", &si, k], msg),
-                    None => at(&["variants", &si], msg),
-                });
-            }
-        }
-        for o in &overrides {
-            for (k, v) in o.values.iter().enumerate() {
-                let text2 = apply(&sc.text, &[(o.key.clone(), v.clone())])
-                    .map_err(|e| at_key(&["overrides", &o.key], e.to_string()))?;
-                if let Err(e) = load_str(&text2, &sc.path.display().to_string(), None, None) {
-                    let place: Vec<String> = if o.values.len() > 1
-                        || matches!(doc["overrides"][&o.key], toml::Value::Array(_))
-                    {
-                        vec!["overrides".into(), o.key.clone(), k.to_string()]
-                    } else {
-                        vec!["overrides".into(), o.key.clone()]
-                    };
-                    let place: Vec<&str> = place.iter().map(String::as_str).collect();
-                    let unknown =
-                        e.message.contains("unknown field") || e.message.contains("unknown key");
-                    let msg = format!("\"{}\" = {v} on {}: {}", o.key, sc.name, e.message);
-                    return Err(if unknown {
-                        at_key(&["overrides", &o.key], msg)
-                    } else {
-                        at(&place, msg)
-                    });
-                }
-            }
-        }
+        check_policies(sc, &policies, &at)?;
+        check_variants(sc, &variants, &at)?;
+        check_grid(sc, &grid, &at)?;
     }
-    let mut parts: Vec<&[u8]> = vec![text.as_bytes()];
-    for sc in &scenarios {
-        parts.push(sc.name.as_bytes());
-        parts.push(sc.text.as_bytes());
-    }
-    let hash = fnv(&parts);
+    let hash = plan_hash(text, &scenarios);
     Ok(Plan {
         origin: origin.to_string(),
         scenarios,
         policies,
         seeds,
         variants,
-        overrides,
+        overrides: grid.into_iter().map(|k| k.over).collect(),
         hash,
     })
+}
+
+/// The plan file's keys. Each value is kept as written, of the expected
+/// type or not, and checked in turn by [`parse`]: errors come in the order
+/// scenarios, policies, seeds, overrides, variants, whatever order the file
+/// lists them in, each at its place.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlanFile {
+    scenarios: Option<Written<Vec<Written<String>>>>,
+    policies: Option<Written<Vec<Written<String>>>>,
+    seeds: Option<SeedsFile>,
+    overrides: Option<Written<BTreeMap<String, ValuesFile>>>,
+    variants: Option<Written<Vec<Written<VariantFile>>>>,
+}
+
+/// A value of the expected type, or anything else: an error its check
+/// reports at its place.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Written<T> {
+    /// Never the expected type: serde sees a date-time as a table with one
+    /// private key, which a table type would take. Only its type is read.
+    Datetime(#[allow(dead_code)] toml::value::Datetime),
+    As(T),
+    Other(IgnoredAny),
+}
+
+impl<T> Written<T> {
+    /// The value, if of the expected type.
+    fn expected(self) -> Option<T> {
+        match self {
+            Written::As(x) => Some(x),
+            Written::Datetime(_) | Written::Other(_) => None,
+        }
+    }
+}
+
+/// `seeds`: a count, or a list of seeds.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum SeedsFile {
+    Count(i64),
+    List(Vec<Written<i64>>),
+    Other(IgnoredAny),
+}
+
+/// The values of one `[overrides]` key: a list, or one value alone.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ValuesFile {
+    List(Vec<toml::Value>),
+    One(toml::Value),
+}
+
+/// One `[[variants]]` entry: its name and its dotted keys.
+#[derive(Deserialize)]
+struct VariantFile {
+    name: Option<Written<String>>,
+    #[serde(flatten)]
+    overrides: BTreeMap<String, toml::Value>,
+}
+
+/// One key of the grid, and whether its values were written as a list:
+/// an error on one of them then points at that element.
+struct GridKey {
+    over: Override,
+    listed: bool,
+}
+
+/// Where a plan's errors point: the byte ranges of its text's keys and
+/// values, by key path. Not `toml::Spanned`: the untagged enums above read
+/// a value twice from a buffered copy, which keeps no span, and a table
+/// declared implicitly (`[overrides.a]`, `name.x = 1`) has none; its error
+/// belongs at its nearest ancestor with a place.
+struct Places<'a> {
+    origin: &'a str,
+    text: &'a str,
+    tree: Option<SpanNode>,
+}
+
+impl Places<'_> {
+    /// At the value of a key path, or its nearest ancestor with a place.
+    fn value(&self, path: &[&str], msg: String) -> InputError {
+        let span = self.tree.as_ref().and_then(|t| t.find(path));
+        self.offset(span.map_or(0, |s| s.start), msg)
+    }
+
+    /// At the key at the end of a path (an unknown key), else as
+    /// [`Places::value`].
+    fn key(&self, path: &[&str], msg: String) -> InputError {
+        let span = self.tree.as_ref().and_then(|t| t.find_key(path));
+        self.offset(span.map_or(0, |s| s.start), msg)
+    }
+
+    fn offset(&self, offset: usize, msg: String) -> InputError {
+        InputError::at(self.origin, self.text, offset, msg)
+    }
+}
+
+impl PlanFile {
+    /// The plan's text as TOML; a syntax error or an unknown key is an
+    /// error at its place.
+    fn read(text: &str, at: &Places) -> Result<PlanFile, InputError> {
+        toml::from_str(text).map_err(|e: toml::de::Error| match unknown_field(e.message()) {
+            Some(k) => at.key(
+                &[k],
+                format!(
+                    "unknown key `{k}`; expected scenarios, policies, seeds, [overrides] or [[variants]]"
+                ),
+            ),
+            None => at.offset(
+                e.span().map_or(0, |s| s.start),
+                crate::error::user_terms(e.message()),
+            ),
+        })
+    }
+}
+
+/// The key in serde's `unknown field `KEY`, expected one of ...`.
+fn unknown_field(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix("unknown field `")?;
+    rest.rsplit_once("`, expected").map(|(key, _)| key)
+}
+
+/// `scenarios` or `policies` (`key`): a non-empty list of strings, each
+/// with its index.
+fn names(
+    key: &str,
+    list: Written<Vec<Written<String>>>,
+    at: &Places,
+) -> Result<Vec<(usize, String)>, InputError> {
+    let Some(items) = list.expected() else {
+        return Err(at.value(&[key], format!("{key} must be a list of strings")));
+    };
+    if items.is_empty() {
+        return Err(at.value(&[key], format!("{key} is empty; expected at least one")));
+    }
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, x)| {
+            x.expected()
+                .map(|s| (i, s))
+                .ok_or_else(|| at.value(&[key, &i.to_string()], format!("{key} must be strings")))
+        })
+        .collect()
+}
+
+/// Every scenario of the plan, read and loaded as written.
+fn read_scenarios(
+    list: Option<Written<Vec<Written<String>>>>,
+    at: &Places,
+    dir: &Path,
+) -> Result<Vec<ScenarioRef>, InputError> {
+    let Some(list) = list else {
+        return Err(at.offset(
+            0,
+            "missing `scenarios`; expected scenarios = [\"...\", ...]".into(),
+        ));
+    };
+    names("scenarios", list, at)?
+        .into_iter()
+        .map(|(i, name)| read_scenario(i, name, at, dir))
+        .collect()
+}
+
+/// Scenario `i` of the plan: its text, which must load.
+fn read_scenario(
+    i: usize,
+    name: String,
+    at: &Places,
+    dir: &Path,
+) -> Result<ScenarioRef, InputError> {
+    let p = dir.join(&name);
+    let t = read_text(&p).map_err(|e| {
+        at.value(
+            &["scenarios", &i.to_string()],
+            format!("cannot read {}: {e}", p.display()),
+        )
+    })?;
+    load_str(&t, &p.display().to_string(), None, None).map_err(|e| {
+        at.value(
+            &["scenarios", &i.to_string()],
+            format!("scenario {name}: {e}"),
+        )
+    })?;
+    Ok(ScenarioRef {
+        name,
+        path: p,
+        text: t,
+    })
+}
+
+/// `seeds`: a count from 1, a list, or without the key the default seed.
+fn seeds(seeds: Option<SeedsFile>, at: &Places) -> Result<Vec<u64>, InputError> {
+    match seeds {
+        None => Ok(vec![DEFAULT_SEED]),
+        Some(SeedsFile::Count(n)) if (1..=1_000_000).contains(&n) => Ok((1..=n as u64).collect()),
+        Some(SeedsFile::List(items)) if !items.is_empty() => items
+            .into_iter()
+            .enumerate()
+            .map(|(i, x)| {
+                x.expected()
+                    .filter(|&s| s >= 0)
+                    .map(|s| s as u64)
+                    .ok_or_else(|| {
+                        at.value(
+                            &["seeds", &i.to_string()],
+                            "seeds must be whole numbers of at least 0".into(),
+                        )
+                    })
+            })
+            .collect(),
+        Some(_) => Err(at.value(
+            &["seeds"],
+            "seeds must be a count (1 to 1000000) or a list of seeds, like [3, 7]".into(),
+        )),
+    }
+}
+
+/// The `[overrides]` grid, its keys in sorted order.
+fn grid(
+    overrides: Option<Written<BTreeMap<String, ValuesFile>>>,
+    at: &Places,
+) -> Result<Vec<GridKey>, InputError> {
+    let Some(overrides) = overrides else {
+        return Ok(Vec::new());
+    };
+    let Some(table) = overrides.expected() else {
+        return Err(at.value(
+            &["overrides"],
+            "[overrides] must be a table of dotted keys".into(),
+        ));
+    };
+    table
+        .into_iter()
+        .map(|(key, values)| {
+            let (values, listed) = match values {
+                ValuesFile::List(a) if a.is_empty() => {
+                    return Err(at.value(&["overrides", &key], format!("\"{key}\" has no values")))
+                }
+                ValuesFile::List(a) => (a, true),
+                ValuesFile::One(v) => (vec![v], false),
+            };
+            Ok(GridKey {
+                over: Override { key, values },
+                listed,
+            })
+        })
+        .collect()
+}
+
+/// The `[[variants]]` entries, or the one implicit variant without them.
+fn variants(
+    variants: Option<Written<Vec<Written<VariantFile>>>>,
+    at: &Places,
+) -> Result<Vec<Variant>, InputError> {
+    let entries = match variants.map(Written::expected) {
+        None => return Ok(vec![Variant::default()]),
+        Some(Some(entries)) if !entries.is_empty() => entries,
+        Some(_) => {
+            return Err(at.value(
+                &["variants"],
+                "variants must be [[variants]] tables, each with a name and dotted keys".into(),
+            ))
+        }
+    };
+    let mut out: Vec<Variant> = Vec::new();
+    for (i, entry) in entries.into_iter().enumerate() {
+        let si = i.to_string();
+        let v = variant(&si, entry, at)?;
+        if out.iter().any(|w| w.name == v.name) {
+            return Err(at.value(
+                &["variants", &si, "name"],
+                format!(
+                    "a second variant named \"{}\"; expected unique names",
+                    v.name.as_deref().unwrap_or("")
+                ),
+            ));
+        }
+        out.push(v);
+    }
+    Ok(out)
+}
+
+/// Variant `si`: a table with a non-empty name.
+fn variant(si: &str, entry: Written<VariantFile>, at: &Places) -> Result<Variant, InputError> {
+    let Some(t) = entry.expected() else {
+        return Err(at.value(
+            &["variants", si],
+            "each [[variants]] entry must be a table with a name".into(),
+        ));
+    };
+    let name = match t.name.map(Written::expected) {
+        Some(Some(n)) if !n.trim().is_empty() => n,
+        Some(_) => {
+            return Err(at.value(
+                &["variants", si, "name"],
+                "a variant's name must be a non-empty string".into(),
+            ))
+        }
+        None => {
+            return Err(at.value(
+                &["variants", si],
+                "this variant has no name; expected name = \"...\"".into(),
+            ))
+        }
+    };
+    Ok(Variant {
+        name: Some(name),
+        overrides: t.overrides.into_iter().collect(),
+    })
+}
+
+/// Every policy of the plan on a scenario.
+fn check_policies(sc: &ScenarioRef, policies: &[String], at: &Places) -> Result<(), InputError> {
+    for (i, p) in policies.iter().enumerate() {
+        let p = Some(p.as_str()).filter(|p| !p.is_empty());
+        load_str(&sc.text, &sc.path.display().to_string(), p, None).map_err(|e| {
+            at.value(
+                &["policies", &i.to_string()],
+                format!("on {}: {}", sc.name, e.message),
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// Whether a scenario's text, overridden, loads.
+fn loads(sc: &ScenarioRef, overrides: &[(String, toml::Value)]) -> Result<(), Unloadable> {
+    let text = apply(&sc.text, overrides).map_err(Unloadable::Override)?;
+    load_str(&text, &sc.path.display().to_string(), None, None)
+        .map(|_| ())
+        .map_err(Unloadable::Load)
+}
+
+/// Why an overridden scenario failed: the overrides could not be set, or
+/// the result does not load.
+enum Unloadable {
+    Override(OverrideError),
+    Load(InputError),
+}
+
+/// Every variant of the plan on a scenario.
+fn check_variants(sc: &ScenarioRef, variants: &[Variant], at: &Places) -> Result<(), InputError> {
+    for (i, var) in variants.iter().enumerate() {
+        if var.overrides.is_empty() {
+            continue;
+        }
+        let si = i.to_string();
+        let e = match loads(sc, &var.overrides) {
+            Ok(()) => continue,
+            Err(Unloadable::Override(e)) => return Err(at.value(&["variants", &si], e.to_string())),
+            Err(Unloadable::Load(e)) => e,
+        };
+        // Point at the first key that fails alone, else at the variant.
+        let key = var
+            .overrides
+            .iter()
+            .find(|(k, v)| loads(sc, &[(k.clone(), v.clone())]).is_err());
+        let msg = format!(
+            "variant \"{}\" on {}: {}",
+            var.name.as_deref().unwrap_or(""),
+            sc.name,
+            e.message
+        );
+        return Err(match key {
+            Some((k, _)) => at.value(&["variants", &si, k], msg),
+            None => at.value(&["variants", &si], msg),
+        });
+    }
+    Ok(())
+}
+
+/// Every value of the grid on a scenario, one at a time.
+fn check_grid(sc: &ScenarioRef, grid: &[GridKey], at: &Places) -> Result<(), InputError> {
+    for GridKey { over: o, listed } in grid {
+        for (k, v) in o.values.iter().enumerate() {
+            let e = match loads(sc, &[(o.key.clone(), v.clone())]) {
+                Ok(()) => continue,
+                Err(Unloadable::Override(e)) => {
+                    return Err(at.key(&["overrides", &o.key], e.to_string()))
+                }
+                Err(Unloadable::Load(e)) => e,
+            };
+            let unknown = e.message.contains("unknown field") || e.message.contains("unknown key");
+            let msg = format!("\"{}\" = {v} on {}: {}", o.key, sc.name, e.message);
+            let si = k.to_string();
+            let place: &[&str] = if *listed {
+                &["overrides", &o.key, &si]
+            } else {
+                &["overrides", &o.key]
+            };
+            return Err(if unknown {
+                at.key(&["overrides", &o.key], msg)
+            } else {
+                at.value(place, msg)
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The plan's hash: its text and every scenario's name and text.
+fn plan_hash(text: &str, scenarios: &[ScenarioRef]) -> String {
+    let mut parts: Vec<&[u8]> = vec![text.as_bytes()];
+    for sc in scenarios {
+        parts.push(sc.name.as_bytes());
+        parts.push(sc.text.as_bytes());
+    }
+    fnv(&parts)
 }
 
 /// A text file of at most a scenario's size.
