@@ -1,7 +1,7 @@
 //! `slotsim validate`, `slotsim policies`, `slotsim profiles`.
 
 use super::{emit, Failure};
-use slotsim::model::{Gauge, PolicySpec};
+use slotsim::model::{AmSpec, Gauge, JobSpec, PolicySpec, Scenario};
 use slotsim::scenario;
 use slotsim::sched::POLICIES;
 use slotsim::units::plural;
@@ -10,27 +10,13 @@ use std::path::Path;
 pub fn cmd_validate(path: &Path) -> Result<(), Failure> {
     let sc = scenario::load_file(path, None, None)?;
     let mut o = String::new();
-    let nodes = sc.cluster.node_count();
     let racks: u32 = sc
         .cluster
         .datacenters
         .iter()
         .map(|d| d.racks.min(d.nodes))
         .sum();
-    // Jobs of the scenario and of its `submit` events alike.
-    let submitted: Vec<&slotsim::model::JobSpec> = sc
-        .events
-        .iter()
-        .filter_map(|e| match &e.action {
-            slotsim::model::Action::Submit(j) => Some(j.as_ref()),
-            _ => None,
-        })
-        .collect();
-    let all_jobs: Vec<&slotsim::model::JobSpec> = sc.jobs.iter().chain(submitted).collect();
-    let maps: u64 = all_jobs.iter().map(|j| j.maps as u64).sum();
-    let reduces: u64 = all_jobs.iter().map(|j| j.reduces as u64).sum();
-    // `+ 0.0`: an empty f64 sum is -0.0.
-    let input_gb: f64 = all_jobs.iter().map(|j| j.input_mb).sum::<f64>() / 1024.0 + 0.0;
+    let work = Work::of(&sc);
     outln!(o, "{}: ok", path.display());
     outln!(
         o,
@@ -42,6 +28,71 @@ pub fn cmd_validate(path: &Path) -> Result<(), Failure> {
             format!(" — {}", sc.description)
         }
     );
+    cluster_lines(&mut o, &sc, racks);
+    physics_line(&mut o, &sc, racks);
+    policy_line(&mut o, &sc);
+    outln!(
+        o,
+        "  pools      {}",
+        sc.pools
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    outln!(
+        o,
+        "  jobs       {}{} ({} + {} = {}, {:.1} GB input)",
+        sc.jobs.len(),
+        match work.jobs.len() - sc.jobs.len() {
+            0 => String::new(),
+            n => format!(" + {n} by submit events"),
+        },
+        plural(work.maps, "map"),
+        plural(work.reduces, "reduce"),
+        plural(work.maps + work.reduces, "task"),
+        work.input_gb
+    );
+    cost_lines(&mut o, &sc, &work);
+    if !sc.events.is_empty() {
+        outln!(o, "  events     {}", sc.events.len());
+    }
+    emit(&o, false)
+}
+
+/// The jobs of the scenario and of its `submit` events alike, and their
+/// tasks and input.
+struct Work<'a> {
+    jobs: Vec<&'a JobSpec>,
+    maps: u64,
+    reduces: u64,
+    input_gb: f64,
+}
+
+impl Work<'_> {
+    fn of(sc: &Scenario) -> Work<'_> {
+        let submitted = sc.events.iter().filter_map(|e| match &e.action {
+            slotsim::model::Action::Submit(j) => Some(j.as_ref()),
+            _ => None,
+        });
+        let jobs: Vec<&JobSpec> = sc.jobs.iter().chain(submitted).collect();
+        let maps: u64 = jobs.iter().map(|j| j.maps as u64).sum();
+        let reduces: u64 = jobs.iter().map(|j| j.reduces as u64).sum();
+        // `+ 0.0`: an empty f64 sum is -0.0.
+        let input_gb: f64 = jobs.iter().map(|j| j.input_mb).sum::<f64>() / 1024.0 + 0.0;
+        Work {
+            jobs,
+            maps,
+            reduces,
+            input_gb,
+        }
+    }
+}
+
+/// The cluster: its size, slots or containers, heartbeat; a YARN run's
+/// containers; a trace's hosts.
+fn cluster_lines(o: &mut String, sc: &Scenario, racks: u32) {
+    let nodes = sc.cluster.node_count();
     let cap = sc.cluster.capacity();
     let per_node = match cap.gauge() {
         Gauge::TypedSlots => format!(
@@ -70,31 +121,7 @@ pub fn cmd_validate(path: &Path) -> Result<(), Failure> {
         }
     );
     if let Some(am) = sc.tasks.am {
-        let t = &sc.tasks;
-        let replayed = sc.jobs.iter().any(|j| j.recorded.is_some()) && !am.startup_given;
-        let vcores = |r: slotsim::model::Resource| plural(r.vcores().max(0) as u64, "vcore");
-        let am = if am.ask.is_zero() {
-            "no ApplicationMaster container".to_string()
-        } else {
-            format!(
-                "ApplicationMaster {} MB, {}, start-up {}",
-                am.ask.mb(),
-                vcores(am.ask),
-                if replayed {
-                    "each job's recorded".to_string()
-                } else {
-                    slotsim::units::fmt_secs(am.startup)
-                }
-            )
-        };
-        outln!(
-            o,
-            "             {am}; maps ask {} MB, {}; reduces {} MB, {} (before normalisation)",
-            t.map_container.mb(),
-            vcores(t.map_container),
-            t.reduce_container.mb(),
-            vcores(t.reduce_container),
-        );
+        containers_line(o, sc, am);
     }
     if let Some(trace) = &sc.cluster.from_trace {
         let slots = if cap.gauge() == Gauge::Memory {
@@ -107,8 +134,40 @@ pub fn cmd_validate(path: &Path) -> Result<(), Failure> {
             "             from {trace}: its hosts in their racks{slots}"
         );
     }
-    // What decides task times: the cores the slots share, the network,
-    // where the input lies.
+}
+
+/// A YARN run's containers: the ApplicationMaster's, a map's, a reduce's.
+fn containers_line(o: &mut String, sc: &Scenario, am: AmSpec) {
+    let t = &sc.tasks;
+    let replayed = sc.jobs.iter().any(|j| j.recorded.is_some()) && !am.startup_given;
+    let vcores = |r: slotsim::model::Resource| plural(r.vcores().max(0) as u64, "vcore");
+    let am = if am.ask.is_zero() {
+        "no ApplicationMaster container".to_string()
+    } else {
+        format!(
+            "ApplicationMaster {} MB, {}, start-up {}",
+            am.ask.mb(),
+            vcores(am.ask),
+            if replayed {
+                "each job's recorded".to_string()
+            } else {
+                slotsim::units::fmt_secs(am.startup)
+            }
+        )
+    };
+    outln!(
+        o,
+        "             {am}; maps ask {} MB, {}; reduces {} MB, {} (before normalisation)",
+        t.map_container.mb(),
+        vcores(t.map_container),
+        t.reduce_container.mb(),
+        vcores(t.reduce_container),
+    );
+}
+
+/// What decides task times: the cores the slots share, the network,
+/// where the input lies.
+fn physics_line(o: &mut String, sc: &Scenario, racks: u32) {
     let n = &sc.network;
     let net = if n.model == slotsim::model::NetworkModel::Fixed {
         format!(
@@ -153,11 +212,14 @@ pub fn cmd_validate(path: &Path) -> Result<(), Failure> {
         sc.hdfs.replication,
         writer
     );
-    // The policy as a run labels it (an external policy's command from
-    // its spec, else its table; building one starts no process).
+}
+
+/// The policy as a run labels it (an external policy's command from its
+/// spec, else its table; building one starts no process), and the seed.
+fn policy_line(o: &mut String, sc: &Scenario) {
     let ctx = slotsim::sim::policy::BuildCtx {
         heartbeat: sc.cluster.heartbeat,
-        capacity: cap,
+        capacity: sc.cluster.capacity(),
     };
     let label = slotsim::sched::registry::build(&sc.policy, &sc.scheduler, &ctx)
         .map_or_else(|_| sc.policy.label(), |p| p.label().to_string());
@@ -167,35 +229,21 @@ pub fn cmd_validate(path: &Path) -> Result<(), Failure> {
         ""
     };
     outln!(o, "  policy     {label}   seed {}{process}", sc.seed);
-    outln!(
-        o,
-        "  pools      {}",
-        sc.pools
-            .iter()
-            .map(|p| p.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    outln!(
-        o,
-        "  jobs       {}{} ({} + {} = {}, {:.1} GB input)",
-        sc.jobs.len(),
-        match all_jobs.len() - sc.jobs.len() {
-            0 => String::new(),
-            n => format!(" + {n} by submit events"),
-        },
-        plural(maps, "map"),
-        plural(reduces, "reduce"),
-        plural(maps + reduces, "task"),
-        input_gb
-    );
+}
+
+/// What a run would cost: events and time under the scenario's network
+/// model (and the coarse model's where it would save much), and memory.
+fn cost_lines(o: &mut String, sc: &Scenario, work: &Work) {
+    let nodes = sc.cluster.node_count();
+    let tasks = work.maps + work.reduces;
     // Each reducer fetches at least once from every node its job's maps
     // ran on.
-    let fetches: u64 = all_jobs
+    let fetches: u64 = work
+        .jobs
         .iter()
         .map(|j| (j.maps as u64).min(nodes as u64) * j.reduces as u64)
         .sum();
-    let cost = slotsim::sim::cost_estimate(maps + reduces, fetches, nodes as u64);
+    let cost = slotsim::sim::cost_estimate(tasks, fetches, nodes as u64);
     let model = sc.network.model;
     let secs = cost.seconds(model);
     outln!(
@@ -213,16 +261,12 @@ pub fn cmd_validate(path: &Path) -> Result<(), Failure> {
             slotsim::units::human_secs(coarse)
         );
     }
-    let need = slotsim::sim::memory_estimate(maps + reduces, nodes as u64);
+    let need = slotsim::sim::memory_estimate(tasks, nodes as u64);
     outln!(
         o,
         "  memory     about {} MB at its peak (an estimate)",
         need.div_ceil(1 << 20)
     );
-    if !sc.events.is_empty() {
-        outln!(o, "  events     {}", sc.events.len());
-    }
-    emit(&o, false)
 }
 
 pub fn cmd_policies() -> String {

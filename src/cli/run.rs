@@ -20,6 +20,33 @@ pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
         .as_deref()
         .map(|u| parse_duration(u).map_err(|e| InputError::new("--until", e.to_string())))
         .transpose()?;
+    check_outputs(&a)?;
+    if !a.headless {
+        check_tui_flags(&a)?;
+        return cmd_tui(
+            a.scenario.as_deref(),
+            a.policy.as_deref(),
+            a.seed,
+            TuiOutputs {
+                record: a.record.as_deref(),
+                json: a.json.as_deref(),
+                trace: a.trace.as_deref(),
+            },
+        );
+    }
+    if a.record.is_some() {
+        return Err(InputError::new(
+            "--record",
+            "records the TUI; drop --headless, or use `slotsim record`",
+        )
+        .into());
+    }
+    run_headless(&a, until)
+}
+
+/// At most one output on stdout, and no two outputs into one file (they
+/// would interleave into neither format).
+fn check_outputs(a: &RunArgs) -> Result<(), Failure> {
     let to_stdout = [&a.json, &a.trace, &a.inspect, &a.flows]
         .iter()
         .filter(|p| p.as_deref() == Some("-"))
@@ -31,7 +58,6 @@ pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
         )
         .into());
     }
-    // Two outputs into one file would interleave into neither format.
     let files: Vec<(&str, &str)> = [
         ("--json", &a.json),
         ("--trace", &a.trace),
@@ -53,65 +79,41 @@ pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
             .into());
         }
     }
-    if !a.headless {
-        // The TUI draws on stdout: its --json and --trace go to files.
-        for (flag, p) in [("--json", &a.json), ("--trace", &a.trace)] {
-            if p.as_deref() == Some("-") {
-                return Err(InputError::new(
-                    flag,
-                    "- (stdout) is where the TUI draws; give a file, or add --headless",
-                )
-                .into());
-            }
-        }
-        let only_headless = [
-            ("--inspect", a.inspect.is_some()),
-            ("--flows", a.flows.is_some()),
-            ("--until", a.until.is_some()),
-            ("--plot", a.plot.is_some()),
-        ];
-        if let Some((flag, _)) = only_headless.iter().find(|(_, given)| *given) {
+    Ok(())
+}
+
+/// The TUI draws on stdout, so its --json and --trace go to files; the
+/// flags of a headless run only are refused.
+fn check_tui_flags(a: &RunArgs) -> Result<(), Failure> {
+    for (flag, p) in [("--json", &a.json), ("--trace", &a.trace)] {
+        if p.as_deref() == Some("-") {
             return Err(InputError::new(
-                *flag,
-                "only with --headless (the TUI runs until you quit)",
+                flag,
+                "- (stdout) is where the TUI draws; give a file, or add --headless",
             )
             .into());
         }
-        return cmd_tui(
-            a.scenario.as_deref(),
-            a.policy.as_deref(),
-            a.seed,
-            TuiOutputs {
-                record: a.record.as_deref(),
-                json: a.json.as_deref(),
-                trace: a.trace.as_deref(),
-            },
+    }
+    let only_headless = [
+        ("--inspect", a.inspect.is_some()),
+        ("--flows", a.flows.is_some()),
+        ("--until", a.until.is_some()),
+        ("--plot", a.plot.is_some()),
+    ];
+    if let Some((flag, _)) = only_headless.iter().find(|(_, given)| *given) {
+        return Err(
+            InputError::new(*flag, "only with --headless (the TUI runs until you quit)").into(),
         );
     }
-    if a.record.is_some() {
-        return Err(InputError::new(
-            "--record",
-            "records the TUI; drop --headless, or use `slotsim record`",
-        )
-        .into());
-    }
+    Ok(())
+}
+
+/// A headless run: the scenario run to its end, `until` or a signal, its
+/// summary printed and every output asked for written.
+fn run_headless(a: &RunArgs, until: Option<u64>) -> Result<(), Failure> {
     let sc = load(a.scenario.as_deref(), a.policy.as_deref(), a.seed)?;
     // Open every output before running, so a bad path costs no simulation.
-    let trace_out = a
-        .trace
-        .as_deref()
-        .map(|p| open_out(p, "--trace"))
-        .transpose()?;
-    let json_out = a
-        .json
-        .as_deref()
-        .map(|p| open_out(p, "--json"))
-        .transpose()?;
-    let flows_out = a
-        .flows
-        .as_deref()
-        .map(|p| open_out(p, "--flows"))
-        .transpose()?;
+    let outs = Outputs::open(a)?;
     if let Some(dir) = &a.plot {
         super::check_plot_dir(dir)?;
     }
@@ -119,24 +121,10 @@ pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
     slotsim::sched::external::share_cpu(true);
     let mut sim =
         build_sim(&sc).map_err(|e| InputError::new(scenario_origin(&a.scenario), e.to_string()))?;
-    if flows_out.is_some() {
+    if outs.flows.is_some() {
         sim.record_flows();
     }
-    // The first write error of the inspect stream, reported after the run.
-    let inspect_err: std::sync::Arc<std::sync::Mutex<Option<io::Error>>> = Default::default();
-    if let Some(p) = &a.inspect {
-        let mut out = open_out(p, "--inspect")?;
-        let err = inspect_err.clone();
-        sim.set_inspector(Box::new(move |rec| {
-            if let Ok(mut e) = err.lock() {
-                if e.is_none() {
-                    if let Err(x) = writeln!(out, "{}", trace::inspect_line(rec)) {
-                        *e = Some(x);
-                    }
-                }
-            }
-        }));
-    }
+    let inspect_err = inspect(&mut sim, a.inspect.as_deref())?;
     let wall = Instant::now();
     let mut links = a.plot.as_ref().map(|_| plot::LinkSampler::default());
     let stop = stop_on_signals();
@@ -148,21 +136,7 @@ pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
         return Err(e.into());
     }
     if std::env::var_os("SLOTSIM_SOLVER_STATS").is_some() {
-        let n = &sim.w.net;
-        eprintln!(
-            "solver: {} solves, {:.1} flows and {:.1} resources each, {:.2} rounds ({:.1} flows filled), {:.1} rates changed at {:.1} bottlenecks; {} cut short, {} exact re-solves ({} for a zero rate, {} flows filled)",
-            n.solves,
-            n.solved_flows as f64 / n.solves.max(1) as f64,
-            n.solved_resources as f64 / n.solves.max(1) as f64,
-            n.solve_rounds as f64 / n.solves.max(1) as f64,
-            n.round_flows as f64 / n.solves.max(1) as f64,
-            n.rate_changes as f64 / n.solves.max(1) as f64,
-            n.levels_changed as f64 / n.solves.max(1) as f64,
-            n.cut_solves,
-            n.resyncs,
-            n.zero_resyncs,
-            n.resync_flows
-        );
+        print_solver_stats(&sim);
     }
     let mut sum = summary::summarize(&sim);
     if stopped.is_some() || sim.halted().is_some() {
@@ -182,19 +156,7 @@ pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
         sum.events as f64 / wall.max(1e-9)
     );
     emit(&table, any_stdout)?;
-    if let Some(mut out) = flows_out {
-        trace::write_flows(&sim, &mut out)?;
-        out.flush()?;
-    }
-    if let Some(mut out) = trace_out {
-        trace::write_trace(&sim, &mut out)?;
-        out.flush()?;
-    }
-    if let Some(mut out) = json_out {
-        serde_json::to_writer_pretty(&mut out, &sum).map_err(io::Error::from)?;
-        writeln!(out)?;
-        out.flush()?;
-    }
+    outs.write(&sim, &sum)?;
     if let Some(dir) = &a.plot {
         let series = [(sum.policy.clone(), vec![&sum])];
         super::write_plot(dir, "turnaround_cdf.svg", plot::turnaround_cdf(&series))?;
@@ -217,6 +179,86 @@ pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
             sim.w.t_s()
         ))),
     }
+}
+
+/// The outputs of a headless run written after it: --trace, --json and
+/// --flows.
+struct Outputs {
+    trace: Option<Box<dyn Write + Send>>,
+    json: Option<Box<dyn Write + Send>>,
+    flows: Option<Box<dyn Write + Send>>,
+}
+
+impl Outputs {
+    fn open(a: &RunArgs) -> Result<Outputs, Failure> {
+        let open =
+            |p: &Option<String>, flag: &str| p.as_deref().map(|p| open_out(p, flag)).transpose();
+        Ok(Outputs {
+            trace: open(&a.trace, "--trace")?,
+            json: open(&a.json, "--json")?,
+            flows: open(&a.flows, "--flows")?,
+        })
+    }
+
+    /// The flows, the trace, then the summary.
+    fn write(self, sim: &Sim, sum: &summary::Summary) -> Result<(), Failure> {
+        if let Some(mut out) = self.flows {
+            trace::write_flows(sim, &mut out)?;
+            out.flush()?;
+        }
+        if let Some(mut out) = self.trace {
+            trace::write_trace(sim, &mut out)?;
+            out.flush()?;
+        }
+        if let Some(mut out) = self.json {
+            serde_json::to_writer_pretty(&mut out, sum).map_err(io::Error::from)?;
+            writeln!(out)?;
+            out.flush()?;
+        }
+        Ok(())
+    }
+}
+
+/// The first write error of the inspect stream, reported after the run.
+type InspectError = std::sync::Arc<std::sync::Mutex<Option<io::Error>>>;
+
+/// With --inspect, a line per scheduling heartbeat written to its file as
+/// the run goes.
+fn inspect(sim: &mut Sim, path: Option<&str>) -> Result<InspectError, Failure> {
+    let inspect_err: InspectError = Default::default();
+    if let Some(p) = path {
+        let mut out = open_out(p, "--inspect")?;
+        let err = inspect_err.clone();
+        sim.set_inspector(Box::new(move |rec| {
+            if let Ok(mut e) = err.lock() {
+                if e.is_none() {
+                    if let Err(x) = writeln!(out, "{}", trace::inspect_line(rec)) {
+                        *e = Some(x);
+                    }
+                }
+            }
+        }));
+    }
+    Ok(inspect_err)
+}
+
+/// `SLOTSIM_SOLVER_STATS`: what the network solver did, per solve.
+fn print_solver_stats(sim: &Sim) {
+    let n = &sim.w.net;
+    eprintln!(
+        "solver: {} solves, {:.1} flows and {:.1} resources each, {:.2} rounds ({:.1} flows filled), {:.1} rates changed at {:.1} bottlenecks; {} cut short, {} exact re-solves ({} for a zero rate, {} flows filled)",
+        n.solves,
+        n.solved_flows as f64 / n.solves.max(1) as f64,
+        n.solved_resources as f64 / n.solves.max(1) as f64,
+        n.solve_rounds as f64 / n.solves.max(1) as f64,
+        n.round_flows as f64 / n.solves.max(1) as f64,
+        n.rate_changes as f64 / n.solves.max(1) as f64,
+        n.levels_changed as f64 / n.solves.max(1) as f64,
+        n.cut_solves,
+        n.resyncs,
+        n.zero_resyncs,
+        n.resync_flows
+    );
 }
 
 /// The name of the signal (SIGINT, SIGTERM, SIGHUP) that asked a headless

@@ -1,8 +1,9 @@
 //! The run summary: the `--json` object of docs/outputs.md and the table `run --headless` prints.
 
 use crate::model::Ms;
+use crate::sim::job::Job;
 use crate::sim::policy::{mean_abs_error_pct, ReleaseWindow};
-use crate::sim::{Kind, Outcome, PolicySwitch, Sim};
+use crate::sim::{Kind, Outcome, PolicySwitch, Sim, World};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -235,97 +236,26 @@ pub fn summarize(sim: &Sim) -> Summary {
     let tail = w.metrics.at(end);
     let m = &tail;
     let span = m.span(end);
-    let first_submit = w.jobs.iter().filter(|j| j.arrived).map(|j| j.submit).min();
-    let all_done = w.jobs.iter().all(|j| j.is_done()) && !w.jobs.is_empty();
-    let last_finish = w.jobs.iter().filter_map(|j| j.finished_at).max();
-    let makespan_s = match (all_done, first_submit, last_finish) {
-        (true, Some(a), Some(b)) => Some(s(b - a)),
-        _ => None,
-    };
-    let last_map = w.jobs.iter().filter_map(|j| j.map_end).max();
-    let last_copy = w
-        .jobs
-        .iter()
-        .filter_map(|j| j.shuffle_end.or(j.map_end))
-        .max();
-    let (map_phase_s, shuffle_after_maps_s) = match (makespan_s, first_submit, last_map) {
-        (Some(_), Some(a), Some(m)) => (
-            Some(s(m - a)),
-            Some(s(last_copy.unwrap_or(m).saturating_sub(m))),
-        ),
-        _ => (None, None),
-    };
-    let finished: Vec<f64> = w
-        .jobs
-        .iter()
-        .filter(|j| !j.killed)
-        .filter_map(|j| j.finished_at.map(|f| s(f - j.submit)))
-        .collect();
-    let mean_turnaround_s =
-        (!finished.is_empty()).then(|| finished.iter().sum::<f64>() / finished.len() as f64);
-    // First map and first reduce attempt start per job, in one pass.
-    let mut first: Vec<(Option<Ms>, Option<Ms>)> = vec![(None, None); w.jobs.len()];
-    for a in &w.attempts {
-        let f = &mut first[a.job as usize];
-        let slot = if a.kind == Kind::Map {
-            &mut f.0
-        } else {
-            &mut f.1
-        };
-        *slot = Some(slot.map_or(a.start, |t: Ms| t.min(a.start)));
-    }
+    let spans = RunSpans::of(w);
     let lt: u64 = m.locality.iter().sum();
     let frac = |x: u64| if lt == 0 { 0.0 } else { x as f64 / lt as f64 };
     // Every job of the scenario, including those a stop at `--until` left
     // unsubmitted (finish_s null), so `jobs` agrees with `tasks`. Jobs of
     // `submit` events exist only once submitted.
+    let first = first_starts(w);
     let jobs = w
         .jobs
         .iter()
-        .map(|j| {
-            let (m0, r0) = first[j.id as usize];
-            let ph = match (j.finished_at, m0, j.map_end) {
-                (Some(_), Some(m0), Some(m1)) => Some(phases(m0, m1, r0, j.shuffle_end)),
-                _ => None,
-            };
-            let last_batch = j.map_end.map(|end| {
-                j.maps
-                    .iter()
-                    .filter_map(|t| t.finished_at())
-                    .filter(|&f| f + LAST_BATCH_MS >= end)
-                    .count() as u32
-            });
-            JobSummary {
-                name: j.name.clone(),
-                pool: w.pools[j.pool as usize].name.clone(),
-                submit_s: s(j.submit),
-                finish_s: j.finished_at.map(s),
-                turnaround_s: j.finished_at.filter(|_| !j.killed).map(|f| s(f - j.submit)),
-                killed: j.killed,
-                maps: j.n_maps(),
-                reduces: j.n_reduces(),
-                map_end_s: j.map_end.map(s),
-                shuffle_end_s: j.shuffle_end.map(s),
-                map_only_s: ph.map(|p| s(p.0)),
-                overlap_s: ph.map(|p| s(p.1)),
-                shuffle_only_s: ph.map(|p| s(p.2)),
-                last_batch,
-                recorded_s: j.recorded.as_ref().map(|r| s(r.completion_ms)),
-                error_pct: j.recorded.as_ref().and_then(|r| {
-                    let sim = j.finished_at? - j.submit;
-                    Some(100.0 * (sim as f64 - r.completion_ms as f64) / r.completion_ms as f64)
-                }),
-            }
-        })
+        .map(|j| job_summary(w, j, first[j.id as usize]))
         .collect();
     Summary {
         scenario: sim.scenario_name.clone(),
         policy: w.labels[0].clone(),
         seed: w.seed,
-        makespan_s,
-        mean_turnaround_s,
-        map_phase_s,
-        shuffle_after_maps_s,
+        makespan_s: spans.makespan_s,
+        mean_turnaround_s: mean_turnaround(w),
+        map_phase_s: spans.map_phase_s,
+        shuffle_after_maps_s: spans.shuffle_after_maps_s,
         locality: LocalityRates {
             node: frac(m.locality[0]),
             rack: frac(m.locality[1]),
@@ -341,25 +271,7 @@ pub fn summarize(sim: &Sim) -> Summary {
         utilization: if span > 0.0 { m.utilization() } else { 0.0 },
         unbalanced_degree: if span > 0.0 { m.node_sq / span } else { 0.0 },
         unfairness_degree: if span > 0.0 { m.pool_sq / span } else { 0.0 },
-        map_load: {
-            let mut per_node = vec![0u64; w.cluster.nodes.len()];
-            for a in &w.attempts {
-                if a.kind == Kind::Map && a.outcome == Outcome::Succeeded {
-                    per_node[a.node as usize] += 1;
-                }
-            }
-            let n = per_node.len().max(1) as f64;
-            let mean = per_node.iter().sum::<u64>() as f64 / n;
-            let var = per_node
-                .iter()
-                .map(|&c| (c as f64 - mean).powi(2))
-                .sum::<f64>()
-                / n;
-            MeanSd {
-                mean,
-                sd: var.sqrt(),
-            }
-        },
+        map_load: map_load(w),
         speculative: Speculative {
             launched: m.speculative_launched,
             won: m.speculative_won,
@@ -376,7 +288,7 @@ pub fn summarize(sim: &Sim) -> Summary {
             .map(|j| (j.n_maps() + j.n_reduces()) as usize)
             .sum(),
         attempts: w.attempts.len(),
-        network: network_report(sim, end, first_submit),
+        network: network_report(sim, end, spans.first_submit),
         events: w.events,
         jobs,
         predictor: PredictorReport {
@@ -394,6 +306,130 @@ pub fn summarize(sim: &Sim) -> Summary {
             }
             c
         },
+    }
+}
+
+/// The run's spans: from the first submission to the last finish (only
+/// when every job finished), to the last map's end, and the copying after
+/// it.
+struct RunSpans {
+    first_submit: Option<Ms>,
+    makespan_s: Option<f64>,
+    map_phase_s: Option<f64>,
+    shuffle_after_maps_s: Option<f64>,
+}
+
+impl RunSpans {
+    fn of(w: &World) -> RunSpans {
+        let first_submit = w.jobs.iter().filter(|j| j.arrived).map(|j| j.submit).min();
+        let all_done = w.jobs.iter().all(|j| j.is_done()) && !w.jobs.is_empty();
+        let last_finish = w.jobs.iter().filter_map(|j| j.finished_at).max();
+        let makespan_s = match (all_done, first_submit, last_finish) {
+            (true, Some(a), Some(b)) => Some(s(b - a)),
+            _ => None,
+        };
+        let last_map = w.jobs.iter().filter_map(|j| j.map_end).max();
+        let last_copy = w
+            .jobs
+            .iter()
+            .filter_map(|j| j.shuffle_end.or(j.map_end))
+            .max();
+        let (map_phase_s, shuffle_after_maps_s) = match (makespan_s, first_submit, last_map) {
+            (Some(_), Some(a), Some(m)) => (
+                Some(s(m - a)),
+                Some(s(last_copy.unwrap_or(m).saturating_sub(m))),
+            ),
+            _ => (None, None),
+        };
+        RunSpans {
+            first_submit,
+            makespan_s,
+            map_phase_s,
+            shuffle_after_maps_s,
+        }
+    }
+}
+
+/// The mean turnaround of the jobs that finished (not killed).
+fn mean_turnaround(w: &World) -> Option<f64> {
+    let finished: Vec<f64> = w
+        .jobs
+        .iter()
+        .filter(|j| !j.killed)
+        .filter_map(|j| j.finished_at.map(|f| s(f - j.submit)))
+        .collect();
+    (!finished.is_empty()).then(|| finished.iter().sum::<f64>() / finished.len() as f64)
+}
+
+/// Each job's first map and first reduce attempt start, in one pass.
+fn first_starts(w: &World) -> Vec<(Option<Ms>, Option<Ms>)> {
+    let mut first: Vec<(Option<Ms>, Option<Ms>)> = vec![(None, None); w.jobs.len()];
+    for a in &w.attempts {
+        let f = &mut first[a.job as usize];
+        let slot = if a.kind == Kind::Map {
+            &mut f.0
+        } else {
+            &mut f.1
+        };
+        *slot = Some(slot.map_or(a.start, |t: Ms| t.min(a.start)));
+    }
+    first
+}
+
+/// One job's line; `(m0, r0)`: its first map and reduce attempt starts.
+fn job_summary(w: &World, j: &Job, (m0, r0): (Option<Ms>, Option<Ms>)) -> JobSummary {
+    let ph = match (j.finished_at, m0, j.map_end) {
+        (Some(_), Some(m0), Some(m1)) => Some(phases(m0, m1, r0, j.shuffle_end)),
+        _ => None,
+    };
+    let last_batch = j.map_end.map(|end| {
+        j.maps
+            .iter()
+            .filter_map(|t| t.finished_at())
+            .filter(|&f| f + LAST_BATCH_MS >= end)
+            .count() as u32
+    });
+    JobSummary {
+        name: j.name.clone(),
+        pool: w.pools[j.pool as usize].name.clone(),
+        submit_s: s(j.submit),
+        finish_s: j.finished_at.map(s),
+        turnaround_s: j.finished_at.filter(|_| !j.killed).map(|f| s(f - j.submit)),
+        killed: j.killed,
+        maps: j.n_maps(),
+        reduces: j.n_reduces(),
+        map_end_s: j.map_end.map(s),
+        shuffle_end_s: j.shuffle_end.map(s),
+        map_only_s: ph.map(|p| s(p.0)),
+        overlap_s: ph.map(|p| s(p.1)),
+        shuffle_only_s: ph.map(|p| s(p.2)),
+        last_batch,
+        recorded_s: j.recorded.as_ref().map(|r| s(r.completion_ms)),
+        error_pct: j.recorded.as_ref().and_then(|r| {
+            let sim = j.finished_at? - j.submit;
+            Some(100.0 * (sim as f64 - r.completion_ms as f64) / r.completion_ms as f64)
+        }),
+    }
+}
+
+/// Succeeded maps per node: mean and (population) standard deviation.
+fn map_load(w: &World) -> MeanSd {
+    let mut per_node = vec![0u64; w.cluster.nodes.len()];
+    for a in &w.attempts {
+        if a.kind == Kind::Map && a.outcome == Outcome::Succeeded {
+            per_node[a.node as usize] += 1;
+        }
+    }
+    let n = per_node.len().max(1) as f64;
+    let mean = per_node.iter().sum::<u64>() as f64 / n;
+    let var = per_node
+        .iter()
+        .map(|&c| (c as f64 - mean).powi(2))
+        .sum::<f64>()
+        / n;
+    MeanSd {
+        mean,
+        sd: var.sqrt(),
     }
 }
 

@@ -95,90 +95,24 @@ pub fn hadoop(
     slaves: Option<usize>,
 ) -> Result<Imported, InputError> {
     let mut warnings = Vec::new();
-    let mut cluster: BTreeMap<&str, String> = BTreeMap::new();
-    let mut hdfs_t: BTreeMap<&str, String> = BTreeMap::new();
-    let mut tasks: BTreeMap<&str, String> = BTreeMap::new();
-    let mut network: BTreeMap<&str, String> = BTreeMap::new();
-    let mut sched: BTreeMap<&str, String> = BTreeMap::new();
-    let mut fair_t: BTreeMap<&str, String> = BTreeMap::new();
-    let mut policy = "fifo";
-    let mut speculate = false;
+    let mut t = Tables::new();
     match slaves {
         Some(n) if n > 0 => {
-            cluster.insert("nodes", n.to_string());
+            t.cluster.insert("nodes", n.to_string());
         }
         _ => {
-            cluster.insert("nodes", "10".into());
+            t.cluster.insert("nodes", "10".into());
             warnings.push("no slaves file: nodes = 10; set it to your cluster's size".into());
         }
     }
     if let Some(f) = mapred {
-        for (k, v) in properties(f)? {
-            match k.as_str() {
-                "mapred.tasktracker.map.tasks.maximum" => {
-                    cluster.insert("map_slots", (number(f, &k, &v)? as i64).to_string());
-                }
-                "mapred.tasktracker.reduce.tasks.maximum" => {
-                    cluster.insert("reduce_slots", (number(f, &k, &v)? as i64).to_string());
-                }
-                "mapred.reduce.slowstart.completed.maps" => {
-                    sched.insert("slowstart", format!("{:?}", number(f, &k, &v)?));
-                }
-                "mapred.map.tasks.speculative.execution"
-                | "mapred.reduce.tasks.speculative.execution" => {
-                    speculate |= v.trim() == "true";
-                }
-                "mapred.reduce.parallel.copies" => {
-                    network.insert("parallel_copies", (number(f, &k, &v)? as i64).to_string());
-                }
-                "mapred.jobtracker.taskScheduler" => {
-                    policy = match v.trim() {
-                        "org.apache.hadoop.mapred.FairScheduler" => "fair",
-                        "org.apache.hadoop.mapred.CapacityTaskScheduler" => "capacity",
-                        "org.apache.hadoop.mapred.JobQueueTaskScheduler" => "fifo",
-                        other => {
-                            warnings.push(format!(
-                                "{}: {k} = {other}: not a scheduler slotsim has; using fifo",
-                                f.name
-                            ));
-                            "fifo"
-                        }
-                    };
-                }
-                "mapred.fairscheduler.locality.delay" => {
-                    let ms = number(f, &k, &v)? as i64;
-                    fair_t.insert("node_locality_delay", q(&format!("{ms}ms")));
-                    fair_t.insert("rack_locality_delay", q(&format!("{ms}ms")));
-                }
-                "mapred.fairscheduler.assignmultiple" => {
-                    fair_t.insert("assign_multiple", (v.trim() == "true").to_string());
-                }
-                "mapred.fairscheduler.preemption" => {
-                    fair_t.insert("preemption", (v.trim() == "true").to_string());
-                }
-                "mapred.fairscheduler.sizebasedweight" => {
-                    fair_t.insert("size_based_weight", (v.trim() == "true").to_string());
-                }
-                _ => warnings.push(format!("{}: {k} is not modelled", f.name)),
-            }
-        }
+        t.mapred_site(f, &mut warnings)?;
     }
-    if speculate {
-        tasks.insert("speculation", q("hadoop"));
+    if t.speculate {
+        t.tasks.insert("speculation", q("hadoop"));
     }
     if let Some(f) = hdfs {
-        for (k, v) in properties(f)? {
-            match k.as_str() {
-                "dfs.block.size" | "dfs.blocksize" => {
-                    let mb = number(f, &k, &v)? / 1048576.0;
-                    hdfs_t.insert("block", q(&format!("{mb}MB")));
-                }
-                "dfs.replication" => {
-                    hdfs_t.insert("replication", (number(f, &k, &v)? as i64).to_string());
-                }
-                _ => warnings.push(format!("{}: {k} is not modelled", f.name)),
-            }
-        }
+        t.hdfs_site(f, &mut warnings)?;
     }
     let mut pools = String::new();
     if let Some(f) = fair {
@@ -187,36 +121,169 @@ pub fn hadoop(
     if let Some(f) = capacity {
         pools.push_str(&capacity_queues(f, &mut warnings)?);
     }
-    cluster.entry("map_slots").or_insert_with(|| "2".into());
-    cluster.entry("reduce_slots").or_insert_with(|| "2".into());
-    let table = |name: &str, t: &BTreeMap<&str, String>| -> String {
-        if t.is_empty() {
-            return String::new();
-        }
-        let mut s = format!("\n[{name}]\n");
-        for (k, v) in t {
-            s.push_str(&format!("{k} = {v}\n"));
-        }
-        s
-    };
-    let mut out = String::from(
-        "# Imported from a Hadoop 1.x configuration by `slotsim import hadoop`.\n\
-         # Jobs are not part of a configuration: add [[jobs]] or [[workloads]].\n\
-         name = \"imported\"\n",
-    );
-    out.push_str(&table("cluster", &cluster));
-    out.push_str(&table("network", &network));
-    out.push_str(&table("hdfs", &hdfs_t));
-    out.push_str(&table("tasks", &tasks));
-    sched.insert("policy", q(policy));
-    out.push_str(&table("scheduler", &sched));
-    out.push_str(&table("scheduler.fair", &fair_t));
-    out.push_str(&pools);
-    out.push_str("\n[[jobs]]\nname = \"example\"\nprofile = \"wordcount\"\ninput = \"4GB\"\n");
     Ok(Imported {
-        toml: out,
+        toml: t.into_toml(&pools),
         warnings,
     })
+}
+
+/// The scenario's tables as the files fill them, each key → its TOML
+/// value, in key order.
+struct Tables {
+    cluster: BTreeMap<&'static str, String>,
+    hdfs: BTreeMap<&'static str, String>,
+    tasks: BTreeMap<&'static str, String>,
+    network: BTreeMap<&'static str, String>,
+    scheduler: BTreeMap<&'static str, String>,
+    /// `[scheduler.fair]`.
+    fair: BTreeMap<&'static str, String>,
+    policy: &'static str,
+    /// Whether either kind of task runs speculatively.
+    speculate: bool,
+}
+
+impl Tables {
+    fn new() -> Tables {
+        Tables {
+            cluster: BTreeMap::new(),
+            hdfs: BTreeMap::new(),
+            tasks: BTreeMap::new(),
+            network: BTreeMap::new(),
+            scheduler: BTreeMap::new(),
+            fair: BTreeMap::new(),
+            policy: "fifo",
+            speculate: false,
+        }
+    }
+
+    /// `mapred-site.xml`: slots, slowstart, speculation, parallel copies,
+    /// the scheduler class and the fair scheduler's global keys.
+    fn mapred_site(&mut self, f: &ConfFile, warnings: &mut Vec<String>) -> Result<(), InputError> {
+        for (k, v) in properties(f)? {
+            match k.as_str() {
+                "mapred.tasktracker.map.tasks.maximum" => {
+                    self.cluster
+                        .insert("map_slots", (number(f, &k, &v)? as i64).to_string());
+                }
+                "mapred.tasktracker.reduce.tasks.maximum" => {
+                    self.cluster
+                        .insert("reduce_slots", (number(f, &k, &v)? as i64).to_string());
+                }
+                "mapred.reduce.slowstart.completed.maps" => {
+                    self.scheduler
+                        .insert("slowstart", format!("{:?}", number(f, &k, &v)?));
+                }
+                "mapred.map.tasks.speculative.execution"
+                | "mapred.reduce.tasks.speculative.execution" => {
+                    self.speculate |= v.trim() == "true";
+                }
+                "mapred.reduce.parallel.copies" => {
+                    self.network
+                        .insert("parallel_copies", (number(f, &k, &v)? as i64).to_string());
+                }
+                "mapred.jobtracker.taskScheduler" => {
+                    self.policy = scheduler_class(f, &k, v.trim(), warnings);
+                }
+                "mapred.fairscheduler.locality.delay" => {
+                    let ms = number(f, &k, &v)? as i64;
+                    self.fair
+                        .insert("node_locality_delay", q(&format!("{ms}ms")));
+                    self.fair
+                        .insert("rack_locality_delay", q(&format!("{ms}ms")));
+                }
+                "mapred.fairscheduler.assignmultiple" => {
+                    self.fair
+                        .insert("assign_multiple", (v.trim() == "true").to_string());
+                }
+                "mapred.fairscheduler.preemption" => {
+                    self.fair
+                        .insert("preemption", (v.trim() == "true").to_string());
+                }
+                "mapred.fairscheduler.sizebasedweight" => {
+                    self.fair
+                        .insert("size_based_weight", (v.trim() == "true").to_string());
+                }
+                _ => warnings.push(format!("{}: {k} is not modelled", f.name)),
+            }
+        }
+        Ok(())
+    }
+
+    /// `hdfs-site.xml`: block size and replication.
+    fn hdfs_site(&mut self, f: &ConfFile, warnings: &mut Vec<String>) -> Result<(), InputError> {
+        for (k, v) in properties(f)? {
+            match k.as_str() {
+                "dfs.block.size" | "dfs.blocksize" => {
+                    let mb = number(f, &k, &v)? / 1048576.0;
+                    self.hdfs.insert("block", q(&format!("{mb}MB")));
+                }
+                "dfs.replication" => {
+                    self.hdfs
+                        .insert("replication", (number(f, &k, &v)? as i64).to_string());
+                }
+                _ => warnings.push(format!("{}: {k} is not modelled", f.name)),
+            }
+        }
+        Ok(())
+    }
+
+    /// The scenario's text: the tables (2 slots of each kind unless a file
+    /// said), the pools, and an example job.
+    fn into_toml(mut self, pools: &str) -> String {
+        self.cluster
+            .entry("map_slots")
+            .or_insert_with(|| "2".into());
+        self.cluster
+            .entry("reduce_slots")
+            .or_insert_with(|| "2".into());
+        let table = |name: &str, t: &BTreeMap<&str, String>| -> String {
+            if t.is_empty() {
+                return String::new();
+            }
+            let mut s = format!("\n[{name}]\n");
+            for (k, v) in t {
+                s.push_str(&format!("{k} = {v}\n"));
+            }
+            s
+        };
+        let mut out = String::from(
+            "# Imported from a Hadoop 1.x configuration by `slotsim import hadoop`.\n\
+             # Jobs are not part of a configuration: add [[jobs]] or [[workloads]].\n\
+             name = \"imported\"\n",
+        );
+        out.push_str(&table("cluster", &self.cluster));
+        out.push_str(&table("network", &self.network));
+        out.push_str(&table("hdfs", &self.hdfs));
+        out.push_str(&table("tasks", &self.tasks));
+        self.scheduler.insert("policy", q(self.policy));
+        out.push_str(&table("scheduler", &self.scheduler));
+        out.push_str(&table("scheduler.fair", &self.fair));
+        out.push_str(pools);
+        out.push_str("\n[[jobs]]\nname = \"example\"\nprofile = \"wordcount\"\ninput = \"4GB\"\n");
+        out
+    }
+}
+
+/// `mapred.jobtracker.taskScheduler` (`key`, its value `class`) as a
+/// policy; a class slotsim does not have is fifo, with a warning.
+fn scheduler_class(
+    f: &ConfFile,
+    key: &str,
+    class: &str,
+    warnings: &mut Vec<String>,
+) -> &'static str {
+    match class {
+        "org.apache.hadoop.mapred.FairScheduler" => "fair",
+        "org.apache.hadoop.mapred.CapacityTaskScheduler" => "capacity",
+        "org.apache.hadoop.mapred.JobQueueTaskScheduler" => "fifo",
+        other => {
+            warnings.push(format!(
+                "{}: {key} = {other}: not a scheduler slotsim has; using fifo",
+                f.name
+            ));
+            "fifo"
+        }
+    }
 }
 
 /// `fair-scheduler.xml`: `<pool name="…">` with weight, minMaps,

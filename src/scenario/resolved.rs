@@ -4,7 +4,7 @@
 //! `"3000ms"`, sizes in MB), so a result says what produced it. Jobs and
 //! events are counted, not listed: the summary's `jobs` lists every job.
 
-use crate::model::{NetworkModel, PoolMode, Scenario, Speculation, Writer};
+use crate::model::{NetworkModel, PoolMode, PoolSpec, Scenario, Speculation, Writer};
 use serde_json::{json, Value};
 
 fn ms(t: u64) -> Value {
@@ -17,128 +17,147 @@ fn opt_ms(t: Option<u64>) -> Value {
 
 /// The resolved scenario as a JSON object.
 pub fn resolved(sc: &Scenario) -> Value {
+    let mut out = json!({
+        "name": sc.name,
+        "seed": sc.seed,
+        "cluster": cluster(sc),
+        "network": network(sc),
+        "hdfs": {
+            "block_mb": sc.hdfs.block_mb,
+            "replication": sc.hdfs.replication,
+            "writer": match sc.hdfs.writer {
+                Writer::Client => json!("client"),
+                Writer::Maps => json!("maps"),
+                Writer::Node(i) => json!(i),
+            },
+        },
+        "tasks": tasks(sc),
+        "scheduler": scheduler(sc),
+        "pools": sc.pools.iter().map(pool).collect::<Vec<Value>>(),
+        "failures": sc.failures.map(|f| json!({"mtbf": ms(f.mtbf), "mttr": ms(f.mttr)})),
+        "jobs": sc.jobs.len(),
+        "events": sc.events.len(),
+    });
+    // YARN's keys, only where they apply (a slot run's config is as it was).
+    if sc.cluster.slot_model == crate::model::SlotModel::Yarn {
+        add_yarn(&mut out, sc);
+    }
+    out
+}
+
+fn cluster(sc: &Scenario) -> Value {
     let c = &sc.cluster;
     let datacenters: Vec<Value> = c
         .datacenters
         .iter()
         .map(|d| json!({"name": d.name, "nodes": d.nodes, "racks": d.racks, "rack_sizes": d.rack_sizes}))
         .collect();
+    json!({
+        "nodes": c.node_count(),
+        "datacenters": datacenters,
+        "map_slots": c.map_slots,
+        "reduce_slots": c.reduce_slots,
+        "slot_model": c.slot_model.name(),
+        "cores": c.cores,
+        "heartbeat": c.heartbeat.map_or(Value::String("manual".into()), ms),
+        "out_of_band_heartbeat": c.out_of_band_heartbeat,
+        "speed": [c.speed.0, c.speed.1],
+        "from_trace": c.from_trace,
+    })
+}
+
+fn network(sc: &Scenario) -> Value {
     let n = &sc.network;
+    json!({
+        "model": match n.model { NetworkModel::Shared => "shared", NetworkModel::Coarse => "coarse", NetworkModel::Fixed => "fixed" },
+        "disk_mbps": n.disk_mbps,
+        "nic_mbps": n.nic_mbps,
+        "rack_oversubscription": n.rack_oversubscription,
+        "inter_dc_mbps": n.inter_dc_mbps,
+        "parallel_copies": n.parallel_copies,
+        "shuffle_buffer_mb": n.shuffle_buffer_mb,
+        "rack_mbps": n.rack_mbps,
+        "cross_rack_mbps": n.cross_rack_mbps,
+        "shuffle_mbps": n.shuffle_mbps,
+    })
+}
+
+fn tasks(sc: &Scenario) -> Value {
     let t = &sc.tasks;
-    let writer = match sc.hdfs.writer {
-        Writer::Client => json!("client"),
-        Writer::Maps => json!("maps"),
-        Writer::Node(i) => json!(i),
-    };
-    // The `[scheduler]` table as written (a TOML table serialises as the
-    // JSON object of the same keys and values).
+    json!({
+        "startup": ms(t.startup),
+        "setup": t.setup.map_or(Value::String("off".into()), ms),
+        "cleanup": t.cleanup.map_or(Value::String("off".into()), ms),
+        "duration_cv": t.duration_cv,
+        "straggler_prob": t.straggler_prob,
+        "straggler_slowdown": [t.straggler_slowdown.0, t.straggler_slowdown.1],
+        "speculation": match t.speculation { Speculation::Off => "off", Speculation::Hadoop => "hadoop", Speculation::Late => "late" },
+    })
+}
+
+/// The `[scheduler]` table as written (a TOML table serialises as the
+/// JSON object of the same keys and values), with the policy the run
+/// started with (`--policy` included).
+fn scheduler(sc: &Scenario) -> Value {
     let mut scheduler = serde_json::to_value(&sc.scheduler).unwrap_or(Value::Null);
     if let Value::Object(m) = &mut scheduler {
-        // The policy the run started with (`--policy` included).
         m.insert("policy".into(), Value::String(sc.policy.to_string()));
     }
-    let pools: Vec<Value> = sc
-        .pools
-        .iter()
-        .map(|p| {
-            json!({
-                "name": p.name,
-                "weight": p.weight,
-                "min_maps": p.min_maps,
-                "min_reduces": p.min_reduces,
-                "max_maps": p.max_maps,
-                "max_reduces": p.max_reduces,
-                "capacity": p.capacity,
-                "scheduling_mode": match p.scheduling_mode { PoolMode::Fair => "fair", PoolMode::Fifo => "fifo" },
-                "max_running_jobs": p.max_running_jobs,
-                "min_share_timeout": opt_ms(p.min_share_timeout),
-                "fair_share_timeout": opt_ms(p.fair_share_timeout),
-                "min_user_limit": p.min_user_limit,
-                "user_limit_factor": p.user_limit_factor,
-            })
-        })
-        .collect();
-    let mut out = json!({
-        "name": sc.name,
-        "seed": sc.seed,
-        "cluster": {
-            "nodes": c.node_count(),
-            "datacenters": datacenters,
-            "map_slots": c.map_slots,
-            "reduce_slots": c.reduce_slots,
-            "slot_model": c.slot_model.name(),
-            "cores": c.cores,
-            "heartbeat": c.heartbeat.map_or(Value::String("manual".into()), ms),
-            "out_of_band_heartbeat": c.out_of_band_heartbeat,
-            "speed": [c.speed.0, c.speed.1],
-            "from_trace": c.from_trace,
-        },
-        "network": {
-            "model": match n.model { NetworkModel::Shared => "shared", NetworkModel::Coarse => "coarse", NetworkModel::Fixed => "fixed" },
-            "disk_mbps": n.disk_mbps,
-            "nic_mbps": n.nic_mbps,
-            "rack_oversubscription": n.rack_oversubscription,
-            "inter_dc_mbps": n.inter_dc_mbps,
-            "parallel_copies": n.parallel_copies,
-            "shuffle_buffer_mb": n.shuffle_buffer_mb,
-            "rack_mbps": n.rack_mbps,
-            "cross_rack_mbps": n.cross_rack_mbps,
-            "shuffle_mbps": n.shuffle_mbps,
-        },
-        "hdfs": {
-            "block_mb": sc.hdfs.block_mb,
-            "replication": sc.hdfs.replication,
-            "writer": writer,
-        },
-        "tasks": {
-            "startup": ms(t.startup),
-            "setup": t.setup.map_or(Value::String("off".into()), ms),
-            "cleanup": t.cleanup.map_or(Value::String("off".into()), ms),
-            "duration_cv": t.duration_cv,
-            "straggler_prob": t.straggler_prob,
-            "straggler_slowdown": [t.straggler_slowdown.0, t.straggler_slowdown.1],
-            "speculation": match t.speculation { Speculation::Off => "off", Speculation::Hadoop => "hadoop", Speculation::Late => "late" },
-        },
-        "scheduler": scheduler,
-        "pools": pools,
-        "failures": sc.failures.map(|f| json!({"mtbf": ms(f.mtbf), "mttr": ms(f.mttr)})),
-        "jobs": sc.jobs.len(),
-        "events": sc.events.len(),
+    scheduler
+}
+
+fn pool(p: &PoolSpec) -> Value {
+    json!({
+        "name": p.name,
+        "weight": p.weight,
+        "min_maps": p.min_maps,
+        "min_reduces": p.min_reduces,
+        "max_maps": p.max_maps,
+        "max_reduces": p.max_reduces,
+        "capacity": p.capacity,
+        "scheduling_mode": match p.scheduling_mode { PoolMode::Fair => "fair", PoolMode::Fifo => "fifo" },
+        "max_running_jobs": p.max_running_jobs,
+        "min_share_timeout": opt_ms(p.min_share_timeout),
+        "fair_share_timeout": opt_ms(p.fair_share_timeout),
+        "min_user_limit": p.min_user_limit,
+        "user_limit_factor": p.user_limit_factor,
+    })
+}
+
+/// A YARN run's keys: each node's resources, the containers (the AM's
+/// start-up "recorded" where replayed jobs bring their own), each pool's
+/// policy and resources.
+fn add_yarn(out: &mut Value, sc: &Scenario) {
+    let (c, t) = (&sc.cluster, &sc.tasks);
+    let res = |r: crate::model::Resource| json!({"memory_mb": r.mb(), "vcores": r.vcores()});
+    out["cluster"]["memory_mb"] = json!(c.node_resource.mb());
+    out["cluster"]["vcores"] = json!(c.node_resource.vcores());
+    let am = t.am.unwrap_or(crate::model::AmSpec {
+        ask: crate::model::Resource::ZERO,
+        startup: 0,
+        startup_given: false,
     });
-    // YARN's keys, only where they apply (a slot run's config is as it was).
-    if c.slot_model == crate::model::SlotModel::Yarn {
-        let res = |r: crate::model::Resource| json!({"memory_mb": r.mb(), "vcores": r.vcores()});
-        out["cluster"]["memory_mb"] = json!(c.node_resource.mb());
-        out["cluster"]["vcores"] = json!(c.node_resource.vcores());
-        let am = t.am.unwrap_or(crate::model::AmSpec {
-            ask: crate::model::Resource::ZERO,
-            startup: 0,
-            startup_given: false,
-        });
-        out["tasks"]["am"] = res(am.ask);
-        out["tasks"]["am_startup"] =
-            if am.startup_given || sc.jobs.iter().all(|j| j.recorded.is_none()) {
-                ms(am.startup)
-            } else {
-                Value::String("recorded".into())
-            };
-        out["tasks"]["map_container"] = res(t.map_container);
-        out["tasks"]["reduce_container"] = res(t.reduce_container);
-        for (json, p) in out["pools"]
-            .as_array_mut()
-            .expect("pools are a list")
-            .iter_mut()
-            .zip(&sc.pools)
-        {
-            json["scheduling_policy"] =
-                p.scheduling_policy.map_or(Value::Null, |q| q.name().into());
-            json["min_resources"] = res(p.min_resources);
-            json["max_resources"] = if p.max_resources == crate::model::Resource::UNLIMITED {
-                Value::String("unlimited".into())
-            } else {
-                res(p.max_resources)
-            };
-        }
+    out["tasks"]["am"] = res(am.ask);
+    out["tasks"]["am_startup"] = if am.startup_given || sc.jobs.iter().all(|j| j.recorded.is_none())
+    {
+        ms(am.startup)
+    } else {
+        Value::String("recorded".into())
+    };
+    out["tasks"]["map_container"] = res(t.map_container);
+    out["tasks"]["reduce_container"] = res(t.reduce_container);
+    for (json, p) in out["pools"]
+        .as_array_mut()
+        .expect("pools are a list")
+        .iter_mut()
+        .zip(&sc.pools)
+    {
+        json["scheduling_policy"] = p.scheduling_policy.map_or(Value::Null, |q| q.name().into());
+        json["min_resources"] = res(p.min_resources);
+        json["max_resources"] = if p.max_resources == crate::model::Resource::UNLIMITED {
+            Value::String("unlimited".into())
+        } else {
+            res(p.max_resources)
+        };
     }
-    out
 }

@@ -330,34 +330,147 @@ fn convert(
     (line, col): (usize, usize),
     index: usize,
 ) -> Result<JobSpec, TraceError> {
-    let err = |m: String| (line, col, format!("job {}: {m}", index + 1));
+    let at = JobAt { line, col, index };
     let t0 = *first_submit.get_or_insert(j.submit_time);
+    check_job(&j, t0, &at)?;
+    let (blocks, located) = place_tasks(&j, p.node_count, hosts, &at)?;
+    let (map_ms, reduce_ms) = match p.replay {
+        Replay::Model => (Vec::new(), Vec::new()),
+        Replay::Recorded => recorded_times(&j, &at)?,
+    };
+    // The job's own delays: launch after submission (the AM's start-up),
+    // finish after its last attempt (the commit). Absent or out of order:
+    // none.
+    let prep_ms = j
+        .launch_time
+        .filter(|&l| l > j.submit_time && l <= j.finish_time)
+        .map_or(Ok(0), |l| at.ms(j.submit_time, l))?;
+    let last_end = j
+        .map_tasks
+        .iter()
+        .chain(&j.reduce_tasks)
+        .flat_map(|t| t.attempts.iter().map(|a| a.finish_time))
+        .max();
+    let commit_ms = last_end
+        .filter(|&e| e < j.finish_time)
+        .map_or(Ok(0), |e| at.ms(e, j.finish_time))?;
+    let input: i64 = j.map_tasks.iter().map(|t| t.input_bytes.max(0)).sum();
+    let output: i64 = j.map_tasks.iter().map(|t| t.output_bytes.max(0)).sum();
+    let input_mb = input as f64 / MB;
+    let fp = if j.reduce_tasks.is_empty() {
+        0.0
+    } else if input > 0 && output > 0 {
+        output as f64 / input as f64
+    } else {
+        p.profile.fp
+    };
+    let name = job_name(&j, index);
+    let pool = j
+        .queue
+        .filter(|q| p.pools.contains(q))
+        .unwrap_or_else(|| "default".into());
+    let submit = (j.submit_time.saturating_sub(t0) as f64 * p.time_scale).round();
+    if submit > TEN_YEARS as f64 {
+        return Err(at.err(format!(
+            "submitted {submit:.0} ms after the trace's first job; expected at most 10 years"
+        )));
+    }
+    let submit = submit as Ms;
+    Ok(JobSpec {
+        name,
+        profile: p.profile.clone(),
+        input_mb,
+        maps: j.map_tasks.len() as u32,
+        reduces: j.reduce_tasks.len() as u32,
+        submit,
+        pool,
+        user: j.user.unwrap_or_else(|| "user".into()),
+        priority: Priority::Normal,
+        map_time: None,
+        reduce_time: None,
+        fp,
+        blocks: located.then_some(blocks),
+        recorded: Some(Box::new(Recorded {
+            map_ms,
+            reduce_ms,
+            completion_ms: at.ms(j.submit_time, j.finish_time)?,
+            prep_ms,
+            commit_ms,
+        })),
+        writer: None,
+        output_replication: None,
+        map_container: None,
+        reduce_container: None,
+    })
+}
+
+/// The longest time a trace may hold, in ms.
+const TEN_YEARS: i64 = crate::units::MAX_DURATION_MS as i64;
+
+/// Where a job object starts in the trace and its index: errors about it
+/// name both.
+struct JobAt {
+    line: usize,
+    col: usize,
+    index: usize,
+}
+
+impl JobAt {
+    fn err(&self, m: String) -> TraceError {
+        (self.line, self.col, format!("job {}: {m}", self.index + 1))
+    }
+
+    /// The time from `a` to `b`, at least 1 ms and at most 10 years.
+    fn ms(&self, a: i64, b: i64) -> Result<Ms, TraceError> {
+        let d = b.saturating_sub(a);
+        if d > TEN_YEARS {
+            return Err(self.err(format!("an attempt of {d} ms; expected at most 10 years")));
+        }
+        Ok(d.max(1) as Ms)
+    }
+}
+
+/// A job submitted in order (not before the trace's first, `t0`), that
+/// finishes after its submission, has maps and not too many tasks.
+fn check_job(j: &RJob, t0: i64, at: &JobAt) -> Result<(), TraceError> {
     if j.submit_time < t0 {
-        return Err(err(format!(
+        return Err(at.err(format!(
             "submitted at {} ms, before the trace's first job ({t0} ms); expected jobs in submission order",
             j.submit_time
         )));
     }
     if j.finish_time < j.submit_time {
-        return Err(err("finishes before it is submitted".into()));
+        return Err(at.err("finishes before it is submitted".into()));
     }
     if j.map_tasks.is_empty() {
-        return Err(err("has no map tasks".into()));
+        return Err(at.err("has no map tasks".into()));
     }
     if j.map_tasks.len() > 1_000_000 || j.reduce_tasks.len() > 1_000_000 {
-        return Err(err("has more than 1000000 tasks of a kind".into()));
+        return Err(at.err("has more than 1000000 tasks of a kind".into()));
     }
+    Ok(())
+}
+
+/// Every host the job names (its maps' preferred locations, its attempts'
+/// hosts) as a node id, numbered in the order the trace first names them;
+/// each map's replicas, and whether every map has some.
+fn place_tasks(
+    j: &RJob,
+    node_count: u32,
+    hosts: &mut BTreeMap<String, NodeId>,
+    at: &JobAt,
+) -> Result<(Vec<Vec<NodeId>>, bool), TraceError> {
     let mut node_of = |host: &str| -> Result<NodeId, TraceError> {
         // `/rack/host` or a bare host name.
         let name = host.rsplit('/').next().unwrap_or(host).to_string();
         let next = hosts.len() as NodeId;
         let id = *hosts.entry(name.clone()).or_insert(next);
-        if id >= p.node_count {
-            return Err(err(format!(
+        if id >= node_count {
+            return Err(at.err(format!(
                 "host {name} is the trace's host number {}, but the cluster has {} node{} (give [cluster] at least as many nodes as the trace has hosts, or no nodes at all to run on the trace's own)",
                 id + 1,
-                p.node_count,
-                if p.node_count == 1 { "" } else { "s" }
+                node_count,
+                if node_count == 1 { "" } else { "s" }
             )));
         }
         Ok(id)
@@ -389,112 +502,45 @@ fn convert(
             }
         }
     }
-    let ten_years = crate::units::MAX_DURATION_MS as i64;
-    let ms = |a: i64, b: i64| -> Result<Ms, TraceError> {
-        let d = b.saturating_sub(a);
-        if d > ten_years {
-            return Err(err(format!(
-                "an attempt of {d} ms; expected at most 10 years"
-            )));
-        }
-        Ok(d.max(1) as Ms)
-    };
-    let (map_ms, reduce_ms) = match p.replay {
-        Replay::Model => (Vec::new(), Vec::new()),
-        Replay::Recorded => {
-            let mut maps = Vec::with_capacity(j.map_tasks.len());
-            for (k, t) in j.map_tasks.iter().enumerate() {
-                let a = done(t).ok_or_else(|| err(format!("map {k} has no attempt")))?;
-                maps.push(ms(a.start_time, a.finish_time)?);
-            }
-            let mut reduces = Vec::with_capacity(j.reduce_tasks.len());
-            for (k, t) in j.reduce_tasks.iter().enumerate() {
-                let a = done(t).ok_or_else(|| err(format!("reduce {k} has no attempt")))?;
-                // After the copy, which the cluster model simulates.
-                let from = if a.shuffle_finished > a.start_time {
-                    a.shuffle_finished
-                } else {
-                    a.start_time
-                };
-                reduces.push(ms(from, a.finish_time)?);
-            }
-            (maps, reduces)
-        }
-    };
-    // The job's own delays: launch after submission (the AM's start-up),
-    // finish after its last attempt (the commit). Absent or out of order:
-    // none.
-    let prep_ms = j
-        .launch_time
-        .filter(|&l| l > j.submit_time && l <= j.finish_time)
-        .map_or(Ok(0), |l| ms(j.submit_time, l))?;
-    let last_end = j
-        .map_tasks
-        .iter()
-        .chain(&j.reduce_tasks)
-        .flat_map(|t| t.attempts.iter().map(|a| a.finish_time))
-        .max();
-    let commit_ms = last_end
-        .filter(|&e| e < j.finish_time)
-        .map_or(Ok(0), |e| ms(e, j.finish_time))?;
-    let input: i64 = j.map_tasks.iter().map(|t| t.input_bytes.max(0)).sum();
-    let output: i64 = j.map_tasks.iter().map(|t| t.output_bytes.max(0)).sum();
-    let input_mb = input as f64 / MB;
-    let fp = if j.reduce_tasks.is_empty() {
-        0.0
-    } else if input > 0 && output > 0 {
-        output as f64 / input as f64
-    } else {
-        p.profile.fp
-    };
+    Ok((blocks, located))
+}
+
+/// `replay = "recorded"`: each map's and reduce's time, its successful
+/// attempt's (a reduce's after the copy, which the cluster model
+/// simulates).
+fn recorded_times(j: &RJob, at: &JobAt) -> Result<(Vec<Ms>, Vec<Ms>), TraceError> {
+    let mut maps = Vec::with_capacity(j.map_tasks.len());
+    for (k, t) in j.map_tasks.iter().enumerate() {
+        let a = done(t).ok_or_else(|| at.err(format!("map {k} has no attempt")))?;
+        maps.push(at.ms(a.start_time, a.finish_time)?);
+    }
+    let mut reduces = Vec::with_capacity(j.reduce_tasks.len());
+    for (k, t) in j.reduce_tasks.iter().enumerate() {
+        let a = done(t).ok_or_else(|| at.err(format!("reduce {k} has no attempt")))?;
+        let from = if a.shuffle_finished > a.start_time {
+            a.shuffle_finished
+        } else {
+            a.start_time
+        };
+        reduces.push(at.ms(from, a.finish_time)?);
+    }
+    Ok((maps, reduces))
+}
+
+/// A job's name: its name (`/` made `_`, "job" without one) and its id's
+/// last part, or its place in the trace without an id.
+fn job_name(j: &RJob, index: usize) -> String {
     let id_tail = j
         .job_id
         .as_deref()
         .and_then(|id| id.rsplit('_').next())
         .unwrap_or("");
     let base = j.job_name.as_deref().unwrap_or("job").replace('/', "_");
-    let name = if id_tail.is_empty() {
+    if id_tail.is_empty() {
         format!("{base}-{}", index + 1)
     } else {
         format!("{base}-{id_tail}")
-    };
-    let pool = j
-        .queue
-        .filter(|q| p.pools.contains(q))
-        .unwrap_or_else(|| "default".into());
-    let submit = (j.submit_time.saturating_sub(t0) as f64 * p.time_scale).round();
-    if submit > ten_years as f64 {
-        return Err(err(format!(
-            "submitted {submit:.0} ms after the trace's first job; expected at most 10 years"
-        )));
     }
-    let submit = submit as Ms;
-    Ok(JobSpec {
-        name,
-        profile: p.profile.clone(),
-        input_mb,
-        maps: j.map_tasks.len() as u32,
-        reduces: j.reduce_tasks.len() as u32,
-        submit,
-        pool,
-        user: j.user.unwrap_or_else(|| "user".into()),
-        priority: Priority::Normal,
-        map_time: None,
-        reduce_time: None,
-        fp,
-        blocks: located.then_some(blocks),
-        recorded: Some(Box::new(Recorded {
-            map_ms,
-            reduce_ms,
-            completion_ms: ms(j.submit_time, j.finish_time)?,
-            prep_ms,
-            commit_ms,
-        })),
-        writer: None,
-        output_replication: None,
-        map_container: None,
-        reduce_container: None,
-    })
 }
 
 #[cfg(test)]

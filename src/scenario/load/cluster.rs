@@ -11,7 +11,7 @@ use crate::model::{
 };
 use crate::scenario::rumen::Survey;
 use crate::scenario::schema::{
-    ClusterDef, HdfsDef, Heartbeat, JobTaskTime, NetworkDef, TasksDef, WriterDef,
+    ClusterDef, Dur, HdfsDef, Heartbeat, JobTaskTime, NetworkDef, Size, TasksDef, WriterDef,
 };
 use crate::units::MAX_DURATION_MS;
 
@@ -415,83 +415,23 @@ pub(super) fn writer(cx: &Cx, w: &Spanned<WriterDef>, node_count: u32) -> R<Writ
 /// no set-up or clean-up task): "auto" set-up and clean-up are then off.
 pub(super) fn compile_tasks(cx: &Cx, t: &TasksDef, cluster: &ClusterSpec) -> R<TaskSpec> {
     let manual = cluster.heartbeat.is_none();
-    let yarn = cluster.slot_model == SlotModel::Yarn;
     let straggler_prob = t
         .straggler_prob
         .as_ref()
         .map_or(Ok(0.0), |v| cx.within(v, "straggler_prob", 0.0, 1.0))?;
-    let straggler_slowdown = match &t.straggler_slowdown {
-        None => (1.5, 4.0),
-        Some(s) => {
-            let (lo, hi) = *s.get_ref();
-            if !(lo.is_finite() && hi.is_finite() && lo >= 1.0 && lo <= hi && hi <= 1000.0) {
-                return Err(cx.at(
-                    s,
-                    format!(
-                        "invalid straggler_slowdown [{lo}, {hi}]; expected [lo, hi] with 1 <= lo <= hi <= 1000"
-                    ),
-                ));
-            }
-            (lo, hi)
-        }
-    };
-    let speculation = match &t.speculation {
-        None => Speculation::Off,
-        Some(s) => match s.get_ref().as_str() {
-            "off" => Speculation::Off,
-            "hadoop" => Speculation::Hadoop,
-            "late" => Speculation::Late,
-            other => {
-                return Err(cx.at(
-                    s,
-                    format!(
-                        "unknown speculation \"{other}\"; expected \"off\", \"hadoop\" or \"late\""
-                    ),
-                ))
-            }
-        },
-    };
-    let startup = match &t.startup {
-        None => 1_000,
-        Some(d) => {
-            let ms = d.get_ref().0;
-            if ms > MAX_DURATION_MS / 1_000 {
-                return Err(cx.at(
-                    d,
-                    "startup must be at most 87.6h (a thousandth of the clock's range)",
-                ));
-            }
-            ms
-        }
-    };
+    let straggler_slowdown = straggler_slowdown(cx, &t.straggler_slowdown)?;
+    let speculation = speculation(cx, &t.speculation)?;
+    let startup = task_startup(cx, &t.startup)?;
     let duration_cv = t
         .duration_cv
         .as_ref()
         .map_or(Ok(0.1), |v| cx.within(v, "duration_cv", 0.0, 10.0))?;
-    // Hadoop 1.x's set-up and clean-up tasks are a task's JVM start and the
-    // OutputCommitter's setupJob / commitJob (FileOutputCommitter: creating
-    // and removing `_temporary`, writing `_SUCCESS`: NameNode operations of
-    // milliseconds), so "auto" is the task start-up.
-    let job_task = |v: &Option<Spanned<JobTaskTime>>, key: &str| -> R<Option<Ms>> {
-        match v.as_ref().map(|s| (s, *s.get_ref())) {
-            None | Some((_, JobTaskTime::Auto)) => Ok((!manual).then_some(startup)),
-            Some((_, JobTaskTime::Off)) => Ok(None),
-            Some((s, JobTaskTime::Every(ms))) => {
-                if ms > MAX_DURATION_MS / 1_000 {
-                    return Err(cx.at(
-                        s,
-                        format!("{key} must be at most 87.6h (a thousandth of the clock's range)"),
-                    ));
-                }
-                Ok(Some(ms))
-            }
-        }
-    };
+    let auto = (!manual).then_some(startup);
     let (setup, cleanup) = (
-        job_task(&t.setup, "setup")?,
-        job_task(&t.cleanup, "cleanup")?,
+        job_task(cx, &t.setup, "setup", auto)?,
+        job_task(cx, &t.cleanup, "cleanup", auto)?,
     );
-    let mut spec = TaskSpec {
+    let spec = TaskSpec {
         startup,
         duration_cv,
         straggler_prob,
@@ -503,6 +443,90 @@ pub(super) fn compile_tasks(cx: &Cx, t: &TasksDef, cluster: &ClusterSpec) -> R<T
         map_container: crate::model::Resource::ZERO,
         reduce_container: crate::model::Resource::ZERO,
     };
+    if cluster.slot_model == SlotModel::Yarn {
+        yarn_tasks(cx, t, cluster, spec)
+    } else {
+        no_yarn_keys(cx, t)?;
+        Ok(spec)
+    }
+}
+
+/// `straggler_slowdown`, [lo, hi] (default [1.5, 4]).
+fn straggler_slowdown(cx: &Cx, v: &Option<Spanned<(f64, f64)>>) -> R<(f64, f64)> {
+    let Some(s) = v else {
+        return Ok((1.5, 4.0));
+    };
+    let (lo, hi) = *s.get_ref();
+    if !(lo.is_finite() && hi.is_finite() && lo >= 1.0 && lo <= hi && hi <= 1000.0) {
+        return Err(cx.at(
+            s,
+            format!(
+                "invalid straggler_slowdown [{lo}, {hi}]; expected [lo, hi] with 1 <= lo <= hi <= 1000"
+            ),
+        ));
+    }
+    Ok((lo, hi))
+}
+
+fn speculation(cx: &Cx, v: &Option<Spanned<String>>) -> R<Speculation> {
+    let Some(s) = v else {
+        return Ok(Speculation::Off);
+    };
+    match s.get_ref().as_str() {
+        "off" => Ok(Speculation::Off),
+        "hadoop" => Ok(Speculation::Hadoop),
+        "late" => Ok(Speculation::Late),
+        other => Err(cx.at(
+            s,
+            format!("unknown speculation \"{other}\"; expected \"off\", \"hadoop\" or \"late\""),
+        )),
+    }
+}
+
+/// A task's `startup` (default 1 s).
+fn task_startup(cx: &Cx, v: &Option<Spanned<Dur>>) -> R<Ms> {
+    let Some(d) = v else {
+        return Ok(1_000);
+    };
+    let ms = d.get_ref().0;
+    if ms > MAX_DURATION_MS / 1_000 {
+        return Err(cx.at(
+            d,
+            "startup must be at most 87.6h (a thousandth of the clock's range)",
+        ));
+    }
+    Ok(ms)
+}
+
+/// A job's set-up or clean-up task (`key`): "auto" (and no key) is `auto`,
+/// the task start-up or none on a manual cluster. Hadoop 1.x's set-up and
+/// clean-up tasks are a task's JVM start and the OutputCommitter's
+/// setupJob / commitJob (FileOutputCommitter: creating and removing
+/// `_temporary`, writing `_SUCCESS`: NameNode operations of milliseconds),
+/// so "auto" is the task start-up.
+fn job_task(
+    cx: &Cx,
+    v: &Option<Spanned<JobTaskTime>>,
+    key: &str,
+    auto: Option<Ms>,
+) -> R<Option<Ms>> {
+    match v.as_ref().map(|s| (s, *s.get_ref())) {
+        None | Some((_, JobTaskTime::Auto)) => Ok(auto),
+        Some((_, JobTaskTime::Off)) => Ok(None),
+        Some((s, JobTaskTime::Every(ms))) => {
+            if ms > MAX_DURATION_MS / 1_000 {
+                return Err(cx.at(
+                    s,
+                    format!("{key} must be at most 87.6h (a thousandth of the clock's range)"),
+                ));
+            }
+            Ok(Some(ms))
+        }
+    }
+}
+
+/// Outside `slot_model = "yarn"`, no container key is set.
+fn no_yarn_keys(cx: &Cx, t: &TasksDef) -> R<()> {
     let sizes = [
         ("am_memory", &t.am_memory),
         ("map_memory", &t.map_memory),
@@ -513,22 +537,26 @@ pub(super) fn compile_tasks(cx: &Cx, t: &TasksDef, cluster: &ClusterSpec) -> R<T
         ("map_vcores", &t.map_vcores),
         ("reduce_vcores", &t.reduce_vcores),
     ];
-    if !yarn {
-        let startup_key = t.am_startup.as_ref().map(|v| ("am_startup", v.span()));
-        if let Some((key, at)) = super::yarn::first_set(&sizes, &counts).or(startup_key) {
-            return Err(cx.at_span(
-                &at,
-                format!("{key} is a YARN container's; expected slot_model = \"yarn\" in [cluster], or no {key}"),
-            ));
-        }
-        return Ok(spec);
+    let startup_key = t.am_startup.as_ref().map(|v| ("am_startup", v.span()));
+    if let Some((key, at)) = super::yarn::first_set(&sizes, &counts).or(startup_key) {
+        return Err(cx.at_span(
+            &at,
+            format!("{key} is a YARN container's; expected slot_model = \"yarn\" in [cluster], or no {key}"),
+        ));
     }
+    Ok(())
+}
+
+/// Under `slot_model = "yarn"`: no set-up or clean-up task (the AM sets
+/// up and commits), no speculation yet, and the ApplicationMaster's, a
+/// map's and a reduce's containers, each within a node.
+fn yarn_tasks(cx: &Cx, t: &TasksDef, cluster: &ClusterSpec, mut spec: TaskSpec) -> R<TaskSpec> {
     use super::yarn::{check_container, resource};
     use crate::model::yarn_defaults as d;
-    // MRv2 has no set-up or clean-up task: the AM sets up and commits.
+    let manual = cluster.heartbeat.is_none();
     spec.setup = None;
     spec.cleanup = None;
-    if speculation != Speculation::Off {
+    if spec.speculation != Speculation::Off {
         let at = t.speculation.as_ref().map_or(0..0, |s| s.span());
         return Err(cx.at_span(
             &at,
@@ -545,7 +573,7 @@ pub(super) fn compile_tasks(cx: &Cx, t: &TasksDef, cluster: &ClusterSpec) -> R<T
     // has no Hadoop default: one task start-up unless the scenario says.
     let am_startup = match &t.am_startup {
         None if am.is_zero() || manual => 0,
-        None => startup,
+        None => spec.startup,
         Some(v) => v.get_ref().0,
     };
     spec.am = Some(crate::model::AmSpec {
@@ -566,24 +594,12 @@ pub(super) fn compile_tasks(cx: &Cx, t: &TasksDef, cluster: &ClusterSpec) -> R<T
         d::REDUCE,
     )?;
     let node = cluster.node_resource;
-    let span = |v: Option<std::ops::Range<usize>>| v.unwrap_or(0..0);
+    let span = |v: &Option<Spanned<Size>>| v.as_ref().map_or(0..0, |v| v.span());
+    check_container(cx, span(&t.am_memory), "the ApplicationMaster", am, node)?;
+    check_container(cx, span(&t.map_memory), "a map", spec.map_container, node)?;
     check_container(
         cx,
-        span(t.am_memory.as_ref().map(|v| v.span())),
-        "the ApplicationMaster",
-        am,
-        node,
-    )?;
-    check_container(
-        cx,
-        span(t.map_memory.as_ref().map(|v| v.span())),
-        "a map",
-        spec.map_container,
-        node,
-    )?;
-    check_container(
-        cx,
-        span(t.reduce_memory.as_ref().map(|v| v.span())),
+        span(&t.reduce_memory),
         "a reduce",
         spec.reduce_container,
         node,

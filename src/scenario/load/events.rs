@@ -20,79 +20,20 @@ impl JobEnv<'_> {
     ) -> R<Vec<EventSpec>> {
         let cx = self.cx;
         let action = e.action.get_ref().as_str();
-        // Keys that belong to other actions are refused rather than ignored.
-        let only = |present: bool, key: &str, owner: &str, span: Option<Range<usize>>| -> R<()> {
-            match (present, span) {
-                (true, Some(s)) => Err(cx.at_span(
-                    &s,
-                    format!("{key} is only used by action = \"{owner}\", not by \"{action}\""),
-                )),
-                _ => Ok(()),
-            }
-        };
-        let policy_span = e.policy.as_ref().map(|p| p.span());
-        let node_span = e.node.as_ref().map(|n| n.span());
-        let action_span = Some(e.action.span());
-        let job_span = match &e.job {
-            Some(JobRef::Def(j)) => Some(j.name.span()),
-            Some(JobRef::Name(_)) => action_span.clone(),
-            None => None,
-        };
-        let is_job_action = matches!(action, "kill_job" | "set_priority" | "move_job");
-        if action != "set_priority" {
-            let span = e.priority.as_ref().map(|p| p.span());
-            only(e.priority.is_some(), "priority", "set_priority", span)?;
-        }
-        if action != "move_job" {
-            let span = e.pool.as_ref().map(|p| p.span());
-            only(e.pool.is_some(), "pool", "move_job", span)?;
-        }
-        if action != "submit" && !is_job_action {
-            only(e.job.is_some(), "job", "submit", job_span.clone())?;
-        }
+        let keys = EventKeys { cx, e, action };
+        keys.of_other_actions()?;
         let at = e.at.0;
         match action {
             "kill_job" | "set_priority" | "move_job" => {
-                only(e.policy.is_some(), "policy", "switch_policy", policy_span)?;
-                only(e.node.is_some(), "node", "heartbeat", node_span)?;
-                let name = match &e.job {
-                    Some(JobRef::Name(n)) => n.clone(),
-                    Some(JobRef::Def(j)) => {
-                        return Err(cx.at(
-                            &j.name,
-                            format!("{action} names a submitted job; expected job = \"NAME\""),
-                        ))
-                    }
-                    None => {
-                        return Err(cx.at(
-                            &e.action,
-                            format!("{action} needs a job; expected job = \"NAME\""),
-                        ))
-                    }
-                };
-                let action = match action {
-                    "kill_job" => Action::KillJob(name),
-                    "set_priority" => {
-                        let Some(p) = &e.priority else {
-                            return Err(cx.at(
-                                &e.action,
-                                "set_priority needs a priority; expected priority = \"very_high\" | \"high\" | \"normal\" | \"low\" | \"very_low\"",
-                            ));
-                        };
-                        let prio = super::jobs::priority(cx, p)?;
-                        Action::SetPriority(name, prio)
-                    }
-                    _ => {
-                        let Some(pool) = &e.pool else {
-                            return Err(cx.at(&e.action, "move_job needs a pool; expected pool = \"NAME\""));
-                        };
-                        Action::MoveJob(name, pool.get_ref().clone())
-                    }
-                };
-                Ok(vec![EventSpec { at, action }])
+                keys.no_policy()?;
+                keys.no_node()?;
+                Ok(vec![EventSpec {
+                    at,
+                    action: job_action(cx, e, action)?,
+                }])
             }
             "switch_policy" => {
-                only(e.node.is_some(), "node", "heartbeat", node_span)?;
+                keys.no_node()?;
                 let Some(p) = &e.policy else {
                     return Err(cx.at(
                         &e.action,
@@ -106,7 +47,7 @@ impl JobEnv<'_> {
                 }])
             }
             "heartbeat" => {
-                only(e.policy.is_some(), "policy", "switch_policy", policy_span)?;
+                keys.no_policy()?;
                 let Some(n) = &e.node else {
                     return Err(cx.at(
                         &e.action,
@@ -119,37 +60,12 @@ impl JobEnv<'_> {
                 }])
             }
             "submit" => {
-                only(e.policy.is_some(), "policy", "switch_policy", policy_span)?;
-                only(e.node.is_some(), "node", "heartbeat", node_span)?;
-                let job = match &e.job {
-                    Some(JobRef::Def(job)) => job,
-                    Some(JobRef::Name(_)) | None => {
-                        return Err(cx.at(
-                            &e.action,
-                            "submit needs a job; expected job = { name = \"...\", profile = \"...\", input = \"...\" }",
-                        ))
-                    }
-                };
-                if let Some(s) = &job.submit {
-                    return Err(cx.at(
-                        s,
-                        "a submitted job starts at the event's `at`; expected no submit key inside job",
-                    ));
-                }
-                let mut out = Vec::new();
-                for spec in self.job(job, at)? {
-                    if !names.insert(spec.name.clone()) {
-                        return Err(cx.at(&job.name, duplicate_job(&spec.name)));
-                    }
-                    out.push(EventSpec {
-                        at: spec.submit,
-                        action: Action::Submit(Box::new(spec)),
-                    });
-                }
-                Ok(out)
+                keys.no_policy()?;
+                keys.no_node()?;
+                self.submit_event(e, names)
             }
             "fail_node" | "recover_node" => {
-                only(e.policy.is_some(), "policy", "switch_policy", policy_span)?;
+                keys.no_policy()?;
                 let Some(n) = &e.node else {
                     return Err(cx.at(
                         &e.action,
@@ -172,6 +88,136 @@ impl JobEnv<'_> {
                     "unknown action \"{other}\"; expected one of: switch_policy, heartbeat, submit, fail_node, recover_node, kill_job, set_priority, move_job"
                 ),
             )),
+        }
+    }
+
+    /// A `submit` event: its job (with no `submit` key of its own), each
+    /// copy a submit at the event's time, its name unique.
+    fn submit_event(&self, e: &EventDef, names: &mut BTreeSet<String>) -> R<Vec<EventSpec>> {
+        let cx = self.cx;
+        let job = match &e.job {
+            Some(JobRef::Def(job)) => job,
+            Some(JobRef::Name(_)) | None => {
+                return Err(cx.at(
+                    &e.action,
+                    "submit needs a job; expected job = { name = \"...\", profile = \"...\", input = \"...\" }",
+                ))
+            }
+        };
+        if let Some(s) = &job.submit {
+            return Err(cx.at(
+                s,
+                "a submitted job starts at the event's `at`; expected no submit key inside job",
+            ));
+        }
+        let mut out = Vec::new();
+        for spec in self.job(job, e.at.0)? {
+            if !names.insert(spec.name.clone()) {
+                return Err(cx.at(&job.name, duplicate_job(&spec.name)));
+            }
+            out.push(EventSpec {
+                at: spec.submit,
+                action: Action::Submit(Box::new(spec)),
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// An event's keys against its action: keys that belong to other actions
+/// are refused rather than ignored.
+struct EventKeys<'a> {
+    cx: &'a Cx<'a>,
+    e: &'a EventDef,
+    action: &'a str,
+}
+
+impl EventKeys<'_> {
+    /// An error if `key` (of action `owner`) is set, at `span`.
+    fn only(&self, key: &str, owner: &str, span: Option<Range<usize>>) -> R<()> {
+        match span {
+            Some(s) => Err(self.cx.at_span(
+                &s,
+                format!(
+                    "{key} is only used by action = \"{owner}\", not by \"{}\"",
+                    self.action
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// `priority`, `pool` and `job` outside the actions that take them.
+    fn of_other_actions(&self) -> R<()> {
+        let (e, action) = (self.e, self.action);
+        if action != "set_priority" {
+            self.only(
+                "priority",
+                "set_priority",
+                e.priority.as_ref().map(|p| p.span()),
+            )?;
+        }
+        if action != "move_job" {
+            self.only("pool", "move_job", e.pool.as_ref().map(|p| p.span()))?;
+        }
+        let is_job_action = matches!(action, "kill_job" | "set_priority" | "move_job");
+        if action != "submit" && !is_job_action {
+            let job_span = match &e.job {
+                Some(JobRef::Def(j)) => Some(j.name.span()),
+                Some(JobRef::Name(_)) => Some(e.action.span()),
+                None => None,
+            };
+            self.only("job", "submit", job_span)?;
+        }
+        Ok(())
+    }
+
+    fn no_policy(&self) -> R<()> {
+        let span = self.e.policy.as_ref().map(|p| p.span());
+        self.only("policy", "switch_policy", span)
+    }
+
+    fn no_node(&self) -> R<()> {
+        let span = self.e.node.as_ref().map(|n| n.span());
+        self.only("node", "heartbeat", span)
+    }
+}
+
+/// The action of a `kill_job`, `set_priority` or `move_job` event: a job
+/// by name, and its new priority or pool.
+fn job_action(cx: &Cx, e: &EventDef, action: &str) -> R<Action> {
+    let name = match &e.job {
+        Some(JobRef::Name(n)) => n.clone(),
+        Some(JobRef::Def(j)) => {
+            return Err(cx.at(
+                &j.name,
+                format!("{action} names a submitted job; expected job = \"NAME\""),
+            ))
+        }
+        None => {
+            return Err(cx.at(
+                &e.action,
+                format!("{action} needs a job; expected job = \"NAME\""),
+            ))
+        }
+    };
+    match action {
+        "kill_job" => Ok(Action::KillJob(name)),
+        "set_priority" => {
+            let Some(p) = &e.priority else {
+                return Err(cx.at(
+                    &e.action,
+                    "set_priority needs a priority; expected priority = \"very_high\" | \"high\" | \"normal\" | \"low\" | \"very_low\"",
+                ));
+            };
+            let prio = super::jobs::priority(cx, p)?;
+            Ok(Action::SetPriority(name, prio))
+        }
+        _ => {
+            let Some(pool) = &e.pool else {
+                return Err(cx.at(&e.action, "move_job needs a pool; expected pool = \"NAME\""));
+            };
+            Ok(Action::MoveJob(name, pool.get_ref().clone()))
         }
     }
 }

@@ -7,7 +7,7 @@ use toml::Spanned;
 
 use super::{fp_value, Cx, MAX_COUNT, MAX_TASKS, R};
 use crate::error::InputError;
-use crate::model::{JobSpec, Ms, NodeId, Priority, Resource};
+use crate::model::{JobSpec, Ms, NodeId, Priority, Profile, Resource};
 use crate::scenario::schema::{Dur, JobDef, Size, WorkloadDef};
 use crate::scenario::workload::{self, PoissonParams};
 use crate::scenario::{profiles, rumen};
@@ -145,16 +145,7 @@ impl JobEnv<'_> {
     /// from `submit`.
     pub(super) fn job(&self, d: &JobDef, submit: Ms) -> R<Vec<JobSpec>> {
         let cx = self.cx;
-        let name = d.name.get_ref().trim();
-        if name.is_empty() {
-            return Err(cx.at(&d.name, "job name is empty; expected a name"));
-        }
-        if name.contains('/') {
-            return Err(cx.at(
-                &d.name,
-                format!("job name \"{name}\" contains '/'; expected a name without '/' (traces write JOB/TASK)"),
-            ));
-        }
+        let name = job_name(cx, d)?;
         let profile = profiles::lookup(d.profile.get_ref()).ok_or_else(|| {
             cx.at(
                 &d.profile,
@@ -173,78 +164,17 @@ impl JobEnv<'_> {
             None => Priority::Normal,
             Some(p) => priority(cx, p)?,
         };
-        let input = match &d.input {
-            None => None,
-            Some(i) => {
-                let mb = i.get_ref().0;
-                if !(mb.is_finite() && mb > 0.0) {
-                    return Err(cx.at(i, "input must be larger than 0, like \"20GB\""));
-                }
-                Some((mb, i))
-            }
-        };
-        let maps = match (&d.maps, input, &d.blocks) {
-            (Some(m), _, _) => cx.int(m, "maps", 1, MAX_TASKS)?,
-            (None, Some((mb, span)), _) => {
-                let m = (mb / self.block_mb).ceil().max(1.0);
-                if m > MAX_TASKS as f64 {
-                    return Err(cx.at(
-                        span,
-                        format!(
-                            "input makes {m} maps of {} MB; expected at most {MAX_TASKS} maps per job",
-                            self.block_mb
-                        ),
-                    ));
-                }
-                m as u32
-            }
-            (None, None, Some(b)) => {
-                let n = b.get_ref().len();
-                if n == 0 {
-                    return Err(cx.at(b, "blocks is empty; expected one replica list per map"));
-                }
-                u32::try_from(n)
-                    .ok()
-                    .filter(|&n| i64::from(n) <= MAX_TASKS)
-                    .ok_or_else(|| {
-                        cx.at(b, format!("blocks has {n} entries; expected at most {MAX_TASKS}"))
-                    })?
-            }
-            (None, None, None) => {
-                return Err(cx.at(
-                    &d.name,
-                    format!("job \"{name}\" has neither input nor maps; expected input = \"SIZE\", maps = N, or both"),
-                ))
-            }
-        };
+        let input = job_input(cx, &d.input)?;
+        let maps = self.map_count(d, name, input)?;
         let input_mb = input.map_or(f64::from(maps) * self.block_mb, |(mb, _)| mb);
         let reduces = d
             .reduces
             .as_ref()
             .map_or(Ok(1), |r| cx.int(r, "reduces", 0, MAX_TASKS))?;
-        let fixed = |v: &Option<Spanned<Dur>>, key: &str| -> R<Option<Ms>> {
-            match v {
-                None => Ok(None),
-                Some(s) if s.get_ref().0 == 0 => {
-                    Err(cx.at(s, format!("{key} must be longer than 0, like \"20s\"")))
-                }
-                Some(s) => Ok(Some(s.get_ref().0)),
-            }
-        };
-        let map_time = fixed(&d.map_time, "map_time")?;
-        let reduce_time = fixed(&d.reduce_time, "reduce_time")?;
+        let map_time = fixed_time(cx, &d.map_time, "map_time")?;
+        let reduce_time = fixed_time(cx, &d.reduce_time, "reduce_time")?;
         let fp = fp_value(cx, &d.fp)?.unwrap_or(profile.fp);
-        // Per-job overrides of the profile's costs and of [hdfs].
-        let mut profile = profile;
-        if let Some(v) = &d.map_cost {
-            profile.map_s_per_mb = cx.within(v, "map_cost", 0.0, 1e4)?;
-        }
-        if let Some(v) = &d.reduce_cost {
-            profile.reduce_s_per_mb = cx.within(v, "reduce_cost", 0.0, 1e4)?;
-        }
-        if let Some(v) = &d.reduce_output {
-            profile.reduce_output = cx.within(v, "reduce_output", 0.0, 1e3)?;
-        }
+        let profile = job_costs(cx, d, profile)?;
         let output_replication = match &d.output_replication {
             None => None,
             Some(r) => Some(cx.int(r, "output_replication", 1, i64::from(self.node_count))?),
@@ -262,7 +192,6 @@ impl JobEnv<'_> {
             .count
             .as_ref()
             .map_or(Ok(1), |c| cx.int(c, "count", 1, MAX_COUNT))?;
-        let every = d.every.map_or(0, |e| e.0);
         let spec = JobSpec {
             name: name.to_string(),
             profile,
@@ -283,16 +212,45 @@ impl JobEnv<'_> {
             map_container,
             reduce_container,
         };
-        if count == 1 {
-            return Ok(vec![spec]);
+        Ok(copies(spec, count, d.every.map_or(0, |e| e.0)))
+    }
+
+    /// A job's maps: `maps`, else one per block of its `input`, else one
+    /// per entry of `blocks`.
+    fn map_count(&self, d: &JobDef, name: &str, input: Option<(f64, &Spanned<Size>)>) -> R<u32> {
+        let cx = self.cx;
+        match (&d.maps, input, &d.blocks) {
+            (Some(m), _, _) => cx.int(m, "maps", 1, MAX_TASKS),
+            (None, Some((mb, span)), _) => {
+                let m = (mb / self.block_mb).ceil().max(1.0);
+                if m > MAX_TASKS as f64 {
+                    return Err(cx.at(
+                        span,
+                        format!(
+                            "input makes {m} maps of {} MB; expected at most {MAX_TASKS} maps per job",
+                            self.block_mb
+                        ),
+                    ));
+                }
+                Ok(m as u32)
+            }
+            (None, None, Some(b)) => {
+                let n = b.get_ref().len();
+                if n == 0 {
+                    return Err(cx.at(b, "blocks is empty; expected one replica list per map"));
+                }
+                u32::try_from(n)
+                    .ok()
+                    .filter(|&n| i64::from(n) <= MAX_TASKS)
+                    .ok_or_else(|| {
+                        cx.at(b, format!("blocks has {n} entries; expected at most {MAX_TASKS}"))
+                    })
+            }
+            (None, None, None) => Err(cx.at(
+                &d.name,
+                format!("job \"{name}\" has neither input nor maps; expected input = \"SIZE\", maps = N, or both"),
+            )),
         }
-        Ok((1..=count)
-            .map(|k| JobSpec {
-                name: format!("{name}-{k}"),
-                submit: submit.saturating_add(every.saturating_mul(Ms::from(k - 1))),
-                ..spec.clone()
-            })
-            .collect())
     }
 
     /// A job's own containers (yarn), checked against the largest the
@@ -675,6 +633,76 @@ impl JobEnv<'_> {
         };
         Ok(workload::poisson(seed, &params))
     }
+}
+
+/// A job's name: not empty, and without '/'.
+fn job_name<'a>(cx: &Cx, d: &'a JobDef) -> R<&'a str> {
+    let name = d.name.get_ref().trim();
+    if name.is_empty() {
+        return Err(cx.at(&d.name, "job name is empty; expected a name"));
+    }
+    if name.contains('/') {
+        return Err(cx.at(
+            &d.name,
+            format!("job name \"{name}\" contains '/'; expected a name without '/' (traces write JOB/TASK)"),
+        ));
+    }
+    Ok(name)
+}
+
+/// A job's `input` in MB, larger than 0, and where it is written.
+fn job_input<'a>(cx: &Cx, input: &'a Option<Spanned<Size>>) -> R<Option<(f64, &'a Spanned<Size>)>> {
+    let Some(i) = input else {
+        return Ok(None);
+    };
+    let mb = i.get_ref().0;
+    if !(mb.is_finite() && mb > 0.0) {
+        return Err(cx.at(i, "input must be larger than 0, like \"20GB\""));
+    }
+    Ok(Some((mb, i)))
+}
+
+/// `map_time` or `reduce_time` (`key`): a fixed task time, longer than 0.
+fn fixed_time(cx: &Cx, v: &Option<Spanned<Dur>>, key: &str) -> R<Option<Ms>> {
+    match v {
+        None => Ok(None),
+        Some(s) if s.get_ref().0 == 0 => {
+            Err(cx.at(s, format!("{key} must be longer than 0, like \"20s\"")))
+        }
+        Some(s) => Ok(Some(s.get_ref().0)),
+    }
+}
+
+/// The job's profile with its own overrides of the profile's costs and
+/// of [hdfs].
+fn job_costs(cx: &Cx, d: &JobDef, mut profile: Profile) -> R<Profile> {
+    if let Some(v) = &d.map_cost {
+        profile.map_s_per_mb = cx.within(v, "map_cost", 0.0, 1e4)?;
+    }
+    if let Some(v) = &d.reduce_cost {
+        profile.reduce_s_per_mb = cx.within(v, "reduce_cost", 0.0, 1e4)?;
+    }
+    if let Some(v) = &d.reduce_output {
+        profile.reduce_output = cx.within(v, "reduce_output", 0.0, 1e3)?;
+    }
+    Ok(profile)
+}
+
+/// `count` copies of a job, named `NAME-1`, `NAME-2`, ... and submitted
+/// `every` apart; one copy keeps its name.
+fn copies(spec: JobSpec, count: u32, every: Ms) -> Vec<JobSpec> {
+    if count == 1 {
+        return vec![spec];
+    }
+    (1..=count)
+        .map(|k| JobSpec {
+            name: format!("{}-{k}", spec.name),
+            submit: spec
+                .submit
+                .saturating_add(every.saturating_mul(Ms::from(k - 1))),
+            ..spec.clone()
+        })
+        .collect()
 }
 
 /// A priority as scenarios write it: `very_high` … `very_low`.

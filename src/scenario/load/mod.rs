@@ -26,7 +26,7 @@ pub use crate::model::max_allocation;
 use super::schema::ScenarioFile;
 use super::spans::SpanNode;
 use crate::error::InputError;
-use crate::model::{Action, Scenario};
+use crate::model::{Action, JobSpec, Scenario};
 use crate::sim::policy::BuildCtx;
 use cluster::{compile_cluster, compile_hdfs, compile_network, compile_tasks};
 use jobs::JobEnv;
@@ -326,27 +326,12 @@ fn compile(
 ) -> R<Scenario> {
     // The file's seed is checked even when `--seed` replaces it: a
     // negative seed is a mistake in the file either way.
-    let file_seed = match &file.seed {
-        None => None,
-        Some(s) => Some(u64::try_from(*s.get_ref()).map_err(|_| {
-            cx.at(
-                s,
-                format!(
-                    "seed must be a whole number of at least 0, got {}",
-                    s.get_ref()
-                ),
-            )
-        })?),
-    };
+    let file_seed = file_seed(cx, &file.seed)?;
     let seed = seed_override.or(file_seed).unwrap_or(DEFAULT_SEED);
-    let name = file.name.clone().unwrap_or_else(|| {
-        Path::new(cx.origin)
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .filter(|s| !s.is_empty() && !s.starts_with('<'))
-            .unwrap_or("scenario")
-            .to_string()
-    });
+    let name = file
+        .name
+        .clone()
+        .unwrap_or_else(|| name_from_origin(cx.origin));
 
     let from_trace = jobs::trace_cluster(cx, file.cluster.as_ref(), &file.workloads)?;
     let cluster = compile_cluster(
@@ -382,70 +367,16 @@ fn compile(
         )),
     };
     let mut names = BTreeSet::new();
-    let mut jobs = Vec::new();
-    let mut total = 0u64;
-    let limit = memory_limit();
-    let nodes = u64::from(node_count);
-    let mut count = |n: u64| -> Result<(), TooLarge> {
-        total += n;
-        if total > MAX_TOTAL_TASKS {
-            return Err(TooLarge::Tasks);
-        }
-        let need = crate::sim::memory_estimate(total, nodes);
-        match limit {
-            Some(have) if need > have => Err(TooLarge::Memory { total, need, have }),
-            _ => Ok(()),
-        }
-    };
-    for def in &file.jobs {
-        let submit = def.submit.as_ref().map_or(0, |s| s.get_ref().0);
-        for job in env.job(def, submit)? {
-            if !names.insert(job.name.clone()) {
-                return Err(cx.at(&def.name, duplicate_job(&job.name)));
-            }
-            count(u64::from(job.maps) + u64::from(job.reduces))
-                .map_err(|m| cx.at(&def.name, m.to_string()))?;
-            jobs.push(job);
-        }
-    }
-    for (index, w) in file.workloads.iter().enumerate() {
-        for job in env.workload(w, index, seed)? {
-            if !names.insert(job.name.clone()) {
-                return Err(cx.at(&w.kind, duplicate_job(&job.name)));
-            }
-            count(u64::from(job.maps) + u64::from(job.reduces))
-                .map_err(|m| cx.at(&w.kind, m.to_string()))?;
-            jobs.push(job);
-        }
-    }
-    // Stable: equal submit times keep definition order.
-    jobs.sort_by_key(|j| j.submit);
-
-    let failures = match &file.failures {
-        None => None,
-        Some(f) => {
-            let positive = |v: &toml::Spanned<crate::scenario::schema::Dur>, key: &str| {
-                if v.get_ref().0 == 0 {
-                    Err(cx.at(v, format!("{key} must be longer than 0, like \"24h\"")))
-                } else {
-                    Ok(v.get_ref().0)
-                }
-            };
-            Some(crate::model::FailureSpec {
-                mtbf: positive(&f.mtbf, "mtbf")?,
-                mttr: match &f.mttr {
-                    None => 600_000,
-                    Some(v) => positive(v, "mttr")?,
-                },
-            })
-        }
-    };
+    let mut budget = TaskBudget::new(node_count);
+    let jobs = compile_jobs(&env, &file, seed, &mut names, &mut budget)?;
+    let failures = compile_failures(cx, &file.failures)?;
     let mut events = Vec::new();
     for e in &file.events {
         let more = env.event(e, &raw_scheduler, &ctx, &mut names)?;
         for ev in &more {
             if let Action::Submit(j) = &ev.action {
-                count(u64::from(j.maps) + u64::from(j.reduces))
+                budget
+                    .count(j)
                     .map_err(|m| cx.at(&e.action, m.to_string()))?;
             }
         }
@@ -469,6 +400,129 @@ fn compile(
         events,
         failures,
     })
+}
+
+/// The file's `seed`, which must be at least 0.
+fn file_seed(cx: &Cx, seed: &Option<Spanned<i64>>) -> R<Option<u64>> {
+    let Some(s) = seed else {
+        return Ok(None);
+    };
+    let seed = u64::try_from(*s.get_ref()).map_err(|_| {
+        cx.at(
+            s,
+            format!(
+                "seed must be a whole number of at least 0, got {}",
+                s.get_ref()
+            ),
+        )
+    })?;
+    Ok(Some(seed))
+}
+
+/// A scenario without a `name`: its file's stem, or "scenario" for the
+/// built-in one and text of no file.
+fn name_from_origin(origin: &str) -> String {
+    Path::new(origin)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .filter(|s| !s.is_empty() && !s.starts_with('<'))
+        .unwrap_or("scenario")
+        .to_string()
+}
+
+/// The tasks of the scenario so far, held to [`MAX_TOTAL_TASKS`] and to
+/// the memory a run of them would need.
+struct TaskBudget {
+    total: u64,
+    limit: Option<u64>,
+    nodes: u64,
+}
+
+impl TaskBudget {
+    fn new(node_count: u32) -> TaskBudget {
+        TaskBudget {
+            total: 0,
+            limit: memory_limit(),
+            nodes: u64::from(node_count),
+        }
+    }
+
+    /// Adds a job's tasks.
+    fn count(&mut self, job: &JobSpec) -> Result<(), TooLarge> {
+        self.total += u64::from(job.maps) + u64::from(job.reduces);
+        let total = self.total;
+        if total > MAX_TOTAL_TASKS {
+            return Err(TooLarge::Tasks);
+        }
+        let need = crate::sim::memory_estimate(total, self.nodes);
+        match self.limit {
+            Some(have) if need > have => Err(TooLarge::Memory { total, need, have }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// `[[jobs]]` then `[[workloads]]`, each job's name unique, in submit
+/// order (stable: equal submit times keep definition order).
+fn compile_jobs(
+    env: &JobEnv,
+    file: &ScenarioFile,
+    seed: u64,
+    names: &mut BTreeSet<String>,
+    budget: &mut TaskBudget,
+) -> R<Vec<JobSpec>> {
+    let cx = env.cx;
+    let mut jobs = Vec::new();
+    for def in &file.jobs {
+        let submit = def.submit.as_ref().map_or(0, |s| s.get_ref().0);
+        for job in env.job(def, submit)? {
+            if !names.insert(job.name.clone()) {
+                return Err(cx.at(&def.name, duplicate_job(&job.name)));
+            }
+            budget
+                .count(&job)
+                .map_err(|m| cx.at(&def.name, m.to_string()))?;
+            jobs.push(job);
+        }
+    }
+    for (index, w) in file.workloads.iter().enumerate() {
+        for job in env.workload(w, index, seed)? {
+            if !names.insert(job.name.clone()) {
+                return Err(cx.at(&w.kind, duplicate_job(&job.name)));
+            }
+            budget
+                .count(&job)
+                .map_err(|m| cx.at(&w.kind, m.to_string()))?;
+            jobs.push(job);
+        }
+    }
+    jobs.sort_by_key(|j| j.submit);
+    Ok(jobs)
+}
+
+/// `[failures]`: a mean time between failures and to repair, both longer
+/// than 0 (repair 10 minutes unless given).
+fn compile_failures(
+    cx: &Cx,
+    failures: &Option<crate::scenario::schema::FailuresDef>,
+) -> R<Option<crate::model::FailureSpec>> {
+    let Some(f) = failures else {
+        return Ok(None);
+    };
+    let positive = |v: &Spanned<crate::scenario::schema::Dur>, key: &str| {
+        if v.get_ref().0 == 0 {
+            Err(cx.at(v, format!("{key} must be longer than 0, like \"24h\"")))
+        } else {
+            Ok(v.get_ref().0)
+        }
+    };
+    Ok(Some(crate::model::FailureSpec {
+        mtbf: positive(&f.mtbf, "mtbf")?,
+        mttr: match &f.mttr {
+            None => 600_000,
+            Some(v) => positive(v, "mttr")?,
+        },
+    }))
 }
 
 pub(super) fn duplicate_job(name: &str) -> String {
