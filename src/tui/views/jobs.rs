@@ -7,6 +7,7 @@ use super::super::app::{
 };
 use super::super::theme;
 use super::{bar, fit, fit_mid};
+use crate::model::JobId;
 use crate::sim::policy::Value;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -69,117 +70,9 @@ enum Col {
 }
 
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
-    let w = &app.sim.w;
     let order = job_rows(app);
-    let not_yet = w.jobs.iter().filter(|j| !j.arrived).count();
-    let inner_w = area.width.saturating_sub(2) as usize;
-    let wide = inner_w >= 108;
-    let name_w: usize = if wide { 24 } else { 16 };
-    let bar_w: usize = if wide { 16 } else { 8 };
-    let pool_w: usize = w
-        .pools
-        .iter()
-        .map(|p| p.name.chars().count())
-        .max()
-        .unwrap_or(4)
-        .clamp(4, if wide { 12 } else { 10 });
-    let value_label = order
-        .iter()
-        .map(|&(j, _)| policy_value(app, &w.job(j).name).1)
-        .find(|l| *l != "policy")
-        .unwrap_or("policy");
-    let col_w = |c: Col| -> usize {
-        match c {
-            Col::Mark => 1,
-            Col::Name => name_w,
-            Col::State => 11,
-            Col::Maps => 10,
-            Col::Reds => 10,
-            Col::Pool => pool_w,
-            Col::Progress => bar_w,
-            Col::Value => value_label.chars().count().max(6),
-            Col::Submitted | Col::Finished => 10,
-        }
-    };
-    let mut cols = vec![
-        Col::Mark,
-        Col::Name,
-        Col::Pool,
-        Col::State,
-        Col::Maps,
-        Col::Reds,
-        Col::Progress,
-    ];
-    if wide {
-        cols.push(Col::Submitted);
-        cols.push(Col::Finished);
-    }
-    cols.push(Col::Value);
-    let total = |cols: &[Col]| cols.iter().map(|&c| col_w(c) + 1).sum::<usize>();
-    // Leave out the least needed columns until the rest fit whole.
-    for drop in [
-        Col::Finished,
-        Col::Submitted,
-        Col::Value,
-        Col::Progress,
-        Col::Pool,
-        Col::Reds,
-    ] {
-        if total(&cols) <= inner_w + 1 {
-            break;
-        }
-        cols.retain(|&c| c != drop);
-    }
-    let block = {
-        let n = |s: JobState| order.iter().filter(|(_, x)| *x == s).count();
-        let filter = match &app.overlay {
-            Overlay::Filter { draft } => Some(format!("/{draft}▏")),
-            _ if !app.jobs_filter.is_empty() => Some(format!("/{}", app.jobs_filter)),
-            _ => None,
-        };
-        let mut parts = vec![
-            format!("{} running", n(JobState::Running)),
-            format!("{} queued", n(JobState::Queued)),
-            format!("{} waiting", n(JobState::Waiting)),
-            format!("{} done", n(JobState::Done)),
-            format!("{not_yet} not yet submitted"),
-        ];
-        // Jobs in their set-up or clean-up, when there are any.
-        for (s, label) in [
-            (JobState::SetUp, "set-up"),
-            (JobState::Finishing, "clean-up"),
-        ] {
-            if n(s) > 0 {
-                parts.insert(3, format!("{} {label}", n(s)));
-            }
-        }
-        let sort = format!(
-            "by {}{}",
-            app.jobs_sort.label(),
-            if app.jobs_reversed { ", reversed" } else { "" }
-        );
-        let title = |parts: &[String]| {
-            let mut t = format!(" Jobs: {} · {sort}", parts.join(" · "));
-            if let Some(fl) = &filter {
-                t.push_str(&format!(" · filter {fl}"));
-            }
-            t.push(' ');
-            t
-        };
-        // Counts of nothing give way first when the title is too long.
-        while title(&parts).chars().count() + 2 > area.width as usize {
-            match parts.iter().rposition(|p| p.starts_with("0 ")) {
-                Some(i) => {
-                    parts.remove(i);
-                }
-                None if parts.len() > 1 => {
-                    parts.pop();
-                }
-                None => break,
-            }
-        }
-        super::panel(fit(&title(&parts), (area.width as usize).saturating_sub(2)))
-    };
+    let cols = Columns::fitting(app, &order, area.width.saturating_sub(2) as usize);
+    let block = super::panel(title(app, &order, area.width as usize));
     let inner = block.inner(area);
     f.render_widget(block, area);
     let [table_a, legend_a] =
@@ -201,69 +94,271 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         .take(rows_h)
         .enumerate()
         .map(|(i, &(j, st))| {
-            let job = w.job(j);
             hits.push(Hit {
                 area: Rect::new(table_a.x, table_a.y + 1 + i as u16, table_a.width, 1),
                 target: Target::Job(j),
             });
-            let selected = app.sel_job == Some(j);
-            let cells: Vec<Cell> = cols
-                .iter()
-                .map(|c| match c {
-                    Col::Mark => Cell::from(Span::styled(
-                        if selected { "▶" } else { "■" },
-                        Style::default().fg(theme::job_color(j)),
-                    )),
-                    Col::Name => Cell::from(fit_mid(&job.name, name_w)),
-                    Col::Pool => Cell::from(fit_mid(w.pool_name(j), pool_w)),
-                    Col::State => {
-                        let (text, style) = match st {
-                            JobState::Running => {
-                                ("running".to_string(), Style::default().fg(theme::OK))
-                            }
-                            JobState::Queued => ("queued".to_string(), Style::default()),
-                            JobState::Waiting => ("waiting".to_string(), Style::default()),
-                            JobState::SetUp => ("set-up".to_string(), Style::default()),
-                            JobState::Finishing => ("clean-up".to_string(), Style::default()),
-                            JobState::Done => (
-                                format!(
-                                    "{} {}",
-                                    if job.killed { "killed" } else { "done" },
-                                    dur(job
-                                        .finished_at
-                                        .unwrap_or(w.now)
-                                        .saturating_sub(job.submit))
-                                ),
-                                theme::dim(),
-                            ),
-                        };
-                        Cell::from(Span::styled(text, style))
-                    }
-                    Col::Maps => Cell::from(format!(
-                        "{}/{}/{}",
-                        job.maps_done, job.maps_running, job.maps_pending
-                    )),
-                    Col::Reds => Cell::from(format!(
-                        "{}/{}/{}",
-                        job.reduces_done, job.reduces_running, job.reduces_pending
-                    )),
-                    Col::Progress => Cell::from(bar(job_progress(job), bar_w)),
-                    Col::Submitted => Cell::from(clock(job.submit)),
-                    Col::Finished => Cell::from(job.finished_at.map(clock).unwrap_or_default()),
-                    Col::Value => Cell::from(policy_value(app, &job.name).0),
-                })
-                .collect();
-            let row = Row::new(cells);
-            if selected {
-                row.style(theme::cursor())
-            } else {
-                row
-            }
+            cols.row(app, j, st)
         })
         .collect();
-    // Each header sorts by its column when clicked; the sorted one is
-    // marked ▾ (▴ reversed).
-    let sort_of = |c: Col| match c {
+    let header = cols.header(app, table_a, &mut hits);
+    drop(hits);
+    let widths: Vec<Constraint> = cols
+        .cols
+        .iter()
+        .map(|&c| Constraint::Length(cols.width(c) as u16))
+        .collect();
+    let table = ratatui::widgets::Table::new(rows, widths)
+        .header(Row::new(header).style(theme::title()))
+        .column_spacing(1);
+    f.render_widget(table, table_a);
+    let legend = legend(&cols, first, rows_h, order.len(), inner.width as usize);
+    f.render_widget(
+        Paragraph::new(Line::from(Span::styled(legend, theme::dim()))),
+        legend_a,
+    );
+}
+
+/// The panel's title: the jobs by state, the order and the filter; counts
+/// of nothing give way first when it is too long for `width`.
+fn title(app: &App, order: &[(JobId, JobState)], width: usize) -> String {
+    let not_yet = app.sim.w.jobs.iter().filter(|j| !j.arrived).count();
+    let n = |s: JobState| order.iter().filter(|(_, x)| *x == s).count();
+    let filter = match &app.overlay {
+        Overlay::Filter { draft } => Some(format!("/{draft}▏")),
+        _ if !app.jobs_filter.is_empty() => Some(format!("/{}", app.jobs_filter)),
+        _ => None,
+    };
+    let mut parts = vec![
+        format!("{} running", n(JobState::Running)),
+        format!("{} queued", n(JobState::Queued)),
+        format!("{} waiting", n(JobState::Waiting)),
+        format!("{} done", n(JobState::Done)),
+        format!("{not_yet} not yet submitted"),
+    ];
+    // Jobs in their set-up or clean-up, when there are any.
+    for (s, label) in [
+        (JobState::SetUp, "set-up"),
+        (JobState::Finishing, "clean-up"),
+    ] {
+        if n(s) > 0 {
+            parts.insert(3, format!("{} {label}", n(s)));
+        }
+    }
+    let sort = format!(
+        "by {}{}",
+        app.jobs_sort.label(),
+        if app.jobs_reversed { ", reversed" } else { "" }
+    );
+    let title = |parts: &[String]| {
+        let mut t = format!(" Jobs: {} · {sort}", parts.join(" · "));
+        if let Some(fl) = &filter {
+            t.push_str(&format!(" · filter {fl}"));
+        }
+        t.push(' ');
+        t
+    };
+    while title(&parts).chars().count() + 2 > width {
+        match parts.iter().rposition(|p| p.starts_with("0 ")) {
+            Some(i) => {
+                parts.remove(i);
+            }
+            None if parts.len() > 1 => {
+                parts.pop();
+            }
+            None => break,
+        }
+    }
+    fit(&title(&parts), width.saturating_sub(2))
+}
+
+/// The columns shown and their widths.
+struct Columns {
+    cols: Vec<Col>,
+    name_w: usize,
+    bar_w: usize,
+    pool_w: usize,
+    /// The policy column's header (its value's name).
+    value_label: &'static str,
+}
+
+impl Columns {
+    /// The columns for a table `inner_w` wide: the least needed left out
+    /// until the rest fit whole.
+    fn fitting(app: &App, order: &[(JobId, JobState)], inner_w: usize) -> Columns {
+        let w = &app.sim.w;
+        let wide = inner_w >= 108;
+        let pool_w: usize = w
+            .pools
+            .iter()
+            .map(|p| p.name.chars().count())
+            .max()
+            .unwrap_or(4)
+            .clamp(4, if wide { 12 } else { 10 });
+        let value_label = order
+            .iter()
+            .map(|&(j, _)| policy_value(app, &w.job(j).name).1)
+            .find(|l| *l != "policy")
+            .unwrap_or("policy");
+        let mut c = Columns {
+            cols: vec![
+                Col::Mark,
+                Col::Name,
+                Col::Pool,
+                Col::State,
+                Col::Maps,
+                Col::Reds,
+                Col::Progress,
+            ],
+            name_w: if wide { 24 } else { 16 },
+            bar_w: if wide { 16 } else { 8 },
+            pool_w,
+            value_label,
+        };
+        if wide {
+            c.cols.push(Col::Submitted);
+            c.cols.push(Col::Finished);
+        }
+        c.cols.push(Col::Value);
+        for drop in [
+            Col::Finished,
+            Col::Submitted,
+            Col::Value,
+            Col::Progress,
+            Col::Pool,
+            Col::Reds,
+        ] {
+            let total: usize = c.cols.iter().map(|&x| c.width(x) + 1).sum();
+            if total <= inner_w + 1 {
+                break;
+            }
+            c.cols.retain(|&x| x != drop);
+        }
+        c
+    }
+
+    fn width(&self, c: Col) -> usize {
+        match c {
+            Col::Mark => 1,
+            Col::Name => self.name_w,
+            Col::State => 11,
+            Col::Maps => 10,
+            Col::Reds => 10,
+            Col::Pool => self.pool_w,
+            Col::Progress => self.bar_w,
+            Col::Value => self.value_label.chars().count().max(6),
+            Col::Submitted | Col::Finished => 10,
+        }
+    }
+
+    /// Job `j`'s row, in state `st`; the selected one marked `▶`.
+    fn row(&self, app: &App, j: JobId, st: JobState) -> Row<'static> {
+        let w = &app.sim.w;
+        let job = w.job(j);
+        let selected = app.sel_job == Some(j);
+        let cells: Vec<Cell> = self
+            .cols
+            .iter()
+            .map(|c| match c {
+                Col::Mark => Cell::from(Span::styled(
+                    if selected { "▶" } else { "■" },
+                    Style::default().fg(theme::job_color(j)),
+                )),
+                Col::Name => Cell::from(fit_mid(&job.name, self.name_w)),
+                Col::Pool => Cell::from(fit_mid(w.pool_name(j), self.pool_w)),
+                Col::State => state_cell(app, j, st),
+                Col::Maps => Cell::from(format!(
+                    "{}/{}/{}",
+                    job.maps_done, job.maps_running, job.maps_pending
+                )),
+                Col::Reds => Cell::from(format!(
+                    "{}/{}/{}",
+                    job.reduces_done, job.reduces_running, job.reduces_pending
+                )),
+                Col::Progress => Cell::from(bar(job_progress(job), self.bar_w)),
+                Col::Submitted => Cell::from(clock(job.submit)),
+                Col::Finished => Cell::from(job.finished_at.map(clock).unwrap_or_default()),
+                Col::Value => Cell::from(policy_value(app, &job.name).0),
+            })
+            .collect();
+        let row = Row::new(cells);
+        if selected {
+            row.style(theme::cursor())
+        } else {
+            row
+        }
+    }
+
+    /// The header: each sorts by its column when clicked (a hit in
+    /// `table_a`'s first line); the sorted one is marked ▾ (▴ reversed).
+    fn header(&self, app: &App, table_a: Rect, hits: &mut Vec<Hit>) -> Vec<String> {
+        let mut x = table_a.x;
+        self.cols
+            .iter()
+            .map(|&c| {
+                let name = match c {
+                    Col::Mark => "",
+                    Col::Name => "job",
+                    Col::Pool => "pool",
+                    Col::State => "state",
+                    Col::Maps => "maps d/r/p",
+                    Col::Reds => "reds d/r/p",
+                    Col::Progress => "progress",
+                    Col::Submitted => "submitted",
+                    Col::Finished => "finished",
+                    Col::Value => self.value_label,
+                };
+                let width = self.width(c) as u16;
+                if let Some(s) = sort_of(c) {
+                    hits.push(Hit {
+                        area: Rect::new(
+                            x,
+                            table_a.y,
+                            width.min(table_a.right().saturating_sub(x)),
+                            1,
+                        ),
+                        target: Target::Sort(s),
+                    });
+                }
+                x = x.saturating_add(width + 1);
+                match sort_of(c) {
+                    Some(s) if s == app.jobs_sort => {
+                        let mark = if app.jobs_reversed { '▴' } else { '▾' };
+                        fit(&format!("{name}{mark}"), self.width(c))
+                    }
+                    _ => name.to_string(),
+                }
+            })
+            .collect()
+    }
+}
+
+/// The state column: running, queued, ..., or done (killed) and its
+/// turnaround.
+fn state_cell(app: &App, j: JobId, st: JobState) -> Cell<'static> {
+    let w = &app.sim.w;
+    let job = w.job(j);
+    let (text, style) = match st {
+        JobState::Running => ("running".to_string(), Style::default().fg(theme::OK)),
+        JobState::Queued => ("queued".to_string(), Style::default()),
+        JobState::Waiting => ("waiting".to_string(), Style::default()),
+        JobState::SetUp => ("set-up".to_string(), Style::default()),
+        JobState::Finishing => ("clean-up".to_string(), Style::default()),
+        JobState::Done => (
+            format!(
+                "{} {}",
+                if job.killed { "killed" } else { "done" },
+                dur(job.finished_at.unwrap_or(w.now).saturating_sub(job.submit))
+            ),
+            theme::dim(),
+        ),
+    };
+    Cell::from(Span::styled(text, style))
+}
+
+/// The order a column's header sorts by; none for the mark.
+fn sort_of(c: Col) -> Option<Sort> {
+    match c {
         Col::Mark => None,
         Col::Name => Some(Sort::Name),
         Col::Pool => Some(Sort::Pool),
@@ -274,62 +369,19 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         Col::Submitted => Some(Sort::Submitted),
         Col::Finished => Some(Sort::Finished),
         Col::Value => Some(Sort::Value),
-    };
-    let mut x = table_a.x;
-    let header: Vec<String> = cols
-        .iter()
-        .map(|&c| {
-            let name = match c {
-                Col::Mark => "",
-                Col::Name => "job",
-                Col::Pool => "pool",
-                Col::State => "state",
-                Col::Maps => "maps d/r/p",
-                Col::Reds => "reds d/r/p",
-                Col::Progress => "progress",
-                Col::Submitted => "submitted",
-                Col::Finished => "finished",
-                Col::Value => value_label,
-            };
-            let width = col_w(c) as u16;
-            if let Some(s) = sort_of(c) {
-                hits.push(Hit {
-                    area: Rect::new(
-                        x,
-                        table_a.y,
-                        width.min(table_a.right().saturating_sub(x)),
-                        1,
-                    ),
-                    target: Target::Sort(s),
-                });
-            }
-            x = x.saturating_add(width + 1);
-            match sort_of(c) {
-                Some(s) if s == app.jobs_sort => {
-                    let mark = if app.jobs_reversed { '▴' } else { '▾' };
-                    fit(&format!("{name}{mark}"), col_w(c))
-                }
-                _ => name.to_string(),
-            }
-        })
-        .collect();
-    drop(hits);
-    let widths: Vec<Constraint> = cols
-        .iter()
-        .map(|&c| Constraint::Length(col_w(c) as u16))
-        .collect();
-    let table = ratatui::widgets::Table::new(rows, widths)
-        .header(Row::new(header).style(theme::title()))
-        .column_spacing(1);
-    f.render_widget(table, table_a);
-    // The legend: what the headers stand for, and what is scrolled away.
+    }
+}
+
+/// The legend: what the headers stand for, and what is scrolled away;
+/// as many of its parts as fit in `width`.
+fn legend(cols: &Columns, first: usize, rows_h: usize, len: usize, width: usize) -> String {
     let mut legend = vec!["d/r/p = done/running/pending".to_string()];
-    let note = super::scroll_note(first, rows_h, order.len());
+    let note = super::scroll_note(first, rows_h, len);
     if let Some(note) = &note {
         legend.push(note.trim().to_string());
     }
-    if cols.contains(&Col::Value) {
-        if let Some(m) = value_meaning(value_label) {
+    if cols.cols.contains(&Col::Value) {
+        if let Some(m) = value_meaning(cols.value_label) {
             legend.push(m.to_string());
         }
     }
@@ -343,12 +395,9 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         } else {
             format!(" · {l}")
         };
-        if text.chars().count() + add.chars().count() <= inner.width as usize {
+        if text.chars().count() + add.chars().count() <= width {
             text.push_str(&add);
         }
     }
-    f.render_widget(
-        Paragraph::new(Line::from(Span::styled(text, theme::dim()))),
-        legend_a,
-    );
+    text
 }

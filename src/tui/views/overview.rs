@@ -106,10 +106,55 @@ fn cell(w: &World, nodes: &[&Node]) -> Span<'static> {
 /// selected node's cell is drawn reversed and described under the grid.
 fn nodes(app: &App, f: &mut Frame, area: Rect) {
     let w = &app.sim.w;
-    let c = &w.cluster;
     let inner_w = area.width.saturating_sub(2) as usize;
     let inner_h = area.height.saturating_sub(2) as usize;
-    let (x0, y0) = (area.x + 1, area.y + 1);
+    let title = nodes_title(w, area.width);
+    let mut grid = Grid {
+        w,
+        sel: app.sel_node,
+        x0: area.x + 1,
+        y0: area.y + 1,
+        lines: Vec::new(),
+        hits: Vec::new(),
+    };
+    // A line for the selected node and the legend below the grid.
+    let rows = inner_h.saturating_sub(2).max(1);
+    let label_w = 5;
+    let per_line = inner_w.saturating_sub(label_w).max(1);
+    let rack_lines: usize = w
+        .cluster
+        .racks
+        .iter()
+        .map(|r| r.nodes.len().div_ceil(per_line).max(1))
+        .sum();
+    let k = if rack_lines <= rows {
+        grid.by_rack(label_w, per_line);
+        1
+    } else {
+        grid.packed(inner_w, rows)
+    };
+    let Grid {
+        mut lines, hits, ..
+    } = grid;
+    if lines.len() < inner_h {
+        lines.push(selected_node(w, app.sel_node, inner_w));
+    }
+    legend(&mut lines, k, inner_w, inner_h);
+    app.hits.borrow_mut().extend(hits);
+    f.render_widget(Paragraph::new(lines).block(panel(title)), area);
+}
+
+fn gb(mb: i64) -> f64 {
+    mb as f64 / 1024.0
+}
+
+/// The nodes panel's title: the nodes, what runs on them against what
+/// they hold, the dead; the longest that fits `width`. Typeless
+/// containers are one pool of slots: maps and reduces together against
+/// all of them (a map may take what a typed cluster would call a reduce
+/// slot).
+fn nodes_title(w: &World, width: u16) -> String {
+    let c = &w.cluster;
     let (rm, rr): (u32, u32) = c.nodes.iter().fold((0, 0), |(a, b), n| {
         (a + n.running_maps, b + n.running_reduces)
     });
@@ -120,11 +165,7 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
         String::new()
     };
     let (n, ms, rs) = (c.nodes.len(), c.total_map_slots, c.total_reduce_slots);
-    // Typeless containers are one pool of slots: maps and reduces together
-    // against all of them (a map may take what a typed cluster would call a
-    // reduce slot).
-    let gb = |mb: i64| mb as f64 / 1024.0;
-    let title = if c.capacity.gauge() == Gauge::Memory {
+    if c.capacity.gauge() == Gauge::Memory {
         let ams = w.running_ams();
         super::first_fit(
             &[
@@ -143,7 +184,7 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
                 format!(" Nodes {n} · {:.1}/{:.1} GB{dead_s} ", gb(c.used.mb()), gb(c.live.mb())),
                 format!(" {n} nodes{dead_s} "),
             ],
-            area.width,
+            width,
         )
     } else if c.capacity.gauge() == Gauge::Containers {
         super::first_fit(
@@ -156,7 +197,7 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
                 format!(" Nodes {n} · containers {}/{}{dead_s} ", rm + rr, ms + rs),
                 format!(" {n} nodes{dead_s} "),
             ],
-            area.width,
+            width,
         )
     } else {
         super::first_fit(
@@ -165,44 +206,37 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
                 format!(" Nodes {n} · maps {rm}/{ms} · reds {rr}/{rs}{dead_s} "),
                 format!(" {n} nodes{dead_s} "),
             ],
-            area.width,
+            width,
         )
-    };
-    let mut lines: Vec<Line> = Vec::new();
-    let mut hits: Vec<Hit> = Vec::new();
-    let legend = Line::from(Span::styled(
-        format!(
-            "{} idle  {} ¼  {} ½  {} ¾  {} full  {} dead",
-            LEVELS[0],
-            LEVELS[1],
-            LEVELS[2],
-            LEVELS[3],
-            LEVELS[4],
-            theme::DEAD
-        ),
-        theme::dim(),
-    ));
-    // A line for the selected node and the legend below the grid.
-    let rows = inner_h.saturating_sub(2).max(1);
-    let sel = app.sel_node;
-    let styled = |group: &[&Node]| -> Span<'static> {
-        let s = cell(w, group);
-        if group.iter().any(|n| n.id == sel) {
+    }
+}
+
+/// The node grid as it is drawn: its lines from (`x0`, `y0`) and a hit
+/// per cell.
+struct Grid<'a> {
+    w: &'a World,
+    sel: u32,
+    x0: u16,
+    y0: u16,
+    lines: Vec<Line<'static>>,
+    hits: Vec<Hit>,
+}
+
+impl Grid<'_> {
+    /// A group of nodes' cell, reversed when it holds the selected node.
+    fn styled(&self, group: &[&Node]) -> Span<'static> {
+        let s = cell(self.w, group);
+        if group.iter().any(|n| n.id == self.sel) {
             Span::styled(s.content, s.style.patch(theme::cursor()))
         } else {
             s
         }
-    };
-    // Rack by rack, one cell per node, when every rack's lines fit.
-    let label_w = 5;
-    let per_line = inner_w.saturating_sub(label_w).max(1);
-    let rack_lines: usize = c
-        .racks
-        .iter()
-        .map(|r| r.nodes.len().div_ceil(per_line).max(1))
-        .sum();
-    let mut k = 1;
-    if rack_lines <= rows {
+    }
+
+    /// Rack by rack, one cell per node, `per_line` nodes a line after a
+    /// label `label_w` wide.
+    fn by_rack(&mut self, label_w: usize, per_line: usize) {
+        let c = &self.w.cluster;
         // Cells as wide as the widest rack allows (up to 4 characters with
         // a space between cells), so a small cluster reads easily.
         let widest = c
@@ -222,14 +256,14 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
                 } else {
                     " ".repeat(label_w - 1)
                 };
-                let y = y0 + lines.len() as u16;
-                let mut x = x0 + label_w as u16;
+                let y = self.y0 + self.lines.len() as u16;
+                let mut x = self.x0 + label_w as u16;
                 let mut spans = vec![Span::styled(format!("{label} "), theme::dim())];
                 for n in chunk {
-                    let s = styled(std::slice::from_ref(n));
+                    let s = self.styled(std::slice::from_ref(n));
                     // cw characters a cell: the glyph cw − 1 times and a space.
                     let gw = if cw > 1 { cw - 1 } else { 1 };
-                    hits.push(Hit {
+                    self.hits.push(Hit {
                         area: Rect::new(x, y, gw as u16, 1),
                         target: Target::Node(n.id),
                     });
@@ -239,22 +273,25 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
                         spans.push(Span::raw(" "));
                     }
                 }
-                lines.push(Line::from(spans));
+                self.lines.push(Line::from(spans));
             }
         }
-    } else {
-        // Packed: k nodes per cell, each rack labelled, racks side by side.
+    }
+
+    /// Packed: k nodes per cell, each rack labelled, racks side by side
+    /// over at most `rows` lines `width` wide. Returns k.
+    fn packed(&mut self, width: usize, rows: usize) -> usize {
+        let c = &self.w.cluster;
         let racks: Vec<(String, &[u32])> = c
             .racks
             .iter()
             .enumerate()
             .map(|(ri, r)| (format!("r{ri} "), r.nodes.as_slice()))
             .collect();
-        let (kk, flowed) = flow_racks(&racks, inner_w.max(1), rows);
-        k = kk;
+        let (k, flowed) = flow_racks(&racks, width.max(1), rows);
         for line in flowed.iter().take(rows) {
-            let y = y0 + lines.len() as u16;
-            let mut x = x0;
+            let y = self.y0 + self.lines.len() as u16;
+            let mut x = self.x0;
             let mut spans: Vec<Span> = Vec::new();
             for seg in line {
                 match seg {
@@ -267,89 +304,98 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
                         for g in ids[*from..*to].chunks(k) {
                             let group: Vec<&Node> =
                                 g.iter().map(|&n| &c.nodes[n as usize]).collect();
-                            hits.push(Hit {
+                            self.hits.push(Hit {
                                 area: Rect::new(x, y, 1, 1),
                                 target: Target::Node(g[0]),
                             });
                             x += 1;
-                            spans.push(styled(&group));
+                            spans.push(self.styled(&group));
                         }
                     }
                 }
             }
-            lines.push(Line::from(spans));
+            self.lines.push(Line::from(spans));
         }
+        k
     }
-    if lines.len() < inner_h {
-        let n = &c.nodes[sel as usize];
-        let ams = w
-            .job_tasks
-            .iter()
-            .filter(|t| t.node == sel && t.end.is_none())
-            .count();
-        let state = if !n.alive {
-            "dead · r recovers it".to_string()
-        } else if c.capacity.gauge() == Gauge::Memory {
-            format!(
-                "{:.1}/{:.1} GB, {}/{} vcores held ({} AM{}) · f fails it",
-                gb(n.used.mb()),
-                gb(n.capacity.mb()),
-                n.used.vcores(),
-                n.capacity.vcores(),
-                ams,
-                if ams == 1 { "" } else { "s" }
-            )
-        } else if n.alive {
-            format!(
-                "{}/{} slots busy · f fails it",
-                n.lanes.iter().filter(|l| l.is_some()).count(),
-                n.lanes.len()
-            )
-        } else {
-            "dead · r recovers it".to_string()
-        };
-        let busy = n.lanes.iter().filter(|l| l.is_some()).count();
-        let short = if n.alive && c.capacity.gauge() == Gauge::Memory {
-            format!(
-                "▶ node {sel} (r{}) {:.1}/{:.1} GB",
-                n.rack,
-                gb(n.used.mb()),
-                gb(n.capacity.mb())
-            )
-        } else if n.alive {
-            format!("▶ node {sel} (r{}) {busy}/{} busy", n.rack, n.lanes.len())
-        } else {
-            format!("▶ node {sel} (r{}) dead", n.rack)
-        };
-        let long = format!("▶ node {sel} (r{}): {state}", n.rack);
-        let text = if long.chars().count() <= inner_w {
-            long
-        } else {
-            short
-        };
-        lines.push(Line::from(Span::styled(fit(&text, inner_w), theme::dim())));
-    }
-    // The glyphs' legend (and the nodes a cell stands for), wrapped at
-    // items over the lines left.
+}
+
+/// The selected node: what it holds and how to fail or recover it; a
+/// shorter line when that does not fit `width`.
+fn selected_node(w: &World, sel: u32, width: usize) -> Line<'static> {
+    let c = &w.cluster;
+    let n = &c.nodes[sel as usize];
+    let ams = w
+        .job_tasks
+        .iter()
+        .filter(|t| t.node == sel && t.end.is_none())
+        .count();
+    let state = if !n.alive {
+        "dead · r recovers it".to_string()
+    } else if c.capacity.gauge() == Gauge::Memory {
+        format!(
+            "{:.1}/{:.1} GB, {}/{} vcores held ({} AM{}) · f fails it",
+            gb(n.used.mb()),
+            gb(n.capacity.mb()),
+            n.used.vcores(),
+            n.capacity.vcores(),
+            ams,
+            if ams == 1 { "" } else { "s" }
+        )
+    } else if n.alive {
+        format!(
+            "{}/{} slots busy · f fails it",
+            n.lanes.iter().filter(|l| l.is_some()).count(),
+            n.lanes.len()
+        )
+    } else {
+        "dead · r recovers it".to_string()
+    };
+    let busy = n.lanes.iter().filter(|l| l.is_some()).count();
+    let short = if n.alive && c.capacity.gauge() == Gauge::Memory {
+        format!(
+            "▶ node {sel} (r{}) {:.1}/{:.1} GB",
+            n.rack,
+            gb(n.used.mb()),
+            gb(n.capacity.mb())
+        )
+    } else if n.alive {
+        format!("▶ node {sel} (r{}) {busy}/{} busy", n.rack, n.lanes.len())
+    } else {
+        format!("▶ node {sel} (r{}) dead", n.rack)
+    };
+    let long = format!("▶ node {sel} (r{}): {state}", n.rack);
+    let text = if long.chars().count() <= width {
+        long
+    } else {
+        short
+    };
+    Line::from(Span::styled(fit(&text, width), theme::dim()))
+}
+
+/// The glyphs' legend (and the nodes a cell stands for, `k`), wrapped at
+/// items over the lines left of `height`.
+fn legend(lines: &mut Vec<Line<'static>>, k: usize, width: usize, height: usize) {
     let mut items: Vec<String> = Vec::new();
     if k > 1 {
         items.push(format!("1 cell = {k} nodes"));
     }
-    items.extend(
-        legend
-            .spans
-            .iter()
-            .map(|s| s.content.to_string())
-            .next()
-            .into_iter()
-            .flat_map(|l| l.split("  ").map(str::to_string).collect::<Vec<_>>()),
+    let legend = format!(
+        "{} idle  {} ¼  {} ½  {} ¾  {} full  {} dead",
+        LEVELS[0],
+        LEVELS[1],
+        LEVELS[2],
+        LEVELS[3],
+        LEVELS[4],
+        theme::DEAD
     );
+    items.extend(legend.split("  ").map(str::to_string));
     let mut cur = String::new();
     for it in items {
-        if lines.len() >= inner_h {
+        if lines.len() >= height {
             break;
         }
-        if !cur.is_empty() && cur.chars().count() + 2 + it.chars().count() > inner_w {
+        if !cur.is_empty() && cur.chars().count() + 2 + it.chars().count() > width {
             lines.push(Line::from(Span::styled(
                 std::mem::take(&mut cur),
                 theme::dim(),
@@ -360,11 +406,9 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
         }
         cur.push_str(&it);
     }
-    if !cur.is_empty() && lines.len() < inner_h {
-        lines.push(Line::from(Span::styled(fit(&cur, inner_w), theme::dim())));
+    if !cur.is_empty() && lines.len() < height {
+        lines.push(Line::from(Span::styled(fit(&cur, width), theme::dim())));
     }
-    app.hits.borrow_mut().extend(hits);
-    f.render_widget(Paragraph::new(lines).block(panel(title)), area);
 }
 
 /// A piece of a packed grid line: a rack's label, or cells for its nodes

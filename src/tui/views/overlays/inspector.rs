@@ -1,11 +1,12 @@
 //! The inspector (`i`): what the policy computed at a heartbeat, and the
 //! release-rate chart (OMO Fig. 7).
 
-use super::super::super::app::{clock, count, App, Page, INSPECT_RING};
+use super::super::super::app::{clock, count, App, Page, Pages, INSPECT_RING};
 use super::super::theme;
 use super::super::{fit, fit_mid};
 use super::{centered, frame_block};
 use crate::sim::policy::{mean_abs_error_pct, Value, Values};
+use crate::sim::InspectRecord;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -392,209 +393,292 @@ pub fn inspector(app: &App, f: &mut Frame, state: (usize, usize, usize, bool)) {
         Layout::vertical([Constraint::Min(3), Constraint::Length(chart_h)]).areas(area);
     let inner_w = text_area.width.saturating_sub(2) as usize;
     let inner_h = text_area.height.saturating_sub(2) as usize;
-    let mut lines: Vec<Line> = Vec::new();
     let mut pages = app.pages.get();
-    let title;
-    match app.inspection(back) {
-        None => {
-            title = format!(" Inspector: node {} ", app.sel_node);
-            lines.push(Line::from(format!(
-                "No heartbeat of node {} has asked the policy for work yet.",
-                app.sel_node
-            )));
-            lines.push(Line::from(Span::styled(
-                "Let the run go on (space), step one heartbeat (.) while paused, or select another node (esc, then ←/→ or a click in the Overview or Cluster view).",
-                theme::dim(),
-            )));
-        }
+    let (title, lines) = match app.inspection(back) {
+        None => no_heartbeat(app),
         Some((r, n)) => {
-            // Counted forward in time: 1/N is the oldest heartbeat kept,
-            // N/N the newest (← older, → newer).
-            let shown = n - back.min(n - 1);
-            let policy = fit_mid(&r.policy, 24);
-            let at = clock(r.t);
-            // Heartbeats of a full node ask the policy nothing (Hadoop's
-            // askForNewTask), so they are not counted here: the title says
-            // so where it fits.
-            let candidates = [
-                format!(
-                    " Inspector: node {}'s heartbeat {shown}/{n} at {at} · {policy} · ← older → newer (last {INSPECT_RING} that asked for work; a full node asks nothing) ",
-                    r.node
-                ),
-                format!(
-                    " Inspector: node {}'s heartbeat {shown}/{n} at {at} · {policy} · ← older → newer (last {INSPECT_RING} that asked for work) ",
-                    r.node
-                ),
-                format!(
-                    " Inspector: node {}'s heartbeat {shown}/{n} at {at} · {policy} · ← older → newer (last {INSPECT_RING} kept) ",
-                    r.node
-                ),
-                format!(
-                    " Inspector: node {}'s heartbeat {shown}/{n} at {at} · {policy} · ← older → newer ",
-                    r.node
-                ),
-                format!(" Inspector: node {} heartbeat {shown}/{n} at {at} · {policy} ", r.node),
-                format!(" node {} {at} · {shown}/{n} ", r.node),
-            ];
-            title = candidates
-                .iter()
-                .find(|t| t.chars().count() + 2 <= text_area.width as usize)
-                .unwrap_or(&candidates[2])
-                .clone();
-            if !r.inspection.cluster.is_empty() {
-                let c: Vec<String> = r
-                    .inspection
-                    .cluster
-                    .iter()
-                    .map(|(k, v)| format!("{k} = {}", value_str(v)))
-                    .collect();
-                lines.extend(wrapped("cluster  ", &c, "   ", inner_w, 2));
-            }
-            let cluster_symbols: Vec<String> = r
-                .inspection
-                .cluster
-                .keys()
-                .filter_map(|k| meaning(k).map(|m| format!("{k} = {m}")))
-                .collect();
-            let assigned: Vec<String> = r
-                .assigned
-                .iter()
-                .zip(&r.rules)
-                .map(|(a, rule)| format!("{a} ({rule})"))
-                .collect();
-            if assigned.is_empty() {
-                lines.push(Line::from(vec![
-                    Span::styled("assigned ", theme::title()),
-                    Span::raw("nothing"),
-                ]));
-            } else {
-                lines.extend(wrapped("assigned ", &assigned, ", ", inner_w, 2));
-            }
-            lines.extend(running_now(app, r.node, inner_w));
-            lines.push(Line::from(""));
-            let assigned_jobs: Vec<&str> = r
-                .assigned
-                .iter()
-                .map(|a| a.rsplit_once('/').map_or(a.as_str(), |(j, _)| j))
-                .collect();
-            let budget = inner_h.saturating_sub(lines.len());
-            // Pools: a third of the room at most, the rest for jobs.
-            let pools = ordered(&r.inspection.pools);
-            let jobs = ordered(&r.inspection.jobs);
-            let job_cols = Cols::new("job", &jobs, inner_w, col, 2);
-            let pool_cols = Cols::new("pool", &pools, inner_w, col, job_cols.gap);
-            // A legend line for the abbreviated headers of both tables.
-            let mut abbrev = cluster_symbols;
-            abbrev.extend(pool_cols.abbreviations());
-            for a in job_cols.abbreviations() {
-                if !abbrev.contains(&a) {
-                    abbrev.push(a);
-                }
-            }
-            // Wrapped at entries; two lines at most on a short screen.
-            // As many lines as the room the tables leave (2 at least).
-            let tables = jobs.len() + 1 + if pools.is_empty() { 0 } else { pools.len() + 2 };
-            let max_lines = inner_h.saturating_sub(lines.len() + tables).clamp(2, 6);
-            let mut legend: Vec<String> = Vec::new();
-            for a in &abbrev {
-                match legend.last_mut() {
-                    Some(l) if l.chars().count() + 3 + a.chars().count() <= inner_w => {
-                        l.push_str(" · ");
-                        l.push_str(a);
-                    }
-                    _ => legend.push(a.clone()),
-                }
-            }
-            if legend.len() > max_lines {
-                legend.truncate(max_lines);
-                let last = legend.last_mut().expect("at least one line");
-                let more = " · more under ?";
-                *last = format!(
-                    "{}{more}",
-                    fit(last, inner_w.saturating_sub(more.chars().count()))
-                );
-            }
-            for l in legend {
-                lines.push(Line::from(Span::styled(fit(&l, inner_w), theme::dim())));
-            }
-            if !pools.is_empty() {
-                let cols = pool_cols;
-                let shown = pools.len().min((budget / 3).max(1));
-                lines.push(cols.header("pool"));
-                for (name, v) in pools.iter().take(shown) {
-                    lines.push(cols.row(name, v, Style::default()));
-                }
-                if pools.len() > shown {
-                    lines.push(Line::from(Span::styled(
-                        format!("… {}", count((pools.len() - shown) as u64, "more pool")),
-                        theme::dim(),
-                    )));
-                }
-                lines.push(Line::from(""));
-            }
-            if jobs.is_empty() {
-                lines.push(Line::from(Span::styled("no running jobs", theme::dim())));
-            } else {
-                let cols = job_cols;
-                pages.inspector_cols = Page {
-                    first: cols.shown.0,
-                    rows: cols.shown.1 - cols.shown.0,
-                    max: cols.max_first,
-                };
-                // Below the header: every row, or as many as fit above a
-                // line saying what is scrolled out of view.
-                let room = inner_h.saturating_sub(lines.len() + 1).max(1);
-                let rows = if jobs.len() <= room {
-                    jobs.len()
-                } else {
-                    room.saturating_sub(1).max(1)
-                };
-                let max = jobs.len() - rows;
-                let mut first = row.min(max);
-                if follow {
-                    let pos = jobs
-                        .iter()
-                        .position(|(n, _)| assigned_jobs.contains(&n.as_str()));
-                    if let Some(pos) = pos {
-                        if pos < first {
-                            first = pos;
-                        } else if pos >= first + rows {
-                            first = pos + 1 - rows;
-                        }
-                    }
-                }
-                pages.inspector_rows = Page { first, rows, max };
-                lines.push(cols.header("job"));
-                for (name, v) in jobs.iter().skip(first).take(rows) {
-                    let style = if assigned_jobs.contains(&name.as_str()) {
-                        Style::default().fg(theme::ACCENT)
-                    } else {
-                        Style::default()
-                    };
-                    lines.push(cols.row(name, v, style));
-                }
-                let below = jobs.len() - first - rows;
-                if first > 0 || below > 0 {
-                    let mut m = Vec::new();
-                    if first > 0 {
-                        m.push(format!("↑ {first} above"));
-                    }
-                    if below > 0 {
-                        m.push(format!("↓ {below} below"));
-                    }
-                    lines.push(Line::from(Span::styled(
-                        format!("{} · ↑↓ scroll", m.join(" · ")),
-                        theme::dim(),
-                    )));
-                }
-            }
+            let title = heartbeat_title(&r, n, back, text_area.width as usize);
+            let mut lines = summary_lines(app, &r, inner_w);
+            let tables = Tables {
+                pools: ordered(&r.inspection.pools),
+                jobs: ordered(&r.inspection.jobs),
+            };
+            tables.draw(
+                &mut lines,
+                &r,
+                (inner_w, inner_h),
+                (row, col, follow),
+                &mut pages,
+            );
+            (title, lines)
         }
-    }
+    };
     app.pages.set(pages);
     f.render_widget(Paragraph::new(lines).block(frame_block(title)), text_area);
     if chart_h > 0 {
         release_chart(app, f, chart_area);
     }
+}
+
+/// The title and text before the selected node has asked for work.
+fn no_heartbeat(app: &App) -> (String, Vec<Line<'static>>) {
+    let title = format!(" Inspector: node {} ", app.sel_node);
+    let lines = vec![
+        Line::from(format!(
+            "No heartbeat of node {} has asked the policy for work yet.",
+            app.sel_node
+        )),
+        Line::from(Span::styled(
+            "Let the run go on (space), step one heartbeat (.) while paused, or select another node (esc, then ←/→ or a click in the Overview or Cluster view).",
+            theme::dim(),
+        )),
+    ];
+    (title, lines)
+}
+
+/// The title for heartbeat `back` from the newest of `n` kept: the
+/// longest that fits `width`. Counted forward in time: 1/N is the oldest
+/// heartbeat kept, N/N the newest (← older, → newer).
+fn heartbeat_title(r: &InspectRecord, n: usize, back: usize, width: usize) -> String {
+    let shown = n - back.min(n - 1);
+    let policy = fit_mid(&r.policy, 24);
+    let at = clock(r.t);
+    // Heartbeats of a full node ask the policy nothing (Hadoop's
+    // askForNewTask), so they are not counted here: the title says so
+    // where it fits.
+    let candidates = [
+        format!(
+            " Inspector: node {}'s heartbeat {shown}/{n} at {at} · {policy} · ← older → newer (last {INSPECT_RING} that asked for work; a full node asks nothing) ",
+            r.node
+        ),
+        format!(
+            " Inspector: node {}'s heartbeat {shown}/{n} at {at} · {policy} · ← older → newer (last {INSPECT_RING} that asked for work) ",
+            r.node
+        ),
+        format!(
+            " Inspector: node {}'s heartbeat {shown}/{n} at {at} · {policy} · ← older → newer (last {INSPECT_RING} kept) ",
+            r.node
+        ),
+        format!(
+            " Inspector: node {}'s heartbeat {shown}/{n} at {at} · {policy} · ← older → newer ",
+            r.node
+        ),
+        format!(" Inspector: node {} heartbeat {shown}/{n} at {at} · {policy} ", r.node),
+        format!(" node {} {at} · {shown}/{n} ", r.node),
+    ];
+    candidates
+        .iter()
+        .find(|t| t.chars().count() + 2 <= width)
+        .unwrap_or(&candidates[2])
+        .clone()
+}
+
+/// The heartbeat's cluster values, what it assigned and by which rule,
+/// what runs on the node now, and a blank line.
+fn summary_lines(app: &App, r: &InspectRecord, width: usize) -> Vec<Line<'static>> {
+    let mut lines: Vec<Line> = Vec::new();
+    if !r.inspection.cluster.is_empty() {
+        let c: Vec<String> = r
+            .inspection
+            .cluster
+            .iter()
+            .map(|(k, v)| format!("{k} = {}", value_str(v)))
+            .collect();
+        lines.extend(wrapped("cluster  ", &c, "   ", width, 2));
+    }
+    let assigned: Vec<String> = r
+        .assigned
+        .iter()
+        .zip(&r.rules)
+        .map(|(a, rule)| format!("{a} ({rule})"))
+        .collect();
+    if assigned.is_empty() {
+        lines.push(Line::from(vec![
+            Span::styled("assigned ", theme::title()),
+            Span::raw("nothing"),
+        ]));
+    } else {
+        lines.extend(wrapped("assigned ", &assigned, ", ", width, 2));
+    }
+    lines.extend(running_now(app, r.node, width));
+    lines.push(Line::from(""));
+    lines
+}
+
+/// The policy's tables of a heartbeat: its pools and its jobs, by row.
+struct Tables<'a> {
+    pools: Vec<(&'a String, &'a Values)>,
+    jobs: Vec<(&'a String, &'a Values)>,
+}
+
+impl Tables<'_> {
+    /// The legend of abbreviated headers, the pools (a third of the room
+    /// at most) and the jobs (the rest, scrolled to `row`, or to the jobs
+    /// the heartbeat assigned with `follow`), from column `col` on; the
+    /// pages scrolled set in `pages`.
+    fn draw(
+        &self,
+        lines: &mut Vec<Line<'static>>,
+        r: &InspectRecord,
+        (width, height): (usize, usize),
+        (row, col, follow): (usize, usize, bool),
+        pages: &mut Pages,
+    ) {
+        let budget = height.saturating_sub(lines.len());
+        let job_cols = Cols::new("job", &self.jobs, width, col, 2);
+        let pool_cols = Cols::new("pool", &self.pools, width, col, job_cols.gap);
+        // A legend line for the abbreviated headers of both tables.
+        let mut abbrev: Vec<String> = r
+            .inspection
+            .cluster
+            .keys()
+            .filter_map(|k| meaning(k).map(|m| format!("{k} = {m}")))
+            .collect();
+        abbrev.extend(pool_cols.abbreviations());
+        for a in job_cols.abbreviations() {
+            if !abbrev.contains(&a) {
+                abbrev.push(a);
+            }
+        }
+        // Wrapped at entries; two lines at most on a short screen.
+        // As many lines as the room the tables leave (2 at least).
+        let tables = self.jobs.len()
+            + 1
+            + if self.pools.is_empty() {
+                0
+            } else {
+                self.pools.len() + 2
+            };
+        let max_lines = height.saturating_sub(lines.len() + tables).clamp(2, 6);
+        lines.extend(legend(&abbrev, max_lines, width));
+        if !self.pools.is_empty() {
+            self.pool_rows(lines, &pool_cols, budget);
+        }
+        if self.jobs.is_empty() {
+            lines.push(Line::from(Span::styled("no running jobs", theme::dim())));
+        } else {
+            pages.inspector_cols = Page {
+                first: job_cols.shown.0,
+                rows: job_cols.shown.1 - job_cols.shown.0,
+                max: job_cols.max_first,
+            };
+            let assigned: Vec<&str> = r
+                .assigned
+                .iter()
+                .map(|a| a.rsplit_once('/').map_or(a.as_str(), |(j, _)| j))
+                .collect();
+            pages.inspector_rows =
+                self.job_rows(lines, &job_cols, height, (row, follow), &assigned);
+        }
+    }
+
+    /// The pools' table: a third of `budget` lines at most, then a blank
+    /// line.
+    fn pool_rows(&self, lines: &mut Vec<Line<'static>>, cols: &Cols, budget: usize) {
+        let shown = self.pools.len().min((budget / 3).max(1));
+        lines.push(cols.header("pool"));
+        for (name, v) in self.pools.iter().take(shown) {
+            lines.push(cols.row(name, v, Style::default()));
+        }
+        if self.pools.len() > shown {
+            lines.push(Line::from(Span::styled(
+                format!(
+                    "… {}",
+                    count((self.pools.len() - shown) as u64, "more pool")
+                ),
+                theme::dim(),
+            )));
+        }
+        lines.push(Line::from(""));
+    }
+
+    /// The jobs' table in the lines left of `height`: every row, or as
+    /// many as fit above a line saying what is scrolled out of view; the
+    /// `assigned` jobs highlighted (and, with `follow`, scrolled to).
+    /// Returns the page shown.
+    fn job_rows(
+        &self,
+        lines: &mut Vec<Line<'static>>,
+        cols: &Cols,
+        height: usize,
+        (row, follow): (usize, bool),
+        assigned: &[&str],
+    ) -> Page {
+        let jobs = &self.jobs;
+        let room = height.saturating_sub(lines.len() + 1).max(1);
+        let rows = if jobs.len() <= room {
+            jobs.len()
+        } else {
+            room.saturating_sub(1).max(1)
+        };
+        let max = jobs.len() - rows;
+        let mut first = row.min(max);
+        if follow {
+            let pos = jobs
+                .iter()
+                .position(|(n, _)| assigned.contains(&n.as_str()));
+            if let Some(pos) = pos {
+                if pos < first {
+                    first = pos;
+                } else if pos >= first + rows {
+                    first = pos + 1 - rows;
+                }
+            }
+        }
+        lines.push(cols.header("job"));
+        for (name, v) in jobs.iter().skip(first).take(rows) {
+            let style = if assigned.contains(&name.as_str()) {
+                Style::default().fg(theme::ACCENT)
+            } else {
+                Style::default()
+            };
+            lines.push(cols.row(name, v, style));
+        }
+        let below = jobs.len() - first - rows;
+        if first > 0 || below > 0 {
+            let mut m = Vec::new();
+            if first > 0 {
+                m.push(format!("↑ {first} above"));
+            }
+            if below > 0 {
+                m.push(format!("↓ {below} below"));
+            }
+            lines.push(Line::from(Span::styled(
+                format!("{} · ↑↓ scroll", m.join(" · ")),
+                theme::dim(),
+            )));
+        }
+        Page { first, rows, max }
+    }
+}
+
+/// The abbreviations' legend: wrapped at entries into at most
+/// `max_lines` lines `width` wide, the last saying there is more under ?
+/// when they do not all fit.
+fn legend(abbrev: &[String], max_lines: usize, width: usize) -> Vec<Line<'static>> {
+    let mut legend: Vec<String> = Vec::new();
+    for a in abbrev {
+        match legend.last_mut() {
+            Some(l) if l.chars().count() + 3 + a.chars().count() <= width => {
+                l.push_str(" · ");
+                l.push_str(a);
+            }
+            _ => legend.push(a.clone()),
+        }
+    }
+    if legend.len() > max_lines {
+        legend.truncate(max_lines);
+        let last = legend.last_mut().expect("at least one line");
+        let more = " · more under ?";
+        *last = format!(
+            "{}{more}",
+            fit(last, width.saturating_sub(more.chars().count()))
+        );
+    }
+    legend
+        .into_iter()
+        .map(|l| Line::from(Span::styled(fit(&l, width), theme::dim())))
+        .collect()
 }
 
 /// What runs on `node` now, each attempt's phase and what it moves.
