@@ -233,6 +233,25 @@ fn run_ending(w: &crate::sim::World) -> String {
 /// always shows (`? help`, `q quit`, `esc`), higher ranks give way first
 /// when the line is too narrow, after the labels have shrunk to one word.
 fn render_footer(app: &App, f: &mut Frame, area: Rect, help_scrolls: bool) {
+    let (keys, tight) = fit_keys(footer_keys(app, help_scrolls), area.width as usize);
+    let mut spans = Vec::new();
+    for (k, v, _) in keys {
+        if tight {
+            spans.push(Span::styled(k.to_string(), theme::key()));
+            spans.push(Span::raw(format!(" {} ", first_word(v))));
+        } else {
+            spans.push(Span::styled(format!(" {k} "), theme::key()));
+            spans.push(Span::raw(format!(" {v} ")));
+        }
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// A footer key: the key, what it does, and its rank (0 always shows).
+type FooterKey = (&'static str, &'static str, u8);
+
+/// The keys that work where you are, with their ranks.
+fn footer_keys(app: &App, help_scrolls: bool) -> Vec<FooterKey> {
     // Scrolling keys where the view has more rows than it shows (drawn
     // just before the footer, so its page is this frame's).
     let p = app.pages.get();
@@ -244,7 +263,7 @@ fn render_footer(app: &App, f: &mut Frame, area: Rect, help_scrolls: bool) {
     };
     let sel_jobs = matches!(app.view, View::Overview | View::Jobs);
     let sel_nodes = matches!(app.view, View::Overview | View::Cluster);
-    let keys: Vec<(&str, &str, u8)> = match &app.overlay {
+    match &app.overlay {
         Overlay::None => [
             ("space", "pause", 1),
             (".", "step", 5),
@@ -325,16 +344,19 @@ fn render_footer(app: &App, f: &mut Frame, area: Rect, help_scrolls: bool) {
         .into_iter()
         .filter(|k| k.2 != 99)
         .collect(),
-    };
-    let width = area.width as usize;
-    let full = |ks: &[(&str, &str, u8)]| -> usize {
+    }
+}
+
+/// The keys that fit `width`: spaced out with full labels, leaving out the
+/// extras (rank 7 and up) if that is what it takes; else tight, one word
+/// each, dropping the highest ranks first. True when tight.
+fn fit_keys(keys: Vec<FooterKey>, width: usize) -> (Vec<FooterKey>, bool) {
+    let full = |ks: &[FooterKey]| -> usize {
         ks.iter()
             .map(|(k, v, _)| k.chars().count() + v.chars().count() + 4)
             .sum()
     };
     let mut keys = keys;
-    // Spaced out with full labels, leaving out the extras (rank 7 and up)
-    // if that is what it takes; else tight, one word each.
     let mut spaced = keys.clone();
     while full(&spaced) > width {
         match spaced.iter().rposition(|k| k.2 >= 7) {
@@ -349,7 +371,7 @@ fn render_footer(app: &App, f: &mut Frame, area: Rect, help_scrolls: bool) {
         keys = spaced;
     }
     if tight {
-        let narrow = |ks: &[(&str, &str, u8)]| -> usize {
+        let narrow = |ks: &[FooterKey]| -> usize {
             ks.iter()
                 .map(|(k, v, _)| k.chars().count() + first_word(v).chars().count() + 2)
                 .sum()
@@ -362,17 +384,7 @@ fn render_footer(app: &App, f: &mut Frame, area: Rect, help_scrolls: bool) {
             keys.remove(i);
         }
     }
-    let mut spans = Vec::new();
-    for (k, v, _) in keys {
-        if tight {
-            spans.push(Span::styled(k.to_string(), theme::key()));
-            spans.push(Span::raw(format!(" {} ", first_word(v))));
-        } else {
-            spans.push(Span::styled(format!(" {k} "), theme::key()));
-            spans.push(Span::raw(format!(" {v} ")));
-        }
-    }
-    f.render_widget(Paragraph::new(Line::from(spans)), area);
+    (keys, tight)
 }
 
 fn first_word(v: &str) -> &str {

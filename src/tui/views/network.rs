@@ -56,8 +56,13 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     ])
     .areas(area);
     f.render_widget(Paragraph::new(head).block(super::panel(" Network ")), top);
+    render_links(app, f, links_area, inner_w);
+    render_nodes(app, f, nodes_area, inner_w);
+}
 
-    // The busiest disks and links now.
+/// The busiest disks and links now, each with a gauge of load against capacity.
+fn render_links(app: &App, f: &mut Frame, links_area: Rect, inner_w: usize) {
+    let w = &app.sim.w;
     let n_links = w.links.count() as usize;
     let mut busy: Vec<(f64, usize)> = w.net.resources[..n_links]
         .iter()
@@ -103,8 +108,11 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         Paragraph::new(lines).block(super::panel(&title)),
         links_area,
     );
+}
 
-    // Nodes by their busiest resource: disk, NIC up, NIC down.
+/// Nodes by their busiest resource: disk, NIC up, NIC down.
+fn render_nodes(app: &App, f: &mut Frame, nodes_area: Rect, inner_w: usize) {
+    let w = &app.sim.w;
     let mut nodes: Vec<(f64, usize, [f64; 3])> = (0..w.cluster.nodes.len())
         .map(|n| {
             let u = |k: usize| {

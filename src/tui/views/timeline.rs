@@ -124,53 +124,75 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         let n = ix.lane_base.partition_point(|&b| b <= lane) - 1;
         (n as u32, lane - ix.lane_base[n])
     };
-    let dead = Style::default().fg(theme::WARN);
     for lane in first..(first + rows_h).min(lanes) {
         let (n, l) = node_of(lane);
-        let mut row: Vec<(char, Style)> = vec![(theme::FREE, theme::dim()); now_col + 1];
-        row.resize(cols, (' ', theme::dim()));
-        for &a in &ix.lanes[lane] {
-            let a = &w.attempts[a as usize];
-            let style = Style::default().fg(theme::job_color(a.job));
-            // A span [start, end) covers the columns it touches.
-            let last = a.end().map_or(w.now, |e| e.saturating_sub(1).max(a.start));
-            let (c0, c1) = (col_of(a.start), col_of(last).min(now_col));
-            let shuffle_end = a.shuffle_end().unwrap_or(Ms::MAX);
-            for (c, cell) in row.iter_mut().enumerate().take(c1 + 1).skip(c0) {
-                let t = (c as Ms * step).max(a.start);
-                let g = match a.kind {
-                    Kind::Map => theme::MAP,
-                    Kind::Reduce if t < shuffle_end => theme::SHUFFLE,
-                    Kind::Reduce => theme::REDUCE,
-                };
-                *cell = (g, style);
-            }
-        }
-        for &(from, to) in &ix.down[n as usize] {
-            let last = to.map_or(w.now, |t| t.saturating_sub(1).max(from));
-            for cell in row
-                .iter_mut()
-                .take(col_of(last).min(now_col) + 1)
-                .skip(col_of(from))
-            {
-                *cell = (theme::DEAD, dead);
-            }
-        }
-        let node = w.node(n);
-        let kind = if w.capacity().gauge() == crate::model::Gauge::Containers {
-            'c'
-        } else if l < node.map_slots as usize {
-            'm'
-        } else {
-            'r'
-        };
-        let mut spans = vec![Span::styled(format!("n{n:<4}{kind}{l:<2} "), theme::dim())];
-        spans.extend(row.into_iter().map(|(c, s)| Span::styled(c.to_string(), s)));
-        lines.push(Line::from(spans));
+        lines.push(lane_line(app, lane, n, l, step, cols, now_col));
     }
     f.render_widget(Paragraph::new(lines), gantt);
+    render_sparklines(app, f, spark, step, cols);
+}
 
-    // Sparklines on the Gantt's columns: the same step, from time 0.
+/// One Gantt row: lane `l` of node `n`, its attempts and down spans drawn
+/// on columns of `step` up to `now_col`.
+fn lane_line(
+    app: &App,
+    lane: usize,
+    n: u32,
+    l: usize,
+    step: Ms,
+    cols: usize,
+    now_col: usize,
+) -> Line<'static> {
+    let w = &app.sim.w;
+    let ix = &app.index;
+    let col_of = |t: Ms| -> usize { (t / step) as usize };
+    let dead = Style::default().fg(theme::WARN);
+    let mut row: Vec<(char, Style)> = vec![(theme::FREE, theme::dim()); now_col + 1];
+    row.resize(cols, (' ', theme::dim()));
+    for &a in &ix.lanes[lane] {
+        let a = &w.attempts[a as usize];
+        let style = Style::default().fg(theme::job_color(a.job));
+        // A span [start, end) covers the columns it touches.
+        let last = a.end().map_or(w.now, |e| e.saturating_sub(1).max(a.start));
+        let (c0, c1) = (col_of(a.start), col_of(last).min(now_col));
+        let shuffle_end = a.shuffle_end().unwrap_or(Ms::MAX);
+        for (c, cell) in row.iter_mut().enumerate().take(c1 + 1).skip(c0) {
+            let t = (c as Ms * step).max(a.start);
+            let g = match a.kind {
+                Kind::Map => theme::MAP,
+                Kind::Reduce if t < shuffle_end => theme::SHUFFLE,
+                Kind::Reduce => theme::REDUCE,
+            };
+            *cell = (g, style);
+        }
+    }
+    for &(from, to) in &ix.down[n as usize] {
+        let last = to.map_or(w.now, |t| t.saturating_sub(1).max(from));
+        for cell in row
+            .iter_mut()
+            .take(col_of(last).min(now_col) + 1)
+            .skip(col_of(from))
+        {
+            *cell = (theme::DEAD, dead);
+        }
+    }
+    let node = w.node(n);
+    let kind = if w.capacity().gauge() == crate::model::Gauge::Containers {
+        'c'
+    } else if l < node.map_slots as usize {
+        'm'
+    } else {
+        'r'
+    };
+    let mut spans = vec![Span::styled(format!("n{n:<4}{kind}{l:<2} "), theme::dim())];
+    spans.extend(row.into_iter().map(|(c, s)| Span::styled(c.to_string(), s)));
+    Line::from(spans)
+}
+
+/// Sparklines on the Gantt's columns: the same step, from time 0.
+fn render_sparklines(app: &App, f: &mut Frame, spark: Rect, step: Ms, cols: usize) {
+    let w = &app.sim.w;
+    let ix = &app.index;
     let [util_a, queue_a] =
         Layout::vertical([Constraint::Length(1), Constraint::Length(1)]).areas(spark);
     let values = ix.history.columns(step, cols, w);
