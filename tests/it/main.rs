@@ -16,6 +16,7 @@ mod invariants;
 mod job_actions;
 mod jobtasks;
 mod joss;
+mod layers;
 mod network;
 mod omo;
 mod physics;
