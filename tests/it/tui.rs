@@ -1754,12 +1754,36 @@ fn a_frame_stops_at_its_budget_and_the_header_says_the_speed_achieved() {
     assert!(a.sim.w.now - t0 < 5_000, "{} ms", a.sim.w.now - t0);
     let label = a.speed_label();
     assert!(label.contains("(got "), "{label}");
-    // With time to spare the run keeps up, and the header says only the speed.
+    // With time to spare the run keeps up, and the header says so: the
+    // speed kept over the last second is the one asked for.
     a.frame_budget = None;
     for _ in 0..20 {
         a.update(Action::Tick(1000));
     }
-    assert!(!a.speed_label().contains("got"), "{}", a.speed_label());
+    let asked = a.speed_asked();
+    assert_eq!(a.speed_label(), format!("{asked} (got {asked})"));
+    // Paused, the header names the speed asked for only.
+    a.update(Action::TogglePause);
+    assert_eq!(a.speed_label(), asked);
+}
+
+/// The speed kept is measured over the last second of wall time, frame
+/// by frame: a slow second shows at once, and is forgotten a second later.
+#[test]
+fn the_speed_kept_is_the_last_seconds() {
+    let mut p = slotsim::tui::app::Pace::default();
+    assert_eq!(p.speed(), None);
+    for _ in 0..30 {
+        p.push(33, 33_000);
+    }
+    assert_eq!(p.speed(), Some(1000.0));
+    // Ten frames of 100 ms that move 1 s each: the last second is theirs.
+    for _ in 0..10 {
+        p.push(100, 1_000);
+    }
+    assert_eq!(p.speed(), Some(10.0));
+    p.clear();
+    assert_eq!(p.speed(), None);
 }
 
 /// `l`: the whole run's log, searched as you type; every line shown

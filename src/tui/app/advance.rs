@@ -12,21 +12,28 @@ impl App {
         SPEEDS[self.speed]
     }
 
+    /// The speed asked for and, while the run moves, the speed it kept
+    /// over the last second of wall time: "1000× (got 21×)", "max (got
+    /// 412×)".
     pub fn speed_label(&self) -> String {
+        let asked = self.speed_asked();
+        match self.pace.speed() {
+            Some(a) if !self.paused && !self.sim.is_finished() => {
+                format!("{asked} (got {})", speed_number(a))
+            }
+            _ => asked,
+        }
+    }
+
+    /// The speed asked for: "1000×", "0.5×", "max".
+    pub fn speed_asked(&self) -> String {
         let s = self.speed();
-        let asked = if s.is_infinite() {
+        if s.is_infinite() {
             "max".into()
         } else if s < 1.0 {
             format!("{s}×")
         } else {
             format!("{}×", s as u64)
-        };
-        match self.achieved {
-            // What the run keeps up with, when it falls short.
-            Some(a) if s.is_finite() && a < 0.9 * s => {
-                format!("{asked} (got {})", speed_number(a))
-            }
-            _ => asked,
         }
     }
 
@@ -152,11 +159,20 @@ impl App {
     /// Advances the run by `wall_ms` of wall-clock time at the current
     /// speed, an instant at a time so the utilisation and queue samples
     /// see the state between events.
+    ///
+    /// Live (with a frame budget) a frame runs until its target or its
+    /// budget, whichever comes first: at `max` that is flat out. Only the
+    /// last [`INSPECT_RING`] heartbeats can be shown, so inspections are
+    /// built only for the heartbeats within [`App::inspect_span`] of the
+    /// target and, when the budget may cut the frame first (always at
+    /// `max`), for those in the budget's last quarter: building them for
+    /// a whole frame made `max` the slowest speed. The offscreen recorder
+    /// (no budget, no clock) stops after [`MAX_EVENTS_PER_FRAME`] events
+    /// and guesses a `max` frame's end from the last one's advance.
     pub(super) fn tick(&mut self, wall_ms: u64) {
         if self.paused || self.sim.is_finished() {
             return;
         }
-        let deadline = self.frame_budget.map(|b| std::time::Instant::now() + b);
         let s = self.speed();
         // `until` (record --until) caps every step.
         let target = if s.is_infinite() {
@@ -167,30 +183,36 @@ impl App {
             self.carry -= adv;
             Some((self.sim.w.now + adv as Ms).min(self.until.unwrap_or(Ms::MAX)))
         };
-        // Only the last INSPECT_RING heartbeats can be shown: skip building
-        // inspections before them (at "max", guess the frame's end from the
-        // last frame's advance).
         let start = self.sim.w.now;
         let span = self.inspect_span();
-        let end_guess = target.unwrap_or(start.saturating_add(self.last_advance));
-        self.sim.set_inspect_from(end_guess.saturating_sub(span));
-        // A frame processes a bounded number of instants, within its
-        // wall-clock budget: what it leaves is not owed to the next frame
-        // (the run falls behind the speed asked for, and says so).
-        let cut = self.run_sampled(target, MAX_EVENTS_PER_FRAME, deadline);
+        let near_target = target.map_or(Ms::MAX, |t| t.saturating_sub(span));
+        // A frame processes what its budget allows: what it leaves is not
+        // owed to the next frame (the run falls behind the speed asked
+        // for, and the header says by how much).
+        let cut = match self.frame_budget {
+            Some(budget) => {
+                let now = std::time::Instant::now();
+                self.sim.set_inspect_from(near_target);
+                let cut = self.run_sampled(target, usize::MAX, Some(now + budget.mul_f64(0.75)));
+                if cut {
+                    let from = near_target.min(self.sim.w.now);
+                    self.sim.set_inspect_from(from);
+                    self.run_sampled(target, usize::MAX, Some(now + budget))
+                } else {
+                    false
+                }
+            }
+            None => {
+                let end_guess = target.unwrap_or(start.saturating_add(self.last_advance));
+                self.sim.set_inspect_from(end_guess.saturating_sub(span));
+                self.run_sampled(target, MAX_EVENTS_PER_FRAME, None)
+            }
+        };
         if cut {
             self.carry = 0.0;
         }
         self.last_advance = self.sim.w.now - start;
-        // Only a frame cut short fell behind; one that reached its target
-        // (or the run's end, or `--until`) kept up.
-        if cut && wall_ms > 0 && !s.is_infinite() {
-            let got = self.last_advance as f64 / wall_ms as f64;
-            let a = self.achieved.map_or(got, |a| 0.8 * a + 0.2 * got);
-            self.achieved = Some(a);
-        } else if !cut {
-            self.achieved = None;
-        }
+        self.pace.push(wall_ms, self.last_advance);
         // Steps and commands between frames are always inspected.
         self.sim.set_inspect_from(0);
         self.note_halt();
@@ -210,12 +232,47 @@ impl App {
     }
 }
 
-/// A speed for the header: "6×", "0.5×".
+/// A speed for the header: "6×", "0.5×", "2.4×", "412×".
 fn speed_number(x: f64) -> String {
-    if x >= 10.0 {
+    let tenths = (x * 10.0).round();
+    if x >= 10.0 || tenths % 10.0 == 0.0 {
         format!("{x:.0}×")
     } else {
-        format!("{x:.1}×")
+        format!("{:.1}×", tenths / 10.0)
+    }
+}
+
+/// The speed the run kept over the last second of wall time: each
+/// frame's wall-clock time and the simulated time it advanced. Counted
+/// from the frames' own `wall_ms`, so the offscreen recorder (which reads
+/// no clock) measures it the same way every time.
+#[derive(Default)]
+pub struct Pace {
+    frames: VecDeque<(u64, Ms)>,
+    wall: u64,
+    sim: Ms,
+}
+
+impl Pace {
+    /// Forgets what was measured (a pause, a new speed, a seek).
+    pub fn clear(&mut self) {
+        *self = Pace::default();
+    }
+
+    pub fn push(&mut self, wall_ms: u64, advanced: Ms) {
+        self.frames.push_back((wall_ms, advanced));
+        self.wall += wall_ms;
+        self.sim += advanced;
+        while self.frames.len() > 1 && self.wall - self.frames[0].0 >= 1000 {
+            let (w, a) = self.frames.pop_front().expect("more than one");
+            self.wall -= w;
+            self.sim -= a;
+        }
+    }
+
+    /// Simulated over wall-clock time, once a frame has been measured.
+    pub fn speed(&self) -> Option<f64> {
+        (self.wall > 0).then(|| self.sim as f64 / self.wall as f64)
     }
 }
 

@@ -12,7 +12,7 @@ mod select;
 mod session;
 mod submit;
 
-pub use advance::Rings;
+pub use advance::{Pace, Rings};
 pub use log::{clock, count, dur, noun};
 pub use select::{
     job_progress, job_rows, overview_jobs, policy_number, Hit, JobState, Sort, Target, VALUE_KEYS,
@@ -323,9 +323,8 @@ pub struct App {
     /// offscreen recorder has none (it reads no clock) and is bounded by
     /// [`MAX_EVENTS_PER_FRAME`] alone.
     pub frame_budget: Option<std::time::Duration>,
-    /// The speed the run kept up with lately (simulated over wall-clock
-    /// time, smoothed), when it fell short of the one asked for.
-    pub achieved: Option<f64>,
+    /// The speed the run kept over the last second of wall time.
+    pub pace: advance::Pace,
     /// The scenario file the session runs (`None`: the embedded
     /// quickstart): `W` writes the session beside it, so the paths it
     /// names still resolve.
@@ -354,7 +353,7 @@ impl App {
             quit: false,
             last_advance: 0,
             frame_budget: None,
-            achieved: None,
+            pace: Default::default(),
             source: None,
             until: None,
             ring,
@@ -425,15 +424,16 @@ impl App {
             Action::TogglePause => {
                 self.paused = !self.paused;
                 self.carry = 0.0;
+                self.pace.clear();
             }
             Action::Step => self.step_heartbeat(),
             Action::SpeedUp => {
                 self.speed = (self.speed + 1).min(SPEEDS.len() - 1);
-                self.achieved = None;
+                self.pace.clear();
             }
             Action::SpeedDown => {
                 self.speed = self.speed.saturating_sub(1);
-                self.achieved = None;
+                self.pace.clear();
             }
             Action::NextView | Action::PrevView => {
                 let n = View::ALL.len();

@@ -45,6 +45,7 @@ impl App {
         self.run_sampled(Some(target), usize::MAX, None);
         self.sim.set_inspect_from(0);
         self.carry = 0.0;
+        self.pace.clear();
     }
 
     /// The run again from its start, to `target`, with the session's

@@ -92,14 +92,21 @@ fn header_lines(app: &App, width: usize) -> Vec<Line<'static>> {
     let jobs = format!("jobs: {}/{}", w.finished_jobs(), w.submitted_jobs());
     let hb = format!("hb {}", w.heartbeats);
     let len = |spans: &[Span]| -> usize { spans.iter().map(|s| s.content.chars().count()).sum() };
-    let build = |label: String, with_hb: bool| -> Vec<Span<'static>> {
+    let speed = |got: bool| {
+        if got {
+            app.speed_label()
+        } else {
+            app.speed_asked()
+        }
+    };
+    let build = |label: String, with_hb: bool, got: bool| -> Vec<Span<'static>> {
         let mut v = vec![
             Span::styled(" policy: ", theme::dim()),
             Span::styled(label, theme::title()),
             sep(),
             Span::raw(clock(w.now)),
             sep(),
-            Span::raw(app.speed_label()),
+            Span::raw(speed(got)),
             sep(),
             state.clone(),
             sep(),
@@ -111,13 +118,20 @@ fn header_lines(app: &App, width: usize) -> Vec<Line<'static>> {
         }
         v
     };
-    let base = len(&build(String::new(), false));
-    let mut spans = if base + label.chars().count() + 3 + hb.chars().count() <= width {
-        build(label, true)
-    } else if base + label.chars().count() <= width {
-        build(label, false)
-    } else if base + 8 <= width {
-        build(fit_mid(&label, width - base), false)
+    // The speed kept goes before the heartbeat count and after the
+    // label's middle; the asked speed always stays.
+    let base = |got: bool| len(&build(String::new(), false, got));
+    let label_w = label.chars().count();
+    let mut spans = if base(true) + label_w + 3 + hb.chars().count() <= width {
+        build(label, true, true)
+    } else if base(true) + label_w <= width {
+        build(label, false, true)
+    } else if base(false) + label_w <= width {
+        build(label, false, false)
+    } else if base(true) + 24 <= width {
+        build(fit_mid(&label, width - base(true)), false, true)
+    } else if base(false) + 8 <= width {
+        build(fit_mid(&label, width - base(false)), false, false)
     } else {
         // Two lines: policy and state, then clock, speed and jobs.
         let room = width.saturating_sub(9 + 3 + state.content.chars().count());
@@ -127,10 +141,11 @@ fn header_lines(app: &App, width: usize) -> Vec<Line<'static>> {
             sep(),
             state,
         ];
+        let got = 1 + clock(w.now).len() + 3 + speed(true).chars().count() + 3 + jobs.len();
         let second = vec![
             Span::raw(format!(" {}", clock(w.now))),
             sep(),
-            Span::raw(app.speed_label()),
+            Span::raw(speed(got <= width)),
             sep(),
             Span::raw(jobs),
         ];
