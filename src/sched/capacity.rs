@@ -37,6 +37,7 @@ pub const CAPACITY: Entry = Entry {
 /// `mapreduce.job.locality.wait.factor` default.
 const LOCALITY_WAIT_FACTOR: f64 = 1.0;
 
+#[derive(Clone)]
 pub struct Capacity {
     label: String,
     slowstart: f64,
@@ -332,6 +333,10 @@ impl Capacity {
 }
 
 impl Policy for Capacity {
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        Some(Box::new(Self::clone(self)))
+    }
+
     fn label(&self) -> &str {
         &self.label
     }

@@ -35,6 +35,7 @@ pub const FIFO: Entry = Entry {
 /// Hadoop's `MIN_CLUSTER_SIZE_FOR_PADDING`.
 const MIN_CLUSTER_SIZE_FOR_PADDING: usize = 3;
 
+#[derive(Clone)]
 pub struct Fifo {
     label: String,
     slowstart: f64,
@@ -127,6 +128,10 @@ impl Fifo {
 }
 
 impl Policy for Fifo {
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        Some(Box::new(Self::clone(self)))
+    }
+
     fn label(&self) -> &str {
         &self.label
     }

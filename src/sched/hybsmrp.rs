@@ -71,6 +71,7 @@ pub const RULE_REDUCE: &str = "hybsmrp/reduce";
 /// Misses after which a node takes a non-local map.
 pub const MISSES_BEFORE_NON_LOCAL: u32 = 2;
 
+#[derive(Clone)]
 pub struct Hybsmrp {
     label: String,
     slowstart: f64,
@@ -215,6 +216,10 @@ impl Hybsmrp {
 }
 
 impl Policy for Hybsmrp {
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        Some(Box::new(Self::clone(self)))
+    }
+
     fn label(&self) -> &str {
         &self.label
     }

@@ -175,6 +175,7 @@ struct DcQueues {
     next_reduce: usize,
 }
 
+#[derive(Clone)]
 pub struct Joss {
     label: String,
     slowstart: f64,
@@ -461,6 +462,10 @@ fn jta_pick(
 }
 
 impl Policy for Joss {
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        Some(Box::new(Self::clone(self)))
+    }
+
     fn label(&self) -> &str {
         &self.label
     }

@@ -34,6 +34,7 @@ pub const SJF: Entry = Entry {
     check: None,
 };
 
+#[derive(Clone)]
 pub struct Sjf {
     label: String,
     slowstart: f64,
@@ -79,6 +80,10 @@ fn map_rule(l: Locality) -> &'static str {
 }
 
 impl Policy for Sjf {
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        Some(Box::new(Self::clone(self)))
+    }
+
     fn label(&self) -> &str {
         &self.label
     }

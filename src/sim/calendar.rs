@@ -75,7 +75,7 @@ impl Ev {
 /// `(time, class, id, seq, event)`.
 type Entry = (Ms, u8, u64, u64, Ev);
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Calendar {
     heap: BinaryHeap<Reverse<Entry>>,
     seq: u64,

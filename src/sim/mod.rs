@@ -39,7 +39,7 @@ pub mod world;
 pub use heartbeat::Heartbeat;
 pub use job::{Attempt, AttemptId, Kind, Locality, Outcome, TaskState};
 pub use policy::{Event, Inspection, Observer, Policy, PolicyFactory, Show};
-pub use run::{Command, InspectRecord, Sim, SimError, Stepped};
+pub use run::{Checkpoint, Command, InspectRecord, Sim, SimError, Stepped};
 pub use world::{Notable, PolicySwitch, PoolStats, World};
 
 /// Bytes a run of `tasks` tasks on `nodes` nodes is expected to need at its

@@ -319,6 +319,14 @@ pub trait Policy: Show + Send {
     /// Switched in mid-run: rebuild any state from the jobs already there.
     fn adopt(&mut self, _w: &World) {}
 
+    /// A copy of this policy as it stands, for a checkpoint a run can be
+    /// restarted from exactly (the TUI's seek back). `None`: it cannot be
+    /// copied (a policy in another process), and a seek back replays the
+    /// run from its start.
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        None
+    }
+
     /// Something happened that the policy may keep books of.
     fn hear(&mut self, _w: &World, _e: Event) {}
 }
@@ -390,6 +398,12 @@ pub trait Observer: Send {
     /// Release-rate windows, for an observer that keeps them (OMO's
     /// passive monitor).
     fn release_windows(&self) -> Option<&[ReleaseWindow]> {
+        None
+    }
+
+    /// A copy of this observer as it stands, for a checkpoint (see
+    /// [`Policy::snapshot`]); `None` if it cannot be copied.
+    fn snapshot(&self) -> Option<Box<dyn Observer>> {
         None
     }
 }

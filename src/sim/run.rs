@@ -101,6 +101,38 @@ pub struct Sim {
     halted: Option<String>,
 }
 
+/// A run as it stood at one instant, from which it goes on exactly as it
+/// did: copies of the world, the policy and the observers, and the script
+/// so far. The policy factory and the inspection sink stay with the run.
+pub struct Checkpoint {
+    w: World,
+    policy: Box<dyn Policy>,
+    observers: Vec<Box<dyn Observer>>,
+    specs: Vec<PolicySpec>,
+    events: Vec<EventSpec>,
+    scripted_heartbeats: usize,
+    halted: Option<String>,
+}
+
+impl Checkpoint {
+    /// The instant it was taken.
+    pub fn at(&self) -> Ms {
+        self.w.now
+    }
+
+    /// How many scripted events (the scenario's, then the session's) it
+    /// holds: those the session scheduled after it are the restorer's to
+    /// schedule again.
+    pub fn events(&self) -> usize {
+        self.events.len()
+    }
+
+    /// About how many bytes it takes ([`World::footprint`]).
+    pub fn bytes(&self) -> usize {
+        self.w.footprint()
+    }
+}
+
 /// What [`Sim::step_heartbeat`] did: the time it reached, and whether it
 /// stopped after a heartbeat (else after the one event it processed
 /// because no heartbeat was pending).
@@ -181,6 +213,67 @@ impl Sim {
                 .count(),
             halted: None,
         })
+    }
+
+    /// A copy of the run as it stands, to go on from later exactly as it
+    /// goes on from here; `None` when the policy or an observer cannot be
+    /// copied (a policy in another process).
+    pub fn checkpoint(&self) -> Option<Checkpoint> {
+        let policy = self.policy.snapshot()?;
+        let observers = self
+            .observers
+            .iter()
+            .map(|o| o.snapshot())
+            .collect::<Option<Vec<_>>>()?;
+        Some(Checkpoint {
+            w: self.w.clone(),
+            policy,
+            observers,
+            specs: self.specs.clone(),
+            events: self.events.clone(),
+            scripted_heartbeats: self.scripted_heartbeats,
+            halted: self.halted.clone(),
+        })
+    }
+
+    /// Puts the run back where `cp` was taken (a checkpoint of this run),
+    /// and returns the run as it was, moved out rather than copied (to be
+    /// put back with [`Sim::put_back`]). The session's events scheduled
+    /// since `cp` are dropped with the rest: schedule them again
+    /// ([`Sim::schedule`]) to replay them. `None`, and the run unchanged,
+    /// if the checkpoint's policy or observers cannot be copied again.
+    pub fn restore(&mut self, cp: &Checkpoint) -> Option<Checkpoint> {
+        let policy = cp.policy.snapshot()?;
+        let observers = cp
+            .observers
+            .iter()
+            .map(|o| o.snapshot())
+            .collect::<Option<Vec<_>>>()?;
+        Some(self.put_back(Checkpoint {
+            w: cp.w.clone(),
+            policy,
+            observers,
+            specs: cp.specs.clone(),
+            events: cp.events.clone(),
+            scripted_heartbeats: cp.scripted_heartbeats,
+            halted: cp.halted.clone(),
+        }))
+    }
+
+    /// Puts `cp` in as the run, moved, and returns the run it replaces.
+    pub fn put_back(&mut self, cp: Checkpoint) -> Checkpoint {
+        Checkpoint {
+            w: std::mem::replace(&mut self.w, cp.w),
+            policy: std::mem::replace(&mut self.policy, cp.policy),
+            observers: std::mem::replace(&mut self.observers, cp.observers),
+            specs: std::mem::replace(&mut self.specs, cp.specs),
+            events: std::mem::replace(&mut self.events, cp.events),
+            scripted_heartbeats: std::mem::replace(
+                &mut self.scripted_heartbeats,
+                cp.scripted_heartbeats,
+            ),
+            halted: std::mem::replace(&mut self.halted, cp.halted),
+        }
     }
 
     /// Keeps a journal of what a person watching the run would want to

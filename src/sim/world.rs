@@ -86,6 +86,7 @@ pub enum Notable {
 pub(super) type LateKey = (Ms, u64, usize, bool, NodeId);
 
 /// The simulated cluster and its jobs: everything but the policy.
+#[derive(Clone)]
 pub struct World {
     /// LATE's slow-task threshold as last computed, with what it depends
     /// on (see `speculation::late_threshold`): policies ask for it for every
@@ -191,6 +192,33 @@ pub struct World {
     /// What else the policy is to hear of since it last heard
     /// ([`News`]), in the order it happened.
     pub(super) news: Vec<News>,
+}
+
+impl World {
+    /// About how many bytes a copy of the world takes: its largest tables
+    /// (attempts, tasks, the calendar, transfers) counted, the rest guessed
+    /// at a kilobyte a node and a job. A budget for checkpoints needs the
+    /// size's order, not its last byte.
+    pub fn footprint(&self) -> usize {
+        use std::mem::size_of;
+        let tasks: usize = self
+            .jobs
+            .iter()
+            .map(|j| {
+                j.maps.len() * (size_of::<super::job::MapTask>() + 16)
+                    + j.reduces.len() * size_of::<super::job::ReduceTask>()
+                    + j.outputs.len() * 4
+            })
+            .sum();
+        size_of::<World>()
+            + self.attempts.len() * size_of::<super::job::Attempt>()
+            + tasks
+            + self.jobs.len() * (size_of::<super::job::Job>() + 1024)
+            + self.cluster.nodes.len() * 1024
+            + self.cal.len() * 48
+            + self.runs.len() * size_of::<Run>()
+            + self.flow_meta.len() * size_of::<FlowMeta>()
+    }
 }
 
 impl World {

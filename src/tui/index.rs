@@ -21,6 +21,13 @@ pub struct History {
     samples: Vec<(f32, f32)>,
 }
 
+impl History {
+    /// About how many bytes it takes.
+    pub fn footprint(&self) -> usize {
+        self.samples.len() * 8
+    }
+}
+
 impl Default for History {
     fn default() -> Self {
         History {
@@ -120,6 +127,13 @@ pub struct RunIndex {
 }
 
 impl RunIndex {
+    /// About how many bytes a copy takes (for the checkpoints' budget).
+    pub fn footprint(&self) -> usize {
+        let lanes: usize = self.lanes.iter().map(|l| l.len() * 4 + 24).sum();
+        let down: usize = self.down.iter().map(|d| d.len() * 24 + 24).sum();
+        lanes + down + self.history.footprint()
+    }
+
     pub fn new(w: &World) -> RunIndex {
         let mut lane_base = Vec::with_capacity(w.cluster.nodes.len());
         let mut n = 0;

@@ -158,7 +158,8 @@ async fn event_loop(
         if panic_on_purpose {
             panic!("SLOTSIM_TEST_PANIC is set: a panic on purpose");
         }
-        let live = !app.paused && !app.sim.is_finished() && !app.overlay.freezes_clock();
+        let live = app.seeking()
+            || (!app.paused && !app.sim.is_finished() && !app.overlay.freezes_clock());
         if !live {
             last = Instant::now();
         }

@@ -1860,6 +1860,112 @@ fn seeking_back_and_forth_replays_the_same_run() {
     assert_eq!(session(true), session(false));
 }
 
+/// Live (a frame budget), a seek runs a frame's budget at a time: the
+/// status line shows its progress, view keys act while it runs, what
+/// would change the run waits, and Esc puts the run back exactly where it
+/// was; offscreen the same seek completes within its key and starts from
+/// a checkpoint, not from the start.
+#[test]
+fn a_live_seek_never_blocks_and_esc_puts_the_run_back() {
+    let summary =
+        |a: &App| serde_json::to_value(slotsim::report::summary::summarize(&a.sim)).unwrap();
+    let mut a = app();
+    run_for(&mut a, 40);
+    let (kept, spacing, bytes) = a.checkpoints.stats();
+    assert!(
+        kept >= 2,
+        "checkpoints kept as the run goes: {kept} every {spacing} ms, {bytes} B"
+    );
+    keys(&mut a, " ");
+    let before = a.sim.w.now;
+    let untouched = summary(&a);
+    // A budget of nothing: each frame of the seek processes one instant.
+    a.frame_budget = Some(std::time::Duration::ZERO);
+    keys(&mut a, "[");
+    assert!(a.seeking(), "one frame is not enough to seek back");
+    a.update(Action::Tick(33));
+    let status = a.status.clone().unwrap_or_default();
+    assert!(
+        status.contains("seeking back to") && status.contains("esc cancels"),
+        "{status}"
+    );
+    assert!(a.sim.w.now < before, "the run went back to a checkpoint");
+    let view = a.view;
+    keys(&mut a, "3");
+    assert_ne!(a.view, view, "a view key acts during the seek");
+    keys(&mut a, "s");
+    assert_eq!(
+        a.overlay,
+        Overlay::None,
+        "no submitting half-way through a seek"
+    );
+    key(&mut a, KeyCode::Esc);
+    assert!(!a.seeking());
+    assert_eq!(a.sim.w.now, before);
+    assert_eq!(summary(&a), untouched, "Esc restores the run exactly");
+    // Again, to the end: the seek lands on its target, a step back.
+    keys(&mut a, "[");
+    while a.seeking() {
+        a.update(Action::Tick(33));
+    }
+    assert!(a.sim.w.now + 10_000 <= before, "{} {before}", a.sim.w.now);
+    assert!(
+        a.status.as_deref().unwrap_or("").starts_with("at "),
+        "{:?}",
+        a.status
+    );
+    // `q` during a seek quits with the session's run, not the half-way one.
+    keys(&mut a, "]]");
+    while a.seeking() {
+        a.update(Action::Tick(33));
+    }
+    let furthest = a.sim.w.now;
+    assert!(furthest > before, "two steps forward: {furthest} {before}");
+    keys(&mut a, "[");
+    keys(&mut a, "q");
+    assert!(a.quit && !a.seeking());
+    assert_eq!(a.sim.w.now, furthest);
+}
+
+/// Under a policy in another process (which cannot be copied) a seek
+/// back replays the run from its start, and lands on the same run.
+#[test]
+fn a_seek_back_under_an_external_policy_replays_from_the_start() {
+    let fifo_py = "external:python3 clients/python/examples/fifo.py";
+    let session = |seek: bool| {
+        let mut a = App::new(load("quickstart.toml", Some(fifo_py))).unwrap();
+        run_for(&mut a, 20);
+        if seek {
+            keys(&mut a, " [");
+            assert!(!a.checkpoints.possible);
+            keys(&mut a, "] ");
+        }
+        run_to_the_end(&mut a);
+        serde_json::to_value(slotsim::report::summary::summarize(&a.sim)).unwrap()
+    };
+    assert_eq!(session(true), session(false));
+}
+
+/// The picker's `external` with no command to run (none on the command
+/// line, none in the scenario) switches nothing and says what it needs:
+/// a session written after it must load.
+#[test]
+fn the_picker_refuses_an_external_policy_without_a_command() {
+    let mut a = app();
+    run_for(&mut a, 5);
+    keys(&mut a, "p");
+    let names: Vec<&str> = slotsim::sched::registry::for_capacity(a.sim.w.capacity())
+        .iter()
+        .map(|e| e.name)
+        .collect();
+    let at = names.iter().position(|n| *n == "external").expect("listed");
+    a.overlay = Overlay::Picker { selected: at };
+    key(&mut a, KeyCode::Enter);
+    assert!(a.sim.session_events().is_empty(), "no switch on the tape");
+    let status = a.status.clone().unwrap_or_default();
+    assert!(status.contains("external needs its command"), "{status}");
+}
+
 /// A job submitted from the keyboard and selected, then a seek back to
 /// before its submission: it is no longer selected, and the job keys say
 /// so instead of acting on a job that is not there.

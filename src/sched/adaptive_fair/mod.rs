@@ -245,6 +245,7 @@ pub(super) struct View {
     demand: Vec<u32>,
 }
 
+#[derive(Clone)]
 pub struct AdaptiveFair {
     label: String,
     slowstart: f64,
@@ -310,6 +311,10 @@ impl AdaptiveFair {
 }
 
 impl Policy for AdaptiveFair {
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        Some(Box::new(Self::clone(self)))
+    }
+
     fn label(&self) -> &str {
         &self.label
     }

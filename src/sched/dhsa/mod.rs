@@ -235,6 +235,7 @@ enum MapPick {
     Any,
 }
 
+#[derive(Clone)]
 pub struct Dhsa {
     label: String,
     mode: Mode,
@@ -534,6 +535,10 @@ fn waiting_reduce_fits(w: &World, j: JobId) -> bool {
 }
 
 impl Policy for Dhsa {
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        Some(Box::new(Self::clone(self)))
+    }
+
     fn label(&self) -> &str {
         &self.label
     }

@@ -95,6 +95,7 @@ pub struct BaseSettings {
     pub speculate: bool,
 }
 
+#[derive(Clone)]
 pub struct FairBase<H> {
     pub settings: BaseSettings,
     pub(super) info: Vec<JobInfo>,

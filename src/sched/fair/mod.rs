@@ -95,6 +95,7 @@ const FRESH_RULES: Rules = Rules {
     reduce: "fresh/reduce",
 };
 
+#[derive(Clone)]
 pub struct Fair {
     label: String,
     base: FairBase<Rules>,
@@ -130,6 +131,10 @@ impl Fair {
 }
 
 impl Policy for Fair {
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        Some(Box::new(Self::clone(self)))
+    }
+
     fn label(&self) -> &str {
         &self.label
     }

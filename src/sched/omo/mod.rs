@@ -150,6 +150,7 @@ pub const RULE_FAIR: &str = "omo/fair";
 
 /// What OMO changes in its fair base: reduces count in a job's demand only
 /// once OMO has started its reduce stage, and the base launches maps only.
+#[derive(Clone)]
 pub struct OmoHooks {
     /// Per job id: OMO has started its reduce stage.
     reduce_started: Vec<bool>,
@@ -174,6 +175,7 @@ impl Hooks for OmoHooks {
     }
 }
 
+#[derive(Clone)]
 pub struct Omo {
     label: String,
     lazy_start: bool,
@@ -245,6 +247,7 @@ pub fn estimate(w: &World, j: JobId, f_o: Option<f64>, a_o: Option<f64>, d: u32)
 /// predictor under the Fair scheduler (Fig. 7), and a user deciding
 /// whether to switch to OMO mid-run can watch the same numbers first.
 /// Attached to every run as an [`Observer`]; it starts with the first job.
+#[derive(Clone)]
 pub struct PassiveMonitor {
     pred: Predictor,
 }
@@ -264,6 +267,10 @@ impl PassiveMonitor {
 }
 
 impl Observer for PassiveMonitor {
+    fn snapshot(&self) -> Option<Box<dyn Observer>> {
+        Some(Box::new(Self::clone(self)))
+    }
+
     fn observe(&mut self, w: &World) {
         if self.pred.started() || !w.active.is_empty() {
             self.pred
@@ -501,6 +508,10 @@ fn pool_takes_map(w: &World, j: JobId) -> bool {
 }
 
 impl Policy for Omo {
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        Some(Box::new(Self::clone(self)))
+    }
+
     fn label(&self) -> &str {
         &self.label
     }

@@ -34,6 +34,7 @@ pub const YARN_FIFO: Entry = Entry {
     check: None,
 };
 
+#[derive(Clone)]
 pub struct YarnFifo {
     label: String,
     slowstart: f64,
@@ -58,6 +59,10 @@ fn fit(hb: &Heartbeat<'_>, res: Resource) -> u32 {
 }
 
 impl Policy for YarnFifo {
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        Some(Box::new(Self::clone(self)))
+    }
+
     fn label(&self) -> &str {
         &self.label
     }

@@ -218,6 +218,15 @@ impl App {
         self.note_halt();
     }
 
+    /// A frame that ran nothing (it kept a checkpoint): its simulated
+    /// time is owed to the next.
+    pub(super) fn owe(&mut self, wall_ms: u64) {
+        if !self.paused && !self.sim.is_finished() && self.speed().is_finite() {
+            self.carry += wall_ms as f64 * self.speed();
+        }
+        self.pace.push(wall_ms, 0);
+    }
+
     /// A policy in another process stopped the run: the run pauses where
     /// it stands and the status line says why (all of it is printed on
     /// quit).
@@ -298,6 +307,14 @@ impl Rings {
             }
             self.node.push_back(rec.clone());
         }
+    }
+
+    /// Every kept heartbeat, taken out (the run went elsewhere).
+    pub fn take(&mut self) -> (VecDeque<InspectRecord>, VecDeque<InspectRecord>) {
+        (
+            std::mem::take(&mut self.all),
+            std::mem::take(&mut self.node),
+        )
     }
 
     /// Follows a new selected node: its heartbeats among all nodes' kept.

@@ -19,6 +19,14 @@ pub struct LogCache {
 }
 
 impl LogCache {
+    /// Its first `n` lines (all of them if fewer), searched afresh.
+    pub(super) fn prefix(&self, n: usize) -> LogCache {
+        LogCache {
+            lines: self.lines[..n.min(self.lines.len())].to_vec(),
+            ..LogCache::default()
+        }
+    }
+
     /// A line the run logged at `t`, formatted as it came.
     pub(super) fn push(&mut self, t: Ms, text: String) {
         self.lines.push((t, text));

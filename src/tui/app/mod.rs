@@ -325,6 +325,10 @@ pub struct App {
     pub frame_budget: Option<std::time::Duration>,
     /// The speed the run kept over the last second of wall time.
     pub pace: advance::Pace,
+    /// A seek under way (`[` / `]`), and the checkpoints seeks back start
+    /// from.
+    seeking: Option<seek::Seeking>,
+    pub checkpoints: seek::Checkpoints,
     /// The scenario file the session runs (`None`: the embedded
     /// quickstart): `W` writes the session beside it, so the paths it
     /// names still resolve.
@@ -354,6 +358,8 @@ impl App {
             last_advance: 0,
             frame_budget: None,
             pace: Default::default(),
+            seeking: None,
+            checkpoints: Default::default(),
             source: None,
             until: None,
             ring,
@@ -382,6 +388,61 @@ impl App {
 
     /// The one place state changes.
     pub fn update(&mut self, action: Action) {
+        if self.seeking.is_some() && !self.update_seeking(&action) {
+            return;
+        }
+        // Live, a frame that keeps a checkpoint runs nothing else (the
+        // next frame makes up its simulated time); offscreen frames have
+        // no wall clock to keep within.
+        if let Action::Tick(ms) = action {
+            if self.frame_budget.is_some() && self.checkpoint_due() {
+                self.keep_checkpoint();
+                self.owe(ms);
+                return;
+            }
+        }
+        self.update_any(action);
+        self.keep_checkpoint();
+    }
+
+    /// An action while a seek is under way: frames carry the seek on,
+    /// Esc cancels it, `q` cancels it and quits (the outputs are the
+    /// session's, not the half-way run's); what would change the run
+    /// waits. True: handle the action as usual.
+    fn update_seeking(&mut self, a: &Action) -> bool {
+        match a {
+            Action::Tick(_) => {
+                self.seek_frame();
+                false
+            }
+            Action::Quit => {
+                self.cancel_seek();
+                true
+            }
+            Action::Close if self.overlay == Overlay::None => {
+                self.cancel_seek();
+                false
+            }
+            Action::Step
+            | Action::OpenPicker
+            | Action::OpenSubmit
+            | Action::FailNode
+            | Action::RecoverNode
+            | Action::KillJob
+            | Action::RaisePriority
+            | Action::LowerPriority
+            | Action::MoveJob
+            | Action::SaveSession
+                if self.overlay == Overlay::None =>
+            {
+                self.status = Some("a seek is under way: wait for it, or esc cancels".into());
+                false
+            }
+            _ => true,
+        }
+    }
+
+    fn update_any(&mut self, action: Action) {
         match (&self.overlay, action.clone()) {
             (_, Action::Quit) => self.quit = true,
             // An overlay that takes input holds the clock (see
@@ -558,6 +619,22 @@ impl App {
                     .find(|s| matches!(s, PolicySpec::External(_)));
                 let spec = match last_external {
                     Some(s) if s.name() == name => s.clone(),
+                    // No command to run (none given, none in the
+                    // scenario): a switch would fail when it lands, and a
+                    // session written with it would not load.
+                    _ if name == crate::model::spec::EXTERNAL
+                        && self
+                            .scenario
+                            .scheduler
+                            .get(crate::model::spec::EXTERNAL)
+                            .and_then(|t| t.get("command"))
+                            .is_none() =>
+                    {
+                        self.status = Some(
+                            "external needs its command: start with --policy \"external:CMD\" (docs/write-a-policy.md)".into(),
+                        );
+                        return;
+                    }
                     _ => PolicySpec::plain(name),
                 };
                 match self.act(crate::model::Action::SwitchPolicy(spec)) {

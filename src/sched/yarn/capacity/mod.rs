@@ -83,6 +83,7 @@ enum App {
     Active,
 }
 
+#[derive(Clone)]
 pub struct YarnCapacity {
     label: String,
     slowstart: f64,
@@ -261,6 +262,10 @@ impl YarnCapacity {
 }
 
 impl Policy for YarnCapacity {
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        Some(Box::new(Self::clone(self)))
+    }
+
     fn label(&self) -> &str {
         &self.label
     }

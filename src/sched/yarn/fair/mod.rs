@@ -66,6 +66,7 @@ pub const YARN_FAIR: Entry = Entry {
     check: None,
 };
 
+#[derive(Clone)]
 pub struct YarnFair {
     label: String,
     slowstart: f64,
@@ -149,6 +150,10 @@ impl YarnFair {
 }
 
 impl Policy for YarnFair {
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        Some(Box::new(Self::clone(self)))
+    }
+
     fn label(&self) -> &str {
         &self.label
     }
