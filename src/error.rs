@@ -71,6 +71,58 @@ impl std::error::Error for InputError {}
 
 /// A serde/TOML message on one line, in the scenario's terms rather than
 /// Rust's (`expected struct ClusterDef` → `expected a table`).
+/// The candidate nearest `word` by edit distance, if near enough to be
+/// the word meant (at most a third of its letters wrong, or two, and fewer
+/// than all):
+/// `fare` → `fair`, `nodez` → `nodes`.
+pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let w: Vec<char> = word.to_lowercase().chars().collect();
+    let limit = (w.len() / 3).max(2);
+    let mut best: Option<(usize, &str)> = None;
+    for c in candidates {
+        let d = edit_distance(&w, &c.to_lowercase().chars().collect::<Vec<_>>());
+        if d <= limit && d < w.len() && best.is_none_or(|(b, _)| d < b) {
+            best = Some((d, c));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// Levenshtein distance, one row at a time.
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// serde's "unknown field `X`, expected one of `a`, `b`" (or variant)
+/// with "; did you mean `a`?" when one of them is near.
+fn with_suggestion(msg: String) -> String {
+    for what in ["unknown field `", "unknown variant `"] {
+        let Some(i) = msg.find(what) else { continue };
+        let rest = &msg[i + what.len()..];
+        let Some(end) = rest.find('`') else { continue };
+        let word = &rest[..end];
+        let Some(j) = rest.find("expected one of ") else {
+            continue;
+        };
+        let list = &rest[j..];
+        let names: Vec<&str> = list.split('`').skip(1).step_by(2).collect();
+        if let Some(c) = closest(word, names.iter().copied()) {
+            return format!("{msg}; did you mean `{c}`?");
+        }
+    }
+    msg
+}
+
 pub fn user_terms(message: &str) -> String {
     let mut msg = message
         .lines()
@@ -91,12 +143,26 @@ pub fn user_terms(message: &str) -> String {
             .unwrap_or(rest.len());
         msg = format!("{}a table{}", &msg[..i], &rest[end..]);
     }
-    msg
+    with_suggestion(msg)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_near_name_is_suggested_and_a_far_one_is_not() {
+        let policies = ["fifo", "fair", "fresh", "capacity", "yarn-fair"];
+        assert_eq!(closest("fare", policies), Some("fair"));
+        assert_eq!(closest("capacty", policies), Some("capacity"));
+        assert_eq!(closest("yarn_fair", policies), Some("yarn-fair"));
+        assert_eq!(closest("xyz", policies), None);
+        assert_eq!(closest("f", policies), None);
+        let m = user_terms("unknown field `nodez`, expected one of `nodes`, `racks`");
+        assert!(m.ends_with("did you mean `nodes`?"), "{m}");
+        let m = user_terms("unknown field `zzzzz`, expected one of `nodes`, `racks`");
+        assert!(!m.contains("did you mean"), "{m}");
+    }
 
     #[test]
     fn positions() {

@@ -290,6 +290,15 @@ fn usage_error(rendered: &str, sub: Option<&str>) -> String {
     let known = [
         "run", "compare", "validate", "record", "policies", "profiles", "sweep", "merge",
     ];
+    // clap's own tip is in a later paragraph: say it here, in one line.
+    let text = match text
+        .split_once("unrecognized subcommand '")
+        .and_then(|(_, r)| r.split_once('\''))
+        .and_then(|(w, _)| slotsim::error::closest(w, known))
+    {
+        Some(c) if !text.contains("did you mean") => format!("{text}; did you mean '{c}'?"),
+        _ => text,
+    };
     match sub.filter(|s| known.contains(s)) {
         Some(s) => format!("{text} (see 'slotsim {s} --help')"),
         None => format!("{text} (see 'slotsim --help')"),

@@ -102,9 +102,13 @@ pub fn model_note(entry: &Entry, cap: &Capacity) -> Option<String> {
 }
 
 fn unknown(name: &str) -> SpecError {
+    let all = names();
+    let hint = crate::error::closest(name, all.iter().copied())
+        .map(|c| format!("did you mean \"{c}\"? "))
+        .unwrap_or_default();
     SpecError(format!(
-        "unknown policy \"{name}\"; expected one of: {}",
-        names().join(", ")
+        "unknown policy \"{name}\"; {hint}expected one of: {}",
+        all.join(", ")
     ))
 }
 
