@@ -448,6 +448,22 @@ fn w_writes_a_session_that_a_headless_run_replays_exactly() {
     keys(&mut a, "Ky");
     assert!(a.sim.w.job(j).killed, "{:?}", a.status);
     assert_eq!(a.sim.session_events().len(), 7, "{:?}", a.status);
+    // The header counts the killed job apart, not among the finished.
+    let done = a
+        .sim
+        .w
+        .jobs
+        .iter()
+        .filter(|x| x.is_done() && !x.killed)
+        .count();
+    let head = screen(&a, 120, 36).lines().next().unwrap().to_string();
+    assert!(
+        head.contains(&format!(
+            "jobs: {done}/{} (1 killed)",
+            a.sim.w.submitted_jobs()
+        )),
+        "{head}"
+    );
     run_to_the_end(&mut a);
     key(&mut a, KeyCode::Char('W'));
     let saved = dir.path().join("quick-session-1.toml");

@@ -89,7 +89,16 @@ fn header_lines(app: &App, width: usize) -> Vec<Line<'static>> {
     };
     let sep = || Span::styled(" │ ", theme::dim());
     let label = app.sim.policy_label().to_string();
-    let jobs = format!("jobs: {}/{}", w.finished_jobs(), w.submitted_jobs());
+    // Killed jobs ended but did not finish: counted apart.
+    let killed = w.jobs.iter().filter(|j| j.killed).count();
+    let jobs = match killed {
+        0 => format!("jobs: {}/{}", w.finished_jobs(), w.submitted_jobs()),
+        k => format!(
+            "jobs: {}/{} ({k} killed)",
+            w.jobs.iter().filter(|j| j.is_done() && !j.killed).count(),
+            w.submitted_jobs()
+        ),
+    };
     let hb = format!("hb {}", w.heartbeats);
     let len = |spans: &[Span]| -> usize { spans.iter().map(|s| s.content.chars().count()).sum() };
     let speed = |got: bool| {
