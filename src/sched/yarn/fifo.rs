@@ -14,7 +14,7 @@ use crate::model::Models;
 use crate::model::{yarn_defaults, NodeId, Resource};
 use crate::sched::registry::{Entry, DEFAULT_SLOWSTART};
 use crate::sched::settings::{ConfigError, Settings};
-use crate::sim::policy::{Inspection, Policy, Show};
+use crate::sim::policy::{Inspection, Policy, Show, Value};
 use crate::sim::{Heartbeat, World};
 
 /// `[scheduler.yarn-fifo]`.
@@ -115,7 +115,19 @@ impl Policy for YarnFifo {
 }
 
 impl Show for YarnFifo {
+    /// What every YARN scheduler shows, and each application's place in
+    /// the FifoScheduler's walk: application-id order.
     fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
-        super::usage_inspection(w)
+        let mut i = super::usage_inspection(w, super::normalize_memory);
+        // An application whose AM is starting or exiting is not walked.
+        for v in i.jobs.values_mut() {
+            v.insert("order", Value::Null);
+        }
+        for (pos, j) in super::apps(w).into_iter().enumerate() {
+            if let Some(v) = i.jobs.get_mut(&w.job(j).name) {
+                v.insert("order", pos as u64);
+            }
+        }
+        i
     }
 }

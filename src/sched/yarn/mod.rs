@@ -13,9 +13,11 @@ pub mod calc;
 pub mod capacity;
 pub mod fair;
 pub mod fifo;
+pub mod show;
+
+pub use show::usage_inspection;
 
 use crate::model::{yarn_defaults, JobId, Resource};
-use crate::sim::policy::{num, Inspection, Values};
 use crate::sim::{Heartbeat, Kind, Locality, World};
 
 /// An application's requests at one priority, in the order the RM tries
@@ -28,6 +30,22 @@ pub enum Ask {
 }
 
 pub const ASKS: [Ask; 3] = [Ask::Am, Ask::Reduce, Ask::Map];
+
+impl Ask {
+    /// The request's name, as the inspector and `--inspect` show it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Ask::Am => "am",
+            Ask::Reduce => "reduce",
+            Ask::Map => "map",
+        }
+    }
+
+    /// The request [`Ask::as_str`] names.
+    pub fn parse(s: &str) -> Option<Ask> {
+        ASKS.into_iter().find(|a| a.as_str() == s)
+    }
+}
 
 /// YARN's locality levels (`NodeType`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -115,6 +133,17 @@ pub fn wants(w: &World, j: JobId, ask: Ask) -> bool {
     }
 }
 
+/// The containers job `j` still needs at `ask` (its ANY request): its AM,
+/// the reduces its AM has asked for, its pending maps.
+pub fn outstanding(w: &World, j: JobId, ask: Ask) -> u32 {
+    let job = w.job(j);
+    match ask {
+        Ask::Am => u32::from(wants(w, j, ask)),
+        Ask::Reduce => job.reduce_asks.min(job.reduces_pending),
+        Ask::Map => job.maps_pending,
+    }
+}
+
 /// What job `j` asks at `ask`, before normalisation.
 pub fn asked(w: &World, j: JobId, ask: Ask) -> Resource {
     match ask {
@@ -177,53 +206,4 @@ pub fn launch(
 /// The largest container the RM grants on this cluster.
 pub fn max_allocation(w: &World) -> Resource {
     crate::model::max_allocation(w.cluster.largest)
-}
-
-/// What every YARN policy shows: per job its containers' memory and
-/// vcores and its AM's state, per pool what its containers and AMs hold.
-pub fn usage_inspection(w: &World) -> Inspection {
-    let mut i = Inspection::default();
-    let cap = w.cluster.live;
-    i.cluster.insert("used_mb", w.cluster.used.mb());
-    i.cluster.insert("capacity_mb", cap.mb());
-    i.cluster.insert("used_vcores", w.cluster.used.vcores());
-    i.cluster.insert("capacity_vcores", cap.vcores());
-    for j in apps(w) {
-        let job = w.job(j);
-        let mut v = Values::new();
-        let am = if w.awaiting_am.binary_search(&j).is_ok() {
-            "waiting"
-        } else if job.am_ready.is_some() {
-            "running"
-        } else {
-            "none"
-        };
-        v.insert("am", am);
-        v.insert("used_mb", job.used.mb());
-        v.insert("used_vcores", job.used.vcores());
-        v.insert(
-            "dominant_share",
-            num(f64::from(fair::drf_shares(job.used, cap, 1.0).0)),
-        );
-        v.insert("pending_maps", job.maps_pending);
-        v.insert("pending_reduces", job.reduces_pending);
-        i.jobs.insert(job.name.clone(), v);
-    }
-    for (p, pool) in w.pools.iter().enumerate() {
-        let s = &w.pool_stats[p];
-        if s.runnable_jobs == 0 && s.used.is_zero() {
-            continue;
-        }
-        let mut v = Values::new();
-        v.insert("used_mb", s.used.mb());
-        v.insert("used_vcores", s.used.vcores());
-        v.insert("am_used_mb", s.am_used.mb());
-        v.insert(
-            "dominant_share",
-            num(f64::from(fair::drf_shares(s.used, cap, 1.0).0)),
-        );
-        v.insert("weight", num(pool.weight));
-        i.pools.insert(pool.name.clone(), v);
-    }
-    i
 }

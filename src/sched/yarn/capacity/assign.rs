@@ -27,12 +27,7 @@ impl YarnCapacity {
 
     /// The containers job `j` still needs at `ask` (the ANY request).
     pub(super) fn outstanding(w: &World, j: JobId, ask: Ask) -> i64 {
-        let job = w.job(j);
-        i64::from(match ask {
-            Ask::Am => u32::from(yarn::wants(w, j, ask)),
-            Ask::Reduce => job.reduce_asks.min(job.reduces_pending),
-            Ask::Map => job.maps_pending,
-        })
+        i64::from(yarn::outstanding(w, j, ask))
     }
 
     /// `LeafQueue.canAssign` for rack-local and off-switch containers.

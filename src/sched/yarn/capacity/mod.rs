@@ -35,13 +35,14 @@ mod limits;
 mod reserve;
 
 use super::calc::Calc;
+use super::show;
 use super::Ask;
 use crate::model::Models;
 use crate::model::{yarn_defaults, JobId, NodeId, Resource};
 use crate::sched::capacity::capacity_percents;
 use crate::sched::registry::{Entry, DEFAULT_SLOWSTART};
 use crate::sched::settings::{ConfigError, Settings};
-use crate::sim::policy::{num, Event, Headroom, Inspection, Policy, Show};
+use crate::sim::policy::{num, Event, Headroom, Inspection, Policy, Show, Value};
 use crate::sim::{Heartbeat, World};
 use reserve::Resv;
 use std::collections::BTreeMap;
@@ -374,29 +375,77 @@ impl Policy for YarnCapacity {
 }
 
 impl Show for YarnCapacity {
+    /// What the scheduler page shows: each queue's capacity and maximum
+    /// capacity (percent and resources), its used capacity, what its
+    /// reservations and AMs are charged and its limit now; each
+    /// application's place in the walk root would make now (queues by used
+    /// capacity, then name; active applications by id; a pending one has
+    /// none); each reserved node with the application it is held for.
     fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
-        let mut i = super::usage_inspection(w);
+        let normalize = match self.calc {
+            Calc::Memory => super::normalize_memory,
+            Calc::Dominant => super::normalize_both,
+        };
+        let mut i = super::usage_inspection(w, normalize);
+        show::insert_calculator(
+            &mut i,
+            match self.calc {
+                Calc::Memory => "default",
+                Calc::Dominant => "dominant",
+            },
+        );
         let percents = capacity_percents(w);
         let cluster = Self::cluster(w);
+        let mut order: Vec<(f32, usize)> = Vec::new();
         for (p, pool) in w.pools.iter().enumerate() {
-            if let Some(v) = i.pools.get_mut(&pool.name) {
-                v.insert("capacity_pct", num(percents[p]));
-                if p < self.pool_reserved.len() {
-                    let guaranteed = cluster.times(f64::from(percents[p] as f32 / 100.0));
-                    let used = self.queue_used(w, p);
-                    if guaranteed != Resource::ZERO {
-                        v.insert(
-                            "used_capacity",
-                            num(f64::from(self.calc.divide(cluster, used, guaranteed))),
-                        );
-                    }
-                    v.insert("reserved_mb", self.pool_reserved[p].mb());
-                    v.insert("am_charged_mb", self.pool_am[p].mb());
-                    v.insert("limit_mb", self.queue_limit(w, p).mb());
+            let Some(v) = i.pools.get_mut(&pool.name) else {
+                continue;
+            };
+            let guaranteed = cluster.times(f64::from(percents[p] as f32 / 100.0));
+            let max_pct = pool.max_capacity.unwrap_or(100.0);
+            let max = cluster.times(f64::from(max_pct as f32 / 100.0));
+            show::insert_capacity(v, percents[p], guaranteed, max_pct, max);
+            if p < self.pool_reserved.len() {
+                let used = self.queue_used(w, p);
+                let share = if guaranteed == Resource::ZERO {
+                    0.0
+                } else {
+                    self.calc.divide(cluster, used, guaranteed)
+                };
+                if guaranteed != Resource::ZERO {
+                    v.insert("used_capacity", num(f64::from(share)));
                 }
+                v.insert("reserved_mb", self.pool_reserved[p].mb());
+                v.insert("am_charged_mb", self.pool_am[p].mb());
+                v.insert("limit_mb", self.queue_limit(w, p).mb());
+                order.push((share, p));
             }
         }
-        for j in super::apps(w) {
+        order.sort_by(|a, b| {
+            a.0.partial_cmp(&b.0)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then_with(|| w.pools[a.1].name.cmp(&w.pools[b.1].name))
+        });
+        // An application with no place in the walk (pending activation, its
+        // AM starting or exiting) has none: null.
+        for v in i.jobs.values_mut() {
+            v.insert("order", Value::Null);
+        }
+        let apps = super::apps(w);
+        let mut walk = 0u64;
+        for &(_, p) in &order {
+            for &j in &apps {
+                let active = self.app.get(j as usize) == Some(&App::Active);
+                if !active || w.job(j).pool as usize != p {
+                    continue;
+                }
+                if let Some(v) = i.jobs.get_mut(&w.job(j).name) {
+                    v.insert("order", walk);
+                }
+                walk += 1;
+            }
+        }
+        for j in apps {
             let job = w.job(j);
             if let Some(v) = i.jobs.get_mut(&job.name) {
                 let state = match self.app.get(j as usize) {
@@ -411,7 +460,11 @@ impl Show for YarnCapacity {
                 v.insert("missed_map", missed);
             }
         }
-        i.cluster.insert("reserved_nodes", self.resv_nodes.len());
+        let held = self.resv_nodes.iter().filter_map(|&n| {
+            let r = self.reserved.get(n as usize).copied().flatten()?;
+            Some(show::Reservation::of(w, n, r.job, r.ask, r.res))
+        });
+        show::insert_reservations(&mut i, held.collect());
         i
     }
 }

@@ -99,7 +99,8 @@ impl YarnCapacity {
 #[cfg(test)]
 mod tests {
     use super::super::testing::{beats, cluster, job, Run};
-    use crate::sched::yarn::Ask;
+    use crate::sched::yarn::{show, Ask};
+    use crate::sim::policy::Show;
 
     /// Queues `a` and `b` at half of two 8 GB nodes; in `a` one job of two
     /// 6 GB maps, both blocks on node 0, and node 0's heartbeats at these
@@ -134,6 +135,16 @@ mod tests {
         assert_eq!(cs.user_used[u].mb(), 12_288);
         // b may take what is left: 16384 - 12288.
         assert_eq!(cs.queue_limit(w, b).mb(), 4096);
+        // What the inspector shows: the node, and the application holding it.
+        let held = show::reservations(&cs.inspect(w, 0));
+        let want = show::Reservation {
+            node: 0,
+            app: "j".into(),
+            queue: "a".into(),
+            ask: Ask::Map,
+            container: r.res,
+        };
+        assert_eq!(held, [want]);
 
         cs.unreserve(0);
         assert!(cs.reserved[0].is_none() && cs.resv_nodes.is_empty());

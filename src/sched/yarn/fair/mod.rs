@@ -28,7 +28,8 @@ mod shares;
 pub use policies::{drf_shares, Sortable};
 pub use shares::{compute_shares, Sched};
 
-use super::{usage_inspection, Ask};
+use super::show::{insert_fair_share, insert_reservations, listed, AmState, Reservation};
+use super::{normalize_both, usage_inspection, Ask};
 use crate::model::Models;
 use crate::model::{JobId, NodeId, QueuePolicy, Resource};
 use crate::sched::registry::{Entry, DEFAULT_SLOWSTART};
@@ -226,31 +227,89 @@ impl Policy for YarnFair {
 }
 
 impl Show for YarnFair {
+    /// What the scheduler page shows: each queue's instantaneous fair
+    /// share and the policy it orders by, each application's share of its
+    /// queue's (in `fair` and `fifo` queues: a `drf` queue's applications
+    /// are ordered by their dominant share, which every YARN inspection
+    /// gives), and each reserved node with the application it is held for.
     fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
-        let mut i = usage_inspection(w);
+        let mut i = usage_inspection(w, normalize_both);
         let shares = cached_shares(&self.shares, w, self.policy);
+        let rows = listed(w);
         for (p, pool) in w.pools.iter().enumerate() {
-            if let Some(v) = i.pools.get_mut(&pool.name) {
-                v.insert("fair_share_mb", shares.fair[p].mb());
-                if self.policy == QueuePolicy::Drf {
-                    v.insert("fair_share_vcores", shares.fair[p].vcores());
-                }
-                if !pool.min_resources.is_zero() {
-                    v.insert("min_share_mb", pool.min_resources.mb());
-                    v.insert("min_share_vcores", pool.min_resources.vcores());
-                }
-                if pool.max_resources != Resource::UNLIMITED {
-                    v.insert("max_share_mb", pool.max_resources.mb());
-                    v.insert("max_share_vcores", pool.max_resources.vcores());
+            let (Some(v), Some(&fair)) = (i.pools.get_mut(&pool.name), shares.fair.get(p)) else {
+                continue;
+            };
+            let policy = self.queue_policy(w, p);
+            insert_fair_share(
+                v,
+                fair,
+                self.policy == QueuePolicy::Drf,
+                policy.name(),
+                pool.min_resources,
+                pool.max_resources,
+            );
+            if policy == QueuePolicy::Drf {
+                continue;
+            }
+            for (j, share) in app_shares(w, &rows, p, policy, fair.mb()) {
+                if let Some(v) = i.jobs.get_mut(&w.job(j).name) {
+                    v.insert("fair_share_mb", share);
                 }
             }
         }
-        i.cluster.insert(
-            "reserved_nodes",
-            self.reserved.iter().filter(|r| r.is_some()).count(),
-        );
+        let max = super::max_allocation(w);
+        let held = self.reserved.iter().enumerate().filter_map(|(n, r)| {
+            let (j, ask) = (*r)?;
+            let container = normalize_both(super::asked(w, j, ask), max);
+            Some(Reservation::of(w, n as NodeId, j, ask, container))
+        });
+        insert_reservations(&mut i, held.collect());
         i
     }
+}
+
+/// `FSLeafQueue.recomputeShares`: queue `p`'s fair share of memory among
+/// its runnable applications of `rows` (from submission until their job
+/// is done: an AM not yet placed or starting up included), weight 1 each
+/// as `FSAppAttempt.getPriority` is the same for all; under `fifo` all of
+/// it to the earliest (`FifoPolicy.computeShares`). A finished
+/// application whose AM still lingers has left the queue: 0.
+fn app_shares(
+    w: &World,
+    rows: &[(JobId, AmState)],
+    p: usize,
+    policy: QueuePolicy,
+    fair_mb: i64,
+) -> Vec<(JobId, i64)> {
+    let in_queue = |j: JobId| w.job(j).pool as usize == p;
+    let apps: Vec<JobId> = rows
+        .iter()
+        .filter(|&&(j, am)| am != AmState::Exiting && in_queue(j))
+        .map(|&(j, _)| j)
+        .collect();
+    let shares = match policy {
+        QueuePolicy::Fifo => {
+            let first = apps
+                .iter()
+                .min_by(|&&a, &&b| {
+                    let (ja, jb) = (w.job(a), w.job(b));
+                    ja.submit.cmp(&jb.submit).then_with(|| ja.name.cmp(&jb.name))
+                })
+                .copied();
+            apps.iter()
+                .map(|&j| if Some(j) == first { fair_mb } else { 0 })
+                .collect()
+        }
+        QueuePolicy::Fair | QueuePolicy::Drf => {
+            compute_shares(&vec![Sched::weighted(1.0); apps.len()], fair_mb)
+        }
+    };
+    let gone = rows
+        .iter()
+        .filter(|&&(j, am)| am == AmState::Exiting && in_queue(j))
+        .map(|&(j, _)| (j, 0));
+    apps.into_iter().zip(shares).chain(gone).collect()
 }
 
 #[cfg(test)]
