@@ -33,6 +33,12 @@ pub const SHUFFLE: char = '▒';
 pub const REDUCE: char = '▓';
 pub const FREE: char = '·';
 pub const DEAD: char = '✗';
+/// YARN: an ApplicationMaster's container, a node reserved for an
+/// application's container that did not fit, and the mark between a
+/// node's memory cells and its vcore cells.
+pub const AM: char = '◆';
+pub const RESERVED: char = 'R';
+pub const SPLIT: char = '│';
 
 pub fn title() -> Style {
     Style::default().fg(ACCENT).add_modifier(Modifier::BOLD)

@@ -7,6 +7,7 @@ mod network;
 mod overlays;
 mod overview;
 mod pools;
+mod queues;
 mod timeline;
 
 use super::app::{clock, App, Hit, Overlay, Target, View};

@@ -9,6 +9,7 @@
 use super::super::app::App;
 use super::super::theme;
 use super::{bar, fit_mid};
+use crate::model::Gauge;
 use crate::sim::policy::ShareBasis;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::Span;
@@ -24,6 +25,10 @@ fn max_str(x: u32) -> String {
 }
 
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
+    // YARN's queues hold memory and vcores, not slots: the scheduler page.
+    if app.sim.w.capacity().gauge() == Gauge::Memory {
+        return super::queues::render(app, f, area);
+    }
     let basis = app.shares.as_ref().map(|s| s.basis);
     let containers = basis == Some(ShareBasis::Containers);
     let wide = area.width >= 110;
