@@ -357,7 +357,7 @@ fn a_yarn_cluster_shows_memory_ams_and_yarn_policies() {
     let title = format!("{:.1}/160.0 GB · ", held.mb() as f64 / 1024.0);
     assert!(s.contains(&title), "{title}\n{s}");
     assert!(s.contains("AMs,"), "{s}");
-    assert!(s.contains("Pools: memory held"), "{s}");
+    assert!(s.contains("Queues: memory held/fair share"), "{s}");
     assert!(s.contains("GB, ") && s.contains("vcores held ("), "{s}");
     keys(&mut a, "p");
     let picker = screen(&a, 120, 36);

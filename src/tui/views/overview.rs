@@ -573,37 +573,10 @@ fn pools(app: &App, f: &mut Frame, area: Rect) {
         ])
     };
     let title = match &app.shares {
-        // YARN: what each queue's containers hold, of the cluster's memory.
+        // YARN: what each queue holds, by what the scheduler divides by.
         None if w.capacity().gauge() == Gauge::Memory => {
-            let cap = w.cluster.live.mb().max(1) as f64;
-            for (p, spec) in w.pools.iter().enumerate() {
-                let st = &w.pool_stats[p];
-                lines.push(Line::from(vec![
-                    Span::styled(
-                        format!("{:<name_w$} ", fit_mid(&spec.name, name_w)),
-                        theme::title(),
-                    ),
-                    Span::raw(bar(
-                        st.used.mb() as f64 / cap,
-                        bar_w.saturating_sub(4).max(4),
-                    )),
-                    Span::styled(
-                        format!(
-                            " {:.1} GB, {} vc",
-                            st.used.mb() as f64 / 1024.0,
-                            st.used.vcores()
-                        ),
-                        theme::dim(),
-                    ),
-                ]));
-            }
-            super::first_fit(
-                &[
-                    " Pools: memory held, of the cluster's ".into(),
-                    " Pools ".into(),
-                ],
-                area.width,
-            )
+            let values = app.sim.policy().inspect(w, app.sel_node);
+            queue_rows(w, &values, inner_w, &mut lines)
         }
         Some(shares) => {
             let typed = shares.basis != crate::sim::policy::ShareBasis::Containers;
@@ -662,6 +635,138 @@ fn pools(app: &App, f: &mut Frame, area: Rect) {
         )));
     }
     f.render_widget(Paragraph::new(lines).block(panel(title)), area);
+}
+
+/// YARN's queues, a line each, and the panel's title (the longest that
+/// fits `width`). Where the scheduler orders queues by dominant share
+/// (drf, the dominant resource calculator) the bar is the queue's dominant
+/// share of the cluster, so a queue holding little memory but most vcores
+/// shows as large as it is; else its memory against its fair share or
+/// capacity, or of the cluster where it has none. Memory and vcores are
+/// written out either way.
+fn queue_rows(
+    w: &World,
+    values: &crate::sim::policy::Inspection,
+    inner_w: usize,
+    lines: &mut Vec<Line<'static>>,
+) -> String {
+    use crate::sched::yarn::show::{queues, QueueBasis};
+    let qs = queues(w, values);
+    let dominant = qs.iter().any(|q| q.dominant);
+    let basis = qs
+        .iter()
+        .map(|q| q.basis)
+        .find(|b| *b != QueueBasis::None)
+        .unwrap_or(QueueBasis::None);
+    let cluster_mb = w.cluster.live.mb().max(1) as f64;
+    let gb = super::queues::gb;
+    // Each queue's bar fraction and text, with numbers `tight` or not;
+    // the text's parts (dominant share, memory, vcores) line up in
+    // columns.
+    let texts = |tight: bool| -> Vec<(String, f64)> {
+        let rows: Vec<(Vec<String>, f64)> = qs
+            .iter()
+            .map(|q| {
+                let (mb, vc) = (q.used.mb(), q.used.vcores());
+                let vc = format!("{vc} vc");
+                match (q.basis, q.share_mb) {
+                    _ if dominant => {
+                        let share = format!("{:.0}%", q.dominant_share * 100.0);
+                        (
+                            vec![share, format!("{} GB", gb(mb, tight)), vc],
+                            q.dominant_share,
+                        )
+                    }
+                    (QueueBasis::FairShare | QueueBasis::Capacity, Some(s)) => {
+                        let frac = if s > 0 { mb as f64 / s as f64 } else { 0.0 };
+                        (
+                            vec![format!("{}/{} GB", gb(mb, tight), gb(s, tight)), vc],
+                            frac,
+                        )
+                    }
+                    _ => (
+                        vec![format!("{} GB", gb(mb, tight)), vc],
+                        mb as f64 / cluster_mb,
+                    ),
+                }
+            })
+            .collect();
+        let cols = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+        let widths: Vec<usize> = (0..cols)
+            .map(|c| {
+                rows.iter()
+                    .filter_map(|r| r.0.get(c))
+                    .map(|x| x.chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        rows.into_iter()
+            .map(|(parts, frac)| {
+                let cells: Vec<String> = parts
+                    .iter()
+                    .zip(&widths)
+                    .map(|(p, &w)| format!("{p:>w$}"))
+                    .collect();
+                (cells.join(" · "), frac)
+            })
+            .collect()
+    };
+    let name_w = qs
+        .iter()
+        .map(|q| q.name.chars().count())
+        .max()
+        .unwrap_or(4)
+        .clamp(4, (inner_w / 3).clamp(4, 16));
+    // The bar takes what the name and the widest text leave (a space
+    // each side of the bar, one at the end): precise numbers while the
+    // bar keeps 6 cells.
+    let fitted = |tight: bool| {
+        let t = texts(tight);
+        let text_w = t.iter().map(|x| x.0.chars().count()).max().unwrap_or(0);
+        let bar_w = inner_w.saturating_sub(name_w + text_w + 3);
+        (t, text_w, bar_w)
+    };
+    let (t, _, bar_w) = match fitted(false) {
+        (_, _, b) if b < 6 => fitted(true),
+        precise => precise,
+    };
+    let bar_w = bar_w.clamp(4, 30);
+    for (q, (text, frac)) in qs.iter().zip(t) {
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("{:<name_w$} ", fit_mid(&q.name, name_w)),
+                theme::title(),
+            ),
+            Span::raw(bar(frac, bar_w)),
+            Span::styled(format!(" {text}"), theme::dim()),
+        ]));
+    }
+    let share = match basis {
+        QueueBasis::Capacity => "capacity",
+        QueueBasis::FairShare | QueueBasis::None => "fair share",
+    };
+    let cands: Vec<String> = if dominant {
+        vec![
+            " Queues: dominant share of the cluster, memory, vcores ".into(),
+            " Queues: dominant share, memory, vcores ".into(),
+            " Queues: dominant share ".into(),
+            " Queues ".into(),
+        ]
+    } else if basis == QueueBasis::None {
+        vec![
+            " Queues: memory held, of the cluster's, and vcores ".into(),
+            " Queues: memory held, vcores ".into(),
+            " Queues ".into(),
+        ]
+    } else {
+        vec![
+            format!(" Queues: memory held/{share}, vcores held "),
+            format!(" Queues: memory/{share}, vcores "),
+            " Queues ".into(),
+        ]
+    };
+    super::first_fit(&cands, (inner_w + 2) as u16)
 }
 
 /// Utilisation and queue over the run, and the busiest disks and links now.
