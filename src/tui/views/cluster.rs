@@ -5,6 +5,7 @@
 
 use super::super::app::{count, noun, App, Hit, Page, Target};
 use super::super::theme;
+use super::yarn_nodes::Yarn;
 use crate::model::Gauge;
 use crate::sim::cluster::Node;
 use crate::sim::job::Phase;
@@ -19,26 +20,40 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let w = &app.sim.w;
     let inner_w = area.width.saturating_sub(2) as usize;
     let inner_h = area.height.saturating_sub(2) as usize;
-    let mut lines = summary(w, area);
+    let yarn = (w.capacity().gauge() == Gauge::Memory).then(|| Yarn::of(app));
+    let mut lines = summary(w, area, yarn.as_ref());
     // Room for racks: below the summary, above the selected node and the
     // job legend (3 lines).
     let room = inner_h.saturating_sub(lines.len() + 3);
-    let (by_pool, on_screen) = racks(app, &mut lines, inner_w, room, (area.x + 1, area.y + 1));
-    lines.push(selected_line(app, inner_w));
+    let (by_pool, on_screen) = racks(
+        app,
+        &mut lines,
+        inner_w,
+        room,
+        (area.x + 1, area.y + 1),
+        yarn.as_ref(),
+    );
+    lines.push(match &yarn {
+        Some(y) => y.selected_line(app, inner_w),
+        None => selected_line(app, inner_w),
+    });
     lines.push(Line::from(""));
     lines.push(legend(w, inner_w, by_pool, &on_screen));
     // With room to spare, a line per rack: how busy it is and with what.
     let spare = inner_h.saturating_sub(lines.len() + 2);
     if spare > w.cluster.racks.len() {
         lines.push(Line::from(""));
-        rack_bars(w, &mut lines, inner_w);
+        match &yarn {
+            Some(y) => y.rack_bars(w, &mut lines, inner_w),
+            None => rack_bars(w, &mut lines, inner_w),
+        }
     }
     f.render_widget(Paragraph::new(lines).block(super::panel(" Cluster ")), area);
 }
 
 /// The summary (nodes, slots in use, pending maps) and the glyph key, on
 /// one line or two.
-fn summary(w: &World, area: Rect) -> Vec<Line<'static>> {
+fn summary(w: &World, area: Rect, yarn: Option<&Yarn>) -> Vec<Line<'static>> {
     let c = &w.cluster;
     let mut lines: Vec<Line> = Vec::new();
     let (rm, rr): (u32, u32) = c.nodes.iter().fold((0, 0), |(a, b), n| {
@@ -80,24 +95,75 @@ fn summary(w: &World, area: Rect) -> Vec<Line<'static>> {
             count(rr.into(), "reduce")
         ),
     };
+    let reserved = match yarn {
+        Some(y) if !y.reservations.is_empty() => {
+            format!(" · {} reserved", count(y.reservations.len() as u64, "node"))
+        }
+        _ => String::new(),
+    };
     let summary = format!(
-        " {} · {slots} · {} pending   ",
+        " {} · {slots} · {} pending{reserved}   ",
         count(c.nodes.len() as u64, "node"),
         count(pending.into(), "map")
     );
-    let narrow = summary.chars().count() + 48 > area.width.saturating_sub(2) as usize;
-    if narrow {
-        lines.push(Line::from(summary.clone()));
-    }
-    lines.push(Line::from(vec![
-        Span::raw(if narrow { " ".to_string() } else { summary }),
+    let mut key = vec![
         Span::styled(format!("{} map ", theme::MAP), theme::dim()),
         Span::styled(format!("{} shuffle ", theme::SHUFFLE), theme::dim()),
         Span::styled(format!("{} reduce ", theme::REDUCE), theme::dim()),
         Span::styled(format!("{} free ", theme::FREE), theme::dim()),
         Span::styled(format!("{} dead", theme::DEAD), theme::dim()),
-    ]));
+    ];
+    if yarn.is_some() {
+        // A node is its memory, then its vcores; AMs and reservations
+        // have glyphs of their own.
+        key.insert(0, Span::styled(format!("{} AM ", theme::AM), theme::dim()));
+        key.insert(
+            5,
+            Span::styled(
+                format!("{} reserved ", theme::RESERVED),
+                Style::default().fg(theme::WARN),
+            ),
+        );
+        key.push(Span::styled(
+            format!(" · memory{}vcores", theme::SPLIT),
+            theme::dim(),
+        ));
+    }
+    // The key and some room to spare (on slots, 48 as it always was).
+    let key_w = match yarn {
+        Some(_) => key.iter().map(|k| k.content.chars().count()).sum(),
+        None => 48,
+    };
+    let inner_w = area.width.saturating_sub(2) as usize;
+    let narrow = summary.chars().count() + key_w > inner_w;
+    if narrow && yarn.is_some() {
+        // YARN's summary is long: wrapped between its items, never in one.
+        for l in wrap_items(summary.trim_end(), inner_w) {
+            lines.push(Line::from(l));
+        }
+    } else if narrow {
+        lines.push(Line::from(summary.clone()));
+    }
+    let mut line = vec![Span::raw(if narrow { " ".to_string() } else { summary })];
+    line.extend(key);
+    lines.push(Line::from(line));
     lines
+}
+
+/// `text`'s ` · `-separated items on lines of at most `width` characters,
+/// each line after the first starting with a space as the first does.
+fn wrap_items(text: &str, width: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for item in text.trim_start().split(" · ") {
+        match out.last_mut() {
+            Some(l) if l.chars().count() + 3 + item.chars().count() <= width => {
+                l.push_str(" · ");
+                l.push_str(item);
+            }
+            _ => out.push(format!(" {item}")),
+        }
+    }
+    out
 }
 
 /// The selected node: where it is, what runs there, the keys for it.
@@ -132,12 +198,18 @@ fn racks(
     inner_w: usize,
     room: usize,
     origin: (u16, u16),
+    yarn: Option<&Yarn>,
 ) -> (bool, Vec<u32>) {
     let w = &app.sim.w;
     let c = &w.cluster;
     let multi_dc = c.dcs.len() > 1;
     let label_w = 4;
-    let lanes = c.nodes.first().map_or(0, |n| n.lanes.len());
+    // A node's cells: one per slot, or on YARN its memory's and its
+    // vcores' with a mark between.
+    let lanes = match yarn {
+        Some(y) => c.nodes.iter().map(|n| y.width(n)).max().unwrap_or(0),
+        None => c.nodes.first().map_or(0, |n| n.lanes.len()),
+    };
     // Lines each rack takes (with its datacenter's name above its first
     // rack) with node cells of `cell_w` characters.
     let rack_lines = |cell_w: usize| -> Vec<usize> {
@@ -199,6 +271,15 @@ fn racks(
         .flat_map(|&n| c.nodes[n as usize].lanes.iter().flatten())
         .map(|&a| w.attempts[a as usize].job)
         .collect();
+    // YARN: the AMs' jobs too.
+    if let Some(y) = yarn {
+        for &r in &order[first..end] {
+            for &n in &c.racks[r as usize].nodes {
+                let ams = y.ams.get(n as usize).map_or(&[][..], Vec::as_slice);
+                on_screen.extend(ams.iter().map(|&(j, _)| j));
+            }
+        }
+    }
     on_screen.sort_unstable();
     on_screen.dedup();
     let legend_w: usize = 7 + on_screen
@@ -221,6 +302,7 @@ fn racks(
             by_pool,
             sel: app.sel_node,
             origin,
+            yarn,
         };
         rack(w, r, &look, lines, &mut hits);
     }
@@ -243,12 +325,14 @@ fn racks(
 
 /// How racks are drawn: node numbers or not, the width, slots coloured by
 /// pool or job, the selected node, and where the panel's text starts.
-struct Look {
+struct Look<'a> {
     labelled: bool,
     inner_w: usize,
     by_pool: bool,
     sel: u32,
     origin: (u16, u16),
+    /// On YARN: containers by memory and vcores, AMs, reservations.
+    yarn: Option<&'a Yarn>,
 }
 
 /// Rack `r`'s nodes, wrapped at the panel's width; the selected node's
@@ -261,14 +345,32 @@ fn rack(w: &World, r: u32, look: &Look, lines: &mut Vec<Line<'static>>, hits: &m
     for &nid in &c.racks[r as usize].nodes {
         let n = &c.nodes[nid as usize];
         let sel = nid == look.sel;
-        let mut cell: Vec<Span> = vec![if look.labelled {
-            let style = if sel { theme::cursor() } else { theme::dim() };
-            Span::styled(format!(" {nid:>3} "), style)
+        let reserved = look.yarn.is_some_and(|y| y.reserved(nid));
+        // A reserved node's mark takes the space before its cells.
+        let mark = if reserved {
+            Span::styled(
+                theme::RESERVED.to_string(),
+                Style::default().fg(theme::WARN),
+            )
         } else {
             Span::raw(" ")
-        }];
-        cell.extend(n.lanes.iter().map(|lane| {
-            let s = slot(w, n, *lane, look.by_pool);
+        };
+        let style = if sel { theme::cursor() } else { theme::dim() };
+        let mut cell: Vec<Span> = match (look.labelled, look.yarn) {
+            (true, None) => vec![Span::styled(format!(" {nid:>3} "), style)],
+            (false, None) => vec![Span::raw(" ")],
+            (true, Some(_)) => vec![Span::styled(format!(" {nid:>3}"), style), mark],
+            (false, Some(_)) => vec![mark],
+        };
+        let cells = match look.yarn {
+            Some(y) => y.cells(w, n, look.by_pool),
+            None => n
+                .lanes
+                .iter()
+                .map(|lane| slot(w, n, *lane, look.by_pool))
+                .collect(),
+        };
+        cell.extend(cells.into_iter().map(|s| {
             if sel {
                 Span::styled(s.content, s.style.patch(theme::cursor()))
             } else {
@@ -298,7 +400,7 @@ fn rack(w: &World, r: u32, look: &Look, lines: &mut Vec<Line<'static>>, hits: &m
 
 /// One slot's glyph: dead, free, or its attempt's phase in its job's (or
 /// its pool's) colour.
-fn slot(w: &World, n: &Node, lane: Option<u32>, by_pool: bool) -> Span<'static> {
+pub(super) fn slot(w: &World, n: &Node, lane: Option<u32>, by_pool: bool) -> Span<'static> {
     match (n.alive, lane) {
         (false, _) => Span::styled(theme::DEAD.to_string(), Style::default().fg(theme::WARN)),
         (true, None) => Span::styled(theme::FREE.to_string(), theme::dim()),

@@ -9,6 +9,7 @@ mod overview;
 mod pools;
 mod queues;
 mod timeline;
+mod yarn_nodes;
 
 use super::app::{clock, App, Hit, Overlay, Target, View};
 use super::theme;
