@@ -6,6 +6,7 @@
 use super::{clock, scrolled, Action, App, Overlay, View};
 use crate::model::{JobId, NodeId};
 use crate::sim::job::Job;
+use crate::sim::policy::Inspection;
 use crate::sim::World;
 use ratatui::layout::Rect;
 
@@ -161,7 +162,11 @@ pub fn job_rows(app: &App) -> Vec<(JobId, JobState)> {
         JobState::Waiting => 4,
         JobState::Done => 5,
     };
-    let value = |j: JobId| policy_number(app, &w.job(j).name).unwrap_or(f64::NEG_INFINITY);
+    let key = value_key(&app.values).map(|(k, _)| k);
+    let value = |j: JobId| {
+        key.and_then(|k| value_number(&app.values, k, &w.job(j).name))
+            .unwrap_or(f64::NEG_INFINITY)
+    };
     let job = |j: JobId| w.job(j);
     let cmp = |a: &(JobId, JobState), b: &(JobId, JobState)| -> std::cmp::Ordering {
         let (ja, jb) = (job(a.0), job(b.0));
@@ -199,6 +204,9 @@ pub fn job_rows(app: &App) -> Vec<(JobId, JobState)> {
 
 /// The policy values the Jobs view shows, by policy family: the first key
 /// the policy's inspection has among these, with the column's header.
+/// YARN's: the walk's order (yarn-fifo, yarn-capacity), an application's
+/// fair share of memory (yarn-fair's `fair` queues), its dominant share
+/// (yarn-fair's `drf` queues, which order applications by it).
 pub const VALUE_KEYS: &[(&str, &str)] = &[
     ("order", "order"),
     ("fair_share_containers", "share"),
@@ -206,16 +214,35 @@ pub const VALUE_KEYS: &[(&str, &str)] = &[
     ("x_star", "x*"),
     ("priority_value", "prio"),
     ("missed_opportunities", "missed"),
+    ("fair_share_mb", "fair sh"),
+    ("dominant_share", "dom sh"),
 ];
 
-/// The job's policy value as a number, for sorting by it.
-pub fn policy_number(app: &App, name: &str) -> Option<f64> {
-    let v = app.values.jobs.get(name)?;
-    VALUE_KEYS.iter().find_map(|(k, _)| match v.get(k)? {
+/// The Jobs view's policy column: the first of [`VALUE_KEYS`] any job's
+/// values have, and its header. One key for the whole column, so a job
+/// the policy says nothing of in it (a YARN application not yet in the
+/// walk) shows nothing rather than another value under its header.
+fn value_key(values: &Inspection) -> Option<(&'static str, &'static str)> {
+    VALUE_KEYS
+        .iter()
+        .copied()
+        .find(|(k, _)| values.jobs.values().any(|v| v.contains_key(k)))
+}
+
+/// Job `name`'s value of `key` as a number, for sorting by it.
+fn value_number(values: &Inspection, key: &str, name: &str) -> Option<f64> {
+    match values.jobs.get(name)?.get(key)? {
         crate::sim::policy::Value::Int(i) => Some(*i as f64),
         crate::sim::policy::Value::Num(f) => Some(*f),
         _ => None,
-    })
+    }
+}
+
+/// The job's policy value (the Jobs view's column) as a number, for
+/// sorting by it.
+pub fn policy_number(app: &App, name: &str) -> Option<f64> {
+    let (key, _) = value_key(&app.values)?;
+    value_number(&app.values, key, name)
 }
 
 /// What a drawn cell stands for.

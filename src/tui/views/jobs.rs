@@ -8,36 +8,46 @@ use super::super::app::{
 use super::super::theme;
 use super::{bar, fit, fit_mid};
 use crate::model::JobId;
-use crate::sim::policy::Value;
+use crate::sim::policy::{Inspection, Value};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row};
 use ratatui::Frame;
 
-fn policy_value(app: &App, name: &str) -> (String, &'static str) {
-    let Some(v) = app.values.jobs.get(name) else {
-        return (String::new(), "policy");
+/// Job `name`'s value of the policy column's `key`, as the column shows
+/// it: YARN's memory in GB, its dominant share in percent.
+fn policy_value(app: &App, key: Option<&str>, name: &str) -> String {
+    let Some(x) = key.and_then(|k| app.values.jobs.get(name)?.get(k)) else {
+        return String::new();
     };
-    for (k, label) in VALUE_KEYS {
-        if let Some(x) = v.get(k) {
-            let s = match x {
-                Value::Int(i) => i.to_string(),
-                Value::Num(f) => {
-                    if f.fract() == 0.0 {
-                        format!("{f:.0}")
-                    } else {
-                        format!("{f:.2}")
-                    }
-                }
-                Value::Text(s) => s.clone(),
-                Value::Null => "-".into(),
-                other => crate::report::trace::value_json(other).to_string(),
-            };
-            return (s, label);
+    match (key, x) {
+        (Some("fair_share_mb"), Value::Int(mb)) => {
+            format!("{} GB", super::queues::gb(*mb, true))
         }
+        (Some("dominant_share"), Value::Num(f)) => format!("{:.0}%", f * 100.0),
+        (_, Value::Int(i)) => i.to_string(),
+        (_, Value::Num(f)) => {
+            if f.fract() == 0.0 {
+                format!("{f:.0}")
+            } else {
+                format!("{f:.2}")
+            }
+        }
+        (_, Value::Text(s)) => s.clone(),
+        (_, Value::Null) => "-".into(),
+        (_, other) => crate::report::trace::value_json(other).to_string(),
     }
-    (String::new(), "policy")
+}
+
+/// The policy column's key and header: the first of [`VALUE_KEYS`] any
+/// job's values have (the key the Jobs order sorts by, `o`), one for the
+/// whole column.
+fn value_key(values: &Inspection) -> Option<(&'static str, &'static str)> {
+    VALUE_KEYS
+        .iter()
+        .copied()
+        .find(|(k, _)| values.jobs.values().any(|v| v.contains_key(k)))
 }
 
 /// What the policy column's header means, for the legend.
@@ -49,6 +59,8 @@ fn value_meaning(label: &str) -> Option<&'static str> {
         "x*" => "x* = most pending maps at which the reduces may start (< 0: not yet)",
         "prio" => "prio = priority value",
         "missed" => "missed = missed locality opportunities",
+        "fair sh" => "fair sh = its fair share of its queue's memory",
+        "dom sh" => "dom sh = its largest share of memory or vcores",
         _ => return None,
     })
 }
@@ -178,8 +190,10 @@ struct Columns {
     name_w: usize,
     bar_w: usize,
     pool_w: usize,
-    /// The policy column's header (its value's name).
+    /// The policy column's header (its value's name), and the key of the
+    /// policy's values it shows.
     value_label: &'static str,
+    value_key: Option<&'static str>,
 }
 
 impl Columns {
@@ -195,11 +209,19 @@ impl Columns {
             .max()
             .unwrap_or(4)
             .clamp(4, if wide { 12 } else { 10 });
-        let value_label = order
-            .iter()
-            .map(|&(j, _)| policy_value(app, &w.job(j).name).1)
-            .find(|l| *l != "policy")
-            .unwrap_or("policy");
+        let key = value_key(&app.values);
+        let has = |j: JobId| {
+            key.is_some_and(|(k, _)| {
+                app.values
+                    .jobs
+                    .get(&w.job(j).name)
+                    .is_some_and(|v| v.contains_key(k))
+            })
+        };
+        let value_label = match key {
+            Some((_, label)) if order.iter().any(|&(j, _)| has(j)) => label,
+            _ => "policy",
+        };
         let mut c = Columns {
             cols: vec![
                 Col::Mark,
@@ -214,6 +236,7 @@ impl Columns {
             bar_w: if wide { 16 } else { 8 },
             pool_w,
             value_label,
+            value_key: key.map(|(k, _)| k),
         };
         if wide {
             c.cols.push(Col::Submitted);
@@ -278,7 +301,7 @@ impl Columns {
                 Col::Progress => Cell::from(bar(job_progress(job), self.bar_w)),
                 Col::Submitted => Cell::from(clock(job.submit)),
                 Col::Finished => Cell::from(job.finished_at.map(clock).unwrap_or_default()),
-                Col::Value => Cell::from(policy_value(app, &job.name).0),
+                Col::Value => Cell::from(policy_value(app, self.value_key, &job.name)),
             })
             .collect();
         let row = Row::new(cells);
