@@ -2,9 +2,12 @@
 //! release-rate chart (OMO Fig. 7).
 
 use super::super::super::app::{clock, count, App, Page, Pages, INSPECT_RING};
+use super::super::queues::reservation_text;
 use super::super::theme;
 use super::super::{fit, fit_mid};
 use super::{centered, frame_block};
+use crate::sched::yarn::show;
+use crate::sim::jobtask::JobTaskKind;
 use crate::sim::policy::{mean_abs_error_pct, Value, Values};
 use crate::sim::InspectRecord;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -482,9 +485,18 @@ fn summary_lines(app: &App, r: &InspectRecord, width: usize) -> Vec<Line<'static
             .inspection
             .cluster
             .iter()
+            .filter(|(k, _)| !show::is_reservations_key(k))
             .map(|(k, v)| format!("{k} = {}", value_str(v)))
             .collect();
         lines.extend(wrapped("cluster  ", &c, "   ", width, 2));
+    }
+    // YARN: each reserved node with the application holding it.
+    let held: Vec<String> = show::reservations(&r.inspection)
+        .iter()
+        .map(reservation_text)
+        .collect();
+    if !held.is_empty() {
+        lines.extend(wrapped("reserved ", &held, ", ", width, 2));
     }
     let assigned: Vec<String> = r
         .assigned
@@ -685,28 +697,33 @@ fn legend(abbrev: &[String], max_lines: usize, width: usize) -> Vec<Line<'static
 fn running_now(app: &App, node: u32, width: usize) -> Vec<Line<'static>> {
     let w = &app.sim.w;
     let n = &w.cluster.nodes[node as usize];
-    let items: Vec<String> = n
-        .lanes
+    // YARN: the ApplicationMasters the node holds first, with their state.
+    let ams = w
+        .job_tasks
         .iter()
-        .flatten()
-        .map(|&a| {
-            let at = &w.attempts[a as usize];
-            let p = if at.kind == crate::sim::Kind::Map {
-                'm'
-            } else {
-                'r'
-            };
-            let rate = w
-                .transfer_rate(a)
-                .map_or(String::new(), |r| format!(" {r:.0} MB/s"));
-            format!(
-                "{}/{p}{} {}{rate}",
-                w.job(at.job).name,
-                at.task,
-                at.phase.as_str()
-            )
-        })
-        .collect();
+        .filter(|t| t.kind == JobTaskKind::Am && t.end.is_none() && t.node == node)
+        .map(|t| {
+            let state = show::am_state(w, t.job, true);
+            format!("{}/AM {}", w.job(t.job).name, state.as_str())
+        });
+    let attempts = n.lanes.iter().flatten().map(|&a| {
+        let at = &w.attempts[a as usize];
+        let p = if at.kind == crate::sim::Kind::Map {
+            'm'
+        } else {
+            'r'
+        };
+        let rate = w
+            .transfer_rate(a)
+            .map_or(String::new(), |r| format!(" {r:.0} MB/s"));
+        format!(
+            "{}/{p}{} {}{rate}",
+            w.job(at.job).name,
+            at.task,
+            at.phase.as_str()
+        )
+    });
+    let items: Vec<String> = ams.chain(attempts).collect();
     if items.is_empty() {
         return vec![Line::from(vec![
             Span::styled("now      ", theme::title()),
