@@ -2073,3 +2073,185 @@ fn an_external_policys_stderr_goes_to_the_log() {
         "{log:?}"
     );
 }
+
+// ------------------------------------------------------------------ YARN
+
+/// A YARN scenario run `secs` seconds, then paused.
+fn yarn_app(name: &str, secs: u64) -> App {
+    let mut a = App::new(load(name, None)).unwrap();
+    run_for(&mut a, secs);
+    keys(&mut a, " ");
+    a
+}
+
+/// The Pools, Overview and Cluster views of a YARN run as YARN sees it:
+/// yarn-quickstart (yarn-fair, memory fair shares) at 8 s, its two AMs
+/// up and node 0 reserved for `wc`; drf.toml (yarn-fair with DRF) once its
+/// five heartbeats have run, A and B both at a dominant share of 2/3.
+#[test]
+fn snapshot_yarn_views() {
+    for (scenario, stem, secs) in [
+        ("yarn-quickstart.toml", "yarn_quickstart", 8),
+        ("drf.toml", "drf", 6),
+    ] {
+        let mut a = yarn_app(scenario, secs);
+        for (view, key) in [("pools", "4"), ("overview", "1"), ("cluster", "2")] {
+            keys(&mut a, key);
+            snap_all(&format!("{stem}_{view}"), &mut a);
+        }
+    }
+}
+
+/// What the YARN views say, at both sizes: memory and vcores against each
+/// queue's share, AMs, the reservation and (under drf) dominant shares.
+#[test]
+fn yarn_views_show_memory_vcores_ams_and_dominant_shares() {
+    let mut a = yarn_app("yarn-quickstart.toml", 8);
+    for (w, h) in [(80, 24), (120, 36)] {
+        keys(&mut a, "4");
+        let pools = screen(&a, w, h);
+        assert!(pools.contains("against each queue's fair share"), "{pools}");
+        for q in ["research", "default"] {
+            let row = pools.lines().find(|l| l.contains(q)).unwrap();
+            assert!(row.contains(" GB ") && row.contains("(2.0 GB)"), "{row}");
+        }
+        assert!(
+            pools.contains("R reserved: node 0 for wc (queue default, a map of 1.0 GB, 1 vcore)"),
+            "{pools}"
+        );
+        keys(&mut a, "2");
+        let cluster = screen(&a, w, h);
+        // Node 0: two 2 GB AMs, four 1 GB maps; reserved.
+        assert!(cluster.contains("0R◆◆◆◆████│◆◆████··"), "{cluster}");
+        assert!(cluster.contains("8.0/8.0 GB, 6/8 vcores"), "{cluster}");
+        assert!(cluster.contains("reserved for wc"), "{cluster}");
+        keys(&mut a, "3");
+        let jobs = screen(&a, w, h);
+        assert!(
+            jobs.contains("fair sh") && jobs.contains("107 GB"),
+            "{jobs}"
+        );
+    }
+    let mut d = yarn_app("drf.toml", 6);
+    for (w, h) in [(80, 24), (120, 36)] {
+        keys(&mut d, "1");
+        let over = screen(&d, w, h);
+        // B holds 2 GB of 18 but 6 of 9 vcores: as large as A.
+        // The queue's row in the Queues panel (a segment between borders).
+        let bar = |q: &str| {
+            let row = over
+                .lines()
+                .flat_map(|l| l.split('│'))
+                .find(|seg| seg.starts_with(&format!("{q} ")) && seg.contains("% · "))
+                .unwrap_or_else(|| panic!("{over}"));
+            let cells = row.chars().filter(|&c| c == '█').count();
+            (cells, row.to_string())
+        };
+        let ((a_cells, a_row), (b_cells, b_row)) = (bar("A"), bar("B"));
+        assert_eq!(a_cells, b_cells, "{a_row}\n{b_row}");
+        assert!(b_row.contains("67% ·  2.0 GB · 6 vc"), "{b_row}");
+        keys(&mut d, "4");
+        let pools = screen(&d, w, h);
+        assert!(pools.contains("3/5") && pools.contains("6/5"), "{pools}");
+        keys(&mut d, "3");
+        let jobs = screen(&d, w, h);
+        assert!(jobs.contains("dom sh") && jobs.contains("67%"), "{jobs}");
+    }
+}
+
+/// DRF's worked example with tasks to spare: at the sixth heartbeat B,
+/// at the same dominant share as A and out of CPU, reserves the node.
+fn drf_reserving() -> App {
+    let text = std::fs::read_to_string(scenario_path("drf.toml"))
+        .unwrap()
+        .replace("maps = 3\n", "maps = 20\n")
+        .replace("maps = 2\n", "maps = 20\n")
+        + "[[events]]\nat = \"6s\"\naction = \"heartbeat\"\nnode = 0\n\n[[events]]\nat = \"7s\"\naction = \"heartbeat\"\nnode = 0\n";
+    let mut a = App::new(load_text(&text, None)).unwrap();
+    run_for(&mut a, 8);
+    keys(&mut a, " ");
+    a
+}
+
+/// The inspector names the application holding each reserved node (the
+/// seventh heartbeat finds the node reserved for B), as the policy's
+/// inspection lists it; the Cluster view marks the node and the Pools view
+/// counts it against B's queue.
+#[test]
+fn inspector_names_the_application_holding_a_reservation() {
+    use slotsim::sched::yarn::show::{reservations, Reservation};
+    use slotsim::sched::yarn::Ask;
+    let mut a = drf_reserving();
+    let held = reservations(&a.sim.policy().inspect(&a.sim.w, 0));
+    let want = Reservation {
+        node: 0,
+        app: "B".into(),
+        queue: "B".into(),
+        ask: Ask::Map,
+        container: slotsim::model::Resource::memory(1024, 3),
+    };
+    assert_eq!(held, [want]);
+    keys(&mut a, "i");
+    for (w, h) in [(80, 24), (120, 36)] {
+        let s = screen(&a, w, h);
+        assert!(s.contains("heartbeat 7/7"), "{s}");
+        assert!(s.contains("reserved_nodes = 1"), "{s}");
+        assert!(
+            s.contains("reserved node 0 for B (queue B, a map of 1.0 GB, 3 vcores)"),
+            "{s}"
+        );
+    }
+    key(&mut a, KeyCode::Esc);
+    keys(&mut a, "2");
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("0R█"), "{s}");
+    assert!(s.contains("1 node reserved"), "{s}");
+    keys(&mut a, "4");
+    let s = screen(&a, 80, 24);
+    let b = s.lines().filter(|l| l.starts_with("│B ")).nth(1).unwrap();
+    assert!(b.contains("1 node"), "{s}");
+}
+
+/// The inspector's AM count (`am_containers`) agrees with its
+/// applications' AM states at every second of yarn-quickstart, AMs
+/// waiting, starting, running and lingering after their jobs; under
+/// drf.toml's AMs sized 0 no application says its AM runs.
+#[test]
+fn inspector_am_count_agrees_with_the_applications_am_states() {
+    use slotsim::sim::policy::Value;
+    let holding = |i: &slotsim::sim::policy::Inspection| {
+        i.jobs
+            .values()
+            .filter(|v| {
+                matches!(v.get("am"), Some(Value::Text(s)) if ["starting", "running", "exiting"].contains(&s.as_str()))
+            })
+            .count() as i64
+    };
+    let mut a = App::new(load("yarn-quickstart.toml", None)).unwrap();
+    keys(&mut a, "+");
+    let mut seen = std::collections::BTreeSet::new();
+    while !a.sim.is_finished() {
+        run_for(&mut a, 1);
+        let i = a.sim.policy().inspect(&a.sim.w, 0);
+        let count = slotsim::sched::yarn::show::am_containers(&i).unwrap();
+        assert_eq!(count, a.sim.w.running_ams() as i64);
+        assert_eq!(holding(&i), count, "at {}", a.sim.w.now);
+        for v in i.jobs.values() {
+            if let Some(Value::Text(s)) = v.get("am") {
+                seen.insert(s.clone());
+            }
+        }
+        assert!(a.sim.w.now < 3_600_000, "the run ends");
+    }
+    for state in ["waiting", "starting", "running", "exiting"] {
+        assert!(seen.contains(state), "{state}: {seen:?}");
+    }
+    let d = yarn_app("drf.toml", 6);
+    let i = d.sim.policy().inspect(&d.sim.w, 0);
+    assert_eq!(slotsim::sched::yarn::show::am_containers(&i), Some(0));
+    assert_eq!(holding(&i), 0);
+    assert!(i
+        .jobs
+        .values()
+        .all(|v| v.get("am") == Some(&Value::Text("none".into()))));
+}
