@@ -451,7 +451,11 @@ pub fn queues(w: &World, i: &Inspection) -> Vec<QueueView> {
                     .and_then(|n| u32::try_from(n).ok())
                     .unwrap_or(0),
                 pending: both(PENDING_MB, PENDING_VCORES).unwrap_or(Resource::ZERO),
-                reserved: resv.iter().filter(|r| r.queue == pool.name).cloned().collect(),
+                reserved: resv
+                    .iter()
+                    .filter(|r| r.queue == pool.name)
+                    .cloned()
+                    .collect(),
             }
         })
         .collect()

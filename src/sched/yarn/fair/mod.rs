@@ -294,7 +294,9 @@ fn app_shares(
                 .iter()
                 .min_by(|&&a, &&b| {
                     let (ja, jb) = (w.job(a), w.job(b));
-                    ja.submit.cmp(&jb.submit).then_with(|| ja.name.cmp(&jb.name))
+                    ja.submit
+                        .cmp(&jb.submit)
+                        .then_with(|| ja.name.cmp(&jb.name))
                 })
                 .copied();
             apps.iter()
