@@ -15,7 +15,8 @@ mod submit;
 pub use advance::{Pace, Rings};
 pub use log::{clock, count, dur, noun};
 pub use select::{
-    job_progress, job_rows, overview_jobs, policy_number, Hit, JobState, Sort, Target, VALUE_KEYS,
+    job_progress, job_rows, overview_jobs, policy_number, value_key, Hit, JobState, Sort, Target,
+    VALUE_KEYS,
 };
 
 use super::index::RunIndex;

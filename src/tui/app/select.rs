@@ -222,7 +222,7 @@ pub const VALUE_KEYS: &[(&str, &str)] = &[
 /// values have, and its header. One key for the whole column, so a job
 /// the policy says nothing of in it (a YARN application not yet in the
 /// walk) shows nothing rather than another value under its header.
-fn value_key(values: &Inspection) -> Option<(&'static str, &'static str)> {
+pub fn value_key(values: &Inspection) -> Option<(&'static str, &'static str)> {
     VALUE_KEYS
         .iter()
         .copied()

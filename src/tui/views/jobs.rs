@@ -3,12 +3,12 @@
 //! selected job marked `▶`, a filter (`/`) and an order (`o`).
 
 use super::super::app::{
-    clock, dur, job_progress, job_rows, App, Hit, JobState, Overlay, Page, Sort, Target, VALUE_KEYS,
+    clock, dur, job_progress, job_rows, value_key, App, Hit, JobState, Overlay, Page, Sort, Target,
 };
 use super::super::theme;
 use super::{bar, fit, fit_mid};
 use crate::model::JobId;
-use crate::sim::policy::{Inspection, Value};
+use crate::sim::policy::Value;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -38,16 +38,6 @@ fn policy_value(app: &App, key: Option<&str>, name: &str) -> String {
         (_, Value::Null) => "-".into(),
         (_, other) => crate::report::trace::value_json(other).to_string(),
     }
-}
-
-/// The policy column's key and header: the first of [`VALUE_KEYS`] any
-/// job's values have (the key the Jobs order sorts by, `o`), one for the
-/// whole column.
-fn value_key(values: &Inspection) -> Option<(&'static str, &'static str)> {
-    VALUE_KEYS
-        .iter()
-        .copied()
-        .find(|(k, _)| values.jobs.values().any(|v| v.contains_key(k)))
 }
 
 /// What the policy column's header means, for the legend.

@@ -180,14 +180,7 @@ fn held_columns(
     (tight, nums): (bool, bool),
     bw: usize,
 ) -> Vec<Column> {
-    let mut cols = vec![Column {
-        head: "queue".into(),
-        cells: qs
-            .iter()
-            .map(|q| Span::styled(fit_mid(&q.name, 16), theme::title()))
-            .collect(),
-        right: false,
-    }];
+    let mut cols = vec![name_column(qs)];
     if basis == QueueBasis::Capacity {
         let cells = qs
             .iter()
@@ -313,18 +306,23 @@ fn cut(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
         .collect()
 }
 
-/// The second table: each queue's minimum and maximum (or capacity and
-/// maximum capacity), what its applications wait for, the nodes reserved
-/// for them.
-fn limits_columns(qs: &[QueueView], basis: QueueBasis, tight: bool) -> Vec<Column> {
-    let mut cols = vec![Column {
+/// The queues' names, the first column of both tables.
+fn name_column(qs: &[QueueView]) -> Column {
+    Column {
         head: "queue".into(),
         cells: qs
             .iter()
             .map(|q| Span::styled(fit_mid(&q.name, 16), theme::title()))
             .collect(),
         right: false,
-    }];
+    }
+}
+
+/// The second table: each queue's minimum and maximum (or capacity and
+/// maximum capacity), what its applications wait for, the nodes reserved
+/// for them.
+fn limits_columns(qs: &[QueueView], basis: QueueBasis, tight: bool) -> Vec<Column> {
+    let mut cols = vec![name_column(qs)];
     let or_dash = |r: Option<Resource>| r.map_or("-".to_string(), |r| amount(r, tight));
     match basis {
         QueueBasis::FairShare => {
