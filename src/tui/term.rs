@@ -53,6 +53,8 @@ pub fn run(app: &mut App, record: Option<&Path>) -> io::Result<Exit> {
         Ok(()) => rt.block_on(event_loop(&mut terminal, app, record)),
         Err(e) => Err(e),
     };
+    // Whatever ended the loop, the outputs are the session's.
+    app.settle();
     let mouse_off = crossterm::execute!(io::stdout(), DisableMouseCapture);
     let restored = ratatui::try_restore();
     if !matches!(result, Ok(Exit::Quit)) {

@@ -1930,6 +1930,14 @@ fn a_live_seek_never_blocks_and_esc_puts_the_run_back() {
         "{:?}",
         a.status
     );
+    // However the session ends (a signal, a closed terminal), a seek
+    // under way is cancelled first: the outputs are the session's run.
+    let here = a.sim.w.now;
+    keys(&mut a, "[");
+    assert!(a.seeking());
+    a.settle();
+    assert!(!a.seeking());
+    assert_eq!(a.sim.w.now, here);
     // `q` during a seek quits with the session's run, not the half-way one.
     keys(&mut a, "]]");
     while a.seeking() {

@@ -308,6 +308,13 @@ impl App {
         }
     }
 
+    /// The session as it stands for its outputs, however it ends: a seek
+    /// under way is cancelled (a signal or a closed terminal must not
+    /// leave the half-way run to be written).
+    pub fn settle(&mut self) {
+        self.cancel_seek();
+    }
+
     /// Whether a seek is under way.
     pub fn seeking(&self) -> bool {
         self.seeking.is_some()
