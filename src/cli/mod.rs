@@ -422,6 +422,16 @@ pub fn scenario_origin(p: &Option<PathBuf>) -> String {
 /// Checks before a run that the `--plot` directory can be created and
 /// written to, so a bad path costs no simulation.
 pub fn check_plot_dir(dir: &Path) -> Result<(), Failure> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(InputError::new(
+            "--plot",
+            format!(
+                "{} is a file; expected a directory for the SVG figures (created if missing)",
+                dir.display()
+            ),
+        )
+        .into());
+    }
     std::fs::create_dir_all(dir)
         .map_err(|e| InputError::new("--plot", format!("cannot create {}: {e}", dir.display())))?;
     let probe = dir.join(".slotsim-write-check");

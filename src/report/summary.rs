@@ -445,6 +445,13 @@ pub fn table(sum: &Summary) -> String {
         "scenario {}  policy {}  seed {}",
         sum.scenario, sum.policy, sum.seed
     );
+    if sum.partial {
+        let _ = writeln!(
+            o,
+            "partial: stopped at {:.1}s simulated, before every job had ended",
+            sum.stopped_at_s.unwrap_or(sum.end_s)
+        );
+    }
     for sw in &sum.policy_switches {
         let _ = writeln!(o, "  switched {} -> {} at {:.1}s", sw.from, sw.to, sw.at_s);
     }
@@ -470,11 +477,15 @@ pub fn table(sum: &Summary) -> String {
     let l = &sum.locality;
     let _ = writeln!(
         o,
-        "map locality  node {:.1}%  rack {:.1}%  off-rack {:.1}%  off-dc {:.1}%   reduce-data locality {:.1}%   inter-DC {:.2} GB",
+        "map locality  node {:.1}%  rack {:.1}%  off-rack {:.1}%  off-dc {:.1}%",
         l.node * 100.0,
         l.rack * 100.0,
         l.off_rack * 100.0,
         l.off_dc * 100.0,
+    );
+    let _ = writeln!(
+        o,
+        "reduce-data locality {:.1}%   inter-DC {:.2} GB",
         sum.reduce_locality * 100.0,
         sum.inter_dc_gb
     );
@@ -495,7 +506,7 @@ pub fn table(sum: &Summary) -> String {
             let _ = writeln!(
                 o,
                 "{:<24} {:>9.1} {:>11} {:>10} {:>8}",
-                j.name,
+                cut_mid(&j.name, 24),
                 j.submit_s,
                 opt(j.turnaround_s),
                 opt(j.recorded_s),
@@ -514,15 +525,15 @@ pub fn table(sum: &Summary) -> String {
     if !sum.jobs.is_empty() {
         let _ = writeln!(
             o,
-            "\n{:<24} {:<12} {:>6} {:>5} {:>9} {:>9} {:>9} {:>11}",
+            "\n{:<20} {:<10} {:>5} {:>4} {:>8} {:>8} {:>8} {:>10}",
             "job", "pool", "maps", "reds", "submit s", "map end", "finish s", "turnaround"
         );
         for j in sum.jobs.iter().take(MAX_ROWS) {
             let _ = writeln!(
                 o,
-                "{:<24} {:<12} {:>6} {:>5} {:>9.1} {:>9} {:>9} {:>11}",
-                j.name,
-                j.pool,
+                "{:<20} {:<10} {:>5} {:>4} {:>8.1} {:>8} {:>8} {:>10}",
+                cut_mid(&j.name, 20),
+                cut_mid(&j.pool, 10),
                 j.maps,
                 j.reduces,
                 j.submit_s,
@@ -544,6 +555,21 @@ pub fn table(sum: &Summary) -> String {
         }
     }
     o
+}
+
+/// `s` in at most `w` characters: a longer one loses its middle to `…`,
+/// keeping its end (where `sort-small-1` and `sort-small-2` differ).
+fn cut_mid(s: &str, w: usize) -> String {
+    let n = s.chars().count();
+    if n <= w {
+        return s.to_string();
+    }
+    let tail = (w - 1) / 2;
+    let head = w - 1 - tail;
+    let mut out: String = s.chars().take(head).collect();
+    out.push('…');
+    out.extend(s.chars().skip(n - tail));
+    out
 }
 
 #[cfg(test)]

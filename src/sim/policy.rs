@@ -41,6 +41,14 @@ impl Value {
     }
 }
 
+/// A value computed in `f32` (as Hadoop's Java `float`s are): the shortest
+/// decimal that reads back as the same `f32` (`0.22222222`, not the
+/// `0.2222222238779068` its widening to `f64` would print); `Null` when it
+/// is not finite.
+pub fn num32(x: f32) -> Value {
+    num(x.to_string().parse::<f64>().unwrap_or(f64::from(x)))
+}
+
 /// A number, or `Null` when it is not finite.
 pub fn num(x: f64) -> Value {
     if x.is_finite() {
@@ -405,5 +413,21 @@ pub trait Observer: Send {
     /// [`Policy::snapshot`]); `None` if it cannot be copied.
     fn snapshot(&self) -> Option<Box<dyn Observer>> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_f32_value_is_its_shortest_decimal() {
+        use super::{num32, Value};
+        let x = 2.0f32 / 9.0;
+        assert_eq!(num32(x), Value::Num(0.22222222));
+        match num32(x) {
+            Value::Num(y) => assert_eq!(y as f32, x),
+            v => panic!("{v:?}"),
+        }
+        assert_eq!(num32(0.5), Value::Num(0.5));
+        assert_eq!(num32(f32::NAN), Value::Null);
     }
 }

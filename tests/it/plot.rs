@@ -165,3 +165,43 @@ fn link_samples_thin_without_losing_load() {
         "a curve with its legend"
     );
 }
+
+/// `--plot DIR` writes into a directory that exists (the figures are
+/// replaced) and refuses a file with one clear error, exit 2, before any
+/// run.
+#[test]
+fn plot_into_an_existing_directory_and_not_into_a_file() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("figs");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("gantt.svg"), "old").unwrap();
+    let args = [
+        "run",
+        "scenarios/fig45-fifo-vs-fair.toml",
+        "--headless",
+        "--plot",
+    ];
+    let mut a = args.to_vec();
+    a.push(dir.to_str().unwrap());
+    slotsim(&a);
+    assert!(std::fs::read_to_string(dir.join("gantt.svg"))
+        .unwrap()
+        .starts_with("<svg"));
+    let file = d.path().join("figs.svg");
+    std::fs::write(&file, "").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_slotsim"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .arg(&file)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(
+        err.trim(),
+        format!(
+            "error: --plot: {} is a file; expected a directory for the SVG figures (created if missing)",
+            file.display()
+        )
+    );
+}

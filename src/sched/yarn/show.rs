@@ -15,7 +15,7 @@
 use super::{apps, asked, max_allocation, outstanding, wants, Ask, ASKS};
 use crate::model::{JobId, NodeId, Resource};
 use crate::sim::jobtask::JobTaskKind;
-use crate::sim::policy::{num, Inspection, Value, Values};
+use crate::sim::policy::{num, num32, Inspection, Value, Values};
 use crate::sim::World;
 
 /// How a scheduler sizes a request under its resource calculator
@@ -173,7 +173,7 @@ pub fn usage_inspection(w: &World, normalize: Normalize) -> Inspection {
         v.insert("used_vcores", job.used.vcores());
         v.insert(
             "dominant_share",
-            num(f64::from(super::fair::drf_shares(job.used, cap, 1.0).0)),
+            num32(super::fair::drf_shares(job.used, cap, 1.0).0),
         );
         v.insert("pending_maps", job.maps_pending);
         v.insert("pending_reduces", job.reduces_pending);
@@ -192,7 +192,7 @@ pub fn usage_inspection(w: &World, normalize: Normalize) -> Inspection {
         v.insert("am_used_mb", s.am_used.mb());
         v.insert(
             "dominant_share",
-            num(f64::from(super::fair::drf_shares(s.used, cap, 1.0).0)),
+            num32(super::fair::drf_shares(s.used, cap, 1.0).0),
         );
         v.insert("weight", num(pool.weight));
         let (n, res) = waiting[p];

@@ -42,7 +42,7 @@ use crate::model::{yarn_defaults, JobId, NodeId, Resource};
 use crate::sched::capacity::capacity_percents;
 use crate::sched::registry::{Entry, DEFAULT_SLOWSTART};
 use crate::sched::settings::{ConfigError, Settings};
-use crate::sim::policy::{num, Event, Headroom, Inspection, Policy, Show, Value};
+use crate::sim::policy::{num32, Event, Headroom, Inspection, Policy, Show, Value};
 use crate::sim::{Heartbeat, World};
 use reserve::Resv;
 use std::collections::BTreeMap;
@@ -413,7 +413,7 @@ impl Show for YarnCapacity {
                     self.calc.divide(cluster, used, guaranteed)
                 };
                 if guaranteed != Resource::ZERO {
-                    v.insert("used_capacity", num(f64::from(share)));
+                    v.insert("used_capacity", num32(share));
                 }
                 v.insert("reserved_mb", self.pool_reserved[p].mb());
                 v.insert("am_charged_mb", self.pool_am[p].mb());
