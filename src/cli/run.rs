@@ -413,7 +413,7 @@ pub fn cmd_record(a: RecordArgs) -> Result<(), Failure> {
     let sc = super::load(a.scenario.as_deref(), a.policy.as_deref(), a.seed)?;
     let mut app = slotsim::tui::App::new(sc)
         .map_err(|e| InputError::new(super::scenario_origin(&a.scenario), e.to_string()))?;
-    // A `W` among the keys writes the session beside the scenario, as live.
+    // A `W` among the keys writes the session into the current directory, as live.
     app.source = a.scenario.clone();
     let opts = RecordOpts {
         width: w,

@@ -316,11 +316,13 @@ pub fn action_for(overlay: &Overlay, key: KeyEvent) -> Option<Action> {
         }
     }
     if ctx == Ctx::Overlay {
-        // The overlay's own keys (pause/step in the inspector, ? and p to toggle).
+        // The overlay's own keys (pause, step and speed in the inspector, ? and i to toggle).
         match key.code {
             KeyCode::Char(' ') if !in_form => return Some(Action::TogglePause),
             KeyCode::Char('.') if !in_form => return Some(Action::Step),
             KeyCode::Char('?') if !in_form => return Some(Action::OpenHelp),
+            KeyCode::Char('+' | '=') if !in_form => return Some(Action::SpeedUp),
+            KeyCode::Char('-') if !in_form => return Some(Action::SpeedDown),
             KeyCode::Char('i') if !in_form => return Some(Action::OpenInspector),
             KeyCode::Char(ch) => return Some(Action::Char(ch)),
             _ => {}

@@ -149,6 +149,7 @@ async fn event_loop(
     // the TUI panics once its first frame is on screen.
     let panic_on_purpose = std::env::var_os("SLOTSIM_TEST_PANIC").is_some();
     let palette = super::palette::Palette::detect();
+    app.mono = palette == super::palette::Palette::None;
     loop {
         let completed = terminal.draw(|f| {
             views::render(app, f);

@@ -23,6 +23,18 @@ pub fn job_color(job: u32) -> Color {
     JOB_COLORS[job as usize % JOB_COLORS.len()]
 }
 
+/// A job's letter (or a pool's, when slots are drawn by pool) where
+/// colours are not shown (`NO_COLOR`): a capital for a map, a small letter
+/// for a reduce. Letters repeat every 26 ids, colours every 12.
+pub fn job_letter(id: u32, reduce: bool) -> char {
+    let c = (b'A' + (id % 26) as u8) as char;
+    if reduce {
+        c.to_ascii_lowercase()
+    } else {
+        c
+    }
+}
+
 pub const ACCENT: Color = Color::Rgb(0x4e, 0x9a, 0xf1);
 pub const DIM: Color = Color::Rgb(0x80, 0x80, 0x80);
 pub const WARN: Color = Color::Rgb(0xef, 0x44, 0x44);

@@ -82,6 +82,7 @@ fn random_keys_mouse_and_resizes_against_running_simulations() {
         }
         let mut a = App::new(slotsim::scenario::load_file(&src, None, None).unwrap()).unwrap();
         a.source = Some(src);
+        a.session_dir = dir.path().to_path_buf();
         a
     };
     let mut sessions = 1usize;

@@ -416,6 +416,9 @@ fn w_writes_a_session_that_a_headless_run_replays_exactly() {
     std::fs::copy(scenario_path("quickstart.toml"), &src).unwrap();
     let mut a = App::new(slotsim::scenario::load_file(&src, None, Some(7)).unwrap()).unwrap();
     a.source = Some(src.clone());
+    // Sessions go to one place, wherever the scenario is.
+    let out = tempfile::tempdir().unwrap();
+    a.session_dir = out.path().to_path_buf();
     run_for(&mut a, 3);
     keys(&mut a, "pk"); // the picker, up to fifo
     key(&mut a, KeyCode::Enter);
@@ -464,10 +467,32 @@ fn w_writes_a_session_that_a_headless_run_replays_exactly() {
         )),
         "{head}"
     );
+    // Saved before the end: the header and the status give the replay
+    // command up to then, which stops where the session was.
+    key(&mut a, KeyCode::Char('W'));
+    let early = out.path().join("quick-session-1.toml");
+    let until = slotsim::units::fmt_secs(a.sim.w.now);
+    let replay_cmd = format!("--headless --until {until}");
+    let status = a.status.clone().unwrap_or_default();
+    assert!(
+        status.contains(&early.display().to_string()) && status.contains(&replay_cmd),
+        "{status}"
+    );
+    let text = std::fs::read_to_string(&early).unwrap();
+    assert!(text.lines().nth(1).unwrap().contains(&replay_cmd), "{text}");
+    let until_ms = a.sim.w.now;
+    let sc = slotsim::scenario::load_file(&early, None, None).unwrap();
+    let mut sim = slotsim::runs::build_sim(&sc).unwrap();
+    sim.run_until(Some(until_ms));
+    assert_eq!(
+        serde_json::to_value(slotsim::report::summary::summarize(&sim)).unwrap()["jobs"],
+        serde_json::to_value(slotsim::report::summary::summarize(&a.sim)).unwrap()["jobs"]
+    );
     run_to_the_end(&mut a);
     key(&mut a, KeyCode::Char('W'));
-    let saved = dir.path().join("quick-session-1.toml");
+    let saved = out.path().join("quick-session-2.toml");
     assert!(saved.exists(), "{:?}", a.status);
+    assert!(!a.status.clone().unwrap_or_default().contains("--until"));
     let session = serde_json::to_value(slotsim::report::summary::summarize(&a.sim)).unwrap();
     let sc = slotsim::scenario::load_file(&saved, None, None).unwrap();
     let (_, replay) = run(&sc);
@@ -480,27 +505,40 @@ fn w_writes_a_session_that_a_headless_run_replays_exactly() {
         .iter()
         .filter(|j| j["killed"] == true);
     assert_eq!(killed.count(), 1);
-    // Saving again writes a second file, never over the first.
+    // Saving again writes another file, never over the others.
     key(&mut a, KeyCode::Char('W'));
-    assert!(dir.path().join("quick-session-2.toml").exists());
+    assert!(out.path().join("quick-session-3.toml").exists());
 }
 
 #[test]
 fn submit_form_submits_now_and_refuses_bad_values() {
     let mut a = app();
     run_for(&mut a, 2);
+    // At 2.099 s the job lands at 2.100 s: the form, the log and the job
+    // say one time.
+    a.update(Action::Tick(99));
+    assert_eq!(a.sim.w.now, 2_099);
     let before = a.sim.w.submitted_jobs();
     keys(&mut a, "s");
     assert!(matches!(a.overlay, Overlay::Submit(_)));
+    let form = screen(&a, 120, 36);
     key(&mut a, KeyCode::Enter);
     assert_eq!(a.overlay, Overlay::None);
+    let at = slotsim::tui::app::clock(a.sim.w.jobs.last().unwrap().submit);
+    assert!(
+        form.contains(&format!("A job submitted now, at {at}.")),
+        "{form}"
+    );
+    let (t, line) = a.log_lines(1).pop().unwrap();
+    assert!(line.starts_with("submitted tui-"), "{line}");
+    assert_eq!(slotsim::tui::app::clock(t), at);
     assert_eq!(
         a.sim.w.submitted_jobs(),
         before + 1,
         "jobs: F/S rises by one at once"
     );
     let job = a.sim.w.jobs.last().unwrap();
-    assert_eq!(job.submit, a.sim.w.now);
+    assert_eq!(job.submit, a.sim.w.now, "submitted at the next millisecond");
     assert_eq!(
         (job.n_maps(), job.n_reduces()),
         (32, 2),
@@ -2262,4 +2300,262 @@ fn inspector_am_count_agrees_with_the_applications_am_states() {
         .jobs
         .values()
         .all(|v| v.get("am") == Some(&Value::Text("none".into()))));
+}
+
+// ------------------------------------------------- small clusters, no colour
+
+/// Two pools share eight nodes in two racks: a fixed batch and a job
+/// every ten seconds.
+const SMALL: &str = r#"
+name = "small"
+description = "Two pools share an 8-node cluster"
+seed = 3
+[cluster]
+nodes = 8
+racks = 2
+map_slots = 2
+reduce_slots = 2
+heartbeat = "3s"
+[scheduler]
+policy = "fair"
+[[pools]]
+name = "research"
+weight = 2.0
+[[pools]]
+name = "default"
+[[jobs]]
+name = "sort-big"
+profile = "terasort"
+input = "2GB"
+pool = "research"
+submit = "0s"
+[[jobs]]
+name = "wc"
+profile = "wordcount"
+input = "1GB"
+pool = "default"
+submit = "5s"
+[[jobs]]
+name = "grep"
+profile = "grep"
+input = "512MB"
+pool = "default"
+submit = "10s"
+[[jobs]]
+name = "small"
+profile = "wordcount"
+input = "256MB"
+pool = "research"
+count = 8
+every = "10s"
+submit = "15s"
+"#;
+
+/// Rows with nothing on them but borders.
+fn blank_rows(s: &str) -> usize {
+    s.lines()
+        .filter(|l| l.chars().all(|c| " │┌┐└┘─".contains(c)))
+        .count()
+}
+
+/// A small cluster's Overview and Cluster view are as tall as what they
+/// hold (the log takes the rest): at most a quarter of the screen's rows
+/// blank at 120×36 and 80×24, and the pools panel says its numbers are
+/// running/share.
+#[test]
+fn snapshot_a_small_cluster_leaves_no_screen_empty() {
+    let mut a = App::new(load_text(SMALL, None)).unwrap();
+    // Ninety seconds in: nine jobs have come and gone, twenty log lines.
+    run_for(&mut a, 90);
+    for (view, name) in [(View::Overview, "overview"), (View::Cluster, "cluster")] {
+        goto(&mut a, view);
+        for (w, h) in [(80u16, 24u16), (120, 36)] {
+            let s = screen(&a, w, h);
+            let blank = blank_rows(&s);
+            assert!(blank * 4 <= h as usize, "{blank} of {h} rows blank:\n{s}");
+            if view == View::Overview {
+                let pools = s.lines().find(|l| l.contains("┌ Pools")).unwrap();
+                assert!(pools.contains("running/share"), "{pools}");
+            }
+            insta::assert_snapshot!(format!("small_{name}_{w}x{h}"), s);
+        }
+    }
+    // The log takes what the panels leave (it had 7 rows at 120×36).
+    goto(&mut a, View::Overview);
+    let s = screen(&a, 120, 36);
+    let log = s.lines().position(|l| l.starts_with(" log ")).unwrap();
+    assert!(log <= 18, "{s}");
+}
+
+/// With no colours (NO_COLOR) every job on screen has a letter of its own
+/// in the slots and the legend, and each running job's letter is in its
+/// slots.
+#[test]
+fn snapshot_no_color_tells_every_job_apart() {
+    let mut a = App::new(load_text(SMALL, None)).unwrap();
+    a.mono = true;
+    run_for(&mut a, 40);
+    goto(&mut a, View::Cluster);
+    let s = screen(&a, 80, 24);
+    let legend = s
+        .lines()
+        .find_map(|l| l.strip_prefix("│ jobs: "))
+        .unwrap()
+        .trim_end_matches([' ', '│']);
+    let items: Vec<&str> = legend.split(' ').collect();
+    let pairs: Vec<(char, &str)> = items
+        .chunks(2)
+        .map(|p| (p[0].chars().next().unwrap(), p[1]))
+        .collect();
+    let running: Vec<&str> = a
+        .sim
+        .w
+        .jobs
+        .iter()
+        .filter(|j| j.maps_running + j.reduces_running > 0)
+        .map(|j| j.name.as_str())
+        .collect();
+    assert!(running.len() >= 3, "{running:?}");
+    let racks: String = s
+        .lines()
+        .filter(|l| l.starts_with("│ r") && !l.contains('░'))
+        .collect();
+    for name in &running {
+        let (letter, _) = pairs
+            .iter()
+            .find(|p| p.1 == *name)
+            .unwrap_or_else(|| panic!("{name} not in the legend {legend}"));
+        let others = pairs.iter().filter(|p| p.0 == *letter).count();
+        assert_eq!(others, 1, "{letter} names one job: {legend}");
+        assert!(
+            racks.contains(*letter) || racks.contains(letter.to_ascii_lowercase()),
+            "{name}'s {letter} in the slots:\n{s}"
+        );
+    }
+    insta::assert_snapshot!("no_color_cluster_80x24", s);
+    goto(&mut a, View::Timeline);
+    let s = screen(&a, 80, 24);
+    assert!(s.contains(" jobs: A sort-big B wc C grep"), "{s}");
+    insta::assert_snapshot!("no_color_timeline_80x24", s);
+    goto(&mut a, View::Overview);
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("│A sort-big"), "{s}");
+    insta::assert_snapshot!("no_color_overview_80x24", s);
+}
+
+/// In the inspector `+`/`-` change the speed and `?` opens the help,
+/// whose esc comes back to the inspector as it was.
+#[test]
+fn inspector_takes_speed_keys_and_its_help_returns_to_it() {
+    let mut a = busy_app();
+    keys(&mut a, "i");
+    key(&mut a, KeyCode::Down);
+    let inspector = a.overlay.clone();
+    assert!(matches!(inspector, Overlay::Inspector { .. }));
+    let speed = a.speed;
+    keys(&mut a, "+");
+    assert_eq!(a.speed, speed + 1);
+    keys(&mut a, "--");
+    assert_eq!(a.speed, speed - 1);
+    keys(&mut a, "?");
+    assert_eq!(a.overlay, Overlay::Help);
+    key(&mut a, KeyCode::Esc);
+    assert_eq!(a.overlay, inspector);
+    key(&mut a, KeyCode::Esc);
+    assert_eq!(a.overlay, Overlay::None);
+    // From the main screen the help closes to it.
+    keys(&mut a, "?");
+    key(&mut a, KeyCode::Esc);
+    assert_eq!(a.overlay, Overlay::None);
+}
+
+/// The summary printed when a session quits: at most 80 columns, and a
+/// run stopped early says it is partial.
+#[test]
+fn the_quit_summary_fits_80_columns_and_says_partial() {
+    let sc = load("quickstart.toml", None);
+    let mut sim = slotsim::runs::build_sim(&sc).unwrap();
+    sim.run_until(Some(60_000));
+    let mut sum = slotsim::report::summary::summarize(&sim);
+    sum.partial = true;
+    sum.stopped_at_s = Some(60.0);
+    let t = slotsim::report::summary::table(&sum);
+    assert_eq!(
+        t.lines().nth(1),
+        Some("partial: stopped at 60.0s simulated, before every job had ended")
+    );
+    for l in t.lines() {
+        assert!(l.chars().count() <= 80, "{} wide: {l}", l.chars().count());
+    }
+    // Whole runs say nothing of it.
+    let (_, whole) = run(&sc);
+    assert!(!slotsim::report::summary::table(&whole).contains("partial"));
+}
+
+/// A killed job's state and a sorted column's header are never cut.
+#[test]
+fn jobs_view_states_and_sorted_headers_are_whole() {
+    let mut a = busy_app();
+    goto(&mut a, View::Jobs);
+    key(&mut a, KeyCode::Down);
+    keys(&mut a, "Ky");
+    let j = a.sel_job.unwrap();
+    assert!(a.sim.w.job(j).killed);
+    let w = &a.sim.w;
+    let state = format!(
+        "killed {}",
+        slotsim::tui::app::dur(w.job(j).finished_at.unwrap() - w.job(j).submit)
+    );
+    for (wd, h) in [(80u16, 24u16), (120, 36)] {
+        let s = screen(&a, wd, h);
+        let name = &a.sim.w.job(j).name;
+        let row = s.lines().find(|l| l.contains(name.as_str())).unwrap();
+        // Whole, or the word alone where its time does not fit.
+        assert!(
+            row.contains(&format!("{state} ")) || row.contains("killed     "),
+            "{state}:\n{s}"
+        );
+        if wd >= 120 {
+            assert!(row.contains(&format!("{state} ")), "{state}:\n{s}");
+        }
+        // Sorted by each column in turn: its header whole, with its mark.
+        let mut b = busy_app();
+        goto(&mut b, View::Jobs);
+        for _ in 0..12 {
+            keys(&mut b, "o");
+            let s = screen(&b, wd, h);
+            let head = s.lines().nth(2).unwrap();
+            for name in [
+                "maps d/r/p",
+                "reds d/r/p",
+                "progress",
+                "submitted",
+                "state",
+                "pool",
+            ] {
+                if head.contains(&name[..3]) {
+                    assert!(head.contains(name), "{name} cut: {head}");
+                }
+            }
+        }
+    }
+}
+
+/// Under a policy that does not use OMO's predictor the release-rate
+/// chart says it only watches.
+#[test]
+fn the_release_chart_is_titled_for_the_policy_on_screen() {
+    let mut a = App::new(load("adaptive-fair.toml", None)).unwrap();
+    run_for(&mut a, 60);
+    keys(&mut a, "i");
+    let s = screen(&a, 160, 40);
+    assert!(
+        s.contains("(OMO's predictor, watching adaptive-fair)"),
+        "{s}"
+    );
+    assert!(!s.contains("OMO Fig. 7"), "{s}");
+    let mut a = App::new(load("omo-set-a.toml", Some("omo"))).unwrap();
+    run_for(&mut a, 60);
+    keys(&mut a, "i");
+    assert!(screen(&a, 160, 40).contains("(OMO Fig. 7)"));
 }

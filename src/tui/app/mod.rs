@@ -330,6 +330,13 @@ pub struct App {
     /// from.
     seeking: Option<seek::Seeking>,
     pub checkpoints: seek::Checkpoints,
+    /// Colours are not shown (`NO_COLOR`): jobs are told apart by letters
+    /// ([`super::theme::job_letter`]) in the slots, legends and lists.
+    pub mono: bool,
+    /// The overlay the help was opened from (the inspector), for its Esc.
+    help_return: Option<Overlay>,
+    /// Where `W` writes sessions: the current directory (empty) unless set.
+    pub session_dir: std::path::PathBuf,
     /// The scenario file the session runs (`None`: the embedded
     /// quickstart): `W` writes the session beside it, so the paths it
     /// names still resolve.
@@ -361,6 +368,9 @@ impl App {
             pace: Default::default(),
             seeking: None,
             checkpoints: Default::default(),
+            mono: false,
+            help_return: None,
+            session_dir: Default::default(),
             source: None,
             until: None,
             ring,
@@ -459,7 +469,7 @@ impl App {
             (Overlay::Submit(_), a) => self.update_submit(a),
             (Overlay::Inspector { .. }, a) => self.update_inspector(a),
             (Overlay::Help, Action::Close | Action::OpenHelp) => {
-                self.overlay = Overlay::None;
+                self.overlay = self.help_return.take().unwrap_or(Overlay::None);
                 self.help_row = 0;
             }
             (
@@ -489,14 +499,7 @@ impl App {
                 self.pace.clear();
             }
             Action::Step => self.step_heartbeat(),
-            Action::SpeedUp => {
-                self.speed = (self.speed + 1).min(SPEEDS.len() - 1);
-                self.pace.clear();
-            }
-            Action::SpeedDown => {
-                self.speed = self.speed.saturating_sub(1);
-                self.pace.clear();
-            }
+            Action::SpeedUp | Action::SpeedDown => self.change_speed(a == Action::SpeedUp),
             Action::NextView | Action::PrevView => {
                 let n = View::ALL.len();
                 let i = View::ALL.iter().position(|v| *v == self.view).unwrap_or(0);
@@ -651,6 +654,16 @@ impl App {
         }
     }
 
+    /// One speed step up or down.
+    fn change_speed(&mut self, up: bool) {
+        self.speed = if up {
+            (self.speed + 1).min(SPEEDS.len() - 1)
+        } else {
+            self.speed.saturating_sub(1)
+        };
+        self.pace.clear();
+    }
+
     fn update_inspector(&mut self, a: Action) {
         let len = self.ring.lock().map(|r| r.node.len()).unwrap_or(0);
         let pages = self.pages.get();
@@ -707,6 +720,11 @@ impl App {
                 *back = 0;
                 *follow = true;
                 self.step_to_selected_node();
+            }
+            Action::SpeedUp | Action::SpeedDown => self.change_speed(a == Action::SpeedUp),
+            // The help, which closes back to the inspector as it was.
+            Action::OpenHelp => {
+                self.help_return = Some(std::mem::replace(&mut self.overlay, Overlay::Help));
             }
             Action::Close | Action::OpenInspector => self.overlay = Overlay::None,
             _ => {}

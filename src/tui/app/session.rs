@@ -37,37 +37,57 @@ impl App {
     /// millisecond and the run taken to it. An action the engine refuses
     /// is logged there, as a replay would log it, and returned here.
     pub(super) fn act(&mut self, action: Action) -> Result<(), SessionError> {
-        let at = self.sim.schedule(self.sim.w.now + 1, action);
+        let at = self.sim.schedule(self.acts_at(), action);
         self.sim.run_until(Some(at));
         let refused = self.take_in().into_iter().next();
         refused.map_or(Ok(()), |e| Err(SessionError::Refused(e)))
     }
 
-    /// `W`: writes the session as a scenario beside the one it runs.
+    /// When an action taken now happens: the next millisecond (this one's
+    /// events have run). The submit form, the log and the saved session
+    /// all show this time.
+    pub fn acts_at(&self) -> crate::model::Ms {
+        self.sim.w.now + 1
+    }
+
+    /// `W`: writes the session as a scenario into [`App::session_dir`].
     pub(super) fn save_session(&mut self) {
         self.status = Some(match self.write_session() {
             Ok(p) => format!(
-                "session saved to {} ({} events; slotsim run {} --headless replays it)",
+                "session saved to {} ({} events): {} replays it",
                 p.display(),
                 self.sim.session_events().len(),
-                p.display()
+                self.replay_command(&p)
             ),
             Err(e) => format!("cannot save the session: {e}"),
         });
     }
 
+    /// The command that replays a session saved now to `path`: up to now
+    /// when the run has not ended.
+    fn replay_command(&self, path: &Path) -> String {
+        let mut cmd = format!("slotsim run {} --headless", path.display());
+        if !self.sim.is_finished() {
+            cmd.push_str(&format!(
+                " --until {}",
+                crate::units::fmt_secs(self.sim.w.now)
+            ));
+        }
+        cmd
+    }
+
+    /// Always into one place, the session directory (the current one
+    /// unless set): `NAME-session-K.toml`, the first K free.
     fn write_session(&self) -> Result<PathBuf, SessionError> {
         let text = self.session_toml()?;
-        let (dir, stem) = match &self.source {
-            Some(p) => (
-                p.parent().map(Path::to_path_buf).unwrap_or_default(),
-                p.file_stem()
-                    .map_or("session".into(), |s| s.to_string_lossy().into_owned()),
-            ),
-            None => (PathBuf::new(), "quickstart".to_string()),
+        let stem = match &self.source {
+            Some(p) => p
+                .file_stem()
+                .map_or("session".into(), |s| s.to_string_lossy().into_owned()),
+            None => "quickstart".to_string(),
         };
         let path = (1..)
-            .map(|k| dir.join(format!("{stem}-session-{k}.toml")))
+            .map(|k| self.session_dir.join(format!("{stem}-session-{k}.toml")))
             .find(|p| !p.exists())
             .expect("some name is free");
         std::fs::write(&path, text).map_err(|source| SessionError::Io {
@@ -106,12 +126,31 @@ impl App {
         for e in self.sim.session_events() {
             events.push(Value::Table(event_toml(e)?));
         }
+        // The file lives in the session directory: traces the scenario
+        // names relative to its own file are named from there.
+        if let (Some(src), Some(Value::Array(ws))) = (&self.source, doc.get_mut("workloads")) {
+            let base = src.parent().unwrap_or(Path::new(""));
+            for w in ws.iter_mut().filter_map(Value::as_table_mut) {
+                if let Some(Value::String(t)) = w.get_mut("trace") {
+                    if Path::new(t.as_str()).is_relative() {
+                        *t = base.join(t.as_str()).to_string_lossy().into_owned();
+                    }
+                }
+            }
+        }
+        let this = Path::new("THIS-FILE");
         let mut out = format!(
-            "# The scenario {} with the actions of a TUI session, seed {}, until {}:\n\
-             # slotsim run THIS-FILE --headless replays it.\n",
+            "# The scenario {} with the actions of a TUI session, seed {}, saved at {}:\n\
+             # {} replays it{}.\n",
             self.scenario.name,
             self.scenario.seed,
-            clock(self.sim.w.now)
+            clock(self.sim.w.now),
+            self.replay_command(this),
+            if self.sim.is_finished() {
+                ""
+            } else {
+                " up to then (without --until it runs on to the end)"
+            }
         );
         out.push_str(&toml::to_string(&doc)?);
         Ok(out)

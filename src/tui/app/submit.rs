@@ -74,7 +74,7 @@ impl App {
                                 self.submitted += 1;
                                 self.overlay = Overlay::None;
                                 self.status =
-                                    Some(format!("submitted {name} at {}", clock(self.sim.w.now)));
+                                    Some(format!("submitted {name} at {}", clock(self.acts_at())));
                             }
                             Err(e) => self.form_error(e.to_string()),
                         }
@@ -137,7 +137,7 @@ impl App {
             input_mb,
             maps: maps.max(1) as u32,
             reduces,
-            submit: self.sim.w.now,
+            submit: self.acts_at(),
             pool,
             user: "tui".into(),
             priority: Priority::Normal,

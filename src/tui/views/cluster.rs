@@ -11,25 +11,47 @@ use crate::sim::cluster::Node;
 use crate::sim::job::Phase;
 use crate::sim::{Kind, World};
 use ratatui::layout::Rect;
-use ratatui::style::Style;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
+    let lines = panel_lines(app, area, true);
+    f.render_widget(Paragraph::new(lines).block(super::panel(" Cluster ")), area);
+}
+
+/// The view's height when what it holds takes less than `area` and looks
+/// the same in less: a small cluster's racks leave the rest of the screen
+/// to the log.
+pub fn height(app: &App, area: Rect) -> Option<u16> {
+    let full = panel_lines(app, area, false);
+    let want = (full.len() + 2) as u16;
+    if want >= area.height {
+        return None;
+    }
+    let less = Rect {
+        height: want,
+        ..area
+    };
+    (panel_lines(app, less, false) == full).then_some(want)
+}
+
+/// The panel's lines for `area`; its clickable places recorded when
+/// `record` (drawing, not measuring).
+fn panel_lines(app: &App, area: Rect, record: bool) -> Vec<Line<'static>> {
     let w = &app.sim.w;
     let inner_w = area.width.saturating_sub(2) as usize;
     let inner_h = area.height.saturating_sub(2) as usize;
     let yarn = (w.capacity().gauge() == Gauge::Memory).then(|| Yarn::of(app));
-    let mut lines = summary(w, area, yarn.as_ref());
+    let mut lines = summary(w, area, yarn.as_ref(), app.mono);
     // Room for racks: below the summary, above the selected node and the
     // job legend (3 lines).
     let room = inner_h.saturating_sub(lines.len() + 3);
     let (by_pool, on_screen) = racks(
         app,
         &mut lines,
-        inner_w,
-        room,
+        (inner_w, room, record),
         (area.x + 1, area.y + 1),
         yarn.as_ref(),
     );
@@ -38,22 +60,21 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         None => selected_line(app, inner_w),
     });
     lines.push(Line::from(""));
-    lines.push(legend(w, inner_w, by_pool, &on_screen));
+    lines.push(legend(w, inner_w, by_pool, &on_screen, app.mono));
     // With room to spare, a line per rack: how busy it is and with what.
-    let spare = inner_h.saturating_sub(lines.len() + 2);
-    if spare > w.cluster.racks.len() {
+    if inner_h >= lines.len() + 1 + w.cluster.racks.len() {
         lines.push(Line::from(""));
         match &yarn {
             Some(y) => y.rack_bars(w, &mut lines, inner_w),
             None => rack_bars(w, &mut lines, inner_w),
         }
     }
-    f.render_widget(Paragraph::new(lines).block(super::panel(" Cluster ")), area);
+    lines
 }
 
 /// The summary (nodes, slots in use, pending maps) and the glyph key, on
 /// one line or two.
-fn summary(w: &World, area: Rect, yarn: Option<&Yarn>) -> Vec<Line<'static>> {
+fn summary(w: &World, area: Rect, yarn: Option<&Yarn>, mono: bool) -> Vec<Line<'static>> {
     let c = &w.cluster;
     let mut lines: Vec<Line> = Vec::new();
     let (rm, rr): (u32, u32) = c.nodes.iter().fold((0, 0), |(a, b), n| {
@@ -106,19 +127,26 @@ fn summary(w: &World, area: Rect, yarn: Option<&Yarn>) -> Vec<Line<'static>> {
         count(c.nodes.len() as u64, "node"),
         count(pending.into(), "map")
     );
-    let mut key = vec![
-        Span::styled(format!("{} map ", theme::MAP), theme::dim()),
-        Span::styled(format!("{} shuffle ", theme::SHUFFLE), theme::dim()),
-        Span::styled(format!("{} reduce ", theme::REDUCE), theme::dim()),
-        Span::styled(format!("{} free ", theme::FREE), theme::dim()),
-        Span::styled(format!("{} dead", theme::DEAD), theme::dim()),
-    ];
+    let mut key = if mono {
+        vec![
+            Span::styled("A map ", theme::dim()),
+            Span::styled("a reduce (shuffle underlined) ", theme::dim()),
+        ]
+    } else {
+        vec![
+            Span::styled(format!("{} map ", theme::MAP), theme::dim()),
+            Span::styled(format!("{} shuffle ", theme::SHUFFLE), theme::dim()),
+            Span::styled(format!("{} reduce ", theme::REDUCE), theme::dim()),
+        ]
+    };
+    key.push(Span::styled(format!("{} free ", theme::FREE), theme::dim()));
+    key.push(Span::styled(format!("{} dead", theme::DEAD), theme::dim()));
     if yarn.is_some() {
         // A node is its memory, then its vcores; AMs and reservations
         // have glyphs of their own.
         key.insert(0, Span::styled(format!("{} AM ", theme::AM), theme::dim()));
         key.insert(
-            5,
+            key.len() - 1,
             Span::styled(
                 format!("{} reserved ", theme::RESERVED),
                 Style::default().fg(theme::WARN),
@@ -131,8 +159,8 @@ fn summary(w: &World, area: Rect, yarn: Option<&Yarn>) -> Vec<Line<'static>> {
     }
     // The key and some room to spare (on slots, 48 as it always was).
     let key_w = match yarn {
-        Some(_) => key.iter().map(|k| k.content.chars().count()).sum(),
-        None => 48,
+        None if !mono => 48,
+        _ => key.iter().map(|k| k.content.chars().count()).sum(),
     };
     let inner_w = area.width.saturating_sub(2) as usize;
     let narrow = summary.chars().count() + key_w > inner_w;
@@ -195,8 +223,7 @@ fn selected_line(app: &App, inner_w: usize) -> Line<'static> {
 fn racks(
     app: &App,
     lines: &mut Vec<Line<'static>>,
-    inner_w: usize,
-    room: usize,
+    (inner_w, room, record): (usize, usize, bool),
     origin: (u16, u16),
     yarn: Option<&Yarn>,
 ) -> (bool, Vec<u32>) {
@@ -256,13 +283,15 @@ fn racks(
     } else {
         fits_from(first)
     };
-    let mut pages = app.pages.get();
-    pages.cluster = Page {
-        first,
-        rows: (end - first).max(1),
-        max: max_first,
-    };
-    app.pages.set(pages);
+    if record {
+        let mut pages = app.pages.get();
+        pages.cluster = Page {
+            first,
+            rows: (end - first).max(1),
+            max: max_first,
+        };
+        app.pages.set(pages);
+    }
     // The jobs on the racks shown, for the legend: too many for its line,
     // and slots are coloured by pool instead.
     let mut on_screen: Vec<u32> = order[first..end]
@@ -287,7 +316,7 @@ fn racks(
         .map(|&j| w.job(j).name.chars().count() + 3)
         .sum::<usize>();
     let by_pool = legend_w > inner_w;
-    let mut hits = app.hits.borrow_mut();
+    let mut hits = Vec::new();
     for (k, &r) in order.iter().enumerate().take(end).skip(first) {
         let dc = c.racks[r as usize].dc as usize;
         if multi_dc && (k == first || c.dcs[dc].racks.first() == Some(&r)) {
@@ -303,8 +332,12 @@ fn racks(
             sel: app.sel_node,
             origin,
             yarn,
+            mono: app.mono,
         };
         rack(w, r, &look, lines, &mut hits);
+    }
+    if record {
+        app.hits.borrow_mut().extend(hits);
     }
     if !all_fit {
         let mut parts = Vec::new();
@@ -333,6 +366,8 @@ struct Look<'a> {
     origin: (u16, u16),
     /// On YARN: containers by memory and vcores, AMs, reservations.
     yarn: Option<&'a Yarn>,
+    /// No colours: slots drawn as their jobs' letters.
+    mono: bool,
 }
 
 /// Rack `r`'s nodes, wrapped at the panel's width; the selected node's
@@ -367,7 +402,7 @@ fn rack(w: &World, r: u32, look: &Look, lines: &mut Vec<Line<'static>>, hits: &m
             None => n
                 .lanes
                 .iter()
-                .map(|lane| slot(w, n, *lane, look.by_pool))
+                .map(|lane| slot(w, n, *lane, look.by_pool, look.mono))
                 .collect(),
         };
         cell.extend(cells.into_iter().map(|s| {
@@ -399,30 +434,40 @@ fn rack(w: &World, r: u32, look: &Look, lines: &mut Vec<Line<'static>>, hits: &m
 }
 
 /// One slot's glyph: dead, free, or its attempt's phase in its job's (or
-/// its pool's) colour.
-pub(super) fn slot(w: &World, n: &Node, lane: Option<u32>, by_pool: bool) -> Span<'static> {
+/// its pool's) colour; with no colours (`mono`), the job's (or pool's)
+/// letter, small for a reduce and underlined while it shuffles.
+pub(super) fn slot(
+    w: &World,
+    n: &Node,
+    lane: Option<u32>,
+    by_pool: bool,
+    mono: bool,
+) -> Span<'static> {
     match (n.alive, lane) {
         (false, _) => Span::styled(theme::DEAD.to_string(), Style::default().fg(theme::WARN)),
         (true, None) => Span::styled(theme::FREE.to_string(), theme::dim()),
         (true, Some(a)) => {
             let at = &w.attempts[a as usize];
+            let shuffling =
+                at.kind == Kind::Reduce && matches!(at.phase, Phase::Startup | Phase::Shuffle);
+            let id = if by_pool { w.job(at.job).pool } else { at.job };
+            if mono {
+                let style = if shuffling {
+                    Style::default().add_modifier(Modifier::UNDERLINED)
+                } else {
+                    Style::default()
+                };
+                return Span::styled(
+                    theme::job_letter(id, at.kind == Kind::Reduce).to_string(),
+                    style,
+                );
+            }
             let glyph = match at.kind {
                 Kind::Map => theme::MAP,
-                Kind::Reduce => {
-                    let shuffling = matches!(at.phase, Phase::Startup | Phase::Shuffle);
-                    if shuffling {
-                        theme::SHUFFLE
-                    } else {
-                        theme::REDUCE
-                    }
-                }
+                Kind::Reduce if shuffling => theme::SHUFFLE,
+                Kind::Reduce => theme::REDUCE,
             };
-            let colour = if by_pool {
-                theme::job_color(w.job(at.job).pool)
-            } else {
-                theme::job_color(at.job)
-            };
-            Span::styled(glyph.to_string(), Style::default().fg(colour))
+            Span::styled(glyph.to_string(), Style::default().fg(theme::job_color(id)))
         }
     }
 }
@@ -430,7 +475,13 @@ pub(super) fn slot(w: &World, n: &Node, lane: Option<u32>, by_pool: bool) -> Spa
 /// The colours on screen: the jobs running on the racks shown (or, when they are too many for
 /// the line, the pools, which then colour the slots). Never cut: what does
 /// not fit is counted.
-fn legend(w: &World, inner_w: usize, by_pool: bool, on_screen: &[u32]) -> Line<'static> {
+pub(super) fn legend(
+    w: &World,
+    inner_w: usize,
+    by_pool: bool,
+    on_screen: &[u32],
+    mono: bool,
+) -> Line<'static> {
     let items: Vec<(u32, String)> = if by_pool {
         w.pools
             .iter()
@@ -460,10 +511,11 @@ fn legend(w: &World, inner_w: usize, by_pool: bool, on_screen: &[u32]) -> Line<'
             break;
         }
         lw += item.chars().count() + 2;
-        legend.push(Span::styled(
-            "■ ",
-            Style::default().fg(theme::job_color(*id)),
-        ));
+        legend.push(if mono {
+            Span::raw(format!("{} ", theme::job_letter(*id, false)))
+        } else {
+            Span::styled("■ ", Style::default().fg(theme::job_color(*id)))
+        });
         legend.push(Span::raw(item));
     }
     Line::from(legend)

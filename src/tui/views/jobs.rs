@@ -184,6 +184,9 @@ struct Columns {
     /// policy's values it shows.
     value_label: &'static str,
     value_key: Option<&'static str>,
+    state_w: usize,
+    /// The column the rows are sorted by, whose header carries the mark.
+    sorted: Option<Col>,
 }
 
 impl Columns {
@@ -227,7 +230,14 @@ impl Columns {
             pool_w,
             value_label,
             value_key: key.map(|(k, _)| k),
+            state_w: if wide { 13 } else { 11 },
+            sorted: None,
         };
+        c.sorted = c
+            .cols
+            .iter()
+            .copied()
+            .find(|&x| sort_of(x) == Some(app.jobs_sort));
         if wide {
             c.cols.push(Col::Submitted);
             c.cols.push(Col::Finished);
@@ -250,11 +260,24 @@ impl Columns {
         c
     }
 
+    /// A column's width: its widest value, and for the sorted column room
+    /// for its header and the sort mark (so sorting never cuts a header).
     fn width(&self, c: Col) -> usize {
+        let header = if Some(c) == self.sorted {
+            self.name(c).chars().count() + 1
+        } else {
+            0
+        };
+        self.value_width(c).max(header)
+    }
+
+    fn value_width(&self, c: Col) -> usize {
         match c {
             Col::Mark => 1,
             Col::Name => self.name_w,
-            Col::State => 11,
+            // "killed 599.9s" where there is room; else the state's word
+            // alone when its time does not fit (see `state_cell`).
+            Col::State => self.state_w,
             Col::Maps => 10,
             Col::Reds => 10,
             Col::Pool => self.pool_w,
@@ -279,7 +302,7 @@ impl Columns {
                 )),
                 Col::Name => Cell::from(fit_mid(&job.name, self.name_w)),
                 Col::Pool => Cell::from(fit_mid(w.pool_name(j), self.pool_w)),
-                Col::State => state_cell(app, j, st),
+                Col::State => state_cell(app, j, st, self.state_w),
                 Col::Maps => Cell::from(format!(
                     "{}/{}/{}",
                     job.maps_done, job.maps_running, job.maps_pending
@@ -302,6 +325,22 @@ impl Columns {
         }
     }
 
+    /// A column's header.
+    fn name(&self, c: Col) -> &'static str {
+        match c {
+            Col::Mark => "",
+            Col::Name => "job",
+            Col::Pool => "pool",
+            Col::State => "state",
+            Col::Maps => "maps d/r/p",
+            Col::Reds => "reds d/r/p",
+            Col::Progress => "progress",
+            Col::Submitted => "submitted",
+            Col::Finished => "finished",
+            Col::Value => self.value_label,
+        }
+    }
+
     /// The header: each sorts by its column when clicked (a hit in
     /// `table_a`'s first line); the sorted one is marked ▾ (▴ reversed).
     fn header(&self, app: &App, table_a: Rect, hits: &mut Vec<Hit>) -> Vec<String> {
@@ -309,18 +348,7 @@ impl Columns {
         self.cols
             .iter()
             .map(|&c| {
-                let name = match c {
-                    Col::Mark => "",
-                    Col::Name => "job",
-                    Col::Pool => "pool",
-                    Col::State => "state",
-                    Col::Maps => "maps d/r/p",
-                    Col::Reds => "reds d/r/p",
-                    Col::Progress => "progress",
-                    Col::Submitted => "submitted",
-                    Col::Finished => "finished",
-                    Col::Value => self.value_label,
-                };
+                let name = self.name(c);
                 let width = self.width(c) as u16;
                 if let Some(s) = sort_of(c) {
                     hits.push(Hit {
@@ -348,10 +376,10 @@ impl Columns {
 
 /// The state column: running, queued, ..., or done (killed) and its
 /// turnaround.
-fn state_cell(app: &App, j: JobId, st: JobState) -> Cell<'static> {
+fn state_cell(app: &App, j: JobId, st: JobState, width: usize) -> Cell<'static> {
     let w = &app.sim.w;
     let job = w.job(j);
-    let (text, style) = match st {
+    let (mut text, style) = match st {
         JobState::Running => ("running".to_string(), Style::default().fg(theme::OK)),
         JobState::Queued => ("queued".to_string(), Style::default()),
         JobState::Waiting => ("waiting".to_string(), Style::default()),
@@ -366,6 +394,10 @@ fn state_cell(app: &App, j: JobId, st: JobState) -> Cell<'static> {
             theme::dim(),
         ),
     };
+    // Never a cut word: a time that does not fit goes, the word stays.
+    if text.chars().count() > width {
+        text.truncate(text.find(' ').unwrap_or(text.len()));
+    }
     Cell::from(Span::styled(text, style))
 }
 

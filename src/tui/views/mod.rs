@@ -31,13 +31,26 @@ pub fn render(app: &App, f: &mut Frame) {
         _ => 3,
     };
     let head = header_lines(app, area.width as usize);
-    let [header, body, log, footer] = Layout::vertical([
+    let [header, mut body, mut log, footer] = Layout::vertical([
         Constraint::Length(head.len() as u16),
         Constraint::Min(5),
         Constraint::Length(log_h),
         Constraint::Length(1),
     ])
     .areas(area);
+    // A small cluster's Overview and Cluster view are as tall as what they
+    // hold; the log takes the rows they leave.
+    let fits = match app.view {
+        View::Overview => overview::height(app, body.width, body.height),
+        View::Cluster => cluster::height(app, body),
+        _ => None,
+    };
+    if let Some(h) = fits {
+        let spare = body.height - h;
+        body.height = h;
+        log.y -= spare;
+        log.height += spare;
+    }
     f.render_widget(Paragraph::new(head), header);
     match app.view {
         View::Overview => overview::render(app, f, body),
@@ -337,6 +350,8 @@ fn footer_keys(app: &App, help_scrolls: bool) -> Vec<FooterKey> {
             (".", "step", 4),
             ("↑↓", "jobs", 5),
             ("[ ]", "columns", 5),
+            ("+/-", "speed", 6),
+            ("?", "help", 6),
             ("esc", "close", 0),
             ("q", "quit", 1),
         ],

@@ -22,22 +22,38 @@ use ratatui::Frame;
 const LEVELS: [char; 5] = ['·', '▂', '▄', '▆', '█'];
 
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
-    let wide = area.width >= 100 && area.height >= 16;
-    if wide {
-        let [left, right] =
-            Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
-                .areas(area);
-        let [nodes_a, trend_a] =
-            Layout::vertical([Constraint::Min(5), Constraint::Length(6)]).areas(left);
-        let [jobs_a, pools_a] =
-            Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(right);
+    let needs = Needs::of(app, area.width, area.height);
+    if is_wide(area) {
+        let [left, right] = columns(area);
+        let [nodes_a, trend_a] = match needs {
+            // Nodes as tall as their grid, the busiest links below.
+            Some(n) if n.nodes + TRENDS <= left.height => {
+                Layout::vertical([Constraint::Length(n.nodes), Constraint::Min(TRENDS)]).areas(left)
+            }
+            _ => Layout::vertical([Constraint::Min(5), Constraint::Length(6)]).areas(left),
+        };
+        let [jobs_a, pools_a] = match needs {
+            // Pools as tall as their rows, the jobs' list takes the rest.
+            Some(n) if n.jobs + n.pools <= right.height => {
+                Layout::vertical([Constraint::Min(n.jobs), Constraint::Length(n.pools)])
+                    .areas(right)
+            }
+            _ => Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)])
+                .areas(right),
+        };
         nodes(app, f, nodes_a);
         trends(app, f, trend_a);
         jobs(app, f, jobs_a);
         pools(app, f, pools_a);
     } else {
-        let [top, bottom] =
-            Layout::vertical([Constraint::Percentage(58), Constraint::Percentage(42)]).areas(area);
+        let [top, bottom] = match needs {
+            Some(n) if n.top() + n.bottom() <= area.height => {
+                Layout::vertical([Constraint::Min(n.top()), Constraint::Length(n.bottom())])
+                    .areas(area)
+            }
+            _ => Layout::vertical([Constraint::Percentage(58), Constraint::Percentage(42)])
+                .areas(area),
+        };
         let [nodes_a, jobs_a] =
             Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(top);
         let [pools_a, trend_a] =
@@ -49,6 +65,100 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         trends(app, f, trend_a);
     }
 }
+
+/// Rows of the trends panel by default: busy, queue and two links.
+const TRENDS: u16 = 6;
+
+/// Rows from which a screen 100 wide draws the panels in two columns.
+const WIDE_MIN_H: u16 = 16;
+
+fn is_wide(area: Rect) -> bool {
+    area.width >= 100 && area.height >= WIDE_MIN_H
+}
+
+/// The wide layout's columns: nodes and trends left, jobs and pools right.
+fn columns(area: Rect) -> [Rect; 2] {
+    Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(area)
+}
+
+/// The rows (borders included) each panel needs to show everything it
+/// holds, known when every node has a cell of its own: a small cluster's
+/// Overview is then only as tall as its panels, and the log below takes
+/// the rest of the screen.
+#[derive(Clone, Copy)]
+struct Needs {
+    nodes: u16,
+    jobs: u16,
+    pools: u16,
+}
+
+impl Needs {
+    fn of(app: &App, width: u16, height: u16) -> Option<Needs> {
+        let area = Rect::new(0, 0, width, height);
+        let (nodes_w, right_w) = if is_wide(area) {
+            let [l, r] = columns(area);
+            (l.width, r.width)
+        } else {
+            let [l, r] =
+                Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+                    .areas(area);
+            (l.width, r.width)
+        };
+        let nodes = nodes_need(&app.sim.w, nodes_w.saturating_sub(2) as usize)?;
+        let jobs = overview_jobs(&app.sim.w).len().max(1);
+        let (_, pool_rows) = pool_lines(app, right_w);
+        let rows = |n: usize| (n + 2).min(u16::MAX as usize) as u16;
+        Some(Needs {
+            nodes: rows(nodes),
+            jobs: rows(jobs),
+            pools: rows(pool_rows.len().max(1)),
+        })
+    }
+
+    /// The narrow layout's rows: nodes beside jobs, pools beside trends.
+    fn top(self) -> u16 {
+        self.nodes.max(self.jobs)
+    }
+
+    fn bottom(self) -> u16 {
+        self.pools.max(TRENDS - 1)
+    }
+}
+
+/// The Overview's height when its panels need less than `height`, for a
+/// screen `width` wide: None when they need it all. A wide screen keeps
+/// its two columns (at least [`WIDE_MIN_H`] rows).
+pub fn height(app: &App, width: u16, height: u16) -> Option<u16> {
+    let n = Needs::of(app, width, height)?;
+    let want = if is_wide(Rect::new(0, 0, width, height)) {
+        (n.nodes + TRENDS).max(n.jobs + n.pools).max(WIDE_MIN_H)
+    } else {
+        n.top() + n.bottom()
+    };
+    (want < height).then_some(want)
+}
+
+/// Lines the node grid takes `inner_w` wide with a cell per node (the
+/// grid, the selected node, the legend), or None when the cells must be
+/// packed.
+fn nodes_need(w: &World, inner_w: usize) -> Option<usize> {
+    let per_line = inner_w.saturating_sub(NODE_LABEL_W).max(1);
+    let rack_lines: usize = w
+        .cluster
+        .racks
+        .iter()
+        .map(|r| r.nodes.len().div_ceil(per_line).max(1))
+        .sum();
+    // Small clusters only: a large one's grid takes the screen.
+    if rack_lines > 8 {
+        return None;
+    }
+    let mut legend_lines = Vec::new();
+    legend(&mut legend_lines, 1, inner_w, usize::MAX);
+    Some(rack_lines + 1 + legend_lines.len())
+}
+
+const NODE_LABEL_W: usize = 5;
 
 /// Busy slots of a node over its slots (YARN: memory held over memory),
 /// 0 for a dead node.
@@ -81,6 +191,14 @@ fn cell(w: &World, nodes: &[&Node]) -> Span<'static> {
     if level == 0 {
         return Span::styled(glyph, theme::dim());
     }
+    match top_job(w, nodes) {
+        Some(j) => Span::styled(glyph, Style::default().fg(theme::job_color(j))),
+        None => Span::raw(glyph),
+    }
+}
+
+/// The job with the most attempts on `nodes` (the lowest id on ties).
+fn top_job(w: &World, nodes: &[&Node]) -> Option<u32> {
     let mut counts: Vec<(u32, u32)> = Vec::new();
     for n in nodes {
         for a in n.lanes.iter().flatten() {
@@ -91,14 +209,10 @@ fn cell(w: &World, nodes: &[&Node]) -> Span<'static> {
             }
         }
     }
-    let top = counts
+    counts
         .iter()
         .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
-        .map(|c| c.0);
-    match top {
-        Some(j) => Span::styled(glyph, Style::default().fg(theme::job_color(j))),
-        None => Span::raw(glyph),
-    }
+        .map(|c| c.0)
 }
 
 /// Every node as a cell, rack by rack; when that does not fit, `k` nodes
@@ -112,6 +226,7 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
     let mut grid = Grid {
         w,
         sel: app.sel_node,
+        mono: app.mono,
         x0: area.x + 1,
         y0: area.y + 1,
         lines: Vec::new(),
@@ -119,7 +234,7 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
     };
     // A line for the selected node and the legend below the grid.
     let rows = inner_h.saturating_sub(2).max(1);
-    let label_w = 5;
+    let label_w = NODE_LABEL_W;
     let per_line = inner_w.saturating_sub(label_w).max(1);
     let rack_lines: usize = w
         .cluster
@@ -216,6 +331,8 @@ fn nodes_title(w: &World, width: u16) -> String {
 struct Grid<'a> {
     w: &'a World,
     sel: u32,
+    /// No colours: cells say their top job's letter where they have room.
+    mono: bool,
     x0: u16,
     y0: u16,
     lines: Vec<Line<'static>>,
@@ -268,7 +385,19 @@ impl Grid<'_> {
                         target: Target::Node(n.id),
                     });
                     x += cw as u16;
-                    spans.push(Span::styled(s.content.repeat(gw), s.style));
+                    // No colours: the cell starts with its top job's letter.
+                    let top = top_job(self.w, std::slice::from_ref(n)).filter(|_| self.mono);
+                    spans.push(match top {
+                        Some(j) if gw > 1 => Span::styled(
+                            format!(
+                                "{}{}",
+                                theme::job_letter(j, false),
+                                s.content.repeat(gw - 1)
+                            ),
+                            s.style,
+                        ),
+                        _ => Span::styled(s.content.repeat(gw), s.style),
+                    });
                     if cw > 1 {
                         spans.push(Span::raw(" "));
                     }
@@ -526,8 +655,13 @@ fn jobs(app: &App, f: &mut Frame, area: Rect) {
         if selected {
             style = style.patch(theme::cursor());
         }
+        let name = if app.mono {
+            format!("{} {}", theme::job_letter(j, false), job.name)
+        } else {
+            job.name.clone()
+        };
         lines.push(Line::from(vec![
-            Span::styled(format!("{:<name_w$} ", fit_mid(&job.name, name_w)), style),
+            Span::styled(format!("{:<name_w$} ", fit_mid(&name, name_w)), style),
             Span::raw(bar(prog, bar_w)),
             Span::styled(
                 format!(
@@ -551,9 +685,23 @@ fn jobs(app: &App, f: &mut Frame, area: Rect) {
 
 /// Each pool's running tasks against the share the policy gives it.
 fn pools(app: &App, f: &mut Frame, area: Rect) {
-    let w = &app.sim.w;
-    let inner_w = area.width.saturating_sub(2) as usize;
     let inner_h = area.height.saturating_sub(2) as usize;
+    let (title, mut lines) = pool_lines(app, area.width);
+    if lines.len() > inner_h {
+        let more = lines.len() - inner_h + 1;
+        lines.truncate(inner_h.saturating_sub(1));
+        lines.push(Line::from(Span::styled(
+            format!("… {more} more rows (Pools tab)"),
+            theme::dim(),
+        )));
+    }
+    f.render_widget(Paragraph::new(lines).block(panel(title)), area);
+}
+
+/// The pools panel's title (the longest that fits `width`) and its rows.
+fn pool_lines(app: &App, width: u16) -> (String, Vec<Line<'static>>) {
+    let w = &app.sim.w;
+    let inner_w = width.saturating_sub(2) as usize;
     let name_w = (inner_w / 3).clamp(8, 16);
     let bar_w = inner_w.saturating_sub(name_w + 14).clamp(4, 30);
     let mut lines: Vec<Line> = Vec::new();
@@ -603,7 +751,8 @@ fn pools(app: &App, f: &mut Frame, area: Rect) {
             let cands: Vec<String> = if typed {
                 vec![
                     " Pools: m maps, r reduces, running/share ".into(),
-                    " Pools: m maps, r reduces ".into(),
+                    " Pools m/r: running/share ".into(),
+                    " Pools: running/share ".into(),
                     " Pools ".into(),
                 ]
             } else {
@@ -613,7 +762,7 @@ fn pools(app: &App, f: &mut Frame, area: Rect) {
                     " Pools ".into(),
                 ]
             };
-            super::first_fit(&cands, area.width)
+            super::first_fit(&cands, width)
         }
         None => {
             for (p, spec) in w.pools.iter().enumerate() {
@@ -622,19 +771,11 @@ fn pools(app: &App, f: &mut Frame, area: Rect) {
             }
             super::first_fit(
                 &[" Pools: running (no shares) ".into(), " Pools ".into()],
-                area.width,
+                width,
             )
         }
     };
-    if lines.len() > inner_h {
-        let more = lines.len() - inner_h + 1;
-        lines.truncate(inner_h.saturating_sub(1));
-        lines.push(Line::from(Span::styled(
-            format!("… {more} more rows (Pools tab)"),
-            theme::dim(),
-        )));
-    }
-    f.render_widget(Paragraph::new(lines).block(panel(title)), area);
+    (title, lines)
 }
 
 /// YARN's queues, a line each, and the panel's title (the longest that

@@ -11,7 +11,7 @@ use super::fit;
 use crate::model::Ms;
 use crate::sim::Kind;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Style};
+use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Sparkline};
 use ratatui::Frame;
@@ -88,17 +88,30 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let ix = &app.index;
     let cols = (inner.width as usize).saturating_sub(LABEL_W);
     let step = step_for(w.now, cols);
-    let title = format!(
-        " Timeline: 1 column = {} · {} map {} shuffle {} reduce {} dead · ▼ policy switch ",
-        tick_label(step),
-        theme::MAP,
-        theme::SHUFFLE,
-        theme::REDUCE,
-        theme::DEAD
-    );
+    let title = if app.mono {
+        let col = tick_label(step);
+        let dead = theme::DEAD;
+        super::first_fit(
+            &[
+                format!(" Timeline: 1 column = {col} · A map a reduce (shuffle underlined) {dead} dead · ▼ policy switch "),
+                format!(" Timeline: 1 column = {col} · A map a reduce {dead} dead · ▼ policy switch "),
+            ],
+            area.width,
+        )
+    } else {
+        format!(
+            " Timeline: 1 column = {} · {} map {} shuffle {} reduce {} dead · ▼ policy switch ",
+            tick_label(step),
+            theme::MAP,
+            theme::SHUFFLE,
+            theme::REDUCE,
+            theme::DEAD
+        )
+    };
     let [gantt, spark] = Layout::vertical([Constraint::Min(2), Constraint::Length(2)]).areas(inner);
     let lanes = ix.lanes.len();
-    let rows_h = gantt.height.saturating_sub(1) as usize;
+    // No colours: a line under the rows names the jobs' letters.
+    let rows_h = (gantt.height as usize).saturating_sub(1 + usize::from(app.mono));
     let max = lanes.saturating_sub(rows_h);
     let first = app.timeline_row.min(max);
     let mut pages = app.pages.get();
@@ -128,6 +141,22 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         let (n, l) = node_of(lane);
         lines.push(lane_line(app, lane, n, l, step, cols, now_col));
     }
+    if app.mono {
+        let mut jobs: Vec<u32> = (first..(first + rows_h).min(lanes))
+            .flat_map(|lane| ix.lanes[lane].iter())
+            .map(|&a| w.attempts[a as usize].job)
+            .collect();
+        jobs.sort_unstable();
+        jobs.dedup();
+        lines.resize(rows_h + 1, Line::from(""));
+        lines.push(super::cluster::legend(
+            w,
+            gantt.width as usize,
+            false,
+            &jobs,
+            true,
+        ));
+    }
     f.render_widget(Paragraph::new(lines), gantt);
     render_sparklines(app, f, spark, step, cols);
 }
@@ -151,7 +180,7 @@ fn lane_line(
     row.resize(cols, (' ', theme::dim()));
     for &a in &ix.lanes[lane] {
         let a = &w.attempts[a as usize];
-        let style = Style::default().fg(theme::job_color(a.job));
+        let mut style = Style::default().fg(theme::job_color(a.job));
         // A span [start, end) covers the columns it touches.
         let last = a.end().map_or(w.now, |e| e.saturating_sub(1).max(a.start));
         let (c0, c1) = (col_of(a.start), col_of(last).min(now_col));
@@ -159,6 +188,16 @@ fn lane_line(
         for (c, cell) in row.iter_mut().enumerate().take(c1 + 1).skip(c0) {
             let t = (c as Ms * step).max(a.start);
             let g = match a.kind {
+                // No colours: the job's letter, small for a reduce and
+                // underlined while it shuffles.
+                _ if app.mono => {
+                    if a.kind == Kind::Reduce && t < shuffle_end {
+                        style = Style::default().add_modifier(Modifier::UNDERLINED);
+                    } else {
+                        style = Style::default();
+                    }
+                    theme::job_letter(a.job, a.kind == Kind::Reduce)
+                }
                 Kind::Map => theme::MAP,
                 Kind::Reduce if t < shuffle_end => theme::SHUFFLE,
                 Kind::Reduce => theme::REDUCE,

@@ -40,6 +40,8 @@ pub struct Yarn {
     pub ams: Vec<Vec<(JobId, Resource)>>,
     /// The reserved nodes, ascending, and what each is held for.
     pub reservations: Vec<Reservation>,
+    /// No colours: containers drawn as their jobs' letters.
+    mono: bool,
 }
 
 impl Yarn {
@@ -68,6 +70,7 @@ impl Yarn {
             unit,
             ams,
             reservations: reservations(&values),
+            mono: app.mono,
         }
     }
 
@@ -103,6 +106,7 @@ impl Yarn {
                 theme::job_color(j)
             }
         };
+        let mono = self.mono;
         let ams = self.ams.get(n.id as usize).map_or(&[][..], Vec::as_slice);
         let mut held: Vec<(Resource, Span<'static>)> = ams
             .iter()
@@ -113,7 +117,7 @@ impl Yarn {
             .collect();
         for &a in n.lanes.iter().flatten() {
             let at = &w.attempts[a as usize];
-            held.push((at.ask, super::cluster::slot(w, n, Some(a), by_pool)));
+            held.push((at.ask, super::cluster::slot(w, n, Some(a), by_pool, mono)));
         }
         let mem: Vec<(i64, Span)> = held.iter().map(|(r, s)| (r.mb(), s.clone())).collect();
         let vc: Vec<(i64, Span)> = held.iter().map(|(r, s)| (r.vcores(), s.clone())).collect();

@@ -480,6 +480,22 @@ fn heartbeat_title(r: &InspectRecord, n: usize, back: usize, width: usize) -> St
 /// what runs on the node now, and a blank line.
 fn summary_lines(app: &App, r: &InspectRecord, width: usize) -> Vec<Line<'static>> {
     let mut lines: Vec<Line> = Vec::new();
+    // A full node's heartbeats ask for no work, so the newest kept may be
+    // long past: say why the inspector stays on it.
+    let w = &app.sim.w;
+    let n = &w.cluster.nodes[r.node as usize];
+    if n.alive && r.t < w.now && !n.admits_any(&w.cluster.capacity) {
+        lines.extend(wrapped(
+            "full     ",
+            &[format!(
+                "node {} has no room now, so its heartbeats ask the policy for nothing (Hadoop's askForNewTask): this view moves on when a task there ends",
+                r.node
+            )],
+            "",
+            width,
+            2,
+        ));
+    }
     if !r.inspection.cluster.is_empty() {
         let c: Vec<String> = r
             .inspection
@@ -752,10 +768,16 @@ fn release_chart(app: &App, f: &mut Frame, area: Rect) {
         .map(|p| p.1)
         .fold(0.1f64, f64::max)
         * 1.1;
+    // No colours: the lines are told apart by their dots.
+    let (obs_marker, obs_key) = if app.mono {
+        (Marker::Dot, "•• observed f_t")
+    } else {
+        (Marker::Braille, "── observed f_t")
+    };
     let datasets = vec![
         Dataset::default()
             .name("observed f_t")
-            .marker(Marker::Braille)
+            .marker(obs_marker)
             .graph_type(GraphType::Line)
             .style(Style::default().fg(theme::OK))
             .data(&observed),
@@ -769,11 +791,28 @@ fn release_chart(app: &App, f: &mut Frame, area: Rect) {
     let err = mean_abs_error_pct(hist).map_or("-".to_string(), |e| format!("{e:.1}%"));
     // The legend is in the title, in the lines' colours, so it never sits
     // on the data.
+    // OMO's own predictor, or the same predictor only watching the run
+    // under another policy (which decides without it).
+    let whose = if app.sim.policy().release_windows().is_some() {
+        " Release rate per window (OMO Fig. 7) · ".to_string()
+    } else {
+        format!(
+            " Release rate per window (OMO's predictor, watching {}) · ",
+            app.sim.policy_label()
+        )
+    };
     let title = Line::from(vec![
-        Span::styled(" Release rate per window (OMO Fig. 7) · ", theme::title()),
-        Span::styled("── observed f_t", Style::default().fg(theme::OK)),
+        Span::styled(whose, theme::title()),
+        Span::styled(obs_key, Style::default().fg(theme::OK)),
         Span::styled(" · ", theme::title()),
-        Span::styled("── estimated F_e", Style::default().fg(theme::WARN)),
+        Span::styled(
+            if app.mono {
+                "⣀⣀ estimated F_e"
+            } else {
+                "── estimated F_e"
+            },
+            Style::default().fg(theme::WARN),
+        ),
         Span::styled(format!(" · mean abs. error {err} "), theme::title()),
     ]);
     let chart = Chart::new(datasets)

@@ -32,7 +32,7 @@ pub fn submit(app: &App, f: &mut Frame, form: &SubmitForm) {
         ("pool", format!("‹ {pool} ›"), "←/→ to choose"),
     ];
     let mut lines = vec![Line::from(Span::styled(
-        format!("A job submitted now, at {}.", clock(app.sim.w.now)),
+        format!("A job submitted now, at {}.", clock(app.acts_at())),
         theme::dim(),
     ))];
     for (i, (name, value, hint)) in fields.iter().enumerate() {
