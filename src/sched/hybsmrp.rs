@@ -57,7 +57,7 @@ pub struct Config {
 pub const HYBSMRP: Entry = Entry {
     name: "hybsmrp",
     summary: "HybSMRP: one queue by dynamic priority (waiting time, map run time, remaining tasks), node-local maps first, a non-local map after two local misses",
-    source: "Gandomi, Reshadi, Movaghar, Khademzadeh, HybSMRP: hybrid scheduling with dynamic priority and localization ID (J. Big Data 2019)",
+    source: "Gandomi, Reshadi, Movaghar, Khademzadeh, HybSMRP: a hybrid scheduling algorithm in Hadoop MapReduce framework (Journal of Big Data, 2019)",
     runs_on: Models::SLOTS,
     meant_for: Models::SLOTS,
     build: |s, _| Ok(Box::new(Hybsmrp::build(s)?)),

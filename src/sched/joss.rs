@@ -60,7 +60,7 @@ pub struct Config {
 pub const JOSS_T: Entry = Entry {
     name: "joss-t",
     summary: "JoSS with the task-driven assigner: jobs placed by datacenter (policies A/B/C by reduce-heavy and size), queue heads taken round robin",
-    source: "Lee, Lin, Yahyapour, JoSS: hybrid job-driven scheduling for virtual MapReduce clusters, Figs. 4 and 5",
+    source: "Lee, Lin, Yahyapour, Hybrid Job-driven Scheduling for Virtual MapReduce Clusters (JoSS), Figs. 4 and 5",
     runs_on: Models::SLOTS,
     meant_for: Models::SLOTS,
     build: |s, _| Ok(Box::new(Joss::build(s)?)),
@@ -70,7 +70,7 @@ pub const JOSS_T: Entry = Entry {
 pub const JOSS_J: Entry = Entry {
     name: "joss-j",
     summary: "JoSS with the job-driven assigner: as joss-t, but each queue is served in Hadoop FIFO order: its earliest job, that job's local task first",
-    source: "Lee, Lin, Yahyapour, JoSS: hybrid job-driven scheduling for virtual MapReduce clusters, Figs. 4 and 6",
+    source: "Lee, Lin, Yahyapour, Hybrid Job-driven Scheduling for Virtual MapReduce Clusters (JoSS), Figs. 4 and 6",
     runs_on: Models::SLOTS,
     meant_for: Models::SLOTS,
     build: |s, _| Ok(Box::new(Joss::build(s)?)),

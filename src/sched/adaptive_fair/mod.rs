@@ -1,5 +1,6 @@
-//! `adaptive-fair`: the adaptive (modified) fair scheduler ("An adaptive
-//! (modified) fair scheduler for Hadoop"), as docs/policies.md settles it.
+//! `adaptive-fair`: the adaptive (modified) fair scheduler of the adaptive
+//! fair scheduler paper (an extension of a PlatCon-17 paper; its text
+//! names no title), as docs/policies.md settles it.
 //! Five mechanisms over Hadoop 1.x's FairScheduler (typed
 //! slots, `CapBasedLoadManager`, `assignmultiple`, delay scheduling; see
 //! [`super::fair`]), refreshed every `update_interval` (500 ms, Hadoop's
@@ -139,7 +140,7 @@ pub struct Config {
 pub const ADAPTIVE_FAIR: Entry = Entry {
     name: "adaptive-fair",
     summary: "Adaptive fair: small jobs in a shared FIFO pool, pool slots by pending tasks, resource-aware sorting, delays from observed waits, priorities from locality",
-    source: "An adaptive (modified) fair scheduler for Hadoop",
+    source: "the adaptive fair scheduler paper (extension of a PlatCon-17 paper; its text names no title or authors)",
     runs_on: Models::SLOTS,
     meant_for: Models::SLOTS,
     build: |s, ctx| Ok(Box::new(AdaptiveFair::build(s, ctx)?)),

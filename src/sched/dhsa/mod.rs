@@ -164,7 +164,7 @@ impl DynamicMrConfig {
     }
 }
 
-const SOURCE: &str = "Tang, Lee, He, DynamicMR: a dynamic slot allocation optimization framework for MapReduce clusters (its supplemental material)";
+const SOURCE: &str = "Tang, Lee, He, DynamicMR: A Dynamic Slot Allocation Optimization Framework for MapReduce Clusters (its supplemental material)";
 
 pub const DHSA_PI: Entry = Entry {
     name: "dhsa-pi",
