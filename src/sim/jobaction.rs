@@ -72,6 +72,9 @@ impl World {
             .fold(crate::model::Resource::ZERO, |a, b| a + b);
         self.pool_stats[f].used -= used;
         self.pool_stats[t].used += used;
+        self.asks_epoch += 1;
+        self.pool_stats[f].epoch += 1;
+        self.pool_stats[t].epoch += 1;
         self.pool_stats[f].am_used -= am;
         self.pool_stats[t].am_used += am;
         if held {

@@ -65,6 +65,7 @@ impl World {
     pub(super) fn prepare(&mut self, j: JobId) {
         let job = &self.jobs[j as usize];
         if job.am_ms.is_some() {
+            self.asks_changed(j);
             insert_by_id(&mut self.awaiting_am, j);
         } else if job.setup_ms.is_some() {
             insert_by_id(&mut self.awaiting_setup, j);
@@ -80,6 +81,7 @@ impl World {
             return false;
         }
         self.active.retain(|&x| x != j);
+        self.asks_changed(j);
         insert_by_id(&mut self.awaiting_cleanup, j);
         true
     }
@@ -142,6 +144,8 @@ impl World {
             ),
         };
         queue.retain(|&x| x != j);
+        self.asks_epoch += 1;
+        self.pool_stats[job.pool as usize].epoch += 1;
         let attempt = *tried;
         *tried += 1;
         let n = &mut self.cluster.nodes[node as usize];
@@ -215,6 +219,8 @@ impl World {
                 // Started and made its first allocate call (a restarted
                 // AM finds its job active already).
                 self.awaiting_am.retain(|&x| x != j);
+                self.asks_epoch += 1;
+                self.pool_stats[job.pool as usize].epoch += 1;
                 job.am_ready = Some(self.now);
                 if !job.runnable {
                     self.activate(j);
@@ -261,6 +267,7 @@ impl World {
         self.awaiting_setup.retain(|&x| x != j);
         self.awaiting_cleanup.retain(|&x| x != j);
         self.awaiting_am.retain(|&x| x != j);
+        self.asks_changed(j);
     }
 
     /// Node `n` failed: its set-up and clean-up tasks fail, and their jobs
@@ -294,6 +301,7 @@ impl World {
                         let (kind, task) = (at.kind, at.task);
                         self.requeue_if_idle(j, kind, task);
                     }
+                    self.asks_changed(j);
                     insert_by_id(&mut self.awaiting_am, j)
                 }
                 JobTaskKind::Am => {}

@@ -12,11 +12,20 @@ use super::world::{Notable, World};
 use crate::model::{JobId, JobSpec, NodeId, PoolId, Resource, Speculation, Writer};
 
 impl World {
+    /// What YARN's schedulers order by changed for job `j` (and its pool):
+    /// see [`World::asks_epoch`].
+    pub(super) fn asks_changed(&mut self, j: JobId) {
+        self.asks_epoch += 1;
+        let p = self.jobs[j as usize].pool as usize;
+        self.pool_stats[p].epoch += 1;
+    }
+
     /// A task of job `j` asking `ask` starts on `node` (an
     /// ApplicationMaster when `am`): the one rule by which the engine books
     /// capacity, on the node, the cluster, the job and its pool.
     pub(super) fn book_ask(&mut self, j: JobId, node: NodeId, ask: Resource, am: bool) {
         self.cluster.book(node, ask);
+        self.asks_changed(j);
         self.metrics.set_allocated(self.now, self.cluster.used);
         let job = &mut self.jobs[j as usize];
         job.used += ask;
@@ -30,6 +39,7 @@ impl World {
     /// A task [`World::book_ask`] booked ends: its ask is released.
     pub(super) fn release_ask(&mut self, j: JobId, node: NodeId, ask: Resource, am: bool) {
         self.cluster.release(node, ask);
+        self.asks_changed(j);
         self.metrics.set_allocated(self.now, self.cluster.used);
         let job = &mut self.jobs[j as usize];
         job.used -= ask;
@@ -437,6 +447,7 @@ impl World {
             .filter(|_| !modelled)
             .map_or(0, |r| r.commit_ms);
         if commit > 0 {
+            self.asks_changed(j);
             self.active.retain(|&x| x != j);
             self.committing.push(j);
             self.schedule(self.now.saturating_add(commit), Ev::JobCommitted(j));
@@ -473,6 +484,7 @@ impl World {
         self.awaiting_am.retain(|&x| x != j);
         self.committing.retain(|&x| x != j);
         self.active.retain(|&x| x != j);
+        self.asks_changed(j);
         let job = &mut self.jobs[j as usize];
         job.finished_at = Some(self.now);
         job.forget_source_places();
@@ -540,6 +552,7 @@ impl World {
         let k = key(self, j);
         let pos = self.active.partition_point(|&x| key(self, x) < k);
         self.active.insert(pos, j);
+        self.asks_changed(j);
     }
 
     pub(super) fn arrive(&mut self, j: JobId) {

@@ -31,6 +31,8 @@ pub struct PoolStats {
     /// hold.
     pub used: crate::model::Resource,
     pub am_used: crate::model::Resource,
+    /// Bumped with [`World::asks_epoch`] when the change is this pool's.
+    pub epoch: u64,
 }
 
 /// What a policy hears of besides successes and job ends (through
@@ -126,6 +128,13 @@ pub struct World {
     /// Runnable jobs whose ApplicationMaster waits for the scheduler to
     /// place it, by id (`jobtask`).
     pub awaiting_am: Vec<JobId>,
+    /// Bumped (as is the pool's [`PoolStats::epoch`]) whenever what YARN's
+    /// schedulers order applications and
+    /// queues by may have changed: a container booked or released (an
+    /// application's and its queue's usage), an application moved, or the
+    /// applications asking ([`World::active`], [`World::awaiting_am`])
+    /// changed. A scheduler may keep its order while it stands still.
+    pub asks_epoch: u64,
     /// Every set-up and clean-up task run, and the ones running.
     pub job_tasks: Vec<super::jobtask::JobTaskRun>,
     /// Jobs the policy is to hear of (`Policy::job_arrived`): at arrival,
@@ -291,6 +300,7 @@ impl World {
             awaiting_setup: Vec::new(),
             awaiting_cleanup: Vec::new(),
             awaiting_am: Vec::new(),
+            asks_epoch: 0,
             job_tasks: Vec::new(),
             to_announce: Vec::new(),
             finished_now: Vec::new(),

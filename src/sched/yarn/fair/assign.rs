@@ -162,17 +162,55 @@ impl YarnFair {
 
     fn assign_root(&mut self, hb: &mut Heartbeat<'_>, shares: &Shares) -> Option<bool> {
         let w = hb.world();
+        let at = (w.asks_epoch, w.cluster.live);
+        // A queue's demand moves with pending tasks, which the epoch does
+        // not follow: with a minimum share in play the order is made anew.
+        let demand_counts = w.pools.iter().any(|p| !p.min_resources.is_zero());
+        if self.order_at != Some(at) || demand_counts {
+            // A walk sorted against another cluster (DRF's keys) goes.
+            if self.order_at.is_none_or(|(_, c)| c != at.1) {
+                self.walked_at.clear();
+            }
+            self.sort_queues(w);
+            self.order_at = Some(at);
+        }
+        // Queue by queue, its applications in order: the walk stops at the
+        // first that takes a container, so later queues are not sorted.
+        let queues = std::mem::take(&mut self.queues);
+        let mut took = None;
+        for &(_, q) in &queues {
+            if self.walked_at[q] != Some(hb.world().pool_stats[q].epoch) {
+                self.sort_apps(hb.world(), q);
+            }
+            let walk = std::mem::take(&mut self.walks[q]);
+            for &j in &walk {
+                took = self.assign_app(hb, j, shares);
+                if took.is_some() {
+                    break;
+                }
+            }
+            self.walks[q] = walk;
+            if took.is_some() {
+                break;
+            }
+        }
+        self.queues = queues;
+        took
+    }
+
+    /// Root's queues in order (their sort keys computed once; queues all
+    /// start at 0, as FSQueue.getStartTime, so ties go by name). Buffers
+    /// are kept between heartbeats.
+    fn sort_queues(&mut self, w: &World) {
         let cluster = w.cluster.live;
-        // Queues in order (their sort keys computed once; queues all start
-        // at 0, as FSQueue.getStartTime, so ties go by name), then each
-        // queue's applications by (key, start time, name). Buffers are kept
-        // between heartbeats.
-        let mut walk = std::mem::take(&mut self.walk);
-        let mut queues = std::mem::take(&mut self.queues);
         let mut has_apps = std::mem::take(&mut self.has_apps);
         has_apps.clear();
         has_apps.resize(w.pools.len(), false);
-        yarn::apps_into(w, &mut self.apps);
+        // The applications in any order: the walk's sort orders them in
+        // full (ids break the last ties), and demands are sums.
+        self.apps.clear();
+        self.apps.extend_from_slice(&w.awaiting_am);
+        self.apps.extend_from_slice(&w.active);
         let mut demand = std::mem::take(&mut self.demand);
         demand.clear();
         demand.resize(w.pools.len(), Resource::ZERO);
@@ -184,6 +222,7 @@ impl YarnFair {
                 demand[p] += app_demand(w, j);
             }
         }
+        let mut queues = std::mem::take(&mut self.queues);
         queues.clear();
         for (p, &here) in has_apps.iter().enumerate() {
             let pool = &w.pools[p];
@@ -199,47 +238,43 @@ impl YarnFair {
                 queues.push((share_key(self.policy, cluster, s), p));
             }
         }
-        self.demand = demand;
         queues.sort_by(|a, b| {
             cmp_keys(a.0, b.0).then_with(|| w.pools[a.1].name.cmp(&w.pools[b.1].name))
         });
-        // Queue by queue, its applications in order: the walk stops at the
-        // first that takes a container, so later queues are not sorted.
-        let mut took = None;
-        for &(_, q) in &queues {
-            let w = hb.world();
-            let policy = self.queue_policy(w, q);
-            walk.clear();
-            for &j in &self.apps {
-                let job = w.job(j);
-                if job.pool as usize == q {
-                    walk.push((
-                        share_key(policy, cluster, Sortable::app(job.used)),
-                        job.submit,
-                        j,
-                    ));
-                }
-            }
-            walk.sort_by(|a, b| {
-                cmp_keys(a.0, b.0)
-                    .then(a.1.cmp(&b.1))
-                    .then_with(|| w.job(a.2).name.cmp(&w.job(b.2).name))
-                    .then(a.2.cmp(&b.2))
-            });
-            for &(_, _, j) in &walk {
-                took = self.assign_app(hb, j, shares);
-                if took.is_some() {
-                    break;
-                }
-            }
-            if took.is_some() {
-                break;
+        self.queues = queues;
+        self.demand = demand;
+        self.has_apps = has_apps;
+        self.walked_at.resize(w.pools.len(), None);
+        self.walks.resize_with(w.pools.len(), Vec::new);
+    }
+
+    /// Queue `q`'s applications in order: by (key, start time, name).
+    fn sort_apps(&mut self, w: &World, q: usize) {
+        let cluster = w.cluster.live;
+        let policy = self.queue_policy(w, q);
+        let mut walk = std::mem::take(&mut self.walk);
+        walk.clear();
+        for &j in &self.apps {
+            let job = w.job(j);
+            if job.pool as usize == q {
+                walk.push((
+                    share_key(policy, cluster, Sortable::app(job.used)),
+                    job.submit,
+                    j,
+                ));
             }
         }
+        walk.sort_by(|a, b| {
+            cmp_keys(a.0, b.0)
+                .then(a.1.cmp(&b.1))
+                .then_with(|| w.job(a.2).name.cmp(&w.job(b.2).name))
+                .then(a.2.cmp(&b.2))
+        });
+        let order = &mut self.walks[q];
+        order.clear();
+        order.extend(walk.iter().map(|x| x.2));
         self.walk = walk;
-        self.queues = queues;
-        self.has_apps = has_apps;
-        took
+        self.walked_at[q] = Some(w.pool_stats[q].epoch);
     }
 }
 

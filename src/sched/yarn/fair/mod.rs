@@ -91,6 +91,13 @@ pub struct YarnFair {
     walk: Vec<(Key, u64, JobId)>,
     /// Each queue's demand (only against a minimum share).
     demand: Vec<Resource>,
+    /// The order as last walked, kept while nothing it depends on moved:
+    /// the queues' as of the world's `asks_epoch` and live cluster it was
+    /// sorted at; each queue's applications as of its pool's `epoch`
+    /// (and that cluster), once a walk reached the queue.
+    order_at: Option<(u64, Resource)>,
+    walks: Vec<Vec<JobId>>,
+    walked_at: Vec<Option<u64>>,
     /// Why the queues cannot be run as configured, once found.
     fault: Option<String>,
     checked: bool,
@@ -144,6 +151,9 @@ impl YarnFair {
             has_apps: Vec::new(),
             walk: Vec::new(),
             demand: Vec::new(),
+            order_at: None,
+            walks: Vec::new(),
+            walked_at: Vec::new(),
             fault: None,
             checked: false,
         })
