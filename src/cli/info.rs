@@ -195,6 +195,7 @@ fn physics_line(o: &mut String, sc: &Scenario, racks: u32) {
     let writer = match sc.hdfs.writer {
         slotsim::model::Writer::Client => "a client".to_string(),
         slotsim::model::Writer::Maps => "the jobs' maps".to_string(),
+        slotsim::model::Writer::Jobs => "a node per job, in turn".to_string(),
         slotsim::model::Writer::Node(i) => format!("node {i}"),
     };
     let buffer = match n.shuffle_buffer_mb {

@@ -28,6 +28,7 @@ pub fn resolved(sc: &Scenario) -> Value {
             "writer": match sc.hdfs.writer {
                 Writer::Client => json!("client"),
                 Writer::Maps => json!("maps"),
+                Writer::Jobs => json!("jobs"),
                 Writer::Node(i) => json!(i),
             },
         },

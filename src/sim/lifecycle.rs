@@ -627,6 +627,13 @@ impl World {
                         self.replication,
                         &mut self.placement,
                     ),
+                    // This job's own writer: its id is its submission index.
+                    Writer::Jobs => hdfs::place_from(
+                        &self.cluster,
+                        (self.jobs.len() % n_nodes as usize) as u32,
+                        self.replication,
+                        &mut self.placement,
+                    ),
                 },
             };
             let at = u32::try_from(replica_nodes.len()).expect("under 2^32 replicas per job");

@@ -300,7 +300,8 @@ fn an_independent_max_min_replay_agrees_on_every_flow_end() {
 
 /// `hdfs.writer` puts first replicas where HDFS does: on the writing
 /// DataNode (with replication 1, every block there), round robin over the
-/// nodes for a job's maps (TeraGen), a job's own `writer` over `[hdfs]`'s.
+/// nodes for a job's maps (TeraGen), a node per job in turn (`"jobs"`), a
+/// job's own `writer` over `[hdfs]`'s.
 #[test]
 fn writers_place_first_replicas_on_their_node() {
     let text = |hdfs: &str, job: &str| {
@@ -330,6 +331,24 @@ fn writers_place_first_replicas_on_their_node() {
     let client = first(&text("replication = 2", ""));
     let firsts: std::collections::BTreeSet<u32> = client.iter().map(|r| r[0]).collect();
     assert!(firsts.len() > 2, "{client:?}");
+    // "jobs": the k-th job's file from node k mod 8, every block there at
+    // replication 1.
+    let mut jobs = String::from(
+        "[cluster]\nnodes = 8\nracks = 2\n[hdfs]\nblock = \"64MB\"\nreplication = 1\nwriter = \"jobs\"\n",
+    );
+    for k in 0..10 {
+        jobs.push_str(&format!(
+            "[[jobs]]\nname = \"j{k}\"\nprofile = \"wordcount\"\nmaps = 3\nreduces = 0\n"
+        ));
+    }
+    let sc = load_text(&jobs, None);
+    let mut sim = slotsim::runs::build_sim(&sc).unwrap();
+    sim.run_until(Some(1));
+    for (k, job) in sim.w.jobs.iter().enumerate() {
+        for i in 0..3 {
+            assert_eq!(job.replicas(i), &[k as u32 % 8], "job {k}");
+        }
+    }
     // A writer that is not a node is an error at its place.
     let e = slotsim::scenario::load_str(&text("writer = 8", ""), "t.toml", None, None).unwrap_err();
     assert!(

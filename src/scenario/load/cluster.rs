@@ -393,11 +393,12 @@ pub(super) fn compile_hdfs(cx: &Cx, h: &HdfsDef, node_count: u32) -> R<HdfsSpec>
     })
 }
 
-/// `writer = "client" | "maps" | NODE` (a node of the cluster).
+/// `writer = "client" | "maps" | "jobs" | NODE` (a node of the cluster).
 pub(super) fn writer(cx: &Cx, w: &Spanned<WriterDef>, node_count: u32) -> R<Writer> {
     match w.get_ref() {
         WriterDef::Name(s) if s == "client" => Ok(Writer::Client),
         WriterDef::Name(s) if s == "maps" => Ok(Writer::Maps),
+        WriterDef::Name(s) if s == "jobs" => Ok(Writer::Jobs),
         WriterDef::Node(n) if (0..i64::from(node_count)).contains(n) => Ok(Writer::Node(*n as NodeId)),
         WriterDef::Node(n) => Err(cx.at(
             w,
@@ -405,7 +406,7 @@ pub(super) fn writer(cx: &Cx, w: &Spanned<WriterDef>, node_count: u32) -> R<Writ
         )),
         WriterDef::Name(s) => Err(cx.at(
             w,
-            format!("unknown writer \"{s}\"; expected \"client\" (loaded from outside the cluster), \"maps\" (written by the job's maps) or a node id"),
+            format!("unknown writer \"{s}\"; expected \"client\" (loaded from outside the cluster), \"maps\" (written by the job's maps), \"jobs\" (each job's from a node of its own, in turn) or a node id"),
         )),
     }
 }

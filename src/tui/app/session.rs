@@ -246,6 +246,9 @@ fn job_toml(j: &JobSpec) -> Result<Table, SessionError> {
         Some(Writer::Maps) => {
             t.insert("writer".into(), s("maps"));
         }
+        Some(Writer::Jobs) => {
+            t.insert("writer".into(), s("jobs"));
+        }
         Some(Writer::Node(n)) => {
             t.insert("writer".into(), Value::Integer(n as i64));
         }
