@@ -217,8 +217,12 @@ pub struct CompareArgs {
     /// Scenario file (TOML)
     scenario: PathBuf,
     /// Comma-separated policies or variants, e.g. 'fifo,fair,fair[slowstart=1]'
-    #[arg(long)]
-    policies: String,
+    #[arg(long, required_unless_present = "policy")]
+    policies: Option<String>,
+    /// One policy or variant, repeatable (the form for a spec whose
+    /// arguments hold commas); after those of --policies
+    #[arg(long = "policy", value_name = "SPEC")]
+    policy: Vec<String>,
     /// Number of seeds per policy: the scenario's seed, seed+1, ...
     #[arg(long, default_value_t = 3, allow_negative_numbers = true)]
     seeds: u64,

@@ -503,11 +503,16 @@ fn run_with_progress(
 }
 
 pub fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
-    let specs = split_policy_list(&a.policies);
+    let mut specs = a
+        .policies
+        .as_deref()
+        .map(split_policy_list)
+        .unwrap_or_default();
+    specs.extend(a.policy.iter().map(|p| p.trim().to_string()));
     if specs.is_empty() {
         return Err(InputError::new(
             "--policies",
-            "expected at least one policy, e.g. --policies fifo,fair",
+            "expected at least one policy, e.g. --policies fifo,fair or --policy fifo --policy fair",
         )
         .into());
     }
@@ -536,21 +541,40 @@ pub fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
         }
         all.push(per_seed);
     }
-    // Open the output before the runs, so a bad path costs nothing.
-    let mut json = a
-        .json
-        .as_deref()
-        .map(|p| open_out(p, "--json"))
-        .transpose()?;
+    // Open the output before the runs, so a bad path costs nothing: a
+    // file is written aside and renamed over PATH once whole, so a run that
+    // fails or is stopped leaves PATH as it was.
+    let mut json = a.json.as_deref().map(Aside::open).transpose()?;
     let labels: Vec<String> = all.iter().map(|v| v[0].policy.label()).collect();
-    let results = slotsim::runs::compare::run_all(all)?;
+    let seeds: Vec<Vec<u64>> = all
+        .iter()
+        .map(|v| v.iter().map(|s| s.seed).collect())
+        .collect();
+    let cells = slotsim::runs::compare::run_all(all);
+    // Every cell ran: the failed ones are named with their seed, the
+    // others make the table and the outputs.
+    let mut failed = Vec::new();
+    let results: Vec<Vec<summary::Summary>> = cells
+        .into_iter()
+        .enumerate()
+        .map(|(i, row)| {
+            row.into_iter()
+                .enumerate()
+                .filter_map(|(k, r)| {
+                    r.map_err(|e| failed.push(format!("{}, seed {}: {e}", labels[i], seeds[i][k])))
+                        .ok()
+                })
+                .collect()
+        })
+        .collect();
     let table = compare::table(&labels, &results);
     emit(&table, a.json.as_deref() == Some("-"))?;
     if let Some(out) = json.as_mut() {
         let flat: Vec<&summary::Summary> = results.iter().flatten().collect();
-        serde_json::to_writer_pretty(&mut *out, &flat).map_err(io::Error::from)?;
-        writeln!(out)?;
-        out.flush()?;
+        out.write_json(&flat)?;
+    }
+    if let Some(j) = json {
+        j.finish()?;
     }
     if let Some(dir) = &a.plot {
         let series: Vec<(String, Vec<&summary::Summary>)> = labels
@@ -560,5 +584,73 @@ pub fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
             .collect();
         super::write_plot(dir, "turnaround_cdf.svg", plot::turnaround_cdf(&series))?;
     }
+    if !failed.is_empty() {
+        return Err(Failure::Policy(format!(
+            "compare: {} of {} runs failed (the table and outputs hold the others):\n  {}",
+            failed.len(),
+            labels.len() * seeds.first().map_or(0, Vec::len),
+            failed.join("\n  ")
+        )));
+    }
     Ok(())
+}
+
+/// `--json PATH` written aside (`PATH.partial` beside it) and renamed over
+/// PATH once whole; `-` is stdout.
+struct Aside {
+    out: Box<dyn Write + Send>,
+    rename: Option<(std::path::PathBuf, std::path::PathBuf)>,
+}
+
+impl Aside {
+    fn open(path: &str) -> Result<Aside, Failure> {
+        if path == "-" {
+            return Ok(Aside {
+                out: open_out(path, "--json")?,
+                rename: None,
+            });
+        }
+        let aside = format!("{path}.partial");
+        let out = open_out(&aside, "--json").map_err(|_| {
+            InputError::new(
+                "--json",
+                format!("cannot create {aside} (written, then renamed to {path})"),
+            )
+        })?;
+        Ok(Aside {
+            out,
+            rename: Some((aside.into(), path.into())),
+        })
+    }
+
+    fn write_json<T: serde::Serialize>(&mut self, v: &T) -> Result<(), Failure> {
+        serde_json::to_writer_pretty(&mut self.out, v).map_err(io::Error::from)?;
+        writeln!(self.out)?;
+        self.out.flush()?;
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<(), Failure> {
+        self.out.flush()?;
+        if let Some((from, to)) = self.rename.take() {
+            std::fs::rename(&from, &to).map_err(|e| {
+                Failure::Other(format!(
+                    "cannot rename {} to {}: {e}",
+                    from.display(),
+                    to.display()
+                ))
+            })?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Aside {
+    /// Not renamed (an error on the way): the half-written file goes, the
+    /// original stays.
+    fn drop(&mut self) {
+        if let Some((from, _)) = &self.rename {
+            let _ = std::fs::remove_file(from);
+        }
+    }
 }

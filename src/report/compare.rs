@@ -27,7 +27,7 @@ fn col(rows: &[Summary], f: impl Fn(&Summary) -> Option<f64>) -> Option<(f64, f6
 /// The comparison table.
 pub fn table(labels: &[String], results: &[Vec<Summary>]) -> String {
     let mut o = String::new();
-    let seeds = results.first().map_or(0, |r| r.len());
+    let seeds = results.iter().map(Vec::len).max().unwrap_or(0);
     let lw = labels
         .iter()
         .map(|l| l.chars().count())
@@ -48,6 +48,15 @@ pub fn table(labels: &[String], results: &[Vec<Summary>]) -> String {
         .and_then(|r| col(r, |s| s.mean_turnaround_s))
         .map(|x| x.0);
     for (label, rows) in labels.iter().zip(results) {
+        if rows.is_empty() {
+            // Every seed's run failed (the errors follow the table).
+            let _ = writeln!(
+                o,
+                "{:<lw$} {:>18} {:>9} {:>18} {:>9} {:>7} {:>7}",
+                label, "failed", "-", "failed", "-", "-", "-"
+            );
+            continue;
+        }
         let mk = col(rows, |s| s.makespan_s);
         let ta = col(rows, |s| s.mean_turnaround_s);
         let node = mean_sd(&rows.iter().map(|s| s.locality.node).collect::<Vec<_>>()).0;
@@ -73,10 +82,16 @@ pub fn table(labels: &[String], results: &[Vec<Summary>]) -> String {
             util * 100.0
         );
     }
+    let short = results.iter().any(|r| r.len() < seeds);
     let _ = writeln!(
         o,
-        "({seeds} seed{} per policy; Δ against the first row)",
-        if seeds == 1 { "" } else { "s" }
+        "({seeds} seed{} per policy{}; Δ against the first row)",
+        if seeds == 1 { "" } else { "s" },
+        if short {
+            ", fewer where a run failed"
+        } else {
+            ""
+        }
     );
     o
 }

@@ -2,7 +2,6 @@
 //! in parallel (the table is `report::compare`'s).
 
 use super::build_sim;
-use crate::error::InputError;
 use crate::model::Scenario;
 use crate::report::{summarize, Summary};
 use crate::sim::SimError;
@@ -18,10 +17,11 @@ pub enum RunError {
     Halted(String),
 }
 
-/// Runs every (policy, seed) pair. `scenarios[i][k]` is policy i with seed k,
-/// already loaded (and so validated). Results keep that order whatever the
-/// thread schedule, so output is deterministic.
-pub fn run_all(scenarios: Vec<Vec<Scenario>>) -> Result<Vec<Vec<Summary>>, InputError> {
+/// Runs every (policy, seed) pair, each to its end or its failure (one
+/// failing cell stops no other). `scenarios[i][k]` is policy i with seed
+/// k, already loaded (and so validated). Results keep that order whatever
+/// the thread schedule, so output is deterministic.
+pub fn run_all(scenarios: Vec<Vec<Scenario>>) -> Vec<Vec<Result<Summary, RunError>>> {
     let flat: Vec<(usize, usize, Scenario)> = scenarios
         .into_iter()
         .enumerate()
@@ -32,11 +32,11 @@ pub fn run_all(scenarios: Vec<Vec<Scenario>>) -> Result<Vec<Vec<Summary>>, Input
         .map(|(i, k, sc)| (i, k, run_one(&sc)))
         .collect();
     let n = results.iter().map(|r| r.0 + 1).max().unwrap_or(0);
-    let mut out: Vec<Vec<Summary>> = vec![Vec::new(); n];
+    let mut out: Vec<Vec<Result<Summary, RunError>>> = (0..n).map(|_| Vec::new()).collect();
     for (i, _k, r) in results {
-        out[i].push(r.map_err(|e| InputError::new("compare", e.to_string()))?);
+        out[i].push(r);
     }
-    Ok(out)
+    out
 }
 
 /// One run to its end, summarised.

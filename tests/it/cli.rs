@@ -1496,3 +1496,71 @@ fn policy_sources_cite_the_papers_as_their_text_names_them() {
         assert!(!text.contains(wrong), "{wrong}:\n{text}");
     }
 }
+
+/// A policy that fails stops no other: `compare` runs every cell, the
+/// table and `--json` hold the good ones, the failed cells are named with
+/// their seed (exit 2); `--policy` repeats; a `--json` file is written
+/// aside and replaced whole.
+#[test]
+fn compare_runs_every_cell_when_a_policy_fails_and_never_truncates_its_json() {
+    let d = tempfile::tempdir().unwrap();
+    let bad = d.path().join("bad.py");
+    std::fs::write(
+        &bad,
+        "import sys\nfor l in sys.stdin:\n    print('garbage')\n    sys.stdout.flush()\n",
+    )
+    .unwrap();
+    let json = d.path().join("cmp.json");
+    std::fs::write(&json, "[\"old\"]\n").unwrap();
+    let ext = format!("external:python3 {}", bad.display());
+    let o = slotsim(&[
+        "compare",
+        FIG45,
+        "--policies",
+        "fifo",
+        "--policy",
+        &ext,
+        "--policy",
+        "fair",
+        "--seeds",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let rows = compare_rows(&out);
+    assert_eq!(rows.len(), 3, "{out}");
+    assert!(out.contains(" failed "), "{out}");
+    assert!(err.contains("2 of 6 runs failed"), "{err}");
+    for seed in [1, 2] {
+        assert!(err.contains(&format!("seed {seed}: policy")), "{err}");
+    }
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let policies: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["policy"].as_str().unwrap())
+        .collect();
+    assert_eq!(policies, ["fifo", "fifo", "fair", "fair"]);
+    assert!(!d.path().join("cmp.json.partial").exists());
+    // A --json that cannot be written is bad input, said before any run.
+    let o = slotsim(&[
+        "compare",
+        FIG45,
+        "--policies",
+        "fifo",
+        "--json",
+        d.path().join("missing/dir/x.json").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.starts_with("error: --json: cannot create"), "{err}");
+    assert!(
+        !String::from_utf8_lossy(&o.stdout).contains("policy"),
+        "no run"
+    );
+}

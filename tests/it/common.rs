@@ -418,7 +418,10 @@ pub fn compare(name: &str, specs: &[&str], seeds: u64) -> Vec<Vec<Summary>> {
                 .collect()
         })
         .collect();
-    slotsim::runs::compare::run_all(all).unwrap()
+    slotsim::runs::compare::run_all(all)
+        .into_iter()
+        .map(|row| row.into_iter().map(|r| r.unwrap()).collect())
+        .collect()
 }
 
 /// The mean of `f` over a row of runs.
