@@ -1564,3 +1564,114 @@ fn compare_runs_every_cell_when_a_policy_fails_and_never_truncates_its_json() {
         "no run"
     );
 }
+
+/// A scenario file's header: its command (continuation lines joined) and
+/// what the line after it says of the time it takes.
+fn header_command(text: &str) -> Option<(String, String)> {
+    let head: Vec<&str> = text.lines().take_while(|l| l.starts_with('#')).collect();
+    let i = head.iter().position(|l| {
+        l.trim_start_matches('#')
+            .trim_start()
+            .starts_with("slotsim ")
+    })?;
+    let mut cmd = String::new();
+    let mut j = i;
+    loop {
+        let part = head[j].trim_start_matches('#').trim();
+        match part.strip_suffix('\\') {
+            Some(p) => {
+                cmd.push_str(p.trim());
+                cmd.push(' ');
+                j += 1;
+            }
+            None => {
+                cmd.push_str(part);
+                break;
+            }
+        }
+    }
+    let time: String = head[j + 1..]
+        .iter()
+        .map(|l| l.trim_start_matches('#').trim())
+        .take_while(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    Some((cmd, time))
+}
+
+/// Splits a header command as a shell would (single quotes; a pipe ends it).
+fn shell_words(cmd: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    let mut any = false;
+    for c in cmd.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                any = true;
+            }
+            '|' if !quoted => break,
+            c if c.is_whitespace() && !quoted => {
+                if any {
+                    out.push(std::mem::take(&mut cur));
+                    any = false;
+                }
+            }
+            c => {
+                cur.push(c);
+                any = true;
+            }
+        }
+    }
+    if any {
+        out.push(cur);
+    }
+    out
+}
+
+/// Every shipped scenario's header gives a command and, on the line after
+/// it, the time that command takes (docs/performance.md for the big ones);
+/// those said to take under a second are run here, each to its end.
+#[test]
+fn every_scenario_header_gives_its_command_and_its_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut run = 0;
+    for f in std::fs::read_dir(root().join("scenarios")).unwrap() {
+        let p = f.unwrap().path();
+        if p.extension().is_none_or(|x| x != "toml") {
+            continue;
+        }
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        let text = std::fs::read_to_string(&p).unwrap();
+        let (cmd, time) =
+            header_command(&text).unwrap_or_else(|| panic!("{name}: no command in its header"));
+        assert!(
+            time.starts_with('(') && time.contains("here") && time.contains("2-core machine"),
+            "{name}: no time after `{cmd}`: {time:?}"
+        );
+        if !time.starts_with("(under a second here") {
+            continue;
+        }
+        let words: Vec<String> = shell_words(&cmd)
+            .into_iter()
+            .skip(1)
+            .map(|w| match w.strip_prefix("scenarios/") {
+                Some(rest) => root().join("scenarios").join(rest).display().to_string(),
+                None => w,
+            })
+            .collect();
+        let out = Command::new(env!("CARGO_BIN_EXE_slotsim"))
+            .current_dir(dir.path())
+            .args(&words)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{name}: `{cmd}`: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        run += 1;
+    }
+    assert!(run >= 25, "{run} commands run");
+}
