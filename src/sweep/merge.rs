@@ -327,12 +327,14 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged, ShardsError> {
     })
 }
 
-/// A metric's stats: a fraction of a whole (a locality, the utilization)
-/// has its confidence interval clipped to [0, 1].
+/// A metric's stats. Every metric merged is a time, a count, a degree or a
+/// fraction, none below 0, so its confidence interval is clipped at 0; a
+/// fraction of a whole (a locality, the utilization) at 1 too.
 fn metric_stat(name: &str, xs: &[f64]) -> Stat {
     let mut st = stat(xs);
+    st.ci.0 = st.ci.0.max(0.0);
     if name == "utilization" || name == "reduce_locality" || name.starts_with("locality_") {
-        st.ci = (st.ci.0.max(0.0), st.ci.1.min(1.0));
+        st.ci.1 = st.ci.1.min(1.0);
     }
     st
 }
@@ -686,7 +688,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_fractions_interval_stays_within_0_and_1() {
+    fn intervals_stay_at_or_above_0_and_a_fractions_at_or_below_1() {
         let xs = [0.0, 0.0, 0.05];
         assert!(stat(&xs).ci.0 < 0.0, "Student's t alone goes below 0");
         let s = metric_stat("locality_off_rack", &xs);
@@ -694,7 +696,12 @@ mod tests {
         assert!(s.ci.1 > 0.05);
         let s = metric_stat("utilization", &[1.0, 1.0, 0.95]);
         assert_eq!(s.ci.1, 1.0);
-        assert!(metric_stat("makespan_s", &xs).ci.0 < 0.0, "not a fraction");
+        // Every metric stays at or above 0; only fractions stop at 1.
+        assert_eq!(metric_stat("makespan_s", &xs).ci.0, 0.0);
+        assert!(
+            metric_stat("makespan_s", &[1.0, 1.0, 1.2]).ci.1 > 1.0,
+            "not a fraction"
+        );
     }
 
     #[test]
