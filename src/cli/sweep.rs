@@ -85,13 +85,21 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
             b.set_position(done);
         }
     };
-    let report = run_shard(&plan, shard, &out, &progress).map_err(|e| match e {
+    use slotsim::sweep::error::{CellError, ShardRunError};
+    let report = run_shard(&plan, shard, &out, &progress).map_err(|e| match &e {
         // A policy in another process that failed: exit 2, as `run`.
-        slotsim::sweep::error::ShardRunError::Cell {
-            source: slotsim::sweep::error::CellError::Policy(_),
+        ShardRunError::Cell {
+            source: CellError::Policy(_),
             ..
         } => Failure::Policy(e.to_string()),
-        e => Failure::Other(e.to_string()),
+        ShardRunError::Cells { failed, .. }
+            if failed
+                .iter()
+                .any(|f| matches!(f.source, CellError::Policy(_))) =>
+        {
+            Failure::Policy(e.to_string())
+        }
+        _ => Failure::Other(e.to_string()),
     })?;
     if let Some(b) = bar {
         b.finish_and_clear();

@@ -111,6 +111,35 @@ pub enum ShardRunError {
     },
     #[error("cell {index}: {source}")]
     Cell { index: u64, source: CellError },
+    /// Cells that failed; every other cell ran and was written (a resume
+    /// runs the failed ones again).
+    #[error("{} of {} cells failed (the others are written; running the sweep again retries them):{}", failed.len(), report.ran, failed.iter().map(|f| format!("\n  {f}")).collect::<String>())]
+    Cells {
+        failed: Vec<FailedCell>,
+        report: super::run::Report,
+    },
+}
+
+/// A cell that failed, named as a person finds it: its index, scenario,
+/// policy, variant and seed, and why.
+#[derive(Debug)]
+pub struct FailedCell {
+    pub index: u64,
+    pub scenario: String,
+    pub policy: String,
+    pub variant: Option<String>,
+    pub seed: u64,
+    pub source: CellError,
+}
+
+impl std::fmt::Display for FailedCell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cell {} ({}, {}", self.index, self.scenario, self.policy)?;
+        if let Some(v) = &self.variant {
+            write!(f, ", {v}")?;
+        }
+        write!(f, ", seed {}): {}", self.seed, self.source)
+    }
 }
 
 /// A `merge --table` that names what the sweep does not have.

@@ -7,7 +7,7 @@
 //! already there and drops a torn last line. A line of another plan (its
 //! `plan` hash differs) stops the run: results of different plans never mix.
 
-use super::error::{CellError, ShardRunError, ShardSpecError};
+use super::error::{CellError, FailedCell, ShardRunError, ShardSpecError};
 use super::plan::{Cell, Plan};
 use crate::report::summary::summarize;
 use crate::runs::build_sim;
@@ -225,12 +225,15 @@ pub fn run_shard(
             path: file.clone(),
             source,
         })?;
-    // Lines wait here until every cell before them is written.
+    // Lines wait here until every cell before them is written (or has
+    // failed: a failed cell is skipped, not written, so a resume runs it
+    // again).
     struct Writer {
         out: File,
         next: usize,
-        ready: BTreeMap<usize, String>,
+        ready: BTreeMap<usize, Option<String>>,
         written: u64,
+        failed: Vec<(u64, CellError)>,
         err: Option<ShardRunError>,
     }
     let w = Mutex::new(Writer {
@@ -238,6 +241,7 @@ pub fn run_shard(
         next: 0,
         ready: BTreeMap::new(),
         written: 0,
+        failed: Vec::new(),
         err: None,
     });
     let total = todo.len() as u64;
@@ -247,18 +251,24 @@ pub fn run_shard(
         let mut g = w.lock().expect("the writer lock");
         match line {
             Ok(l) => {
-                g.ready.insert(pos, l);
+                g.ready.insert(pos, Some(l));
             }
             Err(source) => {
-                g.err
-                    .get_or_insert(ShardRunError::Cell { index: i, source });
-                return;
+                g.failed.push((i, source));
+                g.ready.insert(pos, None);
             }
         }
         while let Some(l) = {
             let n = g.next;
             g.ready.remove(&n)
         } {
+            let Some(l) = l else {
+                g.next += 1;
+                continue;
+            };
+            if g.err.is_some() {
+                return;
+            }
             let r = g
                 .out
                 .write_all(l.as_bytes())
@@ -279,15 +289,35 @@ pub fn run_shard(
         drop(g);
         progress(d, total);
     });
-    let g = w.into_inner().expect("the writer lock");
+    let mut g = w.into_inner().expect("the writer lock");
     if let Some(e) = g.err {
         return Err(e);
     }
-    Ok(Report {
+    let report = Report {
         file,
         cells: mine.len() as u64,
         skipped: mine.len() as u64 - total,
         ran: total,
         wall_s: started.elapsed().as_secs_f64(),
-    })
+    };
+    if !g.failed.is_empty() {
+        g.failed.sort_by_key(|f| f.0);
+        let failed = g
+            .failed
+            .into_iter()
+            .map(|(index, source)| {
+                let c = plan.cell(index);
+                FailedCell {
+                    index,
+                    scenario: plan.scenarios[c.scenario].name.clone(),
+                    policy: plan.policies[c.policy].clone(),
+                    variant: plan.variants[c.variant].name.clone(),
+                    seed: c.seed,
+                    source,
+                }
+            })
+            .collect();
+        return Err(ShardRunError::Cells { failed, report });
+    }
+    Ok(report)
 }

@@ -482,7 +482,8 @@ fn validate_names_the_command_and_starts_nothing() {
 
 /// A sweep plan names an external policy like any other: its cells run
 /// it (each cell its own process, cells in parallel) and give the
-/// built-in's results; a policy that fails stops the sweep with exit 2.
+/// built-in's results; a policy that fails fails its cells alone (exit 2,
+/// each named with its seed), and a rerun retries them.
 #[test]
 fn a_sweep_runs_external_policies_in_its_cells() {
     let dir = tempfile::tempdir().unwrap();
@@ -546,6 +547,54 @@ fn a_sweep_runs_external_policies_in_its_cells() {
         err.contains("policy \"no-such-program\": cannot start it"),
         "{err}"
     );
+    // Beside a good policy: every other cell is run and written, each
+    // failed one named with its seed; running again retries only those.
+    std::fs::write(
+        &plan,
+        format!(
+            "scenarios = [\"{}\"]\npolicies = [\"fifo\", \"external:no-such-program\", \"fair\"]\nseeds = 2\n",
+            root().join("scenarios/quickstart.toml").display()
+        ),
+    )
+    .unwrap();
+    let out3 = dir.path().join("out3");
+    let args = [
+        "sweep",
+        plan.to_str().unwrap(),
+        "--out",
+        out3.to_str().unwrap(),
+    ];
+    let o = slotsim(&args);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("2 of 6 cells failed"), "{err}");
+    for seed in [1, 2] {
+        assert!(
+            err.contains(&format!("external:no-such-program, seed {seed}): policy")),
+            "{err}"
+        );
+    }
+    let written = |d: &std::path::Path| -> Vec<(String, u64)> {
+        std::fs::read_to_string(d.join("shard-1-of-1.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                (
+                    v["cell"]["policy"].as_str().unwrap().to_string(),
+                    v["cell"]["seed"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let cells = written(&out3);
+    assert_eq!(cells.len(), 4, "{cells:?}");
+    assert!(cells.iter().all(|c| c.0 != "external:no-such-program"));
+    let o = slotsim(&args);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("2 of 2 cells failed"), "{err}");
+    assert_eq!(written(&out3).len(), 4);
 }
 
 /// Ctrl-C at a terminal signals the whole foreground process group: the
