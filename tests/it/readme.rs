@@ -145,8 +145,9 @@ fn sweeps(md: &str) -> Vec<(String, Vec<String>)> {
 }
 
 /// Splits a command line as a POSIX shell would for these examples:
-/// whitespace, single quotes, and a trailing `# comment`.
-fn words(cmd: &str) -> Vec<String> {
+/// whitespace, single quotes, and a trailing `# comment` (also the
+/// scenario files' header commands).
+pub fn words(cmd: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut quoted = false;

@@ -143,12 +143,7 @@ pub fn height(app: &App, width: u16, height: u16) -> Option<u16> {
 /// packed.
 fn nodes_need(w: &World, inner_w: usize) -> Option<usize> {
     let per_line = inner_w.saturating_sub(NODE_LABEL_W).max(1);
-    let rack_lines: usize = w
-        .cluster
-        .racks
-        .iter()
-        .map(|r| r.nodes.len().div_ceil(per_line).max(1))
-        .sum();
+    let rack_lines = rack_lines(w, per_line);
     // Small clusters only: a large one's grid takes the screen.
     if rack_lines > 8 {
         return None;
@@ -159,6 +154,15 @@ fn nodes_need(w: &World, inner_w: usize) -> Option<usize> {
 }
 
 const NODE_LABEL_W: usize = 5;
+
+/// Lines the racks take at a cell per node, `per_line` cells a line.
+fn rack_lines(w: &World, per_line: usize) -> usize {
+    w.cluster
+        .racks
+        .iter()
+        .map(|r| r.nodes.len().div_ceil(per_line).max(1))
+        .sum()
+}
 
 /// Busy slots of a node over its slots (YARN: memory held over memory),
 /// 0 for a dead node.
@@ -236,13 +240,7 @@ fn nodes(app: &App, f: &mut Frame, area: Rect) {
     let rows = inner_h.saturating_sub(2).max(1);
     let label_w = NODE_LABEL_W;
     let per_line = inner_w.saturating_sub(label_w).max(1);
-    let rack_lines: usize = w
-        .cluster
-        .racks
-        .iter()
-        .map(|r| r.nodes.len().div_ceil(per_line).max(1))
-        .sum();
-    let k = if rack_lines <= rows {
+    let k = if rack_lines(w, per_line) <= rows {
         grid.by_rack(label_w, per_line);
         1
     } else {
