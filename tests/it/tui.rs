@@ -2559,3 +2559,36 @@ fn the_release_chart_is_titled_for_the_policy_on_screen() {
     keys(&mut a, "i");
     assert!(screen(&a, 160, 40).contains("(OMO Fig. 7)"));
 }
+
+/// On a full node the inspector stays on the node's last heartbeat that
+/// asked for work, and says why.
+#[test]
+fn inspector_on_a_full_node_says_why_it_stays() {
+    let text = r#"
+[cluster]
+nodes = 1
+racks = 1
+slot_model = "unified"
+map_slots = 1
+reduce_slots = 1
+heartbeat = "3s"
+[scheduler]
+policy = "fifo"
+[[jobs]]
+name = "long"
+profile = "wordcount"
+maps = 4
+reduces = 0
+map_time = "60s"
+"#;
+    let mut a = App::new(load_text(text, None)).unwrap();
+    run_for(&mut a, 20);
+    let n = &a.sim.w.cluster.nodes[0];
+    assert!(n.lanes.iter().all(Option::is_some), "the node is full");
+    keys(&mut a, "i");
+    let s = screen(&a, 120, 36);
+    assert!(
+        s.contains("node 0 has no room now, so its heartbeats ask the policy for nothing"),
+        "{s}"
+    );
+}
