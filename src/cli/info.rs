@@ -155,9 +155,53 @@ fn containers_line(o: &mut String, sc: &Scenario, am: AmSpec) {
             }
         )
     };
+    // Jobs may ask their own (a replay's recorded sizes, a job's keys):
+    // the default is only what the others ask.
+    let own = sc
+        .jobs
+        .iter()
+        .filter(|j| j.map_container.is_some() || j.reduce_container.is_some())
+        .count();
+    if own > 0 && own == sc.jobs.len() {
+        // The distinct asks, smallest first (three at most, then how many
+        // more).
+        let range = |f: &dyn Fn(&slotsim::model::JobSpec) -> Option<slotsim::model::Resource>| {
+            let mut asks: Vec<(i64, i64)> = sc
+                .jobs
+                .iter()
+                .filter_map(|j| f(j).map(|r| (r.mb(), r.vcores())))
+                .collect();
+            asks.sort_unstable();
+            asks.dedup();
+            if asks.is_empty() {
+                return "the default".to_string();
+            }
+            let mut text: Vec<String> = asks
+                .iter()
+                .take(3)
+                .map(|&(mb, vc)| format!("{mb} MB {}", plural(vc.max(0) as u64, "vcore")))
+                .collect();
+            if asks.len() > 3 {
+                text.push(format!("{} more", asks.len() - 3));
+            }
+            text.join(" or ")
+        };
+        outln!(
+            o,
+            "             {am}; every job asks its own: maps {}, reduces {} (before normalisation)",
+            range(&|j| j.map_container),
+            range(&|j| j.reduce_container),
+        );
+        return;
+    }
+    let others = if own > 0 {
+        format!("; {own} of {} jobs ask their own", sc.jobs.len())
+    } else {
+        String::new()
+    };
     outln!(
         o,
-        "             {am}; maps ask {} MB, {}; reduces {} MB, {} (before normalisation)",
+        "             {am}; maps ask {} MB, {}; reduces {} MB, {} (before normalisation{others})",
         t.map_container.mb(),
         vcores(t.map_container),
         t.reduce_container.mb(),

@@ -1646,3 +1646,18 @@ fn every_scenario_header_gives_its_command_and_its_time() {
     }
     assert!(run >= 25, "{run} commands run");
 }
+
+/// `validate` gives the container asks the jobs make: each job's own when
+/// every job sets them (DRF's worked example), the default otherwise.
+#[test]
+fn validate_reports_the_jobs_own_container_asks() {
+    let o = slotsim(&["validate", "scenarios/drf.toml"]);
+    let (out, _) = ok(&o);
+    assert!(
+        out.contains("every job asks its own: maps 1024 MB 3 vcores or 4096 MB 1 vcore"),
+        "{out}"
+    );
+    let o = slotsim(&["validate", "scenarios/yarn-quickstart.toml"]);
+    let (out, _) = ok(&o);
+    assert!(out.contains("maps ask 1024 MB, 1 vcore;"), "{out}");
+}
