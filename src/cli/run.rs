@@ -546,6 +546,8 @@ pub fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
     // fails or is stopped leaves PATH as it was.
     let mut json = a.json.as_deref().map(Aside::open).transpose()?;
     let labels: Vec<String> = all.iter().map(|v| v[0].policy.label()).collect();
+    // Runs in parallel: a policy's stderr lines each say whose they are.
+    slotsim::sched::external::prefix_stderr(true);
     let seeds: Vec<Vec<u64>> = all
         .iter()
         .map(|v| v.iter().map(|s| s.seed).collect())

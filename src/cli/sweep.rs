@@ -86,6 +86,8 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
         }
     };
     use slotsim::sweep::error::{CellError, ShardRunError};
+    // Cells run in parallel: a policy's stderr lines each say whose they are.
+    slotsim::sched::external::prefix_stderr(true);
     let report = run_shard(&plan, shard, &out, &progress).map_err(|e| match &e {
         // A policy in another process that failed: exit 2, as `run`.
         ShardRunError::Cell {

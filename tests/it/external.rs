@@ -634,3 +634,36 @@ fn ctrl_c_stops_the_run_not_the_policy() {
     let sum: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(sum["partial"], true);
 }
+
+/// `compare` runs policies in parallel: each stderr line a policy writes
+/// is passed through whole, after the run it came from.
+#[test]
+fn compare_names_the_run_on_each_stderr_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let talk = dir.path().join("talk.py");
+    std::fs::write(
+        &talk,
+        "import sys, json\nfor line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'start':\n        print('hello', m['seed'], file=sys.stderr, flush=True)\n    if m['type'] == 'heartbeat':\n        print(json.dumps({'launch': []}), flush=True)\n    if m['type'] == 'end':\n        break\n",
+    )
+    .unwrap();
+    let spec = format!("external[label=talk]:python3 {}", talk.display());
+    let o = slotsim(&[
+        "compare",
+        root()
+            .join("scenarios/fig45-fifo-vs-fair.toml")
+            .to_str()
+            .unwrap(),
+        "--policy",
+        &spec,
+        "--seeds",
+        "2",
+    ]);
+    let err = text(&o.stderr);
+    for seed in [1, 2] {
+        assert!(
+            err.lines()
+                .any(|l| l == format!("[external:talk, seed {seed}] hello {seed}")),
+            "{err}"
+        );
+    }
+}

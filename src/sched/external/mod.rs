@@ -13,7 +13,7 @@
 mod process;
 mod protocol;
 
-pub use process::{keep_stderr, share_cpu};
+pub use process::{keep_stderr, prefix_stderr, share_cpu};
 
 use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{ConfigError, Settings};
@@ -210,7 +210,8 @@ impl External {
             return true;
         }
         self.started = true;
-        match Process::start(&self.argv) {
+        let prefix = format!("{}, seed {}", self.label, w.seed);
+        match Process::start(&self.argv, &prefix) {
             Ok(p) => self.proc = Some(p),
             Err(e) => {
                 self.fail(None, format!("cannot start it: {e}"));

@@ -54,6 +54,17 @@ pub fn keep_stderr(keep: bool) {
     KEEP_STDERR.store(keep, Ordering::Relaxed);
 }
 
+/// Whether policy processes started from now on have each line of their
+/// stderr passed through with a prefix naming the run (`compare` and
+/// `sweep`, whose runs go in parallel and would interleave them).
+static PREFIX_STDERR: AtomicBool = AtomicBool::new(false);
+
+/// Policy processes started from now on pass their stderr through line by
+/// line, each after the prefix [`Process::start`] is given.
+pub fn prefix_stderr(on: bool) {
+    PREFIX_STDERR.store(on, Ordering::Relaxed);
+}
+
 /// Whether the thread that starts a policy process is pinned, with the
 /// process, to the CPU it runs on, until the process ends.
 static SHARE_CPU: AtomicBool = AtomicBool::new(false);
@@ -116,15 +127,18 @@ pub struct Process {
 }
 
 impl Process {
-    pub fn start(argv: &[String]) -> std::io::Result<Process> {
+    /// Starts `argv`; `prefix` names the run on each stderr line where
+    /// [`prefix_stderr`] asks for it.
+    pub fn start(argv: &[String], prefix: &str) -> std::io::Result<Process> {
         let keep = KEEP_STDERR.load(Ordering::Relaxed);
+        let prefixed = !keep && PREFIX_STDERR.load(Ordering::Relaxed);
         // The child inherits the thread's CPU at its start.
         let pinned = SHARE_CPU.load(Ordering::Relaxed).then(pin_here).flatten();
         let mut cmd = Command::new(&argv[0]);
         cmd.args(&argv[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(if keep {
+            .stderr(if keep || prefixed {
                 Stdio::piped()
             } else {
                 Stdio::inherit()
@@ -145,6 +159,18 @@ impl Process {
             }
         };
         let replies = replies::Replies::new(child.stdout.take().expect("piped stdout"));
+        if prefixed {
+            // Passed through whole lines at a time, each named.
+            if let Some(err) = child.stderr.take() {
+                let prefix = prefix.to_string();
+                std::thread::spawn(move || {
+                    for line in BufReader::new(err).lines() {
+                        let Ok(line) = line else { break };
+                        let _ = writeln!(std::io::stderr().lock(), "[{prefix}] {line}");
+                    }
+                });
+            }
+        }
         let stderr = child.stderr.take().map(|err| {
             let kept = Arc::new(Mutex::new(Stderr::default()));
             let k = kept.clone();
