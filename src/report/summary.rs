@@ -463,7 +463,7 @@ pub fn table(sum: &Summary) -> String {
     if sum.stalled {
         let _ = writeln!(
             o,
-            "stalled: {} job(s) can never run: nothing runs and no event is due\n  (the policy launched nothing when asked, or pools' max shares and capacities hold them back)",
+            "stalled: {} job(s) can never run: nothing runs and no event is due\n  (the policy launched nothing, or pools' max shares or capacities hold them)",
             sum.jobs_submitted - sum.jobs_finished
         );
     }

@@ -1200,6 +1200,11 @@ fn a_stalled_run_says_so() {
     assert_eq!(v["makespan_s"], Value::Null);
     let (table, _) = ok(&slotsim(&["run", p.to_str().unwrap(), "--headless"]));
     assert!(table.contains("stalled: 1 job(s) can never run"), "{table}");
+    // Its lines, like the rest of the table, fit 80 columns (the engine's
+    // timing line aside).
+    for l in table.lines().filter(|l| !l.starts_with("engine:")) {
+        assert!(l.chars().count() <= 80, "{l}");
+    }
 }
 
 /// `record --until` stops the simulated clock there (the tail frames hold
