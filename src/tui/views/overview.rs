@@ -95,23 +95,20 @@ struct Needs {
 impl Needs {
     fn of(app: &App, width: u16, height: u16) -> Option<Needs> {
         let area = Rect::new(0, 0, width, height);
-        let (nodes_w, right_w) = if is_wide(area) {
-            let [l, r] = columns(area);
-            (l.width, r.width)
+        let nodes_w = if is_wide(area) {
+            columns(area)[0].width
         } else {
-            let [l, r] =
-                Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
-                    .areas(area);
-            (l.width, r.width)
+            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+                .areas::<2>(area)[0]
+                .width
         };
         let nodes = nodes_need(&app.sim.w, nodes_w.saturating_sub(2) as usize)?;
         let jobs = overview_jobs(&app.sim.w).len().max(1);
-        let (_, pool_rows) = pool_lines(app, right_w);
         let rows = |n: usize| (n + 2).min(u16::MAX as usize) as u16;
         Some(Needs {
             nodes: rows(nodes),
             jobs: rows(jobs),
-            pools: rows(pool_rows.len().max(1)),
+            pools: rows(pool_rows(app).max(1)),
         })
     }
 
@@ -694,6 +691,17 @@ fn pools(app: &App, f: &mut Frame, area: Rect) {
         )));
     }
     f.render_widget(Paragraph::new(lines).block(panel(title)), area);
+}
+
+/// How many rows [`pool_lines`] draws, counted without drawing them (or
+/// asking a YARN scheduler for its queues): a row per pool, two (maps and
+/// reduces) where the policy shares typed slots.
+fn pool_rows(app: &App) -> usize {
+    match &app.shares {
+        Some(sh) if sh.basis != crate::sim::policy::ShareBasis::Containers => 2 * sh.pools.len(),
+        Some(sh) => sh.pools.len(),
+        None => app.sim.w.pools.len(),
+    }
 }
 
 /// The pools panel's title (the longest that fits `width`) and its rows.
