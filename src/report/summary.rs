@@ -3,7 +3,7 @@
 use crate::model::Ms;
 use crate::sim::job::Job;
 use crate::sim::policy::{mean_abs_error_pct, ReleaseWindow};
-use crate::sim::{Kind, Outcome, PolicySwitch, Sim, World};
+use crate::sim::{PolicySwitch, Sim, World};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -242,11 +242,10 @@ pub fn summarize(sim: &Sim) -> Summary {
     // Every job of the scenario, including those a stop at `--until` left
     // unsubmitted (finish_s null), so `jobs` agrees with `tasks`. Jobs of
     // `submit` events exist only once submitted.
-    let first = first_starts(w);
     let jobs = w
         .jobs
         .iter()
-        .map(|j| job_summary(w, j, first[j.id as usize]))
+        .map(|j| job_summary(w, j, (j.first_start[0], j.first_start[1])))
         .collect();
     Summary {
         scenario: sim.scenario_name.clone(),
@@ -361,21 +360,6 @@ fn mean_turnaround(w: &World) -> Option<f64> {
     (!finished.is_empty()).then(|| finished.iter().sum::<f64>() / finished.len() as f64)
 }
 
-/// Each job's first map and first reduce attempt start, in one pass.
-fn first_starts(w: &World) -> Vec<(Option<Ms>, Option<Ms>)> {
-    let mut first: Vec<(Option<Ms>, Option<Ms>)> = vec![(None, None); w.jobs.len()];
-    for a in &w.attempts {
-        let f = &mut first[a.job as usize];
-        let slot = if a.kind == Kind::Map {
-            &mut f.0
-        } else {
-            &mut f.1
-        };
-        *slot = Some(slot.map_or(a.start, |t: Ms| t.min(a.start)));
-    }
-    first
-}
-
 /// One job's line; `(m0, r0)`: its first map and reduce attempt starts.
 fn job_summary(w: &World, j: &Job, (m0, r0): (Option<Ms>, Option<Ms>)) -> JobSummary {
     let ph = match (j.finished_at, m0, j.map_end) {
@@ -414,14 +398,9 @@ fn job_summary(w: &World, j: &Job, (m0, r0): (Option<Ms>, Option<Ms>)) -> JobSum
 
 /// Succeeded maps per node: mean and (population) standard deviation.
 fn map_load(w: &World) -> MeanSd {
-    let mut per_node = vec![0u64; w.cluster.nodes.len()];
-    for a in &w.attempts {
-        if a.kind == Kind::Map && a.outcome == Outcome::Succeeded {
-            per_node[a.node as usize] += 1;
-        }
-    }
+    let per_node = &w.maps_succeeded_on;
     let n = per_node.len().max(1) as f64;
-    let mean = per_node.iter().sum::<u64>() as f64 / n;
+    let mean = per_node.iter().map(|&c| c as u64).sum::<u64>() as f64 / n;
     let var = per_node
         .iter()
         .map(|&c| (c as f64 - mean).powi(2))

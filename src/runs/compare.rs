@@ -42,6 +42,7 @@ pub fn run_all(scenarios: Vec<Vec<Scenario>>) -> Vec<Vec<Result<Summary, RunErro
 /// One run to its end, summarised.
 fn run_one(sc: &Scenario) -> Result<Summary, RunError> {
     let mut sim = build_sim(sc)?;
+    sim.drop_attempt_records();
     sim.run_until(None);
     match sim.halted() {
         Some(why) => Err(RunError::Halted(why.to_string())),

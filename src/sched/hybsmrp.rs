@@ -37,7 +37,7 @@ use super::settings::{ConfigError, Settings};
 use crate::model::Models;
 use crate::model::{JobId, Kind, Ms, NodeId};
 use crate::sim::policy::{num, opt, Event, Inspection, Policy, Show, Values};
-use crate::sim::{Heartbeat, Locality, Outcome, World};
+use crate::sim::{Heartbeat, Locality, World};
 
 /// `[scheduler.hybsmrp]`: the exponents of HybSMRP's dynamic priority
 /// (Eq. 1), each -1, 0 or 1. The default α = 1, β = γ = 0 is the paper's
@@ -233,12 +233,8 @@ impl Policy for Hybsmrp {
     /// reads as killed, and is not counted).
     fn adopt(&mut self, w: &World) {
         self.ids = vec![None; w.cluster.nodes.len()];
-        for a in &w.attempts {
-            if a.kind == Kind::Map && a.outcome == Outcome::Succeeded {
-                self.maps_finished += 1;
-                self.map_time_finished += a.end().unwrap_or(a.start) - a.start;
-            }
-        }
+        self.maps_finished += w.maps_succeeded_on.iter().map(|&n| n as u64).sum::<u64>();
+        self.map_time_finished += w.map_time_succeeded;
     }
 
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {

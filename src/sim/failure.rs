@@ -76,7 +76,10 @@ impl World {
                     m.set_done_by(None);
                     let at = &mut self.attempts[a as usize];
                     at.outcome = Outcome::Killed;
-                    job.map_time_sum -= at.end().unwrap_or(at.start) - at.start;
+                    let ran = at.end().unwrap_or(at.start) - at.start;
+                    job.map_time_sum -= ran;
+                    self.maps_succeeded_on[at.node as usize] -= 1;
+                    self.map_time_succeeded -= ran;
                 }
                 m.state = TaskState::Pending;
                 m.set_finished_at(None);

@@ -287,6 +287,31 @@ pub struct Attempt {
 pub(super) const NOT_YET: Ms = Ms::MAX;
 
 impl Attempt {
+    /// An ended attempt of no job (what a released record reads as).
+    pub(super) fn placeholder() -> Attempt {
+        Attempt {
+            job: JobId::MAX,
+            kind: Kind::Map,
+            task: 0,
+            attempt: 0,
+            node: 0,
+            start: 0,
+            end_at: 0,
+            speculative: false,
+            outcome: Outcome::Killed,
+            policy: 0,
+            rule: 0,
+            locality: None,
+            slot: 0,
+            slot_kind: Kind::Map,
+            phase: Phase::Done,
+            times: PhaseTimes::default(),
+            shuffle_end_at: NOT_YET,
+            run: u32::MAX,
+            ask: crate::model::Resource::ZERO,
+        }
+    }
+
     /// When it ended (succeeded, failed or was killed).
     pub fn end(&self) -> Option<Ms> {
         (self.end_at != NOT_YET).then_some(self.end_at)
@@ -372,6 +397,9 @@ pub struct Job {
     pub outputs: Vec<u32>,
     /// Sum of finished map attempt durations (for policies' T_m).
     pub map_time_sum: Ms,
+    /// When its first map and its first reduce attempt started (the
+    /// summary's phases; kept here, as attempts' records may not be).
+    pub first_start: [Option<Ms>; 2],
     pub running_reducers: Vec<AttemptId>,
     /// Each node's place among the nodes that have held this job's map
     /// outputs, in the order they first did (`u32::MAX`: none yet).
@@ -480,6 +508,7 @@ impl Job {
             output_total: 0.0,
             outputs: Vec::new(),
             map_time_sum: 0,
+            first_start: [None; 2],
             running_reducers: Vec::new(),
             source_place: Vec::new(),
             sources: 0,

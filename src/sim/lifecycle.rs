@@ -136,6 +136,8 @@ impl World {
                 (att, None)
             }
         };
+        let first = &mut self.jobs[j as usize].first_start[kind as usize];
+        first.get_or_insert(now);
         self.attempts.push(Attempt {
             job: j,
             kind,
@@ -369,6 +371,8 @@ impl World {
         job.maps_running -= 1;
         job.maps_done += 1;
         job.map_time_sum += now - at.start;
+        self.maps_succeeded_on[at.node as usize] += 1;
+        self.map_time_succeeded += now - at.start;
         let all_done = job.maps_done == job.n_maps();
         if all_done {
             job.map_end = Some(now);
@@ -477,6 +481,9 @@ impl World {
         let heard = !self.to_announce.contains(&j) && (!job.prepares() || job.runnable);
         if heard {
             self.finished_now.push(j);
+        }
+        if !self.attempts.keeps_records() {
+            self.to_release.push(j);
         }
         self.to_announce.retain(|&x| x != j);
         self.waiting.retain(|&x| x != j);

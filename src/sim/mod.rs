@@ -14,6 +14,7 @@
 //! - `calendar`, `cluster`, `hdfs`, `job`, `metrics`, `rng`: the pieces.
 
 mod allocator;
+pub mod attempts;
 pub mod calendar;
 pub mod cluster;
 pub mod cpu;

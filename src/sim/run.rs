@@ -280,6 +280,13 @@ impl Sim {
     /// know ([`Notable`] events, with their times) from now on, for a
     /// view's log to take ([`Sim::take_journal`]). Off unless asked: a
     /// headless run keeps none.
+    /// Keeps no record of a finished job's attempts (a run whose outputs
+    /// read none: no trace, no plots, no view): see
+    /// [`crate::sim::attempts::Attempts`]. Call before the run starts.
+    pub fn drop_attempt_records(&mut self) {
+        self.w.attempts.drop_records();
+    }
+
     pub fn keep_journal(&mut self) {
         self.w.journal.get_or_insert_with(Vec::new);
     }
@@ -491,6 +498,10 @@ impl Sim {
     /// (a flow ending now ends now whatever rates the instant's changes
     /// bring, its last byte having arrived).
     pub fn step(&mut self) -> Option<Ms> {
+        // The policy has heard of the jobs done by the last event.
+        while let Some(j) = self.w.to_release.pop() {
+            self.w.attempts.release_job(j);
+        }
         self.settle();
         if self.next_is_flow()? {
             let (t, f) = self.w.net.next_end()?;

@@ -2,6 +2,7 @@
 //! and its script. Queries policies read live here; what changes the world
 //! lives in `lifecycle`, `shuffle` and `failure`.
 
+use super::attempts::Attempts;
 use super::calendar::{Calendar, Ev};
 use super::cluster::{Cluster, Node};
 use super::cpu::Cpu;
@@ -147,7 +148,14 @@ pub struct World {
     pub(super) running_job_tasks: Vec<u32>,
     pub pools: Vec<PoolSpec>,
     pub pool_stats: Vec<PoolStats>,
-    pub attempts: Vec<Attempt>,
+    pub attempts: Attempts,
+    /// Jobs done whose attempts are to be released once the policy has
+    /// heard of them (records dropped: [`Attempts::drop_records`]).
+    pub(super) to_release: Vec<JobId>,
+    /// Map attempts that succeeded on each node (less those whose output
+    /// a failure lost), and their summed durations (ms), over the run.
+    pub maps_succeeded_on: Vec<u32>,
+    pub map_time_succeeded: Ms,
     pub slowstart: f64,
     pub labels: Vec<String>,
     pub cur_label: u16,
@@ -220,7 +228,7 @@ impl World {
             })
             .sum();
         size_of::<World>()
-            + self.attempts.len() * size_of::<super::job::Attempt>()
+            + self.attempts.footprint()
             + tasks
             + self.jobs.len() * (size_of::<super::job::Job>() + 1024)
             + self.cluster.nodes.len() * 1024
@@ -306,7 +314,10 @@ impl World {
             finished_now: Vec::new(),
             committing: Vec::new(),
             running_job_tasks: Vec::new(),
-            attempts: Vec::new(),
+            attempts: Attempts::default(),
+            to_release: Vec::new(),
+            maps_succeeded_on: vec![0; n_nodes],
+            map_time_succeeded: 0,
             slowstart,
             labels: vec![policy_label.to_string()],
             rules: Vec::new(),

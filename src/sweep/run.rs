@@ -141,6 +141,7 @@ fn resume(file: &Path, plan: &Plan) -> Result<BTreeMap<u64, ()>, ShardRunError> 
 pub fn run_cell(plan: &Plan, cell: &Cell) -> Result<String, CellError> {
     let sc = plan.scenario(cell)?;
     let mut sim = build_sim(&sc)?;
+    sim.drop_attempt_records();
     sim.run_until(None);
     if let Some(why) = sim.halted() {
         return Err(CellError::Policy(why.to_string()));

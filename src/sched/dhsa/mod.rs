@@ -555,10 +555,9 @@ impl Policy for Dhsa {
         self.fair.adopt(w);
         self.pre_borrowed = w
             .attempts
-            .iter()
-            .enumerate()
+            .iter_ids()
             .filter(|(_, a)| a.outcome == Outcome::Running && w.rule(a) == RULE_PRE_REDUCE_SLOT)
-            .map(|(i, _)| i as AttemptId)
+            .map(|(i, _)| i)
             .collect();
     }
 
