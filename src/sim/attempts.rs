@@ -69,7 +69,7 @@ impl Attempts {
 
     pub fn push(&mut self, a: Attempt) -> AttemptId {
         let id = self.len;
-        if id % CHUNK == 0 {
+        if id.is_multiple_of(CHUNK) {
             self.chunks.push(Vec::with_capacity(CHUNK));
             self.live.push(0);
         }
