@@ -216,6 +216,8 @@ pub struct TaskSpec {
     /// Coefficient of variation of the log-normal (mean 1) factor on each
     /// attempt's compute time; 0 turns variance off.
     pub duration_cv: f64,
+    /// Multiplies every reduce's compute cost (1: as the jobs give it).
+    pub reduce_cost_scale: f64,
     pub straggler_prob: f64,
     pub straggler_slowdown: (f64, f64),
     pub speculation: Speculation,

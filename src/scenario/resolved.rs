@@ -85,7 +85,7 @@ fn network(sc: &Scenario) -> Value {
 
 fn tasks(sc: &Scenario) -> Value {
     let t = &sc.tasks;
-    json!({
+    let mut v = json!({
         "startup": ms(t.startup),
         "setup": t.setup.map_or(Value::String("off".into()), ms),
         "cleanup": t.cleanup.map_or(Value::String("off".into()), ms),
@@ -93,7 +93,12 @@ fn tasks(sc: &Scenario) -> Value {
         "straggler_prob": t.straggler_prob,
         "straggler_slowdown": [t.straggler_slowdown.0, t.straggler_slowdown.1],
         "speculation": match t.speculation { Speculation::Off => "off", Speculation::Hadoop => "hadoop", Speculation::Late => "late" },
-    })
+    });
+    // Only when set, so that every other run's config reads as before.
+    if t.reduce_cost_scale != 1.0 {
+        v["reduce_cost_scale"] = json!(t.reduce_cost_scale);
+    }
+    v
 }
 
 /// The `[scheduler]` table as written (a TOML table serialises as the

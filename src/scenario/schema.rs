@@ -150,6 +150,8 @@ pub struct TasksDef {
     pub startup: Option<Spanned<Dur>>,
     /// Default 0.1.
     pub duration_cv: Option<Spanned<f64>>,
+    /// Multiplies every job's reduce cost (default 1).
+    pub reduce_cost_scale: Option<Spanned<f64>>,
     /// Default 0.
     pub straggler_prob: Option<Spanned<f64>>,
     /// Default [1.5, 4.0].

@@ -498,7 +498,7 @@ impl World {
                     .run_of(a)
                     .and_then(|r| r.copy.as_ref())
                     .map_or(0.0, |c| c.fetched);
-                copied * job.profile.reduce_s_per_mb
+                copied * job.profile.reduce_s_per_mb * self.tasks.reduce_cost_scale
             }
         };
         let work = base * self.compute_factor(a);

@@ -403,3 +403,65 @@ fn per_job_costs_and_output_replication_override_the_profile() {
         "one replica: the reducer's disk alone"
     );
 }
+
+#[test]
+fn reduce_cost_scale_multiplies_a_reduce_s_compute_and_nothing_else() {
+    let text = |scale: &str| {
+        format!(
+            r#"
+seed = 3
+[cluster]
+nodes = 4
+map_slots = 2
+reduce_slots = 1
+heartbeat = "3s"
+[tasks]
+duration_cv = 0.0
+{scale}
+[[jobs]]
+name = "sort"
+profile = "terasort"
+input = "512MB"
+reduces = 1
+"#
+        )
+    };
+    let compute = |sim: &slotsim::sim::Sim, kind: Kind| -> Vec<u32> {
+        let w = &sim.w;
+        w.attempts
+            .iter()
+            .filter(|a| a.kind == kind)
+            .map(|a| a.times.compute)
+            .collect()
+    };
+    let (plain, _) = run(&load_text(&text(""), None));
+    let (one, _) = run(&load_text(&text("reduce_cost_scale = 1.0"), None));
+    let (three, _) = run(&load_text(&text("reduce_cost_scale = 3.0"), None));
+    check(&three).unwrap();
+    assert_eq!(compute(&plain, Kind::Reduce), compute(&one, Kind::Reduce));
+    assert_eq!(
+        compute(&plain, Kind::Map),
+        compute(&three, Kind::Map),
+        "maps untouched"
+    );
+    // The reduce's compute (its phase time also holds its output write)
+    // grows by twice its work: the bytes it copied times its cost, at
+    // speed 1 on a core of its own.
+    let (r1, r3) = (
+        compute(&plain, Kind::Reduce)[0],
+        compute(&three, Kind::Reduce)[0],
+    );
+    let cost = slotsim::scenario::profiles::lookup("terasort")
+        .unwrap()
+        .reduce_s_per_mb;
+    let work_ms = plain.w.jobs[0].output_total * cost * 1000.0;
+    assert!(
+        work_ms > 1_000.0,
+        "a terasort reduce computes for seconds: {work_ms} ms"
+    );
+    let grew = r3 as f64 - r1 as f64;
+    assert!(
+        (grew - 2.0 * work_ms).abs() <= 2.0,
+        "{r1} → {r3} ms, work {work_ms} ms"
+    );
+}

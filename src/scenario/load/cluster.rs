@@ -427,6 +427,10 @@ pub(super) fn compile_tasks(cx: &Cx, t: &TasksDef, cluster: &ClusterSpec) -> R<T
         .duration_cv
         .as_ref()
         .map_or(Ok(0.1), |v| cx.within(v, "duration_cv", 0.0, 10.0))?;
+    let reduce_cost_scale = t
+        .reduce_cost_scale
+        .as_ref()
+        .map_or(Ok(1.0), |v| cx.within(v, "reduce_cost_scale", 0.0, 1e3))?;
     let auto = (!manual).then_some(startup);
     let (setup, cleanup) = (
         job_task(cx, &t.setup, "setup", auto)?,
@@ -435,6 +439,7 @@ pub(super) fn compile_tasks(cx: &Cx, t: &TasksDef, cluster: &ClusterSpec) -> R<T
     let spec = TaskSpec {
         startup,
         duration_cv,
+        reduce_cost_scale,
         straggler_prob,
         straggler_slowdown,
         speculation,
