@@ -124,9 +124,10 @@ fn run_headless(a: &RunArgs, until: Option<u64>) -> Result<(), Failure> {
     if outs.flows.is_some() {
         sim.record_flows();
     }
-    if outs.trace.is_none() && a.plot.is_none() {
-        // Nothing reads an ended job's attempts: the summary counts what
-        // it needs as they end.
+    if outs.trace.is_none() && outs.flows.is_none() && a.plot.is_none() {
+        // Nothing reads an ended job's attempts (the trace, the flows'
+        // tasks and the plots do): the summary counts what it needs as
+        // they end.
         sim.drop_attempt_records();
     }
     let inspect_err = inspect(&mut sim, a.inspect.as_deref())?;

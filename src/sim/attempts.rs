@@ -15,8 +15,9 @@
 use super::job::{Attempt, AttemptId, Outcome};
 use crate::model::JobId;
 
-/// Ids per chunk of storage.
-const CHUNK: usize = 1024;
+/// Ids per chunk of storage: small, so that a long job pins little
+/// (4.6 KB a chunk) and even a small run gives chunks back.
+const CHUNK: usize = 64;
 
 #[derive(Clone, Debug)]
 pub struct Attempts {
