@@ -404,6 +404,13 @@ impl Capacity {
         }
     }
 
+    /// Whether a task's container has a size of its own (YARN's memory and
+    /// vcores), which the trace gives; slots and unified containers are
+    /// all alike.
+    pub fn sized_containers(&self) -> bool {
+        self.model == SlotModel::Yarn
+    }
+
     /// Whether jobs run under an ApplicationMaster (YARN): each job's AM is
     /// a task of its own, placed by the scheduler.
     pub fn app_masters(&self) -> bool {

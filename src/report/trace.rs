@@ -19,7 +19,7 @@ pub fn write_trace(sim: &Sim, out: &mut dyn Write) -> io::Result<()> {
         let node = w.node(at.node);
         let job = w.job(at.job);
         let p = if at.kind == Kind::Map { 'm' } else { 'r' };
-        let line = json!({
+        let mut line = json!({
             "job": job.name,
             "task": format!("{p}{}", at.task),
             "kind": at.kind,
@@ -39,6 +39,7 @@ pub fn write_trace(sim: &Sim, out: &mut dyn Write) -> io::Result<()> {
             "compute_s": at.times.compute as f64 / 1000.0,
             "shuffle_s": at.times.shuffle as f64 / 1000.0,
         });
+        with_container(sim, &mut line, at.ask);
         serde_json::to_writer(&mut *out, &line)?;
         out.write_all(b"\n")?;
     }
@@ -66,7 +67,7 @@ fn write_job_task(sim: &Sim, t: &JobTaskRun, out: &mut dyn Write) -> io::Result<
             took = (ready - t.start) as f64 / 1000.0;
         }
     }
-    let line = json!({
+    let mut line = json!({
         "job": w.job(t.job).name,
         "task": task,
         "kind": t.kind,
@@ -86,8 +87,30 @@ fn write_job_task(sim: &Sim, t: &JobTaskRun, out: &mut dyn Write) -> io::Result<
         "compute_s": 0.0,
         "shuffle_s": 0.0,
     });
+    with_container(sim, &mut line, t.ask);
     serde_json::to_writer(&mut *out, &line)?;
     out.write_all(b"\n")
+}
+
+/// On YARN a trace line gives the container its task held, after its
+/// `outcome` (the trace's contract: docs/outputs.md).
+fn with_container(sim: &Sim, line: &mut serde_json::Value, ask: crate::model::Resource) {
+    if !sim.w.capacity().sized_containers() {
+        return;
+    }
+    let Some(old) = line.as_object_mut().map(std::mem::take) else {
+        return;
+    };
+    let mut new = serde_json::Map::with_capacity(old.len() + 1);
+    for (k, v) in old {
+        let outcome = k == "outcome";
+        new.insert(k, v);
+        if outcome {
+            let c = json!({ "memory_mb": ask.mb(), "vcores": ask.vcores() });
+            new.insert("container".into(), c);
+        }
+    }
+    *line = serde_json::Value::Object(new);
 }
 
 /// `--flows`: every disk and link with its capacity (MB/s), then one line

@@ -264,6 +264,34 @@ submit = "2s"
     assert_eq!(ams.len(), 2);
     assert_eq!(ams[0]["startup_s"], 4.0);
     assert_eq!(ams[0]["task"], "am");
+    // Every line gives its container, right after its outcome: the AM's
+    // 2048 MB, a task's Hadoop default 1024 MB, a vcore each.
+    for l in &lines {
+        let want = if l["kind"] == "am" { 2048 } else { 1024 };
+        assert_eq!(
+            l["container"],
+            serde_json::json!({"memory_mb": want, "vcores": 1}),
+            "{l}"
+        );
+        let keys: Vec<&String> = l.as_object().unwrap().keys().collect();
+        let at = keys.iter().position(|k| *k == "outcome").unwrap();
+        assert_eq!(keys[at + 1], "container", "{l}");
+    }
+    // On slots, no line has one.
+    let (slots, _) = run(&load_text(
+        &text
+            .replace("slot_model = \"yarn\"\nmemory = \"8GB\"\nvcores = 8\n", "")
+            .replace("[tasks]\nam_startup = \"3s\"\n", "")
+            .replace("yarn-fair", "fair"),
+        None,
+    ));
+    let mut out = Vec::new();
+    slotsim::report::trace::write_trace(&slots, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.lines().count() > 10 && !text.contains("container"),
+        "{text}"
+    );
 }
 
 /// Bad YARN input: one `FILE:LINE:COL` error naming the key and what it
