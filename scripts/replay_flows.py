@@ -13,7 +13,7 @@ does not cascade), and between two instants computes every active flow's
 rate by progressive filling (raise every unfrozen flow's rate together; when
 a resource saturates, freeze its flows; repeat). Each flow's bytes are then
 integrated over time: its end is the instant its last byte arrives, which
-must be the end slotsim reported (the file gives times to the microsecond).
+must be the end slotsim reported (this script rounds times to the microsecond).
 For a replay that computes the ends themselves, continuous in time, and
 handles millions of flows, see scripts/simgrid-replay.sh.
 
@@ -110,7 +110,7 @@ def main(argv):
             # The file gives whole bytes (rounded), so a flow may show up
             # to a byte to go when its last byte landed.
             need = max(left[f] - 1.0 / MB, 0.0) * 1e6 / r
-            # (+10 µs: the file rounds times to the microsecond.)
+            # (+10 µs: this script rounds times to the microsecond.)
             if need <= (nxt - now) + 10.0:
                 ends[f] = now + need
             left[f] -= r * (nxt - now) / 1e6

@@ -136,19 +136,14 @@ pub fn write_flows(sim: &Sim, out: &mut dyn Write) -> io::Result<()> {
             "src": rec.src,
             "dst": rec.dst,
             "bytes": (rec.mb * 1_048_576.0).round() as u64,
-            "start_s": micro_s(rec.start),
-            "end_s": rec.end.map(micro_s),
+            "start_s": rec.start / 1000.0,
+            "end_s": rec.end.map(|e| e / 1000.0),
             "links": rec.links.iter().map(|&r| w.links.name(r)).collect::<Vec<_>>(),
         });
         serde_json::to_writer(&mut *out, &line)?;
         out.write_all(b"\n")?;
     }
     Ok(())
-}
-
-/// Fractional ms as seconds to the microsecond.
-fn micro_s(ms: f64) -> f64 {
-    (ms * 1000.0).round() / 1e6
 }
 
 /// One inspect line.

@@ -263,7 +263,7 @@ fn the_fixed_model_reads_alone_at_the_class_bandwidth() {
 
 /// The flows of a 50-node, 2-rack terasort, replayed by
 /// `scripts/replay_flows.py` (its own max-min solver, no code shared):
-/// every flow's end within 10 µs (the file gives times to the µs).
+/// every flow's end within 10 µs (the script works in whole µs).
 #[test]
 fn an_independent_max_min_replay_agrees_on_every_flow_end() {
     let dir = tempfile::tempdir().unwrap();
