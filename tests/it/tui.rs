@@ -2110,14 +2110,25 @@ fn an_external_policys_stderr_goes_to_the_log() {
     slotsim::sched::external::keep_stderr(true);
     let spec = format!("external:python3 {}", script.display());
     let mut a = App::new(load("quickstart.toml", Some(&spec))).unwrap();
+    // The process's stderr is read by a thread of its own, so its lines
+    // reach the log at a later heartbeat than they were written: how much
+    // later depends on the machine's load. Run on (in wall time too) until
+    // they show, for up to 20 s.
+    let said = |a: &App| {
+        a.log_lines(400)
+            .iter()
+            .any(|(_, l)| l.starts_with("policy: thinking about node "))
+    };
     run_for(&mut a, 5);
+    for _ in 0..200 {
+        if said(&a) || a.sim.is_finished() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        run_for(&mut a, 1);
+    }
     assert!(a.sim.halted().is_none(), "{:?}", a.sim.halted());
-    let log = a.log_lines(400);
-    assert!(
-        log.iter()
-            .any(|(_, l)| l.starts_with("policy: thinking about node ")),
-        "{log:?}"
-    );
+    assert!(said(&a), "{:?}", a.log_lines(400));
 }
 
 // ------------------------------------------------------------------ YARN
