@@ -45,6 +45,10 @@ type RowKey = (String, String, String);
 struct Row {
     first: u64,
     jobs: Vec<f64>,
+    /// The turnarounds compared (s), the variant's and the base's, pooled
+    /// over seeds: the two distributions the KS distance is taken between.
+    turnarounds: Vec<f64>,
+    base_turnarounds: Vec<f64>,
     makespan: Vec<f64>,
     mean: Vec<f64>,
 }
@@ -60,6 +64,29 @@ fn quantile(xs: &[f64], q: f64) -> f64 {
     }
     let i = ((q * xs.len() as f64).ceil() as usize).clamp(1, xs.len()) - 1;
     xs[i]
+}
+
+/// The two-sample Kolmogorov–Smirnov distance between samples `a` and
+/// `b`, both sorted: the largest gap between their empirical distribution
+/// functions (0: the same distribution of values; 1: no overlap). Ties
+/// are stepped over together, so equal samples are at distance 0.
+pub fn ks_distance(a: &[f64], b: &[f64]) -> f64 {
+    if a.is_empty() || b.is_empty() {
+        return f64::NAN;
+    }
+    let (na, nb) = (a.len() as f64, b.len() as f64);
+    let (mut i, mut j, mut d) = (0, 0, 0.0f64);
+    while i < a.len() && j < b.len() {
+        let x = a[i].min(b[j]);
+        while i < a.len() && a[i] <= x {
+            i += 1;
+        }
+        while j < b.len() && b[j] <= x {
+            j += 1;
+        }
+        d = d.max((i as f64 / na - j as f64 / nb).abs());
+    }
+    d
 }
 
 /// The table, as Markdown, and whether every row holds the contract.
@@ -81,9 +108,9 @@ pub fn job_error(dirs: &[PathBuf], base: &str) -> Result<(String, bool), ShardsE
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "| scenario | policy | variant | jobs | job median | job p95 | job max | makespan | mean turnaround | verdict |"
+        "| scenario | policy | variant | jobs | job median | job p95 | job max | makespan | mean turnaround | KS | verdict |"
     );
-    let _ = writeln!(out, "|---|---|---|---:|---:|---:|---:|---:|---:|---|");
+    let _ = writeln!(out, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|");
     let mut all_hold = true;
     for ((scenario, policy, variant), row) in rows {
         let [med, p95, ms, mt] = row.figures();
@@ -94,15 +121,16 @@ pub fn job_error(dirs: &[PathBuf], base: &str) -> Result<(String, bool), ShardsE
         let sd = |xs: &[f64]| super::merge::stat(xs).sd;
         let _ = writeln!(
             out,
-            "| {scenario} | {policy} | {variant} | {} | {med:.2} % | {p95:.2} % | {max:.1} % | {ms:+.2} ± {:.2} % | {mt:+.2} ± {:.2} % | {verdict} |",
+            "| {scenario} | {policy} | {variant} | {} | {med:.2} % | {p95:.2} % | {max:.1} % | {ms:+.2} ± {:.2} % | {mt:+.2} ± {:.2} % | {:.3} | {verdict} |",
             row.jobs.len(),
             sd(&row.makespan),
             sd(&row.mean),
+            ks_distance(&row.turnarounds, &row.base_turnarounds),
         );
     }
     let _ = writeln!(
         out,
-        "\nAgainst variant \"{base}\": per-job |Δ turnaround| pooled over seeds (median, p95, max); makespan and mean turnaround Δ, mean ± sd over seeds. Contract: median ≤ {} %, p95 ≤ {} %, makespan and mean turnaround ≤ {} %; \"within the floor\": beyond it, but no further than the variants named floor… (the exact model against itself under a small change) go.",
+        "\nAgainst variant \"{base}\": per-job |Δ turnaround| pooled over seeds (median, p95, max); makespan and mean turnaround Δ, mean ± sd over seeds. KS: the Kolmogorov–Smirnov distance between the two distributions of those jobs' turnarounds (pooled over seeds; not part of the verdict). Contract: median ≤ {} %, p95 ≤ {} %, makespan and mean turnaround ≤ {} %; \"within the floor\": beyond it, but no further than the variants named floor… (the exact model against itself under a small change) go.",
         CONTRACT.0, CONTRACT.1, CONTRACT.2
     );
     Ok((out, all_hold))
@@ -187,6 +215,8 @@ fn pair_rows(cells: Cells, base: &str) -> Result<Vec<(RowKey, Row)>, ShardsError
             if let Some(&t0) = b.jobs.get(name) {
                 if t0 > 0.0 {
                     row.jobs.push(pct(t, t0).abs());
+                    row.turnarounds.push(t);
+                    row.base_turnarounds.push(t0);
                 }
             }
         }
@@ -197,6 +227,8 @@ fn pair_rows(cells: Cells, base: &str) -> Result<Vec<(RowKey, Row)>, ShardsError
     rows.sort_by_key(|r| r.1.first);
     for r in &mut rows {
         r.1.jobs.sort_by(f64::total_cmp);
+        r.1.turnarounds.sort_by(f64::total_cmp);
+        r.1.base_turnarounds.sort_by(f64::total_cmp);
     }
     Ok(rows)
 }
@@ -279,5 +311,21 @@ mod tests {
         assert_eq!(quantile(&xs, 0.95), 10.0);
         assert_eq!(quantile(&[3.0], 0.95), 3.0);
         assert!(quantile(&[], 0.5).is_nan());
+    }
+
+    #[test]
+    fn ks_distance_is_the_largest_gap_between_the_distributions() {
+        let a = [1.0, 2.0, 3.0, 4.0];
+        // The same values: 0, ties included.
+        assert_eq!(ks_distance(&a, &a), 0.0);
+        assert_eq!(ks_distance(&[1.0, 1.0, 2.0], &[1.0, 1.0, 2.0]), 0.0);
+        // Disjoint: 1.
+        assert_eq!(ks_distance(&a, &[5.0, 6.0]), 1.0);
+        // Shifted by one of four: after 1.0, a is at 1/4 and b at 0;
+        // after 4.0, a is at 1 and b at 3/4.
+        assert_eq!(ks_distance(&a, &[2.0, 3.0, 4.0, 5.0]), 0.25);
+        // Sizes may differ: {1,2} against {1,2,3,4} peaks at 2.0 (1 - 1/2).
+        assert_eq!(ks_distance(&[1.0, 2.0], &a), 0.5);
+        assert!(ks_distance(&[], &a).is_nan());
     }
 }
