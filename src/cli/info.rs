@@ -244,7 +244,10 @@ fn physics_line(o: &mut String, sc: &Scenario, racks: u32) {
     };
     let buffer = match n.shuffle_buffer_mb {
         None => String::new(),
-        Some(mb) => format!(" (to disk above {mb} MB)"),
+        Some(mb) => format!(
+            " (to disk above {mb} MB, merged {} at a time)",
+            n.io_sort_factor
+        ),
     };
     outln!(
         o,

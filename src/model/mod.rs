@@ -152,6 +152,9 @@ pub struct NetworkSpec {
     /// its own disk, as Hadoop 1.x's ReduceCopier does once map outputs
     /// outgrow its in-memory shuffle buffer; `None`: fetches end in memory.
     pub shuffle_buffer_mb: Option<f64>,
+    /// Such a reducer merges its files on disk `io.sort.factor` at a time,
+    /// as Hadoop 1.x's ReduceCopier and Merger do (default 10).
+    pub io_sort_factor: u32,
     /// Fixed model only: per transfer, a rack-local read, an off-rack
     /// read, and a reducer's whole copy within its datacenter.
     pub rack_mbps: f64,
@@ -169,6 +172,7 @@ impl Default for NetworkSpec {
             inter_dc_mbps: 12.0,
             parallel_copies: 5,
             shuffle_buffer_mb: None,
+            io_sort_factor: 10,
             rack_mbps: 125.0,
             cross_rack_mbps: 60.0,
             shuffle_mbps: 125.0,

@@ -69,7 +69,7 @@ fn cluster(sc: &Scenario) -> Value {
 
 fn network(sc: &Scenario) -> Value {
     let n = &sc.network;
-    json!({
+    let mut v = json!({
         "model": match n.model { NetworkModel::Shared => "shared", NetworkModel::Coarse => "coarse", NetworkModel::Fixed => "fixed" },
         "disk_mbps": n.disk_mbps,
         "nic_mbps": n.nic_mbps,
@@ -80,7 +80,13 @@ fn network(sc: &Scenario) -> Value {
         "rack_mbps": n.rack_mbps,
         "cross_rack_mbps": n.cross_rack_mbps,
         "shuffle_mbps": n.shuffle_mbps,
-    })
+    });
+    // It only acts on a reducer over its shuffle buffer: only then, so that
+    // every other run's config reads as before.
+    if n.shuffle_buffer_mb.is_some() {
+        v["io_sort_factor"] = json!(n.io_sort_factor);
+    }
+    v
 }
 
 fn tasks(sc: &Scenario) -> Value {

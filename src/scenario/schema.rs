@@ -116,6 +116,9 @@ pub struct NetworkDef {
     pub parallel_copies: Option<Spanned<i64>>,
     /// "140MB", or "unlimited" (the default).
     pub shuffle_buffer: Option<Spanned<String>>,
+    /// Hadoop's `io.sort.factor` for a reducer over its shuffle buffer
+    /// (default 10).
+    pub io_sort_factor: Option<Spanned<i64>>,
     /// Fixed model only.
     pub rack_mbps: Option<Spanned<f64>>,
     pub cross_rack_mbps: Option<Spanned<f64>>,

@@ -414,6 +414,8 @@ pub struct Job {
     /// first appear in `outputs` (the order it queues them in). A reducer
     /// starting late then reads one entry per node rather than one per map.
     waiting_mb: Vec<f64>,
+    /// How many map outputs make up `waiting_mb` (a reducer's segments).
+    waiting_segs: Vec<u32>,
     waiting_listed: Vec<bool>,
     pub waiting_order: Vec<NodeId>,
     pub index: MapIndex,
@@ -513,6 +515,7 @@ impl Job {
             source_place: Vec::new(),
             sources: 0,
             waiting_mb: Vec::new(),
+            waiting_segs: Vec::new(),
             waiting_listed: Vec::new(),
             waiting_order: Vec::new(),
             index,
@@ -556,9 +559,11 @@ impl Job {
         let place = self.source_place(node);
         if place >= self.waiting_mb.len() {
             self.waiting_mb.resize(place + 1, 0.0);
+            self.waiting_segs.resize(place + 1, 0);
             self.waiting_listed.resize(place + 1, false);
         }
         self.waiting_mb[place] += mb;
+        self.waiting_segs[place] += 1;
         if !self.waiting_listed[place] {
             self.waiting_listed[place] = true;
             self.waiting_order.push(node);
@@ -571,9 +576,15 @@ impl Job {
         self.waiting_mb[place]
     }
 
+    /// How many map outputs a starting reducer finds at `place`.
+    pub fn waiting_segs_at(&self, place: usize) -> u32 {
+        self.waiting_segs[place]
+    }
+
     /// Empties what a starting reducer finds (to be summed again).
     pub fn forget_waiting(&mut self) {
         self.waiting_mb = Vec::new();
+        self.waiting_segs = Vec::new();
         self.waiting_listed = Vec::new();
         self.waiting_order = Vec::new();
     }

@@ -26,6 +26,7 @@ mod jobaction;
 pub mod jobtask;
 mod lifecycle;
 pub mod mapindex;
+mod merge;
 pub mod metrics;
 pub mod network;
 pub mod paths;

@@ -42,6 +42,10 @@ pub enum FlowKind {
     Shuffle,
     /// A reduce writing its output along the HDFS pipeline.
     Output,
+    /// A reducer over its shuffle buffer merging files on its own disk
+    /// (`network.io_sort_factor`; `merge.rs`). The outputs count it as a
+    /// spill, as Hadoop's Spilled Records counter does.
+    Merge,
 }
 
 impl FlowKind {
@@ -52,10 +56,23 @@ impl FlowKind {
         FlowKind::Output,
     ];
 
+    /// The kind the outputs give it (a merge is a spill there).
     pub fn as_str(self) -> &'static str {
+        self.tally().name()
+    }
+
+    /// The kind its bytes are counted under.
+    pub fn tally(self) -> FlowKind {
+        match self {
+            FlowKind::Merge => FlowKind::Spill,
+            k => k,
+        }
+    }
+
+    fn name(self) -> &'static str {
         match self {
             FlowKind::Input => "input",
-            FlowKind::Spill => "spill",
+            FlowKind::Spill | FlowKind::Merge => "spill",
             FlowKind::Shuffle => "shuffle",
             FlowKind::Output => "output",
         }
@@ -367,7 +384,7 @@ impl World {
         let meta = self.flow_meta[f as usize];
         let k = FlowKind::ALL
             .iter()
-            .position(|&x| x == meta.kind)
+            .position(|&x| x == meta.kind.tally())
             .unwrap_or(0);
         self.net_mb[k] += moved;
         if let Some(log) = self.flow_log.as_mut() {
@@ -419,6 +436,7 @@ impl World {
         match meta.kind {
             FlowKind::Input => self.start_compute(a),
             FlowKind::Spill | FlowKind::Output => self.succeed(a),
+            FlowKind::Merge => self.merge_done(a),
             FlowKind::Shuffle => {}
         }
     }
@@ -673,8 +691,9 @@ impl World {
         }
     }
 
-    /// A reduce's copy ended: its compute starts, or a fixed-time reduce's
-    /// time.
+    /// A reduce's copy ended: its merge passes start (a reducer over its
+    /// shuffle buffer with more files than `io.sort.factor`), else its
+    /// compute, or a fixed-time reduce's time.
     pub(super) fn copy_finished(&mut self, a: AttemptId) {
         let now = self.now;
         self.attempts[a as usize].set_shuffle_end(now);
@@ -683,6 +702,20 @@ impl World {
             (at.job, self.jobs[at.job as usize].shuffle_end)
         };
         self.jobs[j as usize].shuffle_end = Some(job_shuffle_end.map_or(now, |t| t.max(now)));
+        if self.final_merge_needed(a) {
+            // Hadoop's sort phase: merge passes on the reducer's disk
+            // before the reduce reads the last ones' output.
+            self.set_phase(a, Phase::Spill);
+            self.next_pass(a);
+        } else {
+            self.start_reduce_work(a);
+        }
+    }
+
+    /// A reducer's input is ready (copied, and merged where it had to be):
+    /// the reduce proper starts.
+    pub(super) fn start_reduce_work(&mut self, a: AttemptId) {
+        let j = self.attempts[a as usize].job;
         let task = self.attempts[a as usize].task;
         if self.jobs[j as usize].fixed_ms(Kind::Reduce, task).is_some() {
             let ms = self.timed_ms(a);
@@ -698,12 +731,14 @@ impl World {
     /// nothing).
     pub fn transfer_rate(&self, a: AttemptId) -> Option<f64> {
         let run = self.run_of(a)?;
-        if let Some(f) = run.flow {
-            return Some(self.net.flow(f).rate);
+        let own = run.flow.map(|f| self.net.flow(f).rate);
+        let fetches = run.copy.as_ref().map_or(&[][..], |c| c.fetches());
+        if fetches.is_empty() {
+            return own;
         }
-        let copy = run.copy.as_ref()?;
-        let fetches = copy.fetches();
-        (!fetches.is_empty()).then(|| fetches.iter().map(|&(f, _)| self.net.flow(f).rate).sum())
+        // A reducer's fetches, and the merge on its disk while it copies.
+        let copying: f64 = fetches.iter().map(|&(f, _)| self.net.flow(f).rate).sum();
+        Some(copying + own.unwrap_or(0.0))
     }
 
     /// Estimated progress in [0, 1] of a running attempt (Hadoop's
@@ -766,6 +801,8 @@ impl World {
                     };
                     c / 3.0
                 }
+                // Merging its copied input on disk (Hadoop's sort phase).
+                Phase::Spill => 1.0 / 3.0,
                 Phase::Compute => 1.0 / 3.0 + 2.0 / 3.0 * 0.9 * compute_frac(),
                 Phase::Write => 1.0 / 3.0 + 2.0 / 3.0 * (0.9 + 0.1 * flow_frac(run.flow)),
                 Phase::Timed => 1.0 / 3.0 + 2.0 / 3.0 * timed_frac(),

@@ -28,6 +28,10 @@ struct Source {
     avail: f64,
     /// MB fetched.
     fetched: f64,
+    /// Map outputs in `avail`, and in the fetch under way (each map's
+    /// output is a segment of the reducer's input).
+    segs: u32,
+    fetching_segs: u32,
     queued: bool,
     busy: bool,
 }
@@ -49,7 +53,9 @@ pub struct Copy {
     own: Option<(ResId, ResId)>,
     /// Every fetch ends on the reducer's own disk (its input outgrows
     /// `network.shuffle_buffer`).
-    to_disk: bool,
+    pub(super) to_disk: bool,
+    /// Its files on disk and in memory, and its merges (`merge.rs`).
+    pub(super) merge: super::merge::Merges,
 }
 
 impl Copy {
@@ -103,6 +109,7 @@ impl World {
                 .expect("a listed node has a place");
             let src = copy.source(place);
             src.avail = job.waiting_at(place);
+            src.segs = job.waiting_segs_at(place);
             src.queued = true;
             copy.queue.push_back(node);
         }
@@ -126,6 +133,7 @@ impl World {
             if let Some(copy) = self.copy_mut(a) {
                 let src = copy.source(place);
                 src.avail += mb / r_count;
+                src.segs += 1;
                 if !src.queued && !src.busy {
                     src.queued = true;
                     copy.queue.push_back(node);
@@ -149,7 +157,7 @@ impl World {
 
     /// Starts fetches while there is room and a node with bytes waiting;
     /// ends the copy when nothing is left.
-    fn pump(&mut self, a: AttemptId) {
+    pub(super) fn pump(&mut self, a: AttemptId) {
         let limit = self.net_spec.parallel_copies as usize;
         let dst = self.attempts[a as usize].node;
         let dst_dc = self.dc_of(dst);
@@ -169,10 +177,12 @@ impl World {
             let src = &mut copy.sources[place.expect("queued sources have a place")];
             src.queued = false;
             let mb = std::mem::take(&mut src.avail);
+            let segs = std::mem::take(&mut src.segs);
             if mb <= 0.0 {
                 continue;
             }
             src.busy = true;
+            src.fetching_segs = segs;
             let local = self.dc_of(node) == dst_dc;
             let path = if to_disk {
                 self.links.read_to_disk(node, dst)
@@ -205,13 +215,16 @@ impl World {
         let j = self.attempts[a as usize].job as usize;
         let all_maps = self.jobs[j].maps_done == self.jobs[j].n_maps();
         let Some(copy) = self.copy_mut(a) else { return };
-        if all_maps && copy.active.is_empty() && copy.queue.is_empty() {
+        // (Hadoop waits for the merge under way on disk before the copy
+        // phase ends.)
+        if all_maps && copy.active.is_empty() && copy.queue.is_empty() && !copy.merge.busy() {
             // Only the totals matter from here on (the reduce's work, its
             // output, its progress): a reducer of a job spread over
             // thousands of nodes frees tens of kilobytes.
             copy.sources = Vec::new();
             copy.queue = VecDeque::new();
             copy.active = Vec::new();
+            copy.merge.copied();
             if let Some((intra, inter)) = copy.own.take() {
                 self.net.remove_resource(intra);
                 self.net.remove_resource(inter);
@@ -240,9 +253,13 @@ impl World {
         let s = &mut copy.sources[place.expect("a fetch has a source")];
         s.fetched += mb;
         s.busy = false;
+        let segs = std::mem::take(&mut s.fetching_segs);
         if s.avail > 0.0 && !s.queued {
             s.queued = true;
             copy.queue.push_back(src);
+        }
+        if copy.to_disk {
+            self.landed_on_disk(a, mb, segs);
         }
         self.pump(a);
     }

@@ -151,9 +151,11 @@ fn copy_of(network: &str) -> (f64, Vec<Vec<u32>>, u64) {
 /// its own disk: with a 50 MB/s disk behind a 125 MB/s NIC the disk is the
 /// bottleneck (1000 MB: 20 s, not 8 s); under the buffer, or by default,
 /// the fetches end in memory and cross no disk of node 0 (resource 0).
+/// (An `io_sort_factor` over its 20 files: no merge.)
 #[test]
 fn a_reducer_over_its_shuffle_buffer_writes_its_fetches_to_its_disk() {
-    let (spilled, paths, _) = copy_of("disk_mbps = 50\nshuffle_buffer = \"140MB\"");
+    let (spilled, paths, _) =
+        copy_of("disk_mbps = 50\nshuffle_buffer = \"140MB\"\nio_sort_factor = 1000");
     assert_eq!(paths.len(), 20);
     assert!(paths.iter().all(|p| p.last() == Some(&0)), "{paths:?}");
     assert!((20.0..20.01).contains(&spilled), "{spilled} s");
@@ -168,6 +170,52 @@ fn a_reducer_over_its_shuffle_buffer_writes_its_fetches_to_its_disk() {
         );
         assert!((8.0..8.01).contains(&copy), "{network}: {copy} s");
     }
+}
+
+/// Hadoop 1.x's reduce-side merge, `io.sort.factor` 10: the twenty 50 MB
+/// outputs land as twenty files (each over a quarter of the 140 MB
+/// buffer); five fetches at a time share the 50 MB/s disk and land
+/// together every 5 s. When the last five land, the nineteenth file starts
+/// a merge of the ten smallest (500 MB read and written: 20 s on the
+/// disk), which the copy waits for: 40 s. Then 11 files are left, and the
+/// sort phase's first pass merges (11 − 1) mod 9 + 1 = 2 of them (100 MB
+/// read and written: 4 s) so that the reduce reads ten.
+#[test]
+fn a_reducer_over_its_shuffle_buffer_merges_its_files_io_sort_factor_at_a_time() {
+    let sc = load_text(
+        &twenty_outputs_one_reduce("disk_mbps = 50\nshuffle_buffer = \"140MB\""),
+        None,
+    );
+    assert_eq!(sc.network.io_sort_factor, 10, "Hadoop's default");
+    let mut sim = slotsim::runs::build_sim(&sc).unwrap();
+    sim.record_flows();
+    sim.run_until(None);
+    check(&sim).unwrap();
+    let r = sim
+        .w
+        .attempts
+        .iter()
+        .find(|a| a.kind == Kind::Reduce)
+        .expect("the reduce ran");
+    let copy = secs(r.times.shuffle);
+    assert!((40.0..40.01).contains(&copy), "{copy} s");
+    let merges: Vec<_> = sim
+        .w
+        .flow_log
+        .iter()
+        .flatten()
+        .filter(|f| f.kind == slotsim::sim::phases::FlowKind::Merge)
+        .collect();
+    let mb: Vec<f64> = merges.iter().map(|f| f.mb).collect();
+    assert_eq!(mb, vec![1000.0, 200.0]);
+    // On the reducer's own disk only (resource 0), and a spill in the
+    // outputs, as Hadoop's Spilled Records counts it.
+    assert!(merges.iter().all(|f| f.links == vec![0]), "{merges:?}");
+    assert_eq!(merges[0].kind.as_str(), "spill");
+    let pass = merges[1].end.unwrap() - merges[1].start;
+    assert!((4000.0..4000.01).contains(&pass), "{pass} ms");
+    // The second merge starts as the copy ends, and the reduce after it.
+    assert!((merges[1].start - merges[0].end.unwrap()).abs() < 1e-6);
 }
 
 #[test]

@@ -854,6 +854,8 @@ fn bad_network_settings_point_at_the_value() {
     assert_err(&e, 5, 19, &["parallel_copies", "at least 1"]);
     let e = load_err(&format!("{BASE}[network]\nshuffle_buffer = \"lots\"\n"));
     assert_err(&e, 5, 18, &["shuffle_buffer", "\"140MB\"", "lots"]);
+    let e = load_err(&format!("{BASE}[network]\nio_sort_factor = 1\n"));
+    assert_err(&e, 5, 18, &["io_sort_factor", "at least 2"]);
     // An unknown model.
     let e = load_err(&format!("{BASE}[network]\nmodel = \"fluid\"\n"));
     assert_err(

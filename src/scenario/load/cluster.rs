@@ -337,6 +337,9 @@ pub(super) fn compile_network(cx: &Cx, n: &NetworkDef) -> R<NetworkSpec> {
     if let Some(v) = &n.parallel_copies {
         spec.parallel_copies = cx.int(v, "parallel_copies", 1, 1_000)?;
     }
+    if let Some(v) = &n.io_sort_factor {
+        spec.io_sort_factor = cx.int(v, "io_sort_factor", 2, 100_000)?;
+    }
     if let Some(v) = &n.shuffle_buffer {
         spec.shuffle_buffer_mb = match v.get_ref().trim() {
             "unlimited" => None,
