@@ -118,8 +118,9 @@ blocks = [{}]
     )
 }
 
-/// The reduce's copy time (s), its fetches' paths and the bytes shuffled.
-fn copy_of(network: &str) -> (f64, Vec<Vec<u32>>, u64) {
+/// The twenty outputs' run to its end, its flows recorded, and its reduce's
+/// copy time (s).
+fn run_twenty(network: &str) -> (slotsim::sim::run::Sim, f64) {
     let sc = load_text(&twenty_outputs_one_reduce(network), None);
     let mut sim = slotsim::runs::build_sim(&sc).unwrap();
     sim.record_flows();
@@ -132,6 +133,13 @@ fn copy_of(network: &str) -> (f64, Vec<Vec<u32>>, u64) {
         .find(|a| a.kind == Kind::Reduce)
         .expect("the reduce ran");
     assert_eq!(r.node, 0);
+    let copy = secs(r.times.shuffle);
+    (sim, copy)
+}
+
+/// The reduce's copy time (s), its fetches' paths and the bytes shuffled.
+fn copy_of(network: &str) -> (f64, Vec<Vec<u32>>, u64) {
+    let (sim, copy) = run_twenty(network);
     let paths = sim
         .w
         .flow_log
@@ -144,7 +152,7 @@ fn copy_of(network: &str) -> (f64, Vec<Vec<u32>>, u64) {
         .network
         .bytes
         .shuffle;
-    (secs(r.times.shuffle), paths, shuffled)
+    (copy, paths, shuffled)
 }
 
 /// A reducer whose input outgrows `shuffle_buffer` writes every fetch to
@@ -182,22 +190,8 @@ fn a_reducer_over_its_shuffle_buffer_writes_its_fetches_to_its_disk() {
 /// read and written: 4 s) so that the reduce reads ten.
 #[test]
 fn a_reducer_over_its_shuffle_buffer_merges_its_files_io_sort_factor_at_a_time() {
-    let sc = load_text(
-        &twenty_outputs_one_reduce("disk_mbps = 50\nshuffle_buffer = \"140MB\""),
-        None,
-    );
-    assert_eq!(sc.network.io_sort_factor, 10, "Hadoop's default");
-    let mut sim = slotsim::runs::build_sim(&sc).unwrap();
-    sim.record_flows();
-    sim.run_until(None);
-    check(&sim).unwrap();
-    let r = sim
-        .w
-        .attempts
-        .iter()
-        .find(|a| a.kind == Kind::Reduce)
-        .expect("the reduce ran");
-    let copy = secs(r.times.shuffle);
+    let (sim, copy) = run_twenty("disk_mbps = 50\nshuffle_buffer = \"140MB\"");
+    assert_eq!(sim.w.net_spec.io_sort_factor, 10, "Hadoop's default");
     assert!((40.0..40.01).contains(&copy), "{copy} s");
     let merges: Vec<_> = sim
         .w
