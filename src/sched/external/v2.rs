@@ -7,8 +7,8 @@
 //! applied to the heartbeat.
 
 use super::protocol::{
-    clip, inspection, launch as launch_slot, launched_job, pending_task, rule_of,
-    write_any, InspectReply, Launch, LaunchKind, ReplyError, Submitted,
+    clip, inspection, launch as launch_slot, launched_job, pending_task, rule_of, write_any,
+    InspectReply, Launch, LaunchKind, ReplyError, Submitted,
 };
 use crate::model::{yarn_defaults, Capacity, JobId, Ms, NodeId, Resource};
 use crate::sched::yarn::{max_allocation, normalize_both};
@@ -163,6 +163,8 @@ struct Run {
     start: Ms,
     speculative: bool,
     ask: Resource,
+    /// A set-up or clean-up task on typed slots: the kind of slot it took.
+    slot: Option<Kind>,
 }
 
 impl Run {
@@ -177,6 +179,7 @@ impl Run {
             start: at.start,
             speculative: at.speculative,
             ask: at.ask,
+            slot: None,
         }
     }
 
@@ -190,6 +193,7 @@ impl Run {
             start: t.start,
             speculative: false,
             ask: t.ask,
+            slot: (t.kind != JobTaskKind::Am).then_some(t.slot_kind),
         }
     }
 }
@@ -221,10 +225,13 @@ struct TaskStarted {
     node: NodeId,
     speculative: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
+    slot: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     container: Option<Container>,
 }
 
 fn started(buf: &mut Vec<u8>, w: &World, r: Run) {
+    let typed = !w.capacity().kinds_share();
     let msg = TaskStarted {
         kind_: "task_started",
         time_ms: w.now,
@@ -234,6 +241,7 @@ fn started(buf: &mut Vec<u8>, w: &World, r: Run) {
         attempt: r.attempt,
         node: r.node,
         speculative: r.speculative,
+        slot: r.slot.filter(|_| typed).map(kind_name),
         container: w
             .capacity()
             .sized_containers()
