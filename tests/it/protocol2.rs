@@ -663,3 +663,168 @@ fn the_protocol_is_chosen_by_spec_or_table_and_checked() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("expected protocol=1 or protocol=2"), "{err}");
 }
+
+/// yarn_fifo.py — Hadoop 2.7.3's FifoScheduler in Python, the engine
+/// starting each job's ApplicationMaster after its launches — makes the
+/// built-in `yarn-fifo`'s runs: its books (memory and vcores free on each
+/// node, AMs included) hold at every heartbeat.
+#[test]
+fn yarn_fifo_py_reproduces_the_builtin_yarn_fifo_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = "external:python3 clients/python/examples/yarn_fifo.py";
+    for scenario in [
+        "scenarios/yarn-quickstart.toml",
+        "scenarios/sls-sample-yarn.toml",
+    ] {
+        let builtin = run(dir.path(), scenario, "yarn-fifo");
+        let external = run(dir.path(), scenario, policy);
+        assert!(external.1.iter().any(|l| l["kind"] == "am"), "{scenario}");
+        assert!(
+            external
+                .1
+                .iter()
+                .filter(|l| l["kind"] == "map")
+                .all(|l| l["policy"] == policy),
+            "{scenario}"
+        );
+        assert_same_run(&builtin, &external, scenario);
+        let rec = &external.0["config"]["scheduler"]["external"]["policies"][0];
+        assert_eq!(rec["name"], "yarn-fifo");
+        assert_eq!(rec["protocol"], 2, "protocol 2 by default on YARN");
+    }
+}
+
+/// drf.py makes the built-in `yarn-fair` with `drf` ordering's run of
+/// DRF's worked example: A, B, A, B, A, each in its ask's container.
+#[test]
+fn drf_py_reproduces_yarn_fair_drf_on_the_worked_example() {
+    let dir = tempfile::tempdir().unwrap();
+    let builtin = run(dir.path(), "scenarios/drf.toml", "yarn-fair");
+    let external = run(
+        dir.path(),
+        "scenarios/drf.toml",
+        "external:python3 clients/python/examples/drf.py",
+    );
+    assert_same_run(&builtin, &external, "drf.toml");
+    let order: Vec<&str> = external
+        .1
+        .iter()
+        .map(|l| l["job"].as_str().unwrap())
+        .collect();
+    assert_eq!(order, ["A", "B", "A", "B", "A"]);
+    assert_eq!(
+        external.1[1]["container"],
+        serde_json::json!({"memory_mb": 1024, "vcores": 3})
+    );
+}
+
+/// On YARN, protocol 2 tells of each job's asks (normalised), of its
+/// ApplicationMaster's container as an attempt of kind "am" (before the
+/// job is submitted to the policy: the AM runs first), and in each
+/// heartbeat of memory and vcores free and of what each AM asks for.
+#[test]
+fn on_yarn_protocol_2_tells_of_asks_containers_and_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("logged.py");
+    std::fs::write(
+        &script,
+        LOGGED_FIFO
+            .replace("from fifo import Fifo", "from yarn_fifo import YarnFifo")
+            .replace("class Logged(Fifo):", "class Logged(YarnFifo):"),
+    )
+    .unwrap();
+    let log = dir.path().join("messages.jsonl");
+    let policy = format!("external:python3 {} {}", script.display(), log.display());
+    let (_, trace) = run(dir.path(), "scenarios/yarn-quickstart.toml", &policy);
+    let msgs = lines(&log);
+    assert_eq!(msgs[0]["slot_model"], "yarn");
+    for n in msgs[0]["nodes"].as_array().unwrap() {
+        assert_eq!(
+            n["capacity"],
+            serde_json::json!({"memory_mb": 8192, "vcores": 8})
+        );
+    }
+    let submitted: Vec<&Value> = msgs
+        .iter()
+        .filter(|m| m["type"] == "job_submitted")
+        .collect();
+    assert_eq!(submitted.len(), 16);
+    let c = |mb: u64, vc: u64| serde_json::json!({"memory_mb": mb, "vcores": vc});
+    for s in &submitted {
+        assert_eq!(
+            s["job"]["asks"],
+            serde_json::json!({"map": c(1024, 1), "reduce": c(1024, 1), "am": c(2048, 1)})
+        );
+        // Its AM started before, in its container.
+        let id = &s["job"]["id"];
+        let pos = |m: &&Value| std::ptr::eq(*m, *s);
+        let before: Vec<&Value> = msgs.iter().take_while(|m| !pos(m)).collect();
+        assert!(
+            before.iter().any(|m| m["type"] == "task_started"
+                && m["kind"] == "am"
+                && m["job"] == *id
+                && m["container"] == c(2048, 1)),
+            "{id}"
+        );
+    }
+    let beats: Vec<&Value> = msgs.iter().filter(|m| m["type"] == "heartbeat").collect();
+    assert!(beats
+        .iter()
+        .all(|b| b["free"]["memory_mb"].is_i64() && b["free"]["vcores"].is_i64()));
+    let asking: Vec<&Value> = beats
+        .iter()
+        .flat_map(|b| b["requests"].as_array().unwrap())
+        .collect();
+    assert!(asking.iter().any(|r| r["map"].as_u64() > Some(0)));
+    assert!(asking.iter().any(|r| r["reduce"].as_u64() > Some(0)));
+    // An AM's container is among its node's running attempts.
+    assert!(beats.iter().any(|b| b["running"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["kind"] == "am")));
+    // Every attempt's container is in the trace as it was started.
+    let started = msgs.iter().filter(|m| m["type"] == "task_started").count();
+    assert_eq!(started, trace.len());
+}
+
+/// On YARN a launch must answer its job's ApplicationMaster's requests and
+/// fit its node's memory; a container must hold its task.
+#[test]
+fn on_yarn_a_launch_beyond_the_requests_or_the_memory_stops_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "eager",
+            "{'launch': [{'job': jobs[0]['id'], 'kind': 'reduce'}]} if jobs else {}",
+            "which its ApplicationMaster has not asked for",
+        ),
+        (
+            "tiny",
+            "{'launch': [{'job': jobs[0]['id'], 'kind': 'map', 'container': {'memory_mb': 512, 'vcores': 1}}]} if jobs else {}",
+            "gives a container of 512 MB and 1 vcores; expected 1024 to 8192 MB",
+        ),
+        (
+            "greedy",
+            "{'launch': [{'job': jobs[0]['id'], 'kind': 'map', 'container': {'memory_mb': 8192, 'vcores': 1}}] * 2} if jobs else {}",
+            "in a container of 8192 MB on node",
+        ),
+    ];
+    for (name, reply, want) in cases {
+        let path = dir.path().join(format!("{name}.py"));
+        std::fs::write(&path, protocol_policy("", reply)).unwrap();
+        let policy = format!("external[timeout=2s]:python3 {}", path.display());
+        let o = slotsim(&[
+            "run",
+            "scenarios/yarn-quickstart.toml",
+            "--headless",
+            "--policy",
+            &policy,
+        ]);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        let e: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+        assert_eq!(e.len(), 1, "{name}: {err}");
+        assert!(e[0].contains(want), "{name}: expected {want:?} in {}", e[0]);
+    }
+}

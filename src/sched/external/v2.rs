@@ -767,6 +767,15 @@ fn launch_container(
             },
         },
         LaunchKind::Reduce => {
+            // The AM asks for reduces once slowstart allows: its requests
+            // say both.
+            if job.reduce_asks.min(job.reduces_pending) == 0 {
+                return Err(entry(
+                    "launch",
+                    n,
+                    format!("starts a reduce of job {j}, which its ApplicationMaster has not asked for (it asks for reduces as maps finish and headroom allows: the heartbeat's requests)"),
+                ));
+            }
             if !job.reduces_schedulable(slowstart) {
                 return Err(ReplyError::BeforeSlowstart {
                     launch: n,
@@ -775,13 +784,6 @@ fn launch_container(
                     maps: job.n_maps(),
                     slowstart,
                 });
-            }
-            if job.reduce_asks.min(job.reduces_pending) == 0 {
-                return Err(entry(
-                    "launch",
-                    n,
-                    format!("starts a reduce of job {j}, which its ApplicationMaster has not asked for (it asks for reduces as maps finish and headroom allows: the heartbeat's requests)"),
-                ));
             }
             match l.task {
                 Some(t) => pending_task(n, "reduce", j, t, |t| {
