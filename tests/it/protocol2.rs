@@ -828,3 +828,89 @@ fn on_yarn_a_launch_beyond_the_requests_or_the_memory_stops_the_run() {
         assert!(e[0].contains(want), "{name}: expected {want:?} in {}", e[0]);
     }
 }
+
+/// A sweep cell of an external policy says which policy it ran: the name
+/// and version of its hello and the SHA-256 of its script. A policy whose
+/// script changed under a half-finished sweep is refused, naming both
+/// hashes; put back, the sweep goes on.
+#[test]
+fn a_sweep_cell_names_its_policys_script_and_refuses_a_changed_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("mine.py");
+    let body = format!(
+        "import sys\nsys.path.insert(0, '{0}/clients/python')\nsys.path.insert(0, '{0}/clients/python/examples')\nimport slotsim_policy as sp\nfrom fifo import Fifo\nclass Mine(Fifo):\n    protocol = 2\n    name = 'mine'\n    version = '0.1'\nsp.run(Mine())\n",
+        root().display()
+    );
+    std::fs::write(&script, &body).unwrap();
+    let plan = dir.path().join("plan.toml");
+    let spec = format!(
+        "external[protocol=2;label=mine]:python3 {}",
+        script.display()
+    );
+    std::fs::write(
+        &plan,
+        format!(
+            "scenarios = [\"{}\"]\npolicies = [\"fifo\", \"{spec}\"]\nseeds = 2\n",
+            root().join("scenarios/quickstart.toml").display()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let sweep = |shard: &str| {
+        slotsim(&[
+            "sweep",
+            plan.to_str().unwrap(),
+            "--shard",
+            shard,
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let o = sweep("1/2");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let shard = out.join("shard-1-of-2.jsonl");
+    let cells = lines(&shard);
+    assert_eq!(cells.len(), 2);
+    let sha = slotsim::sched::external::Script::read(&script)
+        .unwrap()
+        .sha256;
+    let mine = cells
+        .iter()
+        .find(|c| c["cell"]["policy"] == spec.as_str())
+        .expect("a cell of the external policy");
+    assert_eq!(
+        mine["cell"]["external"],
+        serde_json::json!({"name": "mine", "version": "0.1", "script": script.display().to_string(), "script_sha256": sha})
+    );
+    let fifo = cells
+        .iter()
+        .find(|c| c["cell"]["policy"] == "fifo")
+        .unwrap();
+    assert!(fifo["cell"].get("external").is_none());
+    assert_eq!(
+        mine["config"]["scheduler"]["external"]["policies"][0]["script_sha256"],
+        sha.as_str()
+    );
+
+    // The script changes: the next shard into the same directory is refused.
+    std::fs::write(&script, format!("{body}# changed\n")).unwrap();
+    let changed = slotsim::sched::external::Script::read(&script)
+        .unwrap()
+        .sha256;
+    let o = sweep("1/2");
+    let err = text(&o.stderr);
+    assert_ne!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(&sha)
+            && err.contains(&changed)
+            && err.contains("the policy changed under a half-finished sweep"),
+        "{err}"
+    );
+    assert_eq!(lines(&shard).len(), 2, "nothing written");
+    // Put back, the sweep goes on and finishes.
+    std::fs::write(&script, &body).unwrap();
+    let o = sweep("2/2");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let o = slotsim(&["merge", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+}
