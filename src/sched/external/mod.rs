@@ -402,11 +402,17 @@ impl External {
         self.tell();
     }
 
-    /// The jobs the policy was told of and that have not finished, by id.
-    fn known_jobs(&self) -> Vec<JobId> {
-        (0..self.heard.len() as JobId)
+    /// The runnable jobs the policy was told of and that have not
+    /// finished, by id.
+    fn known_jobs(&self, w: &World) -> Vec<JobId> {
+        let mut out: Vec<JobId> = w
+            .active
+            .iter()
+            .copied()
             .filter(|&j| self.heard(j) == Heard::Announced)
-            .collect()
+            .collect();
+        out.sort_unstable();
+        out
     }
 
     fn heartbeat_inner(&mut self, hb: &mut Heartbeat<'_>) {
@@ -417,7 +423,7 @@ impl External {
         } else {
             self.seq += 1;
             let known = if hb.capacity().app_masters() {
-                self.known_jobs()
+                self.known_jobs(hb.world())
             } else {
                 Vec::new()
             };
