@@ -688,6 +688,11 @@ fn yarn_fifo_py_reproduces_the_builtin_yarn_fifo_byte_for_byte() {
             "{scenario}"
         );
         assert_same_run(&builtin, &external, scenario);
+        // The rules too: the trace differs in its policy field alone.
+        let rules = |r: &(Value, Vec<Value>)| -> Vec<Value> {
+            r.1.iter().map(|l| l["rule"].clone()).collect()
+        };
+        assert_eq!(rules(&builtin), rules(&external), "{scenario}: the rules");
         let rec = &external.0["config"]["scheduler"]["external"]["policies"][0];
         assert_eq!(rec["name"], "yarn-fifo");
         assert_eq!(rec["protocol"], 2, "protocol 2 by default on YARN");
@@ -706,6 +711,9 @@ fn drf_py_reproduces_yarn_fair_drf_on_the_worked_example() {
         "external:python3 clients/python/examples/drf.py",
     );
     assert_same_run(&builtin, &external, "drf.toml");
+    for (a, b) in builtin.1.iter().zip(&external.1) {
+        assert_eq!(a["rule"], b["rule"]);
+    }
     let order: Vec<&str> = external
         .1
         .iter()
