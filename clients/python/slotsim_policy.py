@@ -1,9 +1,10 @@
 """Write a slotsim scheduling policy in Python (standard library only).
 
 slotsim runs an external policy as a child process and talks to it in JSON
-Lines, protocol version 1 (docs/write-a-policy.md). This module speaks the
-protocol and keeps the cluster state a policy decides with, so that most
-policies only write `heartbeat`::
+Lines (docs/write-a-policy.md). This module speaks protocol versions 1 and
+2 -- a policy says which with its `protocol` attribute (1 by default; 2
+for YARN, preemption and speculation) -- and keeps the cluster state a
+policy decides with, so that most policies only write `heartbeat`::
 
     import slotsim_policy as sp
 
@@ -29,13 +30,23 @@ Inspecting. A policy that wants values shown in slotsim's inspector sets
 computed before it launches; it is reset before every heartbeat.
 
 State. Every message updates the state below *before* the matching hook
-runs. Running counts are the policy's own attempts: speculative copies
-that slotsim launches by itself are never announced, so they are not
-counted (the heartbeat's `running` does count those on its node).
+runs. Under protocol 1 running counts are the policy's own attempts:
+speculative copies that slotsim launches by itself are never announced, so
+they are not counted (the heartbeat's `running` does count those on its
+node). Under protocol 2 slotsim announces every attempt that starts, and
+the library keeps its books as slotsim does: every running attempt
+(`self.attempts`, each node's `attempts`), each node's free capacity
+(`node.free`), each job's asks on YARN, speculative copies counted.
+
+Protocol 2 also lets `heartbeat` preempt a running attempt anywhere
+(`self.preempt(...)`, applied by slotsim before the launches, so they may
+use what it frees) and copy a running task speculatively onto the node
+(`self.speculate(...)`); on YARN a launch may size its container.
 """
 
 import enum
 import json
+import os
 import sys
 from bisect import bisect_left
 from collections import namedtuple
@@ -43,9 +54,11 @@ from collections import namedtuple
 __all__ = [
     "MAP", "REDUCE", "PENDING", "RUNNING", "DONE", "PRIORITIES", "Level",
     "Launch", "LaunchError", "ProtocolError", "Node", "Job", "Free", "Counts",
-    "Policy", "run",
+    "Attempt", "Running", "Policy", "run",
 ]
 
+# The protocol versions this client speaks; a policy says which it uses.
+PROTOCOLS = (1, 2)
 PROTOCOL = 1
 
 MAP, REDUCE = "map", "reduce"
@@ -66,14 +79,39 @@ class Level(enum.IntEnum):
     ANY = 3
 
 
-Launch = namedtuple("Launch", "job kind task rule", defaults=(None, None))
+Launch = namedtuple("Launch", "job kind task rule container", defaults=(None, None, None))
 Launch.__doc__ = """A launch for `heartbeat` to return: `job` (a Job or its id),
 `kind` (MAP or REDUCE), `task` (None: the best-placed pending map for the
-node, or the lowest pending reduce) and `rule` (a short reason for the
-trace; None: slotsim's default)."""
+node, or the lowest pending reduce), `rule` (a short reason for the
+trace; None: slotsim's default) and, on YARN under protocol 2, `container`
+({"memory_mb", "vcores"}; None: the job's ask)."""
 
 Counts = namedtuple("Counts", "map reduce")
 Counts.__doc__ = "Maps and reduces: the heartbeat's running attempts on its node."
+
+Attempt = namedtuple("Attempt", "job kind task attempt node start_ms speculative container")
+Attempt.__doc__ = """A running attempt (protocol 2): `job` (its id), `kind` (MAP,
+REDUCE, or "setup", "cleanup", "am" for the tasks slotsim runs itself),
+`task`, `attempt` (its number), `node`, `start_ms`, `speculative`, and
+`container`: what it holds of its node, in the shape of the node's
+capacity ({"map": 1, "reduce": 0}, {"any": 1} or {"memory_mb", "vcores"}).
+`key` is (job, kind, task, attempt), what `self.preempt` takes."""
+Attempt.key = property(lambda a: (a.job, a.kind, a.task, a.attempt))
+
+
+class Running(list):
+    """The attempts running on the heartbeating node (protocol 2): a list of
+    Attempt, job tasks (set-up, clean-up, ApplicationMaster) first, then
+    attempts in the order they started; `.map` and `.reduce` count the
+    maps and reduces among them."""
+
+    @property
+    def map(self):
+        return sum(1 for a in self if a.kind == MAP)
+
+    @property
+    def reduce(self):
+        return sum(1 for a in self if a.kind == REDUCE)
 
 
 class ProtocolError(Exception):
@@ -86,9 +124,14 @@ class LaunchError(Exception):
 
 
 class Node:
-    """A node: its place in the topology, its slots, whether it is alive."""
+    """A node: its place in the topology, its slots, whether it is alive.
+    Under protocol 2 also its `capacity` and `free` capacity (dicts in the
+    cluster's shape: {"map", "reduce"}, {"any"} or {"memory_mb",
+    "vcores"}), kept from every attempt's start and end, and the keys of
+    the `attempts` running there."""
 
-    __slots__ = ("id", "rack", "dc", "map_slots", "reduce_slots", "alive")
+    __slots__ = ("id", "rack", "dc", "map_slots", "reduce_slots", "alive",
+                 "capacity", "free", "attempts")
 
     def __init__(self, spec):
         self.id = spec["id"]
@@ -97,6 +140,9 @@ class Node:
         self.map_slots = spec["map_slots"]
         self.reduce_slots = spec["reduce_slots"]
         self.alive = spec.get("alive", True)
+        self.capacity = dict(spec.get("capacity") or {})
+        self.free = dict(self.capacity)
+        self.attempts = set()
 
     def __repr__(self):
         return "Node({}, rack={}, dc={})".format(self.id, self.rack, self.dc)
@@ -148,10 +194,12 @@ class Job:
     Attributes: id, name, pool, user, priority (a PRIORITIES name), rank
     (its index there: very_high 0 ... very_low 4), submit_ms, n_maps,
     n_reduces, maps_done, reduces_done, running_maps, running_reduces (the
-    policy's own attempts), pending_maps and pending_reduces (sets of task
+    policy's own attempts; under protocol 2 every attempt, speculative
+    copies included), pending_maps and pending_reduces (sets of task
     ids), replicas (per map, the nodes holding its block), map_states and
-    reduce_states (PENDING, RUNNING or DONE per task). Read them; the
-    Policy keeps them current.
+    reduce_states (PENDING, RUNNING or DONE per task); under protocol 2
+    also profile, input_bytes, map_input_bytes (per map), and on YARN asks
+    and requests. Read them; the Policy keeps them current.
     """
 
     def __init__(self, spec, nodes):
@@ -168,6 +216,15 @@ class Job:
         self.replicas = [()] * self.n_maps
         for m in maps:
             self.replicas[m["task"]] = tuple(m["replicas"])
+        # Protocol 2: the job's profile and input, each map's input, and on
+        # YARN its normalised asks ({"map", "reduce", "am"}, each
+        # {"memory_mb", "vcores"}) and what its ApplicationMaster asks for
+        # now (`requests`, from each heartbeat: Counts of maps and reduces).
+        self.profile = spec.get("profile")
+        self.input_bytes = spec.get("input_bytes")
+        self.map_input_bytes = [m.get("input_bytes") for m in maps]
+        self.asks = spec.get("asks")
+        self.requests = Counts(0, 0)
         self.map_states = [PENDING] * self.n_maps
         self.reduce_states = [PENDING] * self.n_reduces
         self.pending_maps = set(range(self.n_maps))
@@ -302,19 +359,25 @@ class Job:
 
 
 class Free:
-    """Free slots on the heartbeating node, kept current as launches apply.
-    Typed clusters have `map` and `reduce` slots; unified ones have `any`
-    containers, which a task of either kind takes (`map` and `reduce` then
-    both read the containers left)."""
+    """Free capacity on the heartbeating node, kept current as launches
+    apply. Typed clusters have `map` and `reduce` slots; unified ones have
+    `any` containers, which a task of either kind takes (`map` and `reduce`
+    then both read the containers left). On YARN (protocol 2) it is
+    `memory_mb` and `vcores`; `fits(container)` says whether a container
+    fits (memory: vcores are counted, not enforced, as Hadoop's default
+    resource calculator does)."""
 
-    __slots__ = ("_left", "unified")
+    __slots__ = ("_left", "unified", "yarn")
 
-    def __init__(self, free, unified):
+    def __init__(self, free, unified, yarn=False):
         self._left = dict(free)
         self.unified = unified
+        self.yarn = yarn
 
     def of(self, kind):
         """Free slots a task of `kind` can take."""
+        if self.yarn:
+            raise ProtocolError("on YARN free capacity is memory_mb and vcores: use fits()")
         return self._left["any" if self.unified else kind]
 
     @property
@@ -332,8 +395,33 @@ class Free:
             return self._left["any"]
         return self._left[MAP] + self._left[REDUCE]
 
-    def _take(self, kind):
-        self._left["any" if self.unified else kind] -= 1
+    @property
+    def memory_mb(self):
+        return self._left["memory_mb"]
+
+    @property
+    def vcores(self):
+        return self._left["vcores"]
+
+    def fits(self, container):
+        """Whether a YARN container ({"memory_mb", "vcores"}) fits."""
+        return container["memory_mb"] <= self._left["memory_mb"]
+
+    def _take(self, kind, container=None):
+        if self.yarn:
+            self._left["memory_mb"] -= container["memory_mb"]
+            self._left["vcores"] -= container["vcores"]
+        else:
+            self._left["any" if self.unified else kind] -= 1
+
+    def _give(self, amount):
+        """Adds what a preempted attempt held (its container)."""
+        for k, v in amount.items():
+            if k in self._left:
+                self._left[k] += v
+
+    def as_dict(self):
+        return dict(self._left)
 
     def __repr__(self):
         return "Free({})".format(self._left)
@@ -342,19 +430,33 @@ class Free:
 class Policy:
     """Base class of a policy: override `heartbeat` and any hook.
 
+    Class attributes a policy may set: `protocol` (1 or 2: the version it
+    speaks; slotsim must be told the same, `external[protocol=2]:CMD`),
+    and under protocol 2 `name` and `version` (its `hello`, which goes
+    into slotsim's results; default: the class's name and "0").
+
     Cluster state, current before every hook:
       nodes         id -> Node
       jobs          id -> Job, the announced unfinished jobs in submission order
-      slot_model    "typed" or "unified" (`unified` is the same as a bool)
+      slot_model    "typed", "unified" or "yarn" (`unified`, `yarn` are bools)
       slowstart     the fraction of a job's maps done before its reduces may launch
       seed          the scenario's seed (for a policy's own random choices)
       now_ms        the time of the last message
       live_nodes, total_map_slots, total_reduce_slots, total_slots   (live nodes only)
       running_maps, running_reduces   the policy's running attempts, all jobs
       early_reduces the policy's running reduces of jobs whose maps are not all done
+    Protocol 2 adds:
+      pools         name -> the pool's table as resolved (a dict)
+      heartbeat_ms  the nodes' heartbeat interval (None: heartbeats are scripted)
+      attempts      (job, kind, task, attempt) -> Attempt, every attempt running
+                    (set-up, clean-up and ApplicationMaster tasks included)
 
     A subclass with its own __init__ calls super().__init__().
     """
+
+    protocol = 1
+    name = None
+    version = "0"
 
     def __init__(self):
         self.nodes = {}
@@ -373,8 +475,17 @@ class Policy:
         self.inspecting = False
         # Unified clusters: how many more early reduces may start now.
         self.early_reduce_room = None
+        self.pools = {}
+        self.heartbeat_ms = None
+        self.attempts = {}
+        # Protocol 2: check at every heartbeat that the books kept here
+        # (the node's free capacity and running attempts) are slotsim's;
+        # a difference raises ProtocolError. For testing a client or
+        # slotsim itself.
+        self.check_books = False
         self._queue, self._queue_keys = [], []
         self._beat = None
+        self._preempted = set()
 
     # Hooks: override what the policy needs. Each runs after the state has
     # taken the message in.
@@ -384,6 +495,9 @@ class Policy:
 
     def on_job_submitted(self, job):
         """A job became runnable (its Job is in self.jobs)."""
+
+    def on_task_started(self, attempt):
+        """Protocol 2: an attempt started (an Attempt, already in self.attempts)."""
 
     def on_task_finished(self, msg):
         """An attempt ended (succeeded, failed, killed, or a map's output lost)."""
@@ -404,19 +518,35 @@ class Policy:
         """The run is over; the process exits after this."""
 
     def heartbeat(self, node, free, running):
-        """Decide what to launch on `node` (a Node) with `free` slots (a
+        """Decide what to launch on `node` (a Node) with `free` capacity (a
         Free, kept current as launches apply) and `running` attempts there
-        (Counts, as slotsim reported them, speculative copies included).
-        Return a list of Launch (or protocol dicts), or launch with
-        self.launch(...) and return None."""
+        (protocol 1: Counts, as slotsim reported them, speculative copies
+        included; protocol 2: a Running list of Attempt). Return a list of
+        Launch (or protocol dicts), or launch with self.launch(...) and
+        return None. Under protocol 2 it is asked on full nodes too."""
         raise NotImplementedError("a policy overrides heartbeat")
 
     # Queries.
 
     @property
     def unified(self):
-        """Whether nodes have typeless containers rather than typed slots."""
-        return self.slot_model == "unified"
+        """Whether maps and reduces take the same containers (unified
+        containers, or YARN's)."""
+        return self.slot_model in ("unified", "yarn")
+
+    @property
+    def yarn(self):
+        """Whether the cluster is YARN's: containers by memory and vcores,
+        an ApplicationMaster per job (protocol 2)."""
+        return self.slot_model == "yarn"
+
+    def attempts_of(self, job, kind, task):
+        """The running attempts of a task (protocol 2), in the order they
+        started."""
+        job_id = job.id if isinstance(job, Job) else job
+        found = [a for k, a in self.attempts.items()
+                 if k[0] == job_id and k[1] == kind and k[2] == task]
+        return sorted(found, key=lambda a: (a.start_ms, a.attempt))
 
     @property
     def total_slots(self):
@@ -452,7 +582,11 @@ class Policy:
         early reduces hold less than half the containers. The heartbeat says
         how many more may start (`early_reduce_room`, counting slotsim's
         speculative copies too); slotsim refuses one beyond it. Always true
-        on typed clusters."""
+        on typed clusters. On YARN (protocol 2) the rule is the job's
+        ApplicationMaster's: a reduce launches only while it asks for one
+        (the heartbeat's requests, `job.requests.reduce`)."""
+        if self.yarn:
+            return job.requests.reduce > 0
         if not self.unified:
             return True
         if job.maps_finished:
@@ -463,32 +597,47 @@ class Policy:
 
     # Launching.
 
-    def launch(self, job, kind, task=None, rule=None):
+    def launch(self, job, kind, task=None, rule=None, container=None):
         """Launches a task on the heartbeating node now (only during
         `heartbeat`): marks it running and takes its slot, so the rest of
         this heartbeat sees both. `job` is a Job or an id; `task` None picks
         the best-placed pending map (Job.find_map) or the lowest pending
-        reduce. Returns the task id, or None when slotsim would decline
-        the launch (an early reduce beyond `reduce_allowed`): nothing is
-        launched then. Raises LaunchError for a launch slotsim would refuse.
+        reduce. On YARN (protocol 2) `container` ({"memory_mb", "vcores"})
+        sizes its container (None: the job's ask). Returns the task id, or
+        None when slotsim would decline the launch (an early reduce beyond
+        `reduce_allowed`): nothing is launched then. Raises LaunchError
+        for a launch slotsim would refuse.
         """
         beat = self._beat
         if beat is None:
             raise RuntimeError("launch() is for use during heartbeat()")
-        node, free, out = beat
+        node, free, out = beat[:3]
         job_id = job.id if isinstance(job, Job) else job
         job = self.jobs.get(job_id)
         if job is None:
             raise LaunchError("job {} is unknown or finished".format(job_id))
         if kind not in (MAP, REDUCE):
             raise LaunchError("kind must be 'map' or 'reduce', not {!r}".format(kind))
-        if free.of(kind) <= 0:
-            raise LaunchError("no free {} slot on node {}".format(kind, node.id))
+        if self.yarn:
+            requests = job.requests.map if kind == MAP else job.requests.reduce
+            if requests <= 0:
+                raise LaunchError("{!r}: its ApplicationMaster asks for no {} now".format(
+                    job.name, kind))
+            if container is None:
+                container = job.asks[kind]
+            if not free.fits(container):
+                raise LaunchError("no room for a {} container of {} MB on node {} ({} MB free)".format(
+                    kind, container["memory_mb"], node.id, free.memory_mb))
+        else:
+            if container is not None:
+                raise LaunchError("a container is for YARN clusters only")
+            if free.of(kind) <= 0:
+                raise LaunchError("no free {} slot on node {}".format(kind, node.id))
         if kind == REDUCE:
             if not job.reduces_schedulable(self.slowstart):
                 raise LaunchError("{!r}: reduce before slowstart ({} of {} maps done)".format(
                     job.name, job.maps_done, job.n_maps))
-            if not self.reduce_allowed(job):
+            if not self.yarn and not self.reduce_allowed(job):
                 return None
         if task is None:
             if kind == MAP:
@@ -503,12 +652,88 @@ class Policy:
             if not 0 <= task < len(states) or states[task] != PENDING:
                 raise LaunchError("{!r}: {} {} is not pending".format(job.name, kind, task))
         self._started(job, kind, task)
-        free._take(kind)
+        free._take(kind, container)
+        if self.yarn:
+            job.requests = Counts(job.requests.map - (kind == MAP),
+                                  job.requests.reduce - (kind == REDUCE))
         entry = {"job": job.id, "kind": kind, "task": task}
         if rule is not None:
             entry["rule"] = rule
+        if container is not None and container != job.asks[kind]:
+            entry["container"] = dict(container)
         out.append(entry)
         return task
+
+    def preempt(self, attempt, rule=None):
+        """Protocol 2, during `heartbeat`: kills a running attempt anywhere
+        in the cluster (an Attempt, or its key (job, kind, task, attempt)).
+        slotsim applies preemptions before the heartbeat's launches: its
+        task is pending again now (unless another attempt of it runs), and
+        an attempt on the heartbeating node frees its capacity for them.
+        Raises LaunchError if it is not a running map or reduce."""
+        beat = self._beat
+        if beat is None:
+            raise RuntimeError("preempt() is for use during heartbeat()")
+        if self.protocol < 2:
+            raise LaunchError("preemption needs protocol 2")
+        node, free, out, preempts, speculates = beat
+        key = attempt.key if isinstance(attempt, Attempt) else tuple(attempt)
+        a = self.attempts.get(key)
+        if a is None or a.kind not in (MAP, REDUCE) or key in self._preempted:
+            raise LaunchError("attempt {} is not running (or not a map or reduce)".format(key))
+        self._preempted.add(key)
+        job = self.jobs.get(a.job)
+        if job is not None:
+            self._ended(job, a.kind)
+            if not [b for b in self.attempts_of(job, a.kind, a.task)
+                    if b.key not in self._preempted]:
+                self._set_state(job, a.kind, a.task, PENDING)
+        if a.node == node.id:
+            free._give(a.container)
+        preempts.append({"job": a.job, "kind": a.kind, "task": a.task, "attempt": a.attempt})
+        return a
+
+    def speculate(self, job, kind, task, rule=None, container=None):
+        """Protocol 2, during `heartbeat`: launches a speculative copy of
+        running task `task` of `job` on the heartbeating node (applied after
+        the launches). slotsim refuses a task not running, one already
+        copied, one running on this node, or a node with no room: raises
+        LaunchError for those."""
+        beat = self._beat
+        if beat is None:
+            raise RuntimeError("speculate() is for use during heartbeat()")
+        if self.protocol < 2:
+            raise LaunchError("speculate() needs protocol 2")
+        node, free, out, preempts, speculates = beat
+        job_id = job.id if isinstance(job, Job) else job
+        job = self.jobs.get(job_id)
+        if job is None:
+            raise LaunchError("job {} is unknown or finished".format(job_id))
+        live = [a for a in self.attempts_of(job, kind, task) if a.key not in self._preempted]
+        if len(live) != 1:
+            raise LaunchError("{!r}: {} {} has {} running attempts; a copy needs exactly one".format(
+                job.name, kind, task, len(live)))
+        if live[0].node == node.id:
+            raise LaunchError("{!r}: {} {} runs on node {} already".format(
+                job.name, kind, task, node.id))
+        if self.yarn:
+            if container is None:
+                container = job.asks[kind]
+            if not free.fits(container):
+                raise LaunchError("no room for a copy on node {}".format(node.id))
+        elif free.of(kind) <= 0:
+            raise LaunchError("no free {} slot on node {}".format(kind, node.id))
+        if kind == REDUCE and not self.yarn and not self.reduce_allowed(job):
+            raise LaunchError("{!r}: no room for another early reduce".format(job.name))
+        free._take(kind, container)
+        if kind == REDUCE and self.early_reduce_room is not None and not job.maps_finished:
+            self.early_reduce_room -= 1
+        entry = {"job": job.id, "kind": kind, "task": task}
+        if rule is not None:
+            entry["rule"] = rule
+        if container is not None and container != job.asks[kind]:
+            entry["container"] = dict(container)
+        speculates.append(entry)
 
     # Messages.
 
@@ -522,14 +747,23 @@ class Policy:
         return handler(self, msg) if handler else None
 
     def _start(self, msg):
-        if msg.get("protocol") != PROTOCOL:
-            raise ProtocolError("slotsim speaks protocol {}, this client {}".format(
-                msg.get("protocol"), PROTOCOL))
+        if msg.get("protocol") != self.protocol:
+            if msg.get("protocol") not in PROTOCOLS:
+                raise ProtocolError("slotsim speaks protocol {}, this client {}".format(
+                    msg.get("protocol"), " and ".join(map(str, PROTOCOLS))))
+            raise ProtocolError(
+                "slotsim speaks protocol {} but this policy speaks protocol {}: run it as "
+                "external[protocol={}]:CMD".format(msg.get("protocol"), self.protocol,
+                                                   self.protocol))
         self.slot_model = msg["slot_model"]
         self.slowstart = msg["slowstart"]
         self.seed = msg.get("seed", 0)
         self.nodes = {n["id"]: Node(n) for n in msg["nodes"]}
         self.jobs = {}
+        self.attempts = {}
+        self._preempted = set()
+        self.pools = {p["name"]: p for p in msg.get("pools", ())}
+        self.heartbeat_ms = msg.get("heartbeat_ms")
         self.running_maps = self.running_reduces = self.early_reduces = 0
         self._queue, self._queue_keys = [], []
         live = [n for n in self.nodes.values() if n.alive]
@@ -537,6 +771,10 @@ class Policy:
         self.total_map_slots = sum(n.map_slots for n in live)
         self.total_reduce_slots = sum(n.reduce_slots for n in live)
         self.on_start(msg)
+        if self.protocol >= 2:
+            return {"type": "hello", "seq": msg["seq"],
+                    "name": self.name or type(self).__name__, "version": str(self.version)}
+        return None
 
     def _job_submitted(self, msg):
         job = Job(msg["job"], self.nodes)
@@ -549,13 +787,58 @@ class Policy:
             self._enqueue(job)
         self.on_job_submitted(job)
 
+    def _holds(self, kind, msg):
+        """What an attempt holds of its node, in the shape of its capacity."""
+        if "container" in msg:
+            return dict(msg["container"])
+        if self.slot_model == "unified":
+            return {"any": 1}
+        slot = msg.get("slot", kind)
+        return {MAP: 1 if slot == MAP else 0, REDUCE: 1 if slot == REDUCE else 0}
+
+    def _task_started(self, msg):
+        kind, task = msg["kind"], msg["task"]
+        a = Attempt(msg["job"], kind, task, msg["attempt"], msg["node"], msg["time_ms"],
+                    msg.get("speculative", False), self._holds(kind, msg))
+        self.attempts[a.key] = a
+        node = self.nodes.get(a.node)
+        if node is not None:
+            node.attempts.add(a.key)
+            for k, v in a.container.items():
+                node.free[k] = node.free.get(k, 0) - v
+        job = self.jobs.get(a.job)
+        if job is not None and kind in (MAP, REDUCE):
+            states = job.map_states if kind == MAP else job.reduce_states
+            if a.speculative:
+                self._count(job, kind, 1)
+            elif states[task] != RUNNING:
+                # Not launched by this policy (slotsim's own, or before a
+                # switch to it).
+                self._started(job, kind, task)
+        self.on_task_started(a)
+
     def _task_finished(self, msg):
         job = self.jobs.get(msg["job"])
+        kind, task, outcome = msg["kind"], msg["task"], msg["outcome"]
+        if self.protocol >= 2:
+            key = (msg["job"], kind, task, msg.get("attempt"))
+            a = self.attempts.pop(key, None)
+            if a is not None:
+                node = self.nodes.get(a.node)
+                if node is not None:
+                    node.attempts.discard(key)
+                    for k, v in a.container.items():
+                        node.free[k] = node.free.get(k, 0) + v
+            if key in self._preempted:
+                # Its preemption took it off the counts already.
+                self._preempted.discard(key)
+                job = None
+            elif kind not in (MAP, REDUCE):
+                job = None
         if job is not None:
-            kind, task, outcome = msg["kind"], msg["task"], msg["outcome"]
-            # A speculative copy was never counted; a lost map's attempt had
-            # ended already, when it succeeded.
-            if not msg.get("speculative") and outcome != "lost":
+            # Protocol 1: a speculative copy was never counted. A lost map's
+            # attempt had ended already, when it succeeded.
+            if outcome != "lost" and (self.protocol >= 2 or not msg.get("speculative")):
                 self._ended(job, kind)
             if outcome == "succeeded":
                 self._set_state(job, kind, task, DONE)
@@ -598,24 +881,67 @@ class Policy:
 
     def _heartbeat(self, msg):
         node = self.nodes[msg["node"]]
-        free = Free(msg["free"], self.unified)
-        running = Counts(msg["running"]["map"], msg["running"]["reduce"])
-        out = []
+        v2 = self.protocol >= 2
+        free = Free(msg["free"], self.slot_model == "unified", self.yarn)
+        if v2:
+            running = Running(self._running(msg["running"]))
+            if self.yarn:
+                for job in self.jobs.values():
+                    job.requests = Counts(0, 0)
+                for r in msg.get("requests", ()):
+                    job = self.jobs.get(r["job"])
+                    if job is not None:
+                        job.requests = Counts(r["map"], r["reduce"])
+            if self.check_books:
+                self._check_books(node, msg)
+        else:
+            running = Counts(msg["running"]["map"], msg["running"]["reduce"])
+        out, preempts, speculates = [], [], []
         self.inspect = None
         self.inspecting = bool(msg.get("inspect"))
         self.early_reduce_room = msg.get("early_reduce_room")
-        self._beat = (node, free, out)
+        self._beat = (node, free, out, preempts, speculates)
         try:
             for item in self.heartbeat(node, free, running) or ():
                 if isinstance(item, dict):
-                    item = Launch(item["job"], item["kind"], item.get("task"), item.get("rule"))
+                    item = Launch(item["job"], item["kind"], item.get("task"), item.get("rule"),
+                                  item.get("container"))
                 self.launch(*item)
         finally:
             self._beat = None
-        reply = {"launch": out}
+        reply = {"seq": msg["seq"], "launch": out} if v2 else {"launch": out}
+        if preempts:
+            reply["preempt"] = preempts
+        if speculates:
+            reply["speculate"] = speculates
         if self.inspect is not None:
             reply["inspect"] = self.inspect
         return reply
+
+    def _running(self, entries):
+        """A heartbeat's running entries as Attempts, from the books."""
+        out = []
+        for e in entries:
+            key = (e["job"], e["kind"], e["task"], e["attempt"])
+            a = self.attempts.get(key)
+            if a is None:
+                a = Attempt(e["job"], e["kind"], e["task"], e["attempt"], None, e["start_ms"],
+                            False, {})
+            out.append(a)
+        return out
+
+    def _check_books(self, node, msg):
+        """The books kept here against slotsim's: the node's free capacity
+        and its running attempts."""
+        ours = {k: v for k, v in node.free.items()}
+        if ours != msg["free"]:
+            raise ProtocolError("node {} at {} ms: the books say free {}, slotsim {}".format(
+                node.id, msg["time_ms"], ours, msg["free"]))
+        theirs = {(e["job"], e["kind"], e["task"], e["attempt"]) for e in msg["running"]}
+        if theirs != node.attempts:
+            raise ProtocolError("node {} at {} ms: the books say running {}, slotsim {}".format(
+                node.id, msg["time_ms"], sorted(node.attempts, key=str),
+                sorted(theirs, key=str)))
 
     def _end(self, msg):
         self.on_end(msg)
@@ -625,26 +951,24 @@ class Policy:
 
     def _started(self, job, kind, task):
         self._set_state(job, kind, task, RUNNING)
-        if kind == MAP:
-            job.running_maps += 1
-            self.running_maps += 1
-        else:
-            job.running_reduces += 1
-            self.running_reduces += 1
-            if not job.maps_finished:
-                self.early_reduces += 1
-                if self._beat is not None and self.early_reduce_room is not None:
-                    self.early_reduce_room -= 1
+        self._count(job, kind, 1)
+        if kind == REDUCE and not job.maps_finished:
+            if self._beat is not None and self.early_reduce_room is not None:
+                self.early_reduce_room -= 1
 
     def _ended(self, job, kind):
+        self._count(job, kind, -1)
+
+    def _count(self, job, kind, n):
+        """`n` more running attempts of `kind` in `job`."""
         if kind == MAP:
-            job.running_maps -= 1
-            self.running_maps -= 1
+            job.running_maps += n
+            self.running_maps += n
         else:
-            job.running_reduces -= 1
-            self.running_reduces -= 1
+            job.running_reduces += n
+            self.running_reduces += n
             if not job.maps_finished:
-                self.early_reduces -= 1
+                self.early_reduces += n
 
     def _set_state(self, job, kind, task, state):
         maps_finished, left = job.maps_finished, job.all_succeeded
@@ -663,6 +987,7 @@ class Policy:
 _HANDLERS = {
     "start": Policy._start,
     "job_submitted": Policy._job_submitted,
+    "task_started": Policy._task_started,
     "task_finished": Policy._task_finished,
     "job_finished": Policy._job_finished,
     "job_updated": Policy._job_updated,
@@ -675,11 +1000,14 @@ _HANDLERS = {
 
 def run(policy, stdin=None, stdout=None):
     """Serves `policy` to slotsim: reads its messages line by line from
-    `stdin`, answers each heartbeat with one compact JSON line on `stdout`
+    `stdin`, answers each heartbeat (under protocol 2 also `start`, with
+    the policy's hello) with one compact JSON line on `stdout`
     (flushed at once, as slotsim waits for it), and returns on `end` or
     when stdin closes. While it runs on the process's own stdout, print()
     goes to stderr: a stray line on stdout would break the protocol."""
     stdin = stdin if stdin is not None else sys.stdin.buffer
+    if os.environ.get("SLOTSIM_CHECK_BOOKS"):
+        policy.check_books = True
     own_stdout = stdout is None
     out = sys.stdout if own_stdout else stdout
     if own_stdout:

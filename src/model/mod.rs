@@ -366,6 +366,43 @@ pub struct PoolSpec {
 }
 
 impl PoolSpec {
+    /// Every key of the pool's table as resolved (defaults filled in), in
+    /// the scenario file's keys and units: what `--json`'s `config` and an
+    /// external policy's `start` give of it. YARN's keys (`yarn`) only on a
+    /// YARN cluster.
+    pub fn resolved(&self, yarn: bool) -> serde_json::Value {
+        use serde_json::{json, Value};
+        let opt_ms = |t: Option<Ms>| t.map_or(Value::Null, |t| Value::String(format!("{t}ms")));
+        let mut v = json!({
+            "name": self.name,
+            "weight": self.weight,
+            "min_maps": self.min_maps,
+            "min_reduces": self.min_reduces,
+            "max_maps": self.max_maps,
+            "max_reduces": self.max_reduces,
+            "capacity": self.capacity,
+            "scheduling_mode": match self.scheduling_mode { PoolMode::Fair => "fair", PoolMode::Fifo => "fifo" },
+            "max_running_jobs": self.max_running_jobs,
+            "min_share_timeout": opt_ms(self.min_share_timeout),
+            "fair_share_timeout": opt_ms(self.fair_share_timeout),
+            "min_user_limit": self.min_user_limit,
+            "user_limit_factor": self.user_limit_factor,
+        });
+        if yarn {
+            let res = |r: Resource| json!({"memory_mb": r.mb(), "vcores": r.vcores()});
+            v["scheduling_policy"] = self
+                .scheduling_policy
+                .map_or(Value::Null, |q| q.name().into());
+            v["min_resources"] = res(self.min_resources);
+            v["max_resources"] = if self.max_resources == Resource::UNLIMITED {
+                Value::String("unlimited".into())
+            } else {
+                res(self.max_resources)
+            };
+        }
+        v
+    }
+
     pub fn named(name: &str) -> PoolSpec {
         PoolSpec {
             name: name.to_string(),

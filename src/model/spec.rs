@@ -212,9 +212,10 @@ fn external(s: &str, pairs: Vec<(String, String)>, rest: &str) -> Result<PolicyS
             }
             "protocol" => match v.as_str() {
                 "1" => x.protocol = Some(1),
+                "2" => x.protocol = Some(2),
                 _ => {
                     return Err(bad(format!(
-                        "protocol {v} is not spoken; expected protocol=1"
+                        "protocol {v} is not spoken; expected protocol=1 or protocol=2"
                     )))
                 }
             },
@@ -311,6 +312,12 @@ mod tests {
         );
         assert_eq!(p.to_string(), "external:python3 sjf.py --fast");
         assert_eq!(p.label(), "external:python3 sjf.py --fast");
+        let p = parse("external[protocol=2]:python3 sjf.py");
+        assert_eq!(p.to_string(), "external[protocol=2]:python3 sjf.py");
+        let PolicySpec::External(x) = &p else {
+            panic!()
+        };
+        assert_eq!(x.protocol, Some(2));
         let p = parse("external[label=sjf;timeout=2s;protocol=1]:python3 sjf.py");
         assert_eq!(
             p.to_string(),

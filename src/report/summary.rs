@@ -95,6 +95,10 @@ pub struct Summary {
     /// The run stopped because unfinished jobs could never run again (for
     /// example a pool capped at zero slots).
     pub stalled: bool,
+    /// When it stalled under a policy in another process, that policy's
+    /// label: it launched nothing though work was left.
+    #[serde(skip)]
+    pub stalled_under: Option<String>,
     pub tasks: usize,
     pub attempts: usize,
     /// Bytes moved by flow kind, and the busiest disks and links.
@@ -281,6 +285,9 @@ pub fn summarize(sim: &Sim) -> Summary {
         jobs_submitted: w.submitted_jobs(),
         jobs_finished: w.finished_jobs(),
         stalled: w.stalled,
+        stalled_under: (w.stalled
+            && matches!(sim.policy_spec(), crate::model::PolicySpec::External(_)))
+        .then(|| sim.policy_label().to_string()),
         tasks: w
             .jobs
             .iter()
@@ -303,8 +310,35 @@ pub fn summarize(sim: &Sim) -> Summary {
             if let Some(m) = c.as_object_mut() {
                 m.insert("events".into(), sim.scripted_events().len().into());
             }
+            with_external_records(&mut c, sim);
             c
         },
+    }
+}
+
+/// What each policy in another process that the run had said of itself
+/// (its label, protocol, the name and version of its `hello`, its script
+/// and the script's SHA-256), as `config.scheduler.external.policies`.
+fn with_external_records(config: &mut serde_json::Value, sim: &Sim) {
+    let records = sim.policy_records();
+    if records.is_empty() {
+        return;
+    }
+    let Some(scheduler) = config
+        .get_mut("scheduler")
+        .and_then(serde_json::Value::as_object_mut)
+    else {
+        return;
+    };
+    let external = scheduler
+        .entry("external")
+        .or_insert_with(|| serde_json::Value::Object(Default::default()));
+    if let Some(x) = external.as_object_mut() {
+        let list: Vec<serde_json::Value> = records
+            .iter()
+            .map(crate::report::trace::values_json)
+            .collect();
+        x.insert("policies".into(), list.into());
     }
 }
 
@@ -440,9 +474,14 @@ pub fn table(sum: &Summary) -> String {
         sum.jobs_finished, sum.jobs_submitted, sum.tasks, sum.attempts, sum.heartbeats, sum.end_s
     );
     if sum.stalled {
+        let why = match &sum.stalled_under {
+            Some(label) => format!("the external policy {label} left their tasks unlaunched"),
+            None => "the policy launched nothing, or pools' max shares or capacities hold them"
+                .to_string(),
+        };
         let _ = writeln!(
             o,
-            "stalled: {} job(s) can never run: nothing runs and no event is due\n  (the policy launched nothing, or pools' max shares or capacities hold them)",
+            "stalled: {} job(s) can never run: nothing runs and no event is due\n  ({why})",
             sum.jobs_submitted - sum.jobs_finished
         );
     }

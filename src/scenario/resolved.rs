@@ -4,19 +4,16 @@
 //! `"3000ms"`, sizes in MB), so a result says what produced it. Jobs and
 //! events are counted, not listed: the summary's `jobs` lists every job.
 
-use crate::model::{NetworkModel, PoolMode, PoolSpec, Scenario, Speculation, Writer};
+use crate::model::{NetworkModel, Scenario, Speculation, Writer};
 use serde_json::{json, Value};
 
 fn ms(t: u64) -> Value {
     Value::String(format!("{t}ms"))
 }
 
-fn opt_ms(t: Option<u64>) -> Value {
-    t.map_or(Value::Null, ms)
-}
-
 /// The resolved scenario as a JSON object.
 pub fn resolved(sc: &Scenario) -> Value {
+    let yarn = sc.cluster.slot_model == crate::model::SlotModel::Yarn;
     let mut out = json!({
         "name": sc.name,
         "seed": sc.seed,
@@ -34,13 +31,13 @@ pub fn resolved(sc: &Scenario) -> Value {
         },
         "tasks": tasks(sc),
         "scheduler": scheduler(sc),
-        "pools": sc.pools.iter().map(pool).collect::<Vec<Value>>(),
+        "pools": sc.pools.iter().map(|p| p.resolved(yarn)).collect::<Vec<Value>>(),
         "failures": sc.failures.map(|f| json!({"mtbf": ms(f.mtbf), "mttr": ms(f.mttr)})),
         "jobs": sc.jobs.len(),
         "events": sc.events.len(),
     });
     // YARN's keys, only where they apply (a slot run's config is as it was).
-    if sc.cluster.slot_model == crate::model::SlotModel::Yarn {
+    if yarn {
         add_yarn(&mut out, sc);
     }
     out
@@ -118,27 +115,9 @@ fn scheduler(sc: &Scenario) -> Value {
     scheduler
 }
 
-fn pool(p: &PoolSpec) -> Value {
-    json!({
-        "name": p.name,
-        "weight": p.weight,
-        "min_maps": p.min_maps,
-        "min_reduces": p.min_reduces,
-        "max_maps": p.max_maps,
-        "max_reduces": p.max_reduces,
-        "capacity": p.capacity,
-        "scheduling_mode": match p.scheduling_mode { PoolMode::Fair => "fair", PoolMode::Fifo => "fifo" },
-        "max_running_jobs": p.max_running_jobs,
-        "min_share_timeout": opt_ms(p.min_share_timeout),
-        "fair_share_timeout": opt_ms(p.fair_share_timeout),
-        "min_user_limit": p.min_user_limit,
-        "user_limit_factor": p.user_limit_factor,
-    })
-}
-
 /// A YARN run's keys: each node's resources, the containers (the AM's
-/// start-up "recorded" where replayed jobs bring their own), each pool's
-/// policy and resources.
+/// start-up "recorded" where replayed jobs bring their own); each pool's
+/// policy and resources are its own ([`crate::model::PoolSpec::resolved`]).
 fn add_yarn(out: &mut Value, sc: &Scenario) {
     let (c, t) = (&sc.cluster, &sc.tasks);
     let res = |r: crate::model::Resource| json!({"memory_mb": r.mb(), "vcores": r.vcores()});
@@ -158,18 +137,4 @@ fn add_yarn(out: &mut Value, sc: &Scenario) {
     };
     out["tasks"]["map_container"] = res(t.map_container);
     out["tasks"]["reduce_container"] = res(t.reduce_container);
-    for (json, p) in out["pools"]
-        .as_array_mut()
-        .expect("pools are a list")
-        .iter_mut()
-        .zip(&sc.pools)
-    {
-        json["scheduling_policy"] = p.scheduling_policy.map_or(Value::Null, |q| q.name().into());
-        json["min_resources"] = res(p.min_resources);
-        json["max_resources"] = if p.max_resources == crate::model::Resource::UNLIMITED {
-            Value::String("unlimited".into())
-        } else {
-            res(p.max_resources)
-        };
-    }
 }

@@ -224,6 +224,38 @@ impl Heartbeat<'_> {
         a
     }
 
+    /// Launches a speculative copy of running task `task` of `job` on this
+    /// node, asking `ask` (one slot of its kind, or its container), under
+    /// the policy's own `rule`: a copy the policy decided on rather than
+    /// the scenario's speculation rule.
+    ///
+    /// # Panics
+    /// As [`Heartbeat::launch_speculative`], or if the node does not admit
+    /// `ask`.
+    pub fn launch_speculative_with(
+        &mut self,
+        job: JobId,
+        kind: Kind,
+        task: u32,
+        ask: Resource,
+        rule: &'static str,
+    ) -> AttemptId {
+        let live = match kind {
+            Kind::Map => &self.w.job(job).maps[task as usize].live,
+            Kind::Reduce => &self.w.job(job).reduces[task as usize].live,
+        };
+        assert_eq!(live.len(), 1, "policy speculated a task not running alone");
+        assert!(
+            self.node().admits(self.capacity(), ask),
+            "policy launched a speculative copy that does not fit"
+        );
+        let a = self
+            .w
+            .launch_copy_with(job, kind, task, self.node, ask, rule);
+        self.assigned.push(a);
+        a
+    }
+
     /// Launches a task in one slot of kind `slot`.
     fn launch_in(
         &mut self,

@@ -170,6 +170,9 @@ impl World {
         });
         self.book_ask(j, node, ask, kind == JobTaskKind::Am);
         self.running_job_tasks.push(id);
+        if self.tell_starts {
+            self.news.push(super::world::News::JobTaskStarted(id));
+        }
         self.last_progress = self.now;
         // An AM is ready at its first allocate call, one AM heartbeat
         // after its start-up.
@@ -197,6 +200,9 @@ impl World {
         }
         n.job_tasks -= 1;
         self.running_job_tasks.retain(|&x| x != id);
+        if self.tell_starts {
+            self.news.push(super::world::News::JobTaskEnded(id));
+        }
     }
 
     /// Job task `id`'s time is up (an end event of a run a node failure

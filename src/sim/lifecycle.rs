@@ -164,6 +164,9 @@ impl World {
             self.metrics.speculative_launched += 1;
             self.metrics.speculative_running += 1;
         }
+        if self.tell_starts {
+            self.news.push(super::world::News::Started(id));
+        }
         self.begin(id);
         id
     }
@@ -197,6 +200,20 @@ impl World {
             _ => "speculate/hadoop",
         };
         let ask = self.cluster.capacity.slot_ask(kind);
+        self.launch_copy_with(j, kind, t, node, ask, rule)
+    }
+
+    /// Launches a speculative copy of running task `t` of job `j` on
+    /// `node`, asking `ask`, under `rule` (a policy's own decision).
+    pub(super) fn launch_copy_with(
+        &mut self,
+        j: JobId,
+        kind: Kind,
+        t: u32,
+        node: NodeId,
+        ask: Resource,
+        rule: &'static str,
+    ) -> AttemptId {
         let a = self.launch(j, kind, kind, t, node, ask, rule, true);
         self.note(Notable::Speculated(a));
         a

@@ -268,6 +268,13 @@ pub enum Event {
     /// (`set_priority`, `move_job`): a policy that keeps either of its own
     /// brings it up to date.
     JobUpdated(JobId),
+    /// An attempt started, whoever launched it (heard only by a policy
+    /// that asks to: [`Policy::hears_starts`]).
+    TaskStarted(AttemptId),
+    /// A set-up, clean-up or ApplicationMaster task started or ended
+    /// (an index into [`World::job_tasks`]; heard as `TaskStarted`).
+    JobTaskStarted(u32),
+    JobTaskEnded(u32),
 }
 
 /// A scheduling policy, in three parts: what it decides (this trait: a
@@ -326,6 +333,30 @@ pub trait Policy: Show + Send {
 
     /// Switched in mid-run: rebuild any state from the jobs already there.
     fn adopt(&mut self, _w: &World) {}
+
+    /// Whether the policy is asked on every heartbeat of a live node, even
+    /// one with nothing free (a policy that preempts from its heartbeat
+    /// decisions, which a full cluster needs most). Default: only when the
+    /// node admits a task, as Hadoop's `askForNewTask`.
+    fn asks_when_full(&self) -> bool {
+        false
+    }
+
+    /// Whether the policy hears of every attempt that starts and every
+    /// set-up, clean-up and ApplicationMaster task that starts or ends
+    /// ([`Event::TaskStarted`], [`Event::JobTaskStarted`],
+    /// [`Event::JobTaskEnded`]): a policy that keeps books of what runs
+    /// where (one in another process). Asked when the policy comes in.
+    fn hears_starts(&self) -> bool {
+        false
+    }
+
+    /// What the policy says of itself for the record, beside its label
+    /// (a policy in another process: the name and version it gave, its
+    /// script's hash): it goes into `--json`'s `config`.
+    fn record(&self) -> Option<Values> {
+        None
+    }
 
     /// A copy of this policy as it stands, for a checkpoint a run can be
     /// restarted from exactly (the TUI's seek back). `None`: it cannot be

@@ -5,7 +5,7 @@ use super::calendar::Ev;
 use super::heartbeat::Heartbeat;
 use super::job::Kind;
 use super::policy::{
-    BuildCtx, BuildError, Event, Inspection, Observer, Policy, PolicyFactory, ReleaseWindow,
+    BuildCtx, BuildError, Event, Inspection, Observer, Policy, PolicyFactory, ReleaseWindow, Values,
 };
 use super::world::{Notable, PolicySwitch, World};
 use crate::model::{Action, EventSpec, JobSpec, Ms, NodeId, PolicySpec, Priority, Scenario};
@@ -99,6 +99,9 @@ pub struct Sim {
     scripted_heartbeats: usize,
     /// Why the policy stopped the run ([`Policy::fault`]), once it has.
     halted: Option<String>,
+    /// What the policies switched out said of themselves for the record
+    /// ([`Policy::record`]), in order.
+    retired: Vec<Values>,
 }
 
 /// A run as it stood at one instant, from which it goes on exactly as it
@@ -112,6 +115,7 @@ pub struct Checkpoint {
     events: Vec<EventSpec>,
     scripted_heartbeats: usize,
     halted: Option<String>,
+    retired: Vec<Values>,
 }
 
 impl Checkpoint {
@@ -154,6 +158,7 @@ impl Sim {
         };
         let policy = factory.build(&sc.policy, &ctx).map_err(SimError::Policy)?;
         let mut w = World::new(sc, policy.slowstart(), policy.label());
+        w.tell_starts = policy.hears_starts();
         for spec in &sc.jobs {
             let id = w.add_job(spec).map_err(|e| SimError::Job {
                 job: spec.name.clone(),
@@ -212,6 +217,7 @@ impl Sim {
                 .filter(|e| matches!(e.action, Action::Heartbeat(_)))
                 .count(),
             halted: None,
+            retired: Vec::new(),
         })
     }
 
@@ -233,6 +239,7 @@ impl Sim {
             events: self.events.clone(),
             scripted_heartbeats: self.scripted_heartbeats,
             halted: self.halted.clone(),
+            retired: self.retired.clone(),
         })
     }
 
@@ -257,6 +264,7 @@ impl Sim {
             events: cp.events.clone(),
             scripted_heartbeats: cp.scripted_heartbeats,
             halted: cp.halted.clone(),
+            retired: cp.retired.clone(),
         }))
     }
 
@@ -273,6 +281,7 @@ impl Sim {
                 cp.scripted_heartbeats,
             ),
             halted: std::mem::replace(&mut self.halted, cp.halted),
+            retired: std::mem::replace(&mut self.retired, cp.retired),
         }
     }
 
@@ -349,6 +358,16 @@ impl Sim {
     /// The specs of every policy the run has had, in order.
     pub fn policy_specs(&self) -> &[PolicySpec] {
         &self.specs
+    }
+
+    /// What each policy the run has had says of itself for the record
+    /// ([`Policy::record`]: a policy in another process's name, version
+    /// and script), in the order they ran; those that say nothing are left
+    /// out.
+    pub fn policy_records(&self) -> Vec<Values> {
+        let mut out = self.retired.clone();
+        out.extend(self.policy.record());
+        out
     }
 
     /// Why the policy stopped the run, if it did: nothing more happens in
@@ -612,6 +631,9 @@ impl Sim {
                     News::Stopped(a) => Event::TaskStopped(a),
                     News::Lost(a) => Event::MapLost(a),
                     News::Node(node, alive) => Event::NodeChanged { node, alive },
+                    News::Started(a) => Event::TaskStarted(a),
+                    News::JobTaskStarted(t) => Event::JobTaskStarted(t),
+                    News::JobTaskEnded(t) => Event::JobTaskEnded(t),
                 };
                 self.policy.hear(&self.w, e);
             }
@@ -673,7 +695,8 @@ impl Sim {
     }
 
     /// One TaskTracker heartbeat. A node with no free slot does not ask for
-    /// work (Hadoop's `askForNewTask`), so the policy is not called: O(1).
+    /// work (Hadoop's `askForNewTask`), so the policy is not called: O(1);
+    /// unless it asks to be ([`Policy::asks_when_full`]).
     fn heartbeat(&mut self, node: NodeId) {
         self.w.heartbeats += 1;
         if !self.w.cluster.nodes[node as usize].alive {
@@ -694,7 +717,7 @@ impl Sim {
         };
         self.policy.maintain(&mut hb);
         let n = &self.w.cluster.nodes[node as usize];
-        if !n.admits_any(&self.w.cluster.capacity) {
+        if !n.admits_any(&self.w.cluster.capacity) && !self.policy.asks_when_full() {
             return;
         }
         let inspecting = self.inspect.is_some() && self.w.now >= self.inspect_from;
@@ -858,7 +881,9 @@ impl Sim {
                 self.w.labels.push(to);
                 self.w.cur_label = (self.w.labels.len() - 1) as u16;
                 self.w.slowstart = p.slowstart();
-                self.policy = p;
+                self.w.tell_starts = p.hears_starts();
+                let old = std::mem::replace(&mut self.policy, p);
+                self.retired.extend(old.record());
                 self.specs.push(spec);
             }
         }

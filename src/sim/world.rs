@@ -47,6 +47,13 @@ pub(super) enum News {
     Lost(AttemptId),
     /// A node died (`false`) or came back.
     Node(NodeId, bool),
+    /// An attempt started (kept only for a policy that hears of starts:
+    /// [`World::tell_starts`]).
+    Started(AttemptId),
+    /// A set-up, clean-up or ApplicationMaster task started, or ended (an
+    /// index into [`World::job_tasks`]; kept as `Started`).
+    JobTaskStarted(u32),
+    JobTaskEnded(u32),
 }
 
 /// Something a person watching the run would want in a log.
@@ -209,6 +216,10 @@ pub struct World {
     /// What else the policy is to hear of since it last heard
     /// ([`News`]), in the order it happened.
     pub(super) news: Vec<News>,
+    /// Whether the policy in force hears of every attempt and job task
+    /// that starts and of every job task that ends
+    /// ([`super::policy::Policy::hears_starts`]).
+    pub(super) tell_starts: bool,
 }
 
 impl World {
@@ -347,6 +358,7 @@ impl World {
             net_mb: [0.0; 4],
             succeeded: Vec::new(),
             news: Vec::new(),
+            tell_starts: false,
         }
     }
 
@@ -412,6 +424,12 @@ impl World {
         }
         let job = self.job(j);
         job.maps_done == job.n_maps() || self.early_reduces < self.cluster.total_slots() / 2
+    }
+
+    /// The set-up, clean-up and ApplicationMaster tasks running now
+    /// (indexes into [`World::job_tasks`]), in the order they started.
+    pub fn running_job_tasks(&self) -> &[u32] {
+        &self.running_job_tasks
     }
 
     pub fn t_s(&self) -> f64 {

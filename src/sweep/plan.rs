@@ -25,9 +25,10 @@
 
 use super::error::OverrideError;
 use crate::error::InputError;
-use crate::model::Scenario;
+use crate::model::{PolicySpec, Scenario};
 use crate::scenario::spans::SpanNode;
 use crate::scenario::{load_str, DEFAULT_SEED};
+use crate::sched::external::{script_of, Script};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -152,6 +153,12 @@ impl Plan {
         out
     }
 
+    /// The script of the external policy a cell runs, if it is one whose
+    /// command names a readable file, with its SHA-256 now.
+    pub fn policy_script(&self, cell: &Cell) -> Option<Script> {
+        script_for(&self.scenarios[cell.scenario], &self.policies[cell.policy])
+    }
+
     /// The scenario of a cell, overridden, with its policy and seed.
     pub fn scenario(&self, cell: &Cell) -> Result<Scenario, InputError> {
         let sc = &self.scenarios[cell.scenario];
@@ -267,7 +274,13 @@ pub fn parse(text: &str, origin: &str, dir: &Path) -> Result<Plan, InputError> {
         check_variants(sc, &variants, &at)?;
         check_grid(sc, &grid, &at)?;
     }
-    let hash = plan_hash(text, &scenarios);
+    let scripts: Vec<String> = scenarios
+        .iter()
+        .flat_map(|sc| policies.iter().map(move |p| script_for(sc, p)))
+        .flatten()
+        .flat_map(|s| [s.path, s.sha256])
+        .collect();
+    let hash = plan_hash(text, &scenarios, &scripts);
     Ok(Plan {
         origin: origin.to_string(),
         scenarios,
@@ -681,14 +694,46 @@ fn check_grid(sc: &ScenarioRef, grid: &[GridKey], at: &Places) -> Result<(), Inp
     Ok(())
 }
 
-/// The plan's hash: its text and every scenario's name and text.
-fn plan_hash(text: &str, scenarios: &[ScenarioRef]) -> String {
+/// The plan's hash: its text, every scenario's name and text, and the
+/// path and SHA-256 of every external policy's script (none in a plan
+/// without one, whose hash is as it always was).
+fn plan_hash(text: &str, scenarios: &[ScenarioRef], scripts: &[String]) -> String {
     let mut parts: Vec<&[u8]> = vec![text.as_bytes()];
     for sc in scenarios {
         parts.push(sc.name.as_bytes());
         parts.push(sc.text.as_bytes());
     }
+    parts.extend(scripts.iter().map(|s| s.as_bytes()));
     fnv(&parts)
+}
+
+/// The script an external policy runs on scenario `sc` under `policy` (a
+/// spec, or empty for the scenario's own): the file its command names
+/// ([`script_of`]), with its SHA-256; `None` for a built-in policy or a
+/// command that names no readable file.
+fn script_for(sc: &ScenarioRef, policy: &str) -> Option<Script> {
+    let table: toml::Table = sc.text.parse().ok()?;
+    let scheduler = table.get("scheduler").and_then(toml::Value::as_table);
+    let spec = if policy.is_empty() {
+        scheduler?.get("policy")?.as_str()?
+    } else {
+        policy
+    };
+    let PolicySpec::External(x) = spec.parse().ok()? else {
+        return None;
+    };
+    let argv = match x.argv {
+        Some(a) => a,
+        None => match scheduler?.get("external")?.get("command")? {
+            toml::Value::String(s) => s.split_whitespace().map(str::to_string).collect(),
+            toml::Value::Array(a) => a
+                .iter()
+                .map(|v| v.as_str().map(str::to_string))
+                .collect::<Option<Vec<_>>>()?,
+            _ => return None,
+        },
+    };
+    script_of(&argv)
 }
 
 /// A text file of at most a scenario's size.

@@ -87,6 +87,7 @@ fn resume(file: &Path, plan: &Plan) -> Result<BTreeMap<u64, ()>, ShardRunError> 
         return Ok(done);
     };
     let mut good = 0u64;
+    let mut other_plan = None;
     let mut reader = BufReader::new(f);
     let mut line = String::new();
     let mut n = 0;
@@ -111,20 +112,29 @@ fn resume(file: &Path, plan: &Plan) -> Result<BTreeMap<u64, ()>, ShardRunError> 
                     .into(),
             ));
         };
+        // A policy whose script changed is the likeliest reason a line is
+        // of another plan, and the more useful thing to say.
+        if let Some(why) = changed_script(plan, &v) {
+            return Err(at(n, why));
+        }
         if v["plan"].as_str() != Some(plan.hash.as_str()) {
-            return Err(at(
-                n,
-                format!(
-                    "results of another plan (or of changed scenarios); expected plan {} — use another --out",
-                    plan.hash
-                ),
-            ));
+            other_plan.get_or_insert(n);
+            continue;
         }
         let Some(i) = v["cell"]["index"].as_u64() else {
             return Err(at(n, "a line without cell.index".into()));
         };
         done.insert(i, ());
         good += read as u64;
+    }
+    if let Some(n) = other_plan {
+        return Err(at(
+            n,
+            format!(
+                "results of another plan (or of changed scenarios); expected plan {} — use another --out",
+                plan.hash
+            ),
+        ));
     }
     let len = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
     if len > good {
@@ -135,6 +145,31 @@ fn resume(file: &Path, plan: &Plan) -> Result<BTreeMap<u64, ()>, ShardRunError> 
         f.set_len(good).map_err(io("repair"))?;
     }
     Ok(done)
+}
+
+/// Whether the external policy a finished cell ran has changed since: its
+/// script's SHA-256 then (the line's `cell.external.script_sha256`) is not
+/// the file's now. Why, naming both hashes, if so.
+fn changed_script(plan: &Plan, line: &Value) -> Option<String> {
+    let then = line["cell"]["external"]["script_sha256"].as_str()?;
+    let index = line["cell"]["index"].as_u64()?;
+    if index >= plan.cell_count() {
+        return None;
+    }
+    let cell = plan.cell(index);
+    let script = line["cell"]["external"]["script"].as_str().unwrap_or("?");
+    let now = plan.policy_script(&cell);
+    if now.as_ref().is_some_and(|s| s.sha256 == then) {
+        return None;
+    }
+    let now = match now {
+        Some(s) => format!("SHA-256 {} now", s.sha256),
+        None => "no readable file now".to_string(),
+    };
+    Some(format!(
+        "cell {index} ran policy {} with script {script} of SHA-256 {then}; it is {now}: the policy changed under a half-finished sweep. Put the script back to finish this sweep, or run the changed policy into another --out",
+        plan.policies[cell.policy]
+    ))
 }
 
 /// The JSON line of one cell: the run's summary plus `cell` and `plan`.
@@ -173,6 +208,17 @@ pub fn run_cell(plan: &Plan, cell: &Cell) -> Result<String, CellError> {
     });
     if let Some(name) = &plan.variants[cell.variant].name {
         c["variant"] = json!(name);
+    }
+    // An external policy: what it said it is, and its script's hash.
+    let said = &obj["config"]["scheduler"]["external"]["policies"][0];
+    let script = plan.policy_script(cell);
+    if !said.is_null() || script.is_some() {
+        c["external"] = json!({
+            "name": said["name"],
+            "version": said["version"],
+            "script": script.as_ref().map(|s| s.path.as_str()),
+            "script_sha256": script.as_ref().map(|s| s.sha256.as_str()),
+        });
     }
     obj.insert("cell".into(), c);
     obj.insert("plan".into(), json!(plan.hash));

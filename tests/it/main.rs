@@ -22,6 +22,7 @@ mod omo;
 mod physics;
 mod plot;
 mod preemption;
+mod protocol2;
 mod readme;
 mod rumen;
 mod scenario_load;

@@ -570,16 +570,26 @@ fn no_node_ever_holds_more_than_it_has_over_random_scenarios() {
         check_books(&text, false).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
     }
     // Every YARN policy the registry lists (one added to it is checked
-    // here without an edit), switching among them.
-    let all: Vec<&str> = slotsim::sched::registry::for_capacity(&slotsim::model::Capacity::new(
+    // here without an edit), switching among them: those that build from
+    // the scenario alone (an external policy needs its command).
+    let capacity = slotsim::model::Capacity::new(
         slotsim::model::SlotModel::Yarn,
         0,
         0,
         slotsim::model::yarn_defaults::NODE,
-    ))
-    .iter()
-    .map(|e| e.name)
-    .collect();
+    );
+    let ctx = slotsim::sim::policy::BuildCtx {
+        heartbeat: Some(1000),
+        capacity,
+    };
+    let all: Vec<&str> = slotsim::sched::registry::for_capacity(&capacity)
+        .iter()
+        .map(|e| e.name)
+        .filter(|&name| {
+            let spec = slotsim::model::PolicySpec::plain(name);
+            slotsim::sched::registry::build(&spec, &toml::Table::new(), &ctx).is_ok()
+        })
+        .collect();
     assert!(all.len() >= 3, "{all:?}");
     for seed in 100..130 {
         let text = random_yarn(seed, &all);

@@ -8,7 +8,9 @@ Run it from the repository's root:
 
     slotsim run scenarios/quickstart.toml --policy "external:python3 clients/python/examples/fifo.py"
 
-Options: --capacity-pad F (mapred.jobtracker.taskalloc.capacitypad, 0.01).
+Options: --capacity-pad F (mapred.jobtracker.taskalloc.capacitypad, 0.01);
+--protocol 2 to speak protocol 2 (run it as external[protocol=2]:...), which
+gives the same runs.
 """
 
 import argparse
@@ -192,8 +194,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--capacity-pad", type=float, default=0.01,
                         help="mapred.jobtracker.taskalloc.capacitypad (default 0.01)")
+    parser.add_argument("--protocol", type=int, choices=(1, 2), default=1,
+                        help="the protocol version to speak (default 1)")
     args = parser.parse_args()
-    run(Fifo(args.capacity_pad))
+    policy = Fifo(args.capacity_pad)
+    policy.protocol = args.protocol
+    policy.name, policy.version = "hadoop-fifo", "1.0.3"
+    run(policy)
 
 
 if __name__ == "__main__":

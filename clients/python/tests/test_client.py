@@ -840,5 +840,166 @@ class FakeSlotsimTest(unittest.TestCase):
                     self.assertEqual(child.close(), 0)
 
 
+# Protocol 2.
+
+def start2(nodes=2, slot_model="typed", map_slots=2, reduce_slots=2, memory=8192, vcores=8):
+    spec = []
+    for i in range(nodes):
+        if slot_model == "yarn":
+            cap = {"memory_mb": memory, "vcores": vcores}
+        elif slot_model == "unified":
+            cap = {"any": map_slots + reduce_slots}
+        else:
+            cap = {"map": map_slots, "reduce": reduce_slots}
+        spec.append({"id": i, "rack": 0, "dc": 0, "map_slots": map_slots,
+                     "reduce_slots": reduce_slots, "alive": True, "capacity": cap})
+    return {"type": "start", "seq": 0, "protocol": 2, "time_ms": 0, "slot_model": slot_model,
+            "slowstart": 0.05, "seed": 7, "heartbeat_ms": 3000,
+            "pools": [{"name": "default", "weight": 1.0, "min_maps": 0}], "nodes": spec}
+
+
+def task_started(job, kind, task, node, attempt=0, speculative=False, container=None, t=1):
+    m = {"type": "task_started", "time_ms": t, "job": job, "kind": kind, "task": task,
+         "attempt": attempt, "node": node, "speculative": speculative}
+    if container is not None:
+        m["container"] = container
+    return m
+
+
+def task_finished2(job, kind, task, node, attempt=0, outcome="succeeded", pending=False,
+                   speculative=False, start_ms=1, t=2):
+    return {"type": "task_finished", "time_ms": t, "job": job, "kind": kind, "task": task,
+            "node": node, "outcome": outcome, "pending": pending, "speculative": speculative,
+            "attempt": attempt, "start_ms": start_ms}
+
+
+def heartbeat2(seq, node, free, running=(), requests=None):
+    m = {"type": "heartbeat", "seq": seq, "time_ms": 5, "node": node, "free": free,
+         "running": [{"job": j, "kind": k, "task": t, "attempt": a, "start_ms": 1}
+                     for (j, k, t, a) in running]}
+    if requests is not None:
+        m["requests"] = requests
+    return m
+
+
+class Scripted2(Scripted):
+    protocol = 2
+
+
+class ProtocolTwoTest(unittest.TestCase):
+    def test_start_is_answered_with_hello_and_a_mismatch_is_refused(self):
+        p = Scripted2()
+        self.assertEqual(p.handle(start2()), {"type": "hello", "seq": 0, "name": "Scripted2",
+                                              "version": "0"})
+        self.assertEqual(p.pools["default"]["weight"], 1.0)
+        self.assertEqual(p.nodes[0].free, {"map": 2, "reduce": 2})
+        with self.assertRaisesRegex(sp.ProtocolError, "external\\[protocol=1\\]"):
+            Scripted().handle(start2())
+
+    def test_books_follow_starts_and_ends_and_are_checked(self):
+        p = Scripted2()
+        p.check_books = True
+        feed(p, start2(), submitted(1, [[0], [1]], reduces=0))
+        p.plan = [sp.Launch(1, sp.MAP, 0)]
+        reply = p.handle(heartbeat2(1, 0, {"map": 2, "reduce": 2}))
+        self.assertEqual(reply, {"seq": 1, "launch": [{"job": 1, "kind": "map", "task": 0}]})
+        self.assertEqual(p.jobs[1].running_maps, 1)
+        feed(p, task_started(1, sp.MAP, 0, 0))
+        self.assertEqual(p.jobs[1].running_maps, 1, "its own launch is not counted twice")
+        self.assertEqual(p.nodes[0].free, {"map": 1, "reduce": 2})
+        p.plan = []
+        p.handle(heartbeat2(2, 0, {"map": 1, "reduce": 2}, [(1, "map", 0, 0)]))
+        with self.assertRaisesRegex(sp.ProtocolError, "the books say free"):
+            p.handle(heartbeat2(3, 0, {"map": 2, "reduce": 2}, [(1, "map", 0, 0)]))
+        feed(p, task_finished2(1, sp.MAP, 0, 0))
+        self.assertEqual(p.nodes[0].free, {"map": 2, "reduce": 2})
+        self.assertEqual((p.jobs[1].running_maps, p.jobs[1].maps_done), (0, 1))
+        self.assertEqual(p.attempts, {})
+
+    def test_a_speculative_copy_is_counted_while_it_runs(self):
+        p = Scripted2()
+        feed(p, start2(), submitted(1, [[0]], reduces=0),
+             task_started(1, sp.MAP, 0, 0), task_started(1, sp.MAP, 0, 1, 1, True))
+        self.assertEqual(p.jobs[1].running_maps, 2)
+        self.assertEqual(len(p.attempts_of(1, sp.MAP, 0)), 2)
+        feed(p, task_finished2(1, sp.MAP, 0, 1, 1, speculative=True),
+             task_finished2(1, sp.MAP, 0, 0, 0, outcome="killed"))
+        self.assertEqual((p.jobs[1].running_maps, p.jobs[1].maps_done), (0, 1))
+
+    def test_preempt_frees_the_slot_for_this_heartbeats_launches(self):
+        p = Scripted2()
+        feed(p, start2(map_slots=1), submitted(1, [[0], [0]], reduces=0),
+             task_started(1, sp.MAP, 0, 0))
+
+        def decide(node, free, running):
+            self.assertEqual(free.map, 0)
+            p.preempt(p.attempts[(1, "map", 0, 0)])
+            self.assertEqual(free.map, 1)
+            self.assertEqual(p.jobs[1].map_states[0], sp.PENDING)
+            p.launch(1, sp.MAP, 1, "mine")
+            with self.assertRaises(sp.LaunchError):
+                p.preempt((1, "map", 0, 0))
+
+        p.heartbeat = decide
+        reply = p.handle(heartbeat2(1, 0, {"map": 0, "reduce": 2}, [(1, "map", 0, 0)]))
+        self.assertEqual(reply["preempt"], [{"job": 1, "kind": "map", "task": 0, "attempt": 0}])
+        self.assertEqual(launched(reply), [(1, "map", 1)])
+        self.assertEqual(p.jobs[1].running_maps, 1)
+        feed(p, task_finished2(1, sp.MAP, 0, 0, outcome="killed", pending=True),
+             task_started(1, sp.MAP, 1, 0))
+        self.assertEqual(p.jobs[1].running_maps, 1, "the kill was counted once")
+        self.assertEqual(p.nodes[0].free, {"map": 0, "reduce": 2})
+
+    def test_speculate_needs_one_attempt_elsewhere_and_room(self):
+        p = Scripted2()
+        feed(p, start2(), submitted(1, [[0], [1]], reduces=0), task_started(1, sp.MAP, 0, 0))
+        calls = []
+
+        def decide(node, free, running):
+            if node.id == 0:
+                with self.assertRaisesRegex(sp.LaunchError, "runs on node 0 already"):
+                    p.speculate(1, sp.MAP, 0)
+            else:
+                p.speculate(1, sp.MAP, 0, "mine/copy")
+                with self.assertRaisesRegex(sp.LaunchError, "0 running attempts"):
+                    p.speculate(1, sp.MAP, 1)
+            calls.append(node.id)
+
+        p.heartbeat = decide
+        p.handle(heartbeat2(1, 0, {"map": 1, "reduce": 2}, [(1, "map", 0, 0)]))
+        reply = p.handle(heartbeat2(2, 1, {"map": 2, "reduce": 2}))
+        self.assertEqual(reply["speculate"], [{"job": 1, "kind": "map", "task": 0,
+                                               "rule": "mine/copy"}])
+        self.assertEqual(calls, [0, 1])
+
+    def test_yarn_launches_answer_requests_in_their_containers(self):
+        p = Scripted2()
+        job = submitted(1, [[0], [0], [0]], reduces=1)
+        c = {"memory_mb": 1024, "vcores": 1}
+        job["job"]["asks"] = {"map": c, "reduce": c, "am": {"memory_mb": 2048, "vcores": 1}}
+        feed(p, start2(slot_model="yarn", memory=4096),
+             task_started(1, "am", 0, 0, container={"memory_mb": 2048, "vcores": 1}), job)
+        self.assertEqual(p.nodes[0].free, {"memory_mb": 2048, "vcores": 7})
+
+        def decide(node, free, running):
+            self.assertEqual([a.kind for a in running], ["am"])
+            p.launch(1, sp.MAP)
+            with self.assertRaisesRegex(sp.LaunchError, "asks for no reduce"):
+                p.launch(1, sp.REDUCE)
+            with self.assertRaisesRegex(sp.LaunchError, "no room"):
+                p.launch(1, sp.MAP, container={"memory_mb": 2048, "vcores": 2})
+            p.launch(1, sp.MAP, container={"memory_mb": 1024, "vcores": 2})
+            self.assertEqual((free.memory_mb, free.vcores), (0, 4))
+            with self.assertRaisesRegex(sp.LaunchError, "asks for no map"):
+                p.launch(1, sp.MAP)
+
+        p.heartbeat = decide
+        reply = p.handle(heartbeat2(1, 0, {"memory_mb": 2048, "vcores": 7}, [(1, "am", 0, 0)],
+                                    requests=[{"job": 1, "map": 2, "reduce": 0}]))
+        self.assertEqual(reply["launch"], [
+            {"job": 1, "kind": "map", "task": 0},
+            {"job": 1, "kind": "map", "task": 1, "container": {"memory_mb": 1024, "vcores": 2}}])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,25 +1,37 @@
 //! `external`: a policy in another process, in any language, speaking
-//! slotsim's JSON Lines protocol (version 1; docs/write-a-policy.md): the
-//! engine's notifications go to the process's stdin as they happen, and
-//! each heartbeat with a free slot is one request whose reply line names
-//! the tasks to launch.
+//! slotsim's JSON Lines protocol (docs/write-a-policy.md): the engine's
+//! notifications go to the process's stdin as they happen, and each
+//! heartbeat is one request whose reply line names the tasks to launch.
+//!
+//! Protocol 1 (`protocol`) asks on heartbeats of nodes with a free slot,
+//! on typed slots and unified containers. Protocol 2 (`v2`, the only one
+//! on YARN) greets the policy and reads its `hello`, numbers every
+//! request, tells of every attempt that starts, and asks on every
+//! heartbeat of a live node, full or not, so that its reply may preempt
+//! attempts anywhere, copy a running task speculatively, and size YARN
+//! containers.
 //!
 //! The engine's own mechanics stay the engine's: set-up and clean-up
-//! tasks, speculative copies (offered after each heartbeat under the
+//! tasks, YARN's ApplicationMasters (placed after the reply, where they
+//! fit, as YARN's FifoScheduler places them after older applications'
+//! tasks), speculative copies (offered after each heartbeat under the
 //! scenario's rule, as for every policy that does not speculate itself),
 //! slowstart, failures. A reply that cannot be applied stops the run with
 //! one error naming the message and the heartbeat ([`Policy::fault`]).
 
 mod process;
 mod protocol;
+mod script;
+mod v2;
 
 pub use process::{keep_stderr, prefix_stderr, share_cpu};
+pub use script::{script_of, Script};
 
 use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{ConfigError, Settings};
 use crate::model::Models;
 use crate::model::{ExternalSpec, JobId, Ms, NodeId, PolicySpec};
-use crate::sim::policy::{BuildCtx, Event, Inspection, Policy, Show};
+use crate::sim::policy::{BuildCtx, Event, Inspection, Policy, Show, Values};
 use crate::sim::{AttemptId, Heartbeat, World};
 use process::{AskError, NoReply, Process};
 use std::time::{Duration, Instant};
@@ -35,6 +47,9 @@ pub struct Config {
     #[serde(default, deserialize_with = "crate::units::de_opt_duration")]
     pub timeout: Option<Ms>,
     pub slowstart: Option<f64>,
+    /// The protocol version the policy speaks: 1 or 2 (default 1; on
+    /// YARN 2, the only one there).
+    pub protocol: Option<u32>,
 }
 
 #[derive(Clone, Debug, serde::Deserialize)]
@@ -53,16 +68,19 @@ pub const DEFAULT_TIMEOUT: Ms = 10_000;
 pub const EXTERNAL: Entry = Entry {
     name: crate::model::spec::EXTERNAL,
     summary: "a policy in another process, in any language: JSON Lines on its stdin/stdout, one reply per heartbeat (`--policy \"external:CMD ARGS\"`)",
-    source: "slotsim's external policy protocol, version 1 (docs/write-a-policy.md; a Python client in clients/python/)",
-    runs_on: Models::SLOTS,
-    meant_for: Models::SLOTS,
+    source: "slotsim's external policy protocol, versions 1 and 2 (docs/write-a-policy.md; a Python client in clients/python/); on YARN version 2",
+    runs_on: Models::ALL,
+    meant_for: Models::ALL,
     build: |s, ctx| build(&ExternalSpec::default(), s, ctx),
     check: Some(check_settings),
 };
 
-/// Where the policy's decisions go wrong, for the error that stops the run.
+/// Where the policy's decisions go wrong, for the error that stops the run:
+/// the message it was answering, what it was, and when.
+#[derive(Clone, Copy)]
 struct Blame {
     message: u64,
+    what: &'static str,
     at: Ms,
 }
 
@@ -71,6 +89,14 @@ pub struct External {
     argv: Vec<String>,
     timeout: Duration,
     slowstart: f64,
+    /// The protocol version it speaks.
+    protocol: u32,
+    /// Protocol 2: the number of the last request sent (`start` is 0).
+    seq: u64,
+    /// Protocol 2: what its `hello` said.
+    hello: Option<v2::Hello>,
+    /// The command's script, if a word of it names a readable file.
+    script: Option<Script>,
     /// Started on first use, so that checking a scenario runs nothing.
     proc: Option<Process>,
     started: bool,
@@ -103,7 +129,34 @@ pub fn check_settings(s: &Settings) -> Result<(), ConfigError> {
     let own: Config = s.own()?;
     timeout(own.timeout)?;
     s.slowstart_or(own.slowstart, DEFAULT_SLOWSTART)?;
+    if let Some(p) = own.protocol {
+        protocol_number(p)?;
+    }
     Ok(())
+}
+
+fn protocol_number(p: u32) -> Result<u32, ConfigError> {
+    match p {
+        1 | 2 => Ok(p),
+        _ => Err(ConfigError::new(
+            "scheduler.external.protocol",
+            format!("protocol {p} is not spoken; expected 1 or 2"),
+        )),
+    }
+}
+
+/// The protocol a policy speaks: the spec's, else the table's, else 1 (2
+/// on YARN, which protocol 1 cannot describe).
+fn protocol(spec: Option<u32>, own: Option<u32>, ctx: &BuildCtx) -> Result<u32, ConfigError> {
+    let yarn = ctx.capacity.app_masters();
+    let p = protocol_number(spec.or(own).unwrap_or(if yarn { 2 } else { 1 }))?;
+    if yarn && p == 1 {
+        return Err(ConfigError::new(
+            "scheduler.external.protocol",
+            "protocol 1 has no words for YARN's containers and ApplicationMasters; on slot_model = \"yarn\" an external policy speaks protocol 2 (protocol = 2, or external[protocol=2]:CMD)",
+        ));
+    }
+    Ok(p)
 }
 
 fn timeout(t: Option<Ms>) -> Result<Duration, ConfigError> {
@@ -126,7 +179,7 @@ pub fn build(
 }
 
 impl External {
-    fn build(spec: &ExternalSpec, s: &Settings, _ctx: &BuildCtx) -> Result<External, ConfigError> {
+    fn build(spec: &ExternalSpec, s: &Settings, ctx: &BuildCtx) -> Result<External, ConfigError> {
         let own: Config = s.own()?;
         let argv = match (&spec.argv, &own.command) {
             (Some(argv), _) => argv.clone(),
@@ -146,12 +199,17 @@ impl External {
             ));
         }
         let timeout = timeout(spec.timeout.or(own.timeout))?;
+        let protocol = protocol(spec.protocol, own.protocol, ctx)?;
         let label = PolicySpec::External(spec.clone()).label_with(Some(&argv));
         Ok(External {
             label,
+            script: None,
             argv,
             timeout,
             slowstart: s.slowstart_or(own.slowstart, DEFAULT_SLOWSTART)?,
+            protocol,
+            seq: 0,
+            hello: None,
             proc: None,
             started: false,
             fault: None,
@@ -178,8 +236,9 @@ impl External {
         let mut msg = format!("policy \"{}\"", self.command());
         if let Some(b) = blame {
             msg.push_str(&format!(
-                ": message {} (heartbeat at {})",
+                ": message {} ({} at {})",
                 b.message,
+                b.what,
                 crate::units::fmt_secs(b.at)
             ));
         }
@@ -211,6 +270,7 @@ impl External {
         }
         self.started = true;
         let prefix = format!("{}, seed {}", self.label, w.seed);
+        self.script = script_of(&self.argv);
         match Process::start(&self.argv, &prefix) {
             Ok(p) => self.proc = Some(p),
             Err(e) => {
@@ -219,9 +279,54 @@ impl External {
             }
         }
         self.heard = vec![Heard::Nothing; w.jobs.len()];
-        protocol::start(&mut self.buf, w, self.slowstart);
-        self.tell();
+        if self.protocol == 1 {
+            protocol::start(&mut self.buf, w, self.slowstart);
+            self.tell();
+            return true;
+        }
+        v2::start(&mut self.buf, w, self.slowstart);
+        self.sent += 1;
+        let blame = Blame {
+            message: self.sent,
+            what: "start",
+            at: w.now,
+        };
+        let Some(line) = self.ask(&blame) else {
+            return false;
+        };
+        match v2::hello(&line) {
+            Ok(h) => self.hello = Some(h),
+            Err(e) => {
+                self.fail(Some(blame), e.to_string());
+                return false;
+            }
+        }
         true
+    }
+
+    /// Sends the request in `buf` and waits for the reply line; `None`
+    /// once the policy has failed (why is recorded, blaming `blame`).
+    fn ask(&mut self, blame: &Blame) -> Option<String> {
+        let blame = *blame;
+        let p = self.proc.as_mut()?;
+        let reply = p.ask(&self.buf, self.timeout, self.protocol == 1);
+        let what = match reply {
+            Ok(r) => return Some(r),
+            Err(AskError::NoReply(NoReply::Timeout)) => format!(
+                "no reply within {} (scheduler.external.timeout); the process was killed",
+                crate::units::fmt_secs(self.timeout.as_millis() as Ms)
+            ),
+            Err(AskError::NoReply(NoReply::Exited(how))) => format!("{how} before replying"),
+            Err(AskError::TooLong) => {
+                "a reply line longer than 64 MB; the process was killed".into()
+            }
+            Err(AskError::Unasked(line)) => format!(
+                "it wrote a line nobody asked for (only heartbeats get a reply; log to stderr): {}",
+                protocol::clip(&line)
+            ),
+        };
+        self.fail(Some(blame), what);
+        None
     }
 
     /// Sends the line in `buf` (no reply expected).
@@ -253,7 +358,11 @@ impl External {
             return;
         }
         self.set_heard(j, Heard::Announced);
-        protocol::job_submitted(&mut self.buf, w, j);
+        if self.protocol == 1 {
+            protocol::job_submitted(&mut self.buf, w, j, false);
+        } else {
+            v2::job_submitted(&mut self.buf, w, j);
+        }
         self.tell();
     }
 
@@ -285,55 +394,58 @@ impl External {
         if self.heard(at.job) != Heard::Announced {
             return;
         }
-        protocol::task_finished(&mut self.buf, w, a, outcome);
+        if self.protocol == 1 {
+            protocol::task_finished(&mut self.buf, w, a, outcome);
+        } else {
+            v2::task_finished(&mut self.buf, w, a, outcome);
+        }
         self.tell();
+    }
+
+    /// The runnable jobs the policy was told of and that have not
+    /// finished, by id.
+    fn known_jobs(&self, w: &World) -> Vec<JobId> {
+        let mut out: Vec<JobId> = w
+            .active
+            .iter()
+            .copied()
+            .filter(|&j| self.heard(j) == Heard::Announced)
+            .collect();
+        out.sort_unstable();
+        out
     }
 
     fn heartbeat_inner(&mut self, hb: &mut Heartbeat<'_>) {
         let t0 = Instant::now();
         let now = hb.world().now;
-        protocol::heartbeat(&mut self.buf, hb);
+        if self.protocol == 1 {
+            protocol::heartbeat(&mut self.buf, hb);
+        } else {
+            self.seq += 1;
+            let known = if hb.capacity().app_masters() {
+                self.known_jobs(hb.world())
+            } else {
+                Vec::new()
+            };
+            v2::heartbeat(&mut self.buf, hb, self.seq, &known);
+        }
         self.sent += 1;
-        let blame = || Blame {
+        let b = Blame {
             message: self.sent,
+            what: "heartbeat",
             at: now,
         };
-        let Some(p) = self.proc.as_mut() else { return };
         let t1 = Instant::now();
-        let reply = p.ask(&self.buf, self.timeout);
+        let Some(reply) = self.ask(&b) else { return };
         let t2 = Instant::now();
-        let reply = match reply {
-            Ok(r) => r,
-            Err(AskError::NoReply(NoReply::Timeout)) => {
-                let what = format!(
-                    "no reply within {} (scheduler.external.timeout); the process was killed",
-                    crate::units::fmt_secs(self.timeout.as_millis() as Ms)
-                );
-                return self.fail(Some(blame()), what);
-            }
-            Err(AskError::NoReply(NoReply::Exited(how))) => {
-                return self.fail(Some(blame()), format!("{how} before replying"));
-            }
-            Err(AskError::TooLong) => {
-                return self.fail(
-                    Some(blame()),
-                    "a reply line longer than 64 MB; the process was killed".into(),
-                );
-            }
-            Err(AskError::Unasked(line)) => {
-                return self.fail(
-                    Some(blame()),
-                    format!(
-                        "it wrote a line nobody asked for (only heartbeats get a reply; log to stderr): {}",
-                        protocol::clip(&line)
-                    ),
-                );
-            }
-        };
-        let b = blame();
         let heard = &self.heard;
         let known = |j: JobId| heard.get(j as usize) == Some(&Heard::Announced);
-        match protocol::apply(&reply, hb, self.slowstart, known) {
+        let applied = if self.protocol == 1 {
+            protocol::apply(&reply, hb, self.slowstart, known)
+        } else {
+            v2::apply(&reply, self.seq, hb, self.slowstart, known)
+        };
+        match applied {
             Ok(ins) => {
                 if let Some(ins) = ins {
                     self.inspection = ins;
@@ -343,8 +455,38 @@ impl External {
             }
             Err(what) => return self.fail(Some(b), what.to_string()),
         }
+        if hb.capacity().app_masters() {
+            start_app_masters(hb);
+        }
         if let Some(s) = self.stats.as_mut() {
             s.add(t1 - t0 + t2.elapsed(), t2 - t1);
+        }
+    }
+
+    /// Protocol 2: tells of a start or an end of an attempt or job task.
+    fn tell_v2(&mut self, w: &World, write: impl FnOnce(&mut Vec<u8>, &World)) {
+        if self.protocol == 1 || !self.ready(w) {
+            return;
+        }
+        write(&mut self.buf, w);
+        self.tell();
+    }
+}
+
+/// Starts the ApplicationMasters waiting for a container, in job-id order,
+/// each on the heartbeating node if it fits there: after the policy's
+/// launches, as YARN's FifoScheduler serves an application's AM after the
+/// tasks of the applications submitted before it.
+fn start_app_masters(hb: &mut Heartbeat<'_>) {
+    if hb.world().awaiting_am.is_empty() {
+        return;
+    }
+    let waiting = hb.world().awaiting_am.clone();
+    for j in waiting {
+        let w = hb.world();
+        let res = v2::normalised(w, w.tasks.am_ask());
+        if hb.node().admits(hb.capacity(), res) {
+            hb.launch_am(j, res);
         }
     }
 }
@@ -366,6 +508,37 @@ impl Policy for External {
             self.announce(w, j);
         }
         self.held.extend(w.waiting.iter().copied());
+        if self.protocol == 2 {
+            // What runs already, as if it had just started.
+            for &t in w.running_job_tasks() {
+                self.tell_v2(w, |buf, w| v2::job_task_started(buf, w, t));
+            }
+            for a in v2::running_attempts(w) {
+                self.tell_v2(w, |buf, w| v2::task_started(buf, w, a));
+            }
+        }
+    }
+
+    fn asks_when_full(&self) -> bool {
+        self.protocol == 2
+    }
+
+    fn hears_starts(&self) -> bool {
+        self.protocol == 2
+    }
+
+    fn record(&self) -> Option<Values> {
+        let mut v = Values::new();
+        v.insert("label", self.label.as_str());
+        v.insert("protocol", self.protocol);
+        v.insert("name", self.hello.as_ref().map(|h| h.name.clone()));
+        v.insert("version", self.hello.as_ref().map(|h| h.version.clone()));
+        v.insert("script", self.script.as_ref().map(|s| s.path.clone()));
+        v.insert(
+            "script_sha256",
+            self.script.as_ref().map(|s| s.sha256.clone()),
+        );
+        Some(v)
     }
 
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
@@ -430,6 +603,15 @@ impl Policy for External {
                 }
                 protocol::node_changed(&mut self.buf, w, node, alive);
                 self.tell();
+            }
+            Event::TaskStarted(a) => {
+                self.tell_v2(w, |buf, w| v2::task_started(buf, w, a));
+            }
+            Event::JobTaskStarted(t) => {
+                self.tell_v2(w, |buf, w| v2::job_task_started(buf, w, t));
+            }
+            Event::JobTaskEnded(t) => {
+                self.tell_v2(w, |buf, w| v2::job_task_finished(buf, w, t));
             }
         }
     }

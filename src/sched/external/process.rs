@@ -205,11 +205,22 @@ impl Process {
         w.write_all(b"\n")
     }
 
-    /// Sends `line` and waits up to `timeout` for the reply line.
-    pub fn ask(&mut self, line: &[u8], timeout: Duration) -> Result<String, AskError> {
+    /// Sends `line` and waits up to `timeout` for the reply line. With
+    /// `refuse_early`, a line that came before `line` was sent is refused
+    /// as unasked (protocol 1; protocol 2 tells a reply by its sequence
+    /// number, so that a line written unasked is refused at the same
+    /// message however the pipes' timing falls).
+    pub fn ask(
+        &mut self,
+        line: &[u8],
+        timeout: Duration,
+        refuse_early: bool,
+    ) -> Result<String, AskError> {
         // A reply the process wrote unasked is a reply to the wrong message.
-        if let Some(extra) = self.replies.ready() {
-            return Err(AskError::Unasked(extra));
+        if refuse_early {
+            if let Some(extra) = self.replies.ready() {
+                return Err(AskError::Unasked(extra));
+            }
         }
         let sent = self.send(line).and_then(|_| {
             self.stdin

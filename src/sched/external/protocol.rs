@@ -1,7 +1,8 @@
 //! Protocol version 1, line by line: the messages slotsim writes (typed
 //! messages serialised by serde_json into one reused buffer, without a
 //! JSON tree on the heartbeat path) and the reply it reads, checked and
-//! applied to the heartbeat.
+//! applied to the heartbeat. Protocol 2 (`v2`) adds to these and reuses
+//! the checks of a launch.
 
 use crate::model::{JobId, Ms, NodeId};
 use crate::sim::policy::{Inspection, Value, Values};
@@ -114,10 +115,12 @@ impl Serialize for Nodes<'_> {
 }
 
 /// A job as `job_submitted` gives it, with what is already done or running
-/// marked (a policy switched in mid-run hears of the jobs there this way).
-struct Submitted<'a> {
-    w: &'a World,
-    j: JobId,
+/// marked (a policy switched in mid-run hears of the jobs there this way);
+/// under protocol 2 (`v2`) with its profile, sizes and, on YARN, asks.
+pub(super) struct Submitted<'a> {
+    pub w: &'a World,
+    pub j: JobId,
+    pub v2: bool,
 }
 
 impl Serialize for Submitted<'_> {
@@ -139,7 +142,14 @@ impl Serialize for Submitted<'_> {
         m.serialize_entry("priority", job.priority.as_str())?;
         m.serialize_entry("submit_ms", &job.submit)?;
         m.serialize_entry("reduces", &job.n_reduces())?;
-        m.serialize_entry("maps", &Maps(w, j))?;
+        if self.v2 {
+            m.serialize_entry("profile", job.profile.name)?;
+            m.serialize_entry("input_bytes", &bytes(job.input_mb))?;
+        }
+        m.serialize_entry("maps", &Maps(w, j, self.v2))?;
+        if self.v2 && w.capacity().app_masters() {
+            m.serialize_entry("asks", &super::v2::Asks(w, j))?;
+        }
         if !running.is_empty() {
             m.serialize_entry("running_reduces", &running)?;
         }
@@ -150,8 +160,14 @@ impl Serialize for Submitted<'_> {
     }
 }
 
-/// A job's maps: each one's replicas, and its state unless pending.
-struct Maps<'a>(&'a World, JobId);
+/// Binary megabytes as bytes.
+pub(super) fn bytes(mb: f64) -> u64 {
+    (mb * 1_048_576.0).round() as u64
+}
+
+/// A job's maps: each one's replicas (and under protocol 2 its input),
+/// and its state unless pending.
+struct Maps<'a>(&'a World, JobId, bool);
 
 impl Serialize for Maps<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -160,12 +176,16 @@ impl Serialize for Maps<'_> {
             task: u32,
             replicas: &'a [NodeId],
             #[serde(skip_serializing_if = "Option::is_none")]
+            input_bytes: Option<u64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
             state: Option<&'static str>,
         }
         let job = self.0.job(self.1);
+        let v2 = self.2;
         s.collect_seq((0..job.n_maps()).map(|t| Map {
             task: t,
             replicas: job.replicas(t),
+            input_bytes: v2.then(|| bytes(job.maps[t as usize].block_mb)),
             state: match job.maps[t as usize].state {
                 TaskState::Pending => None,
                 TaskState::Running => Some("running"),
@@ -178,6 +198,11 @@ impl Serialize for Maps<'_> {
 /// Writes `msg` as one JSON line's text into `buf` (reused: no allocation
 /// once it has grown).
 fn write(buf: &mut Vec<u8>, msg: &Message<'_>) {
+    write_any(buf, msg);
+}
+
+/// Writes any message as one JSON line's text into `buf`.
+pub(super) fn write_any(buf: &mut Vec<u8>, msg: &impl Serialize) {
     buf.clear();
     // Writing into a Vec cannot fail, and every value here serialises.
     let _ = serde_json::to_writer(&mut *buf, msg);
@@ -195,10 +220,10 @@ pub fn start(buf: &mut Vec<u8>, w: &World, slowstart: f64) {
     write(buf, &msg);
 }
 
-pub fn job_submitted(buf: &mut Vec<u8>, w: &World, j: JobId) {
+pub fn job_submitted(buf: &mut Vec<u8>, w: &World, j: JobId, v2: bool) {
     let msg = Message::JobSubmitted {
         time_ms: w.now,
-        job: Submitted { w, j },
+        job: Submitted { w, j, v2 },
     };
     write(buf, &msg);
 }
@@ -303,27 +328,43 @@ struct Reply {
 
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Launch {
-    job: u64,
-    kind: LaunchKind,
+pub(super) struct Launch {
+    pub job: u64,
+    pub kind: LaunchKind,
     #[serde(default)]
-    task: Option<u64>,
+    pub task: Option<u64>,
     #[serde(default)]
-    rule: Option<String>,
+    pub rule: Option<String>,
 }
 
-#[derive(Clone, Copy, serde::Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
-enum LaunchKind {
+pub(super) enum LaunchKind {
     Map,
     Reduce,
+}
+
+impl LaunchKind {
+    pub fn kind(self) -> Kind {
+        match self {
+            LaunchKind::Map => Kind::Map,
+            LaunchKind::Reduce => Kind::Reduce,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LaunchKind::Map => "map",
+            LaunchKind::Reduce => "reduce",
+        }
+    }
 }
 
 type JsonMap = serde_json::Map<String, serde_json::Value>;
 
 #[derive(Default, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-struct InspectReply {
+pub(super) struct InspectReply {
     #[serde(default)]
     cluster: JsonMap,
     #[serde(default)]
@@ -345,8 +386,12 @@ pub fn clip(line: &str) -> String {
 /// What is wrong with a reply, as the error that stops the run says it.
 #[derive(Debug, thiserror::Error)]
 pub enum ReplyError {
-    #[error("the reply is not what protocol 1 expects ({detail}): {line}")]
-    NotProtocol { detail: String, line: String },
+    #[error("the reply is not what protocol {protocol} expects ({detail}): {line}")]
+    NotProtocol {
+        protocol: u32,
+        detail: String,
+        line: String,
+    },
     #[error("launch {launch} of the reply names job {job}, which it was never told of")]
     UnknownJob { launch: usize, job: u64 },
     #[error("launch {launch} of the reply names job {job} ({name}), which has finished")]
@@ -398,6 +443,24 @@ pub enum ReplyError {
     },
     #[error("a launch's rule must be 1 to {RULE_MAX_CHARS} characters, got {0}")]
     BadRule(String),
+    /// Protocol 2: the line read as the reply to message `seq` is not it.
+    #[error("the line read as the reply carries no \"seq\" (expected \"seq\":{expected}; only start and heartbeats get a reply, and a line written unasked is never taken for one: log to stderr): {line}")]
+    NoSeq { expected: u64, line: String },
+    #[error("the line read as the reply carries \"seq\":{got}, expected {expected} (a reply to another message, or a line written unasked: log to stderr): {line}")]
+    WrongSeq {
+        expected: u64,
+        got: String,
+        line: String,
+    },
+    #[error("the reply to start is not the hello protocol 2 expects, {{\"type\":\"hello\",\"seq\":0,\"name\":NAME,\"version\":VERSION}} ({detail}): {line}")]
+    NotHello { detail: String, line: String },
+    /// Protocol 2: entry `n` (1-based) of one of a reply's lists.
+    #[error("{part} {n} of the reply {what}")]
+    Entry {
+        part: &'static str,
+        n: usize,
+        what: String,
+    },
     #[error("more than {RULES_MAX} distinct rules; a rule names why, not which task")]
     TooManyRules,
     #[error("{0} must be an object of values")]
@@ -416,6 +479,7 @@ pub fn apply(
     known: impl Fn(JobId) -> bool,
 ) -> Result<Option<Inspection>, ReplyError> {
     let reply: Reply = serde_json::from_str(line).map_err(|e| ReplyError::NotProtocol {
+        protocol: 1,
         detail: e.to_string(),
         line: clip(line),
     })?;
@@ -426,7 +490,36 @@ pub fn apply(
     Ok(inspection)
 }
 
-fn launch(
+/// The job a launch names, if the policy was told of it and it has not
+/// finished.
+pub(super) fn launched_job(
+    w: &World,
+    here: usize,
+    job: u64,
+    known: &impl Fn(JobId) -> bool,
+) -> Result<JobId, ReplyError> {
+    let j = match JobId::try_from(job) {
+        Ok(j) if (j as usize) < w.jobs.len() && known(j) => j,
+        _ => return Err(ReplyError::UnknownJob { launch: here, job }),
+    };
+    let done = w.job(j);
+    if done.is_done() {
+        return Err(ReplyError::FinishedJob {
+            launch: here,
+            job: j,
+            name: done.name.clone(),
+        });
+    }
+    Ok(j)
+}
+
+/// The rule a launch gives, or the default.
+pub(super) fn rule_of(rule: Option<&str>) -> Result<&'static str, ReplyError> {
+    Ok(rule.map(intern).transpose()?.unwrap_or("external"))
+}
+
+/// Applies launch `i` (0-based) of a reply on a cluster of slots.
+pub(super) fn launch(
     hb: &mut Heartbeat<'_>,
     i: usize,
     l: &Launch,
@@ -436,30 +529,10 @@ fn launch(
     let w = hb.world();
     let node = hb.node;
     let here = i + 1;
-    let j = match JobId::try_from(l.job) {
-        Ok(j) if (j as usize) < w.jobs.len() && known(j) => j,
-        _ => {
-            return Err(ReplyError::UnknownJob {
-                launch: here,
-                job: l.job,
-            })
-        }
-    };
+    let j = launched_job(w, here, l.job, known)?;
     let job = w.job(j);
-    if job.is_done() {
-        return Err(ReplyError::FinishedJob {
-            launch: here,
-            job: j,
-            name: job.name.clone(),
-        });
-    }
     let unified = w.capacity().kinds_share();
-    let rule = l
-        .rule
-        .as_deref()
-        .map(intern)
-        .transpose()?
-        .unwrap_or("external");
+    let rule = rule_of(l.rule.as_deref())?;
     match l.kind {
         LaunchKind::Map => {
             if hb.free_maps() == 0 {
@@ -536,7 +609,7 @@ fn launch(
 
 /// Task `t` of `kind` in job `j`, if it exists (`state` gives its state)
 /// and is pending.
-fn pending_task(
+pub(super) fn pending_task(
     launch: usize,
     kind: &'static str,
     j: JobId,
@@ -590,7 +663,7 @@ fn intern(rule: &str) -> Result<&'static str, ReplyError> {
     Ok(r)
 }
 
-fn inspection(r: InspectReply) -> Result<Inspection, ReplyError> {
+pub(super) fn inspection(r: InspectReply) -> Result<Inspection, ReplyError> {
     let mut out = Inspection {
         cluster: values("inspect.cluster", r.cluster)?,
         ..Inspection::default()
