@@ -633,11 +633,14 @@ class Policy:
                 raise LaunchError("a container is for YARN clusters only")
             if free.of(kind) <= 0:
                 raise LaunchError("no free {} slot on node {}".format(kind, node.id))
-        if kind == REDUCE:
+        # On YARN the ApplicationMaster's requests are the gate: it asks for
+        # reduces once slowstart allows, and keeps asking when a failure
+        # later takes finished maps back (as the engine's MapReduce AM does).
+        if kind == REDUCE and not self.yarn:
             if not job.reduces_schedulable(self.slowstart):
                 raise LaunchError("{!r}: reduce before slowstart ({} of {} maps done)".format(
                     job.name, job.maps_done, job.n_maps))
-            if not self.yarn and not self.reduce_allowed(job):
+            if not self.reduce_allowed(job):
                 return None
         if task is None:
             if kind == MAP:

@@ -675,10 +675,23 @@ fn yarn_fifo_py_reproduces_the_builtin_yarn_fifo_byte_for_byte() {
     for scenario in [
         "scenarios/yarn-quickstart.toml",
         "scenarios/sls-sample-yarn.toml",
+        // 100 Poisson jobs on NodeManagers that fail and come back: AMs
+        // started again, reduces asked for while their maps run again.
+        "tests/external/poisson-failures-yarn.toml",
     ] {
         let builtin = run(dir.path(), scenario, "yarn-fifo");
         let external = run(dir.path(), scenario, policy);
         assert!(external.1.iter().any(|l| l["kind"] == "am"), "{scenario}");
+        if scenario.contains("failures") {
+            // The failures happened: attempts failed, AMs among them.
+            let failed = |kind: &str| {
+                builtin
+                    .1
+                    .iter()
+                    .any(|l| l["outcome"] == "failed" && l["kind"] == kind)
+            };
+            assert!(failed("am") && failed("map"), "{scenario}");
+        }
         assert!(
             external
                 .1

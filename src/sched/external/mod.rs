@@ -456,7 +456,7 @@ impl External {
             Err(what) => return self.fail(Some(b), what.to_string()),
         }
         if hb.capacity().app_masters() {
-            start_app_masters(hb);
+            v2::start_app_masters(hb, None);
         }
         if let Some(s) = self.stats.as_mut() {
             s.add(t1 - t0 + t2.elapsed(), t2 - t1);
@@ -470,24 +470,6 @@ impl External {
         }
         write(&mut self.buf, w);
         self.tell();
-    }
-}
-
-/// Starts the ApplicationMasters waiting for a container, in job-id order,
-/// each on the heartbeating node if it fits there: after the policy's
-/// launches, as YARN's FifoScheduler serves an application's AM after the
-/// tasks of the applications submitted before it.
-fn start_app_masters(hb: &mut Heartbeat<'_>) {
-    if hb.world().awaiting_am.is_empty() {
-        return;
-    }
-    let waiting = hb.world().awaiting_am.clone();
-    for j in waiting {
-        let w = hb.world();
-        let res = v2::normalised(w, w.tasks.am_ask());
-        if hb.node().admits(hb.capacity(), res) {
-            hb.launch_am(j, res);
-        }
     }
 }
 

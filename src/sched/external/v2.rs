@@ -596,7 +596,8 @@ pub fn apply(
     let yarn = hb.capacity().app_masters();
     for (i, l) in reply.launch.iter().enumerate() {
         if yarn {
-            launch_container(hb, i + 1, l, slowstart, &known)?;
+            start_app_masters(hb, Some(l.job));
+            launch_container(hb, i + 1, l, &known)?;
         } else {
             if l.container.is_some() {
                 return Err(entry(
@@ -728,13 +729,36 @@ fn container(
     Ok(r)
 }
 
+/// Starts the ApplicationMasters waiting for a container, in job-id order,
+/// each on the heartbeating node if it fits there; with `before`, only
+/// those of jobs older than that one. The engine starts every AM itself,
+/// in YARN's FifoScheduler's order: an application's AM after the tasks of
+/// the applications submitted before it, before those of the applications
+/// after it (so an AM started again after a failure comes before a younger
+/// job's launches in the same heartbeat), the rest after the reply.
+pub(super) fn start_app_masters(hb: &mut Heartbeat<'_>, before: Option<u64>) {
+    if hb.world().awaiting_am.is_empty() {
+        return;
+    }
+    let waiting = hb.world().awaiting_am.clone();
+    for j in waiting {
+        if before.is_some_and(|b| u64::from(j) >= b) {
+            break;
+        }
+        let w = hb.world();
+        let res = normalised(w, w.tasks.am_ask());
+        if hb.node().admits(hb.capacity(), res) {
+            hb.launch_am(j, res);
+        }
+    }
+}
+
 /// Applies launch `n` (1-based) of a reply on YARN: a container for a
 /// task its job's ApplicationMaster asks for.
 fn launch_container(
     hb: &mut Heartbeat<'_>,
     n: usize,
     l: &Launch2,
-    slowstart: f64,
     known: &impl Fn(JobId) -> bool,
 ) -> Result<(), ReplyError> {
     let w = hb.world();
@@ -767,23 +791,15 @@ fn launch_container(
             },
         },
         LaunchKind::Reduce => {
-            // The AM asks for reduces once slowstart allows: its requests
-            // say both.
+            // The AM asks for reduces once slowstart allows, and keeps
+            // asking when a failure later takes finished maps back: its
+            // requests are the gate, as for the built-in YARN schedulers.
             if job.reduce_asks.min(job.reduces_pending) == 0 {
                 return Err(entry(
                     "launch",
                     n,
                     format!("starts a reduce of job {j}, which its ApplicationMaster has not asked for (it asks for reduces as maps finish and headroom allows: the heartbeat's requests)"),
                 ));
-            }
-            if !job.reduces_schedulable(slowstart) {
-                return Err(ReplyError::BeforeSlowstart {
-                    launch: n,
-                    job: j,
-                    done: job.maps_done,
-                    maps: job.n_maps(),
-                    slowstart,
-                });
             }
             match l.task {
                 Some(t) => pending_task(n, "reduce", j, t, |t| {
