@@ -1666,3 +1666,108 @@ fn validate_reports_the_jobs_own_container_asks() {
     let (out, _) = ok(&o);
     assert!(out.contains("maps ask 1024 MB, 1 vcore;"), "{out}");
 }
+
+/// A policy whose process fails at once (`external:false`) beside two good
+/// ones: every other run finishes into the table and `--json`, each failed
+/// run is one `error:` line naming the scenario, the policy and the seed,
+/// then one line saying what became of the rest (exit 2).
+#[test]
+fn compare_names_each_failed_run_by_scenario_policy_and_seed() {
+    let d = tempfile::tempdir().unwrap();
+    let json = d.path().join("cmp.json");
+    let o = slotsim(&[
+        "compare",
+        FIG45,
+        "--policies",
+        "fifo,external:false,fair",
+        "--seeds",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert_no_panic(&err);
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+    assert_eq!(errors.len(), 3, "{err}");
+    for (line, seed) in errors.iter().zip([1, 2]) {
+        let want = format!("error: {FIG45}: policy external:false, seed {seed}: policy \"false\"");
+        assert!(line.starts_with(&want), "{line}");
+    }
+    assert!(
+        errors[2].contains("2 of 6 runs failed; the table and outputs hold the other 4"),
+        "{}",
+        errors[2]
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let cells: Vec<(String, u64)> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            assert!(s.get("partial").is_none_or(|p| p == false), "{s}");
+            (
+                s["policy"].as_str().unwrap().to_string(),
+                s["seed"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        cells,
+        [("fifo", 1), ("fifo", 2), ("fair", 1), ("fair", 2)]
+            .map(|(p, s)| (p.to_string(), s as u64))
+    );
+    // Nothing but the file itself is left in its directory.
+    let names: Vec<String> = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["cmp.json"]);
+}
+
+/// A `compare` none of whose runs finishes writes nothing: a `--json` file
+/// and a `--plot` figure already there keep their bytes, and nothing is
+/// left beside them.
+#[test]
+fn compare_whose_every_run_fails_leaves_existing_outputs_untouched() {
+    let d = tempfile::tempdir().unwrap();
+    let json = d.path().join("cmp.json");
+    let plots = d.path().join("plots");
+    std::fs::create_dir(&plots).unwrap();
+    let svg = plots.join("turnaround_cdf.svg");
+    std::fs::write(&json, "[\"results of yesterday\"]\n").unwrap();
+    std::fs::write(&svg, "<svg>yesterday</svg>\n").unwrap();
+    let o = slotsim(&[
+        "compare",
+        FIG45,
+        "--policy",
+        "external:false",
+        "--policy",
+        "external[label=nope]:false",
+        "--seeds",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+        "--plot",
+        plots.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+    assert_eq!(errors.len(), 5, "{err}");
+    assert!(
+        errors[4].starts_with("error: every run failed (4 of 4)"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&json).unwrap(),
+        "[\"results of yesterday\"]\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&svg).unwrap(),
+        "<svg>yesterday</svg>\n"
+    );
+    assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 2);
+    assert_eq!(std::fs::read_dir(&plots).unwrap().count(), 1);
+}
