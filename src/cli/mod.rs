@@ -227,7 +227,8 @@ pub struct CompareArgs {
     /// arguments hold commas); after those of --policies
     #[arg(long = "policy", value_name = "SPEC")]
     policy: Vec<String>,
-    /// Number of seeds per policy: the scenario's seed, seed+1, ...
+    /// Number of seeds per policy: seeds 1 to N (as a sweep's 'seeds = N'),
+    /// whatever the scenario's own seed
     #[arg(long, default_value_t = 3, allow_negative_numbers = true)]
     seeds: u64,
     /// Write an array of JSON summaries here ('-' for stdout)

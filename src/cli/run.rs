@@ -528,13 +528,14 @@ pub fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
         );
     }
     // Load (and so validate) everything before running anything.
-    let base = scenario::load_file(&a.scenario, None, None)?;
     let mut all = Vec::new();
     for spec in &specs {
         let mut per_seed = Vec::new();
         for k in 0..a.seeds {
-            let sc = scenario::load_file(&a.scenario, Some(spec), Some(base.seed.wrapping_add(k)))
-                .map_err(|mut e| {
+            // Seeds 1 to N, as a sweep's `seeds = N`: the same N-seed row
+            // whichever command produced it (docs/cli.md).
+            let sc =
+                scenario::load_file(&a.scenario, Some(spec), Some(k + 1)).map_err(|mut e| {
                     if e.pos.is_none() {
                         e.origin = "--policies".into();
                     }

@@ -584,11 +584,14 @@ fn compare_runs_are_the_same_runs_as_run_with_that_seed() {
     ]));
     let all = parse_json(&out);
     let all = all.as_array().expect("array");
-    // Row order: policy by policy, seed by seed (scenario seed 7, then 8).
-    let single = run_json(&[QUICKSTART, "--policy", "fair", "--seed", "8"]);
+    // Row order: policy by policy, seed by seed: seeds 1 and 2 (as a
+    // sweep's `seeds = 2`), not the scenario's own seed 7.
+    let single = run_json(&[QUICKSTART, "--policy", "fair", "--seed", "2"]);
     assert_eq!(all[3], single);
-    let single = run_json(&[QUICKSTART, "--policy", "fifo"]);
+    let single = run_json(&[QUICKSTART, "--policy", "fifo", "--seed", "1"]);
     assert_eq!(all[0], single);
+    let seeds: Vec<u64> = all.iter().map(|s| s["seed"].as_u64().unwrap()).collect();
+    assert_eq!(seeds, [1, 2, 1, 2]);
 }
 
 // --------------------------------------------------------------- bad input

@@ -499,3 +499,51 @@ fn a_sweep_whose_every_cell_fails_writes_no_file() {
     let out = d.path().join("out");
     assert_eq!(std::fs::read_dir(&out).unwrap().count(), 0, "{err}");
 }
+
+/// `compare --seeds N` and a sweep's `seeds = N` run the same seeds (1 to
+/// N, not the scenario's own seed 7 onward): the same runs, figure for
+/// figure.
+#[test]
+fn compare_and_a_sweep_draw_the_same_seeds() {
+    let d = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let quickstart = root.join("scenarios/quickstart.toml");
+    std::fs::write(
+        d.path().join("plan.toml"),
+        format!(
+            "scenarios = [\"{}\"]\npolicies = [\"fair\"]\nseeds = 3\n",
+            quickstart.display()
+        ),
+    )
+    .unwrap();
+    ok(&slotsim(&["sweep", "plan.toml", "--out", "out"], d.path()));
+    let swept: Vec<serde_json::Value> =
+        std::fs::read_to_string(d.path().join("out/shard-1-of-1.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+    let out = ok(&slotsim(
+        &[
+            "compare",
+            quickstart.to_str().unwrap(),
+            "--policies",
+            "fair",
+            "--seeds",
+            "3",
+            "--json",
+            "-",
+        ],
+        d.path(),
+    ));
+    let start = out.find('[').unwrap();
+    let compared: Vec<serde_json::Value> = serde_json::from_str(&out[start..]).unwrap();
+    assert_eq!(compared.len(), 3);
+    for (c, s) in compared.iter().zip(&swept) {
+        for key in ["seed", "makespan_s", "mean_turnaround_s", "events", "jobs"] {
+            assert_eq!(c[key], s[key], "{key}");
+        }
+    }
+    let seeds: Vec<&serde_json::Value> = compared.iter().map(|c| &c["seed"]).collect();
+    assert_eq!(seeds, [1, 2, 3]);
+}
