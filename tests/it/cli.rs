@@ -1665,6 +1665,11 @@ fn validate_reports_the_jobs_own_container_asks() {
         out.contains("every job asks its own: maps 1024 MB 3 vcores or 4096 MB 1 vcore"),
         "{out}"
     );
+    // The reduce asks no job sets are `[tasks]`', said as figures.
+    assert!(
+        out.contains("reduces 1024 MB 1 vcore (no job sets its own) (before normalisation)"),
+        "{out}"
+    );
     let o = slotsim(&["validate", "scenarios/yarn-quickstart.toml"]);
     let (out, _) = ok(&o);
     assert!(out.contains("maps ask 1024 MB, 1 vcore;"), "{out}");
