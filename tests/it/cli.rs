@@ -1779,3 +1779,52 @@ fn compare_whose_every_run_fails_leaves_existing_outputs_untouched() {
     assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 2);
     assert_eq!(std::fs::read_dir(&plots).unwrap().count(), 1);
 }
+
+/// Two external policies that differ only at the end of their command
+/// keep apart in the plot's legend (shortened in the middle, never losing
+/// the job count), and a label names a policy in the table, the legend
+/// and `--json`.
+#[test]
+fn compare_labels_external_policies_apart_in_the_table_and_the_legend() {
+    let d = tempfile::tempdir().unwrap();
+    let plots = d.path().join("plots");
+    let long = "external:python3 clients/python/examples/fifo.py";
+    let v2 = "external[protocol=2;timeout=2s]:python3 clients/python/examples/fifo.py --protocol 2";
+    let (out, _) = ok(&slotsim(&[
+        "compare",
+        FIG45,
+        "--policy",
+        long,
+        "--policy",
+        v2,
+        "--policy",
+        "external[label=fifo-py;timeout=5s]:python3 clients/python/examples/fifo.py",
+        "--seeds",
+        "1",
+        "--plot",
+        plots.to_str().unwrap(),
+        "--json",
+        d.path().join("c.json").to_str().unwrap(),
+    ]));
+    let rows = compare_rows(&out);
+    assert_eq!(rows.len(), 3, "{out}");
+    assert!(out.contains(&format!("{long} --protocol 2 ")), "{out}");
+    assert!(out.contains("\nexternal:fifo-py "), "{out}");
+    let svg = std::fs::read_to_string(plots.join("turnaround_cdf.svg")).unwrap();
+    let legend: Vec<&str> = svg
+        .split('>')
+        .filter_map(|t| t.strip_suffix("</text"))
+        .map(str::trim)
+        .filter(|t| t.ends_with("(3 jobs)"))
+        .collect();
+    assert_eq!(legend.len(), 3, "{legend:?}");
+    assert_ne!(legend[0], legend[1], "{legend:?}");
+    assert!(
+        legend[1].contains('…') && legend[1].ends_with("2 (3 jobs)"),
+        "{legend:?}"
+    );
+    assert_eq!(legend[2], "external:fifo-py (3 jobs)");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("c.json")).unwrap()).unwrap();
+    assert_eq!(v[2]["policy"], "external:fifo-py");
+}
