@@ -146,9 +146,8 @@ fn resume(file: &Path, plan: &Plan) -> Result<BTreeMap<u64, ()>, ShardRunError> 
         let aside = aside_of(file);
         std::fs::write(&aside, &whole)
             .and_then(|_| std::fs::rename(&aside, file))
-            .map_err(|e| {
+            .inspect_err(|_| {
                 let _ = std::fs::remove_file(&aside);
-                e
             })
             .map_err(io("repair"))?;
     }
