@@ -165,7 +165,8 @@ fn containers_line(o: &mut String, sc: &Scenario, am: AmSpec) {
     if own > 0 && own == sc.jobs.len() {
         // The distinct asks, smallest first (three at most, then how many
         // more).
-        let range = |f: &dyn Fn(&slotsim::model::JobSpec) -> Option<slotsim::model::Resource>| {
+        let range = |f: &dyn Fn(&slotsim::model::JobSpec) -> Option<slotsim::model::Resource>,
+                     default: slotsim::model::Resource| {
             let mut asks: Vec<(i64, i64)> = sc
                 .jobs
                 .iter()
@@ -174,7 +175,12 @@ fn containers_line(o: &mut String, sc: &Scenario, am: AmSpec) {
             asks.sort_unstable();
             asks.dedup();
             if asks.is_empty() {
-                return "the default".to_string();
+                // No job sets this one: what they all ask is `[tasks]`'.
+                return format!(
+                    "{} MB {} (no job sets its own)",
+                    default.mb(),
+                    vcores(default)
+                );
             }
             let mut text: Vec<String> = asks
                 .iter()
@@ -189,8 +195,8 @@ fn containers_line(o: &mut String, sc: &Scenario, am: AmSpec) {
         outln!(
             o,
             "             {am}; every job asks its own: maps {}, reduces {} (before normalisation)",
-            range(&|j| j.map_container),
-            range(&|j| j.reduce_container),
+            range(&|j| j.map_container, t.map_container),
+            range(&|j| j.reduce_container, t.reduce_container),
         );
         return;
     }

@@ -102,6 +102,10 @@ pub struct SweepArgs {
     /// CPUs each emitted task asks for
     #[arg(long, default_value_t = 1)]
     pub cpus: u32,
+    /// Stop at the first cell that fails (by default every cell runs and
+    /// each failed one is named at the end)
+    #[arg(long)]
+    pub fail_fast: bool,
 }
 
 #[derive(Args)]
@@ -223,7 +227,8 @@ pub struct CompareArgs {
     /// arguments hold commas); after those of --policies
     #[arg(long = "policy", value_name = "SPEC")]
     policy: Vec<String>,
-    /// Number of seeds per policy: the scenario's seed, seed+1, ...
+    /// Number of seeds per policy: seeds 1 to N (as a sweep's 'seeds = N'),
+    /// whatever the scenario's own seed
     #[arg(long, default_value_t = 3, allow_negative_numbers = true)]
     seeds: u64,
     /// Write an array of JSON summaries here ('-' for stdout)
@@ -245,6 +250,9 @@ pub enum Failure {
     /// A policy in another process stopped the run (exit status 2); its
     /// outputs were written as partial.
     Policy(String),
+    /// Its errors are on stderr already, one `error:` line each (cells of a
+    /// `compare` or a `sweep` that failed): exit with this status.
+    Reported(u8),
 }
 
 /// Writes `text` to stdout or stderr, turning failures into errors rather
@@ -374,6 +382,7 @@ pub fn main() -> ExitCode {
             let _ = writeln!(std::io::stderr(), "error: {e}");
             ExitCode::from(2)
         }
+        Err(Failure::Reported(code)) => ExitCode::from(code),
         Err(Failure::ClosedPipe) => ExitCode::SUCCESS,
         Err(Failure::Interrupted(e)) => {
             let _ = writeln!(std::io::stderr(), "{e}");
@@ -457,7 +466,22 @@ pub fn write_plot(
     std::fs::create_dir_all(dir)
         .map_err(|e| InputError::new("--plot", format!("cannot create {}: {e}", dir.display())))?;
     let p = dir.join(name);
-    std::fs::write(&p, svg)
+    write_whole(&p, svg.as_bytes())
         .map_err(|e| InputError::new("--plot", format!("cannot write {}: {e}", p.display())))?;
     Ok(())
+}
+
+/// Writes `bytes` to `path` whole or not at all: into a file beside it
+/// (`.NAME.partial`), then renamed over it, so a reader never sees half a
+/// file and a failure leaves what was there.
+pub fn write_whole(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let name = path
+        .file_name()
+        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+    let aside = path.with_file_name(format!(".{name}.partial"));
+    let r = std::fs::write(&aside, bytes).and_then(|_| std::fs::rename(&aside, path));
+    if r.is_err() {
+        let _ = std::fs::remove_file(&aside);
+    }
+    r
 }

@@ -528,13 +528,14 @@ pub fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
         );
     }
     // Load (and so validate) everything before running anything.
-    let base = scenario::load_file(&a.scenario, None, None)?;
     let mut all = Vec::new();
     for spec in &specs {
         let mut per_seed = Vec::new();
         for k in 0..a.seeds {
-            let sc = scenario::load_file(&a.scenario, Some(spec), Some(base.seed.wrapping_add(k)))
-                .map_err(|mut e| {
+            // Seeds 1 to N, as a sweep's `seeds = N`: the same N-seed row
+            // whichever command produced it (docs/cli.md).
+            let sc =
+                scenario::load_file(&a.scenario, Some(spec), Some(k + 1)).map_err(|mut e| {
                     if e.pos.is_none() {
                         e.origin = "--policies".into();
                     }
@@ -550,7 +551,7 @@ pub fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
     // Open the output before the runs, so a bad path costs nothing: a
     // file is written aside and renamed over PATH once whole, so a run that
     // fails or is stopped leaves PATH as it was.
-    let mut json = a.json.as_deref().map(Aside::open).transpose()?;
+    let json = a.json.as_deref().map(Aside::open).transpose()?;
     let labels: Vec<String> = all.iter().map(|v| v[0].policy.label()).collect();
     // Runs in parallel: a policy's stderr lines each say whose they are.
     slotsim::sched::external::prefix_stderr(true);
@@ -559,8 +560,9 @@ pub fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
         .map(|v| v.iter().map(|s| s.seed).collect())
         .collect();
     let cells = slotsim::runs::compare::run_all(all);
-    // Every cell ran: the failed ones are named with their seed, the
-    // others make the table and the outputs.
+    // Every cell ran: the failed ones are named with their scenario,
+    // policy and seed, the others make the table and the outputs.
+    let origin = a.scenario.display().to_string();
     let mut failed = Vec::new();
     let results: Vec<Vec<summary::Summary>> = cells
         .into_iter()
@@ -569,36 +571,53 @@ pub fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
             row.into_iter()
                 .enumerate()
                 .filter_map(|(k, r)| {
-                    r.map_err(|e| failed.push(format!("{}, seed {}: {e}", labels[i], seeds[i][k])))
-                        .ok()
+                    r.map_err(|e| {
+                        failed.push(format!(
+                            "{origin}: policy {}, seed {}: {e}",
+                            labels[i], seeds[i][k]
+                        ))
+                    })
+                    .ok()
                 })
                 .collect()
         })
         .collect();
-    let table = compare::table(&labels, &results);
+    let total = labels.len() * a.seeds as usize;
+    let table = compare::table(&labels, &results, a.seeds);
     emit(&table, a.json.as_deref() == Some("-"))?;
-    if let Some(out) = json.as_mut() {
-        let flat: Vec<&summary::Summary> = results.iter().flatten().collect();
-        out.write_json(&flat)?;
-    }
-    if let Some(j) = json {
-        j.finish()?;
-    }
-    if let Some(dir) = &a.plot {
-        let series: Vec<(String, Vec<&summary::Summary>)> = labels
-            .iter()
-            .cloned()
-            .zip(results.iter().map(|r| r.iter().collect()))
-            .collect();
-        super::write_plot(dir, "turnaround_cdf.svg", plot::turnaround_cdf(&series))?;
+    let finished = total - failed.len();
+    // Nothing finished: no output is written, a file already there stays
+    // as it was (the aside copy goes with `json`).
+    if finished > 0 {
+        if let Some(mut out) = json {
+            let flat: Vec<&summary::Summary> = results.iter().flatten().collect();
+            out.write_json(&flat)?;
+            out.finish()?;
+        }
+        if let Some(dir) = &a.plot {
+            let series: Vec<(String, Vec<&summary::Summary>)> = labels
+                .iter()
+                .cloned()
+                .zip(results.iter().map(|r| r.iter().collect()))
+                .collect();
+            super::write_plot(dir, "turnaround_cdf.svg", plot::turnaround_cdf(&series))?;
+        }
     }
     if !failed.is_empty() {
-        return Err(Failure::Policy(format!(
-            "compare: {} of {} runs failed (the table and outputs hold the others):\n  {}",
-            failed.len(),
-            labels.len() * seeds.first().map_or(0, Vec::len),
-            failed.join("\n  ")
-        )));
+        // One `error:` line per failed run, then what became of the rest.
+        let mut text: String = failed.iter().map(|f| format!("error: {f}\n")).collect();
+        if finished == 0 {
+            text.push_str(&format!(
+                "error: every run failed ({total} of {total}); no output was written, files already there are as they were\n"
+            ));
+        } else {
+            text.push_str(&format!(
+                "error: {} of {total} runs failed; the table and outputs hold the other {finished}\n",
+                failed.len()
+            ));
+        }
+        let _ = emit(&text, true);
+        return Err(Failure::Reported(2));
     }
     Ok(())
 }

@@ -2,6 +2,7 @@
 
 use super::{emit, open_out, Failure, MergeArgs, SweepArgs};
 use slotsim::error::InputError;
+use slotsim::sweep::error::{CellError, ShardRunError};
 use slotsim::sweep::{emit as emitters, load_plan, merge, run_shard, Shard};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -85,24 +86,17 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
             b.set_position(done);
         }
     };
-    use slotsim::sweep::error::{CellError, ShardRunError};
     // Cells run in parallel: a policy's stderr lines each say whose they are.
     slotsim::sched::external::prefix_stderr(true);
-    let report = run_shard(&plan, shard, &out, &progress).map_err(|e| match &e {
-        // A policy in another process that failed: exit 2, as `run`.
-        ShardRunError::Cell {
-            source: CellError::Policy(_),
-            ..
-        } => Failure::Policy(e.to_string()),
-        ShardRunError::Cells { failed, .. }
-            if failed
-                .iter()
-                .any(|f| matches!(f.source, CellError::Policy(_))) =>
-        {
-            Failure::Policy(e.to_string())
+    let report = match run_shard(&plan, shard, &out, a.fail_fast, &progress) {
+        Ok(r) => r,
+        Err(e) => {
+            if let Some(b) = &bar {
+                b.finish_and_clear();
+            }
+            return Err(cells_failed(e));
         }
-        _ => Failure::Other(e.to_string()),
-    })?;
+    };
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -128,6 +122,47 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
         ),
         false,
     )
+}
+
+/// A shard's failure as the user reads it: one `error:` line per failed
+/// cell (its index, scenario, policy, variant and seed, and why), then
+/// what became of the others. Exit status 2 when a policy or a scenario
+/// failed (bad input), else 1.
+fn cells_failed(e: ShardRunError) -> Failure {
+    let code = |c: &CellError| match c {
+        CellError::Policy(_) | CellError::Scenario(_) => 2,
+        CellError::Sim(_) | CellError::Json(_) => 1,
+    };
+    match e {
+        ShardRunError::Cell(f) => {
+            let text = format!(
+                "error: {f}\nerror: --fail-fast: stopped at the first failed cell (no cell started after it); the cells that finished are written, running the sweep again runs the rest\n"
+            );
+            let _ = emit(&text, true);
+            Failure::Reported(code(&f.source))
+        }
+        ShardRunError::Cells { failed, report } => {
+            let mut text: String = failed.iter().map(|f| format!("error: {f}\n")).collect();
+            if failed.len() as u64 == report.ran {
+                text.push_str(&format!(
+                    "error: every cell run failed ({} of {}); nothing was written to {}\n",
+                    failed.len(),
+                    report.ran,
+                    report.file.display()
+                ));
+            } else {
+                text.push_str(&format!(
+                    "error: {} of {} cells failed; the others are written to {}, running the sweep again retries only the failed ones\n",
+                    failed.len(),
+                    report.ran,
+                    report.file.display()
+                ));
+            }
+            let _ = emit(&text, true);
+            Failure::Reported(failed.iter().map(|f| code(&f.source)).max().unwrap_or(1))
+        }
+        e => Failure::Other(e.to_string()),
+    }
 }
 
 pub fn cmd_merge(a: MergeArgs) -> Result<(), Failure> {

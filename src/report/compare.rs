@@ -24,10 +24,11 @@ fn col(rows: &[Summary], f: impl Fn(&Summary) -> Option<f64>) -> Option<(f64, f6
     (v.len() == rows.len() && !v.is_empty()).then(|| mean_sd(&v))
 }
 
-/// The comparison table.
-pub fn table(labels: &[String], results: &[Vec<Summary>]) -> String {
+/// The comparison table: `results[i]` holds policy i's runs that
+/// finished, of the `seeds` asked.
+pub fn table(labels: &[String], results: &[Vec<Summary>], seeds: u64) -> String {
     let mut o = String::new();
-    let seeds = results.iter().map(Vec::len).max().unwrap_or(0);
+    let seeds = seeds as usize;
     let lw = labels
         .iter()
         .map(|l| l.chars().count())

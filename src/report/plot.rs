@@ -82,7 +82,7 @@ fn legend(area: &Area<'_>, entries: &[Entry], notes: &[String]) -> Result<(), Pl
             e.color.stroke_width(w),
         ))
         .map_err(err)?;
-        let text: String = e.text.chars().take(30).collect();
+        let text = cut_mid(&e.text, LEGEND_CHARS);
         area.draw(&Text::new(text, (32, y - 7), style.clone()))
             .map_err(err)?;
         y += 18;
@@ -93,6 +93,32 @@ fn legend(area: &Area<'_>, entries: &[Entry], notes: &[String]) -> Result<(), Pl
         y += 18;
     }
     Ok(())
+}
+
+/// The characters of a legend line that fit the legend's column.
+const LEGEND_CHARS: usize = 30;
+
+/// `s` in at most `w` characters: a longer one loses its middle to `…`,
+/// keeping its start and its end (where two commands that share a long
+/// prefix differ).
+fn cut_mid(s: &str, w: usize) -> String {
+    let n = s.chars().count();
+    if n <= w || w == 0 {
+        return s.to_string();
+    }
+    let tail = (w - 1) / 2;
+    let head = w - 1 - tail;
+    let mut out: String = s.chars().take(head).collect();
+    out.push('…');
+    out.extend(s.chars().skip(n - tail));
+    out
+}
+
+/// A legend line: `label` shortened in its middle so that `suffix` (a
+/// count such as " (12 jobs)") always fits after it.
+fn legend_line(label: &str, suffix: &str) -> String {
+    let room = LEGEND_CHARS.saturating_sub(suffix.chars().count()).max(8);
+    format!("{}{suffix}", cut_mid(label, room))
 }
 
 /// Tick labels for a count: whole numbers only.
@@ -160,7 +186,10 @@ pub fn turnaround_cdf(series: &[(String, Vec<&Summary>)]) -> Result<String, Plot
             chart
                 .draw_series(LineSeries::new(pts, color.stroke_width(2)))
                 .map_err(err)?;
-            entries.push(entry(format!("{label} ({} jobs)", t.len()), color));
+            entries.push(entry(
+                legend_line(label, &format!(" ({} jobs)", t.len())),
+                color,
+            ));
         }
         legend(&side, &entries, &[])?;
         root.present().map_err(err)?;
@@ -479,5 +508,31 @@ impl LinkSampler {
         drop(chart);
         drop((plot, side, root));
         Ok(svg)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn legend_lines_keep_their_count_and_both_ends_of_a_long_label() {
+        let a = legend_line(
+            "external:python3 clients/python/examples/mypol.py --alpha 0.5",
+            " (12 jobs)",
+        );
+        let b = legend_line(
+            "external:python3 clients/python/examples/mypol.py --alpha 0.9",
+            " (12 jobs)",
+        );
+        assert_ne!(a, b);
+        assert!(a.ends_with("0.5 (12 jobs)"), "{a}");
+        assert!(a.starts_with("external:"), "{a}");
+        assert!(a.contains('…'), "{a}");
+        assert_eq!(a.chars().count(), LEGEND_CHARS);
+        assert_eq!(legend_line("fair", " (3 jobs)"), "fair (3 jobs)");
+        // The count survives even a label as long as the column.
+        let c = legend_line(&"x".repeat(40), " (123456 jobs)");
+        assert!(c.ends_with(" (123456 jobs)"), "{c}");
     }
 }

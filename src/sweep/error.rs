@@ -109,8 +109,10 @@ pub enum ShardRunError {
         line: usize,
         reason: String,
     },
-    #[error("cell {index}: {source}")]
-    Cell { index: u64, source: CellError },
+    /// The first cell that failed under `--fail-fast` (no cell started
+    /// after it).
+    #[error("{0}")]
+    Cell(Box<FailedCell>),
     /// Cells that failed; every other cell ran and was written (a resume
     /// runs the failed ones again).
     #[error("{} of {} cells failed (the others are written; running the sweep again retries them):{}", failed.len(), report.ran, failed.iter().map(|f| format!("\n  {f}")).collect::<String>())]

@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -138,13 +139,27 @@ fn resume(file: &Path, plan: &Plan) -> Result<BTreeMap<u64, ()>, ShardRunError> 
     }
     let len = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
     if len > good {
-        let f = OpenOptions::new()
-            .write(true)
-            .open(file)
+        // The whole lines are copied beside the file and renamed over it:
+        // the file is never cut in place, so a crash here loses nothing.
+        let mut whole = std::fs::read(file).map_err(io("read"))?;
+        whole.truncate(good as usize);
+        let aside = aside_of(file);
+        std::fs::write(&aside, &whole)
+            .and_then(|_| std::fs::rename(&aside, file))
+            .inspect_err(|_| {
+                let _ = std::fs::remove_file(&aside);
+            })
             .map_err(io("repair"))?;
-        f.set_len(good).map_err(io("repair"))?;
     }
     Ok(done)
+}
+
+/// Where `file` is rewritten before it is renamed over it: beside it.
+fn aside_of(file: &Path) -> PathBuf {
+    let name = file
+        .file_name()
+        .map_or_else(|| "shard".into(), |n| n.to_string_lossy().into_owned());
+    file.with_file_name(format!(".{name}.partial"))
 }
 
 /// Whether the external policy a finished cell ran has changed since: its
@@ -242,11 +257,17 @@ fn toml_to_json(t: &toml::Value) -> Value {
 }
 
 /// Runs shard `shard` of `plan` into `dir`, resuming what is there.
-/// `progress` is told (done, total) as cells finish.
+/// `progress` is told (done, total) as cells finish. Every cell runs even
+/// when one fails ([`ShardRunError::Cells`] names them all), unless
+/// `fail_fast`: then no cell starts after the first failure, and the
+/// failed cell of lowest index is the error ([`ShardRunError::Cell`]).
+/// The file is created with its first line: a shard none of whose cells
+/// finished leaves no file.
 pub fn run_shard(
     plan: &Plan,
     shard: Shard,
     dir: &Path,
+    fail_fast: bool,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<Report, ShardRunError> {
     std::fs::create_dir_all(dir).map_err(|source| ShardRunError::Io {
@@ -263,20 +284,38 @@ pub fn run_shard(
         .filter(|i| !done.contains_key(i))
         .collect();
     let started = Instant::now();
-    let out = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&file)
-        .map_err(|source| ShardRunError::Io {
-            what: "write",
-            path: file.clone(),
-            source,
-        })?;
+    // Said now, before any cell runs, whether the file can be written: an
+    // existing one is opened for appending (never truncated), a new one is
+    // probed and created with the first line.
+    let open = || {
+        OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&file)
+            .map_err(|source| ShardRunError::Io {
+                what: "write",
+                path: file.clone(),
+                source,
+            })
+    };
+    let out = if file.exists() {
+        Some(open()?)
+    } else {
+        let probe = aside_of(&file);
+        std::fs::write(&probe, b"")
+            .and_then(|_| std::fs::remove_file(&probe))
+            .map_err(|source| ShardRunError::Io {
+                what: "write",
+                path: file.clone(),
+                source,
+            })?;
+        None
+    };
     // Lines wait here until every cell before them is written (or has
     // failed: a failed cell is skipped, not written, so a resume runs it
     // again).
     struct Writer {
-        out: File,
+        out: Option<File>,
         next: usize,
         ready: BTreeMap<usize, Option<String>>,
         written: u64,
@@ -291,17 +330,29 @@ pub fn run_shard(
         failed: Vec::new(),
         err: None,
     });
+    let stop = AtomicBool::new(false);
     let total = todo.len() as u64;
     progress(0, total);
     todo.par_iter().enumerate().for_each(|(pos, &i)| {
-        let line = run_cell(plan, &plan.cell(i));
+        let line = if stop.load(Ordering::SeqCst) {
+            None
+        } else {
+            Some(run_cell(plan, &plan.cell(i)))
+        };
         let mut g = w.lock().expect("the writer lock");
         match line {
-            Ok(l) => {
+            Some(Ok(l)) => {
                 g.ready.insert(pos, Some(l));
             }
-            Err(source) => {
+            Some(Err(source)) => {
+                if fail_fast {
+                    stop.store(true, Ordering::SeqCst);
+                }
                 g.failed.push((i, source));
+                g.ready.insert(pos, None);
+            }
+            // Not run (--fail-fast after a failure): a resume runs it.
+            None => {
                 g.ready.insert(pos, None);
             }
         }
@@ -316,11 +367,19 @@ pub fn run_shard(
             if g.err.is_some() {
                 return;
             }
-            let r = g
-                .out
-                .write_all(l.as_bytes())
-                .and_then(|_| g.out.write_all(b"\n"))
-                .and_then(|_| g.out.flush());
+            if g.out.is_none() {
+                match open() {
+                    Ok(f) => g.out = Some(f),
+                    Err(e) => {
+                        g.err = Some(e);
+                        return;
+                    }
+                }
+            }
+            let out = g.out.as_mut().expect("opened above");
+            let r = out
+                .write_all(format!("{l}\n").as_bytes())
+                .and_then(|_| out.flush());
             if let Err(source) = r {
                 g.err.get_or_insert(ShardRunError::Io {
                     what: "write",
@@ -349,20 +408,25 @@ pub fn run_shard(
     };
     if !g.failed.is_empty() {
         g.failed.sort_by_key(|f| f.0);
+        let named = |index: u64, source: CellError| {
+            let c = plan.cell(index);
+            FailedCell {
+                index,
+                scenario: plan.scenarios[c.scenario].name.clone(),
+                policy: plan.policies[c.policy].clone(),
+                variant: plan.variants[c.variant].name.clone(),
+                seed: c.seed,
+                source,
+            }
+        };
+        if fail_fast {
+            let (index, source) = g.failed.swap_remove(0);
+            return Err(ShardRunError::Cell(Box::new(named(index, source))));
+        }
         let failed = g
             .failed
             .into_iter()
-            .map(|(index, source)| {
-                let c = plan.cell(index);
-                FailedCell {
-                    index,
-                    scenario: plan.scenarios[c.scenario].name.clone(),
-                    policy: plan.policies[c.policy].clone(),
-                    variant: plan.variants[c.variant].name.clone(),
-                    seed: c.seed,
-                    source,
-                }
-            })
+            .map(|(index, source)| named(index, source))
             .collect();
         return Err(ShardRunError::Cells { failed, report });
     }

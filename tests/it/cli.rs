@@ -584,11 +584,14 @@ fn compare_runs_are_the_same_runs_as_run_with_that_seed() {
     ]));
     let all = parse_json(&out);
     let all = all.as_array().expect("array");
-    // Row order: policy by policy, seed by seed (scenario seed 7, then 8).
-    let single = run_json(&[QUICKSTART, "--policy", "fair", "--seed", "8"]);
+    // Row order: policy by policy, seed by seed: seeds 1 and 2 (as a
+    // sweep's `seeds = 2`), not the scenario's own seed 7.
+    let single = run_json(&[QUICKSTART, "--policy", "fair", "--seed", "2"]);
     assert_eq!(all[3], single);
-    let single = run_json(&[QUICKSTART, "--policy", "fifo"]);
+    let single = run_json(&[QUICKSTART, "--policy", "fifo", "--seed", "1"]);
     assert_eq!(all[0], single);
+    let seeds: Vec<u64> = all.iter().map(|s| s["seed"].as_u64().unwrap()).collect();
+    assert_eq!(seeds, [1, 2, 1, 2]);
 }
 
 // --------------------------------------------------------------- bad input
@@ -1662,7 +1665,166 @@ fn validate_reports_the_jobs_own_container_asks() {
         out.contains("every job asks its own: maps 1024 MB 3 vcores or 4096 MB 1 vcore"),
         "{out}"
     );
+    // The reduce asks no job sets are `[tasks]`', said as figures.
+    assert!(
+        out.contains("reduces 1024 MB 1 vcore (no job sets its own) (before normalisation)"),
+        "{out}"
+    );
     let o = slotsim(&["validate", "scenarios/yarn-quickstart.toml"]);
     let (out, _) = ok(&o);
     assert!(out.contains("maps ask 1024 MB, 1 vcore;"), "{out}");
+}
+
+/// A policy whose process fails at once (`external:false`) beside two good
+/// ones: every other run finishes into the table and `--json`, each failed
+/// run is one `error:` line naming the scenario, the policy and the seed,
+/// then one line saying what became of the rest (exit 2).
+#[test]
+fn compare_names_each_failed_run_by_scenario_policy_and_seed() {
+    let d = tempfile::tempdir().unwrap();
+    let json = d.path().join("cmp.json");
+    let o = slotsim(&[
+        "compare",
+        FIG45,
+        "--policies",
+        "fifo,external:false,fair",
+        "--seeds",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert_no_panic(&err);
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+    assert_eq!(errors.len(), 3, "{err}");
+    for (line, seed) in errors.iter().zip([1, 2]) {
+        let want = format!("error: {FIG45}: policy external:false, seed {seed}: policy \"false\"");
+        assert!(line.starts_with(&want), "{line}");
+    }
+    assert!(
+        errors[2].contains("2 of 6 runs failed; the table and outputs hold the other 4"),
+        "{}",
+        errors[2]
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let cells: Vec<(String, u64)> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            assert!(s.get("partial").is_none_or(|p| p == false), "{s}");
+            (
+                s["policy"].as_str().unwrap().to_string(),
+                s["seed"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        cells,
+        [("fifo", 1), ("fifo", 2), ("fair", 1), ("fair", 2)]
+            .map(|(p, s)| (p.to_string(), s as u64))
+    );
+    // Nothing but the file itself is left in its directory.
+    let names: Vec<String> = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["cmp.json"]);
+}
+
+/// A `compare` none of whose runs finishes writes nothing: a `--json` file
+/// and a `--plot` figure already there keep their bytes, and nothing is
+/// left beside them.
+#[test]
+fn compare_whose_every_run_fails_leaves_existing_outputs_untouched() {
+    let d = tempfile::tempdir().unwrap();
+    let json = d.path().join("cmp.json");
+    let plots = d.path().join("plots");
+    std::fs::create_dir(&plots).unwrap();
+    let svg = plots.join("turnaround_cdf.svg");
+    std::fs::write(&json, "[\"results of yesterday\"]\n").unwrap();
+    std::fs::write(&svg, "<svg>yesterday</svg>\n").unwrap();
+    let o = slotsim(&[
+        "compare",
+        FIG45,
+        "--policy",
+        "external:false",
+        "--policy",
+        "external[label=nope]:false",
+        "--seeds",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+        "--plot",
+        plots.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+    assert_eq!(errors.len(), 5, "{err}");
+    assert!(
+        errors[4].starts_with("error: every run failed (4 of 4)"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&json).unwrap(),
+        "[\"results of yesterday\"]\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&svg).unwrap(),
+        "<svg>yesterday</svg>\n"
+    );
+    assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 2);
+    assert_eq!(std::fs::read_dir(&plots).unwrap().count(), 1);
+}
+
+/// Two external policies that differ only at the end of their command
+/// keep apart in the plot's legend (shortened in the middle, never losing
+/// the job count), and a label names a policy in the table, the legend
+/// and `--json`.
+#[test]
+fn compare_labels_external_policies_apart_in_the_table_and_the_legend() {
+    let d = tempfile::tempdir().unwrap();
+    let plots = d.path().join("plots");
+    let long = "external:python3 clients/python/examples/fifo.py";
+    let v2 = "external[protocol=2;timeout=2s]:python3 clients/python/examples/fifo.py --protocol 2";
+    let (out, _) = ok(&slotsim(&[
+        "compare",
+        FIG45,
+        "--policy",
+        long,
+        "--policy",
+        v2,
+        "--policy",
+        "external[label=fifo-py;timeout=5s]:python3 clients/python/examples/fifo.py",
+        "--seeds",
+        "1",
+        "--plot",
+        plots.to_str().unwrap(),
+        "--json",
+        d.path().join("c.json").to_str().unwrap(),
+    ]));
+    let rows = compare_rows(&out);
+    assert_eq!(rows.len(), 3, "{out}");
+    assert!(out.contains(&format!("{long} --protocol 2 ")), "{out}");
+    assert!(out.contains("\nexternal:fifo-py "), "{out}");
+    let svg = std::fs::read_to_string(plots.join("turnaround_cdf.svg")).unwrap();
+    let legend: Vec<&str> = svg
+        .split('>')
+        .filter_map(|t| t.strip_suffix("</text"))
+        .map(str::trim)
+        .filter(|t| t.ends_with("(3 jobs)"))
+        .collect();
+    assert_eq!(legend.len(), 3, "{legend:?}");
+    assert_ne!(legend[0], legend[1], "{legend:?}");
+    assert!(
+        legend[1].contains('…') && legend[1].ends_with("2 (3 jobs)"),
+        "{legend:?}"
+    );
+    assert_eq!(legend[2], "external:fifo-py (3 jobs)");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("c.json")).unwrap()).unwrap();
+    assert_eq!(v[2]["policy"], "external:fifo-py");
 }

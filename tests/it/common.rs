@@ -406,7 +406,8 @@ pub fn check_physics(sim: &Sim) -> Result<(), String> {
 }
 
 /// Runs `specs` on `seeds` seeds of the bundled scenario `name` (the
-/// scenario's seed, +1, ...), as `slotsim compare` does: one row per spec.
+/// scenario's seed, +1, ...; `slotsim compare` runs seeds 1 to N
+/// instead): one row per spec.
 pub fn compare(name: &str, specs: &[&str], seeds: u64) -> Vec<Vec<Summary>> {
     let path = scenario_path(name);
     let base = scenario::load_file(&path, None, None).unwrap();

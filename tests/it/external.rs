@@ -593,7 +593,7 @@ fn a_sweep_runs_external_policies_in_its_cells() {
     let o = slotsim(&args);
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("2 of 2 cells failed"), "{err}");
+    assert!(err.contains("every cell run failed (2 of 2)"), "{err}");
     assert_eq!(written(&out3).len(), 4);
 }
 

@@ -414,7 +414,7 @@ fn a_line_written_unasked_fails_at_the_same_message_every_run() {
             format!("    if m['type'] == 'job_submitted':\n        print({stray}, flush=True)");
         let script = protocol_policy(&on, "{}");
         let mut errors = Vec::new();
-        for _ in 0..5 {
+        for _ in 0..10 {
             let (o, sum) = bad_run(dir.path(), name, &script, "external[protocol=2]");
             let err = text(&o.stderr);
             assert_eq!(o.status.code(), Some(2), "{name}: {err}");

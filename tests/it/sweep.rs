@@ -404,3 +404,146 @@ fn the_coarse_model_keeps_its_error_contract_on_a_subset() {
         "{err}"
     );
 }
+
+/// A plan with a policy whose process fails at once, `external:false`,
+/// between two good ones, in `dir`.
+fn failing_plan(dir: &Path, policies: &str) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = format!(
+        "scenarios = [\"{}\"]\npolicies = [{policies}]\nseeds = 2\n",
+        root.join("scenarios/fig45-fifo-vs-fair.toml").display(),
+    );
+    let p = dir.join("plan.toml");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn lines_of(file: &Path) -> Vec<(u64, u64)> {
+    std::fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (
+                v["cell"]["index"].as_u64().unwrap(),
+                v["cell"]["seed"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Every cell runs by default, each failed one an `error:` line with its
+/// seed; `--fail-fast` starts no cell after the first failure, names that
+/// one, and a run without it then finishes the rest.
+#[test]
+fn a_sweep_names_failed_cells_by_seed_and_fail_fast_stops_at_the_first() {
+    let d = tempfile::tempdir().unwrap();
+    let p = failing_plan(d.path(), "\"fifo\", \"external:false\", \"fair\"");
+    let o = slotsim(&["sweep", "plan.toml", "--out", "all"], d.path());
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+    assert_eq!(errors.len(), 3, "{err}");
+    for (line, (cell, seed)) in errors.iter().zip([(2, 1), (3, 2)]) {
+        assert!(line.starts_with(&format!("error: cell {cell} (")), "{line}");
+        assert!(
+            line.contains(&format!("external:false, seed {seed}): policy \"false\"")),
+            "{line}"
+        );
+    }
+    assert!(errors[2].contains("2 of 6 cells failed"), "{err}");
+    let all = d.path().join("all/shard-1-of-1.jsonl");
+    assert_eq!(
+        lines_of(&all),
+        [(0, 1), (1, 2), (4, 1), (5, 2)],
+        "the good cells, in order"
+    );
+
+    // --fail-fast: one error for the first failed cell, then why it
+    // stopped; on one thread no cell starts after it.
+    let o = Command::new(env!("CARGO_BIN_EXE_slotsim"))
+        .current_dir(d.path())
+        .env("RAYON_NUM_THREADS", "1")
+        .args(["sweep", "plan.toml", "--out", "ff", "--fail-fast"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+    assert_eq!(errors.len(), 2, "{err}");
+    assert!(
+        errors[0].starts_with("error: cell 2 (") && errors[0].contains("seed 1)"),
+        "{err}"
+    );
+    assert!(errors[1].contains("--fail-fast"), "{err}");
+    let ff = d.path().join("ff/shard-1-of-1.jsonl");
+    assert_eq!(lines_of(&ff), [(0, 1), (1, 2)]);
+    // Without it, the rest runs: the same good cells as the full run.
+    let o = slotsim(&["sweep", "plan.toml", "--out", "ff"], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(lines_of(&ff), lines_of(&all));
+    drop(p);
+}
+
+/// A shard none of whose cells finishes leaves no file (an empty one
+/// would read as a shard with nothing to do); a shard file already there
+/// is appended to, never cut.
+#[test]
+fn a_sweep_whose_every_cell_fails_writes_no_file() {
+    let d = tempfile::tempdir().unwrap();
+    failing_plan(d.path(), "\"external:false\"");
+    let o = slotsim(&["sweep", "plan.toml", "--out", "out"], d.path());
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("every cell run failed (2 of 2)"), "{err}");
+    let out = d.path().join("out");
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 0, "{err}");
+}
+
+/// `compare --seeds N` and a sweep's `seeds = N` run the same seeds (1 to
+/// N, not the scenario's own seed 7 onward): the same runs, figure for
+/// figure.
+#[test]
+fn compare_and_a_sweep_draw_the_same_seeds() {
+    let d = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let quickstart = root.join("scenarios/quickstart.toml");
+    std::fs::write(
+        d.path().join("plan.toml"),
+        format!(
+            "scenarios = [\"{}\"]\npolicies = [\"fair\"]\nseeds = 3\n",
+            quickstart.display()
+        ),
+    )
+    .unwrap();
+    ok(&slotsim(&["sweep", "plan.toml", "--out", "out"], d.path()));
+    let swept: Vec<serde_json::Value> =
+        std::fs::read_to_string(d.path().join("out/shard-1-of-1.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+    let out = ok(&slotsim(
+        &[
+            "compare",
+            quickstart.to_str().unwrap(),
+            "--policies",
+            "fair",
+            "--seeds",
+            "3",
+            "--json",
+            "-",
+        ],
+        d.path(),
+    ));
+    let start = out.find('[').unwrap();
+    let compared: Vec<serde_json::Value> = serde_json::from_str(&out[start..]).unwrap();
+    assert_eq!(compared.len(), 3);
+    for (c, s) in compared.iter().zip(&swept) {
+        for key in ["seed", "makespan_s", "mean_turnaround_s", "events", "jobs"] {
+            assert_eq!(c[key], s[key], "{key}");
+        }
+    }
+    let seeds: Vec<&serde_json::Value> = compared.iter().map(|c| &c["seed"]).collect();
+    assert_eq!(seeds, [1, 2, 3]);
+}
