@@ -4,6 +4,7 @@
 //! reach `--inspect`, and every way a policy process can go wrong stops the
 //! run with exit 2, one error naming the message, and partial outputs.
 
+use super::same_run::{assert_same_run, without_policy};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -58,71 +59,6 @@ fn run(dir: &Path, scenario: &str, policy: &str, extra: &[&str]) -> (Value, Vec<
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     (sum, lines)
-}
-
-/// The summary without what names the policy: its label, the resolved
-/// scheduler's `policy` and `external` table, and the labels of switches.
-fn without_policy(mut v: Value) -> String {
-    let o = v.as_object_mut().unwrap();
-    o.remove("policy");
-    if let Some(s) = o
-        .get_mut("config")
-        .and_then(|c| c.get_mut("scheduler"))
-        .and_then(Value::as_object_mut)
-    {
-        s.remove("policy");
-        s.remove("external");
-    }
-    if let Some(Value::Array(sw)) = o.get_mut("policy_switches") {
-        for s in sw {
-            let s = s.as_object_mut().unwrap();
-            s.remove("from");
-            s.remove("to");
-        }
-    }
-    serde_json::to_string_pretty(&v).unwrap()
-}
-
-/// The trace without the `policy` and `rule` fields, one line per attempt.
-fn trace_without_policy(lines: &[Value]) -> Vec<String> {
-    lines
-        .iter()
-        .map(|l| {
-            let mut l = l.clone();
-            let o = l.as_object_mut().unwrap();
-            o.remove("policy");
-            o.remove("rule");
-            serde_json::to_string(&l).unwrap()
-        })
-        .collect()
-}
-
-#[track_caller]
-fn assert_same_run(builtin: &(Value, Vec<Value>), external: &(Value, Vec<Value>), what: &str) {
-    let (a, b) = (
-        without_policy(builtin.0.clone()),
-        without_policy(external.0.clone()),
-    );
-    if a != b {
-        let line = a
-            .lines()
-            .zip(b.lines())
-            .position(|(x, y)| x != y)
-            .unwrap_or(0);
-        panic!(
-            "{what}: --json differs from line {line}:\n built-in: {}\n external: {}",
-            a.lines().nth(line).unwrap_or(""),
-            b.lines().nth(line).unwrap_or("")
-        );
-    }
-    let (ta, tb) = (
-        trace_without_policy(&builtin.1),
-        trace_without_policy(&external.1),
-    );
-    assert_eq!(ta.len(), tb.len(), "{what}: trace lengths");
-    for (i, (x, y)) in ta.iter().zip(&tb).enumerate() {
-        assert_eq!(x, y, "{what}: trace line {i}");
-    }
 }
 
 #[test]

@@ -25,6 +25,7 @@ mod preemption;
 mod protocol2;
 mod readme;
 mod rumen;
+mod same_run;
 mod scenario_load;
 mod soak;
 mod speculation;
