@@ -8,7 +8,7 @@
 //! utilisation over time (from [`LinkSampler`]'s samples). Each legend
 //! has a column of its own right of its chart, so none covers data.
 
-use super::summary::Summary;
+use super::summary::{cut_mid, Summary};
 use crate::sim::{Kind, Sim};
 use plotters::prelude::*;
 
@@ -97,22 +97,6 @@ fn legend(area: &Area<'_>, entries: &[Entry], notes: &[String]) -> Result<(), Pl
 
 /// The characters of a legend line that fit the legend's column.
 const LEGEND_CHARS: usize = 30;
-
-/// `s` in at most `w` characters: a longer one loses its middle to `…`,
-/// keeping its start and its end (where two commands that share a long
-/// prefix differ).
-fn cut_mid(s: &str, w: usize) -> String {
-    let n = s.chars().count();
-    if n <= w || w == 0 {
-        return s.to_string();
-    }
-    let tail = (w - 1) / 2;
-    let head = w - 1 - tail;
-    let mut out: String = s.chars().take(head).collect();
-    out.push('…');
-    out.extend(s.chars().skip(n - tail));
-    out
-}
 
 /// A legend line: `label` shortened in its middle so that `suffix` (a
 /// count such as " (12 jobs)") always fits after it.

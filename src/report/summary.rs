@@ -576,10 +576,11 @@ pub fn table(sum: &Summary) -> String {
 }
 
 /// `s` in at most `w` characters: a longer one loses its middle to `…`,
-/// keeping its end (where `sort-small-1` and `sort-small-2` differ).
-fn cut_mid(s: &str, w: usize) -> String {
+/// keeping its start and its end (where `sort-small-1` and `sort-small-2`,
+/// or two commands that share a long prefix, differ).
+pub(crate) fn cut_mid(s: &str, w: usize) -> String {
     let n = s.chars().count();
-    if n <= w {
+    if n <= w || w == 0 {
         return s.to_string();
     }
     let tail = (w - 1) / 2;
