@@ -149,6 +149,9 @@ fn to_toml(g: &Gen) -> String {
         "[scheduler]\npolicy = \"{}\"\nslowstart = {}\n",
         g.policy, g.slowstart
     );
+    if g.policy == "external" {
+        t += &format!("[scheduler.external]\ncommand = {FAIR_PREEMPT}\nprotocol = 2\n");
+    }
     if g.preemption {
         t += "[scheduler.fair]\npreemption = true\n[scheduler.fresh]\npreemption = true\n";
     }
@@ -282,6 +285,81 @@ proptest! {
             serde_json::to_string(&a).unwrap(),
             serde_json::to_string(&b).unwrap(),
             "two runs of one scenario differ (the second kept no attempt records)\n{}", text
+        );
+    }
+}
+
+/// The example preempting policy (Hadoop 1.x fair's min-share preemption,
+/// in Python over protocol 2), run from the repository's root.
+const FAIR_PREEMPT: &str = r#"["python3", "clients/python/examples/fair_preempt.py"]"#;
+
+proptest! {
+    // Each case starts a Python process (twice): fewer cases than above.
+    #![proptest_config(ProptestConfig {
+        cases: 24,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "tests/it/invariants.proptest-regressions"
+        ))),
+        ..ProptestConfig::default()
+    })]
+
+    /// The same invariants with a policy from outside that kills running
+    /// attempts (pool `b` below its min share of 2 maps for 5 s): a killed
+    /// attempt's task runs again, nothing runs on a slot twice, and the
+    /// run is the same twice. Policy switches go to and from built-ins.
+    #[test]
+    fn a_preempting_external_policy_keeps_the_invariants(g in gen()) {
+        let g = Gen { policy: "external", preemption: true, ..g };
+        let text = to_toml(&g);
+        let sc = load_text(&text, None);
+        let mut sim = slotsim::runs::build_sim(&sc).unwrap();
+        sim.run_until(Some(2 * 24 * 3_600_000));
+        if let Err(e) = check(&sim) {
+            return Err(TestCaseError::fail(format!("{e}\n--- scenario ---\n{text}")));
+        }
+        let mut again = slotsim::runs::build_sim(&sc).unwrap();
+        again.run_until(Some(2 * 24 * 3_600_000));
+        let (a, b) = (
+            slotsim::report::summary::summarize(&sim),
+            slotsim::report::summary::summarize(&again),
+        );
+        prop_assert_eq!(
+            serde_json::to_string(&a).unwrap(),
+            serde_json::to_string(&b).unwrap(),
+            "two runs of one scenario differ\n{}", text
+        );
+    }
+}
+
+/// The preempting policy's kills on a run where they must happen (pool
+/// `prod` starved behind hour-long maps), with the invariants: each kill
+/// an attempt of the other pool launched by the policy, its task run again
+/// to success.
+#[test]
+fn a_preempting_external_policy_kills_and_the_tasks_run_again() {
+    let text = std::fs::read_to_string("tests/external/preemption.toml").unwrap();
+    let text = text.replace(
+        "policy = \"fair\"",
+        &format!(
+            "policy = \"external\"\n[scheduler.external]\ncommand = {FAIR_PREEMPT}\nprotocol = 2"
+        ),
+    );
+    let sc = load_text(&text, None);
+    let mut sim = slotsim::runs::build_sim(&sc).unwrap();
+    sim.run_until(Some(2 * 24 * 3_600_000));
+    check(&sim).unwrap();
+    let w = &sim.w;
+    let killed: Vec<_> = w
+        .attempts
+        .iter()
+        .filter(|a| a.outcome == slotsim::sim::Outcome::Killed)
+        .collect();
+    assert!(!killed.is_empty(), "no attempt was preempted");
+    for a in killed {
+        assert_eq!(
+            w.job(a.job).name,
+            "big",
+            "only the pool over its share loses"
         );
     }
 }
