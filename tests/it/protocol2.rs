@@ -681,6 +681,26 @@ fn drf_py_reproduces_yarn_fair_drf_on_the_worked_example() {
     );
 }
 
+/// drf.py makes the built-in's run of the SLS sample too (its AMs start as
+/// the built-in starts them: the engine's rule and DRF's order agree
+/// there), rules included.
+#[test]
+fn drf_py_reproduces_yarn_fair_drf_on_the_sls_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = "scenarios/sls-sample-yarn.toml";
+    let builtin = run(dir.path(), scenario, "yarn-fair[scheduling_policy=drf]");
+    let external = run(
+        dir.path(),
+        scenario,
+        "external:python3 clients/python/examples/drf.py",
+    );
+    assert!(external.1.iter().any(|l| l["kind"] == "am"));
+    assert_same_run(&builtin, &external, scenario);
+    for (a, b) in builtin.1.iter().zip(&external.1) {
+        assert_eq!(a["rule"], b["rule"]);
+    }
+}
+
 /// On YARN, protocol 2 tells of each job's asks (normalised), of its
 /// ApplicationMaster's container as an attempt of kind "am" (before the
 /// job is submitted to the policy: the AM runs first), and in each

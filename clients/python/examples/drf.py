@@ -1,7 +1,8 @@
 """Hadoop 2.7.3's FairScheduler with Dominant Resource Fairness on YARN,
 as slotsim's built-in `yarn-fair[scheduling_policy=drf]` runs it
 (src/sched/yarn/fair/), simplified: it reproduces the built-in's runs on
-`scenarios/drf.toml` (DRF's worked example, NSDI 2011 §4). Protocol 2 (the
+`scenarios/drf.toml` (DRF's worked example, NSDI 2011 §4) and
+`scenarios/sls-sample-yarn.toml`. Protocol 2 (the
 only one on YARN); run it from the repository's root:
 
     slotsim run scenarios/drf.toml --headless \\
@@ -19,10 +20,13 @@ ask, normalised (job_submitted's `asks`).
 Simplified against the built-in: no reservations (a container that does
 not fit ends the heartbeat, where Hadoop reserves the node for it), no
 delay scheduling (the built-in's thresholds are off by default too), no
-`max_resources`, no `max_am_share`, and ApplicationMasters are started by
-slotsim after each heartbeat's launch rather than in the DRF order: the
-two part wherever these matter (scenarios with AM containers, nodes a
-container does not fit).
+`max_resources`, no `max_am_share`; and ApplicationMasters are started by
+slotsim, by age, before the launches of younger jobs, where the built-in
+places an AM as its application's first request in the DRF order (its
+share 0 puts it first in its queue): the two part wherever these matter
+(on `scenarios/yarn-quickstart.toml` at 5 s the built-in starts `wc`'s AM
+on node 0 where this policy launches a map of the older `sort-big`; nodes
+a container does not fit).
 """
 
 import functools
