@@ -548,11 +548,33 @@ pub fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
         }
         all.push(per_seed);
     }
+    // Each row its own name: two policies under one label would read as
+    // one in the table, the plots and the JSON.
+    let labels: Vec<String> = all.iter().map(|v| v[0].policy.label()).collect();
+    for (i, l) in labels.iter().enumerate() {
+        if let Some(k) = labels[..i].iter().position(|x| x == l) {
+            let what = if specs[k] == specs[i] {
+                format!(
+                    "policy {} repeats policy {} (\"{l}\"); expected each once",
+                    i + 1,
+                    k + 1
+                )
+            } else {
+                format!(
+                    "policies {} and {} are both labelled \"{l}\" ({} and {}); expected each its own, e.g. external[label=NAME]:CMD",
+                    k + 1,
+                    i + 1,
+                    specs[k],
+                    specs[i]
+                )
+            };
+            return Err(InputError::new("--policies", what).into());
+        }
+    }
     // Open the output before the runs, so a bad path costs nothing: a
     // file is written aside and renamed over PATH once whole, so a run that
     // fails or is stopped leaves PATH as it was.
     let json = a.json.as_deref().map(Aside::open).transpose()?;
-    let labels: Vec<String> = all.iter().map(|v| v[0].policy.label()).collect();
     // Runs in parallel: a policy's stderr lines each say whose they are.
     slotsim::sched::external::prefix_stderr(true);
     let seeds: Vec<Vec<u64>> = all

@@ -606,15 +606,25 @@ fn variant(si: &str, entry: Written<VariantFile>, at: &Places) -> Result<Variant
 }
 
 /// Every policy of the plan on a scenario.
+/// Each is told apart by its label (cells, tables and plots name it so).
 fn check_policies(sc: &ScenarioRef, policies: &[String], at: &Places) -> Result<(), InputError> {
+    let mut labels: Vec<String> = Vec::new();
     for (i, p) in policies.iter().enumerate() {
         let p = Some(p.as_str()).filter(|p| !p.is_empty());
-        load_str(&sc.text, &sc.path.display().to_string(), p, None).map_err(|e| {
+        let loaded = load_str(&sc.text, &sc.path.display().to_string(), p, None).map_err(|e| {
             at.value(
                 &["policies", &i.to_string()],
                 format!("on {}: {}", sc.name, e.message),
             )
         })?;
+        let label = loaded.policy.label();
+        if let Some(k) = labels.iter().position(|l| *l == label) {
+            return Err(at.value(
+                &["policies", &i.to_string()],
+                format!("policies[{k}] and policies[{i}] are both labelled \"{label}\" on {}; expected each its own (e.g. external[label=NAME]:CMD), each once", sc.name),
+            ));
+        }
+        labels.push(label);
     }
     Ok(())
 }

@@ -720,6 +720,21 @@ fn compare_with_an_unknown_policy_fails_before_running() {
     assert!(line.contains("nosuchkey"), "{line}");
     let o = slotsim(&["compare", FIG45, "--policies", "fifo", "--seeds", "0"]);
     assert_input_error(&o, "error: ");
+    // Rows told apart by their labels: a repeated policy, or two under
+    // one label, are refused before anything runs.
+    let o = slotsim(&["compare", FIG45, "--policies", "fifo,fair,fifo"]);
+    let line = assert_input_error(&o, "error: --policies: ");
+    assert!(line.contains("policy 3 repeats policy 1"), "{line}");
+    let o = slotsim(&[
+        "compare",
+        FIG45,
+        "--policy",
+        "external[label=mine]:python3 clients/python/examples/fifo.py",
+        "--policy",
+        "external[label=mine]:python3 clients/python/examples/sjf.py",
+    ]);
+    let line = assert_input_error(&o, "error: --policies: ");
+    assert!(line.contains("both labelled \"external:mine\""), "{line}");
 }
 
 #[test]

@@ -204,6 +204,19 @@ fn bad_plans_point_at_the_value() {
     let o = slotsim(&["sweep", &p, "--out", "x"], d.path());
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown policy \"nosuch\""));
+    // Two cells' policies under one label: refused at the second.
+    let text = std::fs::read_to_string(&p)
+        .unwrap()
+        .replace("\"fifo\", \"nosuch\"", "\"fifo\", \"fifo\"");
+    std::fs::write(&p, text).unwrap();
+    let o = slotsim(&["sweep", &p, "--out", "x"], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.starts_with(&format!("error: {p}:2:")), "{err}");
+    assert!(
+        err.contains("policies[1] and policies[2] are both labelled \"fifo\""),
+        "{err}"
+    );
 }
 
 #[test]
