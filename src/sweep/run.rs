@@ -216,7 +216,9 @@ pub fn run_cell(plan: &Plan, cell: &Cell) -> Result<String, CellError> {
         "index": cell.index,
         "of": plan.cell_count(),
         "scenario": plan.scenarios[cell.scenario].name,
-        "policy": plan.policies[cell.policy],
+        // Its label (DESIGN: a label names an external policy in cells),
+        // unique in the plan; "" for each scenario's own.
+        "policy": cell_policy(&plan.policies[cell.policy]),
         "seed": cell.seed,
         "overrides": overrides,
         "grid": grid,
@@ -431,4 +433,11 @@ pub fn run_shard(
         return Err(ShardRunError::Cells { failed, report });
     }
     Ok(report)
+}
+
+/// A cell's `policy`: the spec's label (the spec itself for a built-in).
+fn cell_policy(spec: &str) -> String {
+    spec.parse::<crate::model::PolicySpec>()
+        .map(|p| p.label())
+        .unwrap_or_else(|_| spec.to_string())
 }

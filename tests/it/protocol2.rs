@@ -859,8 +859,8 @@ fn a_sweep_cell_names_its_policys_script_and_refuses_a_changed_one() {
         .sha256;
     let mine = cells
         .iter()
-        .find(|c| c["cell"]["policy"] == spec.as_str())
-        .expect("a cell of the external policy");
+        .find(|c| c["cell"]["policy"] == "external:mine")
+        .expect("a cell of the external policy, named by its label");
     assert_eq!(
         mine["cell"]["external"],
         serde_json::json!({"name": "mine", "version": "0.1", "script": script.display().to_string(), "script_sha256": sha})
