@@ -489,9 +489,16 @@ impl Sim {
             let next_flow = self.w.net.next_end().filter(|&(t, _)| t <= now);
             // (A flow the millisecond's own events start or cancel settles
             // the ends before it itself: `Network::start_at`, `stop`.)
+            // (Ends earlier in the millisecond are settled before the
+            // calendar's events of `now`: the rates they bring may end
+            // other flows before `now`, which come first, and the changes
+            // those events make apply from `now`, not from the ends.)
             let settle = match next_flow {
                 Some((_, f)) => self.w.net.ends_after_release(f),
-                None => self.w.cal.peek_time().is_none_or(|t| t > now),
+                None => {
+                    self.w.net.released_before(now)
+                        || self.w.cal.peek_time().is_none_or(|t| t > now)
+                }
             };
             if settle {
                 self.w.net.flush(now);

@@ -566,6 +566,14 @@ impl Network {
                 .is_some_and(|r| self.cold[f as usize].end_x > r)
     }
 
+    /// Whether flows ended earlier in the millisecond before `now` than
+    /// `now` itself, and their changes wait for a flush (`shared` only).
+    /// They are to be settled before the events of `now`: the rates they
+    /// bring may end other flows before `now`, and those ends come first.
+    pub fn released_before(&self, now: Ms) -> bool {
+        self.coarse.is_none() && self.released.is_some_and(|r| r < now as f64)
+    }
+
     /// Whether changes wait for a flush.
     pub fn dirty(&self) -> bool {
         !self.seeds.is_empty() || !self.seed_flows.is_empty()
