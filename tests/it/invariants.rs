@@ -260,33 +260,49 @@ proptest! {
 
     #[test]
     fn every_policy_keeps_the_invariants(g in gen()) {
-        let text = to_toml(&g);
-        let sc = load_text(&text, None);
-        let mut sim = slotsim::runs::build_sim(&sc).unwrap();
-        sim.run_until(Some(2 * 24 * 3_600_000));
-        if let Err(e) = check(&sim) {
-            return Err(TestCaseError::fail(format!("{e}\n--- scenario ---\n{text}")));
-        }
-        // The policy switches happened (each one that fell before the end).
-        let end_s = sim.w.now / 1000;
-        let due = g.switches.iter().filter(|(at, _)| (*at as u64) < end_s).count();
-        prop_assert!(sim.w.switches.len() >= due, "{} switches of {due}\n{text}", sim.w.switches.len());
-        // Deterministic: the same scenario and seed, the same run; and
-        // the same again when it keeps no record of finished jobs'
-        // attempts (as a headless run with no trace does).
-        let mut again = slotsim::runs::build_sim(&sc).unwrap();
-        again.drop_attempt_records();
-        again.run_until(Some(2 * 24 * 3_600_000));
-        let (a, b) = (
-            slotsim::report::summary::summarize(&sim),
-            slotsim::report::summary::summarize(&again),
-        );
-        prop_assert_eq!(
-            serde_json::to_string(&a).unwrap(),
-            serde_json::to_string(&b).unwrap(),
-            "two runs of one scenario differ (the second kept no attempt records)\n{}", text
-        );
+        keeps_the_invariants(&g)?;
     }
+}
+
+/// Runs `g`'s scenario and checks the invariants, that every switch due
+/// happened, and that a second run (keeping no record of finished jobs'
+/// attempts, as a headless run with no trace does) gives the same summary.
+fn keeps_the_invariants(g: &Gen) -> Result<(), TestCaseError> {
+    let text = to_toml(g);
+    let sc = load_text(&text, None);
+    let mut sim = slotsim::runs::build_sim(&sc).unwrap();
+    sim.run_until(Some(2 * 24 * 3_600_000));
+    if let Err(e) = check(&sim) {
+        return Err(TestCaseError::fail(format!(
+            "{e}\n--- scenario ---\n{text}"
+        )));
+    }
+    // The policy switches happened (each one that fell before the end).
+    let end_s = sim.w.now / 1000;
+    let due = g
+        .switches
+        .iter()
+        .filter(|(at, _)| (*at as u64) < end_s)
+        .count();
+    prop_assert!(
+        sim.w.switches.len() >= due,
+        "{} switches of {due}\n{text}",
+        sim.w.switches.len()
+    );
+    let mut again = slotsim::runs::build_sim(&sc).unwrap();
+    again.drop_attempt_records();
+    again.run_until(Some(2 * 24 * 3_600_000));
+    let (a, b) = (
+        slotsim::report::summary::summarize(&sim),
+        slotsim::report::summary::summarize(&again),
+    );
+    prop_assert_eq!(
+        serde_json::to_string(&a).unwrap(),
+        serde_json::to_string(&b).unwrap(),
+        "two runs of one scenario differ (the second kept no attempt records)\n{}",
+        text
+    );
+    Ok(())
 }
 
 /// The example preempting policy (Hadoop 1.x fair's min-share preemption,
@@ -309,25 +325,7 @@ proptest! {
     /// run is the same twice. Policy switches go to and from built-ins.
     #[test]
     fn a_preempting_external_policy_keeps_the_invariants(g in gen()) {
-        let g = Gen { policy: "external", preemption: true, ..g };
-        let text = to_toml(&g);
-        let sc = load_text(&text, None);
-        let mut sim = slotsim::runs::build_sim(&sc).unwrap();
-        sim.run_until(Some(2 * 24 * 3_600_000));
-        if let Err(e) = check(&sim) {
-            return Err(TestCaseError::fail(format!("{e}\n--- scenario ---\n{text}")));
-        }
-        let mut again = slotsim::runs::build_sim(&sc).unwrap();
-        again.run_until(Some(2 * 24 * 3_600_000));
-        let (a, b) = (
-            slotsim::report::summary::summarize(&sim),
-            slotsim::report::summary::summarize(&again),
-        );
-        prop_assert_eq!(
-            serde_json::to_string(&a).unwrap(),
-            serde_json::to_string(&b).unwrap(),
-            "two runs of one scenario differ\n{}", text
-        );
+        keeps_the_invariants(&Gen { policy: "external", preemption: true, ..g })?;
     }
 }
 

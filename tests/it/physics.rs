@@ -308,12 +308,23 @@ fn the_fixed_model_reads_alone_at_the_class_bandwidth() {
 /// every flow's end within 10 µs (the script works in whole µs).
 #[test]
 fn an_independent_max_min_replay_agrees_on_every_flow_end() {
+    let said = replayed("scenarios/terasort-50.toml".as_ref());
+    let n: usize = said.split_whitespace().next().unwrap().parse().unwrap();
+    assert!(n > 1_000, "{said}");
+}
+
+/// Runs `scenario` (from the repository's root) with `--flows` and replays
+/// the flows through `scripts/replay_flows.py`, which must find every
+/// end within 0.01 ms; returns what the replay said.
+fn replayed(scenario: &std::path::Path) -> String {
     let dir = tempfile::tempdir().unwrap();
-    let flows = dir.path().join("t50.flows");
+    let flows = dir.path().join("run.flows");
     let root = env!("CARGO_MANIFEST_DIR");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_slotsim"))
         .current_dir(root)
-        .args(["run", "scenarios/terasort-50.toml", "--headless", "--flows"])
+        .arg("run")
+        .arg(scenario)
+        .args(["--headless", "--flows"])
         .arg(&flows)
         .output()
         .unwrap();
@@ -329,15 +340,14 @@ fn an_independent_max_min_replay_agrees_on_every_flow_end() {
         .args(["--tolerance-ms", "0.01"])
         .output()
         .expect("python3 runs the replay");
-    let said = String::from_utf8_lossy(&replay.stdout);
+    let said = String::from_utf8_lossy(&replay.stdout).into_owned();
     assert!(
         replay.status.success(),
         "{said}{}",
         String::from_utf8_lossy(&replay.stderr)
     );
     assert!(said.contains("0 beyond 0.01 ms"), "{said}");
-    let n: usize = said.split_whitespace().next().unwrap().parse().unwrap();
-    assert!(n > 1_000, "{said}");
+    said
 }
 
 /// Tiny shuffle fetches (classification's outputs) that end within the
@@ -379,35 +389,7 @@ reduces = [10, 30]
 "#,
     )
     .unwrap();
-    let flows = dir.path().join("tiny.flows");
-    let root = env!("CARGO_MANIFEST_DIR");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_slotsim"))
-        .current_dir(root)
-        .arg("run")
-        .arg(&scenario)
-        .args(["--headless", "--flows"])
-        .arg(&flows)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let replay = std::process::Command::new("python3")
-        .current_dir(root)
-        .arg("scripts/replay_flows.py")
-        .arg(&flows)
-        .args(["--tolerance-ms", "0.01"])
-        .output()
-        .expect("python3 runs the replay");
-    let said = String::from_utf8_lossy(&replay.stdout);
-    assert!(
-        replay.status.success(),
-        "{said}{}",
-        String::from_utf8_lossy(&replay.stderr)
-    );
-    assert!(said.contains("0 beyond 0.01 ms"), "{said}");
+    replayed(&scenario);
 }
 
 /// `hdfs.writer` puts first replicas where HDFS does: on the writing
