@@ -265,6 +265,22 @@ fn print_solver_stats(sim: &Sim) {
         n.zero_resyncs,
         n.resync_flows
     );
+    // Where the fill work goes: solves by their rounds (each round fills
+    // its whole set again), the share of solves and of all flows filled.
+    let filled = n.round_flows.max(1) as f64;
+    for (i, &(solves, flows)) in n.by_rounds.iter().enumerate() {
+        if solves == 0 {
+            continue;
+        }
+        let more = if i + 1 == n.by_rounds.len() { "+" } else { "" };
+        eprintln!(
+            "solver: {}{more} rounds: {solves} solves ({:.1} %), {:.1} flows filled each ({:.1} % of all)",
+            i + 1,
+            100.0 * solves as f64 / n.solves.max(1) as f64,
+            flows as f64 / solves as f64,
+            100.0 * flows as f64 / filled
+        );
+    }
 }
 
 /// The name of the signal (SIGINT, SIGTERM, SIGHUP) that asked a headless

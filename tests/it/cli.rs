@@ -1843,3 +1843,38 @@ fn compare_labels_external_policies_apart_in_the_table_and_the_legend() {
         serde_json::from_str(&std::fs::read_to_string(d.path().join("c.json")).unwrap()).unwrap();
     assert_eq!(v[2]["policy"], "external:fifo-py");
 }
+
+/// `SLOTSIM_SOLVER_STATS=1`: the solves by their rounds add up to the
+/// solves counted, and their shares of the flows filled to 100 %
+/// (docs/performance.md's cascades table reads these lines).
+#[test]
+fn solver_stats_split_the_solves_by_their_rounds() {
+    let o = cmd(root())
+        .args(["run", "scenarios/quickstart.toml", "--headless"])
+        .env("SLOTSIM_SOLVER_STATS", "1")
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    let total: u64 = err
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("solver: ")?
+                .split(" solves,")
+                .next()?
+                .parse()
+                .ok()
+        })
+        .unwrap_or_else(|| panic!("no solver line: {err}"));
+    let (mut solves, mut share, mut rows) = (0u64, 0.0f64, 0);
+    for l in err.lines().filter(|l| l.contains(" rounds: ")) {
+        let (_, rest) = l.split_once(" rounds: ").unwrap();
+        solves += rest.split(' ').next().unwrap().parse::<u64>().unwrap();
+        let pct = rest.rsplit_once("each (").unwrap().1;
+        share += pct.split(" %").next().unwrap().parse::<f64>().unwrap();
+        rows += 1;
+    }
+    assert!(total > 0 && rows > 1, "{err}");
+    assert_eq!(solves, total, "{err}");
+    assert!((share - 100.0).abs() < 0.1 * rows as f64, "{share}: {err}");
+}

@@ -37,6 +37,10 @@ fn same_rate(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0)
 }
 
+/// Rounds counted apart in [`Network::by_rounds`] (the last: this many or
+/// more).
+pub const ROUND_BUCKETS: usize = 10;
+
 /// The most resources a flow crosses: a pipeline write to three replicas
 /// in three racks of two datacenters crosses 15.
 pub const MAX_PATH: usize = 16;
@@ -226,6 +230,9 @@ pub struct Network {
     /// they filled in all.
     pub solve_rounds: u64,
     pub round_flows: u64,
+    /// Solves by their rounds (1, 2, …, [`ROUND_BUCKETS`] or more): how
+    /// many, and the flows they filled in all rounds.
+    pub by_rounds: [(u64, u64); ROUND_BUCKETS],
     /// `coarse`: solves cut short, exact re-solves of what they left (and
     /// of them, those forced by a flow left at rate 0), and the flows those
     /// filled.

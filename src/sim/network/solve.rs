@@ -79,6 +79,7 @@ impl Network {
         }
         let mut rounds = 0;
         let mut cut = false;
+        let filled_before = self.round_flows;
         loop {
             rounds += 1;
             let st = self.bump_stamp();
@@ -217,6 +218,9 @@ impl Network {
         if cut {
             self.cut_solves += 1;
         }
+        let b = &mut self.by_rounds[(rounds as usize).min(ROUND_BUCKETS) - 1];
+        b.0 += 1;
+        b.1 += self.round_flows - filled_before;
         if let Some(c) = self.coarse.as_mut() {
             for &r in &c.allowed {
                 self.resources[r as usize].allow = 0.0;
