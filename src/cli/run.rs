@@ -143,6 +143,7 @@ fn run_headless(a: &RunArgs, until: Option<u64>) -> Result<(), Failure> {
     }
     if std::env::var_os("SLOTSIM_SOLVER_STATS").is_some() {
         print_solver_stats(&sim);
+        print_bottleneck_stats(&sim);
     }
     let mut sum = summary::summarize(&sim);
     if stopped.is_some() || sim.halted().is_some() {
@@ -280,6 +281,53 @@ fn print_solver_stats(sim: &Sim) {
             flows as f64 / solves as f64,
             100.0 * flows as f64 / filled
         );
+    }
+}
+
+/// `SLOTSIM_SOLVER_STATS`: where the rates a solve changes froze, by kind
+/// of resource, and where flows are bottlenecked when the run stops.
+fn print_bottleneck_stats(sim: &Sim) {
+    use slotsim::sim::paths::Links;
+    let (n, links) = (&sim.w.net, &sim.w.links);
+    let mut by = [(0u64, 0u64, 0u64, 0u64); Links::KINDS.len()];
+    for (r, res) in n.resources.iter().enumerate() {
+        let k = links.kind(r as u32);
+        let (changes, moves) = res.changes();
+        by[k].0 += changes;
+        by[k].1 += moves;
+        if res.bottlenecked() > 0 {
+            by[k].2 += 1;
+            by[k].3 += res.bottlenecked() as u64;
+        }
+    }
+    let solves = n.solves.max(1) as f64;
+    let all = n.rate_changes.max(1) as f64;
+    let at_res: u64 = by.iter().map(|b| b.0).sum();
+    let moved_res: u64 = by.iter().map(|b| b.1).sum();
+    let caps = (n.rate_changes - at_res, n.levels_changed - moved_res);
+    let rows = Links::KINDS.iter().zip(&by).map(|(k, b)| (*k, b.0, b.1));
+    for (kind, changes, moves) in rows.chain([("flows' own caps", caps.0, caps.1)]) {
+        if changes == 0 {
+            continue;
+        }
+        eprintln!(
+            "solver: rates changed of flows frozen at {kind}: {:.1} a solve ({:.1} %), at {:.2} of them a solve, {:.1} each",
+            changes as f64 / solves,
+            100.0 * changes as f64 / all,
+            moves as f64 / solves,
+            changes as f64 / moves.max(1) as f64
+        );
+    }
+    for (kind, b) in Links::KINDS.iter().zip(&by) {
+        if b.2 > 0 {
+            eprintln!(
+                "solver: at {:.1} s, {} {kind} hold {} flows bottlenecked ({:.1} each)",
+                sim.w.t_s(),
+                b.2,
+                b.3,
+                b.3 as f64 / b.2 as f64
+            );
+        }
     }
 }
 

@@ -175,6 +175,32 @@ impl Links {
         p
     }
 
+    /// What kind of resource `r` is, as [`Links::KINDS`] names it (the
+    /// last: the engine's own, a reducer's shuffle limit).
+    pub fn kind(&self, r: ResId) -> usize {
+        let node_ids = 3 * self.nodes;
+        if r < node_ids {
+            (r % 3) as usize
+        } else if r < node_ids + 2 * self.racks {
+            3 + ((r - node_ids) % 2) as usize
+        } else if r < self.count() {
+            5 + ((r - node_ids - 2 * self.racks) % 2) as usize
+        } else {
+            7
+        }
+    }
+
+    pub const KINDS: [&'static str; 8] = [
+        "disks",
+        "NIC uplinks",
+        "NIC downlinks",
+        "rack uplinks",
+        "rack downlinks",
+        "datacenter uplinks",
+        "datacenter downlinks",
+        "reducers' shuffle limits",
+    ];
+
     /// The name a resource is reported by: `n3.disk`, `n3.up`, `n3.down`,
     /// `r1.up`, `r1.down`, `d0.up`, `d0.down`.
     pub fn name(&self, r: ResId) -> String {

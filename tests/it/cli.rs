@@ -1878,3 +1878,52 @@ fn solver_stats_split_the_solves_by_their_rounds() {
     assert_eq!(solves, total, "{err}");
     assert!((share - 100.0).abs() < 0.1 * rows as f64, "{share}: {err}");
 }
+
+#[test]
+fn solver_stats_place_every_rate_change_and_the_bottlenecks_by_kind() {
+    let o = cmd(root())
+        .args([
+            "run",
+            "scenarios/quickstart.toml",
+            "--headless",
+            "--until",
+            "30s",
+        ])
+        .env("SLOTSIM_SOLVER_STATS", "1")
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    // Every rate a solve changed is counted once, at the kind of resource
+    // its flow froze at (or its own cap): the rows' shares add to 100 %.
+    let (mut share, mut rows) = (0.0f64, 0);
+    for l in err
+        .lines()
+        .filter(|l| l.contains("rates changed of flows frozen at "))
+    {
+        let pct = l.split_once("a solve (").unwrap().1;
+        share += pct.split(" %").next().unwrap().parse::<f64>().unwrap();
+        rows += 1;
+    }
+    assert!(rows >= 2, "{err}");
+    assert!((share - 100.0).abs() < 0.1 * rows as f64, "{share}: {err}");
+    // Under `shared` no flow has a cap of its own: a change counted at no
+    // resource would show as one.
+    assert!(!err.contains("own caps"), "{err}");
+    // Mid-run, flows are bottlenecked somewhere, each row at resources of
+    // a kind the cluster has, holding at least one flow each.
+    let held: Vec<_> = err
+        .lines()
+        .filter(|l| l.starts_with("solver: at 30.0 s, "))
+        .collect();
+    assert!(!held.is_empty(), "{err}");
+    for l in held {
+        let words: Vec<&str> = l.split(' ').collect();
+        let (n, flows): (u32, u32) = (
+            words[4].parse().unwrap(),
+            words[words.len() - 5].parse().unwrap(),
+        );
+        assert!(n > 0 && flows >= n, "{l}");
+        assert!(["disks", "NIC", "rack"].contains(&words[5]), "{l}");
+    }
+}

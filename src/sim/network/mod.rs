@@ -79,6 +79,10 @@ pub struct Resource {
     /// In a `coarse` solve's S: flows above this rate are re-solved here
     /// even if they froze elsewhere.
     cut: f64,
+    /// For `SLOTSIM_SOLVER_STATS`: rates a solve changed of flows that
+    /// froze here, and the solves that changed any (this level moved).
+    changes: u64,
+    moves: u64,
 }
 
 impl Resource {
@@ -104,6 +108,8 @@ impl Resource {
             lazy: false,
             allow: 0.0,
             cut: f64::INFINITY,
+            changes: 0,
+            moves: 0,
         }
     }
 
@@ -123,6 +129,17 @@ impl Resource {
     /// Active flows crossing it.
     pub fn flow_count(&self) -> usize {
         self.flows.len()
+    }
+
+    /// Active flows whose bottleneck this is (where they froze).
+    pub fn bottlenecked(&self) -> u32 {
+        self.bottlenecked
+    }
+
+    /// Over the run: the rates solves changed of flows that froze here,
+    /// and the solves that changed any (for `SLOTSIM_SOLVER_STATS`).
+    pub fn changes(&self) -> (u64, u64) {
+        (self.changes, self.moves)
     }
 }
 
@@ -259,9 +276,14 @@ impl Network {
     pub fn add_resource(&mut self, capacity: f64) -> ResId {
         match self.free_res.pop() {
             Some(r) => {
-                let st = self.resources[r as usize].stamp;
-                self.resources[r as usize] = Resource::new(capacity);
-                self.resources[r as usize].stamp = st;
+                let old = &self.resources[r as usize];
+                let (st, changes, moves) = (old.stamp, old.changes, old.moves);
+                let res = &mut self.resources[r as usize];
+                *res = Resource::new(capacity);
+                res.stamp = st;
+                // The statistics count by id over the run (ids reused are
+                // of one kind: a reducer's own shuffle limits).
+                (res.changes, res.moves) = (changes, moves);
                 r
             }
             None => {

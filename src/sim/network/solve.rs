@@ -248,9 +248,14 @@ impl Network {
                     let at = self.hot[f as usize].froze_at;
                     if at == NO_RES {
                         self.levels_changed += 1;
-                    } else if self.resources[at as usize].touched != moved {
-                        self.resources[at as usize].touched = moved;
-                        self.levels_changed += 1;
+                    } else {
+                        let res = &mut self.resources[at as usize];
+                        res.changes += 1;
+                        if res.touched != moved {
+                            res.touched = moved;
+                            res.moves += 1;
+                            self.levels_changed += 1;
+                        }
                     }
                     self.set_rate(now, f, rate);
                 }
