@@ -433,20 +433,33 @@ pub fn cmd_tui(
     // What the session came to, printed where the terminal is back (the
     // outputs are written first: a vanished terminal cannot take them).
     let _ = emit(&summary::table(&sum), false);
-    if let Some(why) = app.sim.halted() {
-        return Err(Failure::Policy(format!(
+    let ended = if let Some(why) = app.sim.halted() {
+        Err(Failure::Policy(format!(
             "{why}\n  the run stopped at {:.1} s simulated; the outputs asked for hold it up to then (\"partial\": true)",
             app.sim.w.t_s()
-        )));
+        )))
+    } else {
+        match exit {
+            slotsim::tui::term::Exit::Quit => Ok(()),
+            // Say why the session ended; exit status 130, as headless.
+            slotsim::tui::term::Exit::Signal(name) => Err(Failure::Interrupted(format!(
+                "stopped by {name}; outputs written up to {}",
+                slotsim::units::fmt_secs(app.sim.w.now)
+            ))),
+        }
+    };
+    // Everything is written and the process ends: freeing a big session
+    // (its records, its checkpoints for seeking back) would hold the
+    // shell a quarter of a second for nothing, so it is left to the
+    // operating system. A policy in another process is dropped as usual:
+    // it is told `end` and waited for.
+    if matches!(
+        app.sim.policy_spec(),
+        slotsim::model::spec::PolicySpec::Builtin { .. }
+    ) {
+        std::mem::forget(app);
     }
-    match exit {
-        slotsim::tui::term::Exit::Quit => Ok(()),
-        // Say why the session ended; exit status 130, as headless.
-        slotsim::tui::term::Exit::Signal(name) => Err(Failure::Interrupted(format!(
-            "stopped by {name}; outputs written up to {}",
-            slotsim::units::fmt_secs(app.sim.w.now)
-        ))),
-    }
+    ended
 }
 
 pub fn cmd_record(a: RecordArgs) -> Result<(), Failure> {

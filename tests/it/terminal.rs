@@ -316,3 +316,55 @@ fn a_signal_stops_a_headless_run_with_partial_outputs() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).starts_with("error: --plot: cannot create"));
 }
+
+/// `q` leaves a built-in policy's session to the operating system to free
+/// (a big run's records take a quarter of a second), but a policy in
+/// another process is still told `end` and waited for.
+#[test]
+fn q_still_ends_an_external_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let (started, ended) = (dir.path().join("started"), dir.path().join("ended"));
+    let policy = dir.path().join("pol.py");
+    let minimal = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/python/examples/minimal.py"),
+    )
+    .unwrap();
+    // minimal.py, saying when it has heard `start` and `end`.
+    let minimal = minimal.replace(
+        "        slowstart, unified",
+        &format!(
+            "        open({:?}, \"w\")\n        slowstart, unified",
+            started.to_str().unwrap()
+        ),
+    );
+    std::fs::write(
+        &policy,
+        format!(
+            "{minimal}    elif m[\"type\"] == \"end\":\n        open({:?}, \"w\").write(str(m[\"time_ms\"]))\n",
+            ended.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let spec = format!("external:python3 {}", policy.display());
+    let mut s = start_with(&["run", "--policy", &spec]);
+    // The engine starts the policy at its first heartbeat with work.
+    let t0 = Instant::now();
+    while !started.exists() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "the policy never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    s.master.write_all(b"q").unwrap();
+    let (code, out, slave) = finish(s);
+    assert_eq!(code, Some(0), "{}", String::from_utf8_lossy(&out));
+    assert_restored(&out, &slave);
+    let said = std::fs::read_to_string(&ended).unwrap_or_else(|e| {
+        panic!(
+            "the policy was not told `end` ({e}): {}",
+            String::from_utf8_lossy(&out)
+        )
+    });
+    assert!(said.parse::<u64>().is_ok(), "{said}");
+}
