@@ -175,16 +175,27 @@ impl Links {
         p
     }
 
+    /// Where resource `r` sits in the layout [`Links::build`] gives: its
+    /// kind, as [`Links::KINDS`] names it, and the node, rack or
+    /// datacenter it belongs to (ids past the cluster's read as
+    /// datacenter links).
+    fn locate(&self, r: ResId) -> (usize, u32) {
+        let node_ids = 3 * self.nodes;
+        let rack_ids = node_ids + 2 * self.racks;
+        if r < node_ids {
+            ((r % 3) as usize, r / 3)
+        } else if r < rack_ids {
+            (3 + ((r - node_ids) % 2) as usize, (r - node_ids) / 2)
+        } else {
+            (5 + ((r - rack_ids) % 2) as usize, (r - rack_ids) / 2)
+        }
+    }
+
     /// What kind of resource `r` is, as [`Links::KINDS`] names it (the
     /// last: the engine's own, a reducer's shuffle limit).
     pub fn kind(&self, r: ResId) -> usize {
-        let node_ids = 3 * self.nodes;
-        if r < node_ids {
-            (r % 3) as usize
-        } else if r < node_ids + 2 * self.racks {
-            3 + ((r - node_ids) % 2) as usize
-        } else if r < self.count() {
-            5 + ((r - node_ids - 2 * self.racks) % 2) as usize
+        if r < self.count() {
+            self.locate(r).0
         } else {
             7
         }
@@ -204,25 +215,17 @@ impl Links {
     /// The name a resource is reported by: `n3.disk`, `n3.up`, `n3.down`,
     /// `r1.up`, `r1.down`, `d0.up`, `d0.down`.
     pub fn name(&self, r: ResId) -> String {
-        let node_ids = 3 * self.nodes;
-        if r < node_ids {
-            let what = ["disk", "up", "down"][(r % 3) as usize];
-            format!("n{}.{what}", r / 3)
-        } else if r < node_ids + 2 * self.racks {
-            let k = r - node_ids;
-            format!(
-                "r{}.{}",
-                k / 2,
-                if k.is_multiple_of(2) { "up" } else { "down" }
-            )
-        } else {
-            let k = r - node_ids - 2 * self.racks;
-            format!(
-                "d{}.{}",
-                k / 2,
-                if k.is_multiple_of(2) { "up" } else { "down" }
-            )
-        }
+        let (kind, i) = self.locate(r);
+        let (at, what) = [
+            ("n", "disk"),
+            ("n", "up"),
+            ("n", "down"),
+            ("r", "up"),
+            ("r", "down"),
+            ("d", "up"),
+            ("d", "down"),
+        ][kind];
+        format!("{at}{i}.{what}")
     }
 }
 

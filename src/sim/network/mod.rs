@@ -589,7 +589,8 @@ impl Network {
         // milliseconds off SimGrid's answer. `coarse` orders them too:
         // settled together, one shuffle of the FB-2009 day took 2.6 times
         // as long as the exact model's and the day's mean turnaround came
-        // out 8 % high, for 2 to 6 % of coarse's time.)
+        // out 8 % high; ordered, `scale-400` costs about 10 % more under
+        // `coarse` and the FB-2009 day no more: docs/performance.md.)
         self.released
             .is_some_and(|r| self.cold[f as usize].end_x > r)
     }
