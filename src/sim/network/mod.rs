@@ -64,8 +64,13 @@ pub struct Resource {
     open: u32,
     /// Active flows whose bottleneck (where they froze) this is.
     bottlenecked: u32,
-    /// Its row in the solve's compressed rows.
-    row: u32,
+    /// In a solve: the flows re-solved that cross it, in the order they
+    /// joined (a round freezes them newest first); their count; what the
+    /// flows outside use here before the fill (see `Network::solve`); and
+    /// whether it joined through an ended flow alone.
+    row: Vec<FlowId>,
+    base: f64,
+    by_seed: bool,
     /// Waiting in `Network::pending` for the next exact re-solve.
     pending: bool,
     /// `coarse`: the level at which flows last froze here; the capacity
@@ -100,7 +105,9 @@ impl Resource {
             frozen_sum: 0.0,
             open: 0,
             bottlenecked: 0,
-            row: 0,
+            row: Vec::new(),
+            base: 0.0,
+            by_seed: false,
             pending: false,
             level: 0.0,
             lag: 0.0,
@@ -229,10 +236,11 @@ pub struct Network {
     in_s: Vec<ResId>,
     levels: std::collections::BinaryHeap<std::cmp::Reverse<Level>>,
     rates: Vec<(FlowId, f64)>,
-    /// The solve's flows by resource (compressed rows over `comp_res`):
-    /// resource i's flows are `csr_flows[csr_start[i]..csr_start[i + 1]]`.
-    csr_start: Vec<u32>,
-    csr_flows: Vec<FlowId>,
+    /// The solve's boundary resources (in `comp_res` but not in S), in
+    /// the order they joined: through a re-solved flow, or through an
+    /// ended flow alone.
+    by_flow: Vec<ResId>,
+    by_seed: Vec<ResId>,
     /// Solves run and the flows and resources they covered (the cost of
     /// keeping rates max-min fair).
     pub solves: u64,
@@ -279,8 +287,11 @@ impl Network {
                 let old = &self.resources[r as usize];
                 let (st, changes, moves) = (old.stamp, old.changes, old.moves);
                 let res = &mut self.resources[r as usize];
+                let row = std::mem::take(&mut res.row);
                 *res = Resource::new(capacity);
                 res.stamp = st;
+                // Its row's room, kept: a solve allocates nothing.
+                res.row = row;
                 // The statistics count by id over the run (ids reused are
                 // of one kind: a reducer's own shuffle limits).
                 (res.changes, res.moves) = (changes, moves);

@@ -80,31 +80,48 @@ impl Network {
         let mut rounds = 0;
         let mut cut = false;
         let filled_before = self.round_flows;
+        // A round re-solves the flows of the round before and those the
+        // resources S gained bring: its set-up only adds theirs (S and the
+        // flows only grow within a solve), and each round's fill starts
+        // again from what every round's set-up left (`base`, `row`).
+        let st = self.bump_stamp();
+        self.comp_flows.clear();
+        self.comp_res.clear();
+        self.by_flow.clear();
+        self.by_seed.clear();
+        let (mut s_done, mut walked) = (0, 0);
+        // The started flows first.
+        for i in 0..self.seed_flows.len() {
+            let f = self.seed_flows[i] as usize;
+            if self.cold[f].active && self.hot[f].stamp != st {
+                self.hot[f].stamp = st;
+                self.comp_flows.push(f as FlowId);
+            }
+        }
         loop {
             rounds += 1;
-            let st = self.bump_stamp();
-            self.comp_flows.clear();
-            self.comp_res.clear();
-            // The started flows and the flows crossing S.
-            for i in 0..self.seed_flows.len() {
-                let f = self.seed_flows[i] as usize;
-                if self.cold[f].active && self.hot[f].stamp != st {
-                    self.hot[f].stamp = st;
-                    self.comp_flows.push(f as FlowId);
-                }
-            }
-            for i in 0..self.in_s.len() {
+            // The flows crossing the resources S gained.
+            for i in s_done..self.in_s.len() {
                 let r = self.in_s[i] as usize;
                 let res = &mut self.resources[r];
-                res.stamp = st;
-                res.open = 0;
-                res.row = i as u32;
-                res.frozen_sum = if narrow {
-                    res.load.min(res.capacity)
+                if res.stamp != st {
+                    res.stamp = st;
+                    res.row.clear();
+                    self.comp_res.push(r as ResId);
+                }
+                // (A boundary resource that joins S keeps its row: the
+                // flows re-solved that cross it still do. What flows
+                // outside use here is now nothing, or under `coarse`
+                // what every flow crossing it uses, re-solved or not.)
+                res.base = if narrow {
+                    let mut b = res.load.min(res.capacity);
+                    for &f in &res.row {
+                        b -= self.hot[f as usize].rate;
+                    }
+                    b
                 } else {
                     0.0
                 };
-                self.comp_res.push(r as ResId);
                 for k in 0..self.resources[r].flows.len() {
                     let f = self.resources[r].flows[k] as usize;
                     if narrow
@@ -119,60 +136,43 @@ impl Network {
                     }
                 }
             }
-            // The boundary: other resources those flows cross, where what
-            // the flows outside use is fixed (their load, less the rates
-            // of the flows re-solved); and every resource's open flows.
-            let n_s = self.comp_res.len();
-            for i in 0..self.comp_flows.len() {
-                let f = self.comp_flows[i] as usize;
-                let rate = self.hot[f].rate;
-                let o = f * MAX_PATH;
-                for k in 0..self.hot[f].len as usize {
+            s_done = self.in_s.len();
+            // The boundary: other resources the new flows cross, where
+            // what the flows outside use is fixed (their load, less the
+            // rates of the flows re-solved); and each resource's row.
+            for i in walked..self.comp_flows.len() {
+                let f = self.comp_flows[i];
+                let rate = self.hot[f as usize].rate;
+                let o = f as usize * MAX_PATH;
+                for k in 0..self.hot[f as usize].len as usize {
                     let r = self.paths[o + k] as usize;
                     self.join_boundary(r, st);
                     let res = &mut self.resources[r];
-                    res.open += 1;
+                    if res.by_seed {
+                        // Joined through an ended flow alone: a re-solved
+                        // flow crosses it now, and it is met as that one's.
+                        res.by_seed = false;
+                        self.by_flow.push(r as ResId);
+                    }
+                    res.row.push(f);
                     if narrow || res.in_set != set {
-                        res.frozen_sum -= rate;
+                        res.base -= rate;
                     }
                 }
             }
-            // And the resources ended flows left, where flows outside may
-            // now rise.
-            for i in 0..self.seeds.len() {
-                self.join_boundary(self.seeds[i] as usize, st);
-            }
-            // Rows: each resource's flows in the solve, so that freezing a
-            // resource's flows never scans the flows outside it.
-            self.csr_start.clear();
-            let mut acc = 0u32;
-            for i in 0..self.comp_res.len() {
-                self.csr_start.push(acc);
-                acc += self.resources[self.comp_res[i] as usize].open;
-            }
-            self.csr_start.push(acc);
-            self.csr_flows.clear();
-            self.csr_flows.resize(acc as usize, 0);
-            for i in 0..self.comp_flows.len() {
-                let f = self.comp_flows[i];
-                let o = f as usize * MAX_PATH;
-                for k in 0..self.hot[f as usize].len as usize {
-                    let row = self.resources[self.paths[o + k] as usize].row as usize;
-                    // `open` counts down as each row fills (it is reset by `fill`).
-                    let res = &mut self.resources[self.paths[o + k] as usize];
-                    res.open -= 1;
-                    self.csr_flows[self.csr_start[row] as usize + res.open as usize] = f;
+            walked = self.comp_flows.len();
+            if rounds == 1 {
+                // And the resources ended flows left, where flows outside
+                // may now rise.
+                for i in 0..self.seeds.len() {
+                    let r = self.seeds[i] as usize;
+                    if self.resources[r].stamp != st {
+                        self.join_boundary(r, st);
+                        self.by_flow.pop();
+                        self.resources[r].by_seed = true;
+                        self.by_seed.push(r as ResId);
+                    }
                 }
-            }
-            for i in 0..self.comp_res.len() {
-                let r = self.comp_res[i] as usize;
-                self.resources[r].open = self.csr_start[i + 1] - self.csr_start[i];
-            }
-            for i in (if narrow { 0 } else { n_s })..self.comp_res.len() {
-                let r = self.comp_res[i] as usize;
-                // What the flows outside use: never below 0 in floating point.
-                let res = &mut self.resources[r];
-                res.frozen_sum = res.frozen_sum.max(0.0);
             }
             self.fill();
             self.solve_rounds += 1;
@@ -197,9 +197,20 @@ impl Network {
             }
             let mut grew = false;
             let last = limit > 0 && rounds >= limit;
-            for i in n_s..self.comp_res.len() {
-                let r = self.comp_res[i] as usize;
-                if self.resources[r].touched != touch || !self.certificate_breaks(r, st) {
+            // In the order a solve from scratch would meet them: through
+            // the re-solved flows, in their order, then through ended flows.
+            let (n_flow, n_seed) = (self.by_flow.len(), self.by_seed.len());
+            for i in 0..n_flow + n_seed {
+                let r = if i < n_flow {
+                    self.by_flow[i] as usize
+                } else {
+                    self.by_seed[i - n_flow] as usize
+                };
+                let res = &self.resources[r];
+                if res.in_set == set || (i >= n_flow && !res.by_seed) {
+                    continue;
+                }
+                if res.touched != touch || !self.certificate_breaks(r, st) {
                     continue;
                 }
                 if last {
@@ -334,23 +345,23 @@ impl Network {
         }
     }
 
-    /// Adds resource `r` to the round stamped `st` as a boundary resource,
-    /// unless it is in the round already: no open flow yet, and what the
-    /// flows crossing it use (their rates are taken off as they open).
+    /// Adds resource `r` to the solve stamped `st` as a boundary resource,
+    /// unless it is in it already: no flow in its row yet, and what the
+    /// flows crossing it use (their rates are taken off as they join).
     #[inline]
     fn join_boundary(&mut self, r: usize, st: u64) {
-        let row = self.comp_res.len() as u32;
         let res = &mut self.resources[r];
         if res.stamp != st {
             res.stamp = st;
-            res.open = 0;
-            res.row = row;
+            res.row.clear();
+            res.by_seed = false;
             // A resource over capacity (`coarse` lets a started flow take
             // a share at a crowded one before the others give it back)
             // counts as full, not more: the flows re-solved keep what
             // they had there.
-            res.frozen_sum = res.load.min(res.capacity) - res.allow;
+            res.base = res.load.min(res.capacity) - res.allow;
             self.comp_res.push(r as ResId);
+            self.by_flow.push(r as ResId);
         }
     }
 
@@ -411,7 +422,10 @@ impl Network {
         init.clear();
         for i in 0..self.comp_res.len() {
             let r = self.comp_res[i] as usize;
-            let res = &self.resources[r];
+            let res = &mut self.resources[r];
+            // What the flows outside use: never below 0 in floating point.
+            res.frozen_sum = res.base.max(0.0);
+            res.open = res.row.len() as u32;
             if res.open > 0 {
                 let lvl = (res.capacity - res.frozen_sum) / res.open as f64;
                 init.push(std::cmp::Reverse(Level::new(lvl, 0, r as u32)));
@@ -456,10 +470,10 @@ impl Network {
                 continue;
             }
             let level = cur.max(0.0);
-            // Freeze every open flow of this resource at `level`.
-            let row = self.resources[r].row as usize;
-            for k in self.csr_start[row] as usize..self.csr_start[row + 1] as usize {
-                let f = self.csr_flows[k];
+            // Freeze every open flow of this resource at `level`, the
+            // newest to join first.
+            for k in (0..self.resources[r].row.len()).rev() {
+                let f = self.resources[r].row[k];
                 if self.hot[f as usize].frozen {
                     continue;
                 }
