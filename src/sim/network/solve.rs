@@ -168,6 +168,7 @@ impl Network {
                     let r = self.seeds[i] as usize;
                     if self.resources[r].stamp != st {
                         self.join_boundary(r, st);
+                        // Met through no re-solved flow: listed apart.
                         self.by_flow.pop();
                         self.resources[r].by_seed = true;
                         self.by_seed.push(r as ResId);
