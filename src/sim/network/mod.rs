@@ -65,10 +65,11 @@ pub struct Resource {
     /// Active flows whose bottleneck (where they froze) this is.
     bottlenecked: u32,
     /// In a solve: the flows re-solved that cross it, in the order they
-    /// joined (a round freezes them newest first); their count; what the
-    /// flows outside use here before the fill (see `Network::solve`); and
-    /// whether it joined through an ended flow alone.
-    row: Vec<FlowId>,
+    /// joined (a round freezes them newest first); what the flows outside
+    /// use here before the fill (see `Network::solve`); and whether it
+    /// joined through an ended flow alone. Scratch: a copy of the run
+    /// (a checkpoint) does not copy the row.
+    row: Scratch<Vec<FlowId>>,
     base: f64,
     by_seed: bool,
     /// Waiting in `Network::pending` for the next exact re-solve.
@@ -105,7 +106,7 @@ impl Resource {
             frozen_sum: 0.0,
             open: 0,
             bottlenecked: 0,
-            row: Vec::new(),
+            row: Scratch::default(),
             base: 0.0,
             by_seed: false,
             pending: false,
@@ -205,6 +206,31 @@ impl FlowInfo<'_> {
     }
 }
 
+/// Solver scratch that lives in a resource but means nothing between
+/// solves (each solve clears it before use): a clone starts it empty, so
+/// that copying a run does not copy it.
+#[derive(Debug, Default)]
+struct Scratch<T>(T);
+
+impl<T: Default> Clone for Scratch<T> {
+    fn clone(&self) -> Self {
+        Scratch(T::default())
+    }
+}
+
+impl<T> std::ops::Deref for Scratch<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T> std::ops::DerefMut for Scratch<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.0
+    }
+}
+
 /// The resources, the flows, and the solver's scratch space.
 #[derive(Clone, Debug, Default)]
 pub struct Network {
@@ -236,9 +262,10 @@ pub struct Network {
     in_s: Vec<ResId>,
     levels: std::collections::BinaryHeap<std::cmp::Reverse<Level>>,
     rates: Vec<(FlowId, f64)>,
-    /// The solve's boundary resources (in `comp_res` but not in S), in
-    /// the order they joined: through a re-solved flow, or through an
-    /// ended flow alone.
+    /// The resources a solve met as boundary resources, in the order it
+    /// met them: through a re-solved flow, or through an ended flow alone
+    /// (those that joined S since, or were met through a flow later, are
+    /// skipped where these are read).
     by_flow: Vec<ResId>,
     by_seed: Vec<ResId>,
     /// Solves run and the flows and resources they covered (the cost of

@@ -115,7 +115,7 @@ impl Network {
                 // what every flow crossing it uses, re-solved or not.)
                 res.base = if narrow {
                     let mut b = res.load.min(res.capacity);
-                    for &f in &res.row {
+                    for &f in res.row.iter() {
                         b -= self.hot[f as usize].rate;
                     }
                     b
@@ -414,9 +414,10 @@ impl Network {
     }
 
     /// Progressive filling over `comp_flows`, their resources' capacities
-    /// less each resource's `frozen_sum` (what flows outside use there).
-    /// New rates go to `rates`, in the order flows freeze; `frozen_sum`
-    /// ends as each resource's new load.
+    /// less each resource's `base` (what flows outside use there), each
+    /// resource's `row` its flows among them. New rates go to `rates`, in
+    /// the order flows freeze; `frozen_sum` ends as each resource's new
+    /// load.
     pub(super) fn fill(&mut self) {
         // The first levels in one heapify rather than one push each.
         let mut init = std::mem::take(&mut self.levels).into_vec();
