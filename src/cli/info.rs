@@ -315,7 +315,15 @@ fn cost_lines(o: &mut String, sc: &Scenario, work: &Work) {
             slotsim::units::human_secs(coarse)
         );
     }
-    let need = slotsim::sim::memory_estimate(tasks, nodes as u64);
+    let (m, r) = sc.cluster.capacity().typed_view();
+    let per_node = u64::from(m) + u64::from(r);
+    let sources = work
+        .jobs
+        .iter()
+        .map(|j| slotsim::sim::job_sources(j.maps as u64, j.reduces as u64, nodes as u64, per_node))
+        .max()
+        .unwrap_or(0);
+    let need = slotsim::sim::memory_estimate(tasks, nodes as u64, sources);
     outln!(
         o,
         "  memory     about {} MB at its peak (an estimate)",

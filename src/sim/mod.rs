@@ -45,17 +45,55 @@ pub use run::{Checkpoint, Command, InspectRecord, Sim, SimError, Stepped};
 pub use world::{Notable, PolicySwitch, PoolStats, World};
 
 /// Bytes a run of `tasks` tasks on `nodes` nodes is expected to need at its
-/// peak, erring high. Measured (peak resident memory, release build):
-/// `scale-400` 137 MB for 251,844 tasks, the FB-2009 day 213 MB (fixed
-/// network) and 223 MB (shared) for 427,900 tasks, a 377,047-task workload
-/// 187 MB at its start: 480–530 bytes per task. Compacting the tasks at
-/// rest (see `job::MapTask`) took about 100 bytes per task off (its first
-/// step alone took `scale-400` to 117 MB, 463 bytes per task), so 500
-/// here, plus a base and a little per node. Large runs need less a task:
-/// the FB-2010 day (16.6 M tasks, 3,000 nodes, fixed network) peaked at
-/// 4.48 GB, 270 bytes per task, with 72-byte attempts.
-pub fn memory_estimate(tasks: u64, nodes: u64) -> u64 {
-    (8 << 20) + tasks.saturating_mul(500) + nodes.saturating_mul(8 << 10)
+/// peak, erring high; `sources` is the largest job's [`job_sources`].
+///
+/// Measured (peak resident memory, release build): `scale-400` 86 MB for
+/// 251,844 tasks with every attempt kept (`--trace`), 81 MB in a headless
+/// run that keeps none (340 and 320 bytes a task; 463 with attempts of 104
+/// bytes); 500 bytes a task here, plus a base and a little per node, leaves
+/// room for the TUI's records. Large runs need less a task (the
+/// FB-2010 day, 16.6 M tasks on 3,000 nodes, 3.87 GB headless, 233 bytes).
+/// A reducer keeps what it has to fetch from each node its job's maps ran
+/// on (about 40 bytes a node, 48 here for the vector's room): the 1 TB
+/// TeraSort, one job of 1,800 maps and 1,800 reducers on 910 nodes, peaks
+/// at 76 MB for its 3,600 tasks, and at 27 MB with 450 reducers. Only the
+/// largest job's sources are counted: a trace's jobs come and go, and
+/// adding them up would hold every shuffle of a day at once.
+pub fn memory_estimate(tasks: u64, nodes: u64, sources: u64) -> u64 {
+    (8 << 20)
+        + tasks.saturating_mul(500)
+        + nodes.saturating_mul(8 << 10)
+        + sources.saturating_mul(48)
+}
+
+/// The most (reducer, source node) pairs a job of `maps` and `reduces`
+/// holds at once on `nodes` nodes of `per_node` task slots or containers
+/// each: every running reducer (no more than the cluster runs at once)
+/// from every node its job's maps ran on.
+pub fn job_sources(maps: u64, reduces: u64, nodes: u64, per_node: u64) -> u64 {
+    maps.min(nodes)
+        .saturating_mul(reduces.min(nodes.saturating_mul(per_node.max(1))))
+}
+
+#[cfg(test)]
+mod estimate_tests {
+    use super::*;
+
+    #[test]
+    fn a_jobs_sources_are_its_map_nodes_times_its_running_reducers() {
+        // Every reducer from every node: the TeraSort's 1,800 on 910 nodes.
+        assert_eq!(job_sources(1_800, 1_800, 910, 8), 910 * 1_800);
+        // Fewer maps than nodes: a reducer fetches from the maps' nodes.
+        assert_eq!(job_sources(5, 100, 910, 8), 5 * 100);
+        // More reducers than the cluster runs at once: only those running.
+        assert_eq!(job_sources(1_000, 100_000, 10, 4), 10 * 40);
+        // The largest job's sources add 48 bytes each.
+        let (a, b) = (
+            memory_estimate(3_600, 910, 0),
+            memory_estimate(3_600, 910, 1_000),
+        );
+        assert_eq!(b - a, 48_000);
+    }
 }
 
 /// What a run is expected to cost, from its size alone (its length is not

@@ -1129,6 +1129,36 @@ fn a_bad_memory_budget_is_one_error() {
 }
 
 #[test]
+fn a_shuffle_too_large_for_memory_is_refused() {
+    // 3,600 tasks, but 1,800 reducers each fetching from 910 nodes: about
+    // 92 MB by the estimate, where the tasks alone would need 17 MB.
+    let o = Command::new(env!("CARGO_BIN_EXE_slotsim"))
+        .args(["validate", "scenarios/terasort-1tb-910.toml"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("SLOTSIM_MEMORY", "60MB")
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("3600 tasks") && err.contains("60 MB of memory available"),
+        "{err}"
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_slotsim"))
+        .args(["validate", "scenarios/terasort-1tb-910.toml"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("SLOTSIM_MEMORY", "120MB")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("memory     about 92 MB"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
 fn tui_json_and_trace_without_a_terminal_write_nothing() {
     let dir = tempdir();
     let json = dir.path().join("s.json");

@@ -367,7 +367,8 @@ fn compile(
         )),
     };
     let mut names = BTreeSet::new();
-    let mut budget = TaskBudget::new(node_count);
+    let (m, r) = cluster.capacity().typed_view();
+    let mut budget = TaskBudget::new(node_count, u64::from(m) + u64::from(r));
     let jobs = compile_jobs(&env, &file, seed, &mut names, &mut budget)?;
     let failures = compile_failures(cx, &file.failures)?;
     let mut events = Vec::new();
@@ -434,14 +435,20 @@ fn name_from_origin(origin: &str) -> String {
 /// the memory a run of them would need.
 struct TaskBudget {
     total: u64,
+    /// The largest job's [`crate::sim::job_sources`], and a node's task
+    /// slots or containers.
+    sources: u64,
+    per_node: u64,
     limit: Option<u64>,
     nodes: u64,
 }
 
 impl TaskBudget {
-    fn new(node_count: u32) -> TaskBudget {
+    fn new(node_count: u32, per_node: u64) -> TaskBudget {
         TaskBudget {
             total: 0,
+            sources: 0,
+            per_node,
             limit: memory_limit(),
             nodes: u64::from(node_count),
         }
@@ -454,7 +461,14 @@ impl TaskBudget {
         if total > MAX_TOTAL_TASKS {
             return Err(TooLarge::Tasks);
         }
-        let need = crate::sim::memory_estimate(total, self.nodes);
+        let sources = crate::sim::job_sources(
+            job.maps.into(),
+            job.reduces.into(),
+            self.nodes,
+            self.per_node,
+        );
+        self.sources = self.sources.max(sources);
+        let need = crate::sim::memory_estimate(total, self.nodes, self.sources);
         match self.limit {
             Some(have) if need > have => Err(TooLarge::Memory { total, need, have }),
             _ => Ok(()),
