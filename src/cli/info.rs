@@ -320,7 +320,11 @@ fn cost_lines(o: &mut String, sc: &Scenario, work: &Work) {
     let sources = work
         .jobs
         .iter()
-        .map(|j| slotsim::sim::job_sources(j.maps as u64, j.reduces as u64, nodes as u64, per_node))
+        .map(|j| {
+            let (reducers, from) =
+                slotsim::sim::job_sources(j.maps as u64, j.reduces as u64, nodes as u64, per_node);
+            reducers * from
+        })
         .max()
         .unwrap_or(0);
     let need = slotsim::sim::memory_estimate(tasks, nodes as u64, sources);

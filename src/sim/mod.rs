@@ -68,11 +68,14 @@ pub fn memory_estimate(tasks: u64, nodes: u64, sources: u64) -> u64 {
 
 /// The most (reducer, source node) pairs a job of `maps` and `reduces`
 /// holds at once on `nodes` nodes of `per_node` task slots or containers
-/// each: every running reducer (no more than the cluster runs at once)
-/// from every node its job's maps ran on.
-pub fn job_sources(maps: u64, reduces: u64, nodes: u64, per_node: u64) -> u64 {
-    maps.min(nodes)
-        .saturating_mul(reduces.min(nodes.saturating_mul(per_node.max(1))))
+/// each, as (reducers, nodes each fetches from): every running reducer (no
+/// more than the cluster runs at once) from every node its job's maps ran
+/// on.
+pub fn job_sources(maps: u64, reduces: u64, nodes: u64, per_node: u64) -> (u64, u64) {
+    (
+        reduces.min(nodes.saturating_mul(per_node.max(1))),
+        maps.min(nodes),
+    )
 }
 
 #[cfg(test)]
@@ -82,11 +85,11 @@ mod estimate_tests {
     #[test]
     fn a_jobs_sources_are_its_map_nodes_times_its_running_reducers() {
         // Every reducer from every node: the TeraSort's 1,800 on 910 nodes.
-        assert_eq!(job_sources(1_800, 1_800, 910, 8), 910 * 1_800);
+        assert_eq!(job_sources(1_800, 1_800, 910, 8), (1_800, 910));
         // Fewer maps than nodes: a reducer fetches from the maps' nodes.
-        assert_eq!(job_sources(5, 100, 910, 8), 5 * 100);
+        assert_eq!(job_sources(5, 100, 910, 8), (100, 5));
         // More reducers than the cluster runs at once: only those running.
-        assert_eq!(job_sources(1_000, 100_000, 10, 4), 10 * 40);
+        assert_eq!(job_sources(1_000, 100_000, 10, 4), (40, 10));
         // The largest job's sources add 48 bytes each.
         let (a, b) = (
             memory_estimate(3_600, 910, 0),

@@ -1141,7 +1141,9 @@ fn a_shuffle_too_large_for_memory_is_refused() {
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("3600 tasks") && err.contains("60 MB of memory available"),
+        err.contains(
+            "3600 tasks and a job of 1800 reducers at once, each fetching from up to 910 nodes"
+        ) && err.contains("60 MB of memory available"),
         "{err}"
     );
     let o = Command::new(env!("CARGO_BIN_EXE_slotsim"))

@@ -112,8 +112,28 @@ enum TooLarge {
         "the scenario has more than {MAX_TOTAL_TASKS} tasks in all; expected fewer or smaller jobs"
     )]
     Tasks,
-    #[error("with this the scenario has {total} tasks, which would need about {} to run, {} more than the {} of memory available; expected fewer or smaller jobs", gb(*need), gb(need - have), gb(*have))]
-    Memory { total: u64, need: u64, have: u64 },
+    #[error("with this the scenario has {total} tasks{}, which would need about {} to run, {} more than the {} of memory available; expected fewer or smaller jobs", shuffle(*largest, *need), gb(*need), gb(need - have), gb(*have))]
+    Memory {
+        total: u64,
+        largest: (u64, u64),
+        need: u64,
+        have: u64,
+    },
+}
+
+/// Where a job's shuffle is much of the memory a run needs, says so:
+/// `largest` is that job's running reducers and the nodes each fetches
+/// from.
+fn shuffle((reducers, nodes): (u64, u64), need: u64) -> String {
+    let sources = reducers * nodes;
+    let bytes = crate::sim::memory_estimate(0, 0, sources) - crate::sim::memory_estimate(0, 0, 0);
+    if bytes.saturating_mul(4) < need {
+        return String::new();
+    }
+    format!(
+        " and a job of {reducers} reducers at once, each fetching from up to {nodes} nodes ({} of it)",
+        gb(bytes)
+    )
 }
 
 /// `SLOTSIM_MEMORY` set to something that is not a size.
@@ -437,7 +457,7 @@ struct TaskBudget {
     total: u64,
     /// The largest job's [`crate::sim::job_sources`], and a node's task
     /// slots or containers.
-    sources: u64,
+    largest: (u64, u64),
     per_node: u64,
     limit: Option<u64>,
     nodes: u64,
@@ -447,7 +467,7 @@ impl TaskBudget {
     fn new(node_count: u32, per_node: u64) -> TaskBudget {
         TaskBudget {
             total: 0,
-            sources: 0,
+            largest: (0, 0),
             per_node,
             limit: memory_limit(),
             nodes: u64::from(node_count),
@@ -461,16 +481,24 @@ impl TaskBudget {
         if total > MAX_TOTAL_TASKS {
             return Err(TooLarge::Tasks);
         }
-        let sources = crate::sim::job_sources(
+        let (reducers, from) = crate::sim::job_sources(
             job.maps.into(),
             job.reduces.into(),
             self.nodes,
             self.per_node,
         );
-        self.sources = self.sources.max(sources);
-        let need = crate::sim::memory_estimate(total, self.nodes, self.sources);
+        if reducers * from > self.largest.0 * self.largest.1 {
+            self.largest = (reducers, from);
+        }
+        let sources = self.largest.0 * self.largest.1;
+        let need = crate::sim::memory_estimate(total, self.nodes, sources);
         match self.limit {
-            Some(have) if need > have => Err(TooLarge::Memory { total, need, have }),
+            Some(have) if need > have => Err(TooLarge::Memory {
+                total,
+                largest: self.largest,
+                need,
+                have,
+            }),
             _ => Ok(()),
         }
     }
