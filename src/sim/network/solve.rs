@@ -446,12 +446,14 @@ impl Network {
         let mut rates = std::mem::take(&mut self.rates);
         rates.clear();
         while left > 0 {
-            let Some(std::cmp::Reverse(top)) = self.levels.pop() else {
+            let Some(mut entry) = self.levels.peek_mut() else {
                 break;
             };
+            let top = entry.0;
             let (lvl, which, id) = (top.level(), top.which(), top.id());
             if which == 1 {
                 // A flow's own cap.
+                std::collections::binary_heap::PeekMut::pop(entry);
                 if !self.hot[id as usize].frozen {
                     self.freeze(id, lvl, NO_RES, &mut rates);
                     left -= 1;
@@ -461,16 +463,19 @@ impl Network {
             let r = id as usize;
             let res = &self.resources[r];
             if res.open == 0 {
+                std::collections::binary_heap::PeekMut::pop(entry);
                 continue;
             }
             // Levels only rise as flows freeze elsewhere: a stale entry is
-            // put back at its current level.
+            // put back at its current level, in place (one sift where a
+            // pop and a push take two; the entries, all distinct, pop in
+            // the same order).
             let cur = (res.capacity - res.frozen_sum) / res.open as f64;
             if cur.total_cmp(&lvl) == std::cmp::Ordering::Greater {
-                self.levels
-                    .push(std::cmp::Reverse(Level::new(cur, 0, r as u32)));
+                *entry = std::cmp::Reverse(Level::new(cur, 0, r as u32));
                 continue;
             }
+            std::collections::binary_heap::PeekMut::pop(entry);
             let level = cur.max(0.0);
             // Freeze every open flow of this resource at `level`, the
             // newest to join first.
