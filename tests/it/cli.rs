@@ -1105,21 +1105,23 @@ fn headless_only_flags_without_headless_are_input_errors() {
     assert_input_error(&o, "error: --record: ");
 }
 
+/// `slotsim validate SCENARIO` (a path from the crate's root) with
+/// `SLOTSIM_MEMORY` set to `memory`.
+fn validate_within(scenario: &str, memory: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_slotsim"))
+        .args(["validate", scenario])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("SLOTSIM_MEMORY", memory)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn a_bad_memory_budget_is_one_error() {
-    let o = Command::new(env!("CARGO_BIN_EXE_slotsim"))
-        .args(["validate", FIG45])
-        .env("SLOTSIM_MEMORY", "lots")
-        .output()
-        .unwrap();
+    let o = validate_within(FIG45, "lots");
     assert_input_error(&o, "error: SLOTSIM_MEMORY=\"lots\" is not a size");
     // A budget under a gigabyte reads in megabytes, not "0.0 GB".
-    let o = Command::new(env!("CARGO_BIN_EXE_slotsim"))
-        .args(["validate", "scenarios/fb2009-day.toml"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("SLOTSIM_MEMORY", "5MB")
-        .output()
-        .unwrap();
+    let o = validate_within("scenarios/fb2009-day.toml", "5MB");
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
@@ -1132,12 +1134,7 @@ fn a_bad_memory_budget_is_one_error() {
 fn a_shuffle_too_large_for_memory_is_refused() {
     // 3,600 tasks, but 1,800 reducers each fetching from 910 nodes: about
     // 92 MB by the estimate, where the tasks alone would need 17 MB.
-    let o = Command::new(env!("CARGO_BIN_EXE_slotsim"))
-        .args(["validate", "scenarios/terasort-1tb-910.toml"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("SLOTSIM_MEMORY", "60MB")
-        .output()
-        .unwrap();
+    let o = validate_within("scenarios/terasort-1tb-910.toml", "60MB");
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
@@ -1146,12 +1143,7 @@ fn a_shuffle_too_large_for_memory_is_refused() {
         ) && err.contains("60 MB of memory available"),
         "{err}"
     );
-    let o = Command::new(env!("CARGO_BIN_EXE_slotsim"))
-        .args(["validate", "scenarios/terasort-1tb-910.toml"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("SLOTSIM_MEMORY", "120MB")
-        .output()
-        .unwrap();
+    let o = validate_within("scenarios/terasort-1tb-910.toml", "120MB");
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
         stdout(&o).contains("memory     about 92 MB"),
