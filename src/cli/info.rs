@@ -315,14 +315,13 @@ fn cost_lines(o: &mut String, sc: &Scenario, work: &Work) {
             slotsim::units::human_secs(coarse)
         );
     }
-    let (m, r) = sc.cluster.capacity().typed_view();
-    let per_node = u64::from(m) + u64::from(r);
+    let cap = sc.cluster.capacity();
     let sources = work
         .jobs
         .iter()
         .map(|j| {
             let (reducers, from) =
-                slotsim::sim::job_sources(j.maps as u64, j.reduces as u64, nodes as u64, per_node);
+                slotsim::sim::job_sources(j.maps as u64, j.reduces as u64, nodes as u64, &cap);
             reducers * from
         })
         .max()

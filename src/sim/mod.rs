@@ -63,19 +63,26 @@ pub fn memory_estimate(tasks: u64, nodes: u64, sources: u64) -> u64 {
     (8 << 20)
         + tasks.saturating_mul(500)
         + nodes.saturating_mul(8 << 10)
-        + sources.saturating_mul(48)
+        + sources.saturating_mul(BYTES_PER_SOURCE)
 }
 
+/// What [`memory_estimate`] counts for each (reducer, source node) pair.
+pub const BYTES_PER_SOURCE: u64 = 48;
+
 /// The most (reducer, source node) pairs a job of `maps` and `reduces`
-/// holds at once on `nodes` nodes of `per_node` task slots or containers
-/// each, as (reducers, nodes each fetches from): every running reducer (no
-/// more than the cluster runs at once) from every node its job's maps ran
-/// on.
-pub fn job_sources(maps: u64, reduces: u64, nodes: u64, per_node: u64) -> (u64, u64) {
-    (
-        reduces.min(nodes.saturating_mul(per_node.max(1))),
-        maps.min(nodes),
-    )
+/// holds at once on `nodes` nodes of capacity `cap`, as (reducers, nodes
+/// each fetches from): every running reducer (no more than the cluster's
+/// slots or smallest containers hold at once) from every node its job's
+/// maps ran on.
+pub fn job_sources(
+    maps: u64,
+    reduces: u64,
+    nodes: u64,
+    cap: &crate::model::Capacity,
+) -> (u64, u64) {
+    let (m, r) = cap.typed_view();
+    let per_node = (u64::from(m) + u64::from(r)).max(1);
+    (reduces.min(nodes.saturating_mul(per_node)), maps.min(nodes))
 }
 
 #[cfg(test)]
@@ -85,11 +92,14 @@ mod estimate_tests {
     #[test]
     fn a_jobs_sources_are_its_map_nodes_times_its_running_reducers() {
         // Every reducer from every node: the TeraSort's 1,800 on 910 nodes.
-        assert_eq!(job_sources(1_800, 1_800, 910, 8), (1_800, 910));
+        use crate::model::{Capacity, Resource, SlotModel};
+        let slots = |m, r| Capacity::new(SlotModel::Typed, m, r, Resource::default());
+        assert_eq!(job_sources(1_800, 1_800, 910, &slots(4, 4)), (1_800, 910));
         // Fewer maps than nodes: a reducer fetches from the maps' nodes.
-        assert_eq!(job_sources(5, 100, 910, 8), (100, 5));
-        // More reducers than the cluster runs at once: only those running.
-        assert_eq!(job_sources(1_000, 100_000, 10, 4), (40, 10));
+        assert_eq!(job_sources(5, 100, 910, &slots(4, 4)), (100, 5));
+        // More reducers than the cluster runs at once (map slots counted:
+        // a policy may borrow them): only those running.
+        assert_eq!(job_sources(1_000, 100_000, 10, &slots(2, 2)), (40, 10));
         // The largest job's sources add 48 bytes each.
         let (a, b) = (
             memory_estimate(3_600, 910, 0),

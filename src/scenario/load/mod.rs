@@ -125,8 +125,7 @@ enum TooLarge {
 /// `largest` is that job's running reducers and the nodes each fetches
 /// from.
 fn shuffle((reducers, nodes): (u64, u64), need: u64) -> String {
-    let sources = reducers * nodes;
-    let bytes = crate::sim::memory_estimate(0, 0, sources) - crate::sim::memory_estimate(0, 0, 0);
+    let bytes = reducers * nodes * crate::sim::BYTES_PER_SOURCE;
     if bytes.saturating_mul(4) < need {
         return String::new();
     }
@@ -387,8 +386,7 @@ fn compile(
         )),
     };
     let mut names = BTreeSet::new();
-    let (m, r) = cluster.capacity().typed_view();
-    let mut budget = TaskBudget::new(node_count, u64::from(m) + u64::from(r));
+    let mut budget = TaskBudget::new(node_count, cluster.capacity());
     let jobs = compile_jobs(&env, &file, seed, &mut names, &mut budget)?;
     let failures = compile_failures(cx, &file.failures)?;
     let mut events = Vec::new();
@@ -455,20 +453,20 @@ fn name_from_origin(origin: &str) -> String {
 /// the memory a run of them would need.
 struct TaskBudget {
     total: u64,
-    /// The largest job's [`crate::sim::job_sources`], and a node's task
-    /// slots or containers.
+    /// The largest job's [`crate::sim::job_sources`], and what a node
+    /// holds.
     largest: (u64, u64),
-    per_node: u64,
+    cap: crate::model::Capacity,
     limit: Option<u64>,
     nodes: u64,
 }
 
 impl TaskBudget {
-    fn new(node_count: u32, per_node: u64) -> TaskBudget {
+    fn new(node_count: u32, cap: crate::model::Capacity) -> TaskBudget {
         TaskBudget {
             total: 0,
             largest: (0, 0),
-            per_node,
+            cap,
             limit: memory_limit(),
             nodes: u64::from(node_count),
         }
@@ -481,12 +479,8 @@ impl TaskBudget {
         if total > MAX_TOTAL_TASKS {
             return Err(TooLarge::Tasks);
         }
-        let (reducers, from) = crate::sim::job_sources(
-            job.maps.into(),
-            job.reduces.into(),
-            self.nodes,
-            self.per_node,
-        );
+        let (reducers, from) =
+            crate::sim::job_sources(job.maps.into(), job.reduces.into(), self.nodes, &self.cap);
         if reducers * from > self.largest.0 * self.largest.1 {
             self.largest = (reducers, from);
         }
