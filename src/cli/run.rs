@@ -266,6 +266,10 @@ fn print_solver_stats(sim: &Sim) {
         n.zero_resyncs,
         n.resync_flows
     );
+    eprintln!(
+        "solver: {} fills skipped slack resources, {} of them filled again without",
+        n.slack_fills, n.slack_refills
+    );
     // Where the fill work goes: solves by their rounds (each round fills
     // its whole set again), the share of solves and of all flows filled.
     let filled = n.round_flows.max(1) as f64;

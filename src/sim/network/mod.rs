@@ -293,6 +293,13 @@ pub struct Network {
     pub zero_resyncs: u64,
     pub resync_flows: u64,
     active: usize,
+    /// Resources a fill gave no level (see `Network::fill_levels`); fills
+    /// that skipped some, and those run again without; and whether fills
+    /// skip none (the reference the tests compare with).
+    skipped: Vec<ResId>,
+    full_fills: bool,
+    pub slack_fills: u64,
+    pub slack_refills: u64,
     /// `coarse` only.
     coarse: Option<coarse::State>,
 }

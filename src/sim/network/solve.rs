@@ -3,6 +3,12 @@
 
 use super::*;
 
+/// Fills over fewer resources than this skip none (see `fill_levels`).
+const SLACK_MIN: usize = 32;
+/// Where no flow froze and the load is at most this share of the
+/// capacity, a resource gets no level in the fill.
+const SLACK_LOAD: f64 = 0.9;
+
 /// A candidate saturation level of a resource (or of a flow's own cap),
 /// packed into one integer so that the solver's heap compares integers:
 /// ordered by level (as `f64::total_cmp` orders them), then by which
@@ -419,9 +425,29 @@ impl Network {
     /// the order flows freeze; `frozen_sum` ends as each resource's new
     /// load.
     pub(super) fn fill(&mut self) {
+        // (`coarse` keeps the level its flows froze at in each resource,
+        // which a fill run twice would leave from the first run.)
+        let skip = self.coarse.is_none() && !self.full_fills;
+        if skip && self.comp_res.len() >= SLACK_MIN && self.fill_levels(true) {
+            return;
+        }
+        self.fill_levels(false);
+    }
+
+    /// The filling itself. With `skip_slack`, resources far from full
+    /// where no flow froze (most NICs and disks a shuffle's flows cross
+    /// on their way to a crowded rack link) get no level: they update
+    /// their load as flows freeze but are never popped. That gives the
+    /// same rates, to the bit, as long as none of them would have frozen
+    /// a flow, which is when none ends full: the levels popped are the
+    /// same ones in the same order. Returns false, rates unset, when one
+    /// ends full or a flow crosses only skipped resources: the fill is to
+    /// be run again without skipping.
+    fn fill_levels(&mut self, skip_slack: bool) -> bool {
         // The first levels in one heapify rather than one push each.
         let mut init = std::mem::take(&mut self.levels).into_vec();
         init.clear();
+        self.skipped.clear();
         for i in 0..self.comp_res.len() {
             let r = self.comp_res[i] as usize;
             let res = &mut self.resources[r];
@@ -429,6 +455,10 @@ impl Network {
             res.frozen_sum = res.base.max(0.0);
             res.open = res.row.len() as u32;
             if res.open > 0 {
+                if skip_slack && res.bottlenecked == 0 && res.load <= SLACK_LOAD * res.capacity {
+                    self.skipped.push(r as ResId);
+                    continue;
+                }
                 let lvl = (res.capacity - res.frozen_sum) / res.open as f64;
                 init.push(std::cmp::Reverse(Level::new(lvl, 0, r as u32)));
             }
@@ -489,6 +519,19 @@ impl Network {
             }
         }
         self.rates = rates;
+        if !skip_slack {
+            return true;
+        }
+        self.slack_fills += 1;
+        let ok = left == 0
+            && self.skipped.iter().all(|&r| {
+                let res = &self.resources[r as usize];
+                res.frozen_sum < res.capacity * (1.0 - 1e-9)
+            });
+        if !ok {
+            self.slack_refills += 1;
+        }
+        ok
     }
 
     /// Forgets where flow `f` froze (it is being solved again, or ends).
