@@ -45,21 +45,15 @@ pub const ROUND_BUCKETS: usize = 10;
 /// in three racks of two datacenters crosses 15.
 pub const MAX_PATH: usize = 16;
 
+/// A disk or a link. Laid out in declaration order, the fields a fill
+/// reads and writes for every flow it freezes first, within one cache line
+/// (a fill over a rack link's flows touches thousands of resources).
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct Resource {
     pub capacity: f64,
-    /// Sum of the rates of the flows crossing it.
-    pub load: f64,
-    /// Flows crossing it (unordered; each flow keeps its positions).
-    flows: Vec<FlowId>,
-    /// ∫ load dt (MB) since `last`, for utilisation; and its peak.
-    pub area: f64,
-    pub peak: f64,
-    last: Ms,
-    /// Solver scratch.
-    stamp: u64,
-    in_set: u64,
-    touched: u64,
+    /// Solver scratch: in a fill, what the flows frozen so far (and those
+    /// outside) use here, and the flows still open.
     frozen_sum: f64,
     open: u32,
     /// Active flows whose bottleneck (where they froze) this is.
@@ -71,16 +65,29 @@ pub struct Resource {
     /// (a checkpoint) does not copy the row.
     row: Scratch<Vec<FlowId>>,
     base: f64,
+    /// Sum of the rates of the flows crossing it.
+    pub load: f64,
+    /// Solver scratch.
+    stamp: u64,
+    in_set: u64,
+    touched: u64,
+    /// Flows crossing it (unordered; each flow keeps its positions).
+    flows: Vec<FlowId>,
     by_seed: bool,
     /// Waiting in `Network::pending` for the next exact re-solve.
     pending: bool,
+    lazy: bool,
+    /// ∫ load dt (MB) since `last`, for utilisation; and its peak.
+    pub area: f64,
+    pub peak: f64,
+    last: Ms,
     /// `coarse`: the level at which flows last froze here; the capacity
-    /// changes (MB/s) not yet re-solved here, since `lag_since`; and what a
-    /// started flow may take here before they are.
+    /// changes (MB/s) not yet re-solved here, since `lag_since` (and
+    /// whether any is, `lazy` above); and what a started flow may take
+    /// here before they are.
     level: f64,
     lag: f64,
     lag_since: Ms,
-    lazy: bool,
     allow: f64,
     /// In a `coarse` solve's S: flows above this rate are re-solved here
     /// even if they froze elsewhere.
