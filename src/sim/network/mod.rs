@@ -305,6 +305,8 @@ pub struct Network {
     /// skip none (the reference the tests compare with).
     skipped: Vec<ResId>,
     full_fills: bool,
+    /// The stamp of the resources the current fill touched.
+    touch: u64,
     pub slack_fills: u64,
     pub slack_refills: u64,
     /// `coarse` only.

@@ -181,26 +181,15 @@ impl Network {
                     }
                 }
             }
+            // The fill marks the resources the re-solved flows touch: where
+            // one froze, and every resource of one whose rate changed.
             self.fill();
             self.solve_rounds += 1;
             self.round_flows += self.comp_flows.len() as u64;
-            // Boundary resources the re-solved flows touch.
-            let touch = self.bump_stamp();
+            // And those an ended flow left.
+            let touch = self.touch;
             for i in 0..self.seeds.len() {
                 self.resources[self.seeds[i] as usize].touched = touch;
-            }
-            for k in 0..self.rates.len() {
-                let (f, rate) = self.rates[k];
-                let h = self.hot[f as usize];
-                if h.froze_at != NO_RES {
-                    self.resources[h.froze_at as usize].touched = touch;
-                }
-                if !same_rate(h.rate, rate) {
-                    let o = f as usize * MAX_PATH;
-                    for i in 0..h.len as usize {
-                        self.resources[self.paths[o + i] as usize].touched = touch;
-                    }
-                }
             }
             let mut grew = false;
             let last = limit > 0 && rounds >= limit;
@@ -444,6 +433,8 @@ impl Network {
     /// ends full or a flow crosses only skipped resources: the fill is to
     /// be run again without skipping.
     fn fill_levels(&mut self, skip_slack: bool) -> bool {
+        // Marks from a fill run before this one are left behind.
+        self.touch = self.bump_stamp();
         // The first levels in one heapify rather than one push each.
         let mut init = std::mem::take(&mut self.levels).into_vec();
         init.clear();
@@ -545,7 +536,9 @@ impl Network {
     }
 
     /// Freezes flow `f` at `rate` (at resource `at`, or its own cap):
-    /// its resources' open counts drop.
+    /// its resources' open counts drop. Marks the resources it touches
+    /// (`touch`): `at`, and every resource of its path if its rate
+    /// changes.
     pub(super) fn freeze(
         &mut self,
         f: FlowId,
@@ -559,10 +552,13 @@ impl Network {
         h.froze_at = at;
         h.next = rate;
         let len = h.len as usize;
+        let changed = !same_rate(h.rate, rate);
+        let touch = self.touch;
         if at != NO_RES {
             let res = &mut self.resources[at as usize];
             res.bottlenecked += 1;
             res.level = rate;
+            res.touched = touch;
         }
         rates.push((f, rate));
         let o = i * MAX_PATH;
@@ -570,6 +566,9 @@ impl Network {
             let res = &mut self.resources[self.paths[o + k] as usize];
             res.frozen_sum += rate;
             res.open -= 1;
+            if changed {
+                res.touched = touch;
+            }
         }
     }
 }
