@@ -453,9 +453,9 @@ fn name_from_origin(origin: &str) -> String {
 /// the memory a run of them would need.
 struct TaskBudget {
     total: u64,
-    /// The largest job's [`crate::sim::job_sources`], and what a node
-    /// holds.
+    /// The largest job's [`crate::sim::job_sources`] so far.
     largest: (u64, u64),
+    /// What the cluster runs at once (caps the reducers counted).
     cap: crate::model::Capacity,
     limit: Option<u64>,
     nodes: u64,
