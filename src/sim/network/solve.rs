@@ -414,13 +414,20 @@ impl Network {
     /// the order flows freeze; `frozen_sum` ends as each resource's new
     /// load.
     pub(super) fn fill(&mut self) {
-        // (`coarse` keeps the level its flows froze at in each resource,
-        // which a fill run twice would leave from the first run.)
-        let skip = self.coarse.is_none() && !self.full_fills;
-        if skip && self.comp_res.len() >= SLACK_MIN && self.fill_levels(true) {
-            return;
+        if self.full_fills || self.comp_res.len() < SLACK_MIN || !self.fill_levels(true) {
+            self.fill_levels(false);
         }
-        self.fill_levels(false);
+        if self.coarse.is_some() {
+            // `coarse` keeps the level its flows froze at in each
+            // resource, written from the fill that stood (the last flow
+            // frozen there sets it, as they froze in `rates`' order).
+            for &(f, rate) in &self.rates {
+                let at = self.hot[f as usize].froze_at;
+                if at != NO_RES {
+                    self.resources[at as usize].level = rate;
+                }
+            }
+        }
     }
 
     /// The filling itself. With `skip_slack`, resources far from full
@@ -557,7 +564,6 @@ impl Network {
         if at != NO_RES {
             let res = &mut self.resources[at as usize];
             res.bottlenecked += 1;
-            res.level = rate;
             res.touched = touch;
         }
         rates.push((f, rate));
