@@ -495,3 +495,27 @@ fn capacity_on_unified_containers_does_not_hold_back_reduces() {
         ["J1/m0", "J1/m1", "J1/r0"]
     );
 }
+
+/// One heartbeat with assign_multiple fills a node's four map slots from a
+/// fair-mode pool by `FairShareComparator`, re-sorting after each launch:
+/// A and B (4 maps each, all blocks on the node) alternate, A first on
+/// ties (submitted first). A job that took a task goes back in the order at
+/// its new place within the heartbeat, not its old one (A, A, A, A) and not
+/// out of it (A, B, B, B).
+#[test]
+fn fair_reorders_jobs_after_each_launch_in_a_heartbeat() {
+    let mut t = String::from(
+        "name = \"alternate\"\n[cluster]\nnodes = 1\nracks = 1\nmap_slots = 4\nreduce_slots = 1\nheartbeat = \"manual\"\n\
+         [hdfs]\nreplication = 1\n[scheduler]\npolicy = \"fair\"\n",
+    );
+    for (j, at) in [("A", "0s"), ("B", "100ms")] {
+        t += &format!(
+            "[[jobs]]\nname = \"{j}\"\nprofile = \"terasort\"\nmaps = 4\nreduces = 1\nsubmit = \"{at}\"\nmap_time = \"1h\"\nreduce_time = \"1h\"\n"
+        );
+    }
+    t += "[[events]]\nat = \"1s\"\naction = \"heartbeat\"\nnode = 0\n";
+    let sc = load_text(&t, None);
+    let mut sim = slotsim::runs::build_sim(&sc).unwrap();
+    sim.run_until(Some(1_000));
+    assert_eq!(launches(&sim), ["A/m0", "B/m0", "A/m1", "B/m1"]);
+}

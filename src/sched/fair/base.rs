@@ -109,8 +109,18 @@ pub struct FairBase<H> {
     pub hooks: H,
     /// Scratch for a typed heartbeat's pools (see [`FairBase::typed_view`]).
     views: (Vec<Vec<JobId>>, Vec<u32>, Vec<u32>),
-    /// Scratch for [`FairBase::assign_one`]'s job order.
-    ranked: std::collections::BinaryHeap<std::cmp::Reverse<Ranked>>,
+    /// [`FairBase::assign_one`]'s job order of each pool and kind (pool
+    /// × 2, + 1 for reduces), kept through a typed heartbeat (`gen`, one
+    /// a heartbeat).
+    orders: Vec<PoolOrder>,
+    gen: u64,
+    /// In a typed heartbeat, where every launch is `assign_one`'s: the
+    /// orders last it (elsewhere, as in OMO's rounds, other rules launch
+    /// between fair steps and each step sorts again).
+    keep: bool,
+    /// The jobs [`FairBase::mark_skipped`] marked since the last
+    /// heartbeat's update of the waits.
+    pub(super) skipped: Vec<JobId>,
 }
 
 /// A job in a pool's order: `FairShareComparator` on its key (all keys
@@ -139,6 +149,23 @@ impl Ranked {
         debug_assert!(ratio >= 0.0, "a share ratio is never negative");
         needy << 63 | ratio.to_bits()
     }
+}
+
+/// A pool's jobs for one kind in a heartbeat: those that may take a
+/// task, in a heap by their order, and those that cannot but a map
+/// visit marks (see [`FairBase::idle_for`]); `gen` the heartbeat's.
+#[derive(Clone, Default)]
+struct PoolOrder {
+    gen: u64,
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<Ranked>>,
+    idle: Vec<Ranked>,
+}
+
+/// See [`FairBase::idle_for`].
+enum Idle {
+    No,
+    Visited,
+    Unseen,
 }
 
 /// One heartbeat's assignment loop on a fair base (the locals of
@@ -215,7 +242,10 @@ impl<H: Hooks> FairBase<H> {
             preemption: settings.preemption.then(Preemption::default),
             hooks,
             views: Default::default(),
-            ranked: Default::default(),
+            orders: Vec::new(),
+            gen: 0,
+            keep: false,
+            skipped: Vec::new(),
         }
     }
 
@@ -320,17 +350,24 @@ impl<H: Hooks> FairBase<H> {
         dm.resize(n, 0);
         dr.clear();
         dr.resize(n, 0);
+        // Without speculative demand, one pass; with it, a second for
+        // reduces: a job's speculative demand asks for LATE's threshold
+        // of one kind, which the world caches for a kind.
+        let one_pass = !self.settings.speculate;
         for &j in &w.active {
             let p = w.job(j).pool as usize;
             if let Some(jobs) = jobs.as_deref_mut() {
                 jobs[p].push(j);
             }
             dm[p] += self.job_demand(w, j, TaskKind::Map);
+            if one_pass {
+                dr[p] += self.job_demand(w, j, TaskKind::Reduce);
+            }
         }
-        // A second pass for reduces: a job's speculative demand asks for
-        // LATE's threshold of one kind, which the world caches for a kind.
-        for &j in &w.active {
-            dr[w.job(j).pool as usize] += self.job_demand(w, j, TaskKind::Reduce);
+        if !one_pass {
+            for &j in &w.active {
+                dr[w.job(j).pool as usize] += self.job_demand(w, j, TaskKind::Reduce);
+            }
         }
         for p in 0..n {
             dm[p] = dm[p].min(pool_max(w, p, TaskKind::Map));
@@ -428,6 +465,30 @@ impl<H: Hooks> FairBase<H> {
         reduces && hb.speculate(j, Kind::Reduce).is_some()
     }
 
+    /// Whether job `j` can take no task of `kind` on any node this
+    /// heartbeat, and whether [`FairBase::try_job`] would count it
+    /// visited: not runnable (not visited); without speculative copies,
+    /// no pending map for a map (visited), no pending reduce slowstart
+    /// lets start for a reduce (not visited).
+    fn idle_for(&self, w: &World, j: JobId, kind: TaskKind) -> Idle {
+        let job = w.job(j);
+        if !job.runnable {
+            return Idle::Unseen;
+        }
+        if self.settings.speculate {
+            return Idle::No;
+        }
+        match kind {
+            TaskKind::Map if job.maps_pending == 0 => Idle::Visited,
+            TaskKind::Reduce
+                if job.reduces_pending == 0 || !job.reduces_schedulable(self.settings.slowstart) =>
+            {
+                Idle::Unseen
+            }
+            _ => Idle::No,
+        }
+    }
+
     /// One pass over pools in fair order for one task (the `for (Schedulable
     /// sched: scheds)` loop). Returns whether a task launched.
     fn assign_one(
@@ -439,6 +500,7 @@ impl<H: Hooks> FairBase<H> {
         launched: &mut Vec<JobId>,
         visited: &mut Vec<JobId>,
     ) -> bool {
+        let keep = self.keep;
         let w = hb.world();
         let pools = self.sorted_pools(w, kind, pool_jobs, pool_demand);
         for p in pools {
@@ -450,23 +512,59 @@ impl<H: Hooks> FairBase<H> {
             // from a heap over keys computed once: a job near the front
             // usually takes the task, so sorting them all (Hadoop sorts
             // them for every task) costs more for the same choice.
-            let mut v = std::mem::take(&mut self.ranked).into_vec();
-            v.clear();
-            v.extend(
-                pool_jobs[p]
-                    .iter()
-                    .map(|&j| std::cmp::Reverse(self.ranked_job(w, p, kind, j))),
-            );
-            let mut heap = std::collections::BinaryHeap::from(v);
+            // Jobs that cannot take a task of the kind on any node stay out
+            // of the heap (for maps, those past their maps); a map visit
+            // would have marked those ranked before the job that takes the
+            // task, and they are marked. With `keep` the heap lasts the
+            // heartbeat: a job that took no task takes none later in it
+            // (its maps, its locality level and its pool's starvation are
+            // as they were), and the one that took a task goes back in at
+            // its new place, which is where sorting again would put it.
+            let slot = p * 2 + (kind == TaskKind::Reduce) as usize;
+            if self.orders.len() <= slot {
+                self.orders.resize_with(slot + 1, PoolOrder::default);
+            }
+            let mut order = std::mem::take(&mut self.orders[slot]);
+            if !keep || order.gen != self.gen {
+                let mut v = std::mem::take(&mut order.heap).into_vec();
+                v.clear();
+                order.idle.clear();
+                for &j in &pool_jobs[p] {
+                    match self.idle_for(w, j, kind) {
+                        Idle::No => v.push(std::cmp::Reverse(self.ranked_job(w, p, kind, j))),
+                        Idle::Visited => order.idle.push(self.ranked_job(w, p, kind, j)),
+                        Idle::Unseen => {}
+                    }
+                }
+                order.heap = std::collections::BinaryHeap::from(v);
+            }
+            order.gen = if keep { self.gen } else { 0 };
             let mut hit = None;
-            while let Some(std::cmp::Reverse(r)) = heap.pop() {
+            while let Some(std::cmp::Reverse(r)) = order.heap.pop() {
                 if self.try_job(hb, r.id, kind, visited) {
-                    hit = Some(r.id);
+                    hit = Some(r);
                     break;
                 }
             }
-            self.ranked = heap;
-            if let Some(j) = hit {
+            visited.extend(
+                order
+                    .idle
+                    .iter()
+                    .filter(|i| hit.is_none_or(|h| **i < h))
+                    .map(|i| i.id),
+            );
+            if let (true, Some(h)) = (keep, hit) {
+                let w = hb.world();
+                match self.idle_for(w, h.id, kind) {
+                    Idle::No => order
+                        .heap
+                        .push(std::cmp::Reverse(self.ranked_job(w, p, kind, h.id))),
+                    Idle::Visited => order.idle.push(self.ranked_job(w, p, kind, h.id)),
+                    Idle::Unseen => {}
+                }
+            }
+            self.orders[slot] = order;
+            if let Some(Ranked { id: j, .. }) = hit {
                 let w = hb.world();
                 let a = *hb.assigned.last().expect("a task was launched");
                 if w.attempts[a as usize].kind == Kind::Map {
@@ -562,6 +660,8 @@ impl<H: Hooks> FairBase<H> {
             return;
         }
         self.begin_heartbeat(hb.world());
+        self.gen += 1;
+        self.keep = true;
         let w = hb.world();
         let (mut pool_jobs, map_demand, reduce_demand) = self.typed_pools(w);
         let runnable = (map_demand.iter().sum(), reduce_demand.iter().sum());
@@ -579,6 +679,7 @@ impl<H: Hooks> FairBase<H> {
                 self.assign_one(hb, kind, &mut pool_jobs, demand, launched, visited)
             },
         );
+        self.keep = false;
         self.mark_skipped(launched, visited);
         self.views = (pool_jobs, map_demand, reduce_demand);
     }
@@ -683,6 +784,7 @@ impl<H: Hooks> FairBase<H> {
     /// with no wait, as jobs are when the FairScheduler first sees them.
     pub fn adopt(&mut self, w: &World) {
         self.info.clear();
+        self.skipped.clear();
         self.last_heartbeat = None;
         self.last_at_min = vec![w.now; w.pools.len()];
         self.last_at_half = vec![w.now; w.pools.len()];

@@ -86,12 +86,18 @@ impl<H: Hooks> FairBase<H> {
     pub(super) fn update_wait_times(&mut self, now: Ms) {
         let dt = self.last_heartbeat.map_or(0, |t| now.saturating_sub(t));
         self.last_heartbeat = Some(now);
-        for i in &mut self.info {
+        // The jobs marked since the last update, not every job's record
+        // (a long run keeps thousands).
+        for k in 0..self.skipped.len() {
+            let Some(i) = self.info.get_mut(self.skipped[k] as usize) else {
+                continue;
+            };
             if i.skipped {
                 i.waited += dt;
                 i.skipped = false;
             }
         }
+        self.skipped.clear();
     }
 
     /// The wait a skipped job will have once this heartbeat's update has run
@@ -105,8 +111,8 @@ impl<H: Hooks> FairBase<H> {
         visited.sort_unstable();
         visited.dedup();
         for j in visited {
-            if !launched.contains(&j) {
-                self.info(j).skipped = true;
+            if !launched.contains(&j) && !std::mem::replace(&mut self.info(j).skipped, true) {
+                self.skipped.push(j);
             }
         }
     }
