@@ -481,7 +481,8 @@ impl<H: Hooks> FairBase<H> {
         match kind {
             TaskKind::Map if job.maps_pending == 0 => Idle::Visited,
             TaskKind::Reduce
-                if job.reduces_pending == 0 || !job.reduces_schedulable(self.settings.slowstart) =>
+                if job.reduces_pending == 0
+                    || !job.reduces_schedulable(self.settings.slowstart) =>
             {
                 Idle::Unseen
             }
