@@ -110,14 +110,12 @@ pub struct FairBase<H> {
     /// Scratch for a typed heartbeat's pools (see [`FairBase::typed_view`]).
     views: (Vec<Vec<JobId>>, Vec<u32>, Vec<u32>),
     /// [`FairBase::assign_one`]'s job order of each pool and kind (pool
-    /// × 2, + 1 for reduces), kept through a typed heartbeat (`gen`, one
-    /// a heartbeat).
+    /// × 2, + 1 for reduces), and the span an order lasts (`gen`): a
+    /// typed heartbeat without speculative copies, where every launch is
+    /// `assign_one`'s; else one call (OMO's rules launch between fair
+    /// steps).
     orders: Vec<PoolOrder>,
     gen: u64,
-    /// In a typed heartbeat, where every launch is `assign_one`'s: the
-    /// orders last it (elsewhere, as in OMO's rounds, other rules launch
-    /// between fair steps and each step sorts again).
-    keep: bool,
     /// The jobs [`FairBase::mark_skipped`] marked since the last
     /// heartbeat's update of the waits.
     pub(super) skipped: Vec<JobId>,
@@ -153,7 +151,7 @@ impl Ranked {
 
 /// A pool's jobs for one kind in a heartbeat: those that may take a
 /// task, in a heap by their order, and those that cannot but a map
-/// visit marks (see [`FairBase::idle_for`]); `gen` the heartbeat's.
+/// visit marks (see [`FairBase::entry`]); `gen` the span it is for.
 #[derive(Clone, Default)]
 struct PoolOrder {
     gen: u64,
@@ -161,11 +159,21 @@ struct PoolOrder {
     idle: Vec<Ranked>,
 }
 
-/// See [`FairBase::idle_for`].
-enum Idle {
-    No,
-    Visited,
+/// A job's place in a [`PoolOrder`] (see [`FairBase::entry`]).
+enum Entry {
+    Able(Ranked),
+    Visited(Ranked),
     Unseen,
+}
+
+impl PoolOrder {
+    fn place(&mut self, e: Entry) {
+        match e {
+            Entry::Able(r) => self.heap.push(std::cmp::Reverse(r)),
+            Entry::Visited(r) => self.idle.push(r),
+            Entry::Unseen => {}
+        }
+    }
 }
 
 /// One heartbeat's assignment loop on a fair base (the locals of
@@ -244,7 +252,6 @@ impl<H: Hooks> FairBase<H> {
             views: Default::default(),
             orders: Vec::new(),
             gen: 0,
-            keep: false,
             skipped: Vec::new(),
         }
     }
@@ -465,29 +472,32 @@ impl<H: Hooks> FairBase<H> {
         reduces && hb.speculate(j, Kind::Reduce).is_some()
     }
 
-    /// Whether job `j` can take no task of `kind` on any node this
-    /// heartbeat, and whether [`FairBase::try_job`] would count it
-    /// visited: not runnable (not visited); without speculative copies,
-    /// no pending map for a map (visited), no pending reduce slowstart
-    /// lets start for a reduce (not visited).
-    fn idle_for(&self, w: &World, j: JobId, kind: TaskKind) -> Idle {
+    /// Job `j` of pool `p` in its pool's order for `kind`: able to take a
+    /// task, or unable on any node this heartbeat, and then whether
+    /// [`FairBase::try_job`] would count it visited: not runnable (not
+    /// visited); without speculative copies, no pending map for a map
+    /// (visited), no pending reduce slowstart lets start for a reduce (not
+    /// visited).
+    fn entry(&self, w: &World, p: usize, kind: TaskKind, j: JobId) -> Entry {
         let job = w.job(j);
         if !job.runnable {
-            return Idle::Unseen;
+            return Entry::Unseen;
         }
-        if self.settings.speculate {
-            return Idle::No;
-        }
-        match kind {
-            TaskKind::Map if job.maps_pending == 0 => Idle::Visited,
-            TaskKind::Reduce
-                if job.reduces_pending == 0
-                    || !job.reduces_schedulable(self.settings.slowstart) =>
-            {
-                Idle::Unseen
+        if !self.settings.speculate {
+            match kind {
+                TaskKind::Map if job.maps_pending == 0 => {
+                    return Entry::Visited(self.ranked_job(w, p, kind, j));
+                }
+                TaskKind::Reduce
+                    if job.reduces_pending == 0
+                        || !job.reduces_schedulable(self.settings.slowstart) =>
+                {
+                    return Entry::Unseen;
+                }
+                _ => {}
             }
-            _ => Idle::No,
         }
+        Entry::Able(self.ranked_job(w, p, kind, j))
     }
 
     /// One pass over pools in fair order for one task (the `for (Schedulable
@@ -501,7 +511,11 @@ impl<H: Hooks> FairBase<H> {
         launched: &mut Vec<JobId>,
         visited: &mut Vec<JobId>,
     ) -> bool {
-        let keep = self.keep;
+        if self.settings.speculate {
+            // A copy launched moves LATE's threshold and cap for every
+            // job: a job that took no task may take one now.
+            self.gen += 1;
+        }
         let w = hb.world();
         let pools = self.sorted_pools(w, kind, pool_jobs, pool_demand);
         for p in pools {
@@ -516,30 +530,31 @@ impl<H: Hooks> FairBase<H> {
             // Jobs that cannot take a task of the kind on any node stay out
             // of the heap (for maps, those past their maps); a map visit
             // would have marked those ranked before the job that takes the
-            // task, and they are marked. With `keep` the heap lasts the
-            // heartbeat: a job that took no task takes none later in it
-            // (its maps, its locality level and its pool's starvation are
-            // as they were), and the one that took a task goes back in at
-            // its new place, which is where sorting again would put it.
+            // task, and they are marked. Through a typed heartbeat (`gen`)
+            // the order lasts: a job that took no task takes none later in
+            // it (its maps, its locality level and its pool's starvation
+            // are as they were; without copies, nothing else decides), and
+            // the one that took a task goes back in at its new place, which
+            // is where sorting again would put it.
             let slot = p * 2 + (kind == TaskKind::Reduce) as usize;
             if self.orders.len() <= slot {
                 self.orders.resize_with(slot + 1, PoolOrder::default);
             }
             let mut order = std::mem::take(&mut self.orders[slot]);
-            if !keep || order.gen != self.gen {
+            if order.gen != self.gen {
+                // One heapify, not a push each.
+                order.gen = self.gen;
                 let mut v = std::mem::take(&mut order.heap).into_vec();
                 v.clear();
                 order.idle.clear();
                 for &j in &pool_jobs[p] {
-                    match self.idle_for(w, j, kind) {
-                        Idle::No => v.push(std::cmp::Reverse(self.ranked_job(w, p, kind, j))),
-                        Idle::Visited => order.idle.push(self.ranked_job(w, p, kind, j)),
-                        Idle::Unseen => {}
+                    match self.entry(w, p, kind, j) {
+                        Entry::Able(r) => v.push(std::cmp::Reverse(r)),
+                        e => order.place(e),
                     }
                 }
                 order.heap = std::collections::BinaryHeap::from(v);
             }
-            order.gen = if keep { self.gen } else { 0 };
             let mut hit = None;
             while let Some(std::cmp::Reverse(r)) = order.heap.pop() {
                 if self.try_job(hb, r.id, kind, visited) {
@@ -554,15 +569,8 @@ impl<H: Hooks> FairBase<H> {
                     .filter(|i| hit.is_none_or(|h| **i < h))
                     .map(|i| i.id),
             );
-            if let (true, Some(h)) = (keep, hit) {
-                let w = hb.world();
-                match self.idle_for(w, h.id, kind) {
-                    Idle::No => order
-                        .heap
-                        .push(std::cmp::Reverse(self.ranked_job(w, p, kind, h.id))),
-                    Idle::Visited => order.idle.push(self.ranked_job(w, p, kind, h.id)),
-                    Idle::Unseen => {}
-                }
+            if let Some(h) = hit {
+                order.place(self.entry(hb.world(), p, kind, h.id));
             }
             self.orders[slot] = order;
             if let Some(Ranked { id: j, .. }) = hit {
@@ -662,7 +670,6 @@ impl<H: Hooks> FairBase<H> {
         }
         self.begin_heartbeat(hb.world());
         self.gen += 1;
-        self.keep = true;
         let w = hb.world();
         let (mut pool_jobs, map_demand, reduce_demand) = self.typed_pools(w);
         let runnable = (map_demand.iter().sum(), reduce_demand.iter().sum());
@@ -680,7 +687,6 @@ impl<H: Hooks> FairBase<H> {
                 self.assign_one(hb, kind, &mut pool_jobs, demand, launched, visited)
             },
         );
-        self.keep = false;
         self.mark_skipped(launched, visited);
         self.views = (pool_jobs, map_demand, reduce_demand);
     }
@@ -754,6 +760,8 @@ impl<H: Hooks> FairBase<H> {
             return false;
         }
         let kind = r.kind;
+        // Other rules may launch between steps: each sorts again.
+        self.gen += 1;
         if !self.assign_one(
             hb,
             kind,
