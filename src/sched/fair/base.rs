@@ -279,10 +279,10 @@ impl<H: Hooks> FairBase<H> {
     /// job would never be visited, skipped and let go to any locality where
     /// Hadoop's lookup finds the copy.
     fn speculative_demand(&self, w: &World, j: JobId, k: TaskKind) -> u32 {
-        let mode = w.tasks.speculation;
-        if !self.settings.speculate || mode == crate::model::Speculation::Off {
+        if !self.copies(w) {
             return 0;
         }
+        let mode = w.tasks.speculation;
         let job = w.job(j);
         let maps = matches!(k, TaskKind::Map | TaskKind::Any) && job.maps_pending == 0;
         let reduces = matches!(k, TaskKind::Reduce | TaskKind::Any) && job.reduces_pending == 0;
@@ -294,6 +294,12 @@ impl<H: Hooks> FairBase<H> {
             n += crate::sim::speculation::wanted(w, mode, Kind::Reduce, j);
         }
         n
+    }
+
+    /// Whether this policy may launch speculative copies in this run: it
+    /// launches them itself (`speculate`) and the run's speculation is on.
+    fn copies(&self, w: &World) -> bool {
+        self.settings.speculate && w.tasks.speculation != crate::model::Speculation::Off
     }
 
     /// `getJobWeight`: priority factor, × log2(1 + demand) with size-based weight.
@@ -360,7 +366,7 @@ impl<H: Hooks> FairBase<H> {
         // Without speculative demand, one pass; with it, a second for
         // reduces: a job's speculative demand asks for LATE's threshold
         // of one kind, which the world caches for a kind.
-        let one_pass = !self.settings.speculate;
+        let one_pass = !self.copies(w);
         for &j in &w.active {
             let p = w.job(j).pool as usize;
             if let Some(jobs) = jobs.as_deref_mut() {
@@ -483,7 +489,7 @@ impl<H: Hooks> FairBase<H> {
         if !job.runnable {
             return Entry::Unseen;
         }
-        if !self.settings.speculate {
+        if !self.copies(w) {
             match kind {
                 TaskKind::Map if job.maps_pending == 0 => {
                     return Entry::Visited(self.ranked_job(w, p, kind, j));
@@ -511,7 +517,7 @@ impl<H: Hooks> FairBase<H> {
         launched: &mut Vec<JobId>,
         visited: &mut Vec<JobId>,
     ) -> bool {
-        if self.settings.speculate {
+        if self.copies(hb.world()) {
             // A copy launched moves LATE's threshold and cap for every
             // job: a job that took no task may take one now.
             self.gen += 1;
