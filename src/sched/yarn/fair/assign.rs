@@ -249,19 +249,42 @@ impl YarnFair {
     }
 
     /// Queue `q`'s applications in order: by (key, start time, name).
+    /// They are listed in the order last walked, the newcomers after, so
+    /// the sort meets runs already in order (a container moves one
+    /// application): the order is total (ids break the last ties), so the
+    /// result is the same whatever order they are listed in.
     fn sort_apps(&mut self, w: &World, q: usize) {
         let cluster = w.cluster.live;
         let policy = self.queue_policy(w, q);
+        if self.mark.len() < w.jobs.len() {
+            self.mark.resize(w.jobs.len(), 0);
+        }
+        self.marks += 2;
+        let (here, placed) = (self.marks, self.marks + 1);
+        for &j in &self.apps {
+            if w.job(j).pool as usize == q {
+                self.mark[j as usize] = here;
+            }
+        }
+        let key = |j: JobId| {
+            let job = w.job(j);
+            (
+                share_key(policy, cluster, Sortable::app(job.used)),
+                job.submit,
+                j,
+            )
+        };
         let mut walk = std::mem::take(&mut self.walk);
         walk.clear();
+        for &j in &self.walks[q] {
+            if self.mark[j as usize] == here {
+                self.mark[j as usize] = placed;
+                walk.push(key(j));
+            }
+        }
         for &j in &self.apps {
-            let job = w.job(j);
-            if job.pool as usize == q {
-                walk.push((
-                    share_key(policy, cluster, Sortable::app(job.used)),
-                    job.submit,
-                    j,
-                ));
+            if self.mark[j as usize] == here {
+                walk.push(key(j));
             }
         }
         walk.sort_by(|a, b| {

@@ -98,6 +98,10 @@ pub struct YarnFair {
     order_at: Option<(u64, Resource)>,
     walks: Vec<Vec<JobId>>,
     walked_at: Vec<Option<u64>>,
+    /// Per job id: whether it is in the queue being sorted (`marks`) or
+    /// already placed in its walk (`marks` + 1).
+    mark: Vec<u64>,
+    marks: u64,
     /// Why the queues cannot be run as configured, once found.
     fault: Option<String>,
     checked: bool,
@@ -154,6 +158,8 @@ impl YarnFair {
             order_at: None,
             walks: Vec::new(),
             walked_at: Vec::new(),
+            mark: Vec::new(),
+            marks: 0,
             fault: None,
             checked: false,
         })
