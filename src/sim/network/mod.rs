@@ -96,13 +96,6 @@ pub struct Resource {
     /// froze here, and the solves that changed any (this level moved).
     changes: u64,
     moves: u64,
-    /// Solver scratch for [`Network::certificate_breaks`]: the highest
-    /// rate of a flow outside the solve stamped `out_stamp` and the lowest
-    /// of one bottlenecked here, while `out_rows` of its flows were in it.
-    out_stamp: u64,
-    out_rows: u32,
-    out_max: f64,
-    out_bottleneck: f64,
 }
 
 impl Resource {
@@ -132,10 +125,6 @@ impl Resource {
             cut: f64::INFINITY,
             changes: 0,
             moves: 0,
-            out_stamp: 0,
-            out_rows: 0,
-            out_max: 0.0,
-            out_bottleneck: f64::INFINITY,
         }
     }
 

@@ -369,21 +369,27 @@ impl Network {
     /// full or a re-solved flow now has a higher rate there. When no
     /// boundary resource does, every flow holds a certificate and the
     /// allocation is max-min fair (it is unique), so `S` need not grow.
-    pub(super) fn certificate_breaks(&mut self, r: usize, st: u64) -> bool {
-        if self.resources[r].bottlenecked == 0 {
+    pub(super) fn certificate_breaks(&self, r: usize, st: u64) -> bool {
+        let res = &self.resources[r];
+        if res.bottlenecked == 0 {
             // No flow froze here, inside or outside: no certificate here.
             return false;
         }
         let tol = |x: f64| 1e-9 * x.abs().max(1.0);
-        let (max_out, bottlenecked) = self.outside(r, st);
-        let res = &self.resources[r];
-        // The flows re-solved that cross it are its row.
         let (mut froze_here, mut max_in) = (f64::INFINITY, 0.0f64);
-        for &g in res.row.iter() {
+        let (mut max_out, mut bottlenecked) = (0.0f64, f64::INFINITY);
+        for &g in &res.flows {
             let h = &self.hot[g as usize];
-            max_in = max_in.max(h.next);
-            if h.froze_at as usize == r {
-                froze_here = froze_here.min(h.next);
+            if h.stamp == st {
+                max_in = max_in.max(h.next);
+                if h.froze_at as usize == r {
+                    froze_here = froze_here.min(h.next);
+                }
+            } else {
+                max_out = max_out.max(h.rate);
+                if h.froze_at as usize == r {
+                    bottlenecked = bottlenecked.min(h.rate);
+                }
             }
         }
         if froze_here.is_finite() && max_out > froze_here + tol(froze_here) {
@@ -400,49 +406,6 @@ impl Network {
             }
         }
         false
-    }
-
-    /// The highest rate of a flow crossing `r` outside the solve stamped
-    /// `st`, and the lowest of one of those bottlenecked at `r`. Their
-    /// rates and bottlenecks stay as they were through the solve, and the
-    /// flows outside only leave (into the row), so a later round of the
-    /// same solve walks only the flows that left, unless one of them held
-    /// the highest or lowest: a resource checked round after round (a
-    /// crowded rack link re-solved around) is walked once.
-    fn outside(&mut self, r: usize, st: u64) -> (f64, f64) {
-        let res = &self.resources[r];
-        let rows = res.row.len() as u32;
-        if res.out_stamp == st {
-            if res.out_rows == rows {
-                return (res.out_max, res.out_bottleneck);
-            }
-            // Where a leaving flow froze is forgotten by the fill, so one
-            // at or below the lowest makes the walk again (unless no flow
-            // outside was bottlenecked here).
-            let (max, low) = (res.out_max, res.out_bottleneck);
-            let still = res.row[res.out_rows as usize..].iter().all(|&g| {
-                let rate = self.hot[g as usize].rate;
-                rate < max && (rate > low || low == f64::INFINITY)
-            });
-            if still {
-                self.resources[r].out_rows = rows;
-                return (max, low);
-            }
-        }
-        let (mut max, mut low) = (0.0f64, f64::INFINITY);
-        for &g in &res.flows {
-            let h = &self.hot[g as usize];
-            if h.stamp != st {
-                max = max.max(h.rate);
-                if h.froze_at as usize == r {
-                    low = low.min(h.rate);
-                }
-            }
-        }
-        let res = &mut self.resources[r];
-        (res.out_stamp, res.out_rows) = (st, rows);
-        (res.out_max, res.out_bottleneck) = (max, low);
-        (max, low)
     }
 
     /// Progressive filling over `comp_flows`, their resources' capacities
