@@ -206,12 +206,23 @@ impl Network {
                 if res.in_set == set || (i >= n_flow && !res.by_seed) {
                     continue;
                 }
-                if res.touched != touch || !self.certificate_breaks(r, st) {
+                if res.touched != touch {
                     continue;
                 }
                 if last {
-                    cut = true;
-                    self.mark_pending(r as ResId);
+                    // A cut solve does not walk the resource's flows to
+                    // see whether a certificate broke: it leaves every
+                    // touched one where a flow is bottlenecked to the
+                    // exact re-solve, which checks each once however many
+                    // cut solves touched it since the last (where none
+                    // is, no certificate can break).
+                    if res.bottlenecked > 0 {
+                        cut = true;
+                        self.mark_pending(r as ResId);
+                    }
+                    continue;
+                }
+                if !self.certificate_breaks(r, st) {
                     continue;
                 }
                 self.resources[r].in_set = set;
