@@ -1128,6 +1128,11 @@ fn a_bad_memory_budget_is_one_error() {
         err.contains("the 5 MB of memory available") && !err.contains("0.0 GB"),
         "{err}"
     );
+    // The limit set names where it came from, not how to set it.
+    assert!(
+        err.contains("available (SLOTSIM_MEMORY); expected") && !err.contains("errs high"),
+        "{err}"
+    );
 }
 
 #[test]

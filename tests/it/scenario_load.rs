@@ -829,6 +829,10 @@ fn total_task_count_is_bounded() {
             "fewer or smaller jobs",
         ],
     );
+    if std::env::var_os("SLOTSIM_MEMORY").is_none() {
+        // The machine's own limit: the error says how to set another.
+        assert_err(&e, 5, 8, &["errs high; SLOTSIM_MEMORY=SIZE sets the limit"]);
+    }
     let e = load_err(&format!(
         "{BASE}[[jobs]]\nname = \"j\"\nprofile = \"grep\"\nmaps = 1000\ncount = 9\n\
          [[events]]\nat = \"1s\"\naction = \"submit\"\njob = {{ name = \"k\", profile = \"grep\", maps = 1000000, count = 100000 }}\n"

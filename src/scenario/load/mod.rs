@@ -112,13 +112,26 @@ enum TooLarge {
         "the scenario has more than {MAX_TOTAL_TASKS} tasks in all; expected fewer or smaller jobs"
     )]
     Tasks,
-    #[error("with this the scenario has {total} tasks{}, which would need about {} to run, {} more than the {} of memory available; expected fewer or smaller jobs", shuffle(*largest, *need), gb(*need), gb(need - have), gb(*have))]
+    #[error("with this the scenario has {total} tasks{}, which would need about {} to run, {} more than the {} of memory available{}; expected fewer or smaller jobs", shuffle(*largest, *need), gb(*need), gb(need - have), gb(*have), limit_source(*from_env))]
     Memory {
         total: u64,
         largest: (u64, u64),
         need: u64,
         have: u64,
+        from_env: bool,
     },
+}
+
+/// Where the limit came from, and the way past it: the estimate errs high
+/// (a headless run that keeps no attempts needs about half of it,
+/// docs/performance.md), so a machine's own limit names the variable that
+/// sets another.
+fn limit_source(from_env: bool) -> &'static str {
+    if from_env {
+        " (SLOTSIM_MEMORY)"
+    } else {
+        " (an estimate that errs high; SLOTSIM_MEMORY=SIZE sets the limit)"
+    }
 }
 
 /// Where a job's shuffle is much of the memory a run needs, says so:
@@ -492,6 +505,7 @@ impl TaskBudget {
                 largest: self.largest,
                 need,
                 have,
+                from_env: matches!(memory_env(), Ok(Some(_))),
             }),
             _ => Ok(()),
         }
