@@ -944,9 +944,61 @@ fn snap_all(name: &str, a: &mut App) {
 #[test]
 fn snapshot_views() {
     let mut a = busy_app();
-    for v in ["overview", "cluster", "jobs", "pools", "timeline"] {
+    for v in [
+        "overview", "cluster", "jobs", "pools", "timeline", "network",
+    ] {
         snap_all(v, &mut a);
         key(&mut a, KeyCode::Tab);
+    }
+}
+
+/// The Network view's head cuts nothing at 80 columns: the bytes moved
+/// by kind go on lines of their own, each kind whole, and under `fixed`
+/// its note is wrapped, not cut (a cut line has no `…` to show it).
+#[test]
+fn network_view_wraps_its_head_at_80_columns() {
+    for model in ["shared", "coarse", "fixed"] {
+        let text = std::fs::read_to_string(scenario_path("quickstart.toml")).unwrap();
+        assert!(
+            !text.contains("[network]"),
+            "the quickstart leaves the model to its default"
+        );
+        let text = text.replacen(
+            "[cluster]",
+            &format!("[network]\nmodel = \"{model}\"\n\n[cluster]"),
+            1,
+        );
+        let mut a = App::new(load_text(&text, None)).unwrap();
+        run_for(&mut a, 20);
+        goto(&mut a, View::Network);
+        let s = screen(&a, 80, 24);
+        for kind in ["input", "spill", "shuffle", "output"] {
+            assert!(
+                s.lines()
+                    .any(|l| l.contains(&format!(" {kind} ")) && l.contains(" GB")),
+                "{model}: {kind} moved, whole: {s}"
+            );
+        }
+        let wide = screen(&a, 200, 50);
+        let moved = wide
+            .lines()
+            .find(|l| l.contains(" moved "))
+            .unwrap_or_else(|| panic!("{wide}"));
+        assert!(
+            moved.contains(" model ") && moved.contains(" output "),
+            "one line when it fits: {moved}"
+        );
+        if model == "fixed" {
+            let words: Vec<&str> = s
+                .split(|c: char| c.is_whitespace() || c == '│')
+                .filter(|w| !w.is_empty())
+                .collect();
+            let words = words.join(" ");
+            assert!(
+                words.contains("at its class bandwidth: no disk or link is shared."),
+                "the whole note: {s}"
+            );
+        }
     }
 }
 

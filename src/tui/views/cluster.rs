@@ -166,7 +166,7 @@ fn summary(w: &World, area: Rect, yarn: Option<&Yarn>, mono: bool) -> Vec<Line<'
     let narrow = summary.chars().count() + key_w > inner_w;
     if narrow && yarn.is_some() {
         // YARN's summary is long: wrapped between its items, never in one.
-        for l in wrap_items(summary.trim_end(), inner_w) {
+        for l in super::wrap_items(summary.trim_end(), inner_w) {
             lines.push(Line::from(l));
         }
     } else if narrow {
@@ -176,22 +176,6 @@ fn summary(w: &World, area: Rect, yarn: Option<&Yarn>, mono: bool) -> Vec<Line<'
     line.extend(key);
     lines.push(Line::from(line));
     lines
-}
-
-/// `text`'s ` · `-separated items on lines of at most `width` characters,
-/// each line after the first starting with a space as the first does.
-fn wrap_items(text: &str, width: usize) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for item in text.trim_start().split(" · ") {
-        match out.last_mut() {
-            Some(l) if l.chars().count() + 3 + item.chars().count() <= width => {
-                l.push_str(" · ");
-                l.push_str(item);
-            }
-            _ => out.push(format!(" {item}")),
-        }
-    }
-    out
 }
 
 /// The selected node: where it is, what runs there, the keys for it.

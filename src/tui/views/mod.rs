@@ -514,6 +514,23 @@ pub fn fit_mid(s: &str, w: usize) -> String {
     t
 }
 
+/// `text`'s ` · `-separated items on lines of at most `width` characters
+/// (an item longer than that on a line of its own, cut where it is drawn),
+/// each line after the first starting with a space as the first does.
+pub fn wrap_items(text: &str, width: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for item in text.trim_start().split(" · ") {
+        match out.last_mut() {
+            Some(l) if l.chars().count() + 3 + item.chars().count() <= width => {
+                l.push_str(" · ");
+                l.push_str(item);
+            }
+            _ => out.push(format!(" {item}")),
+        }
+    }
+    out
+}
+
 /// Truncates to `w` characters, marking the cut.
 pub fn fit(s: &str, w: usize) -> String {
     if s.chars().count() <= w {

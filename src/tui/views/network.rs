@@ -33,19 +33,38 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         NetworkModel::Coarse => "coarse (max-min, approximate)",
         NetworkModel::Fixed => "fixed (per transfer)",
     };
-    head.push(Line::from(vec![
+    let mut first = vec![
         Span::styled(" model ", theme::dim()),
         Span::raw(model.to_string()),
         Span::styled("   flows ", theme::dim()),
         Span::raw(w.net.active_flows().to_string()),
-        Span::styled("   moved ", theme::dim()),
-        Span::raw(moved.join(" · ")),
-    ]));
+    ];
+    let moved = moved.join(" · ");
+    let width: usize = first.iter().map(|s| s.width()).sum();
+    if width + "   moved ".len() + moved.chars().count() <= inner_w {
+        first.push(Span::styled("   moved ", theme::dim()));
+        first.push(Span::raw(moved));
+        head.push(Line::from(first));
+    } else {
+        // Too narrow for one line: the bytes moved below, by kind,
+        // never cut within a kind.
+        head.push(Line::from(first));
+        let lines = super::wrap_items(&format!("moved {moved}"), inner_w);
+        for (i, l) in lines.into_iter().enumerate() {
+            head.push(match l.strip_prefix(" moved ") {
+                Some(rest) if i == 0 => Line::from(vec![
+                    Span::styled(" moved ", theme::dim()),
+                    Span::raw(rest.to_string()),
+                ]),
+                _ => Line::from(Span::raw(l)),
+            });
+        }
+    }
     if w.net_spec.model == NetworkModel::Fixed {
-        head.push(Line::from(Span::styled(
-            " Under the fixed model each transfer runs alone at its class bandwidth: no disk or link is shared.",
-            theme::dim(),
-        )));
+        let note = "Under the fixed model each transfer runs alone at its class bandwidth: no disk or link is shared.";
+        for l in super::overlays::wrap_words(note, inner_w.saturating_sub(1)) {
+            head.push(Line::from(Span::styled(format!(" {l}"), theme::dim())));
+        }
         f.render_widget(Paragraph::new(head).block(super::panel(" Network ")), area);
         return;
     }
