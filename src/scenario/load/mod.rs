@@ -58,19 +58,21 @@ pub(super) const MAX_COUNT: i64 = 100_000;
 /// by the memory a run would need ([`memory_limit`]).
 pub(super) const MAX_TOTAL_TASKS: u64 = 1_000_000_000;
 
-/// The memory a run may use: `SLOTSIM_MEMORY` (bytes, or a size such as
-/// `"4GB"`) if set, else the machine's available memory (`MemAvailable` in
-/// /proc/meminfo), else no limit. Read once per process.
-pub fn memory_limit() -> Option<u64> {
-    static LIMIT: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+/// The memory a run may use, in bytes: `SLOTSIM_MEMORY` (bytes, or a size
+/// such as `"4GB"`) if set, else the machine's available memory
+/// (`MemAvailable` in /proc/meminfo), else no limit; and whether
+/// `SLOTSIM_MEMORY` set it (a refusal says which limit it met). Read once
+/// per process.
+fn memory_limit() -> Option<(u64, bool)> {
+    static LIMIT: std::sync::OnceLock<Option<(u64, bool)>> = std::sync::OnceLock::new();
     *LIMIT.get_or_init(|| {
         if let Ok(Some(b)) = memory_env() {
-            return Some(b);
+            return Some((b, true));
         }
         let info = std::fs::read_to_string("/proc/meminfo").ok()?;
         let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
         let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-        Some(kb * 1024)
+        Some((kb * 1024, false))
     })
 }
 
@@ -470,7 +472,8 @@ struct TaskBudget {
     largest: (u64, u64),
     /// What the cluster runs at once (caps the reducers counted).
     cap: crate::model::Capacity,
-    limit: Option<u64>,
+    /// The memory limit, and whether `SLOTSIM_MEMORY` set it.
+    limit: Option<(u64, bool)>,
     nodes: u64,
 }
 
@@ -500,12 +503,12 @@ impl TaskBudget {
         let sources = self.largest.0 * self.largest.1;
         let need = crate::sim::memory_estimate(total, self.nodes, sources);
         match self.limit {
-            Some(have) if need > have => Err(TooLarge::Memory {
+            Some((have, from_env)) if need > have => Err(TooLarge::Memory {
                 total,
                 largest: self.largest,
                 need,
                 have,
-                from_env: matches!(memory_env(), Ok(Some(_))),
+                from_env,
             }),
             _ => Ok(()),
         }
