@@ -102,28 +102,58 @@ impl std::ops::Deref for Live {
     }
 }
 
-/// The nodes any attempt of a task has run on, in first-run order. Empty
-/// (and no allocation, 8 bytes) until the task first runs, as nearly every
-/// task is while it waits: a `Vec` would take 24 bytes per task at rest.
-#[derive(Clone, Debug, Default)]
-#[allow(clippy::box_collection)] // the box is what keeps it one word
-pub struct RanOn(Option<Box<Vec<NodeId>>>);
+/// The nodes any attempt of a task has run on (Hadoop's
+/// `hasRunOnMachine`): the first in place, the others, rare (a
+/// speculative copy, a re-run after a failure), in its job's
+/// [`Job::ran_more`]. Eight bytes and no allocation for the task that runs
+/// on one node, as nearly every task does: a boxed vector took a further
+/// 64 bytes of heap for each task that ran (a gigabyte over the FB-2010
+/// day's 16.6 million tasks, all held to the end of the run).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RanOn {
+    first: NodeId,
+    /// Its list in [`Job::ran_more`], [`RanOn::NONE`] if none.
+    more: u32,
+}
 
 impl RanOn {
-    /// Notes that an attempt ran on `node` (once per node).
-    pub fn insert(&mut self, node: NodeId) {
-        let nodes = self.0.get_or_insert_with(Default::default);
-        if !nodes.contains(&node) {
-            nodes.push(node);
+    const NONE: u32 = u32::MAX;
+
+    pub const fn new() -> RanOn {
+        RanOn {
+            first: RanOn::NONE,
+            more: RanOn::NONE,
         }
+    }
+
+    /// Notes that an attempt ran on `node` (once per node); `more` is the
+    /// task's job's [`Job::ran_more`].
+    pub fn insert(&mut self, node: NodeId, more: &mut Vec<Vec<NodeId>>) {
+        if self.first == RanOn::NONE {
+            self.first = node;
+        } else if self.first != node {
+            if self.more == RanOn::NONE {
+                self.more = more.len() as u32;
+                more.push(vec![node]);
+            } else {
+                let others = &mut more[self.more as usize];
+                if !others.contains(&node) {
+                    others.push(node);
+                }
+            }
+        }
+    }
+
+    /// Whether an attempt has run on `node`; `more` as for
+    /// [`RanOn::insert`].
+    pub fn contains(&self, node: NodeId, more: &[Vec<NodeId>]) -> bool {
+        self.first == node || (self.more != RanOn::NONE && more[self.more as usize].contains(&node))
     }
 }
 
-impl std::ops::Deref for RanOn {
-    type Target = [NodeId];
-
-    fn deref(&self) -> &[NodeId] {
-        self.0.as_deref().map_or(&[], Vec::as_slice)
+impl Default for RanOn {
+    fn default() -> RanOn {
+        RanOn::new()
     }
 }
 
@@ -423,6 +453,9 @@ pub struct Job {
     /// Every map's replicas, one after another (see [`Job::replicas`]):
     /// one allocation per job instead of one per map.
     replica_nodes: Vec<NodeId>,
+    /// The nodes its tasks ran on after their first (see [`RanOn`]), a
+    /// list for each task that ran on more than one.
+    pub ran_more: Vec<Vec<NodeId>>,
 }
 
 impl Job {
@@ -521,6 +554,7 @@ impl Job {
             index,
             reduce_list,
             replica_nodes,
+            ran_more: Vec::new(),
         }
     }
 
@@ -718,5 +752,39 @@ impl Job {
     /// Mean duration of finished maps in ms, if any finished.
     pub fn mean_map_ms(&self) -> Option<f64> {
         (self.maps_done > 0).then(|| self.map_time_sum as f64 / self.maps_done as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first node in place, the others in the job's lists, one list a
+    /// task, each node once: what `hasRunOnMachine` asks of them.
+    #[test]
+    fn ran_on_keeps_every_node_once_and_only_them() {
+        let mut more: Vec<Vec<NodeId>> = Vec::new();
+        let (mut a, mut b) = (RanOn::new(), RanOn::new());
+        assert!(!a.contains(0, &more), "a task that never ran ran nowhere");
+        a.insert(7, &mut more);
+        a.insert(7, &mut more);
+        assert!(more.is_empty(), "one node needs no list");
+        b.insert(3, &mut more);
+        b.insert(9, &mut more);
+        a.insert(2, &mut more);
+        a.insert(5, &mut more);
+        a.insert(2, &mut more);
+        assert_eq!(
+            more,
+            vec![vec![9], vec![2, 5]],
+            "a list a task, each node once"
+        );
+        for n in [7, 2, 5] {
+            assert!(a.contains(n, &more), "{n}");
+        }
+        for n in [3, 9, 0, 6] {
+            assert!(!a.contains(n, &more), "{n} is the other task's, or none's");
+        }
+        assert!(b.contains(3, &more) && b.contains(9, &more) && !b.contains(5, &more));
     }
 }

@@ -105,7 +105,7 @@ impl World {
                 }
                 m.attempts += 1;
                 m.live.push(id);
-                m.ran_on.insert(node);
+                m.ran_on.insert(node, &mut job.ran_more);
                 let att = m.attempts - 1;
                 job.maps_running += 1;
                 self.cluster.nodes[node as usize].running_maps += 1;
@@ -124,7 +124,7 @@ impl World {
                 }
                 r.attempts += 1;
                 r.live.push(id);
-                r.ran_on.insert(node);
+                r.ran_on.insert(node, &mut job.ran_more);
                 let att = r.attempts - 1;
                 job.reduces_running += 1;
                 job.running_reducers.push(id);

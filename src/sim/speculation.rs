@@ -91,7 +91,10 @@ fn candidates(w: &World, kind: Kind, node: NodeId, only: Option<JobId>) -> Vec<C
                 ),
             };
             // Never where an attempt of it has run (`hasRunOnMachine`).
-            if state != TaskState::Running || live.len() != 1 || ran_on.contains(&node) {
+            if state != TaskState::Running
+                || live.len() != 1
+                || ran_on.contains(node, &job.ran_more)
+            {
                 continue;
             }
             let a = live[0];
