@@ -52,7 +52,7 @@ pub use world::{Notable, PolicySwitch, PoolStats, World};
 /// run that keeps none (340 and 320 bytes a task; 463 with attempts of 104
 /// bytes); 500 bytes a task here, plus a base and a little per node, leaves
 /// room for the TUI's records. Large runs need less a task (the
-/// FB-2010 day, 16.6 M tasks on 3,000 nodes, 3.87 GB headless, 233 bytes).
+/// FB-2010 day, 16.6 M tasks on 3,000 nodes, under 4 GB headless, at most 240 bytes a task).
 /// A reducer keeps what it has to fetch from each node its job's maps ran
 /// on (about 40 bytes a node, 48 here for the vector's room): the 1 TB
 /// TeraSort, one job of 1,800 maps and 1,800 reducers on 910 nodes, peaks
