@@ -47,10 +47,11 @@ pub use world::{Notable, PolicySwitch, PoolStats, World};
 /// Bytes a run of `tasks` tasks on `nodes` nodes is expected to need at its
 /// peak, erring high; `sources` is the largest job's [`job_sources`].
 ///
-/// Measured (peak resident memory, release build): `scale-400` 86 MB for
-/// 251,844 tasks with every attempt kept (`--trace`), 81 MB in a headless
-/// run that keeps none (340 and 320 bytes a task; 463 with attempts of 104
-/// bytes); 500 bytes a task here, plus a base and a little per node, leaves
+/// Measured (peak resident memory, release build): `scale-400` under
+/// `coarse` 73 MB for 251,844 tasks with every attempt kept (`--trace`),
+/// 69 MB in a headless run that keeps none (292 and 276 bytes a task;
+/// 463 with attempts of 104 bytes, as they were); 500 bytes a task here,
+/// plus a base and a little per node, leaves
 /// room for the TUI's records. Large runs need less a task (the
 /// FB-2010 day, 16.6 M tasks on 3,000 nodes, under 4 GB headless, at most 240 bytes a task).
 /// A reducer keeps what it has to fetch from each node its job's maps ran
