@@ -106,9 +106,9 @@ impl std::ops::Deref for Live {
 /// `hasRunOnMachine`): the first in place, the others, rare (a
 /// speculative copy, a re-run after a failure), in its job's
 /// [`Job::ran_more`]. Eight bytes and no allocation for the task that runs
-/// on one node, as nearly every task does: a boxed vector took a further
-/// 64 bytes of heap for each task that ran (a gigabyte over the FB-2010
-/// day's 16.6 million tasks, all held to the end of the run).
+/// on one node, as nearly every task does: a boxed vector took two heap
+/// blocks more for each task that ran, all held to the end of the run
+/// (235 MiB by the FB-2010 day's eighth hour, docs/performance.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RanOn {
     first: NodeId,
