@@ -48,16 +48,17 @@ pub use world::{Notable, PolicySwitch, PoolStats, World};
 /// peak, erring high; `sources` is the largest job's [`job_sources`].
 ///
 /// Measured (peak resident memory, release build): `scale-400` under
-/// `coarse` 73 MB for 251,844 tasks with every attempt kept (`--trace`),
-/// 69 MB in a headless run that keeps none (292 and 276 bytes a task;
+/// `coarse` 65 MB for 251,844 tasks with every attempt kept (`--trace`),
+/// 61 MB in a headless run that keeps none (260 and 244 bytes a task;
 /// 463 with attempts of 104 bytes, as they were); 500 bytes a task here,
 /// plus a base and a little per node, leaves
 /// room for the TUI's records. Large runs need less a task (the
 /// FB-2010 day, 16.6 M tasks on 3,000 nodes, under 4 GB headless, at most 240 bytes a task).
 /// A reducer keeps what it has to fetch from each node its job's maps ran
-/// on (about 40 bytes a node, 48 here for the vector's room): the 1 TB
-/// TeraSort, one job of 1,800 maps and 1,800 reducers on 910 nodes, peaks
-/// at 76 MB for its 3,600 tasks, and at 27 MB with 450 reducers. Only the
+/// on (24 bytes a node and 4 in its queue; 48 here, as a job of fewer
+/// maps than nodes grows the vector by doubling): the 1 TB TeraSort, one
+/// job of 1,800 maps and 1,800 reducers on 910 nodes, peaks at 57 MB
+/// under `fixed` for its 3,600 tasks, and at 21 MB with 450 reducers. Only the
 /// largest job's sources are counted: a trace's jobs come and go, and
 /// adding them up would hold every shuffle of a day at once.
 pub fn memory_estimate(tasks: u64, nodes: u64, sources: u64) -> u64 {

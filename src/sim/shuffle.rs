@@ -21,19 +21,60 @@ use super::world::World;
 use crate::model::{NetworkModel, NodeId};
 use std::collections::VecDeque;
 
-/// What a reducer has to fetch from one node, and has fetched.
+/// What a reducer has to fetch from one node, and has fetched: 24 bytes,
+/// since a reducer of a job spread over the whole cluster keeps one for
+/// every node (thousands of reducers at once, each with thousands).
 #[derive(Clone, Debug, Default)]
 struct Source {
     /// MB available, not fetched, not in flight.
     avail: f64,
     /// MB fetched.
     fetched: f64,
-    /// Map outputs in `avail`, and in the fetch under way (each map's
-    /// output is a segment of the reducer's input).
+    /// Map outputs in `avail` (each map's output is a segment of the
+    /// reducer's input).
     segs: u32,
-    fetching_segs: u32,
-    queued: bool,
-    busy: bool,
+    /// The map outputs in the fetch under way, with two flags in its top
+    /// bits: [`Source::QUEUED`] and [`Source::BUSY`].
+    fetching: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<Source>() == 24);
+
+impl Source {
+    /// In the reducer's queue.
+    const QUEUED: u32 = 1 << 31;
+    /// A fetch from it is under way.
+    const BUSY: u32 = 1 << 30;
+    const SEGS: u32 = Source::BUSY - 1;
+
+    fn queued(&self) -> bool {
+        self.fetching & Source::QUEUED != 0
+    }
+
+    fn busy(&self) -> bool {
+        self.fetching & Source::BUSY != 0
+    }
+
+    fn set(&mut self, flag: u32, on: bool) {
+        if on {
+            self.fetching |= flag;
+        } else {
+            self.fetching &= !flag;
+        }
+    }
+
+    /// A fetch of `segs` map outputs starts.
+    fn start_fetch(&mut self, segs: u32) {
+        debug_assert!(segs <= Source::SEGS, "a node holds fewer outputs");
+        self.fetching = (self.fetching & Source::QUEUED) | Source::BUSY | segs;
+    }
+
+    /// The fetch under way ended or did not start: the map outputs it held.
+    fn end_fetch(&mut self) -> u32 {
+        let segs = self.fetching & Source::SEGS;
+        self.fetching &= Source::QUEUED;
+        segs
+    }
 }
 
 /// A reducer's copy state.
@@ -94,6 +135,13 @@ impl World {
             copy.own = Some((intra, inter));
         }
         let job = &self.jobs[self.attempts[a as usize].job as usize];
+        let nodes = self.cluster.nodes.len();
+        if job.n_maps() as usize >= nodes {
+            // Its job's outputs will likely lie on every node: room for a
+            // place each, at once rather than by doubling, which would
+            // leave up to half of it unused.
+            copy.sources.reserve_exact(nodes);
+        }
         if let Some(buffer) = self.net_spec.shuffle_buffer_mb {
             // The reducer's share of the job's map output: what Hadoop 1.x's
             // ReduceCopier holds in memory, merges and writes to disk when
@@ -110,7 +158,7 @@ impl World {
             let src = copy.source(place);
             src.avail = job.waiting_at(place);
             src.segs = job.waiting_segs_at(place);
-            src.queued = true;
+            src.set(Source::QUEUED, true);
             copy.queue.push_back(node);
         }
         self.runs[r].copy = Some(Box::new(copy));
@@ -134,8 +182,8 @@ impl World {
                 let src = copy.source(place);
                 src.avail += mb / r_count;
                 src.segs += 1;
-                if !src.queued && !src.busy {
-                    src.queued = true;
+                if !src.queued() && !src.busy() {
+                    src.set(Source::QUEUED, true);
                     copy.queue.push_back(node);
                 }
             }
@@ -175,14 +223,13 @@ impl World {
             let place = self.jobs[j].source_place_of(node);
             let copy = self.copy_mut(a).expect("still copying");
             let src = &mut copy.sources[place.expect("queued sources have a place")];
-            src.queued = false;
+            src.set(Source::QUEUED, false);
             let mb = std::mem::take(&mut src.avail);
             let segs = std::mem::take(&mut src.segs);
             if mb <= 0.0 {
                 continue;
             }
-            src.busy = true;
-            src.fetching_segs = segs;
+            src.start_fetch(segs);
             let local = self.dc_of(node) == dst_dc;
             let path = if to_disk {
                 self.links.read_to_disk(node, dst)
@@ -204,7 +251,7 @@ impl World {
                 Some(f) => copy.active.push((f, node)),
                 None => {
                     let place = place.expect("queued sources have a place");
-                    copy.sources[place].busy = false;
+                    copy.sources[place].set(Source::BUSY, false);
                 }
             }
         }
@@ -252,10 +299,9 @@ impl World {
         }
         let s = &mut copy.sources[place.expect("a fetch has a source")];
         s.fetched += mb;
-        s.busy = false;
-        let segs = std::mem::take(&mut s.fetching_segs);
-        if s.avail > 0.0 && !s.queued {
-            s.queued = true;
+        let segs = s.end_fetch();
+        if s.avail > 0.0 && !s.queued() {
+            s.set(Source::QUEUED, true);
             copy.queue.push_back(src);
         }
         if copy.to_disk {
@@ -322,5 +368,32 @@ impl World {
         }
         copy.queue.retain(|&x| x != n);
         self.pump(a);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Source;
+
+    /// The two flags and the fetch's segment count share a word: setting
+    /// one leaves the others as they were.
+    #[test]
+    fn a_sources_flags_and_fetch_do_not_disturb_one_another() {
+        let mut s = Source::default();
+        assert!(!s.queued() && !s.busy());
+        s.set(Source::QUEUED, true);
+        s.start_fetch(Source::SEGS);
+        assert!(s.queued() && s.busy(), "a fetch keeps the queued flag");
+        s.set(Source::QUEUED, false);
+        assert!(!s.queued() && s.busy());
+        s.set(Source::QUEUED, true);
+        assert_eq!(s.end_fetch(), Source::SEGS, "every segment comes back");
+        assert!(s.queued() && !s.busy(), "the end keeps the queued flag");
+        assert_eq!(s.end_fetch(), 0, "a fetch's segments are taken once");
+        s.start_fetch(3);
+        s.set(Source::BUSY, false);
+        s.start_fetch(5);
+        assert_eq!(s.end_fetch(), 5, "a new fetch replaces a stale count");
+        assert!(s.queued());
     }
 }
