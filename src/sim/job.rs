@@ -580,8 +580,20 @@ impl Job {
         }
     }
 
+    /// Frees what only an unfinished job needs, once it is done: its
+    /// pending maps' index (every map's replica places: a quarter of
+    /// what the FB-2010 day's jobs hold at rest), the order of its
+    /// outputs (read when a node's loss sends maps back), and its shuffle's
+    /// places. A done job is scheduled no more (and a finished one has no
+    /// map pending, so the index would find none anyway).
+    pub fn retire_books(&mut self) {
+        self.index = MapIndex::default();
+        self.outputs = Vec::new();
+        self.forget_source_places();
+    }
+
     /// Forgets every node's place once no reducer copies any more.
-    pub fn forget_source_places(&mut self) {
+    fn forget_source_places(&mut self) {
         self.source_place = Vec::new();
         self.sources = 0;
         self.forget_waiting();

@@ -511,7 +511,7 @@ impl World {
         self.asks_changed(j);
         let job = &mut self.jobs[j as usize];
         job.finished_at = Some(self.now);
-        job.forget_source_places();
+        job.retire_books();
         if !job.killed {
             self.am_exits(j);
         }
