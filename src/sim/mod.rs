@@ -57,8 +57,8 @@ pub use world::{Notable, PolicySwitch, PoolStats, World};
 /// A reducer keeps what it has to fetch from each node its job's maps ran
 /// on (24 bytes a node and 4 in its queue; 48 here, as a job of fewer
 /// maps than nodes grows the vector by doubling): the 1 TB TeraSort, one
-/// job of 1,800 maps and 1,800 reducers on 910 nodes, peaks at 57 MB
-/// under `fixed` for its 3,600 tasks, and at 21 MB with 450 reducers. Only the
+/// job of 1,800 maps and 1,800 reducers on 910 nodes, peaks at 59 MB
+/// under `fixed` for its 3,600 tasks, and at 22 MB with 450 reducers. Only the
 /// largest job's sources are counted: a trace's jobs come and go, and
 /// adding them up would hold every shuffle of a day at once.
 pub fn memory_estimate(tasks: u64, nodes: u64, sources: u64) -> u64 {
