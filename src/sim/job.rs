@@ -485,13 +485,7 @@ impl Job {
         pool: PoolId,
         maps: Vec<MapTask>,
         replica_nodes: Vec<NodeId>,
-        cluster: &Cluster,
     ) -> Job {
-        let slice = |m: &MapTask| {
-            let at = m.replicas_at as usize;
-            &replica_nodes[at..at + m.replicas_len as usize]
-        };
-        let index = MapIndex::build(maps.len() as u32, |t| slice(&maps[t as usize]), cluster);
         let reduce_list = LazyRange::new(spec.reduces);
         Job {
             id,
@@ -551,7 +545,7 @@ impl Job {
             waiting_segs: Vec::new(),
             waiting_listed: Vec::new(),
             waiting_order: Vec::new(),
-            index,
+            index: MapIndex::default(),
             reduce_list,
             replica_nodes,
             ran_more: Vec::new(),
@@ -578,6 +572,20 @@ impl Job {
             Some(&p) if p != u32::MAX => Some(p as usize),
             _ => None,
         }
+    }
+
+    /// Indexes its pending maps by node, rack and datacenter, once it
+    /// arrives: a job not yet submitted is never scheduled, and a day's
+    /// trace holds most of its jobs' indexes unbuilt (or freed, below) at
+    /// any time. The replicas and the cluster's layout never change, so
+    /// the index is the one it would have been at load.
+    pub fn index_maps(&mut self, cluster: &Cluster) {
+        let (maps, replicas) = (&self.maps, &self.replica_nodes);
+        let slice = |m: &MapTask| {
+            let at = m.replicas_at as usize;
+            &replicas[at..at + m.replicas_len as usize]
+        };
+        self.index = MapIndex::build(maps.len() as u32, |t| slice(&maps[t as usize]), cluster);
     }
 
     /// Frees what only an unfinished job needs, once it is done: its

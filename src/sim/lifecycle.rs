@@ -586,6 +586,7 @@ impl World {
         let submit = self.jobs[j as usize].submit;
         self.metrics.start = Some(self.metrics.start.map_or(submit, |s| s.min(submit)));
         self.jobs[j as usize].arrived = true;
+        self.jobs[j as usize].index_maps(&self.cluster);
         self.note(Notable::Submitted(j));
         if !self.jobs[j as usize].prepares() {
             self.to_announce.push(j);
@@ -666,7 +667,7 @@ impl World {
             tasks.push(MapTask::new(block_mb, at, len));
         }
         let id = self.jobs.len() as JobId;
-        let mut job = Job::new(id, spec, pool, tasks, replica_nodes, &self.cluster);
+        let mut job = Job::new(id, spec, pool, tasks, replica_nodes);
         // Jobs with fixed or recorded task times have no set-up or clean-up
         // task (a replay has its recorded start-up and commit instead).
         let fixed =
