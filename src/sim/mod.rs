@@ -48,8 +48,8 @@ pub use world::{Notable, PolicySwitch, PoolStats, World};
 /// peak, erring high; `sources` is the largest job's [`job_sources`].
 ///
 /// Measured (peak resident memory, release build): `scale-400` under
-/// `coarse` 65 MB for 251,844 tasks with every attempt kept (`--trace`),
-/// 61 MB in a headless run that keeps none (260 and 244 bytes a task;
+/// `coarse` 63 MB for 251,844 tasks with every attempt kept (`--trace`),
+/// 60 MB in a headless run that keeps none (252 and 237 bytes a task;
 /// 463 with attempts of 104 bytes, as they were); 500 bytes a task here,
 /// plus a base and a little per node, leaves
 /// room for the TUI's records. Large runs need less a task (the
