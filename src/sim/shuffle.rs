@@ -69,7 +69,9 @@ impl Source {
         self.fetching = (self.fetching & Source::QUEUED) | Source::BUSY | segs;
     }
 
-    /// The fetch under way ended or did not start: the map outputs it held.
+    /// The fetch under way ended: the map outputs it held. (A fetch that
+    /// did not start only drops [`Source::BUSY`]: the next start replaces
+    /// the count.)
     fn end_fetch(&mut self) -> u32 {
         let segs = self.fetching & Source::SEGS;
         self.fetching &= Source::QUEUED;
