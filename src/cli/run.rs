@@ -535,10 +535,7 @@ fn run_with_progress(
     mut links: Option<&mut plot::LinkSampler>,
     stop: &StopFlag,
 ) -> Option<&'static str> {
-    let tty = io::stderr().is_terminal();
-    let started = Instant::now();
-    let mut last = Instant::now();
-    let mut shown = false;
+    let mut progress = Progress::new(until);
     if let Some(l) = links.as_deref_mut() {
         l.sample(sim);
     }
@@ -555,37 +552,100 @@ fn run_with_progress(
             l.sample(sim);
         }
         let done = sim.is_finished() || !more || until.is_some_and(|u| sim.w.now >= u);
-        if tty
-            && (shown || started.elapsed() > Duration::from_millis(500))
-            && last.elapsed() > Duration::from_millis(200)
-        {
-            let w = &sim.w;
-            let wall = started.elapsed().as_secs_f64();
-            let (done_jobs, all_jobs) = (w.finished_jobs(), w.submitted_jobs().max(w.jobs.len()));
-            // By jobs finished: rough, since jobs differ in size.
-            let eta = if done_jobs > 0 && done_jobs < all_jobs {
-                format!(
-                    "{:.0}s",
-                    wall * (all_jobs - done_jobs) as f64 / done_jobs as f64
-                )
-            } else {
-                "?".to_string()
-            };
-            eprint!(
-                "\r  simulated {:>9.1}s   jobs {done_jobs}/{all_jobs} finished   {:.0} events/s   {wall:.1}s wall   ETA {eta} (by jobs)   ",
-                w.t_s(),
-                w.events as f64 / wall.max(1e-9),
-            );
-            last = Instant::now();
-            shown = true;
-        }
+        progress.show(sim, false);
         let signal = stop.lock().ok().and_then(|g| *g);
         if done || signal.is_some() {
-            if shown {
-                eprintln!();
-            }
+            progress.end(sim);
             return signal.filter(|_| !done);
         }
+    }
+}
+
+/// A long headless run's progress on a terminal: a bar over the simulated
+/// time to `--until` when it is given, else over the jobs finished (rough,
+/// since jobs differ in size), with its ETA, and what the run has reached.
+/// indicatif redraws it in place and cuts it to the terminal's width, so
+/// that it stays one line at 80 columns.
+struct Progress {
+    tty: bool,
+    until: Option<u64>,
+    started: Instant,
+    last: Instant,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl Progress {
+    fn new(until: Option<u64>) -> Progress {
+        Progress {
+            tty: io::stderr().is_terminal(),
+            until,
+            started: Instant::now(),
+            last: Instant::now(),
+            bar: None,
+        }
+    }
+
+    /// Redraws at most five times a second, from half a second in (or,
+    /// `last`, once more if it has been drawn).
+    fn show(&mut self, sim: &Sim, last: bool) {
+        let due = if last {
+            self.bar.is_some()
+        } else {
+            self.tty
+                && (self.bar.is_some() || self.started.elapsed() >= Duration::from_millis(500))
+                && self.last.elapsed() >= Duration::from_millis(200)
+        };
+        if !due {
+            return;
+        }
+        self.last = Instant::now();
+        let w = &sim.w;
+        let jobs = (w.finished_jobs(), w.submitted_jobs().max(w.jobs.len()));
+        let (pos, len) = progress_position(self.until, w.now, jobs);
+        let bar = self.bar.get_or_insert_with(|| {
+            let b = indicatif::ProgressBar::new(len);
+            b.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "  {bar:20} {percent:>3}% {prefix}  ETA {eta}  {wide_msg}",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            b.set_prefix(if self.until.is_some() {
+                "of --until"
+            } else {
+                "of jobs"
+            });
+            b
+        });
+        bar.set_length(len);
+        bar.set_position(pos);
+        let wall = self.started.elapsed().as_secs_f64();
+        bar.set_message(format!(
+            "{:.1} s simulated · jobs {}/{} finished · {} events/s",
+            w.t_s(),
+            jobs.0,
+            jobs.1,
+            slotsim::units::human_count(w.events as f64 / wall.max(1e-9)),
+        ));
+    }
+
+    /// Draws where the run ended and leaves that line above the summary.
+    fn end(mut self, sim: &Sim) {
+        self.show(sim, true);
+        if let Some(b) = self.bar {
+            b.abandon();
+        }
+    }
+}
+
+/// What the progress bar measures, as (position, length): the simulated
+/// milliseconds to `--until` when it is given, else the jobs finished of
+/// those in the run (`jobs`, finished and all). The length is never 0, so
+/// that a run with nothing to do reads 0 %, not a division by zero.
+fn progress_position(until: Option<u64>, now: u64, jobs: (usize, usize)) -> (u64, u64) {
+    match until {
+        Some(u) => (now.min(u), u.max(1)),
+        None => (jobs.0 as u64, (jobs.1 as u64).max(1)),
     }
 }
 
@@ -782,5 +842,32 @@ impl Drop for Aside {
         if let Some((from, _)) = &self.rename {
             let _ = std::fs::remove_file(from);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::progress_position;
+
+    #[test]
+    fn the_progress_bar_measures_until_when_given_else_the_jobs() {
+        // `--until 3h` on a day's trace: the bar is the simulated time,
+        // whatever share of the day's jobs have finished.
+        assert_eq!(
+            progress_position(Some(10_800_000), 2_700_000, (500, 24_442)),
+            (2_700_000, 10_800_000)
+        );
+        // The last slice may step past `until`: the bar stops at its end.
+        assert_eq!(
+            progress_position(Some(1_000), 1_200, (0, 3)),
+            (1_000, 1_000)
+        );
+        assert_eq!(
+            progress_position(None, 2_700_000, (500, 24_442)),
+            (500, 24_442)
+        );
+        // Nothing to do: 0 of 1, not 0 of 0.
+        assert_eq!(progress_position(None, 0, (0, 0)), (0, 1));
+        assert_eq!(progress_position(Some(0), 0, (0, 5)), (0, 1));
     }
 }
