@@ -20,16 +20,27 @@ pub enum RunError {
 /// Runs every (policy, seed) pair, each to its end or its failure (one
 /// failing cell stops no other). `scenarios[i][k]` is policy i with seed
 /// k, already loaded (and so validated). Results keep that order whatever
-/// the thread schedule, so output is deterministic.
-pub fn run_all(scenarios: Vec<Vec<Scenario>>) -> Vec<Vec<Result<Summary, RunError>>> {
+/// the thread schedule, so output is deterministic. `progress(done, all)`
+/// is called as each run ends, from the thread that ran it.
+pub fn run_all(
+    scenarios: Vec<Vec<Scenario>>,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Vec<Vec<Result<Summary, RunError>>> {
     let flat: Vec<(usize, usize, Scenario)> = scenarios
         .into_iter()
         .enumerate()
         .flat_map(|(i, v)| v.into_iter().enumerate().map(move |(k, s)| (i, k, s)))
         .collect();
+    let all = flat.len();
+    let done = std::sync::atomic::AtomicUsize::new(0);
     let results: Vec<(usize, usize, Result<Summary, RunError>)> = flat
         .into_par_iter()
-        .map(|(i, k, sc)| (i, k, run_one(&sc)))
+        .map(|(i, k, sc)| {
+            let r = run_one(&sc);
+            let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            progress(n, all);
+            (i, k, r)
+        })
         .collect();
     let n = results.iter().map(|r| r.0 + 1).max().unwrap_or(0);
     let mut out: Vec<Vec<Result<Summary, RunError>>> = (0..n).map(|_| Vec::new()).collect();

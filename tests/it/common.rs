@@ -419,7 +419,7 @@ pub fn compare(name: &str, specs: &[&str], seeds: u64) -> Vec<Vec<Summary>> {
                 .collect()
         })
         .collect();
-    slotsim::runs::compare::run_all(all)
+    slotsim::runs::compare::run_all(all, &|_, _| {})
         .into_iter()
         .map(|row| row.into_iter().map(|r| r.unwrap()).collect())
         .collect()
