@@ -432,6 +432,57 @@ pub fn scenario_origin(p: &Option<PathBuf>) -> String {
     )
 }
 
+/// A bar on stderr, when it is a terminal, counting what has ended of
+/// `total` (a compare's runs, a sweep's cells). Its elapsed time moves
+/// while the first are still going; it shows an estimate of the time left
+/// once one has ended and there is a rate to go by (before that it would
+/// read 0 s).
+pub struct CountBar {
+    bar: Option<indicatif::ProgressBar>,
+    unit: &'static str,
+    eta: std::sync::atomic::AtomicBool,
+}
+
+impl CountBar {
+    pub fn new(total: u64, unit: &'static str) -> CountBar {
+        use std::io::IsTerminal;
+        let bar = io::stderr().is_terminal().then(|| {
+            let b = indicatif::ProgressBar::new(total);
+            b.set_style(Self::style(unit, ""));
+            b.enable_steady_tick(std::time::Duration::from_secs(1));
+            b
+        });
+        CountBar {
+            bar,
+            unit,
+            eta: false.into(),
+        }
+    }
+
+    fn style(unit: &str, eta: &str) -> indicatif::ProgressStyle {
+        indicatif::ProgressStyle::with_template(&format!(
+            "  {{bar:30}} {{pos}}/{{len}} {unit}  {{elapsed_precise}} elapsed{eta}"
+        ))
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+    }
+
+    /// `done` have ended (from any thread).
+    pub fn set(&self, done: u64) {
+        let Some(b) = &self.bar else { return };
+        if done > 0 && !self.eta.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            b.set_style(Self::style(self.unit, "  ETA {eta}"));
+        }
+        b.set_position(done);
+    }
+
+    /// Takes the bar off the terminal, before what the command prints.
+    pub fn clear(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
 /// Checks before a run that the `--plot` directory can be created and
 /// written to, so a bad path costs no simulation.
 pub fn check_plot_dir(dir: &Path) -> Result<(), Failure> {

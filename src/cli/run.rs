@@ -723,32 +723,10 @@ pub fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
         .iter()
         .map(|v| v.iter().map(|s| s.seed).collect())
         .collect();
-    // Its progress on a terminal, as a sweep's: the runs ended of all,
-    // with an ETA once one has ended and there is a rate to go by.
-    let style = |eta: &str| {
-        indicatif::ProgressStyle::with_template(&format!(
-            "  {{bar:30}} {{pos}}/{{len}} runs  {{elapsed_precise}} elapsed{eta}"
-        ))
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-    };
-    let bar = io::stderr().is_terminal().then(|| {
-        let b = indicatif::ProgressBar::new(total_runs as u64);
-        b.set_style(style(""));
-        // The elapsed time moves while the first runs are still going.
-        b.enable_steady_tick(Duration::from_secs(1));
-        b
-    });
-    let cells = slotsim::runs::compare::run_all(all, &|done, _| {
-        if let Some(b) = &bar {
-            if done == 1 {
-                b.set_style(style("  ETA {eta}"));
-            }
-            b.set_position(done as u64);
-        }
-    });
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+    // Its progress on a terminal, as a sweep's: the runs ended of all.
+    let bar = super::CountBar::new(total_runs as u64, "runs");
+    let cells = slotsim::runs::compare::run_all(all, &|done, _| bar.set(done as u64));
+    bar.clear();
     // Every cell ran: the failed ones are named with their scenario,
     // policy and seed, the others make the table and the outputs.
     let origin = a.scenario.display().to_string();

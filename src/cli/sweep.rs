@@ -4,7 +4,7 @@ use super::{emit, open_out, Failure, MergeArgs, SweepArgs};
 use slotsim::error::InputError;
 use slotsim::sweep::error::{CellError, ShardRunError};
 use slotsim::sweep::{emit as emitters, load_plan, merge, run_shard, Shard};
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
 pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
@@ -70,36 +70,18 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
     };
     let plan = load_plan(&a.plan)?;
     let total = shard.cells(plan.cell_count()).count() as u64;
-    let tty = std::io::stderr().is_terminal();
-    let bar = tty.then(|| {
-        let b = indicatif::ProgressBar::new(total);
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "  {bar:30} {pos}/{len} cells  {elapsed_precise} elapsed  ETA {eta}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        b
-    });
-    let progress = |done: u64, _todo: u64| {
-        if let Some(b) = &bar {
-            b.set_position(done);
-        }
-    };
+    let bar = super::CountBar::new(total, "cells");
+    let progress = |done: u64, _todo: u64| bar.set(done);
     // Cells run in parallel: a policy's stderr lines each say whose they are.
     slotsim::sched::external::prefix_stderr(true);
     let report = match run_shard(&plan, shard, &out, a.fail_fast, &progress) {
         Ok(r) => r,
         Err(e) => {
-            if let Some(b) = &bar {
-                b.finish_and_clear();
-            }
+            bar.clear();
             return Err(cells_failed(e));
         }
     };
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+    bar.clear();
     let per = if report.ran > 0 {
         format!(
             ", {:.3} s per cell on {} threads",
