@@ -606,20 +606,26 @@ impl Progress {
             let b = indicatif::ProgressBar::new(len);
             b.set_style(
                 indicatif::ProgressStyle::with_template(
-                    "  {bar:20} {percent:>3}% {prefix}  ETA {eta}  {wide_msg}",
+                    "  {bar:20} {percent:>3}% {prefix}  {wide_msg}",
                 )
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
             );
-            b.set_prefix(if self.until.is_some() {
-                "of --until"
-            } else {
-                "of jobs"
-            });
             b
         });
         bar.set_length(len);
         bar.set_position(pos);
         let wall = self.started.elapsed().as_secs_f64();
+        let of = if self.until.is_some() {
+            "of --until"
+        } else {
+            "of jobs"
+        };
+        // The time left at the rate so far, once there is one (and not
+        // on the last line drawn, where nothing is left to wait for).
+        bar.set_prefix(match (last, eta_secs(wall, pos, len)) {
+            (false, Some(s)) => format!("{of}, ETA {}", slotsim::units::human_secs(s)),
+            _ => of.to_string(),
+        });
         bar.set_message(format!(
             "{:.1} s simulated · jobs {}/{} finished · {} events/s",
             w.t_s(),
@@ -647,6 +653,13 @@ fn progress_position(until: Option<u64>, now: u64, jobs: (usize, usize)) -> (u64
         Some(u) => (now.min(u), u.max(1)),
         None => (jobs.0 as u64, (jobs.1 as u64).max(1)),
     }
+}
+
+/// The wall seconds left if the rest goes at the rate so far (`wall`
+/// seconds for `pos` of `len`): none before there is a rate, or once
+/// nothing is left.
+fn eta_secs(wall: f64, pos: u64, len: u64) -> Option<f64> {
+    (pos > 0 && pos < len).then(|| wall * (len - pos) as f64 / pos as f64)
 }
 
 pub fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
@@ -851,7 +864,7 @@ impl Drop for Aside {
 
 #[cfg(test)]
 mod tests {
-    use super::progress_position;
+    use super::{eta_secs, progress_position};
 
     #[test]
     fn the_progress_bar_measures_until_when_given_else_the_jobs() {
@@ -873,5 +886,13 @@ mod tests {
         // Nothing to do: 0 of 1, not 0 of 0.
         assert_eq!(progress_position(None, 0, (0, 0)), (0, 1));
         assert_eq!(progress_position(Some(0), 0, (0, 5)), (0, 1));
+    }
+
+    #[test]
+    fn the_eta_goes_by_the_rate_so_far_and_only_once_there_is_one() {
+        // A quarter done in 10 s: 30 s left.
+        assert_eq!(eta_secs(10.0, 250, 1_000), Some(30.0));
+        assert_eq!(eta_secs(2.0, 0, 1_000), None);
+        assert_eq!(eta_secs(40.0, 1_000, 1_000), None);
     }
 }
