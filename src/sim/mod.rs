@@ -53,7 +53,8 @@ pub use world::{Notable, PolicySwitch, PoolStats, World};
 /// 463 with attempts of 104 bytes, as they were); 500 bytes a task here,
 /// plus a base and a little per node, leaves
 /// room for the TUI's records. Large runs need less a task (the
-/// FB-2010 day, 16.6 M tasks on 3,000 nodes, under 4 GB headless, at most 240 bytes a task).
+/// FB-2010 day, 16.6 M tasks on 3,000 nodes, peaks at 2.24 GiB headless:
+/// about 145 bytes a task).
 /// A reducer keeps what it has to fetch from each node its job's maps ran
 /// on (24 bytes a node and 4 in its queue; 48 here, as a job of fewer
 /// maps than nodes grows the vector by doubling): the 1 TB TeraSort, one
@@ -114,7 +115,9 @@ mod estimate_tests {
 /// What a run is expected to cost, from its size alone (its length is not
 /// known before it runs): events, and the rate at which each network model
 /// processes them on a 2-core machine (docs/performance.md). Calibrated on
-/// swim-fb2009, scale-400 and the FB-2009 day; within a few times.
+/// swim-fb2009, scale-400, the FB-2009 and the FB-2010 days, on two
+/// machines of the same kind, one half again as fast as the other: the
+/// rates lie between the two; within a few times.
 #[derive(Clone, Copy, Debug)]
 pub struct CostEstimate {
     pub events: u64,
@@ -140,11 +143,13 @@ impl CostEstimate {
         use crate::model::NetworkModel as M;
         let per_s = match model {
             M::Fixed => 2.5e6,
-            M::Coarse => 5e5,
+            // (5e5 when measured on the slower machine alone.)
+            M::Coarse => 8e5,
             // (1.5e7 before a solve's rounds grew their set-up instead of
             // rebuilding it, about a fifth faster; 1.9e7 before its fills
-            // skipped the resources far from full, a fifth faster again.)
-            M::Shared => (2.8e7 / self.nodes.max(1) as f64).min(4e5),
+            // skipped the resources far from full, a fifth faster again;
+            // 2.8e7 when measured on the slower machine alone.)
+            M::Shared => (3.2e7 / self.nodes.max(1) as f64).min(4e5),
         };
         self.events as f64 / per_s
     }
