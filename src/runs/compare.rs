@@ -60,3 +60,32 @@ fn run_one(sc: &Scenario) -> Result<Summary, RunError> {
         None => Ok(summarize(&sim)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::run_all;
+    use crate::scenario::load_str;
+    use std::sync::Mutex;
+
+    #[test]
+    fn progress_hears_of_every_run_once_as_it_ends() {
+        let text = "[cluster]\nnodes = 4\n[[jobs]]\nname = \"a\"\nprofile = \"wordcount\"\nmaps = 4\nreduces = 1\n";
+        let all: Vec<Vec<_>> = ["fifo", "fair"]
+            .iter()
+            .map(|p| {
+                (1..=3)
+                    .map(|seed| load_str(text, "t.toml", Some(p), Some(seed)).unwrap())
+                    .collect()
+            })
+            .collect();
+        let told = Mutex::new(Vec::new());
+        let rows = run_all(all, &|done, of| told.lock().unwrap().push((done, of)));
+        assert_eq!(rows.len(), 2);
+        assert!(rows
+            .iter()
+            .all(|r| r.len() == 3 && r.iter().all(Result::is_ok)));
+        let mut told = told.into_inner().unwrap();
+        told.sort_unstable();
+        assert_eq!(told, (1..=6).map(|d| (d, 6)).collect::<Vec<_>>());
+    }
+}
