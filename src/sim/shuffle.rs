@@ -55,11 +55,11 @@ impl Source {
         self.fetching & Source::BUSY != 0
     }
 
-    fn set(&mut self, flag: u32, on: bool) {
+    fn set_queued(&mut self, on: bool) {
         if on {
-            self.fetching |= flag;
+            self.fetching |= Source::QUEUED;
         } else {
-            self.fetching &= !flag;
+            self.fetching &= !Source::QUEUED;
         }
     }
 
@@ -69,9 +69,8 @@ impl Source {
         self.fetching = (self.fetching & Source::QUEUED) | Source::BUSY | segs;
     }
 
-    /// The fetch under way ended: the map outputs it held. (A fetch that
-    /// did not start only drops [`Source::BUSY`]: the next start replaces
-    /// the count.)
+    /// The fetch under way ended (or did not start after all): the map
+    /// outputs it held.
     fn end_fetch(&mut self) -> u32 {
         let segs = self.fetching & Source::SEGS;
         self.fetching &= Source::QUEUED;
@@ -160,7 +159,7 @@ impl World {
             let src = copy.source(place);
             src.avail = job.waiting_at(place);
             src.segs = job.waiting_segs_at(place);
-            src.set(Source::QUEUED, true);
+            src.set_queued(true);
             copy.queue.push_back(node);
         }
         self.runs[r].copy = Some(Box::new(copy));
@@ -185,7 +184,7 @@ impl World {
                 src.avail += mb / r_count;
                 src.segs += 1;
                 if !src.queued() && !src.busy() {
-                    src.set(Source::QUEUED, true);
+                    src.set_queued(true);
                     copy.queue.push_back(node);
                 }
             }
@@ -225,7 +224,7 @@ impl World {
             let place = self.jobs[j].source_place_of(node);
             let copy = self.copy_mut(a).expect("still copying");
             let src = &mut copy.sources[place.expect("queued sources have a place")];
-            src.set(Source::QUEUED, false);
+            src.set_queued(false);
             let mb = std::mem::take(&mut src.avail);
             let segs = std::mem::take(&mut src.segs);
             if mb <= 0.0 {
@@ -253,7 +252,7 @@ impl World {
                 Some(f) => copy.active.push((f, node)),
                 None => {
                     let place = place.expect("queued sources have a place");
-                    copy.sources[place].set(Source::BUSY, false);
+                    copy.sources[place].end_fetch();
                 }
             }
         }
@@ -303,7 +302,7 @@ impl World {
         s.fetched += mb;
         let segs = s.end_fetch();
         if s.avail > 0.0 && !s.queued() {
-            s.set(Source::QUEUED, true);
+            s.set_queued(true);
             copy.queue.push_back(src);
         }
         if copy.to_disk {
@@ -383,19 +382,23 @@ mod tests {
     fn a_sources_flags_and_fetch_do_not_disturb_one_another() {
         let mut s = Source::default();
         assert!(!s.queued() && !s.busy());
-        s.set(Source::QUEUED, true);
+        s.set_queued(true);
         s.start_fetch(Source::SEGS);
         assert!(s.queued() && s.busy(), "a fetch keeps the queued flag");
-        s.set(Source::QUEUED, false);
+        s.set_queued(false);
         assert!(!s.queued() && s.busy());
-        s.set(Source::QUEUED, true);
+        s.set_queued(true);
         assert_eq!(s.end_fetch(), Source::SEGS, "every segment comes back");
         assert!(s.queued() && !s.busy(), "the end keeps the queued flag");
         assert_eq!(s.end_fetch(), 0, "a fetch's segments are taken once");
         s.start_fetch(3);
-        s.set(Source::BUSY, false);
+        s.end_fetch();
         s.start_fetch(5);
-        assert_eq!(s.end_fetch(), 5, "a new fetch replaces a stale count");
+        assert_eq!(
+            s.end_fetch(),
+            5,
+            "a fetch that did not start leaves no count"
+        );
         assert!(s.queued());
     }
 }
