@@ -35,10 +35,10 @@ fn busy(name: &str, from_ms: u64) -> (Sim, u32) {
     let mut sim = slotsim::runs::build_sim(&sc).unwrap();
     sim.run_until(Some(from_ms));
     loop {
-        let cap = sim.w.cluster.capacity;
+        let cap = sim.view().cluster().capacity;
         let full = sim
-            .w
-            .cluster
+            .view()
+            .cluster()
             .nodes
             .iter()
             .find(|n| !n.admits_any(&cap))
@@ -57,12 +57,12 @@ fn heartbeat_full_node(c: &mut Criterion) {
     // cost must not grow with the number of jobs.
     for (name, t) in [("scale-400.toml", 30_000), ("scale-400.toml", 600_000)] {
         let (mut sim, node) = busy(name, t);
-        let active = sim.w.active.len();
+        let active = sim.view().active().len();
         g.bench_function(
             format!(
                 "{name} at {}s ({} nodes, {active} active jobs)",
                 t / 1000,
-                sim.w.cluster.nodes.len()
+                sim.view().cluster().nodes.len()
             ),
             |b| b.iter(|| sim.command(Command::Heartbeat(node)).unwrap()),
         );
@@ -187,7 +187,7 @@ impl Saturated {
         loop {
             if self.sim.step().is_none()
                 || self.sim.is_finished()
-                || self.sim.w.now > WARM_MS + SPAN_MS
+                || self.sim.view().now() > WARM_MS + SPAN_MS
             {
                 let fresh = Saturated::new(self.policy, self.slot_model);
                 self.sim = fresh.sim;
@@ -195,30 +195,29 @@ impl Saturated {
                 self.restarts += 1;
                 continue;
             }
-            let w = &self.sim.w;
+            let w = self.sim.view();
             // Every running task holds one slot: whether some node has a
             // free slot is known without looking at each node.
-            if w.metrics.running >= i64::from(w.cluster.total_slots()) {
+            if w.metrics().running >= i64::from(w.cluster().total_slots()) {
                 continue;
             }
-            let pending = w.active.iter().any(|&j| {
-                let j = &w.jobs[j as usize];
+            let pending = w.active().iter().any(|&j| {
+                let j = &w.jobs()[j as usize];
                 j.maps_pending > 0 || j.reduces_pending > 0
             });
             if !pending {
                 continue;
             }
-            let nodes = &w.cluster.nodes;
+            let nodes = &w.cluster().nodes;
             let found = (0..nodes.len())
                 .map(|i| (self.cursor + i) % nodes.len())
-                .find(|&i| nodes[i].alive && nodes[i].admits_any(&w.cluster.capacity));
+                .find(|&i| nodes[i].alive && nodes[i].admits_any(&w.cluster().capacity));
             if let Some(i) = found {
                 self.cursor = i + 1;
-                let now = self.sim.w.now;
-                self.sim.w.net.flush(now);
+                self.sim.settle_rates();
                 self.measured += 1;
-                self.active_sum += self.sim.w.active.len() as u64;
-                self.busy_sum += self.sim.w.metrics.running.max(0) as u64;
+                self.active_sum += self.sim.view().active().len() as u64;
+                self.busy_sum += self.sim.view().metrics().running.max(0) as u64;
                 return i as u32;
             }
         }
@@ -258,12 +257,12 @@ fn heartbeat_3000(c: &mut Criterion) {
             eprintln!(
                 "heartbeat_3000/{policy}: {} heartbeats on {} nodes, on average {:.0} active jobs and {:.0} of {} slots busy; {} restarts, at {:.1} s",
                 st.measured,
-                st.sim.w.cluster.nodes.len(),
+                st.sim.view().cluster().nodes.len(),
                 st.active_sum as f64 / n,
                 st.busy_sum as f64 / n,
-                st.sim.w.cluster.total_slots(),
+                st.sim.view().cluster().total_slots(),
                 st.restarts,
-                st.sim.w.now as f64 / 1000.0
+                st.sim.view().now() as f64 / 1000.0
             );
         }
     }
@@ -280,7 +279,7 @@ fn runs(c: &mut Criterion) {
             || slotsim::runs::build_sim(&quick).unwrap(),
             |mut sim| {
                 sim.run_until(None);
-                sim.w.attempts.len()
+                sim.view().attempts().len()
             },
             BatchSize::LargeInput,
         )
@@ -298,7 +297,7 @@ fn runs(c: &mut Criterion) {
                     || slotsim::runs::build_sim(&sc).unwrap(),
                     |mut sim| {
                         sim.run_until(None);
-                        sim.w.attempts.len()
+                        sim.view().attempts().len()
                     },
                     BatchSize::LargeInput,
                 )
@@ -311,7 +310,7 @@ fn runs(c: &mut Criterion) {
             || slotsim::runs::build_sim(&sc).unwrap(),
             |mut sim| {
                 sim.run_until(Some(200_000));
-                sim.w.events
+                sim.view().events()
             },
             BatchSize::LargeInput,
         )

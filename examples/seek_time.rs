@@ -30,7 +30,7 @@ fn main() {
     }
     let t0 = Instant::now();
     let (mut worst, mut slow) = (Duration::ZERO, 0);
-    while app.sim.w.now < until * 1000 {
+    while app.sim.view().now() < until * 1000 {
         let f = Instant::now();
         app.update(Action::Tick(33));
         worst = worst.max(f.elapsed());
@@ -38,7 +38,7 @@ fn main() {
     }
     println!(
         "ran to {} ms in {:.1} s; worst frame {worst:?}, {slow} over 100 ms; checkpoints (count, spacing ms, bytes) {:?}",
-        app.sim.w.now,
+        app.sim.view().now(),
         t0.elapsed().as_secs_f64(),
         app.checkpoints.stats()
     );
@@ -57,7 +57,7 @@ fn main() {
         d0.elapsed()
     );
     app.update(Action::TogglePause);
-    let before = app.sim.w.now;
+    let before = app.sim.view().now();
     let t = Instant::now();
     app.update(Action::SeekBack);
     println!("first seek frame {:?}", t.elapsed());
@@ -70,7 +70,7 @@ fn main() {
     }
     println!(
         "seek back {before} -> {} ms in {:.2} s ({frames} frames, worst {worst:?})",
-        app.sim.w.now,
+        app.sim.view().now(),
         t.elapsed().as_secs_f64(),
     );
 }

@@ -148,7 +148,7 @@ fn run_headless(a: &RunArgs, until: Option<u64>) -> Result<(), Failure> {
     let mut sum = summary::summarize(&sim);
     if stopped.is_some() || sim.halted().is_some() {
         sum.partial = true;
-        sum.stopped_at_s = Some(sim.w.t_s());
+        sum.stopped_at_s = Some(sim.view().t_s());
     }
     let any_stdout = [&a.json, &a.trace, &a.inspect, &a.flows]
         .iter()
@@ -176,14 +176,14 @@ fn run_headless(a: &RunArgs, until: Option<u64>) -> Result<(), Failure> {
     if let Some(why) = sim.halted() {
         return Err(Failure::Policy(format!(
             "{why}\n  the run stopped at {:.1} s simulated; the outputs asked for hold it up to then (\"partial\": true)",
-            sim.w.t_s()
+            sim.view().t_s()
         )));
     }
     match stopped {
         None => Ok(()),
         Some(name) => Err(Failure::Interrupted(format!(
             "stopped by {name} at {:.1} s simulated; the outputs asked for hold the run up to then (\"partial\": true)",
-            sim.w.t_s()
+            sim.view().t_s()
         ))),
     }
 }
@@ -251,7 +251,7 @@ fn inspect(sim: &mut Sim, path: Option<&str>) -> Result<InspectError, Failure> {
 
 /// `SLOTSIM_SOLVER_STATS`: what the network solver did, per solve.
 fn print_solver_stats(sim: &Sim) {
-    let n = &sim.w.net;
+    let n = sim.view().net();
     eprintln!(
         "solver: {} solves, {:.1} flows and {:.1} resources each, {:.2} rounds ({:.1} flows filled), {:.1} rates changed at {:.1} bottlenecks; {} cut short, {} exact re-solves ({} for a zero rate, {} flows filled)",
         n.solves,
@@ -292,7 +292,7 @@ fn print_solver_stats(sim: &Sim) {
 /// of resource, and where flows are bottlenecked when the run stops.
 fn print_bottleneck_stats(sim: &Sim) {
     use slotsim::sim::paths::Links;
-    let (n, links) = (&sim.w.net, &sim.w.links);
+    let (n, links) = (sim.view().net(), sim.view().links());
     let mut by = [(0u64, 0u64, 0u64, 0u64); Links::KINDS.len()];
     for (r, res) in n.resources.iter().enumerate() {
         let k = links.kind(r as u32);
@@ -326,7 +326,7 @@ fn print_bottleneck_stats(sim: &Sim) {
         if b.2 > 0 {
             eprintln!(
                 "solver: at {:.1} s, {} {kind} hold {} flows bottlenecked ({:.1} each)",
-                sim.w.t_s(),
+                sim.view().t_s(),
                 b.2,
                 b.3,
                 b.3 as f64 / b.2 as f64
@@ -421,7 +421,7 @@ pub fn cmd_tui(
     let mut sum = summary::summarize(&app.sim);
     if !app.sim.is_finished() {
         sum.partial = true;
-        sum.stopped_at_s = Some(app.sim.w.t_s());
+        sum.stopped_at_s = Some(app.sim.view().t_s());
     }
     // The run as it stands now, keyboard submissions and switches included.
     if let Some(mut out) = trace_out {
@@ -440,7 +440,7 @@ pub fn cmd_tui(
     let ended = if let Some(why) = app.sim.halted() {
         Err(Failure::Policy(format!(
             "{why}\n  the run stopped at {:.1} s simulated; the outputs asked for hold it up to then (\"partial\": true)",
-            app.sim.w.t_s()
+            app.sim.view().t_s()
         )))
     } else {
         match exit {
@@ -448,7 +448,7 @@ pub fn cmd_tui(
             // Say why the session ended; exit status 130, as headless.
             slotsim::tui::term::Exit::Signal(name) => Err(Failure::Interrupted(format!(
                 "stopped by {name}; outputs written up to {}",
-                slotsim::units::fmt_secs(app.sim.w.now)
+                slotsim::units::fmt_secs(app.sim.view().now())
             ))),
         }
     };
@@ -551,7 +551,7 @@ fn run_with_progress(
         if let Some(l) = links.as_deref_mut() {
             l.sample(sim);
         }
-        let done = sim.is_finished() || !more || until.is_some_and(|u| sim.w.now >= u);
+        let done = sim.is_finished() || !more || until.is_some_and(|u| sim.view().now() >= u);
         progress.show(sim, false);
         let signal = stop.lock().ok().and_then(|g| *g);
         if done || signal.is_some() {
@@ -599,9 +599,9 @@ impl Progress {
             return;
         }
         self.last = Instant::now();
-        let w = &sim.w;
-        let jobs = (w.finished_jobs(), w.submitted_jobs().max(w.jobs.len()));
-        let (pos, len) = progress_position(self.until, w.now, jobs);
+        let w = sim.view();
+        let jobs = (w.finished_jobs(), w.submitted_jobs().max(w.jobs().len()));
+        let (pos, len) = progress_position(self.until, w.now(), jobs);
         let bar = self.bar.get_or_insert_with(|| {
             let b = indicatif::ProgressBar::new(len);
             b.set_style(
@@ -631,7 +631,7 @@ impl Progress {
             w.t_s(),
             jobs.0,
             jobs.1,
-            slotsim::units::human_count(w.events as f64 / wall.max(1e-9)),
+            slotsim::units::human_count(w.events() as f64 / wall.max(1e-9)),
         ));
     }
 

@@ -183,11 +183,11 @@ pub fn turnaround_cdf(series: &[(String, Vec<&Summary>)]) -> Result<String, Plot
 
 /// Map and reduce attempts running over the run, against the slots.
 pub fn utilization(sim: &Sim) -> Result<String, PlotError> {
-    let w = &sim.w;
-    let end = w.now.max(1);
+    let w = sim.view();
+    let end = w.now().max(1);
     // +1 at a start, −1 at an end, by kind; swept in time order.
-    let mut ev: Vec<(u64, bool, i64)> = Vec::with_capacity(w.attempts.len() * 2);
-    for a in &w.attempts {
+    let mut ev: Vec<(u64, bool, i64)> = Vec::with_capacity(w.attempts().len() * 2);
+    for a in w.attempts() {
         let map = a.kind == Kind::Map;
         ev.push((a.start, map, 1));
         ev.push((a.end().unwrap_or(end), map, -1));
@@ -208,7 +208,11 @@ pub fn utilization(sim: &Sim) -> Result<String, PlotError> {
             r_pts.push((x, reds as f64));
         }
     }
-    let slots = f64::from(w.cluster.total_map_slots.max(w.cluster.total_reduce_slots));
+    let slots = f64::from(
+        w.cluster()
+            .total_map_slots
+            .max(w.cluster().total_reduce_slots),
+    );
     let top = m_pts
         .iter()
         .chain(&r_pts)
@@ -224,7 +228,8 @@ pub fn utilization(sim: &Sim) -> Result<String, PlotError> {
             .caption(
                 format!(
                     "Tasks running ({} map slots, {} reduce slots)",
-                    w.cluster.total_map_slots, w.cluster.total_reduce_slots
+                    w.cluster().total_map_slots,
+                    w.cluster().total_reduce_slots
                 ),
                 ("sans-serif", 20),
             )
@@ -261,13 +266,13 @@ pub fn utilization(sim: &Sim) -> Result<String, PlotError> {
 /// reduce's bar is lighter. Every k-th slot when there are more than
 /// `GANTT_ROWS`.
 pub fn gantt(sim: &Sim) -> Result<String, PlotError> {
-    let w = &sim.w;
-    let end = w.now.max(1);
+    let w = sim.view();
+    let end = w.now().max(1);
     let typed = !w.capacity().kinds_share();
     // (is a map slot, node, lane): reduce slots first, so they sit at the
     // bottom (rows count upward).
     let mut lanes: Vec<(bool, u32, u16)> = w
-        .cluster
+        .cluster()
         .nodes
         .iter()
         .flat_map(|n| {
@@ -281,7 +286,7 @@ pub fn gantt(sim: &Sim) -> Result<String, PlotError> {
     let reduce_rows = rows.iter().filter(|r| !r.0).count();
     let row_of = |node: u32, slot: u16| rows.iter().position(|&(_, n, l)| n == node && l == slot);
     let mut bars: Vec<(usize, f64, f64, u32, bool)> = w
-        .attempts
+        .attempts()
         .iter()
         .filter_map(|a| {
             let r = row_of(a.node, a.slot)?;
@@ -404,16 +409,16 @@ impl LinkSampler {
     }
 
     pub fn sample(&mut self, sim: &Sim) {
-        let w = &sim.w;
-        if self.times.last() == Some(&w.now) {
+        let w = sim.view();
+        if self.times.last() == Some(&w.now()) {
             return;
         }
-        let n = w.links.count() as usize;
-        self.times.push(w.now);
+        let n = w.links().count() as usize;
+        self.times.push(w.now());
         self.areas.push(
-            w.net.resources[..n]
+            w.net().resources[..n]
                 .iter()
-                .map(|r| r.area_at(w.now))
+                .map(|r| r.area_at(w.now()))
                 .collect(),
         );
         if self.times.len() > Self::MAX {
@@ -433,7 +438,7 @@ impl LinkSampler {
 
     /// The five busiest resources' utilisation between samples.
     pub fn svg(&self, sim: &Sim) -> Result<String, PlotError> {
-        let w = &sim.w;
+        let w = sim.view();
         let mut svg = String::new();
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
@@ -445,7 +450,12 @@ impl LinkSampler {
         };
         let span = (self.times[self.times.len() - 1] - self.times[0]).max(1) as f64 / 1000.0;
         let mut busiest: Vec<(f64, usize)> = (0..first.len())
-            .map(|r| ((last[r] - first[r]) / w.net.resources[r].capacity / span, r))
+            .map(|r| {
+                (
+                    (last[r] - first[r]) / w.net().resources[r].capacity / span,
+                    r,
+                )
+            })
             .filter(|(u, _)| *u > 0.0)
             .collect();
         busiest.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -468,7 +478,7 @@ impl LinkSampler {
         let mut entries = Vec::new();
         for (i, &(mean, r)) in busiest.iter().enumerate() {
             let color = PALETTE[i % PALETTE.len()];
-            let cap = w.net.resources[r].capacity;
+            let cap = w.net().resources[r].capacity;
             let mut pts = Vec::new();
             for k in 1..self.times.len() {
                 let dt = (self.times[k] - self.times[k - 1]) as f64 / 1000.0;
@@ -483,7 +493,7 @@ impl LinkSampler {
                 .draw_series(LineSeries::new(pts, color.stroke_width(1)))
                 .map_err(err)?;
             entries.push(entry(
-                format!("{} (mean {:.0} %)", w.links.name(r as u32), mean * 100.0),
+                format!("{} (mean {:.0} %)", w.links().name(r as u32), mean * 100.0),
                 color,
             ));
         }

@@ -3,7 +3,7 @@
 use crate::model::Ms;
 use crate::sim::job::Job;
 use crate::sim::policy::{mean_abs_error_pct, ReleaseWindow};
-use crate::sim::{PolicySwitch, Sim, World};
+use crate::sim::{PolicySwitch, RunView, Sim};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -158,19 +158,19 @@ pub const BUSIEST_LINKS: usize = 5;
 
 /// The network part of the summary, as of `end`.
 pub fn network_report(sim: &Sim, end: Ms, start: Option<Ms>) -> NetworkReport {
-    let w = &sim.w;
-    let mb = |k: usize| (w.net_mb[k] * 1_048_576.0).round() as u64;
+    let w = sim.view();
+    let mb = |k: usize| (w.net_mb()[k] * 1_048_576.0).round() as u64;
     let span = start.map_or(0.0, |s0| end.saturating_sub(s0) as f64 / 1000.0);
     let mut loads: Vec<LinkLoad> = Vec::new();
-    if w.net_spec.model.shares() && span > 0.0 {
-        let n = w.links.count() as usize;
-        for (r, res) in w.net.resources.iter().enumerate().take(n) {
+    if w.net_spec().model.shares() && span > 0.0 {
+        let n = w.links().count() as usize;
+        for (r, res) in w.net().resources.iter().enumerate().take(n) {
             let area = res.area_at(end);
             if area <= 0.0 {
                 continue;
             }
             loads.push(LinkLoad {
-                name: w.links.name(r as u32),
+                name: w.links().name(r as u32),
                 mean_util: area / res.capacity / span,
                 peak_util: res.peak.min(1.0),
             });
@@ -183,7 +183,7 @@ pub fn network_report(sim: &Sim, end: Ms, start: Option<Ms>) -> NetworkReport {
         loads.truncate(BUSIEST_LINKS);
     }
     NetworkReport {
-        model: w.net_spec.model,
+        model: w.net_spec().model,
         bytes: NetworkBytes {
             input: mb(0),
             spill: mb(1),
@@ -235,9 +235,9 @@ pub struct MeanSd {
 
 /// Summarises a run that has stopped (finished, or stopped at `--until`).
 pub fn summarize(sim: &Sim) -> Summary {
-    let w = &sim.w;
-    let end = w.now;
-    let tail = w.metrics.at(end);
+    let w = sim.view();
+    let end = w.now();
+    let tail = w.metrics().at(end);
     let m = &tail;
     let span = m.span(end);
     let spans = RunSpans::of(w);
@@ -247,14 +247,14 @@ pub fn summarize(sim: &Sim) -> Summary {
     // unsubmitted (finish_s null), so `jobs` agrees with `tasks`. Jobs of
     // `submit` events exist only once submitted.
     let jobs = w
-        .jobs
+        .jobs()
         .iter()
         .map(|j| job_summary(w, j, (j.first_start[0], j.first_start[1])))
         .collect();
     Summary {
         scenario: sim.scenario_name.clone(),
-        policy: w.labels[0].clone(),
-        seed: w.seed,
+        policy: w.labels()[0].clone(),
+        seed: w.seed(),
         makespan_s: spans.makespan_s,
         mean_turnaround_s: mean_turnaround(w),
         map_phase_s: spans.map_phase_s,
@@ -279,23 +279,23 @@ pub fn summarize(sim: &Sim) -> Summary {
             launched: m.speculative_launched,
             won: m.speculative_won,
         },
-        policy_switches: w.switches.clone(),
+        policy_switches: w.switches().to_vec(),
         end_s: s(end),
-        heartbeats: w.heartbeats,
+        heartbeats: w.heartbeats(),
         jobs_submitted: w.submitted_jobs(),
         jobs_finished: w.finished_jobs(),
-        stalled: w.stalled,
-        stalled_under: (w.stalled
+        stalled: w.stalled(),
+        stalled_under: (w.stalled()
             && matches!(sim.policy_spec(), crate::model::PolicySpec::External(_)))
         .then(|| sim.policy_label().to_string()),
         tasks: w
-            .jobs
+            .jobs()
             .iter()
             .map(|j| (j.n_maps() + j.n_reduces()) as usize)
             .sum(),
-        attempts: w.attempts.len(),
+        attempts: w.attempts().len(),
         network: network_report(sim, end, spans.first_submit),
-        events: w.events,
+        events: w.events(),
         jobs,
         predictor: PredictorReport {
             windows: sim.release_windows().to_vec(),
@@ -353,17 +353,22 @@ struct RunSpans {
 }
 
 impl RunSpans {
-    fn of(w: &World) -> RunSpans {
-        let first_submit = w.jobs.iter().filter(|j| j.arrived).map(|j| j.submit).min();
-        let all_done = w.jobs.iter().all(|j| j.is_done()) && !w.jobs.is_empty();
-        let last_finish = w.jobs.iter().filter_map(|j| j.finished_at).max();
+    fn of(w: RunView<'_>) -> RunSpans {
+        let first_submit = w
+            .jobs()
+            .iter()
+            .filter(|j| j.arrived)
+            .map(|j| j.submit)
+            .min();
+        let all_done = w.jobs().iter().all(|j| j.is_done()) && !w.jobs().is_empty();
+        let last_finish = w.jobs().iter().filter_map(|j| j.finished_at).max();
         let makespan_s = match (all_done, first_submit, last_finish) {
             (true, Some(a), Some(b)) => Some(s(b - a)),
             _ => None,
         };
-        let last_map = w.jobs.iter().filter_map(|j| j.map_end).max();
+        let last_map = w.jobs().iter().filter_map(|j| j.map_end).max();
         let last_copy = w
-            .jobs
+            .jobs()
             .iter()
             .filter_map(|j| j.shuffle_end.or(j.map_end))
             .max();
@@ -384,9 +389,9 @@ impl RunSpans {
 }
 
 /// The mean turnaround of the jobs that finished (not killed).
-fn mean_turnaround(w: &World) -> Option<f64> {
+fn mean_turnaround(w: RunView<'_>) -> Option<f64> {
     let finished: Vec<f64> = w
-        .jobs
+        .jobs()
         .iter()
         .filter(|j| !j.killed)
         .filter_map(|j| j.finished_at.map(|f| s(f - j.submit)))
@@ -395,7 +400,7 @@ fn mean_turnaround(w: &World) -> Option<f64> {
 }
 
 /// One job's line; `(m0, r0)`: its first map and reduce attempt starts.
-fn job_summary(w: &World, j: &Job, (m0, r0): (Option<Ms>, Option<Ms>)) -> JobSummary {
+fn job_summary(w: RunView<'_>, j: &Job, (m0, r0): (Option<Ms>, Option<Ms>)) -> JobSummary {
     let ph = match (j.finished_at, m0, j.map_end) {
         (Some(_), Some(m0), Some(m1)) => Some(phases(m0, m1, r0, j.shuffle_end)),
         _ => None,
@@ -409,7 +414,7 @@ fn job_summary(w: &World, j: &Job, (m0, r0): (Option<Ms>, Option<Ms>)) -> JobSum
     });
     JobSummary {
         name: j.name.clone(),
-        pool: w.pools[j.pool as usize].name.clone(),
+        pool: w.pools()[j.pool as usize].name.clone(),
         submit_s: s(j.submit),
         finish_s: j.finished_at.map(s),
         turnaround_s: j.finished_at.filter(|_| !j.killed).map(|f| s(f - j.submit)),
@@ -431,8 +436,8 @@ fn job_summary(w: &World, j: &Job, (m0, r0): (Option<Ms>, Option<Ms>)) -> JobSum
 }
 
 /// Succeeded maps per node: mean and (population) standard deviation.
-fn map_load(w: &World) -> MeanSd {
-    let per_node = &w.maps_succeeded_on;
+fn map_load(w: RunView<'_>) -> MeanSd {
+    let per_node = w.maps_succeeded_on();
     let n = per_node.len().max(1) as f64;
     let mean = per_node.iter().map(|&c| c as u64).sum::<u64>() as f64 / n;
     let var = per_node

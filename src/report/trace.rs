@@ -10,9 +10,9 @@ use std::io::{self, Write};
 /// Writes every attempt, in launch order, with each job's set-up and
 /// clean-up tasks where they were launched among them.
 pub fn write_trace(sim: &Sim, out: &mut dyn Write) -> io::Result<()> {
-    let w = &sim.w;
-    let mut job_tasks = w.job_tasks.iter().peekable();
-    for (i, at) in w.attempts.iter().enumerate() {
+    let w = sim.view();
+    let mut job_tasks = w.job_tasks().iter().peekable();
+    for (i, at) in w.attempts().iter().enumerate() {
         while let Some(t) = job_tasks.next_if(|t| t.seq as usize <= i) {
             write_job_task(sim, t, out)?;
         }
@@ -26,13 +26,13 @@ pub fn write_trace(sim: &Sim, out: &mut dyn Write) -> io::Result<()> {
             "attempt": at.attempt,
             "node": at.node,
             "rack": node.rack,
-            "dc": w.cluster.dcs[node.dc as usize].name,
+            "dc": w.cluster().dcs[node.dc as usize].name,
             "start_s": at.start as f64 / 1000.0,
             "end_s": at.end().map(|e| e as f64 / 1000.0),
             "locality": at.locality.map(|l| l.as_str()),
             "speculative": at.speculative,
             "outcome": at.outcome,
-            "policy": w.labels[at.policy as usize],
+            "policy": w.labels()[at.policy as usize],
             "rule": w.rule(at),
             "startup_s": at.times.startup as f64 / 1000.0,
             "read_s": at.times.read as f64 / 1000.0,
@@ -53,7 +53,7 @@ pub fn write_trace(sim: &Sim, out: &mut dyn Write) -> io::Result<()> {
 /// trace's contract): the engine runs it, under the policy in force then,
 /// its whole time counted as start-up.
 fn write_job_task(sim: &Sim, t: &JobTaskRun, out: &mut dyn Write) -> io::Result<()> {
-    let w = &sim.w;
+    let w = sim.view();
     let node = w.node(t.node);
     let (task, rule) = match t.kind {
         JobTaskKind::Setup => ("setup", "hadoop/job-setup"),
@@ -74,13 +74,13 @@ fn write_job_task(sim: &Sim, t: &JobTaskRun, out: &mut dyn Write) -> io::Result<
         "attempt": t.attempt,
         "node": t.node,
         "rack": node.rack,
-        "dc": w.cluster.dcs[node.dc as usize].name,
+        "dc": w.cluster().dcs[node.dc as usize].name,
         "start_s": t.start as f64 / 1000.0,
         "end_s": t.end.map(|e| e as f64 / 1000.0),
         "locality": null,
         "speculative": false,
         "outcome": t.outcome,
-        "policy": w.labels[t.policy as usize],
+        "policy": w.labels()[t.policy as usize],
         "rule": rule,
         "startup_s": took,
         "read_s": 0.0,
@@ -95,7 +95,7 @@ fn write_job_task(sim: &Sim, t: &JobTaskRun, out: &mut dyn Write) -> io::Result<
 /// On YARN a trace line gives the container its task held, after its
 /// `outcome` (the trace's contract: docs/outputs.md).
 fn with_container(sim: &Sim, line: &mut serde_json::Value, ask: crate::model::Resource) {
-    if !sim.w.capacity().sized_containers() {
+    if !sim.view().capacity().sized_containers() {
         return;
     }
     let Some(old) = line.as_object_mut().map(std::mem::take) else {
@@ -117,16 +117,16 @@ fn with_container(sim: &Sim, line: &mut serde_json::Value, ask: crate::model::Re
 /// per flow in order of start, with what it moved (a cancelled flow moved
 /// less than it asked for, and ended when it was cancelled).
 pub fn write_flows(sim: &Sim, out: &mut dyn Write) -> io::Result<()> {
-    let w = &sim.w;
-    let n = w.links.count() as usize;
+    let w = sim.view();
+    let n = w.links().count() as usize;
     let mut links = serde_json::Map::new();
-    for (r, res) in w.net.resources.iter().enumerate().take(n) {
-        links.insert(w.links.name(r as u32), json!(res.capacity));
+    for (r, res) in w.net().resources.iter().enumerate().take(n) {
+        links.insert(w.links().name(r as u32), json!(res.capacity));
     }
     serde_json::to_writer(&mut *out, &json!({ "links": links }))?;
     out.write_all(b"\n")?;
-    for rec in w.flow_log.iter().flatten() {
-        let at = &w.attempts[rec.attempt as usize];
+    for rec in w.flow_log().unwrap_or_default() {
+        let at = &w.attempts()[rec.attempt as usize];
         let p = if at.kind == Kind::Map { 'm' } else { 'r' };
         let line = json!({
             "id": rec.seq,
@@ -138,7 +138,7 @@ pub fn write_flows(sim: &Sim, out: &mut dyn Write) -> io::Result<()> {
             "bytes": (rec.mb * 1_048_576.0).round() as u64,
             "start_s": rec.start / 1000.0,
             "end_s": rec.end.map(|e| e / 1000.0),
-            "links": rec.links.iter().map(|&r| w.links.name(r)).collect::<Vec<_>>(),
+            "links": rec.links.iter().map(|&r| w.links().name(r)).collect::<Vec<_>>(),
         });
         serde_json::to_writer(&mut *out, &line)?;
         out.write_all(b"\n")?;

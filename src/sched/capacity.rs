@@ -14,7 +14,7 @@ use crate::model::{JobId, NodeId};
 use crate::sim::policy::{
     num, Inspection, Policy, PoolShare, PoolShares, ShareBasis, Show, Values,
 };
-use crate::sim::{Heartbeat, Kind, Locality, World};
+use crate::sim::{Heartbeat, Kind, Locality, RunView};
 use std::collections::BTreeMap;
 
 /// `[scheduler.capacity]`.
@@ -66,29 +66,32 @@ impl Capacity {
 
 /// Each pool's capacity percent: as declared; pools without one share what
 /// is left (100 − declared) equally.
-pub fn capacity_percents(w: &World) -> Vec<f64> {
-    let declared: f64 = w.pools.iter().filter_map(|p| p.capacity).sum();
-    let undeclared = w.pools.iter().filter(|p| p.capacity.is_none()).count();
+pub fn capacity_percents(w: RunView<'_>) -> Vec<f64> {
+    let declared: f64 = w.pools().iter().filter_map(|p| p.capacity).sum();
+    let undeclared = w.pools().iter().filter(|p| p.capacity.is_none()).count();
     let rest = if undeclared > 0 {
         (100.0 - declared).max(0.0) / undeclared as f64
     } else {
         0.0
     };
-    w.pools.iter().map(|p| p.capacity.unwrap_or(rest)).collect()
+    w.pools()
+        .iter()
+        .map(|p| p.capacity.unwrap_or(rest))
+        .collect()
 }
 
-fn slots(w: &World, map: bool) -> u32 {
+fn slots(w: RunView<'_>, map: bool) -> u32 {
     if w.capacity().kinds_share() {
-        w.cluster.total_slots()
+        w.cluster().total_slots()
     } else if map {
-        w.cluster.total_map_slots
+        w.cluster().total_map_slots
     } else {
-        w.cluster.total_reduce_slots
+        w.cluster().total_reduce_slots
     }
 }
 
-fn occupied(w: &World, p: usize, map: bool) -> u32 {
-    let s = &w.pool_stats[p];
+fn occupied(w: RunView<'_>, p: usize, map: bool) -> u32 {
+    let s = &w.pool_stats()[p];
     if w.capacity().kinds_share() {
         s.running_maps + s.running_reduces
     } else if map {
@@ -143,10 +146,10 @@ fn sort_queues(qs: &mut [Queue]) {
 impl Capacity {
     /// The queues for one task kind, built once per heartbeat and then
     /// kept current as tasks launch.
-    fn queues(&self, w: &World, map: bool) -> Vec<Queue> {
+    fn queues(&self, w: RunView<'_>, map: bool) -> Vec<Queue> {
         let pct = capacity_percents(w);
         let total = slots(w, map);
-        let mut qs: Vec<Queue> = (0..w.pools.len())
+        let mut qs: Vec<Queue> = (0..w.pools().len())
             .map(|p| Queue {
                 pool: p,
                 capacity: (pct[p] * total as f64 / 100.0).floor() as u32,
@@ -157,7 +160,7 @@ impl Capacity {
                 active_users: 0,
             })
             .collect();
-        for &j in &w.active {
+        for &j in w.active() {
             qs[w.job(j).pool as usize].jobs.push(j);
         }
         let mut names: Vec<&str> = Vec::new();
@@ -204,13 +207,13 @@ impl Capacity {
     /// slot asked for, cur is that capacity while the queue is under it and
     /// occupied + 1 once over, and active users are those with tasks of
     /// this kind pending (at least 1).
-    fn user_over_limit(w: &World, q: &Queue, ji: usize) -> bool {
+    fn user_over_limit(w: RunView<'_>, q: &Queue, ji: usize) -> bool {
         Self::user_room(w, q, ji) == 0
     }
 
     /// How many more slots the user of queue `q`'s `ji`-th job may take.
-    fn user_room(w: &World, q: &Queue, ji: usize) -> u32 {
-        let spec = &w.pools[q.pool];
+    fn user_room(w: RunView<'_>, q: &Queue, ji: usize) -> u32 {
+        let spec = &w.pools()[q.pool];
         // "Allow progress for queues with miniscule capacity."
         let capacity = q.capacity.max(1);
         let cur = if q.occupied < capacity {
@@ -232,14 +235,14 @@ impl Capacity {
 impl Capacity {
     /// Maps: as many as fit, node-or-rack-local first, one off-switch at most.
     fn assign_maps(&mut self, hb: &mut Heartbeat<'_>) {
-        let n_nodes = hb.world().cluster.live_nodes as u64;
+        let n_nodes = hb.view().cluster().live_nodes as u64;
         let mut assign_off_switch = true;
-        let mut qs = self.queues(hb.world(), true);
+        let mut qs = self.queues(hb.view(), true);
         'maps: while hb.free_maps() > 0 {
             for qi in 0..qs.len() {
                 for ji in 0..qs[qi].jobs.len() {
                     let j = qs[qi].jobs[ji];
-                    let w = hb.world();
+                    let w = hb.view();
                     let job = w.job(j);
                     // On unified containers a job whose reduces hold its
                     // user's room while they wait for its maps, none of
@@ -258,11 +261,11 @@ impl Capacity {
                         continue;
                     }
                     *self.missed(j) += 1;
-                    let w = hb.world();
+                    let w = hb.view();
                     let job = w.job(j);
                     // The task, and its rule (None: a speculative copy).
                     let mut launched = None;
-                    if let Some((t, _)) = job.find_map(hb.node, Locality::Rack, &w.cluster) {
+                    if let Some((t, _)) = job.find_map(hb.node, Locality::Rack, w.cluster()) {
                         launched = Some((t, Some("capacity/local")));
                     } else {
                         // `scheduleOffSwitch`: only after missing enough heartbeats.
@@ -270,7 +273,8 @@ impl Capacity {
                         if assign_off_switch
                             && required * LOCALITY_WAIT_FACTOR < self.missed[j as usize] as f64
                         {
-                            if let Some((t, _)) = job.find_map(hb.node, Locality::OffDc, &w.cluster)
+                            if let Some((t, _)) =
+                                job.find_map(hb.node, Locality::OffDc, w.cluster())
                             {
                                 launched = Some((t, Some("capacity/off-switch")));
                                 assign_off_switch = false;
@@ -300,10 +304,10 @@ impl Capacity {
     /// Reduces: at most one per heartbeat.
     fn assign_reduce(&mut self, hb: &mut Heartbeat<'_>) {
         if hb.free_reduces() > 0 {
-            let qs = self.queues(hb.world(), false);
+            let qs = self.queues(hb.view(), false);
             for q in &qs {
                 for (ji, &j) in q.jobs.iter().enumerate() {
-                    let w = hb.world();
+                    let w = hb.view();
                     let job = w.job(j);
                     if !job.reduces_schedulable(self.slowstart)
                         || (job.reduces_pending == 0
@@ -349,7 +353,7 @@ impl Policy for Capacity {
         true
     }
 
-    fn adopt(&mut self, _w: &World) {
+    fn adopt(&mut self, _w: RunView<'_>) {
         self.missed.clear();
     }
 
@@ -372,21 +376,21 @@ impl Policy for Capacity {
 }
 
 impl Show for Capacity {
-    fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
+    fn inspect(&self, w: RunView<'_>, _node: NodeId) -> Inspection {
         let mut ins = Inspection::default();
         let pct = capacity_percents(w);
         let mut by_pool: BTreeMap<String, Values> = BTreeMap::new();
         for map in [true, false] {
             let kind = if map { "map" } else { "reduce" };
             for q in self.queues(w, map) {
-                let v = by_pool.entry(w.pools[q.pool].name.clone()).or_default();
+                let v = by_pool.entry(w.pools()[q.pool].name.clone()).or_default();
                 v.insert("capacity_pct", num(pct[q.pool]));
                 v.insert(format!("capacity_{kind}"), q.capacity);
                 v.insert(format!("occupied_{kind}"), q.occupied);
             }
         }
         ins.pools = by_pool;
-        for &j in &w.active {
+        for &j in w.active() {
             let job = w.job(j);
             let mut v = Values::new();
             v.insert("pool", w.pool_name(j));
@@ -403,10 +407,10 @@ impl Show for Capacity {
         ins
     }
 
-    fn pool_shares(&self, w: &World) -> Option<PoolShares> {
+    fn pool_shares(&self, w: RunView<'_>) -> Option<PoolShares> {
         let pct = capacity_percents(w);
         let cap = |map: bool| -> Vec<f64> {
-            let mut c = vec![0.0; w.pools.len()];
+            let mut c = vec![0.0; w.pools().len()];
             for q in self.queues(w, map) {
                 c[q.pool] = q.capacity as f64;
             }
@@ -414,19 +418,19 @@ impl Show for Capacity {
         };
         let (m, r) = (cap(true), cap(false));
         let pools = w
-            .pools
+            .pools()
             .iter()
             .enumerate()
             .map(|(p, spec)| PoolShare {
                 name: spec.name.clone(),
                 weight: spec.weight,
                 jobs: w
-                    .active
+                    .active()
                     .iter()
                     .filter(|&&j| w.job(j).pool as usize == p)
                     .count(),
-                running_maps: w.pool_stats[p].running_maps,
-                running_reduces: w.pool_stats[p].running_reduces,
+                running_maps: w.pool_stats()[p].running_maps,
+                running_reduces: w.pool_stats()[p].running_reduces,
                 share_map: m[p],
                 share_reduce: r[p],
                 capacity_pct: Some(pct[p]),

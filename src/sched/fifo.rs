@@ -11,7 +11,7 @@ use super::settings::{ConfigError, Settings};
 use crate::model::Models;
 use crate::model::{JobId, NodeId};
 use crate::sim::policy::{num, Inspection, Policy, Show, Values};
-use crate::sim::{Heartbeat, Kind, Locality, World};
+use crate::sim::{Heartbeat, Kind, Locality, RunView};
 
 /// `[scheduler.fifo]`.
 #[derive(Clone, Debug, Default, serde::Deserialize)]
@@ -55,8 +55,8 @@ impl Fifo {
 }
 
 /// Job queue order: priority (very_high first), then submit time, then id.
-pub fn queue_order(w: &World) -> Vec<JobId> {
-    let mut q = w.active.clone();
+pub fn queue_order(w: RunView<'_>) -> Vec<JobId> {
+    let mut q = w.active().to_vec();
     q.sort_by_key(|&j| (w.job(j).priority, w.job(j).submit, j));
     q
 }
@@ -65,7 +65,7 @@ pub fn queue_order(w: &World) -> Vec<JobId> {
 /// unified clusters each kind's cap is taken over all the node's containers
 /// (and the launch is bounded by the free ones); counting the other kind's
 /// tasks against it would let running reduces lock out their own maps.
-fn node_slots(w: &World, node: NodeId, map: bool) -> (u32, u32) {
+fn node_slots(w: RunView<'_>, node: NodeId, map: bool) -> (u32, u32) {
     let n = w.node(node);
     let running = if map {
         n.running_maps
@@ -81,22 +81,28 @@ fn node_slots(w: &World, node: NodeId, map: bool) -> (u32, u32) {
     }
 }
 
-fn cluster_slots(w: &World, map: bool) -> u32 {
+fn cluster_slots(w: RunView<'_>, map: bool) -> u32 {
     if w.capacity().kinds_share() {
-        w.cluster.total_slots()
+        w.cluster().total_slots()
     } else if map {
-        w.cluster.total_map_slots
+        w.cluster().total_map_slots
     } else {
-        w.cluster.total_reduce_slots
+        w.cluster().total_reduce_slots
     }
 }
 
 impl Fifo {
     /// `exceededPadding`: beyond the first job, leave a little room for
     /// failures and speculation. Counts only jobs with reduces, as Hadoop does.
-    fn exceeded_padding(&self, w: &World, queue: &[JobId], map: bool, tracker_slots: u32) -> bool {
+    fn exceeded_padding(
+        &self,
+        w: RunView<'_>,
+        queue: &[JobId],
+        map: bool,
+        tracker_slots: u32,
+    ) -> bool {
         let total_tasks: u32 = w
-            .pool_stats
+            .pool_stats()
             .iter()
             .map(|p| {
                 if map {
@@ -114,7 +120,7 @@ impl Fifo {
                 continue;
             }
             needed += if map { job.n_maps() } else { job.n_reduces() } as u64;
-            let padding = if w.cluster.live_nodes as usize > MIN_CLUSTER_SIZE_FOR_PADDING {
+            let padding = if w.cluster().live_nodes as usize > MIN_CLUSTER_SIZE_FOR_PADDING {
                 (tracker_slots as u64).min((needed as f64 * self.pad) as u64)
             } else {
                 0
@@ -145,7 +151,7 @@ impl Policy for Fifo {
     }
 
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
-        let w = hb.world();
+        let w = hb.view();
         let queue = queue_order(w);
         let mut map_load = 0u64;
         let mut reduce_load = 0u64;
@@ -177,8 +183,8 @@ impl Policy for Fifo {
             }
             let mut found = false;
             for &j in &queue {
-                let w = hb.world();
-                if let Some((t, _)) = w.job(j).find_map(hb.node, Locality::Rack, &w.cluster) {
+                let w = hb.view();
+                if let Some((t, _)) = w.job(j).find_map(hb.node, Locality::Rack, w.cluster()) {
                     hb.launch_map(j, t, "fifo/local");
                     if exceeded {
                         break 'slots;
@@ -186,7 +192,7 @@ impl Policy for Fifo {
                     found = true;
                     break;
                 }
-                if let Some((t, _)) = w.job(j).find_map(hb.node, Locality::OffDc, &w.cluster) {
+                if let Some((t, _)) = w.job(j).find_map(hb.node, Locality::OffDc, w.cluster()) {
                     hb.launch_map(j, t, "fifo/non-local");
                     break 'slots;
                 }
@@ -202,14 +208,14 @@ impl Policy for Fifo {
         }
 
         // Reduces: never more than one per heartbeat.
-        let w = hb.world();
+        let w = hb.view();
         let (slots, running) = node_slots(w, hb.node, false);
         let cap = ((reduce_lf * slots as f64).ceil() as u32).min(slots);
         let avail = cap.saturating_sub(running).min(1).min(hb.free_reduces());
         if avail > 0 {
             let exceeded = self.exceeded_padding(w, &queue, false, slots);
             for &j in &queue {
-                let w = hb.world();
+                let w = hb.view();
                 let job = w.job(j);
                 if job.n_reduces() == 0 {
                     continue;
@@ -232,7 +238,7 @@ impl Policy for Fifo {
 }
 
 impl Show for Fifo {
-    fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
+    fn inspect(&self, w: RunView<'_>, _node: NodeId) -> Inspection {
         let mut ins = Inspection::default();
         let queue = queue_order(w);
         let (mut ml, mut rl) = (0u64, 0u64);

@@ -37,7 +37,7 @@ use super::settings::{ConfigError, Settings};
 use crate::model::Models;
 use crate::model::{JobId, Kind, Ms, NodeId};
 use crate::sim::policy::{num, opt, Event, Inspection, Policy, Show, Values};
-use crate::sim::{Heartbeat, Locality, World};
+use crate::sim::{Heartbeat, Locality, RunView};
 
 /// `[scheduler.hybsmrp]`: the exponents of HybSMRP's dynamic priority
 /// (Eq. 1), each -1, 0 or 1. The default α = 1, β = γ = 0 is the paper's
@@ -156,17 +156,17 @@ impl Hybsmrp {
     }
 
     /// Every queued job's priority, highest first, and the averages.
-    pub fn priorities(&self, w: &World) -> (Vec<JobPriority>, QueueAverages) {
+    pub fn priorities(&self, w: RunView<'_>) -> (Vec<JobPriority>, QueueAverages) {
         let cluster_r = (self.maps_finished > 0)
             .then(|| self.map_time_finished as f64 / self.maps_finished as f64 / 1000.0);
         let mut rows: Vec<JobPriority> = w
-            .active
+            .active()
             .iter()
             .map(|&j| {
                 let job = w.job(j);
                 JobPriority {
                     job: j,
-                    td_s: w.now.saturating_sub(job.submit) as f64 / 1000.0,
+                    td_s: w.now().saturating_sub(job.submit) as f64 / 1000.0,
                     r_s: job.mean_map_ms().map(|ms| ms / 1000.0).or(cluster_r),
                     n: job.unfinished_maps() + job.unfinished_reduces(),
                     wait_factor: 1.0,
@@ -231,25 +231,25 @@ impl Policy for Hybsmrp {
     /// Switched in: every map attempt that has succeeded so far counts
     /// towards the cluster's mean (one whose output a failure lost since
     /// reads as killed, and is not counted).
-    fn adopt(&mut self, w: &World) {
-        self.ids = vec![None; w.cluster.nodes.len()];
-        self.maps_finished += w.maps_succeeded_on.iter().map(|&n| n as u64).sum::<u64>();
-        self.map_time_finished += w.map_time_succeeded;
+    fn adopt(&mut self, w: RunView<'_>) {
+        self.ids = vec![None; w.cluster().nodes.len()];
+        self.maps_finished += w.maps_succeeded_on().iter().map(|&n| n as u64).sum::<u64>();
+        self.map_time_finished += w.map_time_succeeded();
     }
 
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
-        let (order, _) = self.priorities(hb.world());
+        let (order, _) = self.priorities(hb.view());
         let node = hb.node;
 
         // Maps: node-local ones by priority, into every free map slot.
-        let any_pending = order.iter().any(|p| hb.world().job(p.job).maps_pending > 0);
+        let any_pending = order.iter().any(|p| hb.view().job(p.job).maps_pending > 0);
         if hb.free_maps() > 0 && any_pending {
             let mut local = 0;
             while hb.free_maps() > 0 {
-                let w = hb.world();
+                let w = hb.view();
                 let found = order.iter().find_map(|p| {
                     w.job(p.job)
-                        .find_map(node, Locality::Node, &w.cluster)
+                        .find_map(node, Locality::Node, w.cluster())
                         .map(|(t, _)| (p.job, t))
                 });
                 let Some((j, t)) = found else { break };
@@ -263,10 +263,10 @@ impl Policy for Hybsmrp {
                 let misses = id.map_or(1, |c| c + 1);
                 *id = Some(misses);
                 if misses >= MISSES_BEFORE_NON_LOCAL {
-                    let w = hb.world();
+                    let w = hb.view();
                     let found = order.iter().find_map(|p| {
                         w.job(p.job)
-                            .find_map(node, Locality::OffDc, &w.cluster)
+                            .find_map(node, Locality::OffDc, w.cluster())
                             .map(|(t, _)| (p.job, t))
                     });
                     if let Some((j, t)) = found {
@@ -279,7 +279,7 @@ impl Policy for Hybsmrp {
 
         // Reduces: at most one per heartbeat, by priority.
         if hb.free_reduces() > 0 {
-            let w = hb.world();
+            let w = hb.view();
             let found = order.iter().find_map(|p| {
                 let job = w.job(p.job);
                 if job.reduces_schedulable(self.slowstart) && w.reduce_allowed(p.job) {
@@ -294,16 +294,16 @@ impl Policy for Hybsmrp {
         }
     }
 
-    fn hear(&mut self, w: &World, e: Event) {
+    fn hear(&mut self, w: RunView<'_>, e: Event) {
         match e {
             Event::JobArrived(_job) => {
                 self.ids.iter_mut().for_each(|id| *id = None);
             }
             Event::TaskFinished(a) => {
-                let at = &w.attempts[a as usize];
+                let at = &w.attempts()[a as usize];
                 if at.kind == Kind::Map {
                     self.maps_finished += 1;
-                    self.map_time_finished += at.end().unwrap_or(w.now) - at.start;
+                    self.map_time_finished += at.end().unwrap_or(w.now()) - at.start;
                 }
             }
             _ => {}
@@ -312,7 +312,7 @@ impl Policy for Hybsmrp {
 }
 
 impl Show for Hybsmrp {
-    fn inspect(&self, w: &World, node: NodeId) -> Inspection {
+    fn inspect(&self, w: RunView<'_>, node: NodeId) -> Inspection {
         let mut ins = Inspection::default();
         let (order, avg) = self.priorities(w);
         ins.cluster.insert("alpha", self.alpha);

@@ -40,14 +40,14 @@
 //! is found again in its place. Each queue remembers how many of its first
 //! entries have been launched, so a heartbeat does not walk past them
 //! again, and forgets it whenever a task anywhere is put back
-//! (`World::requeues`).
+//! (`RunView::requeues`).
 
 use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{ConfigError, Settings};
 use crate::model::Models;
 use crate::model::{JobId, NodeId};
 use crate::sim::policy::{num, Event, Inspection, Policy, Show, Value, Values};
-use crate::sim::{Heartbeat, Locality, TaskState, World};
+use crate::sim::{Heartbeat, Locality, RunView, TaskState};
 use std::collections::BTreeMap;
 
 /// `[scheduler.joss-t]`, `[scheduler.joss-j]`.
@@ -123,7 +123,7 @@ pub struct JobPlan {
 }
 
 /// Whether a queue entry's task (a map or a reduce) is pending.
-fn is_pending(w: &World, (j, t): (JobId, u32), map: bool) -> bool {
+fn is_pending(w: RunView<'_>, (j, t): (JobId, u32), map: bool) -> bool {
     let job = w.job(j);
     let state = if map {
         job.maps[t as usize].state
@@ -138,7 +138,7 @@ fn is_pending(w: &World, (j, t): (JobId, u32), map: bool) -> bool {
 struct Queue {
     entries: Vec<(JobId, u32)>,
     /// `entries[..head]` were not pending when last looked at, and no task
-    /// has been put back since (`World::requeues` was `seen`).
+    /// has been put back since (`RunView::requeues` was `seen`).
     head: usize,
     seen: u64,
 }
@@ -154,9 +154,9 @@ impl Queue {
 
     /// The entries from the first that may still be pending: launched
     /// ones at the front are skipped once, not at every heartbeat.
-    fn live(&mut self, w: &World, maps: bool) -> &[(JobId, u32)] {
-        if self.seen != w.requeues {
-            self.seen = w.requeues;
+    fn live(&mut self, w: RunView<'_>, maps: bool) -> &[(JobId, u32)] {
+        if self.seen != w.requeues() {
+            self.seen = w.requeues();
             self.head = 0;
         }
         while self.head < self.entries.len() && !is_pending(w, self.entries[self.head], maps) {
@@ -204,8 +204,8 @@ impl Joss {
     }
 
     /// td = k/(k − 1) (Eq. 8); infinite with one datacenter.
-    pub fn td(w: &World) -> f64 {
-        let k = w.cluster.dcs.len() as f64;
+    pub fn td(w: RunView<'_>) -> f64 {
+        let k = w.cluster().dcs.len() as f64;
         if k > 1.0 {
             k / (k - 1.0)
         } else {
@@ -214,8 +214,8 @@ impl Joss {
     }
 
     /// N_avg_VPS: live nodes per datacenter on average.
-    pub fn n_avg_vps(w: &World) -> f64 {
-        w.cluster.nodes.len() as f64 / w.cluster.dcs.len().max(1) as f64
+    pub fn n_avg_vps(w: RunView<'_>) -> f64 {
+        w.cluster().nodes.len() as f64 / w.cluster().dcs.len().max(1) as f64
     }
 
     /// The plan made for job `j`, once it has arrived.
@@ -223,9 +223,9 @@ impl Joss {
         self.plans.get(j as usize).and_then(|p| p.as_ref())
     }
 
-    fn ensure_dcs(&mut self, w: &World) {
-        if self.dcs.len() != w.cluster.dcs.len() {
-            self.dcs = (0..w.cluster.dcs.len())
+    fn ensure_dcs(&mut self, w: RunView<'_>) {
+        if self.dcs.len() != w.cluster().dcs.len() {
+            self.dcs = (0..w.cluster().dcs.len())
                 .map(|_| DcQueues {
                     maps: vec![Queue::default()],
                     reduces: vec![Queue::default()],
@@ -240,7 +240,7 @@ impl Joss {
     }
 
     /// Tasks of datacenter `c`'s queues not yet done.
-    fn unprocessed(&self, w: &World, c: usize) -> usize {
+    fn unprocessed(&self, w: RunView<'_>, c: usize) -> usize {
         let d = &self.dcs[c];
         let maps = d.maps.iter().flat_map(|q| &q.entries);
         let reduces = d.reduces.iter().flat_map(|q| &q.entries);
@@ -252,13 +252,13 @@ impl Joss {
     }
 
     /// The task scheduler (Fig. 4) for a job that has just arrived.
-    fn schedule(&mut self, w: &World, j: JobId) {
+    fn schedule(&mut self, w: RunView<'_>, j: JobId) {
         self.ensure_dcs(w);
         if self.plans.len() <= j as usize {
             self.plans.resize(j as usize + 1, None);
         }
         let job = w.job(j);
-        let k = w.cluster.dcs.len();
+        let k = w.cluster().dcs.len();
         let Some(fp) = self.known_fp(job.profile.name) else {
             self.fifo.push(j);
             self.plans[j as usize] = Some(JobPlan {
@@ -362,7 +362,7 @@ impl Joss {
     }
 
     /// A map for `node` from its datacenter's queues, round robin.
-    fn queued_map(&mut self, w: &World, node: NodeId) -> Option<(JobId, u32, &'static str)> {
+    fn queued_map(&mut self, w: RunView<'_>, node: NodeId) -> Option<(JobId, u32, &'static str)> {
         let c = w.node(node).dc as usize;
         let d = self.dcs.get_mut(c)?;
         let n = d.maps.len();
@@ -384,7 +384,7 @@ impl Joss {
     }
 
     /// A reduce for `node` from its datacenter's queues, round robin.
-    fn queued_reduce(&mut self, w: &World, node: NodeId) -> Option<(JobId, u32)> {
+    fn queued_reduce(&mut self, w: RunView<'_>, node: NodeId) -> Option<(JobId, u32)> {
         let c = w.node(node).dc as usize;
         let slowstart = self.slowstart;
         let d = self.dcs.get_mut(c)?;
@@ -438,7 +438,7 @@ impl Joss {
 /// later job's local task never overtakes an earlier job: "the strict FIFO
 /// order", which the paper blames for JoSS-J's longer turnaround.
 fn jta_pick(
-    w: &World,
+    w: RunView<'_>,
     node: NodeId,
     entries: &[(JobId, u32)],
 ) -> Option<(JobId, u32, &'static str)> {
@@ -474,31 +474,31 @@ impl Policy for Joss {
         self.slowstart
     }
 
-    fn adopt(&mut self, w: &World) {
+    fn adopt(&mut self, w: RunView<'_>) {
         self.known.clear();
         self.fifo.clear();
         self.dcs.clear();
         self.plans.clear();
         self.ensure_dcs(w);
-        for job in w.jobs.iter().filter(|j| j.is_done()) {
+        for job in w.jobs().iter().filter(|j| j.is_done()) {
             let e = self.known.entry(job.profile.name).or_insert((0.0, 0));
             e.0 += job.fp;
             e.1 += 1;
         }
-        for &j in &w.active {
+        for &j in w.active() {
             self.schedule(w, j);
         }
     }
 
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
         let node = hb.node;
-        self.ensure_dcs(hb.world());
+        self.ensure_dcs(hb.view());
         while hb.free_maps() > 0 {
-            let w = hb.world();
+            let w = hb.view();
             // MQ_FIFO: Hadoop's FIFO over the jobs not yet known.
             let fifo = self.fifo.iter().find_map(|&j| {
                 w.job(j)
-                    .find_map(node, Locality::OffDc, &w.cluster)
+                    .find_map(node, Locality::OffDc, w.cluster())
                     .map(|(t, _)| (j, t, RULE_FIFO))
             });
             let Some((j, t, rule)) = fifo.or_else(|| self.queued_map(w, node)) else {
@@ -507,7 +507,7 @@ impl Policy for Joss {
             hb.launch_map(j, t, rule);
         }
         while hb.free_reduces() > 0 {
-            let w = hb.world();
+            let w = hb.view();
             let fifo = self.fifo.iter().find_map(|&j| {
                 let job = w.job(j);
                 if job.reduces_schedulable(self.slowstart) && w.reduce_allowed(j) {
@@ -527,7 +527,7 @@ impl Policy for Joss {
         }
     }
 
-    fn hear(&mut self, w: &World, e: Event) {
+    fn hear(&mut self, w: RunView<'_>, e: Event) {
         match e {
             Event::JobArrived(j) => {
                 self.schedule(w, j);
@@ -545,9 +545,9 @@ impl Policy for Joss {
 }
 
 impl Show for Joss {
-    fn inspect(&self, w: &World, node: NodeId) -> Inspection {
+    fn inspect(&self, w: RunView<'_>, node: NodeId) -> Inspection {
         let mut ins = Inspection::default();
-        let dc_name = |c: u32| w.cluster.dcs[c as usize].name.clone();
+        let dc_name = |c: u32| w.cluster().dcs[c as usize].name.clone();
         let td = Self::td(w);
         ins.cluster
             .insert("td", if td.is_finite() { num(td) } else { Value::Null });
@@ -572,7 +572,7 @@ impl Show for Joss {
                     .collect::<Vec<_>>(),
             );
         }
-        for &j in &w.active {
+        for &j in w.active() {
             let Some(p) = self.plan(j) else { continue };
             let job = w.job(j);
             let mut v = Values::new();

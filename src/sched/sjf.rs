@@ -15,7 +15,7 @@ use super::registry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{ConfigError, Settings};
 use crate::model::{JobId, Models, NodeId};
 use crate::sim::policy::{Inspection, Policy, Show, Values};
-use crate::sim::{Heartbeat, Locality, World};
+use crate::sim::{Heartbeat, Locality, RunView};
 
 /// `[scheduler.sjf]`.
 #[derive(Clone, Debug, Default, serde::Deserialize)]
@@ -54,15 +54,15 @@ impl Sjf {
 }
 
 /// Maps and reduces of job `j` not yet succeeded.
-fn tasks_left(w: &World, j: JobId) -> u32 {
+fn tasks_left(w: RunView<'_>, j: JobId) -> u32 {
     let job = w.job(j);
     job.unfinished_maps() + job.unfinished_reduces()
 }
 
 /// Runnable jobs, fewest tasks left first, ties in job-queue order.
-fn order_into(w: &World, out: &mut Vec<JobId>) {
+fn order_into(w: RunView<'_>, out: &mut Vec<JobId>) {
     out.clear();
-    out.extend_from_slice(&w.active);
+    out.extend_from_slice(w.active());
     out.sort_by_key(|&j| {
         let job = w.job(j);
         (tasks_left(w, j), job.priority, job.submit, j)
@@ -94,11 +94,11 @@ impl Policy for Sjf {
 
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
         let mut order = std::mem::take(&mut self.order);
-        order_into(hb.world(), &mut order);
+        order_into(hb.view(), &mut order);
         for &j in &order {
             while hb.free_maps() > 0 {
-                let w = hb.world();
-                let Some((t, l)) = w.job(j).find_map(hb.node, Locality::OffDc, &w.cluster) else {
+                let w = hb.view();
+                let Some((t, l)) = w.job(j).find_map(hb.node, Locality::OffDc, w.cluster()) else {
                     break;
                 };
                 hb.launch_map(j, t, map_rule(l));
@@ -106,7 +106,7 @@ impl Policy for Sjf {
         }
         for &j in &order {
             while hb.free_reduces() > 0 {
-                let w = hb.world();
+                let w = hb.view();
                 let job = w.job(j);
                 if !job.reduces_schedulable(self.slowstart) || !w.reduce_allowed(j) {
                     break;
@@ -121,7 +121,7 @@ impl Policy for Sjf {
 
 impl Show for Sjf {
     /// Each runnable job's tasks left and its place in the order.
-    fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
+    fn inspect(&self, w: RunView<'_>, _node: NodeId) -> Inspection {
         let mut ins = Inspection::default();
         let mut order = Vec::new();
         order_into(w, &mut order);

@@ -2,6 +2,7 @@
 
 use super::cluster::Node;
 use super::job::{AttemptId, Kind};
+use super::view::RunView;
 use super::world::World;
 use crate::model::{Capacity, JobId, NodeId, Resource};
 
@@ -19,8 +20,9 @@ pub struct Heartbeat<'a> {
 }
 
 impl Heartbeat<'_> {
-    pub fn world(&self) -> &World {
-        self.w
+    /// The run as it stands, read-only.
+    pub fn view(&self) -> RunView<'_> {
+        self.w.view()
     }
 
     pub fn node(&self) -> &Node {
@@ -173,7 +175,13 @@ impl Heartbeat<'_> {
     /// `findNewReduceTask` do, and then do not rely on the engine's pass
     /// over idle slots ([`crate::sim::policy::Policy::speculates`]).
     pub fn speculative_task(&self, job: JobId, kind: Kind) -> Option<u32> {
-        super::speculation::pick_in_job(self.w, self.w.tasks.speculation, kind, self.node, job)
+        super::speculation::pick_in_job(
+            self.w.view(),
+            self.w.tasks.speculation,
+            kind,
+            self.node,
+            job,
+        )
     }
 
     /// Launches a speculative copy of the task [`Heartbeat::speculative_task`]

@@ -184,7 +184,7 @@ impl World {
                 if n.free_slots(&self.cluster.capacity, kind) == 0 {
                     break;
                 }
-                let Some((j, t)) = super::speculation::pick(self, mode, kind, node) else {
+                let Some((j, t)) = super::speculation::pick(self.view(), mode, kind, node) else {
                     break;
                 };
                 out.push(self.launch_copy(j, kind, t, node));

@@ -36,13 +36,15 @@ pub mod rng;
 pub mod run;
 mod shuffle;
 pub mod speculation;
-pub mod world;
+pub mod view;
+mod world;
 
 pub use heartbeat::Heartbeat;
 pub use job::{Attempt, AttemptId, Kind, Locality, Outcome, TaskState};
 pub use policy::{Event, Inspection, Observer, Policy, PolicyFactory, Show};
 pub use run::{Checkpoint, Command, InspectRecord, Sim, SimError, Stepped};
-pub use world::{Notable, PolicySwitch, PoolStats, World};
+pub use view::RunView;
+pub use world::{Notable, PolicySwitch, PoolStats};
 
 /// Bytes a run of `tasks` tasks on `nodes` nodes is expected to need at its
 /// peak, erring high; `sources` is the largest job's [`job_sources`].

@@ -10,7 +10,7 @@
 
 use super::heartbeat::Heartbeat;
 use super::job::AttemptId;
-use super::world::World;
+use super::view::RunView;
 use crate::model::{Capacity, JobId, Ms, NodeId, PolicySpec};
 use std::collections::BTreeMap;
 
@@ -318,9 +318,9 @@ pub trait Policy: Show + Send {
     /// it schedules vcores too). By default what no task holds, memory
     /// only, as Hadoop's FifoScheduler reports it; a policy on a model
     /// without AMs is never asked.
-    fn headroom(&self, w: &World, _j: JobId) -> Headroom {
+    fn headroom(&self, w: RunView<'_>, _j: JobId) -> Headroom {
         Headroom {
-            available: (w.cluster.live - w.cluster.used).floor0(),
+            available: (w.cluster().live - w.cluster().used).floor0(),
             cpu: false,
         }
     }
@@ -332,7 +332,7 @@ pub trait Policy: Show + Send {
     }
 
     /// Switched in mid-run: rebuild any state from the jobs already there.
-    fn adopt(&mut self, _w: &World) {}
+    fn adopt(&mut self, _w: RunView<'_>) {}
 
     /// Whether the policy is asked on every heartbeat of a live node, even
     /// one with nothing free (a policy that preempts from its heartbeat
@@ -367,7 +367,7 @@ pub trait Policy: Show + Send {
     }
 
     /// Something happened that the policy may keep books of.
-    fn hear(&mut self, _w: &World, _e: Event) {}
+    fn hear(&mut self, _w: RunView<'_>, _e: Event) {}
 }
 
 /// What a policy shows of itself: the values it decides with (the TUI's
@@ -376,7 +376,7 @@ pub trait Policy: Show + Send {
 pub trait Show {
     /// The values the policy decides with, as they stand before this
     /// heartbeat's assignments. Must not change decision state.
-    fn inspect(&self, w: &World, node: NodeId) -> Inspection;
+    fn inspect(&self, w: RunView<'_>, node: NodeId) -> Inspection;
 
     /// Whether [`Show::inspect`] gives the values the policy sent with
     /// its last heartbeat's decisions (a policy in another process computes
@@ -388,7 +388,7 @@ pub trait Show {
 
     /// How the policy divides the cluster among pools, if it does (the
     /// TUI's Pools view); None for policies without pool shares.
-    fn pool_shares(&self, _w: &World) -> Option<PoolShares> {
+    fn pool_shares(&self, _w: RunView<'_>) -> Option<PoolShares> {
         None
     }
 
@@ -432,7 +432,7 @@ pub trait PolicyFactory: Send {
 /// Watches a run: told after every event and every command, with the world
 /// as it then stands. Attached by whoever builds the run.
 pub trait Observer: Send {
-    fn observe(&mut self, w: &World);
+    fn observe(&mut self, w: RunView<'_>);
 
     /// Release-rate windows, for an observer that keeps them (OMO's
     /// passive monitor).

@@ -7,6 +7,7 @@ use super::job::Kind;
 use super::policy::{
     BuildCtx, BuildError, Event, Inspection, Observer, Policy, PolicyFactory, ReleaseWindow, Values,
 };
+use super::view::RunView;
 use super::world::{Notable, PolicySwitch, World};
 use crate::model::{Action, EventSpec, JobSpec, Ms, NodeId, PolicySpec, Priority, Scenario};
 
@@ -77,7 +78,7 @@ pub enum SimError {
 
 /// A run: the world, the policy driving it, and the scenario's script.
 pub struct Sim {
-    pub w: World,
+    w: World,
     policy: Box<dyn Policy>,
     /// The spec of every policy the run has had, in order: the one it
     /// started with, then each switch's (the current one last).
@@ -325,7 +326,7 @@ impl Sim {
     /// Attaches an observer: it is told after every event and command from
     /// now on (and once now).
     pub fn attach(&mut self, mut o: Box<dyn Observer>) {
-        o.observe(&self.w);
+        o.observe(self.w.view());
         self.observers.push(o);
     }
 
@@ -340,6 +341,12 @@ impl Sim {
     /// building an inspection is O(jobs) per heartbeat).
     pub fn set_inspect_from(&mut self, t: Ms) {
         self.inspect_from = t;
+    }
+
+    /// The run as it stands, read-only: what policies, views and reports
+    /// read ([`RunView`]).
+    pub fn view(&self) -> RunView<'_> {
+        self.w.view()
     }
 
     pub fn policy(&self) -> &dyn Policy {
@@ -588,7 +595,7 @@ impl Sim {
             }
             Ev::JobCommitted(j) => self.w.job_committed(j),
             Ev::AmHeartbeat(j) => {
-                let headroom = self.policy.headroom(&self.w, j);
+                let headroom = self.policy.headroom(self.w.view(), j);
                 self.w.am_heartbeat(j, headroom);
             }
             Ev::JobTaskEnd(t) => {
@@ -642,7 +649,7 @@ impl Sim {
                     News::JobTaskStarted(t) => Event::JobTaskStarted(t),
                     News::JobTaskEnded(t) => Event::JobTaskEnded(t),
                 };
-                self.policy.hear(&self.w, e);
+                self.policy.hear(self.w.view(), e);
             }
             let mut news = news;
             news.clear();
@@ -653,11 +660,11 @@ impl Sim {
         if !self.w.succeeded.is_empty() {
             let done = std::mem::take(&mut self.w.succeeded);
             for &a in &done {
-                self.policy.hear(&self.w, Event::TaskFinished(a));
+                self.policy.hear(self.w.view(), Event::TaskFinished(a));
                 let job = self.w.attempts[a as usize].job;
                 if let Some(k) = self.w.finished_now.iter().position(|&j| j == job) {
                     self.w.finished_now.remove(k);
-                    self.policy.hear(&self.w, Event::JobFinished(job));
+                    self.policy.hear(self.w.view(), Event::JobFinished(job));
                 }
             }
             let mut done = done;
@@ -667,7 +674,7 @@ impl Sim {
             }
         }
         for j in std::mem::take(&mut self.w.finished_now) {
-            self.policy.hear(&self.w, Event::JobFinished(j));
+            self.policy.hear(self.w.view(), Event::JobFinished(j));
         }
         self.check_fault();
         self.observe();
@@ -681,7 +688,7 @@ impl Sim {
     /// Tells every observer what the world looks like now.
     fn observe(&mut self) {
         for o in &mut self.observers {
-            o.observe(&self.w);
+            o.observe(self.w.view());
         }
     }
 
@@ -697,7 +704,7 @@ impl Sim {
     /// Tells the policy of the jobs it is to hear of now.
     fn announce(&mut self) {
         for j in std::mem::take(&mut self.w.to_announce) {
-            self.policy.hear(&self.w, Event::JobArrived(j));
+            self.policy.hear(self.w.view(), Event::JobArrived(j));
         }
     }
 
@@ -729,7 +736,8 @@ impl Sim {
         }
         let inspecting = self.inspect.is_some() && self.w.now >= self.inspect_from;
         let after = self.policy.inspects_with_decisions();
-        let mut inspection = (inspecting && !after).then(|| self.policy.inspect(&self.w, node));
+        let mut inspection =
+            (inspecting && !after).then(|| self.policy.inspect(self.w.view(), node));
         let mut hb = Heartbeat {
             w: &mut self.w,
             node,
@@ -739,7 +747,7 @@ impl Sim {
         self.policy.heartbeat(&mut hb);
         let mut assigned = hb.assigned;
         if inspecting && after {
-            inspection = Some(self.policy.inspect(&self.w, node));
+            inspection = Some(self.policy.inspect(self.w.view(), node));
         }
         self.check_fault();
         let mut said = Vec::new();
@@ -803,6 +811,12 @@ impl Sim {
         &self.events[self.scripted..]
     }
 
+    /// Settles the network's rates changed at this instant, as a command
+    /// does before it returns (a benchmark that times a heartbeat alone).
+    pub fn settle_rates(&mut self) {
+        self.w.net.flush(self.w.now);
+    }
+
     pub fn command(&mut self, cmd: Command) -> Result<(), SimError> {
         let r = self.apply(cmd);
         self.after_event();
@@ -854,7 +868,7 @@ impl Sim {
             Command::SetPriority(name, p) => {
                 let j = self.live_job(&name)?;
                 self.w.set_priority(j, p);
-                self.policy.hear(&self.w, Event::JobUpdated(j));
+                self.policy.hear(self.w.view(), Event::JobUpdated(j));
             }
             Command::MoveJob(name, pool) => {
                 let j = self.live_job(&name)?;
@@ -865,7 +879,7 @@ impl Sim {
                     .position(|p| p.name == pool)
                     .ok_or(SimError::UnknownPool(pool))?;
                 self.w.move_job(j, to as crate::model::PoolId);
-                self.policy.hear(&self.w, Event::JobUpdated(j));
+                self.policy.hear(self.w.view(), Event::JobUpdated(j));
             }
             Command::SwitchPolicy(spec) => {
                 let ctx = BuildCtx {
@@ -873,7 +887,7 @@ impl Sim {
                     capacity: self.w.cluster.capacity,
                 };
                 let mut p = self.factory.build(&spec, &ctx).map_err(SimError::Policy)?;
-                p.adopt(&self.w);
+                p.adopt(self.w.view());
                 let from = self.policy.label().to_string();
                 let to = p.label().to_string();
                 self.w.switches.push(PolicySwitch {

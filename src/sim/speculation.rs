@@ -31,7 +31,7 @@
 //! nominal times; a reduce's copy 1/3, its compute and write 2/3).
 
 use super::job::{AttemptId, Kind, Live, Outcome, TaskState};
-use super::world::World;
+use super::view::RunView;
 use crate::model::{JobId, Ms, NodeId, Speculation};
 
 /// Hadoop's `SPECULATIVE_LAG`.
@@ -42,8 +42,8 @@ pub const GAP: f64 = 0.2;
 pub const LATE_CAP: f64 = 0.1;
 
 /// Estimated progress in [0, 1] of a running attempt at `w.now`.
-pub fn progress(w: &World, a: AttemptId) -> f64 {
-    if w.attempts[a as usize].outcome != Outcome::Running {
+pub fn progress(w: RunView<'_>, a: AttemptId) -> f64 {
+    if w.attempts()[a as usize].outcome != Outcome::Running {
         return 1.0;
     }
     w.progress(a)
@@ -58,9 +58,9 @@ struct Candidate {
     elapsed: Ms,
 }
 
-fn candidates(w: &World, kind: Kind, node: NodeId, only: Option<JobId>) -> Vec<Candidate> {
+fn candidates(w: RunView<'_>, kind: Kind, node: NodeId, only: Option<JobId>) -> Vec<Candidate> {
     let mut out = Vec::new();
-    for &j in &w.active {
+    for &j in w.active() {
         if only.is_some_and(|o| o != j) {
             continue;
         }
@@ -98,12 +98,12 @@ fn candidates(w: &World, kind: Kind, node: NodeId, only: Option<JobId>) -> Vec<C
                 continue;
             }
             let a = live[0];
-            let at = &w.attempts[a as usize];
+            let at = &w.attempts()[a as usize];
             out.push(Candidate {
                 job: j,
                 task: t as u32,
                 progress: progress(w, a),
-                elapsed: w.now.saturating_sub(at.start),
+                elapsed: w.now().saturating_sub(at.start),
             });
         }
     }
@@ -111,7 +111,7 @@ fn candidates(w: &World, kind: Kind, node: NodeId, only: Option<JobId>) -> Vec<C
 }
 
 /// Hadoop's mean progress of a job's tasks of a kind (done = 1, pending = 0).
-fn job_progress(w: &World, j: JobId, kind: Kind) -> f64 {
+fn job_progress(w: RunView<'_>, j: JobId, kind: Kind) -> f64 {
     let job = w.job(j);
     let (done, tasks): (u32, Vec<&Live>) = match kind {
         Kind::Map => (job.maps_done, job.maps.iter().map(|m| &m.live).collect()),
@@ -139,21 +139,21 @@ fn rate(c: &Candidate) -> f64 {
 /// heartbeat; it is computed once per state of the world and kept in
 /// `World::late_threshold` (the key changes whenever a candidate's
 /// state or progress can: a new instant, event or attempt).
-fn late_threshold(w: &World, kind: Kind, node: NodeId) -> f64 {
+fn late_threshold(w: RunView<'_>, kind: Kind, node: NodeId) -> f64 {
     let key = (
-        w.now,
-        w.events,
-        w.attempts.len(),
+        w.now(),
+        w.events(),
+        w.attempts().len(),
         kind == Kind::Reduce,
         node,
     );
-    if let Some((k, t)) = w.late_threshold.get() {
+    if let Some((k, t)) = w.late_cache().get() {
         if k == key {
             return t;
         }
     }
     let t = percentile_25(candidates(w, kind, node, None).iter().map(rate).collect());
-    w.late_threshold.set(Some((key, t)));
+    w.late_cache().set(Some((key, t)));
     t
 }
 
@@ -177,7 +177,7 @@ fn percentile_25(mut xs: Vec<f64>) -> f64 {
 /// LATE's slow-task rule): what `JobSchedulable.updateDemand` adds to a
 /// job's demand, one slot per such task, so that the fair scheduler keeps
 /// visiting a job whose only work left is a straggler's copy.
-pub fn wanted(w: &World, mode: Speculation, kind: Kind, j: JobId) -> u32 {
+pub fn wanted(w: RunView<'_>, mode: Speculation, kind: Kind, j: JobId) -> u32 {
     match mode {
         Speculation::Off => 0,
         Speculation::Hadoop => {
@@ -206,7 +206,7 @@ pub fn wanted(w: &World, mode: Speculation, kind: Kind, j: JobId) -> u32 {
 
 /// The task of `kind` to speculate on `node`, if any, over every active
 /// job (the engine's pass over the slots a policy left idle).
-pub fn pick(w: &World, mode: Speculation, kind: Kind, node: NodeId) -> Option<(JobId, u32)> {
+pub fn pick(w: RunView<'_>, mode: Speculation, kind: Kind, node: NodeId) -> Option<(JobId, u32)> {
     pick_among(w, mode, kind, node, None)
 }
 
@@ -217,7 +217,7 @@ pub fn pick(w: &World, mode: Speculation, kind: Kind, node: NodeId) -> Option<(J
 /// `late` the job's candidate with the longest time left, its slow-task
 /// threshold taken over the whole cluster's candidates.
 pub fn pick_in_job(
-    w: &World,
+    w: RunView<'_>,
     mode: Speculation,
     kind: Kind,
     node: NodeId,
@@ -227,7 +227,7 @@ pub fn pick_in_job(
 }
 
 fn pick_among(
-    w: &World,
+    w: RunView<'_>,
     mode: Speculation,
     kind: Kind,
     node: NodeId,
@@ -239,7 +239,7 @@ fn pick_among(
             let mut cands = candidates(w, kind, node, only);
             if let (Some(j), Kind::Map) = (only, kind) {
                 let job = w.job(j);
-                cands.sort_by_key(|c| (job.locality(c.task, node, &w.cluster), c.task));
+                cands.sort_by_key(|c| (job.locality(c.task, node, w.cluster()), c.task));
             }
             // Each job's mean progress once per call, not once per task.
             let mut mean: Vec<(JobId, f64)> = Vec::new();
@@ -256,10 +256,11 @@ fn pick_among(
             })
         }
         Speculation::Late => {
-            if w.metrics.speculative_running as f64 >= LATE_CAP * w.cluster.total_slots() as f64 {
+            if w.metrics().speculative_running as f64 >= LATE_CAP * w.cluster().total_slots() as f64
+            {
                 return None;
             }
-            if w.node(node).speed < w.cluster.speed_p25 {
+            if w.node(node).speed < w.cluster().speed_p25 {
                 return None;
             }
             let threshold = late_threshold(w, kind, node);

@@ -362,6 +362,11 @@ impl World {
         }
     }
 
+    /// The run as everything above the engine reads it.
+    pub fn view(&self) -> super::RunView<'_> {
+        super::RunView::new(self)
+    }
+
     pub fn job(&self, j: JobId) -> &Job {
         &self.jobs[j as usize]
     }
@@ -381,35 +386,6 @@ impl World {
 
     pub fn reduces_schedulable(&self, j: JobId) -> bool {
         self.jobs[j as usize].reduces_schedulable(self.slowstart)
-    }
-
-    /// Fair-scheduler demand of a runnable job (`JobSchedulable.updateDemand`):
-    /// its tasks not running plus its running attempts, so a speculative
-    /// copy counts; reduces only once slowstart allows them, else the
-    /// running ones.
-    pub fn map_demand(&self, j: JobId) -> u32 {
-        let job = self.job(j);
-        if job.runnable {
-            job.maps_pending + job.maps_running
-        } else {
-            0
-        }
-    }
-
-    /// Reduces already running count even when slowstart would not allow
-    /// them now (a node failure re-opened the maps, or a policy with a
-    /// higher slowstart was switched in): Hadoop would report 0, and on
-    /// unified containers that lets the running reduces hide the job's
-    /// remaining maps from the `running < runnable` check for good.
-    pub fn reduce_demand(&self, j: JobId) -> u32 {
-        let job = self.job(j);
-        if !job.runnable {
-            0
-        } else if job.reduces_schedulable(self.slowstart) {
-            job.reduces_pending + job.reduces_running
-        } else {
-            job.reduces_running
-        }
     }
 
     /// May a reduce of job `j` start now? Always where each kind has slots
@@ -465,14 +441,6 @@ impl World {
 
     pub fn finished_jobs(&self) -> usize {
         self.jobs.iter().filter(|j| j.is_done()).count()
-    }
-
-    /// OMO's *available* containers (docs/policies.md): those running maps,
-    /// plus those running reduces of jobs whose maps are all done. A reduce
-    /// of a job with unfinished maps frees its container at an unknown
-    /// time, so it is left out.
-    pub fn available_containers(&self) -> u32 {
-        (self.metrics.running.max(0) as u32).saturating_sub(self.early_reduces)
     }
 
     /// Attempts that have ended so far (launched minus running). Each one

@@ -5,7 +5,7 @@
 
 use crate::model::Ms;
 use crate::sim::Notable;
-use crate::sim::{AttemptId, World};
+use crate::sim::{AttemptId, RunView};
 
 /// At most this many samples are kept: past it, neighbours merge and the
 /// resolution halves, so the whole run always fits.
@@ -38,15 +38,15 @@ impl Default for History {
 }
 
 /// The state a sample records: busy slots over live slots, queued tasks.
-pub fn state(w: &World) -> (f32, f32) {
-    let live = w.metrics.live_slots.max(1.0);
-    let busy = if w.metrics.mem_live > 0.0 {
-        w.metrics.mem_used / w.metrics.mem_live
+pub fn state(w: RunView<'_>) -> (f32, f32) {
+    let live = w.metrics().live_slots.max(1.0);
+    let busy = if w.metrics().mem_live > 0.0 {
+        w.metrics().mem_used / w.metrics().mem_live
     } else {
-        w.metrics.running.max(0) as f64 / live
+        w.metrics().running.max(0) as f64 / live
     };
     let queued: u32 = w
-        .active
+        .active()
         .iter()
         .map(|&j| w.job(j).maps_pending + w.job(j).reduces_pending)
         .sum();
@@ -57,7 +57,7 @@ impl History {
     /// The run is at `w.now` and its next event is at `t`: every sample
     /// time before `t` not yet recorded takes the state as it stands (it
     /// holds until then). O(1) unless a sample time is crossed.
-    pub fn fill_before(&mut self, t: Ms, w: &World) {
+    pub fn fill_before(&mut self, t: Ms, w: RunView<'_>) {
         if (self.samples.len() as Ms) * self.res >= t {
             return;
         }
@@ -89,8 +89,8 @@ impl History {
     /// One value per column of `step` ms from time 0 up to `w.now`
     /// (`cols` at most): the mean of the samples in the column, the
     /// current state for columns past the last sample.
-    pub fn columns(&self, step: Ms, cols: usize, w: &World) -> Vec<(f32, f32)> {
-        let now_col = ((w.now / step.max(1)) as usize).min(cols.saturating_sub(1));
+    pub fn columns(&self, step: Ms, cols: usize, w: RunView<'_>) -> Vec<(f32, f32)> {
+        let now_col = ((w.now() / step.max(1)) as usize).min(cols.saturating_sub(1));
         let cur = state(w);
         (0..=now_col)
             .map(|c| {
@@ -134,17 +134,17 @@ impl RunIndex {
         lanes + down + self.history.footprint()
     }
 
-    pub fn new(w: &World) -> RunIndex {
-        let mut lane_base = Vec::with_capacity(w.cluster.nodes.len());
+    pub fn new(w: RunView<'_>) -> RunIndex {
+        let mut lane_base = Vec::with_capacity(w.cluster().nodes.len());
         let mut n = 0;
-        for node in &w.cluster.nodes {
+        for node in &w.cluster().nodes {
             lane_base.push(n);
             n += node.lanes.len();
         }
         let mut ix = RunIndex {
             lane_base,
             lanes: vec![Vec::new(); n],
-            down: vec![Vec::new(); w.cluster.nodes.len()],
+            down: vec![Vec::new(); w.cluster().nodes.len()],
             ..Default::default()
         };
         ix.catch_up(w);
@@ -153,14 +153,14 @@ impl RunIndex {
 
     /// Takes in the attempts added since the last call: amortised O(new
     /// ones).
-    pub fn catch_up(&mut self, w: &World) {
-        for (i, a) in w.attempts.iter().enumerate().skip(self.attempts_seen) {
+    pub fn catch_up(&mut self, w: RunView<'_>) {
+        for (i, a) in w.attempts().iter().enumerate().skip(self.attempts_seen) {
             let lane = self.lane_base[a.node as usize] + a.slot as usize;
             if let Some(l) = self.lanes.get_mut(lane) {
                 l.push(i as AttemptId);
             }
         }
-        self.attempts_seen = w.attempts.len();
+        self.attempts_seen = w.attempts().len();
     }
 
     /// Takes in one entry of the run's journal: a node's failure or

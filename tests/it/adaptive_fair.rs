@@ -191,7 +191,7 @@ fn classification_allocation_and_sorting_heartbeat_by_heartbeat() {
     assert_eq!(r.inspection.pools["b"]["allocation_map"], 2);
     assert_eq!(r.inspection.pools["sharedPool"]["pending_map"], 1);
     assert_eq!(r.assigned, ["big/m1", "c/m1"]);
-    assert!(sim.w.attempts.len() == 6);
+    assert!(sim.view().attempts().len() == 6);
 }
 
 /// Mechanism 2's allocation is a cap. Job classification off; pool a has
@@ -596,7 +596,8 @@ fn all_mechanisms_off_is_the_fair_scheduler() {
         let (a, _) = run(&load(name, Some("fair")));
         let (b, _) = run(&load(name, Some(off)));
         let key = |s: &slotsim::sim::Sim| -> Vec<(u32, u32, bool, u32, u64, Option<u64>)> {
-            s.w.attempts
+            s.view()
+                .attempts()
                 .iter()
                 .map(|x| {
                     (
@@ -653,7 +654,7 @@ fn fig45_worked_example_and_adaptive_fair_on_it() {
     let (sim, af) = run(&load("fig45-fifo-vs-fair.toml", Some("adaptive-fair")));
     check(&sim).unwrap();
     assert_eq!(af.makespan_s, Some(80.0));
-    let finish: Vec<Option<u64>> = sim.w.jobs.iter().map(|j| j.finished_at).collect();
+    let finish: Vec<Option<u64>> = sim.view().jobs().iter().map(|j| j.finished_at).collect();
     assert_eq!(finish, [Some(40_000), Some(60_000), Some(80_000)]);
 }
 
@@ -696,10 +697,11 @@ submit = "16s"
     sim.run_until(Some(3_600_000));
     check(&sim).unwrap();
     assert!(sim
-        .w
-        .attempts
+        .view()
+        .attempts()
         .iter()
-        .any(|a| sim.w.rule(a) == "adaptive-fair/borrowed" && sim.w.job(a.job).name == "j1"));
+        .any(|a| sim.view().rule(a) == "adaptive-fair/borrowed"
+            && sim.view().job(a.job).name == "j1"));
 }
 
 #[test]

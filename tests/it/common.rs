@@ -118,8 +118,8 @@ pub fn run_inspect(sc: &Scenario) -> (Sim, Vec<InspectRecord>) {
 
 /// `job/task` names of attempts in launch order.
 pub fn launches(sim: &Sim) -> Vec<String> {
-    sim.w
-        .attempts
+    sim.view()
+        .attempts()
         .iter()
         .map(|a| {
             let p = if a.kind == slotsim::sim::Kind::Map {
@@ -127,34 +127,34 @@ pub fn launches(sim: &Sim) -> Vec<String> {
             } else {
                 'r'
             };
-            format!("{}/{}{}", sim.w.job(a.job).name, p, a.task)
+            format!("{}/{}{}", sim.view().job(a.job).name, p, a.task)
         })
         .collect()
 }
 
 /// Checks the invariants on a finished run; returns a description of the first violation.
 pub fn check(sim: &Sim) -> Result<(), String> {
-    let w = &sim.w;
+    let w = sim.view();
     if !sim.is_finished() {
         return Err(format!(
             "run did not finish: {} of {} jobs done at {} ms",
             w.finished_jobs(),
-            w.jobs.len(),
-            w.now
+            w.jobs().len(),
+            w.now()
         ));
     }
     // Every task succeeds exactly once; nothing is left running.
-    for job in &w.jobs {
+    for job in w.jobs() {
         if job.killed {
             // Killed (`kill_job`): nothing of it runs past the kill.
             let at = job.finished_at.ok_or("a killed job has no kill time")?;
             let runs = w
-                .attempts
+                .attempts()
                 .iter()
                 .filter(|a| a.job == job.id)
                 .map(|a| (a.start, a.end()));
             let tasks = w
-                .job_tasks
+                .job_tasks()
                 .iter()
                 .filter(|t| t.job == job.id)
                 .map(|t| (t.start, t.end));
@@ -167,7 +167,7 @@ pub fn check(sim: &Sim) -> Result<(), String> {
         }
         let mut maps = vec![0u32; job.maps.len()];
         let mut reds = vec![0u32; job.reduces.len()];
-        for a in w.attempts.iter().filter(|a| a.job == job.id) {
+        for a in w.attempts().iter().filter(|a| a.job == job.id) {
             if a.outcome == Outcome::Running {
                 return Err(format!("{} has an attempt still running", job.name));
             }
@@ -187,7 +187,7 @@ pub fn check(sim: &Sim) -> Result<(), String> {
         // A reduce can only finish once every map has (the first time: a
         // node failure may re-run maps after some reduces are done).
         let map_end = job.first_map_end.ok_or("no map end")?;
-        for a in w.attempts.iter().filter(|a| {
+        for a in w.attempts().iter().filter(|a| {
             a.job == job.id && a.kind == Kind::Reduce && a.outcome == Outcome::Succeeded
         }) {
             if a.end().unwrap() < map_end {
@@ -198,14 +198,14 @@ pub fn check(sim: &Sim) -> Result<(), String> {
             }
         }
         let last = w
-            .attempts
+            .attempts()
             .iter()
             .filter(|a| a.job == job.id)
             .filter_map(|a| a.end())
             .max();
         // Set-up before every task, clean-up after the last; the job ends
         // with its clean-up, or its last attempt when it has none.
-        let runs: Vec<_> = w.job_tasks.iter().filter(|t| t.job == job.id).collect();
+        let runs: Vec<_> = w.job_tasks().iter().filter(|t| t.job == job.id).collect();
         let ok = |k: JobTaskKind| {
             runs.iter()
                 .filter(|t| t.kind == k && t.outcome == Outcome::Succeeded)
@@ -254,7 +254,7 @@ pub fn check(sim: &Sim) -> Result<(), String> {
             return Err(format!("{}: set-up/clean-up runs {runs:?}", job.name));
         }
         let first = w
-            .attempts
+            .attempts()
             .iter()
             .filter(|a| a.job == job.id)
             .map(|a| a.start)
@@ -294,9 +294,9 @@ pub fn check(sim: &Sim) -> Result<(), String> {
     // Slots are counted by the type of slot an attempt occupies (a
     // slot-borrowing policy runs reduces in map slots and maps in reduce
     // slots), and on a typed cluster an attempt's lane must be of that type.
-    for n in &w.cluster.nodes {
+    for n in &w.cluster().nodes {
         let mut ev: Vec<(u64, i32, Kind)> = Vec::new();
-        for a in w.attempts.iter().filter(|a| a.node == n.id) {
+        for a in w.attempts().iter().filter(|a| a.node == n.id) {
             if !w.capacity().kinds_share()
                 && (a.slot_kind == Kind::Map) != ((a.slot as u32) < n.map_slots)
             {
@@ -308,7 +308,7 @@ pub fn check(sim: &Sim) -> Result<(), String> {
             ev.push((a.start, 1, a.slot_kind));
             ev.push((a.end().unwrap(), -1, a.slot_kind));
         }
-        for t in w.job_tasks.iter().filter(|t| t.node == n.id) {
+        for t in w.job_tasks().iter().filter(|t| t.node == n.id) {
             ev.push((t.start, 1, t.slot_kind));
             ev.push((t.end.unwrap_or(u64::MAX), -1, t.slot_kind));
         }
@@ -334,7 +334,7 @@ pub fn check(sim: &Sim) -> Result<(), String> {
         // Nothing runs any more (but AMs lingering after their job under
         // yarn), so the engine's slot counts are back to 0.
         let (lingering, held) = w
-            .job_tasks
+            .job_tasks()
             .iter()
             .filter(|t| t.node == n.id && t.outcome == Outcome::Running)
             .fold((0, slotsim::model::Resource::ZERO), |(k, r), t| {
@@ -348,7 +348,7 @@ pub fn check(sim: &Sim) -> Result<(), String> {
             return Err(format!("node {}: slot counts left over at the end", n.id));
         }
     }
-    if w.cluster.reduces_in_map_slots + w.cluster.maps_in_reduce_slots != 0 {
+    if w.cluster().reduces_in_map_slots + w.cluster().maps_in_reduce_slots != 0 {
         return Err("cluster: borrowed-slot counts left over at the end".into());
     }
     check_physics(sim)
@@ -358,11 +358,11 @@ pub fn check(sim: &Sim) -> Result<(), String> {
 /// or link, no attempt computing, every attempt's phase times within its
 /// life, and the map bytes read and spilled are what the maps asked for.
 pub fn check_physics(sim: &Sim) -> Result<(), String> {
-    let w = &sim.w;
-    if w.net.active_flows() != 0 {
-        return Err(format!("{} flows left at the end", w.net.active_flows()));
+    let w = sim.view();
+    if w.net().active_flows() != 0 {
+        return Err(format!("{} flows left at the end", w.net().active_flows()));
     }
-    for (r, res) in w.net.resources.iter().enumerate() {
+    for (r, res) in w.net().resources.iter().enumerate() {
         if res.load.abs() > 1e-6 * res.capacity.max(1.0) {
             return Err(format!("resource {r} still carries {} MB/s", res.load));
         }
@@ -373,7 +373,7 @@ pub fn check_physics(sim: &Sim) -> Result<(), String> {
             ));
         }
     }
-    for (i, c) in w.cpus.iter().enumerate() {
+    for (i, c) in w.cpus().iter().enumerate() {
         if c.computing() != 0 {
             return Err(format!(
                 "node {i}: {} attempts still computing",
@@ -381,10 +381,10 @@ pub fn check_physics(sim: &Sim) -> Result<(), String> {
             ));
         }
     }
-    for a in &w.attempts {
+    for a in w.attempts() {
         let t = a.times;
         let sum = t.startup as u64 + t.read as u64 + t.compute as u64 + t.shuffle as u64;
-        let life = a.end().unwrap_or(w.now) - a.start;
+        let life = a.end().unwrap_or(w.now()) - a.start;
         if sum > life {
             return Err(format!(
                 "{}/{:?}{}: phases {sum} ms over a life of {life} ms",

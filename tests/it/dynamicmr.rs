@@ -174,7 +174,7 @@ fn pi_case3_lends_map_slots_to_reduces_up_to_the_floor_of_the_percentage() {
     );
     check(&sim).unwrap();
     // Every borrowed attempt sat in a map lane.
-    for a in &sim.w.attempts {
+    for a in sim.view().attempts() {
         assert_eq!(a.slot_kind == Kind::Map, (a.slot as u32) < 2, "{a:?}");
     }
 }
@@ -791,11 +791,16 @@ node = 1
         let recs = collect_inspect(&mut sim);
         sim.run_until(Some(3_600_000));
         let recs = recs.lock().unwrap().clone();
-        let job = &sim.w.jobs[0];
+        let job = &sim.view().jobs()[0];
         assert!(job.finished_at.is_some(), "{policy}: J never finished");
         check(&sim).unwrap_or_else(|e| panic!("{policy}: {e}"));
         // No reduce entered a map slot before J's maps were done.
-        for a in sim.w.attempts.iter().filter(|a| a.kind == Kind::Reduce) {
+        for a in sim
+            .view()
+            .attempts()
+            .iter()
+            .filter(|a| a.kind == Kind::Reduce)
+        {
             assert!(
                 a.slot_kind == Kind::Reduce || a.start >= job.map_end.unwrap(),
                 "{policy}: a reduce waits in a map slot from {} ms",
@@ -852,7 +857,7 @@ pools = ["research", "default"]
 /// slots, maps in reduce slots).
 fn peak_borrowed(sim: &Sim) -> (i32, i32) {
     let mut ev: Vec<(u64, i32, i32, i32)> = Vec::new();
-    for a in &sim.w.attempts {
+    for a in sim.view().attempts() {
         let (rm, mr) = match (a.kind, a.slot_kind) {
             (Kind::Reduce, Kind::Map) => (1, 0),
             (Kind::Map, Kind::Reduce) => (0, 1),
@@ -907,8 +912,8 @@ fn borrowing_stays_within_the_percentages_over_a_busy_run() {
 
 /// A summary without the policy label, for comparing runs.
 fn launches_of(sim: &Sim) -> Vec<(u32, u32, Kind, u32, u64, Option<u64>)> {
-    sim.w
-        .attempts
+    sim.view()
+        .attempts()
         .iter()
         .map(|a| (a.job, a.task, a.kind, a.node, a.start, a.end()))
         .collect()
@@ -933,7 +938,7 @@ fn pi_dhsa_without_borrowing_is_fair_on_typed_slots() {
         ));
         assert_eq!(launches_of(&fair), launches_of(&pi), "{name}");
         assert!(
-            pi.w.attempts.iter().all(|a| a.kind == a.slot_kind),
+            pi.view().attempts().iter().all(|a| a.kind == a.slot_kind),
             "{name}"
         );
     }

@@ -52,8 +52,8 @@ fn a_failed_node_loses_its_work_and_the_run_still_completes() {
         let (sim, s) = run(&load_text(&scenario(policy, true), None));
         assert_eq!(s.jobs_finished, 2, "{policy}: every job finishes");
         let failed: Vec<_> = sim
-            .w
-            .attempts
+            .view()
+            .attempts()
             .iter()
             .filter(|a| a.outcome == Outcome::Failed)
             .collect();
@@ -65,7 +65,12 @@ fn a_failed_node_loses_its_work_and_the_run_still_completes() {
             assert_eq!((a.node, a.end()), (3, Some(40_000)), "{policy}");
         }
         // Nothing starts on the dead node while it is down; it works again after.
-        let on3: Vec<_> = sim.w.attempts.iter().filter(|a| a.node == 3).collect();
+        let on3: Vec<_> = sim
+            .view()
+            .attempts()
+            .iter()
+            .filter(|a| a.node == 3)
+            .collect();
         assert!(
             on3.iter().all(|a| a.start < 40_000 || a.start >= 70_000),
             "{policy}"
@@ -75,15 +80,15 @@ fn a_failed_node_loses_its_work_and_the_run_still_completes() {
             "{policy}: node 3 works again after recovering"
         );
         // Every task still succeeds exactly once.
-        for job in &sim.w.jobs {
+        for job in sim.view().jobs() {
             for (kind, n) in [
                 (Kind::Map, job.maps.len()),
                 (Kind::Reduce, job.reduces.len()),
             ] {
                 for t in 0..n as u32 {
                     let ok = sim
-                        .w
-                        .attempts
+                        .view()
+                        .attempts()
                         .iter()
                         .filter(|a| {
                             a.job == job.id
@@ -99,8 +104,8 @@ fn a_failed_node_loses_its_work_and_the_run_still_completes() {
         // Maps that had finished on node 3 while reducers were still copying
         // lost their output: those attempts now read killed, and ran again.
         let lost = sim
-            .w
-            .attempts
+            .view()
+            .attempts()
             .iter()
             .filter(|a| {
                 a.kind == Kind::Map
@@ -114,12 +119,12 @@ fn a_failed_node_loses_its_work_and_the_run_still_completes() {
             "{policy}: node 3 had finished maps whose output was lost"
         );
         let map_attempts = sim
-            .w
-            .attempts
+            .view()
+            .attempts()
             .iter()
             .filter(|a| a.kind == Kind::Map)
             .count();
-        let maps: usize = sim.w.jobs.iter().map(|j| j.maps.len()).sum();
+        let maps: usize = sim.view().jobs().iter().map(|j| j.maps.len()).sum();
         assert!(
             map_attempts > maps + failed.len() - 1,
             "{policy}: lost outputs were re-run"
@@ -129,8 +134,8 @@ fn a_failed_node_loses_its_work_and_the_run_still_completes() {
             "{policy}: a failure does not speed the run up"
         );
         assert!(clean
-            .w
-            .attempts
+            .view()
+            .attempts()
             .iter()
             .all(|a| a.outcome == Outcome::Succeeded));
         // The log tells of it.
@@ -165,12 +170,12 @@ fn random_failures_are_the_same_under_every_policy_and_end_with_the_run() {
             })
             .collect();
         let lost = sim
-            .w
-            .attempts
+            .view()
+            .attempts()
             .iter()
             .filter(|a| a.outcome == Outcome::Failed)
             .count();
-        (events, lost, sim.w.now)
+        (events, lost, sim.view().now())
     };
     let (fifo, lost_fifo, end_fifo) = failures("fifo");
     let (fair, _, end_fair) = failures("fair");

@@ -150,7 +150,7 @@ fn scenario_loader_and_a_short_run() {
         // events.
         if let Ok(mut sim) = slotsim::runs::build_sim(&sc) {
             let mut n = 0;
-            while n < 2_000 && sim.w.now < 2_000 {
+            while n < 2_000 && sim.view().now() < 2_000 {
                 if sim.step().is_none() {
                     break;
                 }

@@ -278,16 +278,16 @@ fn keeps_the_invariants(g: &Gen) -> Result<(), TestCaseError> {
         )));
     }
     // The policy switches happened (each one that fell before the end).
-    let end_s = sim.w.now / 1000;
+    let end_s = sim.view().now() / 1000;
     let due = g
         .switches
         .iter()
         .filter(|(at, _)| (*at as u64) < end_s)
         .count();
     prop_assert!(
-        sim.w.switches.len() >= due,
+        sim.view().switches().len() >= due,
         "{} switches of {due}\n{text}",
-        sim.w.switches.len()
+        sim.view().switches().len()
     );
     let mut again = slotsim::runs::build_sim(&sc).unwrap();
     again.drop_attempt_records();
@@ -346,9 +346,9 @@ fn a_preempting_external_policy_kills_and_the_tasks_run_again() {
     let mut sim = slotsim::runs::build_sim(&sc).unwrap();
     sim.run_until(Some(2 * 24 * 3_600_000));
     check(&sim).unwrap();
-    let w = &sim.w;
+    let w = sim.view();
     let killed: Vec<_> = w
-        .attempts
+        .attempts()
         .iter()
         .filter(|a| a.outcome == slotsim::sim::Outcome::Killed)
         .collect();
@@ -421,7 +421,7 @@ pools = ["research", "default"]
         let mut sim = slotsim::runs::build_sim(&sc).unwrap();
         sim.run_until(None);
         check(&sim).unwrap_or_else(|e| panic!("{policy}: {e}"));
-        assert!(sim.w.attempts.len() > 500, "{policy}: a busy run");
+        assert!(sim.view().attempts().len() > 500, "{policy}: a busy run");
     }
 }
 
@@ -513,15 +513,15 @@ policy = "capacity"
     let mut sim = slotsim::runs::build_sim(&sc).unwrap();
     sim.run_until(Some(3_600_000));
     // The state the switch met: the reduce and a map, launched at once.
-    let w = &sim.w;
-    let first: Vec<_> = w.attempts.iter().filter(|a| a.start == 0).collect();
+    let w = sim.view();
+    let first: Vec<_> = w.attempts().iter().filter(|a| a.start == 0).collect();
     assert_eq!(
         first.len(),
         2,
         "adaptive-fair launched a map and the reduce"
     );
     assert!(
-        w.attempts.iter().skip(2).all(|a| a.policy == 1),
+        w.attempts().iter().skip(2).all(|a| a.policy == 1),
         "capacity launched the rest"
     );
     check(&sim).unwrap();

@@ -54,13 +54,13 @@ fn a_killed_job_stops_at_once_and_the_other_finishes() {
     );
     let (sim, sum) = run(&load_text(&text, None));
     check(&sim).unwrap();
-    let w = &sim.w;
-    let a = w.jobs.iter().find(|j| j.name == "a").unwrap();
+    let w = sim.view();
+    let a = w.jobs().iter().find(|j| j.name == "a").unwrap();
     assert!(a.killed);
     assert_eq!(a.finished_at, Some(12_000));
     // Its running maps were killed at 12 s; those done before stay done.
     let outcomes: Vec<Outcome> = w
-        .attempts
+        .attempts()
         .iter()
         .filter(|x| x.job == a.id)
         .map(|x| x.outcome)
@@ -75,7 +75,7 @@ fn a_killed_job_stops_at_once_and_the_other_finishes() {
     assert_eq!(sum.mean_turnaround_s, jb.turnaround_s);
     // Without the kill, b waits behind a's maps and finishes later.
     let (alone, _) = run(&load_text(&two_jobs("fifo", ""), None));
-    let b_finish = |s: &slotsim::sim::Sim| s.w.jobs[1].finished_at.unwrap();
+    let b_finish = |s: &slotsim::sim::Sim| s.view().jobs()[1].finished_at.unwrap();
     assert!(b_finish(&sim) < b_finish(&alone));
 }
 
@@ -89,7 +89,7 @@ fn a_raised_priority_puts_the_job_first_in_fifo_order() {
     );
     let (sim, _) = run(&load_text(&text, None));
     check(&sim).unwrap();
-    assert_eq!(sim.w.jobs[1].priority.as_str(), "very_high");
+    assert_eq!(sim.view().jobs()[1].priority.as_str(), "very_high");
     let order = launches(&sim);
     // The first wave (4 slots) is a's; at 10 s the freed slots go to b.
     assert_eq!(&order[..4], ["a/m0", "a/m1", "a/m2", "a/m3"]);
@@ -106,32 +106,42 @@ fn a_moved_job_counts_against_its_new_pool() {
     let mut sim = slotsim::runs::build_sim(&sc).unwrap();
     sim.run_until(Some(3_000));
     let running = |sim: &slotsim::sim::Sim, pool: u32| -> u32 {
-        let w = &sim.w;
-        w.attempts
+        let w = sim.view();
+        w.attempts()
             .iter()
             .filter(|x| x.outcome == Outcome::Running && w.job(x.job).pool == pool)
             .count() as u32
     };
-    let p1 = sim.w.pools.iter().position(|p| p.name == "p1").unwrap() as u32;
-    let p2 = sim.w.pools.iter().position(|p| p.name == "p2").unwrap() as u32;
+    let p1 = sim
+        .view()
+        .pools()
+        .iter()
+        .position(|p| p.name == "p1")
+        .unwrap() as u32;
+    let p2 = sim
+        .view()
+        .pools()
+        .iter()
+        .position(|p| p.name == "p2")
+        .unwrap() as u32;
     assert!(running(&sim, p1) > 0);
     sim.command(Command::MoveJob("b".into(), "p2".into()))
         .unwrap();
     for p in [p1, p2] {
-        let s = &sim.w.pool_stats[p as usize];
+        let s = &sim.view().pool_stats()[p as usize];
         assert_eq!(
             s.running_maps + s.running_reduces,
             running(&sim, p),
             "pool {p}"
         );
     }
-    assert_eq!(sim.w.pool_stats[p2 as usize].runnable_jobs, 1);
-    assert_eq!(sim.w.pool_stats[p1 as usize].runnable_jobs, 1);
+    assert_eq!(sim.view().pool_stats()[p2 as usize].runnable_jobs, 1);
+    assert_eq!(sim.view().pool_stats()[p1 as usize].runnable_jobs, 1);
     sim.run_until(None);
     check(&sim).unwrap();
     let sum = slotsim::report::summary::summarize(&sim);
     assert_eq!(sum.jobs.iter().find(|j| j.name == "b").unwrap().pool, "p2");
-    for s in &sim.w.pool_stats {
+    for s in sim.view().pool_stats() {
         assert_eq!(
             (s.running_maps, s.running_reduces, s.runnable_jobs),
             (0, 0, 0)
@@ -159,25 +169,34 @@ fn a_moved_yarn_job_takes_what_its_containers_hold() {
     let sc = load_text(&text, None);
     let mut sim = slotsim::runs::build_sim(&sc).unwrap();
     sim.run_until(Some(4_000));
-    let pool = |name: &str| sim.w.pools.iter().position(|p| p.name == name).unwrap();
+    let pool = |name: &str| {
+        sim.view()
+            .pools()
+            .iter()
+            .position(|p| p.name == name)
+            .unwrap()
+    };
     let (p1, p2) = (pool("p1"), pool("p2"));
-    let b = sim.w.jobs.iter().find(|j| j.name == "b").unwrap().id;
-    let held = sim.w.job(b).used;
+    let b = sim.view().jobs().iter().find(|j| j.name == "b").unwrap().id;
+    let held = sim.view().job(b).used;
     assert!(held.mb() > 0, "b holds containers before the move");
     let books = |sim: &slotsim::sim::Sim| {
-        for (p, s) in sim.w.pool_stats.iter().enumerate() {
-            let jobs = sim.w.jobs.iter().filter(|j| j.pool as usize == p);
+        for (p, s) in sim.view().pool_stats().iter().enumerate() {
+            let jobs = sim.view().jobs().iter().filter(|j| j.pool as usize == p);
             let used = jobs.fold(slotsim::model::Resource::ZERO, |a, j| a + j.used);
-            assert_eq!(s.used, used, "pool {p} at {} ms", sim.w.now);
+            assert_eq!(s.used, used, "pool {p} at {} ms", sim.view().now());
             assert!(s.am_used.fits_in(s.used), "pool {p}: AMs within its usage");
         }
     };
     books(&sim);
-    let before = (sim.w.pool_stats[p1].used, sim.w.pool_stats[p2].used);
+    let before = (
+        sim.view().pool_stats()[p1].used,
+        sim.view().pool_stats()[p2].used,
+    );
     sim.command(Command::MoveJob("b".into(), "p2".into()))
         .unwrap();
-    assert_eq!(sim.w.pool_stats[p1].used, before.0 - held);
-    assert_eq!(sim.w.pool_stats[p2].used, before.1 + held);
+    assert_eq!(sim.view().pool_stats()[p1].used, before.0 - held);
+    assert_eq!(sim.view().pool_stats()[p2].used, before.1 + held);
     books(&sim);
     while sim.step().is_some() && !sim.is_finished() {
         books(&sim);
@@ -185,15 +204,15 @@ fn a_moved_yarn_job_takes_what_its_containers_hold() {
     sim.run_until(None);
     check(&sim).unwrap();
     // All that is left is AMs lingering after their jobs (5 s).
-    for s in &sim.w.pool_stats {
+    for s in sim.view().pool_stats() {
         assert_eq!(s.used, s.am_used);
     }
     assert_eq!(
-        sim.w
-            .pool_stats
+        sim.view()
+            .pool_stats()
             .iter()
             .fold(slotsim::model::Resource::ZERO, |a, s| a + s.used),
-        sim.w.cluster.used
+        sim.view().cluster().used
     );
 }
 

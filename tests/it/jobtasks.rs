@@ -41,8 +41,8 @@ fn a_jobs_tasks_run_between_its_set_up_and_its_clean_up() {
         None,
     ));
     assert_eq!(s.jobs_finished, 1);
-    let w = &sim.w;
-    let runs = &w.job_tasks;
+    let w = sim.view();
+    let runs = &w.job_tasks();
     assert_eq!(runs.len(), 2, "one set-up, one clean-up");
     let (setup, cleanup) = (&runs[0], &runs[1]);
     assert_eq!(setup.kind, JobTaskKind::Setup);
@@ -51,28 +51,34 @@ fn a_jobs_tasks_run_between_its_set_up_and_its_clean_up() {
     // and nothing else, though a map slot is still free.
     assert_eq!((setup.start, setup.end), (0, Some(2_000)));
     assert_eq!(setup.slot_kind, Kind::Map);
-    let first = w.attempts.iter().map(|a| a.start).min().unwrap();
+    let first = w.attempts().iter().map(|a| a.start).min().unwrap();
     assert!(
         first >= 2_000,
         "a map at {first} ms, before the set-up ended"
     );
-    assert!(w.attempts.iter().all(|a| a.start != 0));
+    assert!(w.attempts().iter().all(|a| a.start != 0));
     // The clean-up starts after the last task and the job ends with it.
-    let last = w.attempts.iter().filter_map(|a| a.end()).max().unwrap();
+    let last = w.attempts().iter().filter_map(|a| a.end()).max().unwrap();
     assert!(cleanup.start >= last && cleanup.start - last <= 1_000);
     assert_eq!(cleanup.end, Some(cleanup.start + 3_000));
-    assert_eq!(w.jobs[0].finished_at, cleanup.end);
+    assert_eq!(w.jobs()[0].finished_at, cleanup.end);
     // Off: neither, and the job finishes with its last task.
     let (sim, _) = run(&load_text(
         &scenario("setup = \"off\"\ncleanup = \"off\""),
         None,
     ));
-    assert!(sim.w.job_tasks.is_empty());
-    let last = sim.w.attempts.iter().filter_map(|a| a.end()).max().unwrap();
-    assert_eq!(sim.w.jobs[0].finished_at, Some(last));
+    assert!(sim.view().job_tasks().is_empty());
+    let last = sim
+        .view()
+        .attempts()
+        .iter()
+        .filter_map(|a| a.end())
+        .max()
+        .unwrap();
+    assert_eq!(sim.view().jobs()[0].finished_at, Some(last));
     // "auto" lasts the task start-up.
     let (sim, _) = run(&load_text(&scenario("startup = \"1.5s\""), None));
-    let t = &sim.w.job_tasks[0];
+    let t = &sim.view().job_tasks()[0];
     assert_eq!(t.end, Some(t.start + 1_500));
 }
 
@@ -83,8 +89,8 @@ fn a_set_up_on_a_failed_node_runs_again_and_fixed_time_jobs_have_none() {
     let (sim, s) = run(&load_text(&text, None));
     assert_eq!(s.jobs_finished, 1);
     let setups: Vec<_> = sim
-        .w
-        .job_tasks
+        .view()
+        .job_tasks()
         .iter()
         .filter(|t| t.kind == JobTaskKind::Setup)
         .collect();
@@ -95,7 +101,7 @@ fn a_set_up_on_a_failed_node_runs_again_and_fixed_time_jobs_have_none() {
     );
     assert_eq!((setups[1].node, setups[1].attempt), (1, 1));
     assert_eq!(setups[1].outcome, Outcome::Succeeded);
-    let first = sim.w.attempts.iter().map(|a| a.start).min().unwrap();
+    let first = sim.view().attempts().iter().map(|a| a.start).min().unwrap();
     assert!(first >= setups[1].end.unwrap());
     // Fixed task times: no set-up, no clean-up, whatever [tasks] says.
     let fixed = scenario("setup = \"5s\"").replace(
@@ -103,8 +109,8 @@ fn a_set_up_on_a_failed_node_runs_again_and_fixed_time_jobs_have_none() {
         "profile = \"wordcount\"\nmap_time = \"10s\"\nreduce_time = \"10s\"",
     );
     let (sim, _) = run(&load_text(&fixed, None));
-    assert!(sim.w.job_tasks.is_empty());
-    assert_eq!(sim.w.attempts.iter().map(|a| a.start).min(), Some(0));
+    assert!(sim.view().job_tasks().is_empty());
+    assert_eq!(sim.view().attempts().iter().map(|a| a.start).min(), Some(0));
 }
 
 /// The node whose heartbeat handed out a set-up task keeps heartbeating
@@ -115,11 +121,11 @@ fn the_node_that_ran_a_set_up_keeps_heartbeating() {
     let text = scenario("setup = \"1500ms\"").replace("nodes = 1", "nodes = 2")
         + "[[jobs]]\nname = \"b\"\nprofile = \"wordcount\"\ninput = \"64MB\"\nreduces = 0\nsubmit = \"120s\"\n";
     let (sim, _) = run(&load_text(&text, None));
-    let setup = &sim.w.job_tasks[0];
+    let setup = &sim.view().job_tasks()[0];
     assert_eq!((setup.node, setup.start), (0, 0));
     let on_node0 = sim
-        .w
-        .attempts
+        .view()
+        .attempts()
         .iter()
         .filter(|a| a.node == 0 && a.job == 0)
         .map(|a| a.start)

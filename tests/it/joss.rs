@@ -19,14 +19,17 @@ fn plan(recs: &[InspectRecord], job: &str) -> serde_json::Value {
 
 /// Datacenter of each attempt of `job`, by task name.
 fn dcs(sim: &Sim, job: &str) -> BTreeMap<String, String> {
-    sim.w
-        .attempts
+    sim.view()
+        .attempts()
         .iter()
-        .filter(|a| sim.w.job(a.job).name == job)
+        .filter(|a| sim.view().job(a.job).name == job)
         .map(|a| {
             let p = if a.kind == Kind::Map { 'm' } else { 'r' };
-            let dc = sim.w.node(a.node).dc as usize;
-            (format!("{p}{}", a.task), sim.w.cluster.dcs[dc].name.clone())
+            let dc = sim.view().node(a.node).dc as usize;
+            (
+                format!("{p}{}", a.task),
+                sim.view().cluster().dcs[dc].name.clone(),
+            )
         })
         .collect()
 }
@@ -63,10 +66,10 @@ fn fig3_policy_b_places_maps_by_unique_blocks_and_reduces_with_the_most() {
         assert_eq!(ran, want, "{p}");
         // Every map of Y reads its block within its datacenter.
         let off_dc = sim
-            .w
-            .attempts
+            .view()
+            .attempts()
             .iter()
-            .filter(|a| sim.w.job(a.job).name == "Y" && a.kind == Kind::Map)
+            .filter(|a| sim.view().job(a.job).name == "Y" && a.kind == Kind::Map)
             .filter(|a| a.locality == Some(slotsim::sim::Locality::OffDc))
             .count();
         assert_eq!(off_dc, 0);
@@ -166,18 +169,18 @@ fn policies_a_and_c_and_fifo_for_unknown_profiles() {
     let g1 = plan(&recs, "g1");
     assert_eq!(g1["policy"], "FIFO");
     // Policy C: big's maps each run in a datacenter holding their block.
-    let job = sim.w.jobs.iter().find(|j| j.name == "big").unwrap();
+    let job = sim.view().jobs().iter().find(|j| j.name == "big").unwrap();
     for a in sim
-        .w
-        .attempts
+        .view()
+        .attempts()
         .iter()
         .filter(|a| a.job == job.id && a.kind == Kind::Map)
     {
-        let here = sim.w.node(a.node).dc;
+        let here = sim.view().node(a.node).dc;
         let holders: Vec<u32> = job
             .replicas(a.task)
             .iter()
-            .map(|&n| sim.w.node(n).dc)
+            .map(|&n| sim.view().node(n).dc)
             .collect();
         assert!(
             holders.contains(&here),

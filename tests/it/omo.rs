@@ -40,7 +40,11 @@ const SCENARIOS: [&str; 5] = [
 ];
 
 fn rules(sim: &Sim) -> Vec<&'static str> {
-    sim.w.attempts.iter().map(|a| sim.w.rule(a)).collect()
+    sim.view()
+        .attempts()
+        .iter()
+        .map(|a| sim.view().rule(a))
+        .collect()
 }
 
 fn close(a: f64, b: f64, what: &str) {
@@ -217,22 +221,22 @@ node = 0
 /// Most reduces of `job` running at once while it still had a map not yet
 /// launched.
 fn max_early_reduces(sim: &Sim) -> usize {
-    let w = &sim.w;
+    let w = sim.view();
     let last_map_start = w
-        .attempts
+        .attempts()
         .iter()
         .filter(|a| a.kind == Kind::Map)
         .map(|a| a.start)
         .max()
         .unwrap();
     let mut best = 0;
-    for a in w.attempts.iter().filter(|a| a.kind == Kind::Reduce) {
+    for a in w.attempts().iter().filter(|a| a.kind == Kind::Reduce) {
         let t = a.start;
         if t >= last_map_start {
             continue;
         }
         let n = w
-            .attempts
+            .attempts()
             .iter()
             .filter(|b| b.kind == Kind::Reduce && b.start <= t && b.end().is_none_or(|e| e > t))
             .count();
@@ -246,10 +250,10 @@ fn lazy_start_is_not_cut_by_the_ramp_up_bound_and_keeps_a_container_for_maps() {
     let (sim, _) = run(&load_text(RAMP, Some("omo")));
     check(&sim).unwrap();
     let lazy: Vec<_> = sim
-        .w
-        .attempts
+        .view()
+        .attempts()
         .iter()
-        .filter(|a| sim.w.rule(a) == "omo/lazy-start")
+        .filter(|a| sim.view().rule(a) == "omo/lazy-start")
         .collect();
     assert_eq!(lazy.len(), 1);
     assert_eq!(
@@ -258,7 +262,7 @@ fn lazy_start_is_not_cut_by_the_ramp_up_bound_and_keeps_a_container_for_maps() {
         "all three reduces before the last map launched"
     );
     // More than World::reduce_allowed lets other policies run early.
-    assert!(3 > sim.w.cluster.total_slots() / 2);
+    assert!(3 > sim.view().cluster().total_slots() / 2);
 }
 
 /// Two containers, a job with 3 reduces: its reduce stage may start only
@@ -431,13 +435,13 @@ fn rules_say_which_technique_made_each_assignment() {
         assert!(count(&omo, r) > 0, "omo uses {r}");
     }
     // Lazy start fired with maps of the job still unlaunched.
-    let w = &omo.w;
+    let w = omo.view();
     let early = w
-        .attempts
+        .attempts()
         .iter()
         .filter(|a| w.rule(a) == "omo/lazy-start")
         .any(|r| {
-            w.attempts
+            w.attempts()
                 .iter()
                 .any(|m| m.job == r.job && m.kind == Kind::Map && m.start > r.start)
         });
@@ -446,7 +450,7 @@ fn rules_say_which_technique_made_each_assignment() {
         "omo starts some reduce stage before the last map launches"
     );
     // Every reduce is OMO's; batch finish only runs maps, fair only maps.
-    for a in &w.attempts {
+    for a in w.attempts() {
         match w.rule(a) {
             "omo/reduce-continue" | "omo/lazy-start" => assert_eq!(a.kind, Kind::Reduce),
             _ => assert_eq!(a.kind, Kind::Map),
@@ -459,10 +463,14 @@ fn rules_say_which_technique_made_each_assignment() {
     // With lazy start off a reduce stage starts only once every map of
     // the job has been launched: batch finish then has no candidate.
     let (batch, _) = run(&load("omo-set-a.toml", Some("omo-batch")));
-    let w = &batch.w;
-    for r in w.attempts.iter().filter(|a| w.rule(a) == "omo/lazy-start") {
+    let w = batch.view();
+    for r in w
+        .attempts()
+        .iter()
+        .filter(|a| w.rule(a) == "omo/lazy-start")
+    {
         assert!(w
-            .attempts
+            .attempts()
             .iter()
             .filter(|m| m.job == r.job && m.kind == Kind::Map)
             .all(|m| m.start <= r.start));
@@ -513,10 +521,10 @@ fn summary_has_phases_last_batch_and_the_predictor() {
     }
     // The three spans partition first map start .. last shuffle end.
     let (sim, sum) = run(&load("omo-set-a.toml", Some("fair[slowstart=0.6]")));
-    for (job, js) in sim.w.jobs.iter().zip(&sum.jobs) {
+    for (job, js) in sim.view().jobs().iter().zip(&sum.jobs) {
         let m0 = sim
-            .w
-            .attempts
+            .view()
+            .attempts()
             .iter()
             .filter(|a| a.job == job.id && a.kind == Kind::Map)
             .map(|a| a.start)
@@ -545,7 +553,8 @@ fn fair_typed_slots_on_a_unified_cluster_is_fair_on_typed_slots() {
     let (b, _) = run(&load_text(&typed, Some(spec)));
     check(&a).unwrap();
     let key = |s: &Sim| {
-        s.w.attempts
+        s.view()
+            .attempts()
             .iter()
             .map(|x| (x.job, x.kind, x.task, x.node, x.start, x.end()))
             .collect::<Vec<_>>()
@@ -586,7 +595,13 @@ fn switching_to_and_from_omo_mid_run_keeps_the_invariants() {
         if then.starts_with("omo") {
             assert!(first_window >= 150.0, "{first} -> {then}: {first_window}");
         } else {
-            let first_job = sim.w.job_tasks.iter().filter_map(|t| t.end).min().unwrap();
+            let first_job = sim
+                .view()
+                .job_tasks()
+                .iter()
+                .filter_map(|t| t.end)
+                .min()
+                .unwrap();
             assert_eq!(first_window * 1000.0, first_job as f64, "{first} -> {then}");
         }
     }
@@ -624,8 +639,8 @@ fn assert_counts_every_release(sim: &Sim, pred: &PredictorReport, what: &str) {
     let last = pred.windows.last().unwrap();
     let open_from = ((last.start_s + 10.0) * 1000.0) as u64;
     let ended_before = sim
-        .w
-        .attempts
+        .view()
+        .attempts()
         .iter()
         .filter(|a| a.end().is_some_and(|e| e < open_from))
         .count() as u32;

@@ -51,27 +51,27 @@ fn four_computing_tasks_on_two_cores_take_twice_as_long_as_one_alone() {
     let four = run(&load_text(&one_node(4, 2, "64MB", 1e6), None)).0;
     check(&alone).unwrap();
     check(&four).unwrap();
-    let c1 = alone.w.attempts[0].times.compute;
+    let c1 = alone.view().attempts()[0].times.compute;
     assert!(c1 > 1000, "a grep map computes for seconds: {c1} ms");
-    assert_eq!(four.w.attempts.len(), 4);
-    for a in &four.w.attempts {
+    assert_eq!(four.view().attempts().len(), 4);
+    for a in four.view().attempts() {
         assert_eq!(a.times.compute, 2 * c1, "half a core each");
     }
     // Two on two cores: a core each, as fast as alone.
     let two = run(&load_text(&one_node(2, 2, "64MB", 1e6), None)).0;
-    assert!(two.w.attempts.iter().all(|a| a.times.compute == c1));
+    assert!(two.view().attempts().iter().all(|a| a.times.compute == c1));
 }
 
 #[test]
 fn four_100mb_reads_through_one_100mbs_disk_end_together_at_4s() {
     let (sim, _) = run(&load_text(&one_node(4, 4, "100MB", 100.0), None));
     check(&sim).unwrap();
-    for a in &sim.w.attempts {
+    for a in sim.view().attempts() {
         assert_eq!((a.start, a.times.read), (0, 4_000), "25 MB/s each for 4 s");
     }
     // Alone, the same read takes 1 s.
     let (one, _) = run(&load_text(&one_node(1, 4, "100MB", 100.0), None));
-    assert_eq!(one.w.attempts[0].times.read, 1_000);
+    assert_eq!(one.view().attempts()[0].times.read, 1_000);
 }
 
 /// 20 maps of 50 MB output each, one per node 1..=20 (fixed 5 s maps), and
@@ -127,8 +127,8 @@ fn run_twenty(network: &str) -> (slotsim::sim::run::Sim, f64) {
     sim.run_until(None);
     check(&sim).unwrap();
     let r = sim
-        .w
-        .attempts
+        .view()
+        .attempts()
         .iter()
         .find(|a| a.kind == Kind::Reduce)
         .expect("the reduce ran");
@@ -141,10 +141,10 @@ fn run_twenty(network: &str) -> (slotsim::sim::run::Sim, f64) {
 fn copy_of(network: &str) -> (f64, Vec<Vec<u32>>, u64) {
     let (sim, copy) = run_twenty(network);
     let paths = sim
-        .w
-        .flow_log
+        .view()
+        .flow_log()
+        .unwrap_or_default()
         .iter()
-        .flatten()
         .filter(|f| f.kind == slotsim::sim::phases::FlowKind::Shuffle)
         .map(|f| f.links.clone())
         .collect();
@@ -191,13 +191,13 @@ fn a_reducer_over_its_shuffle_buffer_writes_its_fetches_to_its_disk() {
 #[test]
 fn a_reducer_over_its_shuffle_buffer_merges_its_files_io_sort_factor_at_a_time() {
     let (sim, copy) = run_twenty("disk_mbps = 50\nshuffle_buffer = \"140MB\"");
-    assert_eq!(sim.w.net_spec.io_sort_factor, 10, "Hadoop's default");
+    assert_eq!(sim.view().net_spec().io_sort_factor, 10, "Hadoop's default");
     assert!((40.0..40.01).contains(&copy), "{copy} s");
     let merges: Vec<_> = sim
-        .w
-        .flow_log
+        .view()
+        .flow_log()
+        .unwrap_or_default()
         .iter()
-        .flatten()
         .filter(|f| f.kind == slotsim::sim::phases::FlowKind::Merge)
         .collect();
     let mb: Vec<f64> = merges.iter().map(|f| f.mb).collect();
@@ -248,11 +248,15 @@ fp = 0
     };
     let (sim, _) = run(&load_text(&text(0.0, false), None));
     check(&sim).unwrap();
-    assert!(sim.w.attempts.iter().all(|a| a.times.startup == 2_000));
+    assert!(sim
+        .view()
+        .attempts()
+        .iter()
+        .all(|a| a.times.startup == 2_000));
     // No variance: every map computes the same (nothing to spill).
     let maps: Vec<u32> = sim
-        .w
-        .attempts
+        .view()
+        .attempts()
         .iter()
         .filter(|a| a.kind == Kind::Map)
         .map(|a| a.times.compute)
@@ -261,14 +265,24 @@ fp = 0
     // With variance, they differ, and the draws are the attempt's own.
     let (a, _) = run(&load_text(&text(0.3, false), None));
     let (b, _) = run(&load_text(&text(0.3, false), None));
-    let va: Vec<u32> = a.w.attempts.iter().map(|a| a.times.compute).collect();
-    let vb: Vec<u32> = b.w.attempts.iter().map(|a| a.times.compute).collect();
+    let va: Vec<u32> = a
+        .view()
+        .attempts()
+        .iter()
+        .map(|a| a.times.compute)
+        .collect();
+    let vb: Vec<u32> = b
+        .view()
+        .attempts()
+        .iter()
+        .map(|a| a.times.compute)
+        .collect();
     assert_eq!(va, vb, "same seed, same draws");
     let distinct: std::collections::BTreeSet<u32> = va.iter().copied().collect();
     assert!(distinct.len() > 4, "{va:?}");
     // Fixed-time tasks: exactly their time, no start-up, no variance.
     let (f, _) = run(&load_text(&text(0.3, true), None));
-    for at in &f.w.attempts {
+    for at in f.view().attempts() {
         assert_eq!(at.times.startup, 0);
         if at.kind == Kind::Map {
             assert_eq!(at.end().unwrap() - at.start, 10_000);
@@ -299,7 +313,7 @@ fn the_fixed_model_reads_alone_at_the_class_bandwidth() {
     let (sim, sum) = run(&load_text(&text, None));
     check(&sim).unwrap();
     // Nothing shared: each read alone at 100 MB/s.
-    assert!(sim.w.attempts.iter().all(|a| a.times.read == 1_000));
+    assert!(sim.view().attempts().iter().all(|a| a.times.read == 1_000));
     assert!(sum.network.busiest_links.is_empty());
 }
 
@@ -409,7 +423,7 @@ fn writers_place_first_replicas_on_their_node() {
         let mut sim = slotsim::runs::build_sim(&sc).unwrap();
         sim.run_until(Some(1));
         (0..16)
-            .map(|i| sim.w.jobs[0].replicas(i).to_vec())
+            .map(|i| sim.view().jobs()[0].replicas(i).to_vec())
             .collect()
     };
     let one = first(&text("replication = 1\nwriter = 0", ""));
@@ -438,7 +452,7 @@ fn writers_place_first_replicas_on_their_node() {
     let sc = load_text(&jobs, None);
     let mut sim = slotsim::runs::build_sim(&sc).unwrap();
     sim.run_until(Some(1));
-    for (k, job) in sim.w.jobs.iter().enumerate() {
+    for (k, job) in sim.view().jobs().iter().enumerate() {
         for i in 0..3 {
             assert_eq!(job.replicas(i), &[k as u32 % 8], "job {k}");
         }
@@ -464,10 +478,15 @@ fn per_job_costs_and_output_replication_override_the_profile() {
     };
     let compute = |job: &str| {
         let (sim, _) = run(&load_text(&text(job), None));
-        let m = sim.w.attempts.iter().find(|a| a.kind == Kind::Map).unwrap();
+        let m = sim
+            .view()
+            .attempts()
+            .iter()
+            .find(|a| a.kind == Kind::Map)
+            .unwrap();
         let r = sim
-            .w
-            .attempts
+            .view()
+            .attempts()
             .iter()
             .find(|a| a.kind == Kind::Reduce)
             .unwrap();
@@ -485,10 +504,10 @@ fn per_job_costs_and_output_replication_override_the_profile() {
     sim.record_flows();
     sim.run_until(None);
     let outputs: Vec<_> = sim
-        .w
-        .flow_log
+        .view()
+        .flow_log()
+        .unwrap_or_default()
         .iter()
-        .flatten()
         .filter(|f| f.kind == slotsim::sim::phases::FlowKind::Output)
         .collect();
     assert!(!outputs.is_empty());
@@ -521,8 +540,8 @@ reduces = 1
         )
     };
     let compute = |sim: &slotsim::sim::Sim, kind: Kind| -> Vec<u32> {
-        let w = &sim.w;
-        w.attempts
+        let w = sim.view();
+        w.attempts()
             .iter()
             .filter(|a| a.kind == kind)
             .map(|a| a.times.compute)
@@ -548,7 +567,7 @@ reduces = 1
     let cost = slotsim::scenario::profiles::lookup("terasort")
         .unwrap()
         .reduce_s_per_mb;
-    let work_ms = plain.w.jobs[0].output_total * cost * 1000.0;
+    let work_ms = plain.view().jobs()[0].output_total * cost * 1000.0;
     assert!(
         work_ms > 1_000.0,
         "a terasort reduce computes for seconds: {work_ms} ms"

@@ -153,11 +153,11 @@ fn link_samples_thin_without_losing_load() {
         s.times().len()
     );
     assert!(s.times().windows(2).all(|w| w[0] < w[1]));
-    assert_eq!(*s.times().last().unwrap(), sim.w.now);
-    let n = sim.w.links.count() as usize;
+    assert_eq!(*s.times().last().unwrap(), sim.view().now());
+    let n = sim.view().links().count() as usize;
     let last = s.areas().last().unwrap();
-    for (r, (res, got)) in sim.w.net.resources[..n].iter().zip(last).enumerate() {
-        let exact = res.area_at(sim.w.now);
+    for (r, (res, got)) in sim.view().net().resources[..n].iter().zip(last).enumerate() {
+        let exact = res.area_at(sim.view().now());
         assert!((got - exact).abs() <= 1e-9 * exact.max(1.0), "resource {r}");
     }
     assert!(

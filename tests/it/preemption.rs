@@ -58,10 +58,10 @@ pool = "prod"
 }
 
 fn first_start(sim: &slotsim::sim::Sim, job: &str) -> u64 {
-    sim.w
-        .attempts
+    sim.view()
+        .attempts()
         .iter()
-        .filter(|a| sim.w.job(a.job).name == job)
+        .filter(|a| sim.view().job(a.job).name == job)
         .map(|a| a.start)
         .min()
         .unwrap()
@@ -72,8 +72,8 @@ fn a_starved_pool_gets_its_min_share_back() {
     let (sim, s) = run(&load_text(&scenario(true), None));
     assert_eq!(s.jobs_finished, 2);
     let killed: Vec<_> = sim
-        .w
-        .attempts
+        .view()
+        .attempts()
         .iter()
         .filter(|a| a.outcome == Outcome::Killed)
         .collect();
@@ -82,7 +82,7 @@ fn a_starved_pool_gets_its_min_share_back() {
     assert_eq!(killed.len(), 4, "{killed:?}");
     assert!(killed
         .iter()
-        .all(|a| sim.w.job(a.job).name == "big" && a.kind == Kind::Map));
+        .all(|a| sim.view().job(a.job).name == "big" && a.kind == Kind::Map));
     let t_kill = killed[0].end().unwrap();
     assert!(
         killed.iter().all(|a| a.end() == Some(t_kill)),
@@ -93,11 +93,11 @@ fn a_starved_pool_gets_its_min_share_back() {
         "after the 10 s timeout, at a 15 s check: {t_kill}"
     );
     let newest_kept = sim
-        .w
-        .attempts
+        .view()
+        .attempts()
         .iter()
         .filter(|a| {
-            sim.w.job(a.job).name == "big" && a.outcome != Outcome::Killed && a.start <= t_kill
+            sim.view().job(a.job).name == "big" && a.outcome != Outcome::Killed && a.start <= t_kill
         })
         .map(|a| a.start)
         .max()
@@ -119,8 +119,8 @@ fn a_starved_pool_gets_its_min_share_back() {
 fn without_preemption_the_pool_waits() {
     let (sim, _) = run(&load_text(&scenario(false), None));
     assert!(sim
-        .w
-        .attempts
+        .view()
+        .attempts()
         .iter()
         .all(|a| a.outcome == Outcome::Succeeded));
     assert!(

@@ -47,15 +47,15 @@ fn speculation_shortens_a_straggler_heavy_run() {
             "{mode}: mean makespan {mean} vs off {off_mean}"
         );
         // Every task succeeds exactly once; losers are killed, never left running.
-        for job in &sim.w.jobs {
+        for job in sim.view().jobs() {
             for (kind, n) in [
                 (Kind::Map, job.maps.len()),
                 (Kind::Reduce, job.reduces.len()),
             ] {
                 for t in 0..n as u32 {
                     let atts: Vec<_> = sim
-                        .w
-                        .attempts
+                        .view()
+                        .attempts()
                         .iter()
                         .filter(|a| a.job == job.id && a.kind == kind && a.task == t)
                         .collect();
@@ -80,21 +80,21 @@ fn speculation_shortens_a_straggler_heavy_run() {
             }
         }
         let rules: Vec<&str> = sim
-            .w
-            .attempts
+            .view()
+            .attempts()
             .iter()
             .filter(|a| a.speculative)
-            .map(|a| sim.w.rule(a))
+            .map(|a| sim.view().rule(a))
             .collect();
         assert!(
             rules.iter().all(|r| *r == format!("speculate/{mode}")),
             "{rules:?}"
         );
         // A speculative copy never runs on the node of the attempt it copies.
-        for a in sim.w.attempts.iter().filter(|a| a.speculative) {
+        for a in sim.view().attempts().iter().filter(|a| a.speculative) {
             let orig = sim
-                .w
-                .attempts
+                .view()
+                .attempts()
                 .iter()
                 .find(|b| b.job == a.job && b.kind == a.kind && b.task == a.task && !b.speculative)
                 .unwrap();
@@ -109,7 +109,8 @@ fn speculation_is_deterministic() {
     let (a, _) = run(&sc);
     let (b, _) = run(&sc);
     let key = |s: &slotsim::sim::Sim| {
-        s.w.attempts
+        s.view()
+            .attempts()
             .iter()
             .map(|a| (a.job, a.task, a.node, a.start, a.end(), a.speculative))
             .collect::<Vec<_>>()

@@ -5,7 +5,7 @@ use crate::common;
 use common::*;
 
 fn job_times(sim: &slotsim::sim::Sim, name: &str) -> (u64, u64) {
-    let j = sim.w.jobs.iter().find(|j| j.name == name).unwrap();
+    let j = sim.view().jobs().iter().find(|j| j.name == name).unwrap();
     (j.map_end.unwrap(), j.finished_at.unwrap())
 }
 
@@ -59,9 +59,9 @@ fn hadoop_test_small_jobs_sequence() {
         launches(&sim),
         ["J1/m0", "J1/r0", "J2/m0", "J2/r0", "J1/m1", "J2/r1"]
     );
-    let nodes: Vec<u32> = sim.w.attempts.iter().map(|a| a.node).collect();
+    let nodes: Vec<u32> = sim.view().attempts().iter().map(|a| a.node).collect();
     assert_eq!(nodes, [0, 0, 0, 0, 1, 1]);
-    let starts: Vec<u64> = sim.w.attempts.iter().map(|a| a.start).collect();
+    let starts: Vec<u64> = sim.view().attempts().iter().map(|a| a.start).collect();
     assert_eq!(
         starts,
         [1_000, 2_000, 3_000, 4_000, 5_000, 6_000],
@@ -214,8 +214,8 @@ fn hadoop_test_default_task_assignment_fifo() {
     let names = launches(&sim);
     let per_hb: Vec<Vec<String>> = (1..=8u64)
         .map(|s| {
-            sim.w
-                .attempts
+            sim.view()
+                .attempts()
                 .iter()
                 .zip(&names)
                 .filter(|(a, _)| a.start == s * 1000)
@@ -265,8 +265,8 @@ fn hadoop_test_assign_multiple_with_underloaded_cluster() {
     let mut sim = slotsim::runs::build_sim(&sc).unwrap();
     sim.run_until(Some(8_000));
     let got: Vec<(u64, String)> = sim
-        .w
-        .attempts
+        .view()
+        .attempts()
         .iter()
         .zip(launches(&sim))
         .map(|(a, n)| (a.start / 1000, n))
@@ -346,8 +346,8 @@ fn hadoop_test_delay_scheduling_off_rack() {
         ]
     );
     let locs: Vec<&str> = sim
-        .w
-        .attempts
+        .view()
+        .attempts()
         .iter()
         .map(|a| a.locality.unwrap().as_str())
         .collect();
@@ -385,8 +385,8 @@ fn launched_by_heartbeat(t: &str, n: usize) -> Vec<Vec<String>> {
     let names = launches(&sim);
     (1..=n as u64)
         .map(|s| {
-            sim.w
-                .attempts
+            sim.view()
+                .attempts()
                 .iter()
                 .zip(&names)
                 .filter(|(a, _)| a.start == s * 1000)

@@ -85,7 +85,7 @@ fn drf_worked_example_nsdi_2011() {
         .chain([vec![]])
         .collect();
     assert_eq!(order, want);
-    let w = &sim.w;
+    let w = sim.view();
     let (a, b) = (w.job(0), w.job(1));
     assert_eq!(
         a.used,
@@ -97,7 +97,7 @@ fn drf_worked_example_nsdi_2011() {
         Resource::memory(2 * 1024, 6),
         "B: 2 tasks, 6 CPUs, 2 GB"
     );
-    let cap = w.cluster.live;
+    let cap = w.cluster().live;
     let (da, db) = (
         slotsim::sched::yarn::fair::drf_shares(a.used, cap, 1.0).0,
         slotsim::sched::yarn::fair::drf_shares(b.used, cap, 1.0).0,
@@ -152,7 +152,7 @@ fn hadoop_fair_test_no_more_cpu_on_node() {
     let jobs = [("app", "default", 2, "1GB", 1)];
     let (sim, recs) = run_to(&one_node("2GB", 1, "yarn-fair", &jobs, &beats(2)), 50_000);
     assert_eq!(per_beat(&recs), [vec!["app"], vec![]]);
-    assert_eq!(sim.w.job(0).used, Resource::memory(1024, 1));
+    assert_eq!(sim.view().job(0).used, Resource::memory(1024, 1));
 }
 
 #[test]
@@ -200,7 +200,7 @@ fn yarn_fifo_fills_the_node_in_application_order_memory_only() {
         per_beat(&recs),
         [vec!["first", "first", "first", "second", "second"]]
     );
-    assert_eq!(sim.w.cluster.used, Resource::memory(8192, 5));
+    assert_eq!(sim.view().cluster().used, Resource::memory(8192, 5));
 }
 
 #[test]
@@ -232,9 +232,9 @@ submit = "2s"
     let sc = load_text(text, None);
     let (sim, _) = run(&sc);
     check(&sim).unwrap();
-    let w = &sim.w;
-    for job in &w.jobs {
-        let am: Vec<_> = w.job_tasks.iter().filter(|t| t.job == job.id).collect();
+    let w = sim.view();
+    for job in w.jobs() {
+        let am: Vec<_> = w.job_tasks().iter().filter(|t| t.job == job.id).collect();
         assert_eq!(am.len(), 1);
         assert_eq!(am[0].kind, JobTaskKind::Am);
         // Hadoop's default AM, 1536 MB and 1 vcore, normalised to 2048.
@@ -245,7 +245,7 @@ submit = "2s"
             "start-up, then the first allocate call"
         );
         let first = w
-            .attempts
+            .attempts()
             .iter()
             .filter(|a| a.job == job.id)
             .map(|a| a.start)
@@ -397,9 +397,9 @@ reduce_vcores = 2
 struct Sizes(Arc<Mutex<BTreeSet<(&'static str, Resource)>>>);
 
 impl slotsim::sim::policy::Observer for Sizes {
-    fn observe(&mut self, w: &slotsim::sim::World) {
+    fn observe(&mut self, w: slotsim::sim::RunView<'_>) {
         let mut seen = self.0.lock().unwrap();
-        for a in w.attempts.iter().filter(|a| a.end().is_none()) {
+        for a in w.attempts().iter().filter(|a| a.end().is_none()) {
             let kind = if a.kind == slotsim::sim::Kind::Map {
                 "map"
             } else {
@@ -420,35 +420,40 @@ struct Books {
 }
 
 impl slotsim::sim::policy::Observer for Books {
-    fn observe(&mut self, w: &slotsim::sim::World) {
+    fn observe(&mut self, w: slotsim::sim::RunView<'_>) {
         let mut broken = self.broken.lock().unwrap();
         if broken.is_some() {
             return;
         }
-        let mut held = vec![Resource::ZERO; w.cluster.nodes.len()];
-        for a in w.attempts.iter().filter(|a| a.end().is_none()) {
+        let mut held = vec![Resource::ZERO; w.cluster().nodes.len()];
+        for a in w.attempts().iter().filter(|a| a.end().is_none()) {
             held[a.node as usize] += a.ask;
         }
-        for t in w.job_tasks.iter().filter(|t| t.end.is_none()) {
+        for t in w.job_tasks().iter().filter(|t| t.end.is_none()) {
             held[t.node as usize] += t.ask;
         }
         let mut total = Resource::ZERO;
-        for n in &w.cluster.nodes {
+        for n in &w.cluster().nodes {
             total += n.used;
             let over = n.used.mb() > n.capacity.mb()
                 || (!self.memory_only && n.used.vcores() > n.capacity.vcores());
             if over || n.used != held[n.id as usize] {
                 *broken = Some(format!(
                     "node {} at {} ms: holds {:?} of {:?}, its containers {:?}",
-                    n.id, w.now, n.used, n.capacity, held[n.id as usize]
+                    n.id,
+                    w.now(),
+                    n.used,
+                    n.capacity,
+                    held[n.id as usize]
                 ));
                 return;
             }
         }
-        if total != w.cluster.used {
+        if total != w.cluster().used {
             *broken = Some(format!(
                 "cluster at {} ms: {:?} against its nodes' {total:?}",
-                w.now, w.cluster.used
+                w.now(),
+                w.cluster().used
             ));
         }
     }
@@ -726,8 +731,8 @@ fn capacity_admits_applications_within_the_am_resource_limit() {
         let mut sim = slotsim::runs::build_sim(&sc).unwrap();
         sim.run_until(None);
         let am_start = |j: u32| {
-            sim.w
-                .job_tasks
+            sim.view()
+                .job_tasks()
                 .iter()
                 .find(|t| t.job == j && t.kind == JobTaskKind::Am)
                 .map(|t| t.start)
@@ -735,7 +740,7 @@ fn capacity_admits_applications_within_the_am_resource_limit() {
         };
         (
             (0..3).map(am_start).collect::<Vec<_>>(),
-            sim.w.job(0).finished_at.unwrap(),
+            sim.view().job(0).finished_at.unwrap(),
         )
     };
     let (starts, first_done) = run("yarn-capacity");
@@ -767,9 +772,19 @@ fn capacity_queues_keep_to_their_capacity_and_a_user_to_its_limit() {
         let sc = load_text(&text, None);
         let mut sim = slotsim::runs::build_sim(&sc).unwrap();
         sim.run_until(Some(30_000));
-        let mb = |p: usize| sim.w.pool_stats[p].used.mb();
-        let a = sim.w.pools.iter().position(|p| p.name == "a").unwrap();
-        let b = sim.w.pools.iter().position(|p| p.name == "b").unwrap();
+        let mb = |p: usize| sim.view().pool_stats()[p].used.mb();
+        let a = sim
+            .view()
+            .pools()
+            .iter()
+            .position(|p| p.name == "a")
+            .unwrap();
+        let b = sim
+            .view()
+            .pools()
+            .iter()
+            .position(|p| p.name == "b")
+            .unwrap();
         (mb(a), mb(b))
     };
     // Together the two would pass the cluster by a container each: b,
@@ -821,8 +836,8 @@ fn capacity_reserves_a_node_for_a_container_that_does_not_fit() {
         .map(|r| r.t)
         .collect();
     let starts = |j: u32| -> Vec<u64> {
-        sim.w
-            .attempts
+        sim.view()
+            .attempts()
             .iter()
             .filter(|a| a.job == j)
             .map(|a| a.start)
@@ -842,7 +857,15 @@ fn capacity_reserves_a_node_for_a_container_that_does_not_fit() {
             "node 0 reserved at {t}: {reserved:?}"
         );
     }
-    assert_eq!(sim.w.attempts.iter().find(|a| a.job == 1).unwrap().node, 0);
+    assert_eq!(
+        sim.view()
+            .attempts()
+            .iter()
+            .find(|a| a.job == 1)
+            .unwrap()
+            .node,
+        0
+    );
     check(&sim).unwrap();
 }
 
@@ -867,7 +890,10 @@ fn capacity_user_limit_splits_a_queue_between_active_users() {
         }
         text += &heartbeat_events(&[(1000, 0)]);
         let (sim, _) = run_to(&text, 50_000);
-        (sim.w.job(0).used.mb() / 1024, sim.w.job(1).used.mb() / 1024)
+        (
+            sim.view().job(0).used.mb() / 1024,
+            sim.view().job(1).used.mb() / 1024,
+        )
     };
     assert_eq!(run(50), (5, 3));
     assert_eq!(run(100), (8, 0));
@@ -929,7 +955,7 @@ fn hadoop_fair_test_container_reservation_attempt_exceeding_queue_max() {
         let mut text = fair_node("3GB", 5, "yarn-fair", &pools, &jobs);
         text += &heartbeat_events(&beats(3));
         let (sim, recs) = run_to(&text, 3_500);
-        let now = sim.policy().inspect(&sim.w, 0);
+        let now = sim.policy().inspect(sim.view(), 0);
         (
             per_beat(&recs),
             now.cluster.get("reserved_nodes").and_then(|v| v.as_f64()),
@@ -959,7 +985,7 @@ fn a_fair_queue_stops_once_past_its_maximum() {
     let (sim, recs) = run_to(&text, 50_000);
     assert_eq!(recs[0].assigned.len(), 3);
     assert!(recs.get(1).is_none_or(|r| r.assigned.is_empty()));
-    assert_eq!(sim.w.job(0).used.mb(), 3072);
+    assert_eq!(sim.view().job(0).used.mb(), 3072);
 }
 
 #[test]
@@ -1063,7 +1089,7 @@ fn a_drf_queue_under_a_fair_root_is_refused_rather_than_hung() {
     let mut sim = slotsim::runs::build_sim(&sc).unwrap();
     sim.run_until(Some(50_000));
     assert!(sim.halted().is_none());
-    assert!(sim.w.job(0).am_ready.is_some());
+    assert!(sim.view().job(0).am_ready.is_some());
 }
 
 #[test]
@@ -1080,7 +1106,7 @@ fn capacity_max_capacity_bounds_a_queue_s_elasticity() {
         let sc = load_text(&text, None);
         let mut sim = slotsim::runs::build_sim(&sc).unwrap();
         sim.run_until(Some(30_000));
-        sim.w.job(0).used.mb() / 1024
+        sim.view().job(0).used.mb() / 1024
     };
     assert_eq!(run(""), 80);
     assert_eq!(run("max_capacity = 50\n"), 40);

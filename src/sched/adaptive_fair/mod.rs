@@ -102,7 +102,7 @@ use crate::sim::policy::{
     num, BuildCtx, Event, Inspection, Policy, PoolShare, PoolShares, ShareBasis, Show, Value,
     Values,
 };
-use crate::sim::{Heartbeat, Locality, World};
+use crate::sim::{Heartbeat, Locality, RunView};
 use crate::units::de_opt_duration;
 use mechanisms::WaitMean;
 
@@ -324,17 +324,17 @@ impl Policy for AdaptiveFair {
         self.slowstart
     }
 
-    fn adopt(&mut self, w: &World) {
+    fn adopt(&mut self, w: RunView<'_>) {
         self.jobs.clear();
         self.node_waits = WaitMean::default();
         self.rack_waits = WaitMean::default();
         self.last_heartbeat = None;
-        self.last_tick = Some(w.now);
+        self.last_tick = Some(w.now());
         self.refresh(w);
     }
 
     fn maintain(&mut self, hb: &mut Heartbeat<'_>) {
-        let now = hb.world().now;
+        let now = hb.view().now();
         if self
             .last_tick
             .is_some_and(|t| now < t.saturating_add(self.update_interval))
@@ -342,13 +342,13 @@ impl Policy for AdaptiveFair {
             return;
         }
         self.last_tick = Some(now);
-        self.refresh(hb.world());
+        self.refresh(hb.view());
     }
 
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
-        let now = hb.world().now;
+        let now = hb.view().now();
         self.update_wait_times(now);
-        let w = hb.world();
+        let w = hb.view();
         let runnable_maps: u32 = self.view(w, TaskKind::Map).demand.iter().sum();
         let runnable_reduces: u32 = self.view(w, TaskKind::Reduce).demand.iter().sum();
         let assign_multiple = self.assign_multiple;
@@ -365,10 +365,10 @@ impl Policy for AdaptiveFair {
                 self.assign_one(hb, kind, launched, visited)
             },
         );
-        self.mark_skipped(launched, visited, hb.world());
+        self.mark_skipped(launched, visited, hb.view());
     }
 
-    fn hear(&mut self, w: &World, e: Event) {
+    fn hear(&mut self, w: RunView<'_>, e: Event) {
         match e {
             Event::JobArrived(j) => {
                 let i = j as usize;
@@ -393,7 +393,7 @@ impl Policy for AdaptiveFair {
 }
 
 impl Show for AdaptiveFair {
-    fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
+    fn inspect(&self, w: RunView<'_>, _node: NodeId) -> Inspection {
         let mut ins = Inspection::default();
         let s = &self.snap;
         let c = &mut ins.cluster;
@@ -438,7 +438,7 @@ impl Show for AdaptiveFair {
             let mut v = Values::new();
             let min_alloc = self.min_allocated(w, &mv, p, TaskKind::Map);
             let workload = mv.running[p];
-            v.insert("shared", p == w.pools.len());
+            v.insert("shared", p == w.pools().len());
             v.insert("allocation_map", self.alloc(p, TaskKind::Map));
             v.insert("allocation_reduce", self.alloc(p, TaskKind::Reduce));
             v.insert("workload_map", workload);
@@ -464,7 +464,7 @@ impl Show for AdaptiveFair {
             ins.pools.insert(self.vpool_name(w, p).to_string(), v);
         }
         // Waits as they will stand once this heartbeat's update has run.
-        let dt = self.last_heartbeat.map_or(0, |t| w.now.saturating_sub(t));
+        let dt = self.last_heartbeat.map_or(0, |t| w.now().saturating_sub(t));
         let mut pos = 0u64;
         for &p in &order {
             for j in self.job_order(w, &mv, p, TaskKind::Map) {
@@ -501,7 +501,7 @@ impl Show for AdaptiveFair {
 
     /// The policy's own pools (user pools less the jobs it moved, plus the
     /// shared pool), by name, against their allocations.
-    fn pool_shares(&self, w: &World) -> Option<PoolShares> {
+    fn pool_shares(&self, w: RunView<'_>) -> Option<PoolShares> {
         let mv = self.view(w, TaskKind::Map);
         let rv = self.view(w, TaskKind::Reduce);
         let mut pools: Vec<PoolShare> = (0..mv.jobs.len())

@@ -11,17 +11,17 @@ use super::{
 };
 use crate::model::{JobId, Ms, PoolMode, Priority};
 use crate::sched::fair::shares::{fair_cmp, Key};
-use crate::sim::{Heartbeat, Locality, World};
+use crate::sim::{Heartbeat, Locality, RunView};
 
 impl AdaptiveFair {
-    pub(super) fn state(&self, w: &World, j: JobId) -> JobState {
+    pub(super) fn state(&self, w: RunView<'_>, j: JobId) -> JobState {
         match self.jobs.get(j as usize) {
             Some(Some(s)) => s.clone(),
             _ => JobState::new(w.job(j).priority),
         }
     }
 
-    pub(super) fn state_mut(&mut self, w: &World, j: JobId) -> &mut JobState {
+    pub(super) fn state_mut(&mut self, w: RunView<'_>, j: JobId) -> &mut JobState {
         let i = j as usize;
         if self.jobs.len() <= i {
             self.jobs.resize(i + 1, None);
@@ -33,7 +33,7 @@ impl AdaptiveFair {
         matches!(self.jobs.get(j as usize), Some(Some(s)) if s.shared)
     }
 
-    pub(super) fn prio(&self, w: &World, j: JobId) -> Priority {
+    pub(super) fn prio(&self, w: RunView<'_>, j: JobId) -> Priority {
         match self.jobs.get(j as usize) {
             Some(Some(s)) => s.prio,
             _ => w.job(j).priority,
@@ -41,21 +41,21 @@ impl AdaptiveFair {
     }
 
     /// Virtual pool of job `j`: its own pool, or the shared pool (index n).
-    pub(super) fn vpool(&self, w: &World, j: JobId) -> usize {
+    pub(super) fn vpool(&self, w: RunView<'_>, j: JobId) -> usize {
         if self.is_shared(j) {
-            w.pools.len()
+            w.pools().len()
         } else {
             w.job(j).pool as usize
         }
     }
 
-    pub(super) fn vpool_name<'a>(&'a self, w: &'a World, p: usize) -> &'a str {
-        w.pools
+    pub(super) fn vpool_name<'a>(&'a self, w: RunView<'a>, p: usize) -> &'a str {
+        w.pools()
             .get(p)
             .map_or(self.shared_name.as_str(), |s| &s.name)
     }
 
-    pub(super) fn pending(&self, w: &World, j: JobId, k: TaskKind) -> u32 {
+    pub(super) fn pending(&self, w: RunView<'_>, j: JobId, k: TaskKind) -> u32 {
         let job = w.job(j);
         if !job.runnable {
             return 0;
@@ -67,7 +67,7 @@ impl AdaptiveFair {
         }
     }
 
-    pub(super) fn running(w: &World, j: JobId, k: TaskKind) -> u32 {
+    pub(super) fn running(w: RunView<'_>, j: JobId, k: TaskKind) -> u32 {
         let job = w.job(j);
         match k {
             TaskKind::Map => job.maps_running,
@@ -77,35 +77,35 @@ impl AdaptiveFair {
 
     /// The fair scheduler's demand: pending + running (reduces only once
     /// slowstart allows them, else the running ones).
-    pub(super) fn demand(&self, w: &World, j: JobId, k: TaskKind) -> u32 {
+    pub(super) fn demand(&self, w: RunView<'_>, j: JobId, k: TaskKind) -> u32 {
         if !w.job(j).runnable {
             return 0;
         }
         self.pending(w, j, k) + Self::running(w, j, k)
     }
 
-    pub(super) fn pool_max(w: &World, p: usize, k: TaskKind) -> u32 {
-        w.pools.get(p).map_or(u32::MAX, |s| match k {
+    pub(super) fn pool_max(w: RunView<'_>, p: usize, k: TaskKind) -> u32 {
+        w.pools().get(p).map_or(u32::MAX, |s| match k {
             TaskKind::Map => s.max_maps,
             TaskKind::Reduce => s.max_reduces,
         })
     }
 
-    pub(super) fn pool_min(w: &World, p: usize, k: TaskKind) -> u32 {
-        w.pools.get(p).map_or(0, |s| match k {
+    pub(super) fn pool_min(w: RunView<'_>, p: usize, k: TaskKind) -> u32 {
+        w.pools().get(p).map_or(0, |s| match k {
             TaskKind::Map => s.min_maps,
             TaskKind::Reduce => s.min_reduces,
         })
     }
 
-    pub(super) fn pool_weight(w: &World, p: usize) -> f64 {
-        w.pools.get(p).map_or(1.0, |s| s.weight)
+    pub(super) fn pool_weight(w: RunView<'_>, p: usize) -> f64 {
+        w.pools().get(p).map_or(1.0, |s| s.weight)
     }
 
-    pub(super) fn total_slots(w: &World, k: TaskKind) -> u32 {
+    pub(super) fn total_slots(w: RunView<'_>, k: TaskKind) -> u32 {
         match k {
-            TaskKind::Map => w.cluster.total_map_slots,
-            TaskKind::Reduce => w.cluster.total_reduce_slots,
+            TaskKind::Map => w.cluster().total_map_slots,
+            TaskKind::Reduce => w.cluster().total_reduce_slots,
         }
     }
 
@@ -116,7 +116,7 @@ impl AdaptiveFair {
 
     /// The most tasks of kind `k` pool `p` may run: its allocation with
     /// mechanism 2, else its max share (none for the shared pool).
-    pub(super) fn cap(&self, w: &World, p: usize, k: TaskKind) -> u32 {
+    pub(super) fn cap(&self, w: RunView<'_>, p: usize, k: TaskKind) -> u32 {
         if self.mech.allocation {
             self.alloc(p, k)
         } else {
@@ -124,15 +124,15 @@ impl AdaptiveFair {
         }
     }
 
-    pub(super) fn view(&self, w: &World, k: TaskKind) -> View {
-        let n = w.pools.len() + 1;
+    pub(super) fn view(&self, w: RunView<'_>, k: TaskKind) -> View {
+        let n = w.pools().len() + 1;
         let mut v = View {
             jobs: vec![Vec::new(); n],
             pending: vec![0; n],
             running: vec![0; n],
             demand: vec![0; n],
         };
-        for &j in &w.active {
+        for &j in w.active() {
             let p = self.vpool(w, j);
             v.jobs[p].push(j);
             v.pending[p] += self.pending(w, j, k);
@@ -147,8 +147,8 @@ impl AdaptiveFair {
 
     /// minAllocated of pool `p`: its configured min share (the shared
     /// pool's: its allocation), lowered to its pending tasks.
-    pub(super) fn min_allocated(&self, w: &World, v: &View, p: usize, k: TaskKind) -> u32 {
-        let configured = if p < w.pools.len() {
+    pub(super) fn min_allocated(&self, w: RunView<'_>, v: &View, p: usize, k: TaskKind) -> u32 {
+        let configured = if p < w.pools().len() {
             Self::pool_min(w, p, k)
         } else {
             self.alloc(p, k)
@@ -158,7 +158,7 @@ impl AdaptiveFair {
 
     /// Pool order key of §8.3: (tier, ratio): tier 0 for PoolWorkload ≤
     /// minAllocated, by PoolOccupiedRatio; tier 1 by PoolWorkload / weight.
-    pub(super) fn pool_key(&self, w: &World, v: &View, p: usize, k: TaskKind) -> (u8, f64) {
+    pub(super) fn pool_key(&self, w: RunView<'_>, v: &View, p: usize, k: TaskKind) -> (u8, f64) {
         let workload = v.running[p];
         let min_alloc = self.min_allocated(w, v, p, k);
         if workload <= min_alloc {
@@ -175,7 +175,7 @@ impl AdaptiveFair {
     }
 
     /// Virtual pools with jobs, in the order they are offered a task.
-    pub(super) fn pool_order(&self, w: &World, v: &View, k: TaskKind) -> Vec<usize> {
+    pub(super) fn pool_order(&self, w: RunView<'_>, v: &View, k: TaskKind) -> Vec<usize> {
         let mut pools: Vec<usize> = (0..v.jobs.len())
             .filter(|&p| !v.jobs[p].is_empty())
             .collect();
@@ -206,7 +206,7 @@ impl AdaptiveFair {
     /// JobPendingRatio and JobOccupiedRatio of job `j` in pool `p`.
     pub(super) fn job_ratios(
         &self,
-        w: &World,
+        w: RunView<'_>,
         v: &View,
         p: usize,
         j: JobId,
@@ -229,14 +229,14 @@ impl AdaptiveFair {
     }
 
     /// Is pool `p` served first come first served?
-    pub(super) fn fifo_pool(&self, w: &World, p: usize) -> bool {
-        w.pools
+    pub(super) fn fifo_pool(&self, w: RunView<'_>, p: usize) -> bool {
+        w.pools()
             .get(p)
             .is_none_or(|s| s.scheduling_mode == PoolMode::Fifo)
     }
 
     /// The jobs of pool `p` in the order they are offered a task.
-    pub(super) fn job_order(&self, w: &World, v: &View, p: usize, k: TaskKind) -> Vec<JobId> {
+    pub(super) fn job_order(&self, w: RunView<'_>, v: &View, p: usize, k: TaskKind) -> Vec<JobId> {
         let mut jobs = v.jobs[p].clone();
         if self.fifo_pool(w, p) {
             jobs.sort_by_key(|&j| (self.prio(w, j), w.job(j).submit, j));
@@ -277,29 +277,32 @@ impl AdaptiveFair {
 
     /// The refresh: mechanisms 1, 2, 4 and 5 (3 sorts live on every
     /// assignment, from the allocations fixed here).
-    pub(super) fn refresh(&mut self, w: &World) {
-        let n = w.pools.len();
-        while w.pools.iter().any(|p| p.name == self.shared_name) {
+    pub(super) fn refresh(&mut self, w: RunView<'_>) {
+        let n = w.pools().len();
+        while w.pools().iter().any(|p| p.name == self.shared_name) {
             self.shared_name.push('*');
         }
         // 1. Classification.
-        let min_maps = w.active.iter().map(|&j| w.job(j).n_maps()).min();
+        let min_maps = w.active().iter().map(|&j| w.job(j).n_maps()).min();
         let min_reduces = w
-            .active
+            .active()
             .iter()
             .map(|&j| w.job(j).n_reduces())
             .filter(|&r| r > 0)
             .min();
-        let total = w.active.len() as u32;
+        let total = w.active().len() as u32;
         let small = min_maps.map_or(0, |m| {
-            w.active.iter().filter(|&&j| w.job(j).n_maps() <= m).count() as u32
+            w.active()
+                .iter()
+                .filter(|&&j| w.job(j).n_maps() <= m)
+                .count() as u32
         });
-        let (nodes, slots) = (w.cluster.live_nodes, w.cluster.total_map_slots);
+        let (nodes, slots) = (w.cluster().live_nodes, w.cluster().total_map_slots);
         // SmallJobs / TotalJobs ≤ 1 / (slots / nodes), in integers.
         let enabled = self.mech.classification
             && total > 0
             && u64::from(small) * u64::from(slots) <= u64::from(total) * u64::from(nodes);
-        for &j in &w.active {
+        for &j in w.active() {
             let size = w.job(j).n_maps();
             let is_small = min_maps.is_some_and(|m| size <= m);
             let s = self.state_mut(w, j);
@@ -338,7 +341,7 @@ impl AdaptiveFair {
         };
         // 5. Priorities.
         let adjust = self.mech.priority;
-        for &j in &w.active {
+        for &j in w.active() {
             let s = self.state_mut(w, j);
             if adjust && s.fresh {
                 if let (Some(a), Some(b)) = (s.prev, s.last) {
@@ -395,7 +398,7 @@ impl AdaptiveFair {
         borrowed: bool,
         visited: &mut Vec<JobId>,
     ) -> bool {
-        let w = hb.world();
+        let w = hb.view();
         let job = w.job(j);
         if !job.runnable {
             return false;
@@ -404,7 +407,7 @@ impl AdaptiveFair {
             TaskKind::Map => {
                 visited.push(j);
                 let allowed = self.allowed_level(&self.state(w, j));
-                let Some((t, loc)) = job.find_map(hb.node, allowed, &w.cluster) else {
+                let Some((t, loc)) = job.find_map(hb.node, allowed, w.cluster()) else {
                     return false;
                 };
                 let rule = match loc {
@@ -414,7 +417,7 @@ impl AdaptiveFair {
                     _ => RULE_OFF,
                 };
                 hb.launch_map(j, t, rule);
-                let w = hb.world();
+                let w = hb.view();
                 let s = self.state_mut(w, j);
                 let waited = s.waited;
                 s.prev = s.last;
@@ -453,12 +456,12 @@ impl AdaptiveFair {
         launched: &mut Vec<JobId>,
         visited: &mut Vec<JobId>,
     ) -> bool {
-        let w = hb.world();
+        let w = hb.view();
         let v = self.view(w, kind);
         let pools = self.pool_order(w, &v, kind);
         for borrow in [false, true] {
             for &p in &pools {
-                let w = hb.world();
+                let w = hb.view();
                 let cap = self.cap(w, p, kind);
                 // Pools under their allocation were tried in the first pass.
                 let limit = if borrow {
@@ -492,7 +495,7 @@ impl AdaptiveFair {
         &mut self,
         launched: Vec<JobId>,
         mut visited: Vec<JobId>,
-        w: &World,
+        w: RunView<'_>,
     ) {
         visited.sort_unstable();
         visited.dedup();

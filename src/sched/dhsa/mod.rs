@@ -106,7 +106,7 @@ use super::settings::{fraction, ConfigError, Settings};
 use crate::model::Models;
 use crate::model::{JobId, Ms, NodeId};
 use crate::sim::policy::{num, BuildCtx, Event, Inspection, Policy, PoolShares, Show, Value};
-use crate::sim::{AttemptId, Heartbeat, Kind, Locality, Outcome, World};
+use crate::sim::{AttemptId, Heartbeat, Kind, Locality, Outcome, RunView};
 use crate::units::de_opt_duration;
 
 /// `[scheduler.dhsa-pi]` and `[scheduler.dhsa-pd]`: DHSA's borrowing
@@ -304,14 +304,14 @@ impl Dhsa {
     }
 
     /// Reduces that may run in map slots, maps that may run in reduce slots.
-    fn limits(&self, w: &World) -> (u32, u32) {
+    fn limits(&self, w: RunView<'_>) -> (u32, u32) {
         (
-            borrowable(w.cluster.total_map_slots, self.borrow_map_pct),
-            borrowable(w.cluster.total_reduce_slots, self.borrow_reduce_pct),
+            borrowable(w.cluster().total_map_slots, self.borrow_map_pct),
+            borrowable(w.cluster().total_reduce_slots, self.borrow_reduce_pct),
         )
     }
 
-    fn pool_full(w: &World, p: usize, kind: Kind) -> bool {
+    fn pool_full(w: RunView<'_>, p: usize, kind: Kind) -> bool {
         let k = match kind {
             Kind::Map => TaskKind::Map,
             Kind::Reduce => TaskKind::Reduce,
@@ -335,7 +335,7 @@ impl Dhsa {
         launched: &mut Vec<JobId>,
         visited: &mut Vec<JobId>,
     ) -> Option<AttemptId> {
-        let w = hb.world();
+        let w = hb.view();
         let job = w.job(j);
         if !job.runnable {
             return None;
@@ -369,12 +369,12 @@ impl Dhsa {
         rule: &'static str,
         launched: &mut Vec<JobId>,
     ) -> Option<AttemptId> {
-        let w = hb.world();
+        let w = hb.view();
         let job = w.job(j);
         if !job.runnable || job.maps_pending == 0 || hb.free_typed(slot) == 0 {
             return None;
         }
-        let (t, loc) = job.find_map(hb.node, max, &w.cluster)?;
+        let (t, loc) = job.find_map(hb.node, max, w.cluster())?;
         let a = match slot {
             Kind::Map => hb.launch_map(j, t, rule),
             Kind::Reduce => hb.launch_map_in_reduce_slot(j, t, rule),
@@ -399,7 +399,7 @@ impl Dhsa {
         if self.launch_pending_reduce(hb, j, slot, rule) {
             return true;
         }
-        let job = hb.world().job(j);
+        let job = hb.view().job(j);
         slot == Kind::Reduce
             && job.runnable
             && job.reduces_schedulable(self.slowstart)
@@ -416,7 +416,7 @@ impl Dhsa {
         slot: Kind,
         rule: &'static str,
     ) -> bool {
-        let w = hb.world();
+        let w = hb.view();
         let job = w.job(j);
         if !job.runnable
             || job.reduces_pending == 0
@@ -461,7 +461,7 @@ impl Dhsa {
         }
         let a = hb.launch_speculative(j, kind, task);
         if kind == Kind::Map {
-            let loc = hb.world().attempts[a as usize].locality;
+            let loc = hb.view().attempts()[a as usize].locality;
             self.fair.map_launched(j, loc.unwrap_or(Locality::OffDc));
             launched.push(j);
         }
@@ -478,7 +478,7 @@ impl Dhsa {
         kind: Kind,
         launched: &mut Vec<JobId>,
     ) -> Option<AttemptId> {
-        let w = hb.world();
+        let w = hb.view();
         let (pool_jobs, demand) = self.fair.pools_view(w, TaskKind::Any);
         let pools = self
             .fair
@@ -493,7 +493,7 @@ impl Dhsa {
             .collect();
         let checked = sepb_checked(self.sepb_check_fraction, order.len());
         for &(p, j) in order.iter().take(checked) {
-            if Self::pool_full(hb.world(), p, kind) {
+            if Self::pool_full(hb.view(), p, kind) {
                 continue;
             }
             match kind {
@@ -529,7 +529,7 @@ fn sepb_checked(fraction: f64, jobs: usize) -> usize {
 
 /// May a reduce of job `j` take a map slot? Only if it will not wait
 /// there: its job's maps are all done (see the module doc).
-fn waiting_reduce_fits(w: &World, j: JobId) -> bool {
+fn waiting_reduce_fits(w: RunView<'_>, j: JobId) -> bool {
     let job = w.job(j);
     job.maps_done == job.n_maps()
 }
@@ -551,10 +551,10 @@ impl Policy for Dhsa {
         true
     }
 
-    fn adopt(&mut self, w: &World) {
+    fn adopt(&mut self, w: RunView<'_>) {
         self.fair.adopt(w);
         self.pre_borrowed = w
-            .attempts
+            .attempts()
             .iter_ids()
             .filter(|(_, a)| a.outcome == Outcome::Running && w.rule(a) == RULE_PRE_REDUCE_SLOT)
             .map(|(i, _)| i)
@@ -568,7 +568,7 @@ impl Policy for Dhsa {
         }
     }
 
-    fn hear(&mut self, _w: &World, e: Event) {
+    fn hear(&mut self, _w: RunView<'_>, e: Event) {
         if let Event::JobArrived(j) = e {
             self.fair.job_arrived(j);
         }
@@ -576,7 +576,7 @@ impl Policy for Dhsa {
 }
 
 impl Show for Dhsa {
-    fn inspect(&self, w: &World, node: NodeId) -> Inspection {
+    fn inspect(&self, w: RunView<'_>, node: NodeId) -> Inspection {
         let mut ins = super::fair::inspect(&self.fair, w);
         let c = &mut ins.cluster;
         let st = self.pi_state(w);
@@ -639,7 +639,7 @@ impl Show for Dhsa {
             c.insert("trackerCurrentSlotsCapacity", current);
             let (pools, jobs) = self.fair.fair_shares(w, TaskKind::Any);
             for (p, s) in pools.iter().enumerate() {
-                if let Some(v) = ins.pools.get_mut(&w.pools[p].name) {
+                if let Some(v) = ins.pools.get_mut(&w.pools()[p].name) {
                     v.insert("fair_share_slots", num(*s));
                 }
             }
@@ -666,7 +666,7 @@ impl Show for Dhsa {
                     },
                 );
                 c.insert("sepb_check_fraction", num(self.sepb_check_fraction));
-                let jobs = w.active.iter().filter(|&&j| w.job(j).runnable).count();
+                let jobs = w.active().iter().filter(|&&j| w.job(j).runnable).count();
                 c.insert(
                     "sepb_checked_jobs",
                     sepb_checked(self.sepb_check_fraction, jobs),
@@ -677,7 +677,7 @@ impl Show for Dhsa {
     }
 
     /// The fair base's shares of map and reduce slots.
-    fn pool_shares(&self, w: &World) -> Option<PoolShares> {
+    fn pool_shares(&self, w: RunView<'_>) -> Option<PoolShares> {
         Some(super::fair::pool_shares(&self.fair, w))
     }
 }

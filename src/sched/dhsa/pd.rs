@@ -7,10 +7,10 @@ use crate::sched::fair::base::load_cap;
 impl Dhsa {
     /// Algorithm 2, line 1: (totalSlotsDemand, totalSlotsCapacity,
     /// trackerCurrentSlotsCapacity of `node`).
-    pub fn pd_capacity(&self, w: &World, node: NodeId) -> (u32, u32, u32) {
+    pub fn pd_capacity(&self, w: RunView<'_>, node: NodeId) -> (u32, u32, u32) {
         let (dm, dr) = self.fair.typed_demands(w);
         let demand: u32 = dm.iter().sum::<u32>() + dr.iter().sum::<u32>();
-        let total = w.cluster.total_slots();
+        let total = w.cluster().total_slots();
         let n = w.node(node);
         (
             demand,
@@ -21,15 +21,15 @@ impl Dhsa {
 
     /// PreScheduling's borrowedReduceSlots: maps it placed in reduce slots
     /// that still run.
-    pub(super) fn pre_borrowed_now(&self, w: &World) -> u32 {
+    pub(super) fn pre_borrowed_now(&self, w: RunView<'_>) -> u32 {
         self.pre_borrowed
             .iter()
-            .filter(|&&a| w.attempts[a as usize].outcome == Outcome::Running)
+            .filter(|&&a| w.attempts()[a as usize].outcome == Outcome::Running)
             .count() as u32
     }
 
     /// Pool `p`'s jobs in fair order over both kinds.
-    pub(super) fn jobs_of(&self, w: &World, p: usize, pool_jobs: &[Vec<JobId>]) -> Vec<JobId> {
+    pub(super) fn jobs_of(&self, w: RunView<'_>, p: usize, pool_jobs: &[Vec<JobId>]) -> Vec<JobId> {
         let mut jobs = pool_jobs[p].clone();
         self.fair.sort_jobs(w, p, TaskKind::Any, &mut jobs);
         jobs
@@ -56,13 +56,13 @@ impl Dhsa {
         launched: &mut Vec<JobId>,
         visited: &mut Vec<JobId>,
     ) -> bool {
-        let (map_limit, reduce_limit) = self.limits(hb.world());
+        let (map_limit, reduce_limit) = self.limits(hb.view());
         let presched = self.mode == Mode::DynamicMr && self.prescheduling;
         let allow = |hb: &Heartbeat<'_>| current_cap > hb.node().running();
         for &p in pools {
-            let jobs = self.jobs_of(hb.world(), p, pool_jobs);
+            let jobs = self.jobs_of(hb.view(), p, pool_jobs);
             let (maps_ok, reduces_ok) = {
-                let w = hb.world();
+                let w = hb.view();
                 (
                     !Self::pool_full(w, p, Kind::Map),
                     !Self::pool_full(w, p, Kind::Reduce),
@@ -102,9 +102,9 @@ impl Dhsa {
             if presched
                 && allow(hb)
                 && reduces_ok
-                && self.pre_borrowed_now(hb.world()) > 0
+                && self.pre_borrowed_now(hb.view()) > 0
                 && hb.free_typed(Kind::Map) > 0
-                && hb.world().cluster.reduces_in_map_slots < map_limit
+                && hb.view().cluster().reduces_in_map_slots < map_limit
             {
                 for &j in &jobs {
                     if self.launch_pending_reduce(hb, j, Kind::Map, RULE_PRE_REDUCE_IN_MAP_SLOT) {
@@ -116,7 +116,7 @@ impl Dhsa {
             if allow(hb)
                 && maps_ok
                 && hb.free_typed(Kind::Reduce) > 0
-                && hb.world().cluster.maps_in_reduce_slots < reduce_limit
+                && hb.view().cluster().maps_in_reduce_slots < reduce_limit
             {
                 for &j in &jobs {
                     let a = self.try_map(
@@ -137,7 +137,7 @@ impl Dhsa {
             if allow(hb)
                 && reduces_ok
                 && hb.free_typed(Kind::Map) > 0
-                && hb.world().cluster.reduces_in_map_slots < map_limit
+                && hb.view().cluster().reduces_in_map_slots < map_limit
             {
                 for &j in &jobs {
                     if self.try_reduce(hb, j, Kind::Map, RULE_REDUCE_IN_MAP_SLOT, launched) {
@@ -151,12 +151,12 @@ impl Dhsa {
         }
         // (5) every pool failed: a map at any locality, map slot first.
         for &p in pools {
-            if Self::pool_full(hb.world(), p, Kind::Map) {
+            if Self::pool_full(hb.view(), p, Kind::Map) {
                 continue;
             }
-            for j in self.jobs_of(hb.world(), p, pool_jobs) {
+            for j in self.jobs_of(hb.view(), p, pool_jobs) {
                 let in_reduce = hb.free_typed(Kind::Map) == 0;
-                if in_reduce && hb.world().cluster.maps_in_reduce_slots >= reduce_limit {
+                if in_reduce && hb.view().cluster().maps_in_reduce_slots >= reduce_limit {
                     return false;
                 }
                 let (slot, rule) = if in_reduce {
@@ -195,17 +195,17 @@ impl Dhsa {
         let allowable_map = idle_map.min(current_cap.saturating_sub(n.running()));
         let extra_map = idle_map - allowable_map;
         let p2 = hb.free_typed(Kind::Reduce) > 0
-            && self.pre_borrowed_now(hb.world()) < self.max_borrowed_reduce_slots;
+            && self.pre_borrowed_now(hb.view()) < self.max_borrowed_reduce_slots;
         if allowable_map > 0 || (extra_map == 0 && !p2) {
             return false;
         }
         for &j in jobs {
-            let w = hb.world();
+            let w = hb.view();
             let job = w.job(j);
             if !job.runnable {
                 continue;
             }
-            let Some((t, loc)) = job.find_map(hb.node, Locality::Node, &w.cluster) else {
+            let Some((t, loc)) = job.find_map(hb.node, Locality::Node, w.cluster()) else {
                 continue;
             };
             if loc != Locality::Node {
@@ -229,15 +229,15 @@ impl Dhsa {
     /// Speculative copies come from the jobs' lookups inside the cases
     /// (with SEPB first under dynamicmr).
     pub(super) fn heartbeat_pd(&mut self, hb: &mut Heartbeat<'_>) {
-        self.fair.begin_heartbeat(hb.world());
+        self.fair.begin_heartbeat(hb.view());
         let dynamicmr = self.mode == Mode::DynamicMr;
         if dynamicmr {
-            let w = hb.world();
+            let w = hb.view();
             self.pre_borrowed
-                .retain(|&a| w.attempts[a as usize].outcome == Outcome::Running);
+                .retain(|&a| w.attempts()[a as usize].outcome == Outcome::Running);
         }
         let presched = dynamicmr && self.prescheduling;
-        let w = hb.world();
+        let w = hb.view();
         let (pool_jobs, demand) = self.fair.pools_view(w, TaskKind::Any);
         let (_, _, current_cap) = self.pd_capacity(w, hb.node);
         let mut launched = Vec::new();
@@ -254,7 +254,7 @@ impl Dhsa {
             }
             let pools = self
                 .fair
-                .sorted_pools(hb.world(), TaskKind::Any, &pool_jobs, &demand);
+                .sorted_pools(hb.view(), TaskKind::Any, &pool_jobs, &demand);
             if !self.pd_cases(
                 hb,
                 &pools,

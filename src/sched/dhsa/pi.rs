@@ -6,7 +6,7 @@ use super::{
 };
 use crate::model::JobId;
 use crate::sched::fair::base::{load_cap, TaskKind};
-use crate::sim::{Heartbeat, Kind, World};
+use crate::sim::{Heartbeat, Kind, RunView};
 
 /// Algorithm 1's cluster-wide values at a heartbeat.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -66,11 +66,11 @@ pub fn extra_demand(
 
 impl Dhsa {
     /// Algorithm 1, lines 1–21.
-    pub fn pi_state(&self, w: &World) -> PiState {
+    pub fn pi_state(&self, w: RunView<'_>) -> PiState {
         let (dm, dr) = self.fair.typed_demands(w);
-        let running_maps: u32 = w.pool_stats.iter().map(|s| s.running_maps).sum();
-        let running_reduces: u32 = w.pool_stats.iter().map(|s| s.running_reduces).sum();
-        let c = &w.cluster;
+        let running_maps: u32 = w.pool_stats().iter().map(|s| s.running_maps).sum();
+        let running_reduces: u32 = w.pool_stats().iter().map(|s| s.running_reduces).sum();
+        let c = &w.cluster();
         let mut st = PiState {
             map_demand: dm.iter().sum(),
             reduce_demand: dr.iter().sum(),
@@ -144,9 +144,9 @@ impl Dhsa {
             (Kind::Map, Kind::Reduce) => RULE_MAP_IN_REDUCE_SLOT,
             (Kind::Reduce, Kind::Map) => RULE_REDUCE_IN_MAP_SLOT,
         };
-        let pools = self.fair.sorted_pools(hb.world(), tk, pool_jobs, demand);
+        let pools = self.fair.sorted_pools(hb.view(), tk, pool_jobs, demand);
         for p in pools {
-            let w = hb.world();
+            let w = hb.view();
             if Self::pool_full(w, p, kind) {
                 continue;
             }
@@ -170,8 +170,8 @@ impl Dhsa {
     /// PI-DHSA: `fair`'s typed heartbeat with slot caps from the updated
     /// load factors, then the borrowing of case 3 or 4.
     pub(super) fn heartbeat_pi(&mut self, hb: &mut Heartbeat<'_>) {
-        self.fair.begin_heartbeat(hb.world());
-        let w = hb.world();
+        self.fair.begin_heartbeat(hb.view());
+        let w = hb.view();
         let st = self.pi_state(w);
         let (pool_jobs, map_demand) = self.fair.pools_view(w, TaskKind::Map);
         let (_, reduce_demand) = self.fair.pools_view(w, TaskKind::Reduce);
@@ -255,12 +255,12 @@ impl Dhsa {
         // while extraReduceSlotsDemand, recomputed, is positive.
         if st.case == 3 {
             loop {
-                let w = hb.world();
+                let w = hb.view();
                 let n = hb.node();
                 let extra = extra_demand(
                     tm,
                     self.borrow_map_pct,
-                    w.cluster.reduces_in_map_slots,
+                    w.cluster().reduces_in_map_slots,
                     runnable_reduces,
                     tr,
                 );
@@ -286,12 +286,12 @@ impl Dhsa {
         // Case 4: reduce slots left under the raised reduce cap take maps.
         if st.case == 4 {
             loop {
-                let w = hb.world();
+                let w = hb.view();
                 let n = hb.node();
                 let extra = extra_demand(
                     tr,
                     self.borrow_reduce_pct,
-                    w.cluster.maps_in_reduce_slots,
+                    w.cluster().maps_in_reduce_slots,
                     runnable_maps,
                     tm,
                 );

@@ -32,7 +32,7 @@ use super::settings::{ConfigError, Settings};
 use crate::model::Models;
 use crate::model::{ExternalSpec, JobId, Ms, NodeId, PolicySpec};
 use crate::sim::policy::{BuildCtx, Event, Inspection, Policy, Show, Values};
-use crate::sim::{AttemptId, Heartbeat, World};
+use crate::sim::{AttemptId, Heartbeat, RunView};
 use process::{AskError, NoReply, Process};
 use std::time::{Duration, Instant};
 
@@ -260,16 +260,16 @@ impl External {
 
     /// Starts the process and greets it, once. False once the policy has
     /// failed.
-    fn ready(&mut self, w: &World) -> bool {
+    fn ready(&mut self, w: RunView<'_>) -> bool {
         if self.fault.is_some() {
             return false;
         }
-        self.now = w.now;
+        self.now = w.now();
         if self.started {
             return true;
         }
         self.started = true;
-        let prefix = format!("{}, seed {}", self.label, w.seed);
+        let prefix = format!("{}, seed {}", self.label, w.seed());
         self.script = script_of(&self.argv);
         match Process::start(&self.argv, &prefix) {
             Ok(p) => self.proc = Some(p),
@@ -278,7 +278,7 @@ impl External {
                 return false;
             }
         }
-        self.heard = vec![Heard::Nothing; w.jobs.len()];
+        self.heard = vec![Heard::Nothing; w.jobs().len()];
         if self.protocol == 1 {
             protocol::start(&mut self.buf, w, self.slowstart);
             self.tell();
@@ -289,7 +289,7 @@ impl External {
         let blame = Blame {
             message: self.sent,
             what: "start",
-            at: w.now,
+            at: w.now(),
         };
         let Some(line) = self.ask(&blame) else {
             return false;
@@ -353,7 +353,7 @@ impl External {
         self.heard[j] = h;
     }
 
-    fn announce(&mut self, w: &World, j: JobId) {
+    fn announce(&mut self, w: RunView<'_>, j: JobId) {
         if self.heard(j) != Heard::Nothing {
             return;
         }
@@ -367,7 +367,7 @@ impl External {
     }
 
     /// Announces the held-back jobs that have become runnable.
-    fn release_held(&mut self, w: &World) {
+    fn release_held(&mut self, w: RunView<'_>) {
         if self.held.is_empty() {
             return;
         }
@@ -386,11 +386,11 @@ impl External {
     }
 
     /// A notification about attempt `a`, if the policy knows its job.
-    fn tell_attempt(&mut self, w: &World, a: AttemptId, outcome: &str) {
+    fn tell_attempt(&mut self, w: RunView<'_>, a: AttemptId, outcome: &str) {
         if !self.ready(w) {
             return;
         }
-        let at = &w.attempts[a as usize];
+        let at = &w.attempts()[a as usize];
         if self.heard(at.job) != Heard::Announced {
             return;
         }
@@ -404,9 +404,9 @@ impl External {
 
     /// The runnable jobs the policy was told of and that have not
     /// finished, by id.
-    fn known_jobs(&self, w: &World) -> Vec<JobId> {
+    fn known_jobs(&self, w: RunView<'_>) -> Vec<JobId> {
         let mut out: Vec<JobId> = w
-            .active
+            .active()
             .iter()
             .copied()
             .filter(|&j| self.heard(j) == Heard::Announced)
@@ -417,13 +417,13 @@ impl External {
 
     fn heartbeat_inner(&mut self, hb: &mut Heartbeat<'_>) {
         let t0 = Instant::now();
-        let now = hb.world().now;
+        let now = hb.view().now();
         if self.protocol == 1 {
             protocol::heartbeat(&mut self.buf, hb);
         } else {
             self.seq += 1;
             let known = if hb.capacity().app_masters() {
-                self.known_jobs(hb.world())
+                self.known_jobs(hb.view())
             } else {
                 Vec::new()
             };
@@ -464,7 +464,7 @@ impl External {
     }
 
     /// Protocol 2: tells of a start or an end of an attempt or job task.
-    fn tell_v2(&mut self, w: &World, write: impl FnOnce(&mut Vec<u8>, &World)) {
+    fn tell_v2(&mut self, w: RunView<'_>, write: impl FnOnce(&mut Vec<u8>, RunView<'_>)) {
         if self.protocol == 1 || !self.ready(w) {
             return;
         }
@@ -482,14 +482,14 @@ impl Policy for External {
         self.slowstart
     }
 
-    fn adopt(&mut self, w: &World) {
+    fn adopt(&mut self, w: RunView<'_>) {
         if !self.ready(w) {
             return;
         }
-        for &j in &w.active {
+        for &j in w.active() {
             self.announce(w, j);
         }
-        self.held.extend(w.waiting.iter().copied());
+        self.held.extend(w.waiting().iter().copied());
         if self.protocol == 2 {
             // What runs already, as if it had just started.
             for &t in w.running_job_tasks() {
@@ -524,10 +524,10 @@ impl Policy for External {
     }
 
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
-        if !self.ready(hb.world()) {
+        if !self.ready(hb.view()) {
             return;
         }
-        self.release_held(hb.world());
+        self.release_held(hb.view());
         self.heartbeat_inner(hb);
     }
 
@@ -535,7 +535,7 @@ impl Policy for External {
         self.fault.as_deref()
     }
 
-    fn hear(&mut self, w: &World, e: Event) {
+    fn hear(&mut self, w: RunView<'_>, e: Event) {
         match e {
             Event::JobArrived(j) => {
                 if !self.ready(w) {
@@ -551,7 +551,7 @@ impl Policy for External {
                 self.tell_attempt(w, a, "succeeded");
             }
             Event::TaskStopped(a) => {
-                let outcome = match w.attempts[a as usize].outcome {
+                let outcome = match w.attempts()[a as usize].outcome {
                     crate::sim::Outcome::Failed => "failed",
                     _ => "killed",
                 };
@@ -600,7 +600,7 @@ impl Policy for External {
 }
 
 impl Show for External {
-    fn inspect(&self, _w: &World, _node: NodeId) -> Inspection {
+    fn inspect(&self, _w: RunView<'_>, _node: NodeId) -> Inspection {
         self.inspection.clone()
     }
 

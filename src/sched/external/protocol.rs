@@ -6,7 +6,7 @@
 
 use crate::model::{JobId, Ms, NodeId};
 use crate::sim::policy::{Inspection, Value, Values};
-use crate::sim::{AttemptId, Heartbeat, Kind, Locality, TaskState, World};
+use crate::sim::{AttemptId, Heartbeat, Kind, Locality, RunView, TaskState};
 use serde::{Serialize, Serializer};
 use std::time::Duration;
 
@@ -90,7 +90,7 @@ struct Running {
 
 /// The cluster's nodes as `start` lists them, written straight from the
 /// world.
-struct Nodes<'a>(&'a World);
+struct Nodes<'a>(RunView<'a>);
 
 impl Serialize for Nodes<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -103,7 +103,7 @@ impl Serialize for Nodes<'_> {
             reduce_slots: u32,
             alive: bool,
         }
-        s.collect_seq(self.0.cluster.nodes.iter().map(|n| Node {
+        s.collect_seq(self.0.cluster().nodes.iter().map(|n| Node {
             id: n.id,
             rack: n.rack,
             dc: n.dc,
@@ -118,7 +118,7 @@ impl Serialize for Nodes<'_> {
 /// marked (a policy switched in mid-run hears of the jobs there this way);
 /// under protocol 2 (`v2`) with its profile, sizes and, on YARN, asks.
 pub(super) struct Submitted<'a> {
-    pub w: &'a World,
+    pub w: RunView<'a>,
     pub j: JobId,
     pub v2: bool,
 }
@@ -137,7 +137,7 @@ impl Serialize for Submitted<'_> {
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("id", &j)?;
         m.serialize_entry("name", &job.name)?;
-        m.serialize_entry("pool", &w.pools[job.pool as usize].name)?;
+        m.serialize_entry("pool", &w.pools()[job.pool as usize].name)?;
         m.serialize_entry("user", &job.user)?;
         m.serialize_entry("priority", job.priority.as_str())?;
         m.serialize_entry("submit_ms", &job.submit)?;
@@ -167,7 +167,7 @@ pub(super) fn bytes(mb: f64) -> u64 {
 
 /// A job's maps: each one's replicas (and under protocol 2 its input),
 /// and its state unless pending.
-struct Maps<'a>(&'a World, JobId, bool);
+struct Maps<'a>(RunView<'a>, JobId, bool);
 
 impl Serialize for Maps<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -208,35 +208,35 @@ pub(super) fn write_any(buf: &mut Vec<u8>, msg: &impl Serialize) {
     let _ = serde_json::to_writer(&mut *buf, msg);
 }
 
-pub fn start(buf: &mut Vec<u8>, w: &World, slowstart: f64) {
+pub fn start(buf: &mut Vec<u8>, w: RunView<'_>, slowstart: f64) {
     let msg = Message::Start {
         protocol: 1,
-        time_ms: w.now,
+        time_ms: w.now(),
         slot_model: w.capacity().name(),
         slowstart,
-        seed: w.seed,
+        seed: w.seed(),
         nodes: Nodes(w),
     };
     write(buf, &msg);
 }
 
-pub fn job_submitted(buf: &mut Vec<u8>, w: &World, j: JobId, v2: bool) {
+pub fn job_submitted(buf: &mut Vec<u8>, w: RunView<'_>, j: JobId, v2: bool) {
     let msg = Message::JobSubmitted {
-        time_ms: w.now,
+        time_ms: w.now(),
         job: Submitted { w, j, v2 },
     };
     write(buf, &msg);
 }
 
-pub fn task_finished(buf: &mut Vec<u8>, w: &World, a: AttemptId, outcome: &str) {
-    let at = &w.attempts[a as usize];
+pub fn task_finished(buf: &mut Vec<u8>, w: RunView<'_>, a: AttemptId, outcome: &str) {
+    let at = &w.attempts()[a as usize];
     let job = w.job(at.job);
     let state = match at.kind {
         Kind::Map => job.maps[at.task as usize].state,
         Kind::Reduce => job.reduces[at.task as usize].state,
     };
     let msg = Message::TaskFinished {
-        time_ms: w.now,
+        time_ms: w.now(),
         job: at.job,
         kind: at.kind,
         task: at.task,
@@ -248,33 +248,33 @@ pub fn task_finished(buf: &mut Vec<u8>, w: &World, a: AttemptId, outcome: &str) 
     write(buf, &msg);
 }
 
-pub fn job_finished(buf: &mut Vec<u8>, w: &World, j: JobId) {
+pub fn job_finished(buf: &mut Vec<u8>, w: RunView<'_>, j: JobId) {
     let outcome = if w.job(j).killed {
         "killed"
     } else {
         "succeeded"
     };
     let msg = Message::JobFinished {
-        time_ms: w.now,
+        time_ms: w.now(),
         job: j,
         outcome,
     };
     write(buf, &msg);
 }
 
-pub fn job_updated(buf: &mut Vec<u8>, w: &World, j: JobId) {
+pub fn job_updated(buf: &mut Vec<u8>, w: RunView<'_>, j: JobId) {
     let job = w.job(j);
     let msg = Message::JobUpdated {
-        time_ms: w.now,
+        time_ms: w.now(),
         job: j,
         priority: job.priority.as_str(),
-        pool: &w.pools[job.pool as usize].name,
+        pool: &w.pools()[job.pool as usize].name,
     };
     write(buf, &msg);
 }
 
-pub fn node_changed(buf: &mut Vec<u8>, w: &World, node: NodeId, alive: bool) {
-    let time_ms = w.now;
+pub fn node_changed(buf: &mut Vec<u8>, w: RunView<'_>, node: NodeId, alive: bool) {
+    let time_ms = w.now();
     let msg = if alive {
         Message::NodeRecovered { time_ms, node }
     } else {
@@ -290,10 +290,10 @@ pub fn end_line(now: Ms) -> Vec<u8> {
 }
 
 pub fn heartbeat(buf: &mut Vec<u8>, hb: &Heartbeat<'_>) {
-    let w = hb.world();
+    let w = hb.view();
     let n = hb.node();
     let (free, early_reduce_room) = if w.capacity().kinds_share() {
-        let room = (w.cluster.total_slots() / 2).saturating_sub(w.early_reduces);
+        let room = (w.cluster().total_slots() / 2).saturating_sub(w.early_reduces());
         (
             Free::Shared {
                 any: hb.free_maps(),
@@ -305,7 +305,7 @@ pub fn heartbeat(buf: &mut Vec<u8>, hb: &Heartbeat<'_>) {
         (Free::Typed { map, reduce }, None)
     };
     let msg = Message::Heartbeat {
-        time_ms: w.now,
+        time_ms: w.now(),
         node: hb.node,
         free,
         early_reduce_room,
@@ -493,13 +493,13 @@ pub fn apply(
 /// The job a launch names, if the policy was told of it and it has not
 /// finished.
 pub(super) fn launched_job(
-    w: &World,
+    w: RunView<'_>,
     here: usize,
     job: u64,
     known: &impl Fn(JobId) -> bool,
 ) -> Result<JobId, ReplyError> {
     let j = match JobId::try_from(job) {
-        Ok(j) if (j as usize) < w.jobs.len() && known(j) => j,
+        Ok(j) if (j as usize) < w.jobs().len() && known(j) => j,
         _ => return Err(ReplyError::UnknownJob { launch: here, job }),
     };
     let done = w.job(j);
@@ -526,7 +526,7 @@ pub(super) fn launch(
     slowstart: f64,
     known: &impl Fn(JobId) -> bool,
 ) -> Result<(), ReplyError> {
-    let w = hb.world();
+    let w = hb.view();
     let node = hb.node;
     let here = i + 1;
     let j = launched_job(w, here, l.job, known)?;
@@ -548,7 +548,7 @@ pub(super) fn launch(
                 Some(t) => pending_task(here, "map", j, t, |t| {
                     job.maps.get(t as usize).map(|m| m.state)
                 })?,
-                None => match job.find_map(node, Locality::OffDc, &w.cluster) {
+                None => match job.find_map(node, Locality::OffDc, w.cluster()) {
                     Some((t, _)) => t,
                     None => {
                         return Err(ReplyError::NonePending {

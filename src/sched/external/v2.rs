@@ -14,7 +14,7 @@ use crate::model::{yarn_defaults, Capacity, JobId, Ms, NodeId, Resource};
 use crate::sched::yarn::{max_allocation, normalize_both};
 use crate::sim::jobtask::{JobTaskKind, JobTaskRun};
 use crate::sim::policy::Inspection;
-use crate::sim::{AttemptId, Heartbeat, Kind, Locality, TaskState, World};
+use crate::sim::{AttemptId, Heartbeat, Kind, Locality, RunView, TaskState};
 use serde::{Serialize, Serializer};
 
 /// An amount in the cluster's shape: `{"map","reduce"}` on typed slots,
@@ -52,7 +52,7 @@ impl Container {
 /// What a task of `ask` takes on YARN: its ask as the minimum allocation
 /// rounds it (memory and vcores), at most the largest container; nothing
 /// for a task sized 0 (an ApplicationMaster the scenario leaves out).
-pub fn normalised(w: &World, ask: Resource) -> Resource {
+pub fn normalised(w: RunView<'_>, ask: Resource) -> Resource {
     if ask.is_zero() {
         return Resource::ZERO;
     }
@@ -61,7 +61,7 @@ pub fn normalised(w: &World, ask: Resource) -> Resource {
 
 /// A job's asks under YARN: its map, reduce and ApplicationMaster
 /// containers, normalised.
-pub(super) struct Asks<'a>(pub &'a World, pub JobId);
+pub(super) struct Asks<'a>(pub RunView<'a>, pub JobId);
 
 impl Serialize for Asks<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -70,13 +70,13 @@ impl Serialize for Asks<'_> {
         let mut m = s.serialize_map(Some(3))?;
         m.serialize_entry("map", &Container::of(normalised(w, job.map_ask)))?;
         m.serialize_entry("reduce", &Container::of(normalised(w, job.reduce_ask)))?;
-        m.serialize_entry("am", &Container::of(normalised(w, w.tasks.am_ask())))?;
+        m.serialize_entry("am", &Container::of(normalised(w, w.tasks().am_ask())))?;
         m.end()
     }
 }
 
 /// The cluster's nodes as `start` lists them.
-struct Nodes<'a>(&'a World);
+struct Nodes<'a>(RunView<'a>);
 
 impl Serialize for Nodes<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -91,7 +91,7 @@ impl Serialize for Nodes<'_> {
             capacity: Amount<'a>,
         }
         let cap = self.0.capacity();
-        s.collect_seq(self.0.cluster.nodes.iter().map(|n| Node {
+        s.collect_seq(self.0.cluster().nodes.iter().map(|n| Node {
             id: n.id,
             rack: n.rack,
             dc: n.dc,
@@ -119,18 +119,18 @@ struct Start<'a> {
 }
 
 /// `start`, which asks for the `hello` (sequence number 0).
-pub fn start(buf: &mut Vec<u8>, w: &World, slowstart: f64) {
+pub fn start(buf: &mut Vec<u8>, w: RunView<'_>, slowstart: f64) {
     let yarn = w.capacity().app_masters();
     let msg = Start {
         kind: "start",
         seq: 0,
         protocol: 2,
-        time_ms: w.now,
+        time_ms: w.now(),
         slot_model: w.capacity().name(),
         slowstart,
-        seed: w.seed,
-        heartbeat_ms: w.heartbeat_interval,
-        pools: w.pools.iter().map(|p| p.resolved(yarn)).collect(),
+        seed: w.seed(),
+        heartbeat_ms: w.heartbeat_interval(),
+        pools: w.pools().iter().map(|p| p.resolved(yarn)).collect(),
         nodes: Nodes(w),
     };
     write_any(buf, &msg);
@@ -144,10 +144,10 @@ struct JobSubmitted<'a> {
     job: Submitted<'a>,
 }
 
-pub fn job_submitted(buf: &mut Vec<u8>, w: &World, j: JobId) {
+pub fn job_submitted(buf: &mut Vec<u8>, w: RunView<'_>, j: JobId) {
     let msg = JobSubmitted {
         kind: "job_submitted",
-        time_ms: w.now,
+        time_ms: w.now(),
         job: Submitted { w, j, v2: true },
     };
     write_any(buf, &msg);
@@ -168,8 +168,8 @@ struct Run {
 }
 
 impl Run {
-    fn attempt(w: &World, a: AttemptId) -> Run {
-        let at = &w.attempts[a as usize];
+    fn attempt(w: RunView<'_>, a: AttemptId) -> Run {
+        let at = &w.attempts()[a as usize];
         Run {
             job: at.job,
             kind: kind_name(at.kind),
@@ -230,11 +230,11 @@ struct TaskStarted {
     container: Option<Container>,
 }
 
-fn started(buf: &mut Vec<u8>, w: &World, r: Run) {
+fn started(buf: &mut Vec<u8>, w: RunView<'_>, r: Run) {
     let typed = !w.capacity().kinds_share();
     let msg = TaskStarted {
         kind_: "task_started",
-        time_ms: w.now,
+        time_ms: w.now(),
         job: r.job,
         kind: r.kind,
         task: r.task,
@@ -251,13 +251,13 @@ fn started(buf: &mut Vec<u8>, w: &World, r: Run) {
 }
 
 /// `task_started` for attempt `a`.
-pub fn task_started(buf: &mut Vec<u8>, w: &World, a: AttemptId) {
+pub fn task_started(buf: &mut Vec<u8>, w: RunView<'_>, a: AttemptId) {
     started(buf, w, Run::attempt(w, a));
 }
 
 /// `task_started` for job task `t` (set-up, clean-up, ApplicationMaster).
-pub fn job_task_started(buf: &mut Vec<u8>, w: &World, t: u32) {
-    started(buf, w, Run::job_task(&w.job_tasks[t as usize]));
+pub fn job_task_started(buf: &mut Vec<u8>, w: RunView<'_>, t: u32) {
+    started(buf, w, Run::job_task(&w.job_tasks()[t as usize]));
 }
 
 #[derive(Serialize)]
@@ -276,10 +276,10 @@ struct TaskFinished<'a> {
     start_ms: Ms,
 }
 
-fn finished(buf: &mut Vec<u8>, w: &World, r: Run, outcome: &str, pending: bool) {
+fn finished(buf: &mut Vec<u8>, w: RunView<'_>, r: Run, outcome: &str, pending: bool) {
     let msg = TaskFinished {
         kind_: "task_finished",
-        time_ms: w.now,
+        time_ms: w.now(),
         job: r.job,
         kind: r.kind,
         task: r.task,
@@ -294,8 +294,8 @@ fn finished(buf: &mut Vec<u8>, w: &World, r: Run, outcome: &str, pending: bool) 
 }
 
 /// `task_finished` for attempt `a`, which ended with `outcome`.
-pub fn task_finished(buf: &mut Vec<u8>, w: &World, a: AttemptId, outcome: &str) {
-    let at = &w.attempts[a as usize];
+pub fn task_finished(buf: &mut Vec<u8>, w: RunView<'_>, a: AttemptId, outcome: &str) {
+    let at = &w.attempts()[a as usize];
     let job = w.job(at.job);
     let state = match at.kind {
         Kind::Map => job.maps[at.task as usize].state,
@@ -311,8 +311,8 @@ pub fn task_finished(buf: &mut Vec<u8>, w: &World, a: AttemptId, outcome: &str) 
 }
 
 /// `task_finished` for job task `t`.
-pub fn job_task_finished(buf: &mut Vec<u8>, w: &World, t: u32) {
-    let run = &w.job_tasks[t as usize];
+pub fn job_task_finished(buf: &mut Vec<u8>, w: RunView<'_>, t: u32) {
+    let run = &w.job_tasks()[t as usize];
     let outcome = match run.outcome {
         crate::sim::Outcome::Failed => "failed",
         crate::sim::Outcome::Killed => "killed",
@@ -323,11 +323,11 @@ pub fn job_task_finished(buf: &mut Vec<u8>, w: &World, t: u32) {
 
 /// The attempts running on `node` and the job tasks there: job tasks
 /// first, then attempts, each in the order they started.
-fn running_on(w: &World, node: NodeId) -> Vec<Run> {
+fn running_on(w: RunView<'_>, node: NodeId) -> Vec<Run> {
     let mut out: Vec<Run> = w
         .running_job_tasks()
         .iter()
-        .map(|&t| &w.job_tasks[t as usize])
+        .map(|&t| &w.job_tasks()[t as usize])
         .filter(|t| t.node == node)
         .map(Run::job_task)
         .collect();
@@ -339,9 +339,9 @@ fn running_on(w: &World, node: NodeId) -> Vec<Run> {
 
 /// Every attempt running now, in the order they started (for a policy
 /// switched in mid-run).
-pub fn running_attempts(w: &World) -> Vec<AttemptId> {
+pub fn running_attempts(w: RunView<'_>) -> Vec<AttemptId> {
     let mut out: Vec<AttemptId> = w
-        .cluster
+        .cluster()
         .nodes
         .iter()
         .flat_map(|n| n.lanes.iter().flatten().copied())
@@ -385,7 +385,7 @@ struct Request {
 /// (starting, or lost with its node); its pending maps; the reduces it
 /// has asked for (`RMContainerAllocator` ramps them up as maps finish and
 /// headroom allows).
-fn request(w: &World, j: JobId) -> Request {
+fn request(w: RunView<'_>, j: JobId) -> Request {
     let job = w.job(j);
     let up = job.runnable && job.am_ready.is_some() && !job.is_done();
     Request {
@@ -419,11 +419,11 @@ struct HeartbeatMsg<'a> {
 /// A heartbeat, request `seq`; on YARN with the requests of the jobs the
 /// policy knows (`known`, in id order) that ask for anything.
 pub fn heartbeat(buf: &mut Vec<u8>, hb: &Heartbeat<'_>, seq: u64, known: &[JobId]) {
-    let w = hb.world();
+    let w = hb.view();
     let cap = w.capacity();
     let yarn = cap.app_masters();
     let early_reduce_room = (cap.kinds_share() && !yarn)
-        .then(|| (w.cluster.total_slots() / 2).saturating_sub(w.early_reduces));
+        .then(|| (w.cluster().total_slots() / 2).saturating_sub(w.early_reduces()));
     let requests = yarn.then(|| {
         known
             .iter()
@@ -434,7 +434,7 @@ pub fn heartbeat(buf: &mut Vec<u8>, hb: &Heartbeat<'_>, seq: u64, known: &[JobId
     let msg = HeartbeatMsg {
         kind: "heartbeat",
         seq,
-        time_ms: w.now,
+        time_ms: w.now(),
         node: hb.node,
         free: Amount(cap, hb.node().free()),
         early_reduce_room,
@@ -627,14 +627,14 @@ fn entry(part: &'static str, n: usize, what: String) -> ReplyError {
 
 /// The job an entry names, if the policy knows it.
 fn known_job(
-    w: &World,
+    w: RunView<'_>,
     part: &'static str,
     n: usize,
     job: u64,
     known: &impl Fn(JobId) -> bool,
 ) -> Result<JobId, ReplyError> {
     match JobId::try_from(job) {
-        Ok(j) if (j as usize) < w.jobs.len() && known(j) => Ok(j),
+        Ok(j) if (j as usize) < w.jobs().len() && known(j) => Ok(j),
         _ => Err(entry(
             part,
             n,
@@ -645,7 +645,7 @@ fn known_job(
 
 /// The running attempts of task `task` of `kind` in job `j`.
 fn live(
-    w: &World,
+    w: RunView<'_>,
     part: &'static str,
     n: usize,
     j: JobId,
@@ -675,12 +675,12 @@ fn preempt(
     p: &Preempt,
     known: &impl Fn(JobId) -> bool,
 ) -> Result<(), ReplyError> {
-    let w = hb.world();
+    let w = hb.view();
     let j = known_job(w, "preempt", n, p.job, known)?;
     let (t, live) = live(w, "preempt", n, j, p.kind, p.task)?;
     let a = live
         .into_iter()
-        .find(|&a| u64::from(w.attempts[a as usize].attempt) == p.attempt)
+        .find(|&a| u64::from(w.attempts()[a as usize].attempt) == p.attempt)
         .ok_or_else(|| {
             entry(
                 "preempt",
@@ -699,7 +699,7 @@ fn preempt(
 /// The container a task of `ask` gets on YARN: the reply's, if it gives
 /// one and it holds the task, else its ask normalised.
 fn container(
-    w: &World,
+    w: RunView<'_>,
     part: &'static str,
     n: usize,
     ask: Resource,
@@ -737,16 +737,16 @@ fn container(
 /// after it (so an AM started again after a failure comes before a younger
 /// job's launches in the same heartbeat), the rest after the reply.
 pub(super) fn start_app_masters(hb: &mut Heartbeat<'_>, before: Option<u64>) {
-    if hb.world().awaiting_am.is_empty() {
+    if hb.view().awaiting_am().is_empty() {
         return;
     }
-    let waiting = hb.world().awaiting_am.clone();
+    let waiting = hb.view().awaiting_am().to_vec();
     for j in waiting {
         if before.is_some_and(|b| u64::from(j) >= b) {
             break;
         }
-        let w = hb.world();
-        let res = normalised(w, w.tasks.am_ask());
+        let w = hb.view();
+        let res = normalised(w, w.tasks().am_ask());
         if hb.node().admits(hb.capacity(), res) {
             hb.launch_am(j, res);
         }
@@ -761,7 +761,7 @@ fn launch_container(
     l: &Launch2,
     known: &impl Fn(JobId) -> bool,
 ) -> Result<(), ReplyError> {
-    let w = hb.world();
+    let w = hb.view();
     let node = hb.node;
     let j = launched_job(w, n, l.job, known)?;
     let job = w.job(j);
@@ -779,7 +779,7 @@ fn launch_container(
             Some(t) => pending_task(n, "map", j, t, |t| {
                 job.maps.get(t as usize).map(|m| m.state)
             })?,
-            None => match job.find_map(node, Locality::OffDc, &w.cluster) {
+            None => match job.find_map(node, Locality::OffDc, w.cluster()) {
                 Some((t, _)) => t,
                 None => {
                     return Err(ReplyError::NonePending {
@@ -845,7 +845,7 @@ fn speculate(
     s: &Speculate,
     known: &impl Fn(JobId) -> bool,
 ) -> Result<(), ReplyError> {
-    let w = hb.world();
+    let w = hb.view();
     let node = hb.node;
     let j = known_job(w, "speculate", n, s.job, known)?;
     let job = w.job(j);
@@ -855,7 +855,7 @@ fn speculate(
     let fail = |what: String| Err(entry("speculate", n, what));
     match live.as_slice() {
         [] => return fail(format!("names {k} {t} of job {j}, which is not running")),
-        [a] if w.attempts[*a as usize].node == node => {
+        [a] if w.attempts()[*a as usize].node == node => {
             return fail(format!(
                 "copies {k} {t} of job {j} onto node {node}, where it runs already"
             ))

@@ -19,7 +19,7 @@ use super::preemption::Preemption;
 use super::shares::{compute_fair_shares, fair_cmp, Key, Sched};
 use crate::model::{JobId, Ms, PoolMode};
 use crate::sim::policy::BuildCtx;
-use crate::sim::{Heartbeat, Kind, Locality, World};
+use crate::sim::{Heartbeat, Kind, Locality, RunView};
 
 /// Hadoop's `MAX_AUTOCOMPUTED_LOCALITY_DELAY`.
 pub const MAX_AUTO_DELAY: Ms = 15_000;
@@ -28,6 +28,36 @@ pub const MAX_AUTO_DELAY: Ms = 15_000;
 pub fn auto_delay(ctx: &BuildCtx) -> Ms {
     let hb = ctx.heartbeat.unwrap_or(3_000);
     MAX_AUTO_DELAY.min(hb.saturating_mul(3) / 2)
+}
+
+/// Fair-scheduler demand of a runnable job (`JobSchedulable.updateDemand`):
+/// its maps not running plus its running attempts, so a speculative copy
+/// counts.
+pub fn map_demand(w: RunView<'_>, j: JobId) -> u32 {
+    let job = w.job(j);
+    if job.runnable {
+        job.maps_pending + job.maps_running
+    } else {
+        0
+    }
+}
+
+/// A runnable job's reduces in its demand: once slowstart allows them, its
+/// reduces not running plus its running attempts; before, the running
+/// ones. Reduces already running count even when slowstart would not allow
+/// them now (a node failure re-opened the maps, or a policy with a higher
+/// slowstart was switched in): Hadoop would report 0, and on unified
+/// containers that lets the running reduces hide the job's remaining maps
+/// from the `running < runnable` check for good.
+pub fn reduce_demand(w: RunView<'_>, j: JobId) -> u32 {
+    let job = w.job(j);
+    if !job.runnable {
+        0
+    } else if w.reduces_schedulable(j) {
+        job.reduces_pending + job.reduces_running
+    } else {
+        job.reduces_running
+    }
 }
 
 /// What a fair decision counts: map slots, reduce slots, or (unified)
@@ -44,8 +74,8 @@ pub enum TaskKind {
 pub trait Hooks: Send {
     /// The reduces of runnable job `j` counted in its demand (default: the
     /// engine's slowstart-gated demand).
-    fn reduce_demand(&self, w: &World, j: JobId) -> u32 {
-        w.reduce_demand(j)
+    fn reduce_demand(&self, w: RunView<'_>, j: JobId) -> u32 {
+        reduce_demand(w, j)
     }
 
     /// Whether the base launches reduces (OMO launches its own).
@@ -189,7 +219,7 @@ pub struct Round {
     visited: Vec<JobId>,
 }
 
-pub fn job_running(w: &World, j: JobId, k: TaskKind) -> u32 {
+pub fn job_running(w: RunView<'_>, j: JobId, k: TaskKind) -> u32 {
     let job = w.job(j);
     match k {
         TaskKind::Map => job.maps_running,
@@ -198,8 +228,8 @@ pub fn job_running(w: &World, j: JobId, k: TaskKind) -> u32 {
     }
 }
 
-pub fn pool_running(w: &World, p: usize, k: TaskKind) -> u32 {
-    let s = &w.pool_stats[p];
+pub fn pool_running(w: RunView<'_>, p: usize, k: TaskKind) -> u32 {
+    let s = &w.pool_stats()[p];
     match k {
         TaskKind::Map => s.running_maps,
         TaskKind::Reduce => s.running_reduces,
@@ -207,8 +237,8 @@ pub fn pool_running(w: &World, p: usize, k: TaskKind) -> u32 {
     }
 }
 
-pub fn pool_max(w: &World, p: usize, k: TaskKind) -> u32 {
-    let s = &w.pools[p];
+pub fn pool_max(w: RunView<'_>, p: usize, k: TaskKind) -> u32 {
+    let s = &w.pools()[p];
     match k {
         TaskKind::Map => s.max_maps,
         TaskKind::Reduce => s.max_reduces,
@@ -216,8 +246,8 @@ pub fn pool_max(w: &World, p: usize, k: TaskKind) -> u32 {
     }
 }
 
-pub fn pool_min(w: &World, p: usize, k: TaskKind) -> u32 {
-    let s = &w.pools[p];
+pub fn pool_min(w: RunView<'_>, p: usize, k: TaskKind) -> u32 {
+    let s = &w.pools()[p];
     match k {
         TaskKind::Map => s.min_maps,
         TaskKind::Reduce => s.min_reduces,
@@ -225,11 +255,11 @@ pub fn pool_min(w: &World, p: usize, k: TaskKind) -> u32 {
     }
 }
 
-fn total_slots(w: &World, k: TaskKind) -> u32 {
+fn total_slots(w: RunView<'_>, k: TaskKind) -> u32 {
     match k {
-        TaskKind::Map => w.cluster.total_map_slots,
-        TaskKind::Reduce => w.cluster.total_reduce_slots,
-        TaskKind::Any => w.cluster.total_slots(),
+        TaskKind::Map => w.cluster().total_map_slots,
+        TaskKind::Reduce => w.cluster().total_reduce_slots,
+        TaskKind::Any => w.cluster().total_slots(),
     }
 }
 
@@ -259,15 +289,15 @@ impl<H: Hooks> FairBase<H> {
     /// Whether this policy schedules maps and reduces in slots of their
     /// own kind: on typed slots, or on containers seen as typed slots
     /// (`typed_slots`); else both kinds share the containers.
-    pub fn typed_view(&self, w: &World) -> bool {
+    pub fn typed_view(&self, w: RunView<'_>) -> bool {
         self.settings.typed_slots || !w.capacity().kinds_share()
     }
 
-    pub fn job_demand(&self, w: &World, j: JobId, k: TaskKind) -> u32 {
+    pub fn job_demand(&self, w: RunView<'_>, j: JobId, k: TaskKind) -> u32 {
         let base = match k {
-            TaskKind::Map => w.map_demand(j),
+            TaskKind::Map => map_demand(w, j),
             TaskKind::Reduce => self.hooks.reduce_demand(w, j),
-            TaskKind::Any => w.map_demand(j) + self.hooks.reduce_demand(w, j),
+            TaskKind::Any => map_demand(w, j) + self.hooks.reduce_demand(w, j),
         };
         base + self.speculative_demand(w, j, k)
     }
@@ -278,11 +308,11 @@ impl<H: Hooks> FairBase<H> {
     /// would have its demand met, the heartbeat would reject maps, and the
     /// job would never be visited, skipped and let go to any locality where
     /// Hadoop's lookup finds the copy.
-    fn speculative_demand(&self, w: &World, j: JobId, k: TaskKind) -> u32 {
+    fn speculative_demand(&self, w: RunView<'_>, j: JobId, k: TaskKind) -> u32 {
         if !self.copies(w) {
             return 0;
         }
-        let mode = w.tasks.speculation;
+        let mode = w.tasks().speculation;
         let job = w.job(j);
         let maps = matches!(k, TaskKind::Map | TaskKind::Any) && job.maps_pending == 0;
         let reduces = matches!(k, TaskKind::Reduce | TaskKind::Any) && job.reduces_pending == 0;
@@ -298,12 +328,12 @@ impl<H: Hooks> FairBase<H> {
 
     /// Whether this policy may launch speculative copies in this run: it
     /// launches them itself (`speculate`) and the run's speculation is on.
-    fn copies(&self, w: &World) -> bool {
-        self.settings.speculate && w.tasks.speculation != crate::model::Speculation::Off
+    fn copies(&self, w: RunView<'_>) -> bool {
+        self.settings.speculate && w.tasks().speculation != crate::model::Speculation::Off
     }
 
     /// `getJobWeight`: priority factor, × log2(1 + demand) with size-based weight.
-    pub fn job_weight(&self, w: &World, j: JobId, k: TaskKind) -> f64 {
+    pub fn job_weight(&self, w: RunView<'_>, j: JobId, k: TaskKind) -> f64 {
         let job = w.job(j);
         if !job.runnable {
             return 1.0;
@@ -316,10 +346,10 @@ impl<H: Hooks> FairBase<H> {
     }
 
     /// Jobs per pool (active order) and each pool's demand, capped at its max.
-    pub fn pools_view(&self, w: &World, k: TaskKind) -> (Vec<Vec<JobId>>, Vec<u32>) {
-        let mut jobs = vec![Vec::new(); w.pools.len()];
-        let mut demand = vec![0u32; w.pools.len()];
-        for &j in &w.active {
+    pub fn pools_view(&self, w: RunView<'_>, k: TaskKind) -> (Vec<Vec<JobId>>, Vec<u32>) {
+        let mut jobs = vec![Vec::new(); w.pools().len()];
+        let mut demand = vec![0u32; w.pools().len()];
+        for &j in w.active() {
             let p = w.job(j).pool as usize;
             jobs[p].push(j);
             demand[p] += self.job_demand(w, j, k);
@@ -332,7 +362,7 @@ impl<H: Hooks> FairBase<H> {
 
     /// [`FairBase::pools_view`] for maps and for reduces at once, into the
     /// buffers the last heartbeat left (hand them back in `views`).
-    fn typed_pools(&mut self, w: &World) -> (Vec<Vec<JobId>>, Vec<u32>, Vec<u32>) {
+    fn typed_pools(&mut self, w: RunView<'_>) -> (Vec<Vec<JobId>>, Vec<u32>, Vec<u32>) {
         let (mut jobs, mut dm, mut dr) = std::mem::take(&mut self.views);
         self.typed_view_into(w, Some(&mut jobs), &mut dm, &mut dr);
         (jobs, dm, dr)
@@ -341,7 +371,7 @@ impl<H: Hooks> FairBase<H> {
     /// Each pool's map and reduce demand, capped at its max:
     /// `pools_view(w, Map).1` and `pools_view(w, Reduce).1` without the
     /// pools' job lists.
-    pub fn typed_demands(&self, w: &World) -> (Vec<u32>, Vec<u32>) {
+    pub fn typed_demands(&self, w: RunView<'_>) -> (Vec<u32>, Vec<u32>) {
         let (mut dm, mut dr) = (Vec::new(), Vec::new());
         self.typed_view_into(w, None, &mut dm, &mut dr);
         (dm, dr)
@@ -349,12 +379,12 @@ impl<H: Hooks> FairBase<H> {
 
     fn typed_view_into(
         &self,
-        w: &World,
+        w: RunView<'_>,
         mut jobs: Option<&mut Vec<Vec<JobId>>>,
         dm: &mut Vec<u32>,
         dr: &mut Vec<u32>,
     ) {
-        let n = w.pools.len();
+        let n = w.pools().len();
         if let Some(jobs) = jobs.as_deref_mut() {
             jobs.resize_with(n, Vec::new);
             jobs.iter_mut().for_each(Vec::clear);
@@ -367,7 +397,7 @@ impl<H: Hooks> FairBase<H> {
         // reduces: a job's speculative demand asks for LATE's threshold
         // of one kind, which the world caches for a kind.
         let one_pass = !self.copies(w);
-        for &j in &w.active {
+        for &j in w.active() {
             let p = w.job(j).pool as usize;
             if let Some(jobs) = jobs.as_deref_mut() {
                 jobs[p].push(j);
@@ -378,7 +408,7 @@ impl<H: Hooks> FairBase<H> {
             }
         }
         if !one_pass {
-            for &j in &w.active {
+            for &j in w.active() {
                 dr[w.job(j).pool as usize] += self.job_demand(w, j, TaskKind::Reduce);
             }
         }
@@ -390,11 +420,11 @@ impl<H: Hooks> FairBase<H> {
 
     /// Fair shares of pools, then of jobs inside each pool (FIFO-mode pools
     /// give their jobs share 0), as `update()` + `redistributeShare()` do.
-    pub fn fair_shares(&self, w: &World, k: TaskKind) -> (Vec<f64>, Vec<(JobId, f64)>) {
+    pub fn fair_shares(&self, w: RunView<'_>, k: TaskKind) -> (Vec<f64>, Vec<(JobId, f64)>) {
         let (jobs, demand) = self.pools_view(w, k);
-        let pool_scheds: Vec<Sched> = (0..w.pools.len())
+        let pool_scheds: Vec<Sched> = (0..w.pools().len())
             .map(|p| Sched {
-                weight: w.pools[p].weight,
+                weight: w.pools()[p].weight,
                 min_share: pool_min(w, p, k) as f64,
                 demand: demand[p] as f64,
             })
@@ -402,7 +432,7 @@ impl<H: Hooks> FairBase<H> {
         let pool_shares = compute_fair_shares(&pool_scheds, total_slots(w, k) as f64);
         let mut job_shares = Vec::new();
         for (p, js) in jobs.iter().enumerate() {
-            if w.pools[p].scheduling_mode == PoolMode::Fifo {
+            if w.pools()[p].scheduling_mode == PoolMode::Fifo {
                 job_shares.extend(js.iter().map(|&j| (j, 0.0)));
                 continue;
             }
@@ -435,7 +465,7 @@ impl<H: Hooks> FairBase<H> {
         kind: TaskKind,
         visited: &mut Vec<JobId>,
     ) -> bool {
-        let w = hb.world();
+        let w = hb.view();
         let job = w.job(j);
         if !job.runnable {
             return false;
@@ -446,7 +476,7 @@ impl<H: Hooks> FairBase<H> {
             let info = self.info_ref(j);
             let allowed = self.allowed_level(w, j, &info);
             map_any = allowed == Locality::OffDc;
-            if let Some((t, loc)) = job.find_map(hb.node, allowed, &w.cluster) {
+            if let Some((t, loc)) = job.find_map(hb.node, allowed, w.cluster()) {
                 let rule = self.hooks.rule(Some(loc));
                 hb.launch_map(j, t, rule);
                 self.map_launched(j, loc);
@@ -469,8 +499,8 @@ impl<H: Hooks> FairBase<H> {
         }
         if map_any {
             if let Some(a) = hb.speculate(j, Kind::Map) {
-                let w = hb.world();
-                let loc = w.attempts[a as usize].locality.unwrap_or(Locality::OffDc);
+                let w = hb.view();
+                let loc = w.attempts()[a as usize].locality.unwrap_or(Locality::OffDc);
                 self.map_launched(j, loc);
                 return true;
             }
@@ -484,7 +514,7 @@ impl<H: Hooks> FairBase<H> {
     /// visited); without speculative copies, no pending map for a map
     /// (visited), no pending reduce slowstart lets start for a reduce (not
     /// visited).
-    fn entry(&self, w: &World, p: usize, kind: TaskKind, j: JobId) -> Entry {
+    fn entry(&self, w: RunView<'_>, p: usize, kind: TaskKind, j: JobId) -> Entry {
         let job = w.job(j);
         if !job.runnable {
             return Entry::Unseen;
@@ -517,15 +547,15 @@ impl<H: Hooks> FairBase<H> {
         launched: &mut Vec<JobId>,
         visited: &mut Vec<JobId>,
     ) -> bool {
-        if self.copies(hb.world()) {
+        if self.copies(hb.view()) {
             // A copy launched moves LATE's threshold and cap for every
             // job: a job that took no task may take one now.
             self.gen += 1;
         }
-        let w = hb.world();
+        let w = hb.view();
         let pools = self.sorted_pools(w, kind, pool_jobs, pool_demand);
         for p in pools {
-            let w = hb.world();
+            let w = hb.view();
             if pool_running(w, p, kind) >= pool_max(w, p, kind) {
                 continue;
             }
@@ -576,13 +606,13 @@ impl<H: Hooks> FairBase<H> {
                     .map(|i| i.id),
             );
             if let Some(h) = hit {
-                order.place(self.entry(hb.world(), p, kind, h.id));
+                order.place(self.entry(hb.view(), p, kind, h.id));
             }
             self.orders[slot] = order;
             if let Some(Ranked { id: j, .. }) = hit {
-                let w = hb.world();
+                let w = hb.view();
                 let a = *hb.assigned.last().expect("a task was launched");
-                if w.attempts[a as usize].kind == Kind::Map {
+                if w.attempts()[a as usize].kind == Kind::Map {
                     launched.push(j);
                 }
                 return true;
@@ -595,7 +625,7 @@ impl<H: Hooks> FairBase<H> {
     /// by name: pools all start at time 0).
     pub fn sorted_pools(
         &self,
-        w: &World,
+        w: RunView<'_>,
         kind: TaskKind,
         pool_jobs: &[Vec<JobId>],
         pool_demand: &[u32],
@@ -604,13 +634,13 @@ impl<H: Hooks> FairBase<H> {
             running: pool_running(w, p, kind) as f64,
             min_share: pool_min(w, p, kind) as f64,
             demand: pool_demand[p] as f64,
-            weight: w.pools[p].weight,
+            weight: w.pools()[p].weight,
         };
-        let mut pools: Vec<usize> = (0..w.pools.len())
+        let mut pools: Vec<usize> = (0..w.pools().len())
             .filter(|&p| !pool_jobs[p].is_empty())
             .collect();
         pools.sort_by(|&a, &b| {
-            fair_cmp(&key(a), &key(b)).then_with(|| w.pools[a].name.cmp(&w.pools[b].name))
+            fair_cmp(&key(a), &key(b)).then_with(|| w.pools()[a].name.cmp(&w.pools()[b].name))
         });
         pools
     }
@@ -618,7 +648,7 @@ impl<H: Hooks> FairBase<H> {
     /// Sorts pool `p`'s jobs for `kind`: FIFO-mode pools by priority then
     /// submission, the others in `FairShareComparator` order (ties by
     /// submission, then id).
-    pub fn sort_jobs(&self, w: &World, p: usize, kind: TaskKind, jobs: &mut Vec<JobId>) {
+    pub fn sort_jobs(&self, w: RunView<'_>, p: usize, kind: TaskKind, jobs: &mut Vec<JobId>) {
         // Keys computed once per sort, not once per comparison.
         let mut ranked: Vec<Ranked> = jobs
             .iter()
@@ -630,9 +660,9 @@ impl<H: Hooks> FairBase<H> {
     }
 
     /// Job `j` of pool `p` with what orders it for `kind` (see [`Ranked`]).
-    fn ranked_job(&self, w: &World, p: usize, kind: TaskKind, j: JobId) -> Ranked {
+    fn ranked_job(&self, w: RunView<'_>, p: usize, kind: TaskKind, j: JobId) -> Ranked {
         let job = w.job(j);
-        if w.pools[p].scheduling_mode == PoolMode::Fifo {
+        if w.pools()[p].scheduling_mode == PoolMode::Fifo {
             // One fair key for all: priority, then submission, then id decide.
             return Ranked {
                 fair: 0,
@@ -657,8 +687,8 @@ impl<H: Hooks> FairBase<H> {
 
     /// What `assignTasks` does before its loop: locality waits (and
     /// starvation times) brought up to now.
-    pub fn begin_heartbeat(&mut self, w: &World) {
-        self.update_wait_times(w.now);
+    pub fn begin_heartbeat(&mut self, w: RunView<'_>) {
+        self.update_wait_times(w.now());
         if Self::has_timeouts(w) {
             self.update_starvation(w);
         }
@@ -668,15 +698,15 @@ impl<H: Hooks> FairBase<H> {
     /// containers one round of container steps, on typed slots the loop
     /// that alternates map and reduce slots.
     pub fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
-        if !self.typed_view(hb.world()) {
+        if !self.typed_view(hb.view()) {
             let mut round = self.begin_round(hb);
             while self.step(hb, &mut round) {}
             self.finish_round(round);
             return;
         }
-        self.begin_heartbeat(hb.world());
+        self.begin_heartbeat(hb.view());
         self.gen += 1;
-        let w = hb.world();
+        let w = hb.view();
         let (mut pool_jobs, map_demand, reduce_demand) = self.typed_pools(w);
         let runnable = (map_demand.iter().sum(), reduce_demand.iter().sum());
         let assign_multiple = self.settings.assign_multiple;
@@ -703,7 +733,7 @@ impl<H: Hooks> FairBase<H> {
     /// go in any container; on typed slots a round offers map slots only
     /// (OMO's base; [`FairBase::heartbeat`] alternates kinds there).
     pub fn begin_round(&mut self, hb: &Heartbeat<'_>) -> Round {
-        let w = hb.world();
+        let w = hb.view();
         self.begin_heartbeat(w);
         let kind = if !self.typed_view(w) {
             TaskKind::Any
@@ -737,24 +767,24 @@ impl<H: Hooks> FairBase<H> {
     /// node's `CapBasedLoadManager` cap (all counted live, so tasks other
     /// rules launched in the same heartbeat count too).
     pub fn step(&mut self, hb: &mut Heartbeat<'_>, r: &mut Round) -> bool {
-        let w = hb.world();
+        let w = hb.view();
         let node = hb.node();
         let (running, on_node, slots, total, free) = match r.kind {
             TaskKind::Any => (
-                w.pool_stats
+                w.pool_stats()
                     .iter()
                     .map(|s| s.running_maps + s.running_reduces)
                     .sum::<u32>(),
                 node.running(),
                 node.map_slots + node.reduce_slots,
-                w.cluster.total_slots(),
+                w.cluster().total_slots(),
                 hb.free_maps(),
             ),
             _ => (
-                w.pool_stats.iter().map(|s| s.running_maps).sum::<u32>(),
+                w.pool_stats().iter().map(|s| s.running_maps).sum::<u32>(),
                 node.running_maps,
                 node.map_slots,
-                w.cluster.total_map_slots,
+                w.cluster().total_map_slots,
                 hb.free_maps().min(node.free_in_view(Kind::Map)),
             ),
         };
@@ -797,12 +827,12 @@ impl<H: Hooks> FairBase<H> {
 
     /// Switched in mid-run: a fresh start, every running job at NODE level
     /// with no wait, as jobs are when the FairScheduler first sees them.
-    pub fn adopt(&mut self, w: &World) {
+    pub fn adopt(&mut self, w: RunView<'_>) {
         self.info.clear();
         self.skipped.clear();
         self.last_heartbeat = None;
-        self.last_at_min = vec![w.now; w.pools.len()];
-        self.last_at_half = vec![w.now; w.pools.len()];
+        self.last_at_min = vec![w.now(); w.pools().len()];
+        self.last_at_half = vec![w.now(); w.pools().len()];
     }
 
     pub fn job_arrived(&mut self, j: JobId) {
@@ -824,9 +854,9 @@ pub fn typed_assign_loop(
     (runnable_maps, runnable_reduces): (u32, u32),
     mut assign: impl FnMut(&mut Heartbeat<'_>, TaskKind, &mut Vec<JobId>, &mut Vec<JobId>) -> bool,
 ) -> (Vec<JobId>, Vec<JobId>) {
-    let w = hb.world();
-    let mut running_maps: u32 = w.pool_stats.iter().map(|s| s.running_maps).sum();
-    let mut running_reduces: u32 = w.pool_stats.iter().map(|s| s.running_reduces).sum();
+    let w = hb.view();
+    let mut running_maps: u32 = w.pool_stats().iter().map(|s| s.running_maps).sum();
+    let mut running_reduces: u32 = w.pool_stats().iter().map(|s| s.running_reduces).sum();
     let node = w.node(hb.node).clone();
     let (map_cap, reduce_cap) = if assign_multiple {
         (
@@ -836,7 +866,7 @@ pub fn typed_assign_loop(
     } else {
         (1, 1)
     };
-    let (tm, tr) = (w.cluster.total_map_slots, w.cluster.total_reduce_slots);
+    let (tm, tr) = (w.cluster().total_map_slots, w.cluster().total_reduce_slots);
     let (mut maps_assigned, mut reduces_assigned) = (0u32, 0u32);
     let (mut map_rej, mut reduce_rej) = (false, false);
     let mut launched = Vec::new();

@@ -6,7 +6,7 @@
 
 use super::base::{FairBase, Hooks};
 use crate::model::{JobId, Ms};
-use crate::sim::{Locality, World};
+use crate::sim::{Locality, RunView};
 
 /// A job's delay-scheduling state.
 #[derive(Clone, Debug)]
@@ -42,7 +42,7 @@ impl<H: Hooks> FairBase<H> {
     }
 
     /// `getAllowedLocalityLevel`, with separate node and rack delays.
-    pub fn allowed_level(&self, w: &World, j: JobId, info: &JobInfo) -> Locality {
+    pub fn allowed_level(&self, w: RunView<'_>, j: JobId, info: &JobInfo) -> Locality {
         if self.pool_starved(w, w.job(j).pool as usize) {
             return Locality::OffDc;
         }
@@ -69,7 +69,7 @@ impl<H: Hooks> FairBase<H> {
     }
 
     /// Delay scheduling's allowed locality level for job `j` now.
-    pub fn allowed(&self, w: &World, j: JobId) -> Locality {
+    pub fn allowed(&self, w: RunView<'_>, j: JobId) -> Locality {
         self.allowed_level(w, j, &self.info_ref(j))
     }
 

@@ -34,7 +34,7 @@ use crate::sim::policy::{
     num, BuildCtx, Event, Inspection, Policy, PoolShare, PoolShares, ShareBasis, Show, Value,
     Values,
 };
-use crate::sim::{Heartbeat, Locality, World};
+use crate::sim::{Heartbeat, Locality, RunView};
 use crate::units::de_opt_duration;
 use base::{auto_delay, BaseSettings, FairBase, Rules, TaskKind};
 
@@ -147,7 +147,7 @@ impl Policy for Fair {
         self.base.settings.speculate
     }
 
-    fn adopt(&mut self, w: &World) {
+    fn adopt(&mut self, w: RunView<'_>) {
         self.base.adopt(w);
     }
 
@@ -159,7 +159,7 @@ impl Policy for Fair {
         self.base.heartbeat(hb);
     }
 
-    fn hear(&mut self, _w: &World, e: Event) {
+    fn hear(&mut self, _w: RunView<'_>, e: Event) {
         if let Event::JobArrived(j) = e {
             self.base.job_arrived(j);
         }
@@ -167,11 +167,11 @@ impl Policy for Fair {
 }
 
 impl Show for Fair {
-    fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
+    fn inspect(&self, w: RunView<'_>, _node: NodeId) -> Inspection {
         inspect(&self.base, w)
     }
 
-    fn pool_shares(&self, w: &World) -> Option<PoolShares> {
+    fn pool_shares(&self, w: RunView<'_>) -> Option<PoolShares> {
         Some(pool_shares(&self.base, w))
     }
 }
@@ -179,29 +179,29 @@ impl Show for Fair {
 /// The fair scheduler's inspection of a fair base: per pool and job its
 /// shares, demands, running tasks and weight; per job its delay-scheduling
 /// level and wait (as they will stand once this heartbeat's update ran).
-pub fn inspect<H: base::Hooks>(b: &FairBase<H>, w: &World) -> Inspection {
+pub fn inspect<H: base::Hooks>(b: &FairBase<H>, w: RunView<'_>) -> Inspection {
     let mut ins = Inspection::default();
     let unified = !b.typed_view(w);
     let (pm, jm) = b.fair_shares(w, TaskKind::Map);
     let (pr, jr) = b.fair_shares(w, TaskKind::Reduce);
     let (_, dm) = b.pools_view(w, TaskKind::Map);
     let (_, dr) = b.pools_view(w, TaskKind::Reduce);
-    let dt = b.pending_wait(w.now);
-    for p in 0..w.pools.len() {
+    let dt = b.pending_wait(w.now());
+    for p in 0..w.pools().len() {
         let mut v = Values::new();
         v.insert("fair_share_map", num(pm[p]));
         v.insert("fair_share_reduce", num(pr[p]));
         v.insert("demand_map", dm[p]);
         v.insert("demand_reduce", dr[p]);
-        v.insert("running_map", w.pool_stats[p].running_maps);
-        v.insert("running_reduce", w.pool_stats[p].running_reduces);
-        v.insert("weight", num(w.pools[p].weight));
+        v.insert("running_map", w.pool_stats()[p].running_maps);
+        v.insert("running_reduce", w.pool_stats()[p].running_reduces);
+        v.insert("weight", num(w.pools()[p].weight));
         v.insert("locality_level", Value::Null);
         v.insert("waited_s", Value::Null);
         if FairBase::<H>::has_timeouts(w) {
             v.insert("starved", b.pool_starved(w, p));
         }
-        ins.pools.insert(w.pools[p].name.clone(), v);
+        ins.pools.insert(w.pools()[p].name.clone(), v);
     }
     for (i, &(j, fm)) in jm.iter().enumerate() {
         let fr = jr[i].1;
@@ -214,8 +214,8 @@ pub fn inspect<H: base::Hooks>(b: &FairBase<H>, w: &World) -> Inspection {
         let mut v = Values::new();
         v.insert("fair_share_map", num(fm));
         v.insert("fair_share_reduce", num(fr));
-        v.insert("demand_map", w.map_demand(j));
-        v.insert("demand_reduce", w.reduce_demand(j));
+        v.insert("demand_map", base::map_demand(w, j));
+        v.insert("demand_reduce", base::reduce_demand(w, j));
         v.insert("running_map", job.maps_running);
         v.insert("running_reduce", job.reduces_running);
         v.insert("weight", num(b.job_weight(w, j, TaskKind::Map)));
@@ -231,7 +231,7 @@ pub fn inspect<H: base::Hooks>(b: &FairBase<H>, w: &World) -> Inspection {
     if unified {
         let (pa, ja) = b.fair_shares(w, TaskKind::Any);
         for (p, s) in pa.iter().enumerate() {
-            if let Some(v) = ins.pools.get_mut(&w.pools[p].name) {
+            if let Some(v) = ins.pools.get_mut(&w.pools()[p].name) {
                 v.insert("fair_share_containers", num(*s));
             }
         }
@@ -254,30 +254,30 @@ pub fn inspect<H: base::Hooks>(b: &FairBase<H>, w: &World) -> Inspection {
 
 /// Pool shares of a fair base: containers on a unified view, else map and
 /// reduce slots.
-pub fn pool_shares<H: base::Hooks>(b: &FairBase<H>, w: &World) -> PoolShares {
+pub fn pool_shares<H: base::Hooks>(b: &FairBase<H>, w: RunView<'_>) -> PoolShares {
     let unified = !b.typed_view(w);
     let (basis, m, r) = if unified {
         let (pa, _) = b.fair_shares(w, TaskKind::Any);
-        (ShareBasis::Containers, pa, vec![0.0; w.pools.len()])
+        (ShareBasis::Containers, pa, vec![0.0; w.pools().len()])
     } else {
         let (pm, _) = b.fair_shares(w, TaskKind::Map);
         let (pr, _) = b.fair_shares(w, TaskKind::Reduce);
         (ShareBasis::FairShare, pm, pr)
     };
     let pools = w
-        .pools
+        .pools()
         .iter()
         .enumerate()
         .map(|(p, spec)| PoolShare {
             name: spec.name.clone(),
             weight: spec.weight,
             jobs: w
-                .active
+                .active()
                 .iter()
                 .filter(|&&j| w.job(j).pool as usize == p)
                 .count(),
-            running_maps: w.pool_stats[p].running_maps,
-            running_reduces: w.pool_stats[p].running_reduces,
+            running_maps: w.pool_stats()[p].running_maps,
+            running_reduces: w.pool_stats()[p].running_reduces,
             share_map: m[p],
             share_reduce: r[p],
             capacity_pct: None,

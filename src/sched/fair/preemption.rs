@@ -4,7 +4,7 @@
 
 use super::base::{pool_min, pool_running, FairBase, Hooks, TaskKind};
 use crate::model::Ms;
-use crate::sim::{AttemptId, Heartbeat, World};
+use crate::sim::{AttemptId, Heartbeat, RunView};
 
 /// Hadoop's `UPDATE_INTERVAL`: how often shares and starvation are refreshed.
 pub const UPDATE_INTERVAL: Ms = 500;
@@ -29,8 +29,8 @@ fn kind_index(k: TaskKind) -> usize {
 }
 
 impl<H: Hooks> FairBase<H> {
-    pub(super) fn has_timeouts(w: &World) -> bool {
-        w.pools
+    pub(super) fn has_timeouts(w: RunView<'_>) -> bool {
+        w.pools()
             .iter()
             .any(|p| p.min_share_timeout.is_some() || p.fair_share_timeout.is_some())
     }
@@ -39,28 +39,28 @@ impl<H: Hooks> FairBase<H> {
     /// preemption on, which would make a configured timeout end delay
     /// scheduling for good once it elapses; we keep the times current so
     /// a timeout means "starved that long", as the docs describe.
-    pub(super) fn update_starvation(&mut self, w: &World) {
-        let n = w.pools.len();
-        self.last_at_min.resize(n, w.now);
-        self.last_at_half.resize(n, w.now);
+    pub(super) fn update_starvation(&mut self, w: RunView<'_>) {
+        let n = w.pools().len();
+        self.last_at_min.resize(n, w.now());
+        self.last_at_half.resize(n, w.now());
         let (shares, _) = self.fair_shares(w, TaskKind::Map);
         let (_, demand) = self.pools_view(w, TaskKind::Map);
         for p in 0..n {
-            let running = w.pool_stats[p].running_maps;
-            let desired_min = w.pools[p].min_maps.min(demand[p]);
+            let running = w.pool_stats()[p].running_maps;
+            let desired_min = w.pools()[p].min_maps.min(demand[p]);
             if running >= desired_min {
-                self.last_at_min[p] = w.now;
+                self.last_at_min[p] = w.now();
             }
             let desired_half = (shares[p] / 2.0).min(demand[p] as f64).floor() as u32;
             if running >= desired_half {
-                self.last_at_half[p] = w.now;
+                self.last_at_half[p] = w.now();
             }
         }
     }
 
-    pub fn pool_starved(&self, w: &World, p: usize) -> bool {
-        let spec = &w.pools[p];
-        let since = |v: &Vec<Ms>| w.now.saturating_sub(v.get(p).copied().unwrap_or(w.now));
+    pub fn pool_starved(&self, w: RunView<'_>, p: usize) -> bool {
+        let spec = &w.pools()[p];
+        let since = |v: &Vec<Ms>| w.now().saturating_sub(v.get(p).copied().unwrap_or(w.now()));
         spec.min_share_timeout
             .is_some_and(|t| since(&self.last_at_min) > t)
             || spec
@@ -76,9 +76,9 @@ impl<H: Hooks> FairBase<H> {
     /// summed over pools: the newest tasks of pools above their fair share,
     /// never taking a pool below it.
     fn preempt_if_needed(&mut self, hb: &mut Heartbeat<'_>) {
-        let w = hb.world();
-        let now = w.now;
-        let n = w.pools.len();
+        let w = hb.view();
+        let now = w.now();
+        let n = w.pools().len();
         let kinds: &[TaskKind] = if !self.typed_view(w) {
             &[TaskKind::Any]
         } else {
@@ -115,7 +115,7 @@ impl<H: Hooks> FairBase<H> {
                 if running >= half_target {
                     pre.at_half[ki][p] = now;
                 }
-                let spec = &w.pools[p];
+                let spec = &w.pools()[p];
                 let by_min = match spec.min_share_timeout {
                     Some(t) if now - pre.at_min[ki][p] > t => min_target.saturating_sub(running),
                     _ => 0,
@@ -136,11 +136,11 @@ impl<H: Hooks> FairBase<H> {
             pre.last_check = Some(now);
         }
         for (k, mut to_preempt, shares) in plans {
-            let w = hb.world();
+            let w = hb.view();
             // Running attempts of the kind in pools above their fair share,
             // newest first.
             let mut victims: Vec<(Ms, AttemptId, usize)> = Vec::new();
-            for &j in &w.active {
+            for &j in w.active() {
                 let job = w.job(j);
                 let p = job.pool as usize;
                 if (pool_running(w, p, k) as f64) <= shares[p] {
@@ -155,7 +155,7 @@ impl<H: Hooks> FairBase<H> {
                 };
                 victims.extend(
                     live.into_iter()
-                        .map(|a| (w.attempts[a as usize].start, a, p)),
+                        .map(|a| (w.attempts()[a as usize].start, a, p)),
                 );
             }
             victims.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
@@ -176,7 +176,7 @@ impl<H: Hooks> FairBase<H> {
     /// Called on every heartbeat of a live node: every 500 ms (Hadoop's
     /// update thread), keep starvation current and preempt when due.
     pub fn maintain(&mut self, hb: &mut Heartbeat<'_>) {
-        let now = hb.world().now;
+        let now = hb.view().now();
         let Some(pre) = self.preemption.as_mut() else {
             return;
         };

@@ -29,8 +29,8 @@
 //! fair), with Principle 1's continuation ahead of all three.
 //!
 //! **Reduces and deadlock.** OMO decides reduce start itself, so it reads
-//! neither the slowstart gate (`World::reduces_schedulable`) nor the
-//! engine's unified-container ramp-up bound (`World::reduce_allowed`,
+//! neither the slowstart gate (`RunView::reduces_schedulable`) nor the
+//! engine's unified-container ramp-up bound (`RunView::reduce_allowed`,
 //! which caps early reduces at half the containers and would split a
 //! started job's reduces, silently overriding Principle 1). It keeps its
 //! own, narrower guard instead: reduces of a job with *pending* maps wait
@@ -57,7 +57,7 @@ use crate::model::{JobId, Ms, NodeId};
 use crate::sim::policy::{
     opt, BuildCtx, Event, Inspection, Observer, Policy, PoolShares, ReleaseWindow, Show, Values,
 };
-use crate::sim::{AttemptId, Heartbeat, Locality, World};
+use crate::sim::{AttemptId, Heartbeat, Locality, RunView};
 use crate::units::de_opt_duration;
 use predictor::Predictor;
 
@@ -157,7 +157,7 @@ pub struct OmoHooks {
 }
 
 impl Hooks for OmoHooks {
-    fn reduce_demand(&self, w: &World, j: JobId) -> u32 {
+    fn reduce_demand(&self, w: RunView<'_>, j: JobId) -> u32 {
         let job = w.job(j);
         if job.runnable && self.reduce_started.get(j as usize) == Some(&true) {
             job.unfinished_reduces()
@@ -201,14 +201,20 @@ pub struct JobEstimate {
 }
 
 /// Job `j`'s estimates with cluster values F_o, A_o and D running jobs.
-pub fn estimate(w: &World, j: JobId, f_o: Option<f64>, a_o: Option<f64>, d: u32) -> JobEstimate {
+pub fn estimate(
+    w: RunView<'_>,
+    j: JobId,
+    f_o: Option<f64>,
+    a_o: Option<f64>,
+    d: u32,
+) -> JobEstimate {
     let job = w.job(j);
     let r = job.n_reduces();
     let pending = job.maps_pending;
     let t_m = job.mean_map_ms().map(|ms| ms / 1000.0);
     let t_s = (job.maps_done > 0 && r > 0).then(|| {
         let d_mb = job.output_total / job.maps_done as f64;
-        predictor::t_s(d_mb, job.n_maps(), w.net_spec.shuffle_mbps, r)
+        predictor::t_s(d_mb, job.n_maps(), w.net_spec().shuffle_mbps, r)
     });
     let f_e = match (f_o, a_o) {
         (Some(fo), Some(ao)) => predictor::f_e_job(fo, ao, r, d),
@@ -271,10 +277,10 @@ impl Observer for PassiveMonitor {
         Some(Box::new(Self::clone(self)))
     }
 
-    fn observe(&mut self, w: &World) {
-        if self.pred.started() || !w.active.is_empty() {
+    fn observe(&mut self, w: RunView<'_>) {
+        if self.pred.started() || !w.active().is_empty() {
             self.pred
-                .observe(w.now, w.ended_attempts(), w.available_containers());
+                .observe(w.now(), w.ended_attempts(), available_containers(w));
         }
     }
 
@@ -333,9 +339,9 @@ impl Omo {
 
     /// Brings the monitor up to `w.now` (starting it at the first sight
     /// of work).
-    fn observe(&mut self, w: &World) {
+    fn observe(&mut self, w: RunView<'_>) {
         self.pred
-            .observe(w.now, w.ended_attempts(), w.available_containers());
+            .observe(w.now(), w.ended_attempts(), available_containers(w));
     }
 
     fn started_seq(&self, j: JobId) -> Option<u64> {
@@ -357,8 +363,8 @@ impl Omo {
     }
 
     /// Principle 1: the earliest-started job with a pending reduce.
-    fn continue_job(&self, w: &World) -> Option<JobId> {
-        w.active
+    fn continue_job(&self, w: RunView<'_>) -> Option<JobId> {
+        w.active()
             .iter()
             .copied()
             .filter(|&j| {
@@ -368,7 +374,7 @@ impl Omo {
                 // last free container, or its maps could never run.
                 let safe = !w.capacity().kinds_share()
                     || job.maps_pending == 0
-                    || w.early_reduces + 1 < w.cluster.total_slots();
+                    || w.early_reduces() + 1 < w.cluster().total_slots();
                 job.reduces_pending > 0 && pool_takes_reduce(w, j) && safe
             })
             .filter_map(|j| self.started_seq(j).map(|s| (s, j)))
@@ -380,7 +386,7 @@ impl Omo {
     /// containers, ties by submit time then id (the active order).
     fn lazy_start_job(
         &self,
-        w: &World,
+        w: RunView<'_>,
         f_o: Option<f64>,
         a_o: Option<f64>,
         d: u32,
@@ -388,7 +394,7 @@ impl Omo {
         let unified = w.capacity().kinds_share();
         // Reduces committed to jobs whose maps are still pending.
         let committed: u32 = if unified {
-            w.active
+            w.active()
                 .iter()
                 .filter(|&&j| self.started_seq(j).is_some() && w.job(j).maps_pending > 0)
                 .map(|&j| w.job(j).unfinished_reduces())
@@ -396,9 +402,9 @@ impl Omo {
         } else {
             0
         };
-        let total = w.cluster.total_slots();
+        let total = w.cluster().total_slots();
         let mut best: Option<(u32, JobId)> = None;
-        for &j in &w.active {
+        for &j in w.active() {
             let job = w.job(j);
             if self.started_seq(j).is_some()
                 || job.reduces_pending == 0
@@ -429,13 +435,13 @@ impl Omo {
     /// t_fair − t_batch > 0 (ties: the earlier in the active order).
     fn batch_finish_job(
         &self,
-        w: &World,
+        w: RunView<'_>,
         f_o: Option<f64>,
         a_o: Option<f64>,
         d: u32,
     ) -> Option<JobId> {
         let mut best: Option<(f64, JobId)> = None;
-        for &j in &w.active {
+        for &j in w.active() {
             let job = w.job(j);
             if self.started_seq(j).is_none() || job.maps_pending == 0 || !pool_takes_map(w, j) {
                 continue;
@@ -453,7 +459,7 @@ impl Omo {
     }
 
     fn launch_reduce(hb: &mut Heartbeat<'_>, j: JobId, rule: &'static str) -> Option<AttemptId> {
-        let r = hb.world().job(j).find_reduce()?;
+        let r = hb.view().job(j).find_reduce()?;
         Some(hb.launch_reduce(j, r, rule))
     }
 
@@ -467,12 +473,12 @@ impl Omo {
         d: u32,
     ) -> bool {
         if hb.free_reduces() > 0 {
-            if let Some(j) = self.continue_job(hb.world()) {
+            if let Some(j) = self.continue_job(hb.view()) {
                 if Self::launch_reduce(hb, j, RULE_CONTINUE).is_some() {
                     return true;
                 }
             }
-            if let Some(j) = self.lazy_start_job(hb.world(), f_o, a_o, d) {
+            if let Some(j) = self.lazy_start_job(hb.view(), f_o, a_o, d) {
                 if Self::launch_reduce(hb, j, RULE_LAZY).is_some() {
                     self.mark_started(j);
                     return true;
@@ -481,9 +487,9 @@ impl Omo {
         }
         if hb.free_maps() > 0 {
             if self.batch_finish {
-                if let Some(j) = self.batch_finish_job(hb.world(), f_o, a_o, d) {
-                    let w = hb.world();
-                    if let Some((t, loc)) = w.job(j).find_map(hb.node, Locality::OffDc, &w.cluster)
+                if let Some(j) = self.batch_finish_job(hb.view(), f_o, a_o, d) {
+                    let w = hb.view();
+                    if let Some((t, loc)) = w.job(j).find_map(hb.node, Locality::OffDc, w.cluster())
                     {
                         hb.launch_map(j, t, RULE_BATCH);
                         self.base.note_map(round, j, loc);
@@ -497,14 +503,22 @@ impl Omo {
     }
 }
 
-fn pool_takes_reduce(w: &World, j: JobId) -> bool {
-    let p = w.job(j).pool as usize;
-    w.pool_stats[p].running_reduces < w.pools[p].max_reduces
+/// OMO's *available* containers (docs/policies.md): those running maps,
+/// plus those running reduces of jobs whose maps are all done. A reduce
+/// of a job with unfinished maps frees its container at an unknown
+/// time, so it is left out.
+pub fn available_containers(w: RunView<'_>) -> u32 {
+    (w.metrics().running.max(0) as u32).saturating_sub(w.early_reduces())
 }
 
-fn pool_takes_map(w: &World, j: JobId) -> bool {
+fn pool_takes_reduce(w: RunView<'_>, j: JobId) -> bool {
     let p = w.job(j).pool as usize;
-    w.pool_stats[p].running_maps < w.pools[p].max_maps
+    w.pool_stats()[p].running_reduces < w.pools()[p].max_reduces
+}
+
+fn pool_takes_map(w: RunView<'_>, j: JobId) -> bool {
+    let p = w.job(j).pool as usize;
+    w.pool_stats()[p].running_maps < w.pools()[p].max_maps
 }
 
 impl Policy for Omo {
@@ -522,30 +536,30 @@ impl Policy for Omo {
         0.0
     }
 
-    fn adopt(&mut self, w: &World) {
+    fn adopt(&mut self, w: RunView<'_>) {
         self.base.adopt(w);
         self.started.clear();
         self.next_seq = 0;
         // Jobs that already run reduces have started their reduce stage,
         // in submit order.
-        for &j in &w.active {
+        for &j in w.active() {
             let job = w.job(j);
             if job.reduces_running + job.reduces_done > 0 {
                 self.mark_started(j);
             }
         }
-        if !w.active.is_empty() {
+        if !w.active().is_empty() {
             self.observe(w);
         }
     }
 
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
-        let now = hb.world().now;
+        let now = hb.view().now();
         // Tasks the engine launched since the last hook (speculative
         // copies) count as available from now on.
-        self.observe(hb.world());
+        self.observe(hb.view());
         let obs = self.pred.peek(now);
-        let d = hb.world().active.len() as u32;
+        let d = hb.view().active().len() as u32;
         let mut round = self.base.begin_round(hb);
         while hb.free_maps() > 0 || hb.free_reduces() > 0 {
             if !self.assign_one(hb, &mut round, obs.f_o, obs.a_o, d) {
@@ -553,10 +567,10 @@ impl Policy for Omo {
             }
         }
         self.base.finish_round(round);
-        self.observe(hb.world());
+        self.observe(hb.view());
     }
 
-    fn hear(&mut self, w: &World, e: Event) {
+    fn hear(&mut self, w: RunView<'_>, e: Event) {
         match e {
             Event::JobArrived(j) => {
                 self.base.job_arrived(j);
@@ -573,17 +587,17 @@ impl Policy for Omo {
 }
 
 impl Show for Omo {
-    fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
+    fn inspect(&self, w: RunView<'_>, _node: NodeId) -> Inspection {
         let mut ins = Inspection::default();
-        let obs = self.pred.peek(w.now);
-        let d = w.active.len() as u32;
+        let obs = self.pred.peek(w.now());
+        let d = w.active().len() as u32;
         ins.cluster.insert("F_o", opt(obs.f_o));
         ins.cluster.insert("A_o", opt(obs.a_o));
         ins.cluster.insert("D", d);
         ins.cluster.insert("window_releases", obs.window_releases);
         ins.cluster
-            .insert("window_available", w.available_containers());
-        for &j in &w.active {
+            .insert("window_available", available_containers(w));
+        for &j in w.active() {
             let e = estimate(w, j, obs.f_o, obs.a_o, d);
             let mut v = Values::new();
             v.insert("T_m", opt(e.t_m));
@@ -606,7 +620,7 @@ impl Show for Omo {
 
     /// The fair base's shares (of containers on a unified cluster): what
     /// rule `omo/fair` divides the cluster by.
-    fn pool_shares(&self, w: &World) -> Option<PoolShares> {
+    fn pool_shares(&self, w: RunView<'_>) -> Option<PoolShares> {
         Some(super::fair::pool_shares(&self.base, w))
     }
 }

@@ -15,7 +15,7 @@ use crate::model::{yarn_defaults, NodeId, Resource};
 use crate::sched::registry::{Entry, DEFAULT_SLOWSTART};
 use crate::sched::settings::{ConfigError, Settings};
 use crate::sim::policy::{Inspection, Policy, Show, Value};
-use crate::sim::{Heartbeat, World};
+use crate::sim::{Heartbeat, RunView};
 
 /// `[scheduler.yarn-fifo]`.
 #[derive(Clone, Debug, Default, serde::Deserialize)]
@@ -73,18 +73,18 @@ impl Policy for YarnFifo {
 
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
         let min = yarn_defaults::MIN_ALLOCATION.mb();
-        let max = super::max_allocation(hb.world());
+        let max = super::max_allocation(hb.view());
         let mut apps = std::mem::take(&mut self.apps);
-        super::apps_into(hb.world(), &mut apps);
+        super::apps_into(hb.view(), &mut apps);
         for &j in &apps {
             if hb.node().available().mb() < min {
                 break;
             }
             for ask in ASKS {
-                if !super::wants(hb.world(), j, ask) {
+                if !super::wants(hb.view(), j, ask) {
                     continue;
                 }
-                let res = super::normalize_memory(super::asked(hb.world(), j, ask), max);
+                let res = super::normalize_memory(super::asked(hb.view(), j, ask), max);
                 let levels: &[Level] = match ask {
                     Ask::Map => &[Level::NodeLocal, Level::RackLocal, Level::OffSwitch],
                     _ => &[Level::OffSwitch],
@@ -98,7 +98,7 @@ impl Policy for YarnFifo {
                         (_, Level::OffSwitch) => "yarn-fifo/off-switch",
                     };
                     while fit(hb, res) > 0
-                        && super::wants(hb.world(), j, ask)
+                        && super::wants(hb.view(), j, ask)
                         && (level == Level::OffSwitch || super::has_local(hb, j, level))
                         && super::launch(hb, j, ask, res, level, rule)
                     {
@@ -117,7 +117,7 @@ impl Policy for YarnFifo {
 impl Show for YarnFifo {
     /// What every YARN scheduler shows, and each application's place in
     /// the FifoScheduler's walk: application-id order.
-    fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
+    fn inspect(&self, w: RunView<'_>, _node: NodeId) -> Inspection {
         let mut i = super::usage_inspection(w, super::normalize_memory);
         // An application whose AM is starting or exiting is not walked.
         for v in i.jobs.values_mut() {

@@ -18,7 +18,7 @@ pub mod show;
 pub use show::usage_inspection;
 
 use crate::model::{yarn_defaults, JobId, Resource};
-use crate::sim::{Heartbeat, Kind, Locality, World};
+use crate::sim::{Heartbeat, Kind, Locality, RunView};
 
 /// An application's requests at one priority, in the order the RM tries
 /// them (`RMContainerAllocator`'s priorities: AM 0, reduces 10, maps 20).
@@ -105,7 +105,7 @@ fn round_up(x: i64, step: i64) -> i64 {
 /// The applications the RM knows, in application-id order: jobs awaiting
 /// their AM's container and jobs whose AM asks for tasks. (A job whose AM
 /// is still starting asks for nothing.)
-pub fn apps(w: &World) -> Vec<JobId> {
+pub fn apps(w: RunView<'_>) -> Vec<JobId> {
     let mut a = Vec::new();
     apps_into(w, &mut a);
     a
@@ -113,20 +113,20 @@ pub fn apps(w: &World) -> Vec<JobId> {
 
 /// [`apps`] into a buffer the caller keeps (no allocation once it has
 /// grown: the heartbeat path).
-pub fn apps_into(w: &World, out: &mut Vec<JobId>) {
+pub fn apps_into(w: RunView<'_>, out: &mut Vec<JobId>) {
     out.clear();
-    out.extend_from_slice(&w.awaiting_am);
-    out.extend_from_slice(&w.active);
+    out.extend_from_slice(w.awaiting_am());
+    out.extend_from_slice(w.active());
     out.sort_unstable();
 }
 
 /// Whether job `j` has an outstanding request at `ask`. A job whose AM
 /// was lost with its node asks for no task until its next AM is up.
-pub fn wants(w: &World, j: JobId, ask: Ask) -> bool {
+pub fn wants(w: RunView<'_>, j: JobId, ask: Ask) -> bool {
     let job = w.job(j);
     let am_up = job.am_ready.is_some();
     match ask {
-        Ask::Am => w.awaiting_am.binary_search(&j).is_ok(),
+        Ask::Am => w.awaiting_am().binary_search(&j).is_ok(),
         // The AM's reduce requests (`RMContainerAllocator`).
         Ask::Reduce => job.runnable && am_up && job.reduces_pending > 0 && job.reduce_asks > 0,
         Ask::Map => job.runnable && am_up && job.maps_pending > 0,
@@ -135,7 +135,7 @@ pub fn wants(w: &World, j: JobId, ask: Ask) -> bool {
 
 /// The containers job `j` still needs at `ask` (its ANY request): its AM,
 /// the reduces its AM has asked for, its pending maps.
-pub fn outstanding(w: &World, j: JobId, ask: Ask) -> u32 {
+pub fn outstanding(w: RunView<'_>, j: JobId, ask: Ask) -> u32 {
     let job = w.job(j);
     match ask {
         Ask::Am => u32::from(wants(w, j, ask)),
@@ -145,9 +145,9 @@ pub fn outstanding(w: &World, j: JobId, ask: Ask) -> u32 {
 }
 
 /// What job `j` asks at `ask`, before normalisation.
-pub fn asked(w: &World, j: JobId, ask: Ask) -> Resource {
+pub fn asked(w: RunView<'_>, j: JobId, ask: Ask) -> Resource {
     match ask {
-        Ask::Am => w.tasks.am_ask(),
+        Ask::Am => w.tasks().am_ask(),
         Ask::Reduce => w.job(j).reduce_ask,
         Ask::Map => w.job(j).map_ask,
     }
@@ -156,8 +156,8 @@ pub fn asked(w: &World, j: JobId, ask: Ask) -> Resource {
 /// Whether job `j` has a map request for the heartbeating node (`Node`)
 /// or its rack (`Rack`) — the RM's node and rack entries.
 pub fn has_local(hb: &Heartbeat<'_>, j: JobId, level: Level) -> bool {
-    let w = hb.world();
-    match w.job(j).find_map(hb.node, level.bound(), &w.cluster) {
+    let w = hb.view();
+    match w.job(j).find_map(hb.node, level.bound(), w.cluster()) {
         Some((_, l)) => match level {
             Level::NodeLocal => l == Locality::Node,
             Level::RackLocal => l <= Locality::Rack,
@@ -183,7 +183,7 @@ pub fn launch(
             hb.launch_am(j, res);
             true
         }
-        Ask::Reduce => match hb.world().job(j).find_reduce() {
+        Ask::Reduce => match hb.view().job(j).find_reduce() {
             Some(r) => {
                 hb.launch_container(j, Kind::Reduce, r, res, rule);
                 true
@@ -191,8 +191,8 @@ pub fn launch(
             None => false,
         },
         Ask::Map => {
-            let w = hb.world();
-            match w.job(j).find_map(hb.node, level.bound(), &w.cluster) {
+            let w = hb.view();
+            match w.job(j).find_map(hb.node, level.bound(), w.cluster()) {
                 Some((t, _)) => {
                     hb.launch_container(j, Kind::Map, t, res, rule);
                     true
@@ -204,6 +204,6 @@ pub fn launch(
 }
 
 /// The largest container the RM grants on this cluster.
-pub fn max_allocation(w: &World) -> Resource {
-    crate::model::max_allocation(w.cluster.largest)
+pub fn max_allocation(w: RunView<'_>) -> Resource {
+    crate::model::max_allocation(w.cluster().largest)
 }

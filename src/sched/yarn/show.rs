@@ -16,7 +16,7 @@ use super::{apps, asked, max_allocation, outstanding, wants, Ask, ASKS};
 use crate::model::{JobId, NodeId, Resource};
 use crate::sim::jobtask::JobTaskKind;
 use crate::sim::policy::{num, num32, Inspection, Value, Values};
-use crate::sim::World;
+use crate::sim::RunView;
 
 /// How a scheduler sizes a request under its resource calculator
 /// ([`super::normalize_memory`], [`super::normalize_both`]), so that what a
@@ -88,9 +88,9 @@ impl AmState {
 
 /// The jobs whose AM holds a container now, ascending: starting up,
 /// registered, or lingering after its job.
-fn am_holders(w: &World) -> Vec<JobId> {
+fn am_holders(w: RunView<'_>) -> Vec<JobId> {
     let mut v: Vec<JobId> = w
-        .job_tasks
+        .job_tasks()
         .iter()
         .filter(|t| t.kind == JobTaskKind::Am && t.end.is_none())
         .map(|t| t.job)
@@ -101,9 +101,9 @@ fn am_holders(w: &World) -> Vec<JobId> {
 }
 
 /// Job `j`'s AM, given whether a container holds it.
-pub fn am_state(w: &World, j: JobId, holds: bool) -> AmState {
+pub fn am_state(w: RunView<'_>, j: JobId, holds: bool) -> AmState {
     let job = w.job(j);
-    if w.awaiting_am.binary_search(&j).is_ok() {
+    if w.awaiting_am().binary_search(&j).is_ok() {
         AmState::Waiting
     } else if !holds {
         AmState::None
@@ -118,7 +118,7 @@ pub fn am_state(w: &World, j: JobId, holds: bool) -> AmState {
 
 /// What job `j` still asks for: its outstanding containers at every
 /// priority, each sized as the scheduler would grant it.
-fn pending(w: &World, j: JobId, normalize: Normalize) -> (u32, Resource) {
+fn pending(w: RunView<'_>, j: JobId, normalize: Normalize) -> (u32, Resource) {
     let max = max_allocation(w);
     let mut n = 0u32;
     let mut res = Resource::ZERO;
@@ -136,7 +136,7 @@ fn pending(w: &World, j: JobId, normalize: Normalize) -> (u32, Resource) {
 /// The applications the ResourceManager knows now, ascending, with their
 /// AM's state: from the AM's request until its container is gone (an AM
 /// starting up, or lingering after its job, included).
-pub fn listed(w: &World) -> Vec<(JobId, AmState)> {
+pub fn listed(w: RunView<'_>) -> Vec<(JobId, AmState)> {
     let holders = am_holders(w);
     let mut ids = apps(w);
     ids.extend_from_slice(&holders);
@@ -156,15 +156,15 @@ pub fn listed(w: &World) -> Vec<(JobId, AmState)> {
 /// AM's request until its AM's container is gone (an AM starting up or
 /// lingering after its job is listed too), so the AM states listed count
 /// the containers `am_containers` does.
-pub fn usage_inspection(w: &World, normalize: Normalize) -> Inspection {
+pub fn usage_inspection(w: RunView<'_>, normalize: Normalize) -> Inspection {
     let mut i = Inspection::default();
-    let cap = w.cluster.live;
-    i.cluster.insert("used_mb", w.cluster.used.mb());
+    let cap = w.cluster().live;
+    i.cluster.insert("used_mb", w.cluster().used.mb());
     i.cluster.insert("capacity_mb", cap.mb());
-    i.cluster.insert("used_vcores", w.cluster.used.vcores());
+    i.cluster.insert("used_vcores", w.cluster().used.vcores());
     i.cluster.insert("capacity_vcores", cap.vcores());
     i.cluster.insert(AM_CONTAINERS, w.running_ams());
-    let mut waiting = vec![(0u32, Resource::ZERO); w.pools.len()];
+    let mut waiting = vec![(0u32, Resource::ZERO); w.pools().len()];
     for (j, am) in listed(w) {
         let job = w.job(j);
         let mut v = Values::new();
@@ -184,8 +184,8 @@ pub fn usage_inspection(w: &World, normalize: Normalize) -> Inspection {
         }
         i.jobs.insert(job.name.clone(), v);
     }
-    for (p, pool) in w.pools.iter().enumerate() {
-        let s = &w.pool_stats[p];
+    for (p, pool) in w.pools().iter().enumerate() {
+        let s = &w.pool_stats()[p];
         let mut v = Values::new();
         v.insert("used_mb", s.used.mb());
         v.insert("used_vcores", s.used.vcores());
@@ -267,13 +267,19 @@ pub struct Reservation {
 
 impl Reservation {
     /// Node `node` reserved for job `j`'s `ask` of `container`.
-    pub fn of(w: &World, node: NodeId, j: JobId, ask: Ask, container: Resource) -> Reservation {
+    pub fn of(
+        w: RunView<'_>,
+        node: NodeId,
+        j: JobId,
+        ask: Ask,
+        container: Resource,
+    ) -> Reservation {
         let job = w.job(j);
         Reservation {
             node,
             app: job.name.clone(),
             queue: w
-                .pools
+                .pools()
                 .get(job.pool as usize)
                 .map_or_else(String::new, |p| p.name.clone()),
             ask,
@@ -393,14 +399,14 @@ pub struct QueueView {
 
 /// Every pool as a queue, in the scenario's order: what it holds from the
 /// world, what the scheduler computed of it from inspection `i`.
-pub fn queues(w: &World, i: &Inspection) -> Vec<QueueView> {
-    let cap = w.cluster.live;
+pub fn queues(w: RunView<'_>, i: &Inspection) -> Vec<QueueView> {
+    let cap = w.cluster().live;
     let resv = reservations(i);
     let dominant_calc =
         matches!(i.cluster.get(RESOURCE_CALCULATOR), Some(Value::Text(c)) if c == "dominant");
-    let mut ams = vec![0usize; w.pools.len()];
+    let mut ams = vec![0usize; w.pools().len()];
     for t in w
-        .job_tasks
+        .job_tasks()
         .iter()
         .filter(|t| t.kind == JobTaskKind::Am && t.end.is_none())
     {
@@ -409,14 +415,14 @@ pub fn queues(w: &World, i: &Inspection) -> Vec<QueueView> {
         }
     }
     let empty = Values::new();
-    w.pools
+    w.pools()
         .iter()
         .enumerate()
         .map(|(p, pool)| {
             let v = i.pools.get(&pool.name).unwrap_or(&empty);
             let int = |k: &str| v.get(k).and_then(Value::as_f64).map(|x| x as i64);
             let both = |m: &str, c: &str| Some(Resource::memory(int(m)?, int(c)?));
-            let s = &w.pool_stats[p];
+            let s = &w.pool_stats()[p];
             let basis = if v.contains_key(FAIR_SHARE_MB) {
                 QueueBasis::FairShare
             } else if v.contains_key(CAPACITY_MB) {

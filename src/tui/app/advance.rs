@@ -67,10 +67,10 @@ impl App {
                 .flatten()
         };
         let before = kept(self);
-        for _ in 0..=self.sim.w.cluster.nodes.len() {
-            let hb = self.sim.w.heartbeats;
+        for _ in 0..=self.sim.view().cluster().nodes.len() {
+            let hb = self.sim.view().heartbeats();
             self.step_heartbeat();
-            if self.status.is_some() || self.sim.w.heartbeats == hb || kept(self) != before {
+            if self.status.is_some() || self.sim.view().heartbeats() == hb || kept(self) != before {
                 break;
             }
         }
@@ -91,7 +91,7 @@ impl App {
             return;
         }
         if let Some(t) = self.sim.next_event_time() {
-            self.index.history.fill_before(t, &self.sim.w);
+            self.index.history.fill_before(t, self.sim.view());
         }
         self.status = match self.sim.step_heartbeat() {
             None if self.sim.halted().is_some() => {
@@ -99,9 +99,10 @@ impl App {
                 return;
             }
             None => Some("the run cannot go on: no job can ever run".into()),
-            Some(_) if self.sim.is_finished() => {
-                Some(format!("the run has finished at {}", clock(self.sim.w.now)))
-            }
+            Some(_) if self.sim.is_finished() => Some(format!(
+                "the run has finished at {}",
+                clock(self.sim.view().now())
+            )),
             Some(s) if !s.heartbeat => Some(format!(
                 "no heartbeat pending: stepped one event, to {}",
                 clock(s.t)
@@ -112,9 +113,10 @@ impl App {
     /// How far back the kept heartbeats reach: about [`INSPECT_RING`]
     /// heartbeats of one node.
     pub(super) fn inspect_span(&self) -> Ms {
-        match self.sim.w.heartbeat_interval {
+        match self.sim.view().heartbeat_interval() {
             Some(hb) => {
-                hb.saturating_mul(INSPECT_RING as Ms) / self.sim.w.cluster.nodes.len().max(1) as Ms
+                hb.saturating_mul(INSPECT_RING as Ms)
+                    / self.sim.view().cluster().nodes.len().max(1) as Ms
             }
             None => Ms::MAX,
         }
@@ -140,7 +142,7 @@ impl App {
                 cut = false;
                 break;
             }
-            self.index.history.fill_before(t, &self.sim.w);
+            self.index.history.fill_before(t, self.sim.view());
             if !self.sim.run_until(Some(t)) {
                 cut = false;
                 break; // finished, or can never go on
@@ -181,9 +183,9 @@ impl App {
             self.carry += wall_ms as f64 * s;
             let adv = self.carry.floor();
             self.carry -= adv;
-            Some((self.sim.w.now + adv as Ms).min(self.until.unwrap_or(Ms::MAX)))
+            Some((self.sim.view().now() + adv as Ms).min(self.until.unwrap_or(Ms::MAX)))
         };
-        let start = self.sim.w.now;
+        let start = self.sim.view().now();
         let span = self.inspect_span();
         let near_target = target.map_or(Ms::MAX, |t| t.saturating_sub(span));
         // A frame processes what its budget allows: what it leaves is not
@@ -195,7 +197,7 @@ impl App {
                 self.sim.set_inspect_from(near_target);
                 let cut = self.run_sampled(target, usize::MAX, Some(now + budget.mul_f64(0.75)));
                 if cut {
-                    let from = near_target.min(self.sim.w.now);
+                    let from = near_target.min(self.sim.view().now());
                     self.sim.set_inspect_from(from);
                     self.run_sampled(target, usize::MAX, Some(now + budget))
                 } else {
@@ -211,7 +213,7 @@ impl App {
         if cut {
             self.carry = 0.0;
         }
-        self.last_advance = self.sim.w.now - start;
+        self.last_advance = self.sim.view().now() - start;
         self.pace.push(wall_ms, self.last_advance);
         // Steps and commands between frames are always inspected.
         self.sim.set_inspect_from(0);

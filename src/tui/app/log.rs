@@ -24,7 +24,7 @@ impl App {
             if let Notable::CommandFailed(e) = &n {
                 refused.push(e.clone());
             }
-            let text = notable_text(&self.sim.w, t, &n);
+            let text = notable_text(self.sim.view(), t, &n);
             self.log.get_mut().push(t, text);
         }
         refused
@@ -32,7 +32,7 @@ impl App {
 }
 
 /// An attempt's task as the log names it: `job/m3`, `job/r0`.
-fn task_name(w: &crate::sim::World, at: &crate::sim::Attempt) -> String {
+fn task_name(w: crate::sim::RunView<'_>, at: &crate::sim::Attempt) -> String {
     let k = if at.kind == crate::sim::Kind::Map {
         'm'
     } else {
@@ -42,7 +42,7 @@ fn task_name(w: &crate::sim::World, at: &crate::sim::Attempt) -> String {
 }
 
 /// A log line's text.
-pub(super) fn notable_text(w: &crate::sim::World, t: Ms, e: &Notable) -> String {
+pub(super) fn notable_text(w: crate::sim::RunView<'_>, t: Ms, e: &Notable) -> String {
     let t = &t;
     match e {
         Notable::Submitted(j) => {
@@ -92,7 +92,7 @@ pub(super) fn notable_text(w: &crate::sim::World, t: Ms, e: &Notable) -> String 
         Notable::NodeRecovered(n) => format!("node {n} recovered"),
         Notable::PolicySaid(line) => format!("policy: {line}"),
         Notable::Preempted(a) => {
-            let at = &w.attempts[*a as usize];
+            let at = &w.attempts()[*a as usize];
             format!(
                 "preempted {} on node {} for a starved pool",
                 task_name(w, at),
@@ -100,7 +100,7 @@ pub(super) fn notable_text(w: &crate::sim::World, t: Ms, e: &Notable) -> String 
             )
         }
         Notable::Speculated(a) => {
-            let at = &w.attempts[*a as usize];
+            let at = &w.attempts()[*a as usize];
             format!(
                 "speculating {} on node {} ({})",
                 task_name(w, at),

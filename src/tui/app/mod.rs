@@ -354,7 +354,7 @@ impl App {
                 r.push(rec);
             }
         }));
-        let index = RunIndex::new(&sim.w);
+        let index = RunIndex::new(sim.view());
         let mut app = App {
             sim,
             scenario,
@@ -513,7 +513,7 @@ impl App {
             }
             Action::OpenPicker => {
                 let cur = self.sim.policy_spec().name();
-                let selected = crate::sched::registry::for_capacity(self.sim.w.capacity())
+                let selected = crate::sched::registry::for_capacity(self.sim.view().capacity())
                     .iter()
                     .position(|p| p.name == cur)
                     .unwrap_or(0);
@@ -577,19 +577,19 @@ impl App {
     /// Scrolls the current view's list, stopping at its last full page.
     pub(super) fn scroll(&mut self, a: Action) {
         let pages = self.pages.get();
-        let w = &self.sim.w;
+        let w = self.sim.view();
         match self.view {
             View::Jobs => {
-                let n = w.jobs.len().saturating_sub(1);
+                let n = w.jobs().len().saturating_sub(1);
                 self.jobs_row = scrolled(self.jobs_row, &a, pages.jobs, n);
             }
             View::Timeline => {
-                let lanes: usize = w.cluster.nodes.iter().map(|n| n.lanes.len()).sum();
+                let lanes: usize = w.cluster().nodes.iter().map(|n| n.lanes.len()).sum();
                 let n = lanes.saturating_sub(1);
                 self.timeline_row = scrolled(self.timeline_row, &a, pages.timeline, n);
             }
             View::Cluster => {
-                let n = w.cluster.racks.len().saturating_sub(1);
+                let n = w.cluster().racks.len().saturating_sub(1);
                 self.cluster_row = scrolled(self.cluster_row, &a, pages.cluster, n);
             }
             View::Overview | View::Pools | View::Network => {}
@@ -605,7 +605,7 @@ impl App {
         let Overlay::Picker { selected } = &mut self.overlay else {
             return;
         };
-        let policies = crate::sched::registry::for_capacity(self.sim.w.capacity());
+        let policies = crate::sched::registry::for_capacity(self.sim.view().capacity());
         let n = policies.len();
         match a {
             Action::Up | Action::Char('k') => *selected = (*selected + n - 1) % n,
@@ -643,8 +643,10 @@ impl App {
                 };
                 match self.act(crate::model::Action::SwitchPolicy(spec)) {
                     Ok(()) => {
-                        self.status =
-                            Some(format!("switched to {name} at {}", clock(self.sim.w.now)))
+                        self.status = Some(format!(
+                            "switched to {name} at {}",
+                            clock(self.sim.view().now())
+                        ))
                     }
                     Err(e) => self.status = Some(format!("cannot switch: {e}")),
                 }
@@ -733,15 +735,15 @@ impl App {
 
     /// Recomputes what the views show from the policy (after every update).
     fn refresh(&mut self) {
-        self.index.catch_up(&self.sim.w);
+        self.index.catch_up(self.sim.view());
         self.take_in();
         self.refresh_log();
         if matches!(self.view, View::Jobs | View::Pools) {
             let p = self.sim.policy();
-            self.values = p.inspect(&self.sim.w, 0);
-            self.shares = p.pool_shares(&self.sim.w);
+            self.values = p.inspect(self.sim.view(), 0);
+            self.shares = p.pool_shares(self.sim.view());
         } else if self.view == View::Overview {
-            self.shares = self.sim.policy().pool_shares(&self.sim.w);
+            self.shares = self.sim.policy().pool_shares(self.sim.view());
         }
     }
 }

@@ -26,7 +26,7 @@ const MIN_STEP: Ms = 10_000;
 const STEP_SHARE: Ms = 20;
 
 /// What the checkpoints may take, by their estimated size
-/// ([`crate::sim::World::footprint`]): past it, every other one goes and
+/// ([`crate::sim::RunView::footprint`]): past it, every other one goes and
 /// the spacing doubles.
 pub const CHECKPOINT_BUDGET: usize = 512 << 20;
 /// The first spacing of checkpoints, in simulated time.
@@ -121,7 +121,10 @@ impl App {
     /// `[` / `]`: a seek by one step, from the current one's target when a
     /// seek is under way (three presses go three steps).
     pub(super) fn seek(&mut self, forward: bool) {
-        let at = self.seeking.as_ref().map_or(self.sim.w.now, |s| s.target);
+        let at = self
+            .seeking
+            .as_ref()
+            .map_or(self.sim.view().now(), |s| s.target);
         let step = step_from(at);
         if forward {
             if self.sim.is_finished() && self.seeking.is_none() {
@@ -145,7 +148,7 @@ impl App {
             None => {
                 // Back, the run is moved aside when the checkpoint is put
                 // in (no copy); forward, it is copied.
-                let held = match (target < self.sim.w.now, self.checkpoints.possible) {
+                let held = match (target < self.sim.view().now(), self.checkpoints.possible) {
                     (true, _) => Held::Nothing,
                     (false, true) => self
                         .sim
@@ -155,8 +158,8 @@ impl App {
                 };
                 Seeking {
                     target,
-                    from: self.sim.w.now,
-                    back: target < self.sim.w.now,
+                    from: self.sim.view().now(),
+                    back: target < self.sim.view().now(),
                     held,
                     index: self.index.clone(),
                     log: self.log.borrow().prefix(usize::MAX),
@@ -165,7 +168,7 @@ impl App {
         };
         let mut seeking = Seeking { target, ..seeking };
         seeking.back = target < seeking.from;
-        if target < self.sim.w.now {
+        if target < self.sim.view().now() {
             if let Err(e) = self.restart_before(target, &mut seeking) {
                 self.status = Some(format!("cannot seek back: {e}"));
                 self.seeking = Some(seeking);
@@ -173,7 +176,7 @@ impl App {
                 return;
             }
         }
-        seeking.from = self.sim.w.now;
+        seeking.from = self.sim.view().now();
         self.seeking = Some(seeking);
         self.pace.clear();
         self.carry = 0.0;
@@ -249,7 +252,7 @@ impl App {
         self.sim.set_inspect_from(0);
         self.refresh();
         if cut && self.sim.halted().is_none() {
-            let done = (self.sim.w.now - from) as f64 / (target - from).max(1) as f64;
+            let done = (self.sim.view().now() - from) as f64 / (target - from).max(1) as f64;
             self.status = Some(format!(
                 "seeking {} to {}: {:.0} % (esc cancels)",
                 if back { "back" } else { "forward" },
@@ -263,16 +266,16 @@ impl App {
         self.pace.clear();
         // A job submitted from the keyboard after the target is not there
         // yet: nothing stays selected that does not exist.
-        let w = &self.sim.w;
+        let w = self.sim.view();
         if self
             .sel_job
-            .is_some_and(|j| w.jobs.get(j as usize).is_none_or(|x| !x.arrived))
+            .is_some_and(|j| w.jobs().get(j as usize).is_none_or(|x| !x.arrived))
         {
             self.sel_job = None;
         }
         self.status = Some(format!(
             "at {} (seek: [ back, ] forward)",
-            clock(self.sim.w.now)
+            clock(self.sim.view().now())
         ));
         self.note_halt();
     }
@@ -288,7 +291,7 @@ impl App {
             Held::Nothing => {
                 self.status = Some(format!(
                     "seek stopped at {} (this policy's run cannot be copied to go back)",
-                    clock(self.sim.w.now)
+                    clock(self.sim.view().now())
                 ));
                 return;
             }
@@ -297,7 +300,10 @@ impl App {
         *self.log.get_mut() = s.log;
         self.forget_inspections();
         self.pace.clear();
-        self.status = Some(format!("seek cancelled: back at {}", clock(self.sim.w.now)));
+        self.status = Some(format!(
+            "seek cancelled: back at {}",
+            clock(self.sim.view().now())
+        ));
     }
 
     /// The kept heartbeat inspections go (the run went elsewhere), freed
@@ -327,7 +333,7 @@ impl App {
         if self.seeking.is_some() || !self.checkpoints.possible {
             return;
         }
-        let now = self.sim.w.now;
+        let now = self.sim.view().now();
         let tape = self.sim.session_events().len();
         let cps = &mut self.checkpoints;
         if tape != cps.tape {
@@ -367,7 +373,7 @@ impl App {
             && cps
                 .kept
                 .last()
-                .is_none_or(|k| self.sim.w.now >= k.run.at().saturating_add(cps.spacing))
+                .is_none_or(|k| self.sim.view().now() >= k.run.at().saturating_add(cps.spacing))
     }
 }
 

@@ -7,7 +7,7 @@ use super::{clock, scrolled, Action, App, Overlay, View};
 use crate::model::{JobId, NodeId};
 use crate::sim::job::Job;
 use crate::sim::policy::Inspection;
-use crate::sim::World;
+use crate::sim::RunView;
 use ratatui::layout::Rect;
 
 /// A job's state as the Jobs view names it.
@@ -111,8 +111,8 @@ fn state(job: &Job, waiting: bool) -> JobState {
 
 /// The Overview's job list: runnable jobs, the ones with tasks running
 /// first, each group by submission.
-pub fn overview_jobs(w: &World) -> Vec<JobId> {
-    let mut active: Vec<JobId> = w.active.clone();
+pub fn overview_jobs(w: RunView<'_>) -> Vec<JobId> {
+    let mut active: Vec<JobId> = w.active().to_vec();
     let (setup, finishing) = w.settling();
     active.extend(setup.into_iter().chain(finishing));
     active.sort_by_key(|&j| {
@@ -125,18 +125,18 @@ pub fn overview_jobs(w: &World) -> Vec<JobId> {
 /// The Jobs view's rows: filtered by the filter (or the draft being
 /// typed) on job name or pool, in the chosen order.
 pub fn job_rows(app: &App) -> Vec<(JobId, JobState)> {
-    let w = &app.sim.w;
+    let w = app.sim.view();
     let mut order: Vec<(JobId, JobState)> = w
-        .active
+        .active()
         .iter()
         .map(|&j| (j, state(w.job(j), false)))
         .collect();
     let (setup, finishing) = w.settling();
     order.extend(setup.into_iter().map(|j| (j, JobState::SetUp)));
     order.extend(finishing.into_iter().map(|j| (j, JobState::Finishing)));
-    order.extend(w.waiting.iter().map(|&j| (j, JobState::Waiting)));
+    order.extend(w.waiting().iter().map(|&j| (j, JobState::Waiting)));
     let mut done: Vec<JobId> = w
-        .jobs
+        .jobs()
         .iter()
         .filter(|j| j.is_done())
         .map(|j| j.id)
@@ -284,7 +284,7 @@ impl App {
     /// Every node in the order the Cluster view draws them (datacenter,
     /// rack, node).
     fn node_order(&self) -> Vec<NodeId> {
-        let c = &self.sim.w.cluster;
+        let c = self.sim.view().cluster();
         c.dcs
             .iter()
             .flat_map(|d| d.racks.iter())
@@ -293,7 +293,7 @@ impl App {
     }
 
     pub(super) fn select_node(&mut self, n: NodeId) {
-        if (n as usize) >= self.sim.w.cluster.nodes.len() {
+        if (n as usize) >= self.sim.view().cluster().nodes.len() {
             return;
         }
         self.sel_node = n;
@@ -322,7 +322,7 @@ impl App {
             }
             (View::Cluster, Action::Up | Action::Down) => {
                 // The node at the same place in the previous / next rack.
-                let c = &self.sim.w.cluster;
+                let c = self.sim.view().cluster();
                 let racks: Vec<u32> = c.dcs.iter().flat_map(|d| d.racks.iter().copied()).collect();
                 let node = &c.nodes[self.sel_node as usize];
                 let k = racks.iter().position(|&r| r == node.rack).unwrap_or(0);
@@ -342,7 +342,7 @@ impl App {
                 }
             }
             (View::Overview, _) => {
-                let list = overview_jobs(&self.sim.w);
+                let list = overview_jobs(self.sim.view());
                 self.move_job(&list, &a, list.len().max(1));
             }
             (View::Jobs, _) => {
@@ -395,7 +395,7 @@ impl App {
 
     /// Scrolls the Cluster view so that the selected node's rack is shown.
     fn keep_selected_rack_in_view(&mut self) {
-        let c = &self.sim.w.cluster;
+        let c = self.sim.view().cluster();
         let rack = c.nodes[self.sel_node as usize].rack;
         let racks: Vec<u32> = c.dcs.iter().flat_map(|d| d.racks.iter().copied()).collect();
         let Some(k) = racks.iter().position(|&r| r == rack) else {
@@ -476,7 +476,7 @@ impl App {
     /// `fail_node` / `recover_node` event would.
     pub(super) fn fail_or_recover(&mut self, fail: bool) {
         let n = self.sel_node;
-        let alive = self.sim.w.cluster.nodes[n as usize].alive;
+        let alive = self.sim.view().cluster().nodes[n as usize].alive;
         if fail != alive {
             self.status = Some(if fail {
                 format!("node {n} is already dead (r recovers it)")
@@ -492,7 +492,7 @@ impl App {
         };
         let what = if fail { "failed" } else { "recovered" };
         self.status = Some(match self.act(action) {
-            Ok(()) => format!("node {n} {what} at {}", clock(self.sim.w.now)),
+            Ok(()) => format!("node {n} {what} at {}", clock(self.sim.view().now())),
             Err(e) => format!("cannot change node {n}: {e}"),
         });
     }

@@ -47,7 +47,7 @@ impl App {
     /// events have run). The submit form, the log and the saved session
     /// all show this time.
     pub fn acts_at(&self) -> crate::model::Ms {
-        self.sim.w.now + 1
+        self.sim.view().now() + 1
     }
 
     /// `W`: writes the session as a scenario into [`App::session_dir`].
@@ -70,7 +70,7 @@ impl App {
         if !self.sim.is_finished() {
             cmd.push_str(&format!(
                 " --until {}",
-                crate::units::fmt_secs(self.sim.w.now)
+                crate::units::fmt_secs(self.sim.view().now())
             ));
         }
         cmd
@@ -144,7 +144,7 @@ impl App {
              # {} replays it{}.\n",
             self.scenario.name,
             self.scenario.seed,
-            clock(self.sim.w.now),
+            clock(self.sim.view().now()),
             self.replay_command(this),
             if self.sim.is_finished() {
                 ""

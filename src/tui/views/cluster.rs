@@ -9,7 +9,7 @@ use super::yarn_nodes::Yarn;
 use crate::model::Gauge;
 use crate::sim::cluster::Node;
 use crate::sim::job::Phase;
-use crate::sim::{Kind, World};
+use crate::sim::{Kind, RunView};
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -40,7 +40,7 @@ pub fn height(app: &App, area: Rect) -> Option<u16> {
 /// The panel's lines for `area`; its clickable places recorded when
 /// `record` (drawing, not measuring).
 fn panel_lines(app: &App, area: Rect, record: bool) -> Vec<Line<'static>> {
-    let w = &app.sim.w;
+    let w = app.sim.view();
     let inner_w = area.width.saturating_sub(2) as usize;
     let inner_h = area.height.saturating_sub(2) as usize;
     let yarn = (w.capacity().gauge() == Gauge::Memory).then(|| Yarn::of(app));
@@ -62,7 +62,7 @@ fn panel_lines(app: &App, area: Rect, record: bool) -> Vec<Line<'static>> {
     lines.push(Line::from(""));
     lines.push(legend(w, inner_w, by_pool, &on_screen, app.mono));
     // With room to spare, a line per rack: how busy it is and with what.
-    if inner_h >= lines.len() + 1 + w.cluster.racks.len() {
+    if inner_h >= lines.len() + 1 + w.cluster().racks.len() {
         lines.push(Line::from(""));
         match &yarn {
             Some(y) => y.rack_bars(w, &mut lines, inner_w),
@@ -74,13 +74,13 @@ fn panel_lines(app: &App, area: Rect, record: bool) -> Vec<Line<'static>> {
 
 /// The summary (nodes, slots in use, pending maps) and the glyph key, on
 /// one line or two.
-fn summary(w: &World, area: Rect, yarn: Option<&Yarn>, mono: bool) -> Vec<Line<'static>> {
-    let c = &w.cluster;
+fn summary(w: RunView<'_>, area: Rect, yarn: Option<&Yarn>, mono: bool) -> Vec<Line<'static>> {
+    let c = &w.cluster();
     let mut lines: Vec<Line> = Vec::new();
     let (rm, rr): (u32, u32) = c.nodes.iter().fold((0, 0), |(a, b), n| {
         (a + n.running_maps, b + n.running_reduces)
     });
-    let pending: u32 = w.active.iter().map(|&j| w.job(j).maps_pending).sum();
+    let pending: u32 = w.active().iter().map(|&j| w.job(j).maps_pending).sum();
     // Running tasks by kind against slots by type; a slot-borrowing
     // policy (DynamicMR) can run more maps than there are map slots.
     let borrowed = |n: u32, what: &str| {
@@ -180,8 +180,8 @@ fn summary(w: &World, area: Rect, yarn: Option<&Yarn>, mono: bool) -> Vec<Line<'
 
 /// The selected node: where it is, what runs there, the keys for it.
 fn selected_line(app: &App, inner_w: usize) -> Line<'static> {
-    let w = &app.sim.w;
-    let n = &w.cluster.nodes[app.sel_node as usize];
+    let w = app.sim.view();
+    let n = &w.cluster().nodes[app.sel_node as usize];
     let state = if n.alive {
         format!(
             "{} map, {} reduce running on {} slots · f fails it",
@@ -211,8 +211,8 @@ fn racks(
     origin: (u16, u16),
     yarn: Option<&Yarn>,
 ) -> (bool, Vec<u32>) {
-    let w = &app.sim.w;
-    let c = &w.cluster;
+    let w = app.sim.view();
+    let c = &w.cluster();
     let multi_dc = c.dcs.len() > 1;
     let label_w = 4;
     // A node's cells: one per slot, or on YARN its memory's and its
@@ -282,7 +282,7 @@ fn racks(
         .iter()
         .flat_map(|&r| c.racks[r as usize].nodes.iter())
         .flat_map(|&n| c.nodes[n as usize].lanes.iter().flatten())
-        .map(|&a| w.attempts[a as usize].job)
+        .map(|&a| w.attempts()[a as usize].job)
         .collect();
     // YARN: the AMs' jobs too.
     if let Some(y) = yarn {
@@ -356,8 +356,8 @@ struct Look<'a> {
 
 /// Rack `r`'s nodes, wrapped at the panel's width; the selected node's
 /// cell reversed, every cell recorded for clicks.
-fn rack(w: &World, r: u32, look: &Look, lines: &mut Vec<Line<'static>>, hits: &mut Vec<Hit>) {
-    let c = &w.cluster;
+fn rack(w: RunView<'_>, r: u32, look: &Look, lines: &mut Vec<Line<'static>>, hits: &mut Vec<Hit>) {
+    let c = &w.cluster();
     let label = format!(" r{r:<2}");
     let mut cur: Vec<Span> = vec![Span::styled(label.clone(), theme::dim())];
     let mut cur_w = label.chars().count();
@@ -421,7 +421,7 @@ fn rack(w: &World, r: u32, look: &Look, lines: &mut Vec<Line<'static>>, hits: &m
 /// its pool's) colour; with no colours (`mono`), the job's (or pool's)
 /// letter, small for a reduce and underlined while it shuffles.
 pub(super) fn slot(
-    w: &World,
+    w: RunView<'_>,
     n: &Node,
     lane: Option<u32>,
     by_pool: bool,
@@ -431,7 +431,7 @@ pub(super) fn slot(
         (false, _) => Span::styled(theme::DEAD.to_string(), Style::default().fg(theme::WARN)),
         (true, None) => Span::styled(theme::FREE.to_string(), theme::dim()),
         (true, Some(a)) => {
-            let at = &w.attempts[a as usize];
+            let at = &w.attempts()[a as usize];
             let shuffling =
                 at.kind == Kind::Reduce && matches!(at.phase, Phase::Startup | Phase::Shuffle);
             let id = if by_pool { w.job(at.job).pool } else { at.job };
@@ -460,14 +460,14 @@ pub(super) fn slot(
 /// the line, the pools, which then colour the slots). Never cut: what does
 /// not fit is counted.
 pub(super) fn legend(
-    w: &World,
+    w: RunView<'_>,
     inner_w: usize,
     by_pool: bool,
     on_screen: &[u32],
     mono: bool,
 ) -> Line<'static> {
     let items: Vec<(u32, String)> = if by_pool {
-        w.pools
+        w.pools()
             .iter()
             .enumerate()
             .map(|(p, spec)| (p as u32, spec.name.clone()))
@@ -506,9 +506,9 @@ pub(super) fn legend(
 }
 
 /// A line per rack: how busy it is and with what.
-fn rack_bars(w: &World, lines: &mut Vec<Line<'static>>, inner_w: usize) {
+fn rack_bars(w: RunView<'_>, lines: &mut Vec<Line<'static>>, inner_w: usize) {
     let bar_w = inner_w.saturating_sub(40).clamp(10, 40);
-    for (r, rack) in w.cluster.racks.iter().enumerate() {
+    for (r, rack) in w.cluster().racks.iter().enumerate() {
         let (mut slots, mut maps, mut reds, mut dead) = (0u32, 0u32, 0u32, 0u32);
         for &n in &rack.nodes {
             let node = w.node(n);

@@ -124,7 +124,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
 /// The panel's title: the jobs by state, the order and the filter; counts
 /// of nothing give way first when it is too long for `width`.
 fn title(app: &App, order: &[(JobId, JobState)], width: usize) -> String {
-    let not_yet = app.sim.w.jobs.iter().filter(|j| !j.arrived).count();
+    let not_yet = app.sim.view().jobs().iter().filter(|j| !j.arrived).count();
     let n = |s: JobState| order.iter().filter(|(_, x)| *x == s).count();
     let filter = match &app.overlay {
         Overlay::Filter { draft } => Some(format!("/{draft}▏")),
@@ -193,10 +193,10 @@ impl Columns {
     /// The columns for a table `inner_w` wide: the least needed left out
     /// until the rest fit whole.
     fn fitting(app: &App, order: &[(JobId, JobState)], inner_w: usize) -> Columns {
-        let w = &app.sim.w;
+        let w = app.sim.view();
         let wide = inner_w >= 108;
         let pool_w: usize = w
-            .pools
+            .pools()
             .iter()
             .map(|p| p.name.chars().count())
             .max()
@@ -289,7 +289,7 @@ impl Columns {
 
     /// Job `j`'s row, in state `st`; the selected one marked `▶`.
     fn row(&self, app: &App, j: JobId, st: JobState) -> Row<'static> {
-        let w = &app.sim.w;
+        let w = app.sim.view();
         let job = w.job(j);
         let selected = app.sel_job == Some(j);
         let cells: Vec<Cell> = self
@@ -377,7 +377,7 @@ impl Columns {
 /// The state column: running, queued, ..., or done (killed) and its
 /// turnaround.
 fn state_cell(app: &App, j: JobId, st: JobState, width: usize) -> Cell<'static> {
-    let w = &app.sim.w;
+    let w = app.sim.view();
     let job = w.job(j);
     let (mut text, style) = match st {
         JobState::Running => ("running".to_string(), Style::default().fg(theme::OK)),
@@ -389,7 +389,10 @@ fn state_cell(app: &App, j: JobId, st: JobState, width: usize) -> Cell<'static> 
             format!(
                 "{} {}",
                 if job.killed { "killed" } else { "done" },
-                dur(job.finished_at.unwrap_or(w.now).saturating_sub(job.submit))
+                dur(job
+                    .finished_at
+                    .unwrap_or(w.now())
+                    .saturating_sub(job.submit))
             ),
             theme::dim(),
         ),

@@ -89,7 +89,7 @@ pub fn render(app: &App, f: &mut Frame) {
 /// view tabs show when there is room; below about 60 columns the header
 /// takes two lines.
 fn header_lines(app: &App, width: usize) -> Vec<Line<'static>> {
-    let w = &app.sim.w;
+    let w = app.sim.view();
     let state = if app.sim.is_finished() {
         Span::styled("■ finished", Style::default().fg(theme::OK))
     } else if app.paused {
@@ -105,16 +105,16 @@ fn header_lines(app: &App, width: usize) -> Vec<Line<'static>> {
     let sep = || Span::styled(" │ ", theme::dim());
     let label = app.sim.policy_label().to_string();
     // Killed jobs ended but did not finish: counted apart.
-    let killed = w.jobs.iter().filter(|j| j.killed).count();
+    let killed = w.jobs().iter().filter(|j| j.killed).count();
     let jobs = match killed {
         0 => format!("jobs: {}/{}", w.finished_jobs(), w.submitted_jobs()),
         k => format!(
             "jobs: {}/{} ({k} killed)",
-            w.jobs.iter().filter(|j| j.is_done() && !j.killed).count(),
+            w.jobs().iter().filter(|j| j.is_done() && !j.killed).count(),
             w.submitted_jobs()
         ),
     };
-    let hb = format!("hb {}", w.heartbeats);
+    let hb = format!("hb {}", w.heartbeats());
     let len = |spans: &[Span]| -> usize { spans.iter().map(|s| s.content.chars().count()).sum() };
     let speed = |got: bool| {
         if got {
@@ -128,7 +128,7 @@ fn header_lines(app: &App, width: usize) -> Vec<Line<'static>> {
             Span::styled(" policy: ", theme::dim()),
             Span::styled(label, theme::title()),
             sep(),
-            Span::raw(clock(w.now)),
+            Span::raw(clock(w.now())),
             sep(),
             Span::raw(speed(got)),
             sep(),
@@ -165,9 +165,9 @@ fn header_lines(app: &App, width: usize) -> Vec<Line<'static>> {
             sep(),
             state,
         ];
-        let got = 1 + clock(w.now).len() + 3 + speed(true).chars().count() + 3 + jobs.len();
+        let got = 1 + clock(w.now()).len() + 3 + speed(true).chars().count() + 3 + jobs.len();
         let second = vec![
-            Span::raw(format!(" {}", clock(w.now))),
+            Span::raw(format!(" {}", clock(w.now()))),
             sep(),
             Span::raw(speed(got <= width)),
             sep(),
@@ -213,7 +213,7 @@ fn render_log(app: &App, f: &mut Frame, area: Rect) {
     let n = area.height.saturating_sub(1) as usize;
     let mut lines: Vec<Line> = Vec::new();
     let status = app.status.as_ref();
-    let ending = app.sim.is_finished().then(|| run_ending(&app.sim.w));
+    let ending = app.sim.is_finished().then(|| run_ending(app.sim.view()));
     let take = n.saturating_sub(usize::from(status.is_some()) + usize::from(ending.is_some()));
     for (t, text) in app.log_lines(take) {
         lines.push(Line::from(vec![
@@ -224,7 +224,7 @@ fn render_log(app: &App, f: &mut Frame, area: Rect) {
     // Once the run is over its outcome stays on screen, under the log.
     if let Some(text) = ending {
         lines.push(Line::from(vec![
-            Span::styled(format!("{} ", clock(app.sim.w.now)), theme::dim()),
+            Span::styled(format!("{} ", clock(app.sim.view().now())), theme::dim()),
             Span::styled(text, Style::default().fg(theme::OK)),
         ]));
     }
@@ -243,24 +243,24 @@ fn render_log(app: &App, f: &mut Frame, area: Rect) {
 
 /// The run's outcome in one line: makespan (first submission to last
 /// finish), mean turnaround and node-local maps, as the summary gives them.
-fn run_ending(w: &crate::sim::World) -> String {
+fn run_ending(w: crate::sim::RunView<'_>) -> String {
     let finished: Vec<(u64, u64)> = w
-        .jobs
+        .jobs()
         .iter()
         .filter_map(|j| j.finished_at.map(|f| (j.submit, f)))
         .collect();
-    let start = w.metrics.start.unwrap_or(0);
+    let start = w.metrics().start.unwrap_or(0);
     let makespan = finished.iter().map(|&(_, f)| f).max().unwrap_or(start) - start;
     // Killed jobs count in the makespan, not in the turnaround.
     let done: Vec<(u64, u64)> = w
-        .jobs
+        .jobs()
         .iter()
         .filter(|j| !j.killed)
         .filter_map(|j| j.finished_at.map(|f| (j.submit, f)))
         .collect();
     let mean = done.iter().map(|&(s, f)| (f - s) as f64).sum::<f64>() / done.len().max(1) as f64;
-    let maps: u64 = w.metrics.locality.iter().sum();
-    let node = 100.0 * w.metrics.locality[0] as f64 / maps.max(1) as f64;
+    let maps: u64 = w.metrics().locality.iter().sum();
+    let node = 100.0 * w.metrics().locality[0] as f64 / maps.max(1) as f64;
     format!(
         "■ done: makespan {:.1} s · mean turnaround {:.1} s · node-local {node:.1} %",
         makespan as f64 / 1000.0,

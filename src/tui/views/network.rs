@@ -20,15 +20,15 @@ fn gb(mb: f64) -> String {
 }
 
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
-    let w = &app.sim.w;
+    let w = app.sim.view();
     let inner_w = area.width.saturating_sub(2) as usize;
     let mut head: Vec<Line> = Vec::new();
     let moved: Vec<String> = FlowKind::ALL
         .iter()
         .enumerate()
-        .map(|(i, k)| format!("{} {}", k.as_str(), gb(w.net_mb[i])))
+        .map(|(i, k)| format!("{} {}", k.as_str(), gb(w.net_mb()[i])))
         .collect();
-    let model = match w.net_spec.model {
+    let model = match w.net_spec().model {
         NetworkModel::Shared => "shared (max-min)",
         NetworkModel::Coarse => "coarse (max-min, approximate)",
         NetworkModel::Fixed => "fixed (per transfer)",
@@ -37,7 +37,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         Span::styled(" model ", theme::dim()),
         Span::raw(model.to_string()),
         Span::styled("   flows ", theme::dim()),
-        Span::raw(w.net.active_flows().to_string()),
+        Span::raw(w.net().active_flows().to_string()),
     ];
     let moved = moved.join(" · ");
     let width: usize = first.iter().map(|s| s.width()).sum();
@@ -60,7 +60,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             });
         }
     }
-    if w.net_spec.model == NetworkModel::Fixed {
+    if w.net_spec().model == NetworkModel::Fixed {
         let note = "Under the fixed model each transfer runs alone at its class bandwidth: no disk or link is shared.";
         for l in super::overlays::wrap_words(note, inner_w.saturating_sub(1)) {
             head.push(Line::from(Span::styled(format!(" {l}"), theme::dim())));
@@ -81,9 +81,9 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
 
 /// The busiest disks and links now, each with a gauge of load against capacity.
 fn render_links(app: &App, f: &mut Frame, links_area: Rect, inner_w: usize) {
-    let w = &app.sim.w;
-    let n_links = w.links.count() as usize;
-    let mut busy: Vec<(f64, usize)> = w.net.resources[..n_links]
+    let w = app.sim.view();
+    let n_links = w.links().count() as usize;
+    let mut busy: Vec<(f64, usize)> = w.net().resources[..n_links]
         .iter()
         .enumerate()
         .filter(|(_, r)| r.flow_count() > 0 && r.load > 0.0)
@@ -97,14 +97,14 @@ fn render_links(app: &App, f: &mut Frame, links_area: Rect, inner_w: usize) {
         lines.push(Line::from(Span::styled(" nothing moves now", theme::dim())));
     }
     for &(u, r) in busy.iter().take(rows) {
-        let res = &w.net.resources[r];
+        let res = &w.net().resources[r];
         let style = if u >= 0.999 {
             Style::default().fg(theme::WARN)
         } else {
             Style::default().fg(theme::OK)
         };
         lines.push(Line::from(vec![
-            Span::styled(format!(" {:<10}", w.links.name(r as u32)), theme::title()),
+            Span::styled(format!(" {:<10}", w.links().name(r as u32)), theme::title()),
             Span::styled(bar(u.min(1.0), bar_w), style),
             Span::raw(format!(
                 " {:>5.0}/{:<5.0} MB/s {:>3} {}",
@@ -131,11 +131,11 @@ fn render_links(app: &App, f: &mut Frame, links_area: Rect, inner_w: usize) {
 
 /// Nodes by their busiest resource: disk, NIC up, NIC down.
 fn render_nodes(app: &App, f: &mut Frame, nodes_area: Rect, inner_w: usize) {
-    let w = &app.sim.w;
-    let mut nodes: Vec<(f64, usize, [f64; 3])> = (0..w.cluster.nodes.len())
+    let w = app.sim.view();
+    let mut nodes: Vec<(f64, usize, [f64; 3])> = (0..w.cluster().nodes.len())
         .map(|n| {
             let u = |k: usize| {
-                let r = &w.net.resources[3 * n + k];
+                let r = &w.net().resources[3 * n + k];
                 (r.load / r.capacity).max(0.0)
             };
             let us = [u(0), u(1), u(2)];

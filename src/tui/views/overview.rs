@@ -11,7 +11,7 @@ use super::super::theme;
 use super::{bar, fit, fit_mid, panel};
 use crate::model::{Capacity, Gauge, NetworkModel};
 use crate::sim::cluster::Node;
-use crate::sim::World;
+use crate::sim::RunView;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -102,8 +102,8 @@ impl Needs {
                 .areas::<2>(area)[0]
                 .width
         };
-        let nodes = nodes_need(&app.sim.w, nodes_w.saturating_sub(2) as usize)?;
-        let jobs = overview_jobs(&app.sim.w).len().max(1);
+        let nodes = nodes_need(app.sim.view(), nodes_w.saturating_sub(2) as usize)?;
+        let jobs = overview_jobs(app.sim.view()).len().max(1);
         let rows = |n: usize| (n + 2).min(u16::MAX as usize) as u16;
         Some(Needs {
             nodes: rows(nodes),
@@ -138,7 +138,7 @@ pub fn height(app: &App, width: u16, height: u16) -> Option<u16> {
 /// Lines the node grid takes `inner_w` wide with a cell per node (the
 /// grid, the selected node, the legend), or None when the cells must be
 /// packed.
-fn nodes_need(w: &World, inner_w: usize) -> Option<usize> {
+fn nodes_need(w: RunView<'_>, inner_w: usize) -> Option<usize> {
     let per_line = inner_w.saturating_sub(NODE_LABEL_W).max(1);
     let rack_lines = rack_lines(w, per_line);
     // Small clusters only: a large one's grid takes the screen.
@@ -153,8 +153,8 @@ fn nodes_need(w: &World, inner_w: usize) -> Option<usize> {
 const NODE_LABEL_W: usize = 5;
 
 /// Lines the racks take at a cell per node, `per_line` cells a line.
-fn rack_lines(w: &World, per_line: usize) -> usize {
-    w.cluster
+fn rack_lines(w: RunView<'_>, per_line: usize) -> usize {
+    w.cluster()
         .racks
         .iter()
         .map(|r| r.nodes.len().div_ceil(per_line).max(1))
@@ -178,7 +178,7 @@ fn busy(cap: &Capacity, n: &Node) -> f64 {
 /// One cell for a group of nodes: the mean busy fraction's
 /// glyph, `✗` when all are dead; coloured by the job with the most
 /// attempts there (by the lowest job id on ties), dim when idle.
-fn cell(w: &World, nodes: &[&Node]) -> Span<'static> {
+fn cell(w: RunView<'_>, nodes: &[&Node]) -> Span<'static> {
     if nodes.iter().all(|n| !n.alive) {
         return Span::styled(theme::DEAD.to_string(), Style::default().fg(theme::WARN));
     }
@@ -199,11 +199,11 @@ fn cell(w: &World, nodes: &[&Node]) -> Span<'static> {
 }
 
 /// The job with the most attempts on `nodes` (the lowest id on ties).
-fn top_job(w: &World, nodes: &[&Node]) -> Option<u32> {
+fn top_job(w: RunView<'_>, nodes: &[&Node]) -> Option<u32> {
     let mut counts: Vec<(u32, u32)> = Vec::new();
     for n in nodes {
         for a in n.lanes.iter().flatten() {
-            let j = w.attempts[*a as usize].job;
+            let j = w.attempts()[*a as usize].job;
             match counts.iter_mut().find(|c| c.0 == j) {
                 Some(c) => c.1 += 1,
                 None => counts.push((j, 1)),
@@ -220,7 +220,7 @@ fn top_job(w: &World, nodes: &[&Node]) -> Option<u32> {
 /// per cell, the racks still labelled and flowing side by side. The
 /// selected node's cell is drawn reversed and described under the grid.
 fn nodes(app: &App, f: &mut Frame, area: Rect) {
-    let w = &app.sim.w;
+    let w = app.sim.view();
     let inner_w = area.width.saturating_sub(2) as usize;
     let inner_h = area.height.saturating_sub(2) as usize;
     let title = nodes_title(w, area.width);
@@ -263,8 +263,8 @@ fn gb(mb: i64) -> f64 {
 /// containers are one pool of slots: maps and reduces together against
 /// all of them (a map may take what a typed cluster would call a reduce
 /// slot).
-fn nodes_title(w: &World, width: u16) -> String {
-    let c = &w.cluster;
+fn nodes_title(w: RunView<'_>, width: u16) -> String {
+    let c = &w.cluster();
     let (rm, rr): (u32, u32) = c.nodes.iter().fold((0, 0), |(a, b), n| {
         (a + n.running_maps, b + n.running_reduces)
     });
@@ -324,7 +324,7 @@ fn nodes_title(w: &World, width: u16) -> String {
 /// The node grid as it is drawn: its lines from (`x0`, `y0`) and a hit
 /// per cell.
 struct Grid<'a> {
-    w: &'a World,
+    w: RunView<'a>,
     sel: u32,
     /// No colours: cells say their top job's letter where they have room.
     mono: bool,
@@ -348,7 +348,7 @@ impl Grid<'_> {
     /// Rack by rack, one cell per node, `per_line` nodes a line after a
     /// label `label_w` wide.
     fn by_rack(&mut self, label_w: usize, per_line: usize) {
-        let c = &self.w.cluster;
+        let c = self.w.cluster();
         // Cells as wide as the widest rack allows (up to 4 characters with
         // a space between cells), so a small cluster reads easily.
         let widest = c
@@ -405,7 +405,7 @@ impl Grid<'_> {
     /// Packed: k nodes per cell, each rack labelled, racks side by side
     /// over at most `rows` lines `width` wide. Returns k.
     fn packed(&mut self, width: usize, rows: usize) -> usize {
-        let c = &self.w.cluster;
+        let c = self.w.cluster();
         let racks: Vec<(String, &[u32])> = c
             .racks
             .iter()
@@ -446,11 +446,11 @@ impl Grid<'_> {
 
 /// The selected node: what it holds and how to fail or recover it; a
 /// shorter line when that does not fit `width`.
-fn selected_node(w: &World, sel: u32, width: usize) -> Line<'static> {
-    let c = &w.cluster;
+fn selected_node(w: RunView<'_>, sel: u32, width: usize) -> Line<'static> {
+    let c = &w.cluster();
     let n = &c.nodes[sel as usize];
     let ams = w
-        .job_tasks
+        .job_tasks()
         .iter()
         .filter(|t| t.node == sel && t.end.is_none())
         .count();
@@ -595,7 +595,7 @@ fn flow_racks(racks: &[(String, &[u32])], width: usize, rows: usize) -> (usize, 
 /// Runnable jobs, the ones with tasks running first, then queued, each
 /// with its progress (half maps, half reduces).
 fn jobs(app: &App, f: &mut Frame, area: Rect) {
-    let w = &app.sim.w;
+    let w = app.sim.view();
     let inner_w = area.width.saturating_sub(2) as usize;
     let inner_h = area.height.saturating_sub(2) as usize;
     let active = overview_jobs(w);
@@ -605,7 +605,7 @@ fn jobs(app: &App, f: &mut Frame, area: Rect) {
         .count();
     let title = format!(
         " Jobs {running} running · {} queued · {} done ",
-        active.len() - running + w.waiting.len(),
+        active.len() - running + w.waiting().len(),
         w.finished_jobs()
     );
     let name_w = (inner_w / 3).clamp(8, 24);
@@ -700,13 +700,13 @@ fn pool_rows(app: &App) -> usize {
     match &app.shares {
         Some(sh) if sh.basis != crate::sim::policy::ShareBasis::Containers => 2 * sh.pools.len(),
         Some(sh) => sh.pools.len(),
-        None => app.sim.w.pools.len(),
+        None => app.sim.view().pools().len(),
     }
 }
 
 /// The pools panel's title (the longest that fits `width`) and its rows.
 fn pool_lines(app: &App, width: u16) -> (String, Vec<Line<'static>>) {
-    let w = &app.sim.w;
+    let w = app.sim.view();
     let inner_w = width.saturating_sub(2) as usize;
     let name_w = (inner_w / 3).clamp(8, 16);
     let bar_w = inner_w.saturating_sub(name_w + 14).clamp(4, 30);
@@ -771,8 +771,8 @@ fn pool_lines(app: &App, width: u16) -> (String, Vec<Line<'static>>) {
             super::first_fit(&cands, width)
         }
         None => {
-            for (p, spec) in w.pools.iter().enumerate() {
-                let st = &w.pool_stats[p];
+            for (p, spec) in w.pools().iter().enumerate() {
+                let st = &w.pool_stats()[p];
                 lines.push(row(&spec.name, st.running_maps + st.running_reduces, None));
             }
             super::first_fit(
@@ -792,7 +792,7 @@ fn pool_lines(app: &App, width: u16) -> (String, Vec<Line<'static>>) {
 /// capacity, or of the cluster where it has none. Memory and vcores are
 /// written out either way.
 fn queue_rows(
-    w: &World,
+    w: RunView<'_>,
     values: &crate::sim::policy::Inspection,
     inner_w: usize,
     lines: &mut Vec<Line<'static>>,
@@ -805,7 +805,7 @@ fn queue_rows(
         .map(|q| q.basis)
         .find(|b| *b != QueueBasis::None)
         .unwrap_or(QueueBasis::None);
-    let cluster_mb = w.cluster.live.mb().max(1) as f64;
+    let cluster_mb = w.cluster().live.mb().max(1) as f64;
     let gb = super::queues::gb;
     // Each queue's bar fraction and text, with numbers `tight` or not;
     // the text's parts (dominant share, memory, vcores) line up in
@@ -918,7 +918,7 @@ fn queue_rows(
 
 /// Utilisation and queue over the run, and the busiest disks and links now.
 fn trends(app: &App, f: &mut Frame, area: Rect) {
-    let w = &app.sim.w;
+    let w = app.sim.view();
     let block = panel(if w.capacity().gauge() == Gauge::Memory {
         " Memory held, queue, busiest links "
     } else {
@@ -934,7 +934,7 @@ fn trends(app: &App, f: &mut Frame, area: Rect) {
         .split(inner)
         .to_vec();
     let cols = inner.width.saturating_sub(label_w) as usize;
-    let step = super::timeline_step(w.now, cols.max(1));
+    let step = super::timeline_step(w.now(), cols.max(1));
     let values = app.index.history.columns(step, cols.max(1), w);
     let cur = index::state(w);
     let util: Vec<u64> = values
@@ -973,14 +973,14 @@ fn trends(app: &App, f: &mut Frame, area: Rect) {
     }
     // The busiest disks and links now.
     let mut lines: Vec<Line> = Vec::new();
-    if w.net_spec.model == NetworkModel::Fixed {
+    if w.net_spec().model == NetworkModel::Fixed {
         lines.push(Line::from(Span::styled(
             "fixed network: transfers share nothing",
             theme::dim(),
         )));
     } else {
-        let n_links = w.links.count() as usize;
-        let mut hot: Vec<(f64, usize)> = w.net.resources[..n_links]
+        let n_links = w.links().count() as usize;
+        let mut hot: Vec<(f64, usize)> = w.net().resources[..n_links]
             .iter()
             .enumerate()
             .filter(|(_, r)| r.flow_count() > 0 && r.load > 0.0)
@@ -1003,7 +1003,7 @@ fn trends(app: &App, f: &mut Frame, area: Rect) {
                 Span::styled(
                     format!(
                         "{:<w$}",
-                        fit(&w.links.name(r as u32), label_w as usize - 1),
+                        fit(&w.links().name(r as u32), label_w as usize - 1),
                         w = label_w as usize
                     ),
                     theme::dim(),

@@ -26,7 +26,7 @@ fn max_str(x: u32) -> String {
 
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
     // YARN's queues hold memory and vcores, not slots: the scheduler page.
-    if app.sim.w.capacity().gauge() == Gauge::Memory {
+    if app.sim.view().capacity().gauge() == Gauge::Memory {
         return super::queues::render(app, f, area);
     }
     let basis = app.shares.as_ref().map(|s| s.basis);
@@ -68,7 +68,7 @@ struct PoolLine<'a> {
 /// The policy's pools with their shares, or, when it gives pools no
 /// share, the scenario's.
 fn pool_lines(app: &App) -> Vec<PoolLine<'_>> {
-    let w = &app.sim.w;
+    let w = app.sim.view();
     match &app.shares {
         Some(shares) => shares
             .pools
@@ -81,17 +81,17 @@ fn pool_lines(app: &App) -> Vec<PoolLine<'_>> {
                 running_reduces: p.running_reduces,
                 share: Some((p.share_map, p.share_reduce)),
                 capacity_pct: p.capacity_pct,
-                spec: w.pools.iter().find(|s| s.name == p.name),
+                spec: w.pools().iter().find(|s| s.name == p.name),
             })
             .collect(),
         None => w
-            .pools
+            .pools()
             .iter()
             .enumerate()
             .map(|(p, spec)| {
-                let st = &w.pool_stats[p];
+                let st = &w.pool_stats()[p];
                 let jobs = w
-                    .active
+                    .active()
                     .iter()
                     .filter(|&&j| w.job(j).pool as usize == p)
                     .count();

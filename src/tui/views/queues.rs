@@ -494,7 +494,7 @@ fn reservation_lines(qs: &[QueueView], width: usize, room: usize) -> Vec<Line<'s
 
 /// The view: the title, the two tables, the reservations and the notes.
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
-    let w = &app.sim.w;
+    let w = app.sim.view();
     let qs = queues(w, &app.values);
     let basis = qs
         .iter()

@@ -84,10 +84,10 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         .borders(Borders::ALL)
         .border_style(theme::dim());
     let inner = block.inner(area);
-    let w = &app.sim.w;
+    let w = app.sim.view();
     let ix = &app.index;
     let cols = (inner.width as usize).saturating_sub(LABEL_W);
-    let step = step_for(w.now, cols);
+    let step = step_for(w.now(), cols);
     let title = if app.mono {
         let col = tick_label(step);
         let dead = theme::DEAD;
@@ -129,7 +129,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
 
     let col_of = |t: Ms| -> usize { (t / step) as usize };
     // Columns after `now` stay blank.
-    let now_col = col_of(w.now).min(cols.saturating_sub(1));
+    let now_col = col_of(w.now()).min(cols.saturating_sub(1));
     let mut lines: Vec<Line> = Vec::new();
     lines.push(axis_line(app, step, cols));
     // Lane `l` of node `n` is index lane_base[n] + l.
@@ -144,7 +144,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     if app.mono {
         let mut jobs: Vec<u32> = (first..(first + rows_h).min(lanes))
             .flat_map(|lane| ix.lanes[lane].iter())
-            .map(|&a| w.attempts[a as usize].job)
+            .map(|&a| w.attempts()[a as usize].job)
             .collect();
         jobs.sort_unstable();
         jobs.dedup();
@@ -172,17 +172,19 @@ fn lane_line(
     cols: usize,
     now_col: usize,
 ) -> Line<'static> {
-    let w = &app.sim.w;
+    let w = app.sim.view();
     let ix = &app.index;
     let col_of = |t: Ms| -> usize { (t / step) as usize };
     let dead = Style::default().fg(theme::WARN);
     let mut row: Vec<(char, Style)> = vec![(theme::FREE, theme::dim()); now_col + 1];
     row.resize(cols, (' ', theme::dim()));
     for &a in &ix.lanes[lane] {
-        let a = &w.attempts[a as usize];
+        let a = &w.attempts()[a as usize];
         let mut style = Style::default().fg(theme::job_color(a.job));
         // A span [start, end) covers the columns it touches.
-        let last = a.end().map_or(w.now, |e| e.saturating_sub(1).max(a.start));
+        let last = a
+            .end()
+            .map_or(w.now(), |e| e.saturating_sub(1).max(a.start));
         let (c0, c1) = (col_of(a.start), col_of(last).min(now_col));
         let shuffle_end = a.shuffle_end().unwrap_or(Ms::MAX);
         for (c, cell) in row.iter_mut().enumerate().take(c1 + 1).skip(c0) {
@@ -206,7 +208,7 @@ fn lane_line(
         }
     }
     for &(from, to) in &ix.down[n as usize] {
-        let last = to.map_or(w.now, |t| t.saturating_sub(1).max(from));
+        let last = to.map_or(w.now(), |t| t.saturating_sub(1).max(from));
         for cell in row
             .iter_mut()
             .take(col_of(last).min(now_col) + 1)
@@ -230,7 +232,7 @@ fn lane_line(
 
 /// Sparklines on the Gantt's columns: the same step, from time 0.
 fn render_sparklines(app: &App, f: &mut Frame, spark: Rect, step: Ms, cols: usize) {
-    let w = &app.sim.w;
+    let w = app.sim.view();
     let ix = &app.index;
     let [util_a, queue_a] =
         Layout::vertical([Constraint::Length(1), Constraint::Length(1)]).areas(spark);
@@ -288,11 +290,11 @@ fn compact(n: u64) -> String {
 /// left out where the next one follows too close) and time ticks where
 /// they leave room.
 fn axis_line(app: &App, step: Ms, cols: usize) -> Line<'static> {
-    let w = &app.sim.w;
+    let w = app.sim.view();
     let mut cells: Vec<(char, Style)> = vec![(' ', theme::dim()); cols];
     let mut taken = vec![false; cols];
     let marks: Vec<(usize, &str)> = w
-        .switches
+        .switches()
         .iter()
         .map(|sw| (((sw.at_s * 1000.0) as Ms / step) as usize, sw.to.as_str()))
         .filter(|(c, _)| *c < cols)

@@ -15,7 +15,7 @@ use crate::model::{JobId, Resource};
 use crate::sched::yarn::show::{reservations, Reservation};
 use crate::sim::cluster::Node;
 use crate::sim::jobtask::JobTaskKind;
-use crate::sim::{Kind, World};
+use crate::sim::{Kind, RunView};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
@@ -47,17 +47,17 @@ pub struct Yarn {
 impl Yarn {
     /// The AMs from the world, the reservations from the policy.
     pub fn of(app: &App) -> Yarn {
-        let w = &app.sim.w;
+        let w = app.sim.view();
         let base = w.capacity().slot_ask(Kind::Map);
-        let big = w.cluster.largest;
+        let big = w.cluster().largest;
         let (bm, bv) = (base.mb().max(1), base.vcores().max(1));
         let unit = Resource::memory(
             bm * div_ceil(big.mb(), bm * MAX_CELLS).max(1),
             bv * div_ceil(big.vcores(), bv * MAX_CELLS).max(1),
         );
-        let mut ams = vec![Vec::new(); w.cluster.nodes.len()];
+        let mut ams = vec![Vec::new(); w.cluster().nodes.len()];
         for t in w
-            .job_tasks
+            .job_tasks()
             .iter()
             .filter(|t| t.kind == JobTaskKind::Am && t.end.is_none())
         {
@@ -94,7 +94,7 @@ impl Yarn {
     /// Node `n`'s cells: its AMs' and attempts' containers over its memory,
     /// then over its vcores, each taking the cells its size comes to
     /// ([`fill`]).
-    pub fn cells(&self, w: &World, n: &Node, by_pool: bool) -> Vec<Span<'static>> {
+    pub fn cells(&self, w: RunView<'_>, n: &Node, by_pool: bool) -> Vec<Span<'static>> {
         if !n.alive {
             let dead = Span::styled(theme::DEAD.to_string(), Style::default().fg(theme::WARN));
             return vec![dead; self.width(n)];
@@ -116,7 +116,7 @@ impl Yarn {
             })
             .collect();
         for &a in n.lanes.iter().flatten() {
-            let at = &w.attempts[a as usize];
+            let at = &w.attempts()[a as usize];
             held.push((at.ask, super::cluster::slot(w, n, Some(a), by_pool, mono)));
         }
         let mem: Vec<(i64, Span)> = held.iter().map(|(r, s)| (r.mb(), s.clone())).collect();
@@ -140,8 +140,8 @@ impl Yarn {
     /// The selected node: its containers by kind, memory and vcores held,
     /// its reservation; the longest line that fits `width`.
     pub fn selected_line(&self, app: &App, width: usize) -> Line<'static> {
-        let w = &app.sim.w;
-        let n = &w.cluster.nodes[app.sel_node as usize];
+        let w = app.sim.view();
+        let n = &w.cluster().nodes[app.sel_node as usize];
         let at = format!(" ▶ node {} (rack r{})", n.id, n.rack);
         if !n.alive {
             let text = format!("{at}: dead · r recovers it");
@@ -195,7 +195,7 @@ impl Yarn {
 
     /// A line per rack: memory and vcores held of what its live nodes
     /// offer, each with a bar, and its containers by kind.
-    pub fn rack_bars(&self, w: &World, lines: &mut Vec<Line<'static>>, inner_w: usize) {
+    pub fn rack_bars(&self, w: RunView<'_>, lines: &mut Vec<Line<'static>>, inner_w: usize) {
         struct Rack {
             used: Resource,
             live: Resource,
@@ -205,7 +205,7 @@ impl Yarn {
             dead: u32,
         }
         let racks: Vec<Rack> = w
-            .cluster
+            .cluster()
             .racks
             .iter()
             .map(|rack| {

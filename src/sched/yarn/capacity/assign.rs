@@ -8,14 +8,14 @@ use super::reserve::Resv;
 use super::{step, App, YarnCapacity};
 use crate::model::{JobId, Resource};
 use crate::sched::yarn::{self, Ask, Level, ASKS};
-use crate::sim::{Heartbeat, World};
+use crate::sim::{Heartbeat, RunView};
 
 impl YarnCapacity {
     /// Distinct hosts and racks job `j`'s pending maps ask for
     /// (`getLocalityWaitFactor`'s request count, ANY left out).
-    fn locations(&mut self, w: &World, j: JobId) -> u32 {
+    fn locations(&mut self, w: RunView<'_>, j: JobId) -> u32 {
         let job = w.job(j);
-        let key = (job.maps_pending, w.requeues);
+        let key = (job.maps_pending, w.requeues());
         let cached = self.locations[j as usize];
         if (cached.0, cached.1) == key {
             return cached.2;
@@ -26,13 +26,20 @@ impl YarnCapacity {
     }
 
     /// The containers job `j` still needs at `ask` (the ANY request).
-    pub(super) fn outstanding(w: &World, j: JobId, ask: Ask) -> i64 {
+    pub(super) fn outstanding(w: RunView<'_>, j: JobId, ask: Ask) -> i64 {
         i64::from(yarn::outstanding(w, j, ask))
     }
 
     /// `LeafQueue.canAssign` for rack-local and off-switch containers.
-    fn can_assign(&mut self, w: &World, j: JobId, ask: Ask, level: Level, reserved: bool) -> bool {
-        let nodes = i64::from(w.cluster.live_nodes);
+    fn can_assign(
+        &mut self,
+        w: RunView<'_>,
+        j: JobId,
+        ask: Ask,
+        level: Level,
+        reserved: bool,
+    ) -> bool {
+        let nodes = i64::from(w.cluster().live_nodes);
         let missed = self.opportunities[j as usize][ask as usize];
         match level {
             Level::NodeLocal => true,
@@ -67,7 +74,7 @@ impl YarnCapacity {
         reserved: bool,
         unreserve: Resource,
     ) -> Resource {
-        let w = hb.world();
+        let w = hb.view();
         let cluster = Self::cluster(w);
         let node = hb.node();
         if self.calc.gt(cluster, cap, node.capacity) {
@@ -105,7 +112,7 @@ impl YarnCapacity {
             if !reserved && need_unreserve {
                 return Resource::ZERO;
             }
-            let pool = hb.world().job(j).pool as usize;
+            let pool = hb.view().job(j).pool as usize;
             self.reserve(
                 n,
                 Resv {
@@ -135,7 +142,7 @@ impl YarnCapacity {
         for level in [Level::NodeLocal, Level::RackLocal] {
             if ask == Ask::Map
                 && yarn::has_local(hb, j, level)
-                && self.can_assign(hb.world(), j, ask, level, reserved)
+                && self.can_assign(hb.view(), j, ask, level, reserved)
             {
                 let got = self.assign_container(hb, j, ask, cap, level, reserved, unreserve);
                 if got != Resource::ZERO {
@@ -143,7 +150,7 @@ impl YarnCapacity {
                 }
             }
         }
-        if self.can_assign(hb.world(), j, ask, Level::OffSwitch, reserved) {
+        if self.can_assign(hb.view(), j, ask, Level::OffSwitch, reserved) {
             let got = self.assign_container(hb, j, ask, cap, Level::OffSwitch, reserved, unreserve);
             if got != Resource::ZERO {
                 return Some((got, Level::OffSwitch));
@@ -156,7 +163,7 @@ impl YarnCapacity {
     /// filled if the node now holds it, kept otherwise, dropped if the
     /// application no longer needs it.
     pub(super) fn serve_reserved(&mut self, hb: &mut Heartbeat<'_>, r: Resv) {
-        let w = hb.world();
+        let w = hb.view();
         if w.job(r.job).is_done() || !yarn::wants(w, r.job, r.ask) {
             self.unreserve(hb.node);
             return;
@@ -187,7 +194,7 @@ impl YarnCapacity {
         let c = self.calc;
         for &j in active {
             for ask in ASKS {
-                let w = hb.world();
+                let w = hb.view();
                 if !yarn::wants(w, j, ask) {
                     continue;
                 }
@@ -242,7 +249,7 @@ impl YarnCapacity {
     pub(super) fn assign_root(&mut self, hb: &mut Heartbeat<'_>) {
         let c = self.calc;
         loop {
-            let w = hb.world();
+            let w = hb.view();
             let cluster = Self::cluster(w);
             if self.reserved[hb.node as usize].is_some()
                 || c.lt(cluster, hb.node().available(), step())
@@ -265,7 +272,7 @@ impl YarnCapacity {
             }
             let mut order = std::mem::take(&mut self.order);
             order.clear();
-            for p in 0..w.pools.len() {
+            for p in 0..w.pools().len() {
                 if self.active[p].is_empty() {
                     continue;
                 }
@@ -280,11 +287,11 @@ impl YarnCapacity {
             order.sort_by(|a, b| {
                 a.0.partial_cmp(&b.0)
                     .unwrap_or(std::cmp::Ordering::Equal)
-                    .then_with(|| w.pools[a.1].name.cmp(&w.pools[b.1].name))
+                    .then_with(|| w.pools()[a.1].name.cmp(&w.pools()[b.1].name))
             });
             let mut got = None;
             for &(_, p) in &order {
-                let limit = self.queue_limit(hb.world(), p);
+                let limit = self.queue_limit(hb.view(), p);
                 got = self.assign_leaf(hb, p, limit);
                 if got.is_some() {
                     break;
@@ -299,7 +306,7 @@ impl YarnCapacity {
     }
 
     /// Each queue's active applications, in id order.
-    pub(super) fn gather_active(&mut self, w: &World) {
+    pub(super) fn gather_active(&mut self, w: RunView<'_>) {
         for a in &mut self.active {
             a.clear();
         }

@@ -10,7 +10,7 @@ use crate::model::{JobId, Resource};
 use crate::sched::yarn::calc::Calc;
 use crate::sched::yarn::{self, Ask, ASKS};
 use crate::sim::policy::Headroom;
-use crate::sim::World;
+use crate::sim::RunView;
 
 impl YarnCapacity {
     /// The queue's absolute capacity (`capacity / 100` in Java's float).
@@ -18,22 +18,22 @@ impl YarnCapacity {
         self.abs[p]
     }
 
-    pub(super) fn queue_used(&self, w: &World, p: usize) -> Resource {
-        w.pool_stats[p].used + self.pool_reserved[p]
+    pub(super) fn queue_used(&self, w: RunView<'_>, p: usize) -> Resource {
+        w.pool_stats()[p].used + self.pool_reserved[p]
     }
 
-    pub(super) fn root_used(&self, w: &World) -> Resource {
+    pub(super) fn root_used(&self, w: RunView<'_>) -> Resource {
         let reserved = self
             .pool_reserved
             .iter()
             .fold(Resource::ZERO, |a, &r| a + r);
-        w.cluster.used + reserved
+        w.cluster().used + reserved
     }
 
     /// `ParentQueue.getResourceLimitsOfChild` under root, capped by the
     /// queue's maximum (100 %) as `LeafQueue.updateCurrentResourceLimits`
     /// does: what the queue may hold now.
-    pub(super) fn queue_limit(&self, w: &World, p: usize) -> Resource {
+    pub(super) fn queue_limit(&self, w: RunView<'_>, p: usize) -> Resource {
         let (c, cluster) = (self.calc, Self::cluster(w));
         let max = c.times_down(cluster, self.abs_max[p], step());
         let limit = cluster - self.root_used(w) + self.queue_used(w, p);
@@ -42,7 +42,7 @@ impl YarnCapacity {
     }
 
     /// The application's user's index among its queue's users.
-    pub(super) fn user_of(&mut self, w: &World, j: JobId) -> usize {
+    pub(super) fn user_of(&mut self, w: RunView<'_>, j: JobId) -> usize {
         let job = w.job(j);
         let p = job.pool as usize;
         if let Some((pool, u)) = self.job_user[j as usize] {
@@ -58,13 +58,13 @@ impl YarnCapacity {
 
     /// Whether job `j` asks for anything (`ActiveUsersManager`: a user is
     /// active while one of its applications has an outstanding request).
-    fn asks(w: &World, j: JobId) -> bool {
+    fn asks(w: RunView<'_>, j: JobId) -> bool {
         ASKS.iter().any(|&a| yarn::wants(w, j, a))
     }
 
     /// This heartbeat's applications: new ones become pending; users'
     /// usage (reservations included) and which users are active.
-    pub(super) fn tally(&mut self, w: &World) {
+    pub(super) fn tally(&mut self, w: RunView<'_>) {
         let mut apps = std::mem::take(&mut self.apps);
         yarn::apps_into(w, &mut apps);
         for p in &mut self.pool_users {
@@ -98,7 +98,7 @@ impl YarnCapacity {
 
     /// The normalised container of job `j` at `ask`, as this calculator
     /// normalises it (memory only: 1 vcore).
-    pub(super) fn required(&self, w: &World, j: JobId, ask: Ask) -> Resource {
+    pub(super) fn required(&self, w: RunView<'_>, j: JobId, ask: Ask) -> Resource {
         let max = yarn::max_allocation(w);
         let r = yarn::asked(w, j, ask);
         match self.calc {
@@ -109,8 +109,8 @@ impl YarnCapacity {
 
     /// The AM resource an application is charged at activation (none for
     /// jobs run without an AM).
-    pub(super) fn am_resource(&self, w: &World, j: JobId) -> Resource {
-        if w.tasks.am_ask().is_zero() {
+    pub(super) fn am_resource(&self, w: RunView<'_>, j: JobId) -> Resource {
+        if w.tasks().am_ask().is_zero() {
             Resource::ZERO
         } else {
             self.required(w, j, Ask::Am)
@@ -121,10 +121,10 @@ impl YarnCapacity {
     /// applications in id order start while the queue's AMs (and the
     /// user's) stay within `max_am_percent` of the queue's capacity, or
     /// when the queue has no active application.
-    pub(super) fn activate(&mut self, w: &World) {
+    pub(super) fn activate(&mut self, w: RunView<'_>) {
         let (c, cluster) = (self.calc, Self::cluster(w));
-        for p in 0..w.pools.len() {
-            let pool = &w.pools[p];
+        for p in 0..w.pools().len() {
+            let pool = &w.pools()[p];
             let abs_cap = c.times_up(cluster, self.abs_capacity(p), step());
             let am_limit = c.times_up(
                 c.max(cluster, abs_cap, self.queue_limit(w, p)),
@@ -174,9 +174,14 @@ impl YarnCapacity {
     }
 
     /// `LeafQueue.computeUserLimit`.
-    pub(super) fn user_limit(&self, w: &World, p: usize, required: Resource) -> Resource {
+    pub(super) fn user_limit(&self, w: RunView<'_>, p: usize, required: Resource) -> Resource {
+        self.user_limit_at(w, p, required, w.pools()[p].user_limit_factor)
+    }
+
+    /// [`Self::user_limit`] under a `user_limit_factor` of `factor`.
+    fn user_limit_at(&self, w: RunView<'_>, p: usize, required: Resource, factor: f64) -> Resource {
         let (c, cluster) = (self.calc, Self::cluster(w));
-        let pool = &w.pools[p];
+        let pool = &w.pools()[p];
         let queue_cap = c.times_up(cluster, self.abs_capacity(p), step());
         let queue_cap = c.max(cluster, queue_cap, required);
         let used = self.queue_used(w, p);
@@ -191,19 +196,19 @@ impl YarnCapacity {
             c.div_ceil(current, users),
             c.div_ceil(current.times(pool.min_user_limit), 100),
         );
-        let cap = queue_cap.times(f64::from(pool.user_limit_factor as f32));
+        let cap = queue_cap.times(f64::from(factor as f32));
         c.round_up(c.min(cluster, limit, cap), step())
     }
 
     /// `CapacityHeadroomProvider.getHeadroom`: the user's limit less its
     /// usage, within what the queue may still take, rounded down to the
     /// minimum allocation; vcores count under the dominant calculator.
-    pub(super) fn user_headroom(&self, w: &World, j: JobId) -> Headroom {
+    pub(super) fn user_headroom(&self, w: RunView<'_>, j: JobId) -> Headroom {
         let p = w.job(j).pool as usize;
         let c = self.calc;
         let user = &w.job(j).user;
         let mut used = Resource::ZERO;
-        for &k in w.awaiting_setup.iter().chain(&w.active) {
+        for &k in w.awaiting_setup().iter().chain(w.active()) {
             let job = w.job(k);
             if job.pool as usize == p && &job.user == user {
                 let reserved = self
@@ -283,7 +288,7 @@ mod tests {
         let mut text = cluster(2, false, "") + &queues("user_limit_factor = 2\n");
         text += &job("j", "a", "u", "2GB", &[0, 0, 0, 0, 1, 1, 0]);
         text += &beats(&[(1000, 0), (2000, 1)]);
-        let mut run = Run::new(&text, 5000);
+        let run = Run::new(&text, 5000);
         let a = run.pool("a");
         let (mut cs, w) = run.parts();
         cs.tally(w);
@@ -292,15 +297,9 @@ mod tests {
         let two_gb = Resource::memory(2048, 1);
         // 12288 + 2048, under 8192 × 2.
         assert_eq!(cs.user_limit(w, a, two_gb).mb(), 14_336);
-        drop(cs);
         // The same state with factors 1.5 and 1: capped at 12288, 8192.
-        run.sim.w.pools[a].user_limit_factor = 1.5;
-        let (cs, w) = run.parts();
-        assert_eq!(cs.user_limit(w, a, two_gb).mb(), 12_288);
-        drop(cs);
-        run.sim.w.pools[a].user_limit_factor = 1.0;
-        let (cs, w) = run.parts();
-        assert_eq!(cs.user_limit(w, a, two_gb).mb(), 8192);
+        assert_eq!(cs.user_limit_at(w, a, two_gb, 1.5).mb(), 12_288);
+        assert_eq!(cs.user_limit_at(w, a, two_gb, 1.0).mb(), 8192);
     }
 
     /// `ParentQueue.getResourceLimitsOfChild` with

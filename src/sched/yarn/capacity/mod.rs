@@ -43,7 +43,7 @@ use crate::sched::capacity::capacity_percents;
 use crate::sched::registry::{Entry, DEFAULT_SLOWSTART};
 use crate::sched::settings::{ConfigError, Settings};
 use crate::sim::policy::{num32, Event, Headroom, Inspection, Policy, Show, Value};
-use crate::sim::{Heartbeat, World};
+use crate::sim::{Heartbeat, RunView};
 use reserve::Resv;
 use std::collections::BTreeMap;
 
@@ -197,8 +197,8 @@ impl YarnCapacity {
     }
 
     /// Per-job and per-pool tables sized for the world.
-    fn grow(&mut self, w: &World) {
-        let jobs = w.jobs.len();
+    fn grow(&mut self, w: RunView<'_>) {
+        let jobs = w.jobs().len();
         if self.app.len() < jobs {
             self.app.resize(jobs, App::Unseen);
             self.am.resize(jobs, (Resource::ZERO, 0));
@@ -209,11 +209,11 @@ impl YarnCapacity {
             self.locations.resize(jobs, (u32::MAX, u64::MAX, 0));
             self.job_user.resize(jobs, None);
         }
-        let nodes = w.cluster.nodes.len();
+        let nodes = w.cluster().nodes.len();
         if self.reserved.len() < nodes {
             self.reserved.resize(nodes, None);
         }
-        let pools = w.pools.len();
+        let pools = w.pools().len();
         if self.pool_reserved.len() < pools {
             self.pool_reserved.resize(pools, Resource::ZERO);
             self.pool_am.resize(pools, Resource::ZERO);
@@ -226,15 +226,15 @@ impl YarnCapacity {
                 .map(|&pct| f64::from(pct as f32 / 100.0))
                 .collect();
             self.abs_max = w
-                .pools
+                .pools()
                 .iter()
                 .map(|p| f64::from(p.max_capacity.unwrap_or(100.0) as f32 / 100.0))
                 .collect();
         }
     }
 
-    fn cluster(w: &World) -> Resource {
-        w.cluster.live
+    fn cluster(w: RunView<'_>) -> Resource {
+        w.cluster().live
     }
 
     /// A job left the queue: its AM charge and reservations go.
@@ -277,9 +277,9 @@ impl Policy for YarnCapacity {
 
     /// Switched in mid-run: running applications are active (their AMs
     /// charged), the others pending.
-    fn adopt(&mut self, w: &World) {
+    fn adopt(&mut self, w: RunView<'_>) {
         self.grow(w);
-        for &j in &w.active {
+        for &j in w.active() {
             let am = self.am_resource(w, j);
             let p = w.job(j).pool as usize;
             self.app[j as usize] = App::Active;
@@ -305,32 +305,32 @@ impl Policy for YarnCapacity {
     }
 
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
-        self.grow(hb.world());
-        self.tally(hb.world());
+        self.grow(hb.view());
+        self.tally(hb.view());
         if self.dirty {
-            self.activate(hb.world());
+            self.activate(hb.view());
             self.dirty = false;
         }
-        self.gather_active(hb.world());
+        self.gather_active(hb.view());
         if let Some(r) = self.reserved[hb.node as usize] {
             self.serve_reserved(hb, r);
-            self.tally(hb.world());
+            self.tally(hb.view());
         }
-        let w = hb.world();
+        let w = hb.view();
         if self.reserved[hb.node as usize].is_none()
             && self.calc.fits(hb.node().available(), step()) > 0
-            && w.cluster.live.mb() > 0
+            && w.cluster().live.mb() > 0
         {
             self.assign_root(hb);
         }
     }
 
     /// The user's headroom ([`YarnCapacity::user_headroom`]).
-    fn headroom(&self, w: &World, j: JobId) -> Headroom {
+    fn headroom(&self, w: RunView<'_>, j: JobId) -> Headroom {
         self.user_headroom(w, j)
     }
 
-    fn hear(&mut self, w: &World, e: Event) {
+    fn hear(&mut self, w: RunView<'_>, e: Event) {
         match e {
             Event::JobFinished(j) => {
                 self.forget(j);
@@ -381,7 +381,7 @@ impl Show for YarnCapacity {
     /// application's place in the walk root would make now (queues by used
     /// capacity, then name; active applications by id; a pending one has
     /// none); each reserved node with the application it is held for.
-    fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
+    fn inspect(&self, w: RunView<'_>, _node: NodeId) -> Inspection {
         let normalize = match self.calc {
             Calc::Memory => super::normalize_memory,
             Calc::Dominant => super::normalize_both,
@@ -397,7 +397,7 @@ impl Show for YarnCapacity {
         let percents = capacity_percents(w);
         let cluster = Self::cluster(w);
         let mut order: Vec<(f32, usize)> = Vec::new();
-        for (p, pool) in w.pools.iter().enumerate() {
+        for (p, pool) in w.pools().iter().enumerate() {
             let Some(v) = i.pools.get_mut(&pool.name) else {
                 continue;
             };
@@ -424,7 +424,7 @@ impl Show for YarnCapacity {
         order.sort_by(|a, b| {
             a.0.partial_cmp(&b.0)
                 .unwrap_or(std::cmp::Ordering::Equal)
-                .then_with(|| w.pools[a.1].name.cmp(&w.pools[b.1].name))
+                .then_with(|| w.pools()[a.1].name.cmp(&w.pools()[b.1].name))
         });
         // An application with no place in the walk (pending activation, its
         // AM starting or exiting) has none: null.
@@ -480,7 +480,7 @@ mod testing {
     use crate::sim::policy::{
         BuildCtx, BuildError, Event, Headroom, Inspection, Policy, PolicyFactory, Show,
     };
-    use crate::sim::{Heartbeat, Sim, World};
+    use crate::sim::{Heartbeat, RunView, Sim};
     use std::sync::{Arc, Mutex, MutexGuard};
 
     pub(super) struct Run {
@@ -506,14 +506,14 @@ mod testing {
         }
 
         /// The scheduler and the world, as the run left them.
-        pub fn parts(&self) -> (MutexGuard<'_, YarnCapacity>, &World) {
-            (self.cs.lock().unwrap(), &self.sim.w)
+        pub fn parts(&self) -> (MutexGuard<'_, YarnCapacity>, RunView<'_>) {
+            (self.cs.lock().unwrap(), self.sim.view())
         }
 
         /// The id of the job called `name`.
         pub fn job(&self, name: &str) -> JobId {
-            let w = &self.sim.w;
-            (0..w.jobs.len() as JobId)
+            let w = self.sim.view();
+            (0..w.jobs().len() as JobId)
                 .find(|&j| w.job(j).name == name)
                 .unwrap()
         }
@@ -521,8 +521,8 @@ mod testing {
         /// The index of the pool called `name`.
         pub fn pool(&self, name: &str) -> usize {
             self.sim
-                .w
-                .pools
+                .view()
+                .pools()
                 .iter()
                 .position(|p| p.name == name)
                 .unwrap()
@@ -599,21 +599,21 @@ mod testing {
             self.cs().maintain(hb);
         }
 
-        fn headroom(&self, w: &World, j: JobId) -> Headroom {
+        fn headroom(&self, w: RunView<'_>, j: JobId) -> Headroom {
             self.cs().headroom(w, j)
         }
 
-        fn adopt(&mut self, w: &World) {
+        fn adopt(&mut self, w: RunView<'_>) {
             self.cs().adopt(w);
         }
 
-        fn hear(&mut self, w: &World, e: Event) {
+        fn hear(&mut self, w: RunView<'_>, e: Event) {
             self.cs().hear(w, e);
         }
     }
 
     impl Show for Shared {
-        fn inspect(&self, w: &World, node: NodeId) -> Inspection {
+        fn inspect(&self, w: RunView<'_>, node: NodeId) -> Inspection {
             self.cs().inspect(w, node)
         }
     }

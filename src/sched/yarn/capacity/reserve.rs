@@ -5,7 +5,7 @@
 use super::{step, YarnCapacity};
 use crate::model::{JobId, NodeId, Resource};
 use crate::sched::yarn::{self, Ask};
-use crate::sim::World;
+use crate::sim::RunView;
 
 /// A reserved node: the application, priority and container it is held
 /// for, and the queue charged.
@@ -21,7 +21,7 @@ impl YarnCapacity {
     /// `LeafQueue.shouldAllocOrReserveNewContainer`.
     pub(super) fn should_alloc_or_reserve(
         &self,
-        w: &World,
+        w: RunView<'_>,
         j: JobId,
         ask: Ask,
         required: Resource,
@@ -75,7 +75,7 @@ impl YarnCapacity {
     /// `ask` of at least `amount` (lowest node id first) is dropped.
     pub(super) fn unreserve_elsewhere(
         &mut self,
-        w: &World,
+        w: RunView<'_>,
         j: JobId,
         ask: Ask,
         amount: Resource,

@@ -8,16 +8,16 @@ use super::shares::Shares;
 use super::YarnFair;
 use crate::model::{JobId, QueuePolicy, Resource};
 use crate::sched::yarn::{self, Ask, Level, ASKS};
-use crate::sim::{Heartbeat, World};
+use crate::sim::{Heartbeat, RunView};
 
 impl YarnFair {
     /// One application's turn on the node (`FSAppAttempt.assignContainer`):
     /// `Some(true)` it took a container, `Some(false)` it reserved the
     /// node, `None` nothing.
     fn assign_app(&mut self, hb: &mut Heartbeat<'_>, j: JobId, shares: &Shares) -> Option<bool> {
-        let max = yarn::max_allocation(hb.world());
+        let max = yarn::max_allocation(hb.view());
         for ask in ASKS {
-            let w = hb.world();
+            let w = hb.view();
             if !yarn::wants(w, j, ask) {
                 continue;
             }
@@ -26,10 +26,10 @@ impl YarnFair {
                 continue;
             }
             self.delay_mut(j, ask).opportunities += 1;
-            if ask == Ask::Am && !self.can_run_am(hb.world(), j, res, shares) {
+            if ask == Ask::Am && !self.can_run_am(hb.view(), j, res, shares) {
                 return None;
             }
-            let nodes = hb.world().cluster.nodes.len();
+            let nodes = hb.view().cluster().nodes.len();
             let allowed = self.allowed_level(j, ask, nodes);
             let level = if ask == Ask::Map && yarn::has_local(hb, j, Level::NodeLocal) {
                 Level::NodeLocal
@@ -62,7 +62,7 @@ impl YarnFair {
     ) -> Option<bool> {
         let node = hb.node();
         if !res.fits_in(node.available()) {
-            if !fits_in_max_share(hb.world(), j, res) {
+            if !fits_in_max_share(hb.view(), j, res) {
                 return None;
             }
             self.reserved[hb.node as usize] = Some((j, ask));
@@ -82,7 +82,7 @@ impl YarnFair {
 
     /// `FSLeafQueue.canRunAppAM`: the queue's AMs with this one within
     /// `max_am_share` of its fair share.
-    fn can_run_am(&self, w: &World, j: JobId, am: Resource, shares: &Shares) -> bool {
+    fn can_run_am(&self, w: RunView<'_>, j: JobId, am: Resource, shares: &Shares) -> bool {
         if self.max_am_share < 0.0 {
             return true;
         }
@@ -92,7 +92,7 @@ impl YarnFair {
             (fair.mb() as f64 * self.max_am_share) as i64,
             (fair.vcores() as f64 * self.max_am_share) as i64,
         );
-        let after = w.pool_stats[pool].am_used + am;
+        let after = w.pool_stats()[pool].am_used + am;
         // The queue's policy's `checkIfAMResourceUsageOverLimit`.
         match self.queue_policy(w, pool) {
             QueuePolicy::Fair | QueuePolicy::Fifo => after.mb() <= limit.mb(),
@@ -104,16 +104,16 @@ impl YarnFair {
     /// (FairSharePolicy computes memory alone), so in Hadoop 2.7.3 its AM
     /// share limit of 0 vcores never lets an AM start: the run would hang.
     /// Said once, as the run's error, unless the limit is off.
-    pub(super) fn check_queues(&mut self, w: &World) {
+    pub(super) fn check_queues(&mut self, w: RunView<'_>) {
         self.checked = true;
         if self.policy != QueuePolicy::Fair
             || self.max_am_share < 0.0
-            || w.tasks.am_ask().vcores() == 0
+            || w.tasks().am_ask().vcores() == 0
         {
             return;
         }
         if let Some(q) = w
-            .pools
+            .pools()
             .iter()
             .find(|p| p.scheduling_policy == Some(QueuePolicy::Drf))
         {
@@ -126,8 +126,8 @@ impl YarnFair {
 
     /// The policy queue `p` orders its applications by: its own, else the
     /// scheduler's.
-    pub(super) fn queue_policy(&self, w: &World, p: usize) -> QueuePolicy {
-        w.pools[p].scheduling_policy.unwrap_or(self.policy)
+    pub(super) fn queue_policy(&self, w: RunView<'_>, p: usize) -> QueuePolicy {
+        w.pools()[p].scheduling_policy.unwrap_or(self.policy)
     }
 
     /// Root's walk: queues in order, each one's apps in order; the first
@@ -135,7 +135,7 @@ impl YarnFair {
     /// `FairScheduler.attemptScheduling` on this node.
     pub(super) fn serve(&mut self, hb: &mut Heartbeat<'_>, shares: &Shares) {
         if let Some((j, ask)) = self.reserved[hb.node as usize] {
-            let w = hb.world();
+            let w = hb.view();
             let max = yarn::max_allocation(w);
             let res = yarn::normalize_both(yarn::asked(w, j, ask), max);
             if w.job(j).is_done() || !yarn::wants(w, j, ask) || !fits_in_max_share(w, j, res) {
@@ -161,11 +161,11 @@ impl YarnFair {
     }
 
     fn assign_root(&mut self, hb: &mut Heartbeat<'_>, shares: &Shares) -> Option<bool> {
-        let w = hb.world();
-        let at = (w.asks_epoch, w.cluster.live);
+        let w = hb.view();
+        let at = (w.asks_epoch(), w.cluster().live);
         // A queue's demand moves with pending tasks, which the epoch does
         // not follow: with a minimum share in play the order is made anew.
-        let demand_counts = w.pools.iter().any(|p| !p.min_resources.is_zero());
+        let demand_counts = w.pools().iter().any(|p| !p.min_resources.is_zero());
         if self.order_at != Some(at) || demand_counts {
             // A walk sorted against another cluster (DRF's keys) goes.
             if self.order_at.is_none_or(|(_, c)| c != at.1) {
@@ -179,8 +179,8 @@ impl YarnFair {
         let queues = std::mem::take(&mut self.queues);
         let mut took = None;
         for &(_, q) in &queues {
-            if self.walked_at[q] != Some(hb.world().pool_stats[q].epoch) {
-                self.sort_apps(hb.world(), q);
+            if self.walked_at[q] != Some(hb.view().pool_stats()[q].epoch) {
+                self.sort_apps(hb.view(), q);
             }
             let walk = std::mem::take(&mut self.walks[q]);
             for &j in &walk {
@@ -201,36 +201,36 @@ impl YarnFair {
     /// Root's queues in order (their sort keys computed once; queues all
     /// start at 0, as FSQueue.getStartTime, so ties go by name). Buffers
     /// are kept between heartbeats.
-    fn sort_queues(&mut self, w: &World) {
-        let cluster = w.cluster.live;
+    fn sort_queues(&mut self, w: RunView<'_>) {
+        let cluster = w.cluster().live;
         let mut has_apps = std::mem::take(&mut self.has_apps);
         has_apps.clear();
-        has_apps.resize(w.pools.len(), false);
+        has_apps.resize(w.pools().len(), false);
         // The applications in any order: the walk's sort orders them in
         // full (ids break the last ties), and demands are sums.
         self.apps.clear();
-        self.apps.extend_from_slice(&w.awaiting_am);
-        self.apps.extend_from_slice(&w.active);
+        self.apps.extend_from_slice(w.awaiting_am());
+        self.apps.extend_from_slice(w.active());
         let mut demand = std::mem::take(&mut self.demand);
         demand.clear();
-        demand.resize(w.pools.len(), Resource::ZERO);
+        demand.resize(w.pools().len(), Resource::ZERO);
         for &j in &self.apps {
             let p = w.job(j).pool as usize;
             has_apps[p] = true;
             // `FSLeafQueue.updateDemand`, needed only against a minimum.
-            if !w.pools[p].min_resources.is_zero() {
+            if !w.pools()[p].min_resources.is_zero() {
                 demand[p] += app_demand(w, j);
             }
         }
         let mut queues = std::mem::take(&mut self.queues);
         queues.clear();
         for (p, &here) in has_apps.iter().enumerate() {
-            let pool = &w.pools[p];
+            let pool = &w.pools()[p];
             // `assignContainerPreCheck`: a queue at or over its maximum
             // takes nothing.
-            if here && w.pool_stats[p].used.fits_in(pool.max_resources) {
+            if here && w.pool_stats()[p].used.fits_in(pool.max_resources) {
                 let s = Sortable {
-                    used: w.pool_stats[p].used,
+                    used: w.pool_stats()[p].used,
                     weight: pool.weight,
                     min: pool.min_resources,
                     demand: demand[p].min_each(pool.max_resources),
@@ -239,13 +239,13 @@ impl YarnFair {
             }
         }
         queues.sort_by(|a, b| {
-            cmp_keys(a.0, b.0).then_with(|| w.pools[a.1].name.cmp(&w.pools[b.1].name))
+            cmp_keys(a.0, b.0).then_with(|| w.pools()[a.1].name.cmp(&w.pools()[b.1].name))
         });
         self.queues = queues;
         self.demand = demand;
         self.has_apps = has_apps;
-        self.walked_at.resize(w.pools.len(), None);
-        self.walks.resize_with(w.pools.len(), Vec::new);
+        self.walked_at.resize(w.pools().len(), None);
+        self.walks.resize_with(w.pools().len(), Vec::new);
     }
 
     /// Queue `q`'s applications in order: by (key, start time, name).
@@ -253,11 +253,11 @@ impl YarnFair {
     /// the sort meets runs already in order (a container moves one
     /// application): the order is total (ids break the last ties), so the
     /// result is the same whatever order they are listed in.
-    fn sort_apps(&mut self, w: &World, q: usize) {
-        let cluster = w.cluster.live;
+    fn sort_apps(&mut self, w: RunView<'_>, q: usize) {
+        let cluster = w.cluster().live;
         let policy = self.queue_policy(w, q);
-        if self.mark.len() < w.jobs.len() {
-            self.mark.resize(w.jobs.len(), 0);
+        if self.mark.len() < w.jobs().len() {
+            self.mark.resize(w.jobs().len(), 0);
         }
         self.marks += 2;
         let (here, placed) = (self.marks, self.marks + 1);
@@ -297,13 +297,13 @@ impl YarnFair {
         order.clear();
         order.extend(walk.iter().map(|x| x.2));
         self.walk = walk;
-        self.walked_at[q] = Some(w.pool_stats[q].epoch);
+        self.walked_at[q] = Some(w.pool_stats()[q].epoch);
     }
 }
 
 /// `FSAppAttempt.updateDemand`: what the application holds and what it
 /// asks for (its ANY requests, normalised).
-fn app_demand(w: &World, j: JobId) -> Resource {
+fn app_demand(w: RunView<'_>, j: JobId) -> Resource {
     let max = yarn::max_allocation(w);
     let job = w.job(j);
     let mut d = job.used;
@@ -324,7 +324,7 @@ fn app_demand(w: &World, j: JobId) -> Resource {
 
 /// `FairScheduler.fitsInMaxShare`: job `j`'s queue with `add` more
 /// within its maximum (root has none).
-fn fits_in_max_share(w: &World, j: JobId, add: Resource) -> bool {
+fn fits_in_max_share(w: RunView<'_>, j: JobId, add: Resource) -> bool {
     let p = w.job(j).pool as usize;
-    (w.pool_stats[p].used + add).fits_in(w.pools[p].max_resources)
+    (w.pool_stats()[p].used + add).fits_in(w.pools()[p].max_resources)
 }

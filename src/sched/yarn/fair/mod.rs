@@ -35,7 +35,7 @@ use crate::model::{JobId, NodeId, QueuePolicy, Resource};
 use crate::sched::registry::{Entry, DEFAULT_SLOWSTART};
 use crate::sched::settings::{ConfigError, Settings};
 use crate::sim::policy::{Headroom, Inspection, Policy, Show};
-use crate::sim::{Heartbeat, World};
+use crate::sim::{Heartbeat, RunView};
 use delay::Delay;
 use policies::Key;
 use shares::{cached_shares, Shares};
@@ -179,7 +179,7 @@ impl Policy for YarnFair {
         self.slowstart
     }
 
-    fn adopt(&mut self, w: &World) {
+    fn adopt(&mut self, w: RunView<'_>) {
         self.check_queues(w);
     }
 
@@ -201,16 +201,16 @@ impl Policy for YarnFair {
 
     fn heartbeat(&mut self, hb: &mut Heartbeat<'_>) {
         if !self.checked {
-            self.check_queues(hb.world());
+            self.check_queues(hb.view());
         }
         if self.fault.is_some() {
             return;
         }
-        let n = hb.world().cluster.nodes.len();
+        let n = hb.view().cluster().nodes.len();
         if self.reserved.len() < n {
             self.reserved.resize(n, None);
         }
-        drop(cached_shares(&self.shares, hb.world(), self.policy));
+        drop(cached_shares(&self.shares, hb.view(), self.policy));
         let shares = std::mem::take(&mut *self.shares.borrow_mut());
         self.serve(hb, &shares);
         *self.shares.borrow_mut() = shares;
@@ -220,13 +220,13 @@ impl Policy for YarnFair {
     /// (memory; under drf vcores too), within what the cluster has free and
     /// the queue's maximum leaves;
     /// the FairScheduler schedules CPU as well as memory.
-    fn headroom(&self, w: &World, j: JobId) -> Headroom {
+    fn headroom(&self, w: RunView<'_>, j: JobId) -> Headroom {
         let pool = w.job(j).pool as usize;
         let fair = cached_shares(&self.shares, w, self.policy).fair[pool];
-        let used = w.pool_stats[pool].used;
-        let max = w.pools[pool].max_resources;
+        let used = w.pool_stats()[pool].used;
+        let max = w.pools()[pool].max_resources;
         // What the cluster has free, within the queue's maximum.
-        let free = (w.cluster.live - w.cluster.used)
+        let free = (w.cluster().live - w.cluster().used)
             .floor0()
             .min_each((max - used).floor0());
         let mb = free.mb().min((fair.mb() - used.mb()).max(0));
@@ -248,11 +248,11 @@ impl Show for YarnFair {
     /// queue's (in `fair` and `fifo` queues: a `drf` queue's applications
     /// are ordered by their dominant share, which every YARN inspection
     /// gives), and each reserved node with the application it is held for.
-    fn inspect(&self, w: &World, _node: NodeId) -> Inspection {
+    fn inspect(&self, w: RunView<'_>, _node: NodeId) -> Inspection {
         let mut i = usage_inspection(w, normalize_both);
         let shares = cached_shares(&self.shares, w, self.policy);
         let rows = listed(w);
-        for (p, pool) in w.pools.iter().enumerate() {
+        for (p, pool) in w.pools().iter().enumerate() {
             let (Some(v), Some(&fair)) = (i.pools.get_mut(&pool.name), shares.fair.get(p)) else {
                 continue;
             };
@@ -292,7 +292,7 @@ impl Show for YarnFair {
 /// it to the earliest (`FifoPolicy.computeShares`). A finished
 /// application whose AM still lingers has left the queue: 0.
 fn app_shares(
-    w: &World,
+    w: RunView<'_>,
     rows: &[(JobId, AmState)],
     p: usize,
     policy: QueuePolicy,

@@ -3,7 +3,7 @@
 //! queues change.
 
 use crate::model::{QueuePolicy, Resource};
-use crate::sim::World;
+use crate::sim::RunView;
 
 /// The leaf queues' instantaneous fair shares, by pool, and what they
 /// were computed from: the cluster's resources and which queues were
@@ -104,17 +104,17 @@ pub fn compute_shares(scheds: &[Sched], total: i64) -> Vec<i64> {
 /// (Hadoop's update thread recomputes them twice a second).
 pub(super) fn cached_shares<'a>(
     cache: &'a std::cell::RefCell<Shares>,
-    w: &World,
+    w: RunView<'_>,
     policy: QueuePolicy,
 ) -> std::cell::Ref<'a, Shares> {
     let fresh = {
         let c = cache.borrow();
-        c.from.0 == w.cluster.live
-            && c.from.1.len() == w.pool_stats.len()
+        c.from.0 == w.cluster().live
+            && c.from.1.len() == w.pool_stats().len()
             && c.from
                 .1
                 .iter()
-                .zip(&w.pool_stats)
+                .zip(w.pool_stats())
                 .all(|(&a, s)| a == (s.runnable_jobs > 0))
     };
     if !fresh {
@@ -123,11 +123,11 @@ pub(super) fn cached_shares<'a>(
     cache.borrow()
 }
 
-fn shares(w: &World, policy: QueuePolicy) -> Shares {
+fn shares(w: RunView<'_>, policy: QueuePolicy) -> Shares {
     let scheds = |of: fn(Resource) -> i64| -> Vec<Sched> {
-        w.pools
+        w.pools()
             .iter()
-            .zip(&w.pool_stats)
+            .zip(w.pool_stats())
             .map(|(p, s)| Sched {
                 weight: p.weight,
                 min: of(p.min_resources),
@@ -136,11 +136,11 @@ fn shares(w: &World, policy: QueuePolicy) -> Shares {
             })
             .collect()
     };
-    let mem = compute_shares(&scheds(|r| r.mb()), w.cluster.live.mb());
+    let mem = compute_shares(&scheds(|r| r.mb()), w.cluster().live.mb());
     let cpu = match policy {
-        QueuePolicy::Drf => compute_shares(&scheds(|r| r.vcores()), w.cluster.live.vcores()),
+        QueuePolicy::Drf => compute_shares(&scheds(|r| r.vcores()), w.cluster().live.vcores()),
         // FairSharePolicy computes memory shares only.
-        QueuePolicy::Fair | QueuePolicy::Fifo => vec![0; w.pools.len()],
+        QueuePolicy::Fair | QueuePolicy::Fifo => vec![0; w.pools().len()],
     };
     Shares {
         fair: mem
@@ -149,8 +149,8 @@ fn shares(w: &World, policy: QueuePolicy) -> Shares {
             .map(|(m, c)| Resource::memory(m, c))
             .collect(),
         from: (
-            w.cluster.live,
-            w.pool_stats.iter().map(|s| s.runnable_jobs > 0).collect(),
+            w.cluster().live,
+            w.pool_stats().iter().map(|s| s.runnable_jobs > 0).collect(),
         ),
     }
 }

@@ -7,14 +7,14 @@ use super::super::{fit, fit_mid};
 use super::{centered, frame_block};
 use crate::model::JobId;
 use crate::sim::job::{Outcome, TaskState};
-use crate::sim::{Kind, World};
+use crate::sim::{Kind, RunView};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 use ratatui::Frame;
 
 pub fn detail(app: &App, f: &mut Frame, job: JobId, row: usize) {
-    let w = &app.sim.w;
+    let w = app.sim.view();
     let a = f.area();
     let area = centered(
         f,
@@ -85,12 +85,12 @@ pub fn detail(app: &App, f: &mut Frame, job: JobId, row: usize) {
 }
 
 /// Each task's latest attempt (maps first, then reduces), if it has one.
-fn latest_attempts(w: &World, job: JobId) -> Vec<Option<usize>> {
+fn latest_attempts(w: RunView<'_>, job: JobId) -> Vec<Option<usize>> {
     let j = w.job(job);
     let n_maps = j.maps.len();
     let mut latest: Vec<Option<usize>> = vec![None; n_maps + j.reduces.len()];
     for (i, at) in w
-        .attempts
+        .attempts()
         .iter()
         .enumerate()
         .filter(|(_, at)| at.job == job)
@@ -105,7 +105,7 @@ fn latest_attempts(w: &World, job: JobId) -> Vec<Option<usize>> {
             let better = match *slot {
                 None => true,
                 Some(p) => {
-                    at.outcome == Outcome::Running || w.attempts[p].outcome != Outcome::Running
+                    at.outcome == Outcome::Running || w.attempts()[p].outcome != Outcome::Running
                 }
             };
             if better {
@@ -118,7 +118,7 @@ fn latest_attempts(w: &World, job: JobId) -> Vec<Option<usize>> {
 
 /// The job's line: its pool, submission, tasks and finish; shorter forms
 /// where the full line does not fit `room` (words are dropped, never cut).
-fn job_line(w: &World, job: JobId, room: u16) -> String {
+fn job_line(w: RunView<'_>, job: JobId, room: u16) -> String {
     let j = w.job(job);
     let head = format!(
         "{} · pool {} · submitted {} · {} ({} done) · {} ({} done){}",
@@ -160,7 +160,7 @@ fn job_line(w: &World, job: JobId, room: u16) -> String {
 /// Task `k` (maps first, then reduces) and its latest attempt `at`: its
 /// state, node, phase and times (started and ended only when `wide`).
 fn task_line(
-    w: &World,
+    w: RunView<'_>,
     job: JobId,
     k: usize,
     at: Option<usize>,
@@ -189,7 +189,7 @@ fn task_line(
     } else {
         format!("{kind}{task}")
     };
-    let (node, phase, start, end, ran) = match at.map(|i| &w.attempts[i]) {
+    let (node, phase, start, end, ran) = match at.map(|i| &w.attempts()[i]) {
         None => ("-".into(), "-".into(), "-".into(), "-".into(), "-".into()),
         Some(at) => {
             let phase = match at.outcome {
@@ -203,7 +203,7 @@ fn task_line(
                 phase,
                 clock(at.start),
                 at.end().map(clock).unwrap_or_else(|| "-".into()),
-                dur(at.end().unwrap_or(w.now).saturating_sub(at.start)),
+                dur(at.end().unwrap_or(w.now()).saturating_sub(at.start)),
             )
         }
     };

@@ -482,9 +482,9 @@ fn summary_lines(app: &App, r: &InspectRecord, width: usize) -> Vec<Line<'static
     let mut lines: Vec<Line> = Vec::new();
     // A full node's heartbeats ask for no work, so the newest kept may be
     // long past: say why the inspector stays on it.
-    let w = &app.sim.w;
-    let n = &w.cluster.nodes[r.node as usize];
-    if n.alive && r.t < w.now && !n.admits_any(&w.cluster.capacity) {
+    let w = app.sim.view();
+    let n = &w.cluster().nodes[r.node as usize];
+    if n.alive && r.t < w.now() && !n.admits_any(&w.cluster().capacity) {
         lines.extend(wrapped(
             "full     ",
             &[format!(
@@ -711,11 +711,11 @@ fn legend(abbrev: &[String], max_lines: usize, width: usize) -> Vec<Line<'static
 
 /// What runs on `node` now, each attempt's phase and what it moves.
 fn running_now(app: &App, node: u32, width: usize) -> Vec<Line<'static>> {
-    let w = &app.sim.w;
-    let n = &w.cluster.nodes[node as usize];
+    let w = app.sim.view();
+    let n = &w.cluster().nodes[node as usize];
     // YARN: the ApplicationMasters the node holds first, with their state.
     let ams = w
-        .job_tasks
+        .job_tasks()
         .iter()
         .filter(|t| t.kind == JobTaskKind::Am && t.end.is_none() && t.node == node)
         .map(|t| {
@@ -723,7 +723,7 @@ fn running_now(app: &App, node: u32, width: usize) -> Vec<Line<'static>> {
             format!("{}/AM {}", w.job(t.job).name, state.as_str())
         });
     let attempts = n.lanes.iter().flatten().map(|&a| {
-        let at = &w.attempts[a as usize];
+        let at = &w.attempts()[a as usize];
         let p = if at.kind == crate::sim::Kind::Map {
             'm'
         } else {

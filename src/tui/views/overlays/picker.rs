@@ -10,7 +10,7 @@ use ratatui::widgets::{Clear, Paragraph};
 use ratatui::Frame;
 
 pub fn picker(app: &App, f: &mut Frame, selected: usize) {
-    let policies = crate::sched::registry::for_capacity(app.sim.w.capacity());
+    let policies = crate::sched::registry::for_capacity(app.sim.view().capacity());
     let n = policies.len();
     // Leave the header and footer rows visible (the header always shows);
     // two lines per policy when they all fit, else one.
