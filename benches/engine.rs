@@ -15,9 +15,10 @@
 //!   cargo bench --bench engine -- heartbeat_3000
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use slotsim::model::Action;
 use slotsim::model::PolicySpec;
 use slotsim::scenario;
-use slotsim::sim::{Command, Sim};
+use slotsim::sim::Sim;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -64,7 +65,7 @@ fn heartbeat_full_node(c: &mut Criterion) {
                 t / 1000,
                 sim.view().cluster().nodes.len()
             ),
-            |b| b.iter(|| sim.command(Command::Heartbeat(node)).unwrap()),
+            |b| b.iter(|| sim.command(Action::Heartbeat(node)).unwrap()),
         );
     }
     g.finish();
@@ -138,7 +139,7 @@ const FAMILIES: &[(&str, &str)] = &[
 ];
 
 /// The 3,000-node cluster run under fair to [`WARM_MS`], then switched to
-/// `policy` (as `Command::SwitchPolicy` does mid-run), and where the
+/// `policy` (as `Action::SwitchPolicy` does mid-run), and where the
 /// search for a node with a free slot goes on from. Every family takes
 /// over the same cluster, and setting it up costs what fair's first 20 s
 /// do (3.5 s; 6 s on unified containers): policies that read much input
@@ -165,7 +166,7 @@ impl Saturated {
             .expect("the 3,000-node scenario loads");
         let mut sim = slotsim::runs::build_sim(&sc).unwrap();
         sim.run_until(Some(WARM_MS));
-        sim.command(Command::SwitchPolicy(PolicySpec::plain(policy)))
+        sim.command(Action::SwitchPolicy(PolicySpec::plain(policy)))
             .expect("the policy builds");
         Saturated {
             policy,
@@ -246,7 +247,7 @@ fn heartbeat_3000(c: &mut Criterion) {
                 for _ in 0..iters {
                     let node = st.next_free();
                     let t0 = Instant::now();
-                    st.sim.command(Command::Heartbeat(node)).unwrap();
+                    st.sim.command(Action::Heartbeat(node)).unwrap();
                     timed += t0.elapsed();
                 }
                 timed

@@ -492,16 +492,27 @@ pub struct Recorded {
     pub commit_ms: Ms,
 }
 
+/// Everything that can change a run from outside: the engine's command
+/// API (`sim::Sim::command`, `Sim::schedule`), which a scenario's
+/// `[[events]]` and the TUI's keys both use. Jobs and pools are named.
 #[derive(Clone, Debug)]
 pub enum Action {
     SwitchPolicy(PolicySpec),
     Heartbeat(NodeId),
+    /// Submit a job now (its `submit` is ignored; the current time is
+    /// used); it joins the queue immediately.
     Submit(Box<JobSpec>),
+    /// The node dies: its running attempts fail and are re-queued, and map
+    /// outputs it held for reducers still copying are lost (re-run).
     FailNode(NodeId),
+    /// The node comes back, empty; its heartbeats resume.
     RecoverNode(NodeId),
-    /// Jobs and pools by name.
+    /// `hadoop job -kill`: the named job's attempts are killed and it is
+    /// done now.
     KillJob(String),
+    /// `hadoop job -set-priority`.
     SetPriority(String, Priority),
+    /// The fair scheduler's move of a job to another pool.
     MoveJob(String, String),
 }
 

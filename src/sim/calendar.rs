@@ -1,8 +1,17 @@
-//! The event calendar.
+//! The event calendar, and what it counts of what it holds.
+//!
+//! Heartbeats (and random failures) go on for ever and ApplicationMasters
+//! call allocate as long as their jobs run, so a run whose calendar holds
+//! nothing else is one that can only go round: the calendar counts the
+//! other events it holds, by instant, as they come in and go out, and
+//! the run reads the counts to tell when it has stalled
+//! ([`Calendar::others_pending`]) and how far an idle heartbeat may skip
+//! ([`Calendar::next_other`]). The counts change only in [`Calendar::push`]
+//! and [`Calendar::pop`], so they cannot drift from what the heap holds.
 
 use crate::model::{JobId, Ms, NodeId};
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, BinaryHeap};
 
 /// What happens at an instant. (A flow's end is not in the calendar: the
 /// network keeps its own ends, and the run takes them first at an instant.)
@@ -62,6 +71,33 @@ impl Ev {
     pub fn is_completion(self) -> bool {
         matches!(self, Ev::CpuDone { .. } | Ev::PhaseEnd(_))
     }
+
+    /// What the calendar counts it as.
+    fn count(self) -> Count {
+        match self {
+            Ev::AmHeartbeat(_) => Count::AmTick,
+            Ev::Heartbeat { .. } | Ev::Failure { .. } => Count::Recurring,
+            _ => Count::Other,
+        }
+    }
+
+    /// Not a heartbeat, a random failure or an AM's allocate call: an
+    /// event that moves a run on (a completion, an arrival, a scripted
+    /// event).
+    pub fn moves_on(self) -> bool {
+        self.count() == Count::Other
+    }
+}
+
+/// How [`Calendar`] counts an event.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Count {
+    /// Heartbeats and random failures: not counted.
+    Recurring,
+    /// An ApplicationMaster's allocate call.
+    AmTick,
+    /// Everything else.
+    Other,
 }
 
 /// A min-heap of events keyed by `(time, class, id, seq)`.
@@ -79,19 +115,61 @@ type Entry = (Ms, u8, u64, u64, Ev);
 pub struct Calendar {
     heap: BinaryHeap<Reverse<Entry>>,
     seq: u64,
+    /// Events held that move a run on ([`Ev::moves_on`]), and their times
+    /// (a multiset).
+    others: usize,
+    other_times: BTreeMap<Ms, u32>,
+    /// ApplicationMasters' allocate calls held.
+    am_ticks: usize,
 }
 
 impl Calendar {
     pub fn push(&mut self, at: Ms, ev: Ev) {
-        // Event times are sums of bounded durations; saturate rather than
-        // wrap if a pathological input ever gets through.
+        match ev.count() {
+            Count::AmTick => self.am_ticks += 1,
+            Count::Other => {
+                self.others += 1;
+                *self.other_times.entry(at).or_insert(0) += 1;
+            }
+            Count::Recurring => {}
+        }
         let (class, id) = ev.class_and_id();
         self.seq += 1;
         self.heap.push(Reverse((at, class, id, self.seq, ev)));
     }
 
     pub fn pop(&mut self) -> Option<(Ms, Ev)> {
-        self.heap.pop().map(|Reverse((t, _, _, _, ev))| (t, ev))
+        let Reverse((t, _, _, _, ev)) = self.heap.pop()?;
+        match ev.count() {
+            Count::AmTick => self.am_ticks -= 1,
+            Count::Other => {
+                self.others -= 1;
+                if let Some(c) = self.other_times.get_mut(&t) {
+                    *c -= 1;
+                    if *c == 0 {
+                        self.other_times.remove(&t);
+                    }
+                }
+            }
+            Count::Recurring => {}
+        }
+        Some((t, ev))
+    }
+
+    /// How many events held move a run on: none, and nothing running,
+    /// means only heartbeats are left.
+    pub fn others_pending(&self) -> usize {
+        self.others
+    }
+
+    /// The earliest instant of an event that moves a run on.
+    pub fn next_other(&self) -> Option<Ms> {
+        self.other_times.keys().next().copied()
+    }
+
+    /// Whether a node's heartbeat is held.
+    pub fn holds_heartbeat(&self) -> bool {
+        self.heap.len() > self.others + self.am_ticks
     }
 
     pub fn peek(&self) -> Option<Ev> {
@@ -114,6 +192,32 @@ impl Calendar {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_follow_what_is_held() {
+        let mut c = Calendar::default();
+        let hb = Ev::Heartbeat {
+            node: 0,
+            periodic: true,
+        };
+        c.push(9, hb);
+        c.push(7, Ev::AmHeartbeat(1));
+        assert_eq!((c.others_pending(), c.next_other()), (0, None));
+        assert!(c.holds_heartbeat());
+        c.push(8, Ev::PhaseEnd(3));
+        c.push(8, Ev::JobArrival(2));
+        c.push(12, Ev::Scripted(0));
+        assert_eq!((c.others_pending(), c.next_other()), (3, Some(8)));
+        assert_eq!(c.pop(), Some((7, Ev::AmHeartbeat(1))));
+        c.pop();
+        assert_eq!((c.others_pending(), c.next_other()), (2, Some(8)));
+        c.pop();
+        assert_eq!((c.others_pending(), c.next_other()), (1, Some(12)));
+        assert_eq!(c.pop(), Some((9, hb)));
+        assert!(!c.holds_heartbeat(), "only the scripted event is left");
+        c.pop();
+        assert_eq!((c.others_pending(), c.next_other(), c.len()), (0, None, 0));
+    }
 
     #[test]
     fn same_instant_order_is_class_then_id_then_insertion() {

@@ -7,7 +7,7 @@
 
 use super::job::{AttemptId, Outcome, Phase, TaskState};
 use super::phases::FlowKind;
-use super::world::{News, Notable, World};
+use super::world::{Notable, World};
 use crate::model::NodeId;
 
 impl World {
@@ -72,7 +72,7 @@ impl World {
                 let m = &mut job.maps[t as usize];
                 // As Hadoop reports a lost TaskTracker's finished maps: killed.
                 if let Some(a) = m.done_by() {
-                    self.news.push(News::Lost(a));
+                    self.inbox.lost(a);
                     m.set_done_by(None);
                     let at = &mut self.attempts[a as usize];
                     at.outcome = Outcome::Killed;
@@ -105,7 +105,7 @@ impl World {
                 }
             }
         }
-        self.news.push(News::Node(n, false));
+        self.inbox.node(n, false);
         self.note(Notable::NodeFailed {
             node: n,
             attempts: running.len() as u32,
@@ -158,7 +158,7 @@ impl World {
             self.metrics
                 .set_live(self.cluster.total_slots() as f64, self.cluster.live);
             self.metrics.n_nodes = self.cluster.live_nodes as f64;
-            self.news.push(News::Node(n, true));
+            self.inbox.node(n, true);
             self.note(Notable::NodeRecovered(n));
         }
     }

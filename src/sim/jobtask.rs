@@ -170,9 +170,7 @@ impl World {
         });
         self.book_ask(j, node, ask, kind == JobTaskKind::Am);
         self.running_job_tasks.push(id);
-        if self.tell_starts {
-            self.news.push(super::world::News::JobTaskStarted(id));
-        }
+        self.inbox.job_task_started(id);
         self.last_progress = self.now;
         // An AM is ready at its first allocate call, one AM heartbeat
         // after its start-up.
@@ -200,9 +198,7 @@ impl World {
         }
         n.job_tasks -= 1;
         self.running_job_tasks.retain(|&x| x != id);
-        if self.tell_starts {
-            self.news.push(super::world::News::JobTaskEnded(id));
-        }
+        self.inbox.job_task_ended(id);
     }
 
     /// Job task `id`'s time is up (an end event of a run a node failure

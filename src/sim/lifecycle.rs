@@ -164,9 +164,7 @@ impl World {
             self.metrics.speculative_launched += 1;
             self.metrics.speculative_running += 1;
         }
-        if self.tell_starts {
-            self.news.push(super::world::News::Started(id));
-        }
+        self.inbox.started(id);
         self.begin(id);
         id
     }
@@ -349,7 +347,7 @@ impl World {
     /// task goes back to pending is the caller's business.
     pub(super) fn stop_attempt(&mut self, a: AttemptId, outcome: Outcome) {
         self.end_attempt(a, outcome);
-        self.news.push(super::world::News::Stopped(a));
+        self.inbox.stopped(a);
         let (j, kind, node) = {
             let at = &self.attempts[a as usize];
             (at.job, at.kind, at.node)
@@ -415,7 +413,7 @@ impl World {
             Kind::Map => self.map_done(a),
             Kind::Reduce => self.reduce_done(a),
         }
-        self.succeeded.push(a);
+        self.inbox.succeeded(a);
     }
 
     pub(super) fn reduce_done(&mut self, a: AttemptId) {
@@ -495,14 +493,10 @@ impl World {
     pub(super) fn retire(&mut self, j: JobId, notable: Notable) {
         let held = self.holds_pool_place(j);
         let job = &self.jobs[j as usize];
-        let heard = !self.to_announce.contains(&j) && (!job.prepares() || job.runnable);
-        if heard {
-            self.finished_now.push(j);
-        }
+        self.inbox.finished(j, !job.prepares() || job.runnable);
         if !self.attempts.keeps_records() {
-            self.to_release.push(j);
+            self.inbox.release(j);
         }
-        self.to_announce.retain(|&x| x != j);
         self.waiting.retain(|&x| x != j);
         self.awaiting_setup.retain(|&x| x != j);
         self.awaiting_am.retain(|&x| x != j);
@@ -570,7 +564,7 @@ impl World {
             self.am_started(j);
         }
         if self.jobs[j as usize].prepares() {
-            self.to_announce.push(j);
+            self.inbox.arrived(j);
         }
         let key = |w: &World, x: JobId| (w.jobs[x as usize].submit, x);
         let k = key(self, j);
@@ -589,7 +583,7 @@ impl World {
         self.jobs[j as usize].index_maps(&self.cluster);
         self.note(Notable::Submitted(j));
         if !self.jobs[j as usize].prepares() {
-            self.to_announce.push(j);
+            self.inbox.arrived(j);
         }
         let pool = self.jobs[j as usize].pool as usize;
         let limit = self.pools[pool].max_running_jobs.unwrap_or(u32::MAX);

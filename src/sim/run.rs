@@ -7,32 +7,10 @@ use super::job::Kind;
 use super::policy::{
     BuildCtx, BuildError, Event, Inspection, Observer, Policy, PolicyFactory, ReleaseWindow, Values,
 };
+use super::script::Script;
 use super::view::RunView;
 use super::world::{Notable, PolicySwitch, World};
-use crate::model::{Action, EventSpec, JobSpec, Ms, NodeId, PolicySpec, Priority, Scenario};
-
-/// Everything that can change a run from outside: scripted `[[events]]`
-/// and the TUI both go through [`Sim::command`].
-#[derive(Clone, Debug)]
-pub enum Command {
-    /// Submit a job now (its `submit` is ignored; the current time is used);
-    /// it joins the queue immediately.
-    Submit(Box<JobSpec>),
-    SwitchPolicy(PolicySpec),
-    Heartbeat(NodeId),
-    /// The node dies: its running attempts fail and are re-queued, and map
-    /// outputs it held for reducers still copying are lost (re-run).
-    FailNode(NodeId),
-    /// The node comes back, empty; its heartbeats resume.
-    RecoverNode(NodeId),
-    /// `hadoop job -kill`: the named job's attempts are killed and it is
-    /// done now.
-    KillJob(String),
-    /// `hadoop job -set-priority`.
-    SetPriority(String, Priority),
-    /// The fair scheduler's move of a job to another pool.
-    MoveJob(String, String),
-}
+use crate::model::{Action, EventSpec, Ms, NodeId, PolicySpec, Scenario};
 
 /// One `--inspect` line.
 #[derive(Clone, Debug)]
@@ -85,10 +63,8 @@ pub struct Sim {
     specs: Vec<PolicySpec>,
     factory: Box<dyn PolicyFactory>,
     observers: Vec<Box<dyn Observer>>,
-    events: Vec<EventSpec>,
-    /// How many of `events` the scenario wrote; those after were
-    /// scheduled during the run ([`Sim::schedule`]).
-    scripted: usize,
+    /// The scenario's scripted events, then the session's.
+    script: Script,
     pub scenario_name: String,
     /// The resolved scenario, for the summary's `config` (set by whoever
     /// builds the run from a scenario: `sched::build_sim`).
@@ -96,10 +72,11 @@ pub struct Sim {
     inspect: Option<InspectSink>,
     /// See [`Sim::set_inspect_from`].
     inspect_from: Ms,
-    /// Scripted `heartbeat` events not yet processed.
-    scripted_heartbeats: usize,
     /// Why the policy stopped the run ([`Policy::fault`]), once it has.
     halted: Option<String>,
+    /// What the policy is told after an event (kept for its room: empty
+    /// between events).
+    heard: Vec<Event>,
     /// What the policies switched out said of themselves for the record
     /// ([`Policy::record`]), in order.
     retired: Vec<Values>,
@@ -113,8 +90,7 @@ pub struct Checkpoint {
     policy: Box<dyn Policy>,
     observers: Vec<Box<dyn Observer>>,
     specs: Vec<PolicySpec>,
-    events: Vec<EventSpec>,
-    scripted_heartbeats: usize,
+    script: Script,
     halted: Option<String>,
     retired: Vec<Values>,
 }
@@ -129,7 +105,7 @@ impl Checkpoint {
     /// holds: those the session scheduled after it are the restorer's to
     /// schedule again.
     pub fn events(&self) -> usize {
-        self.events.len()
+        self.script.events().len()
     }
 
     /// About how many bytes it takes ([`World::footprint`]).
@@ -159,7 +135,7 @@ impl Sim {
         };
         let policy = factory.build(&sc.policy, &ctx).map_err(SimError::Policy)?;
         let mut w = World::new(sc, policy.slowstart(), policy.label());
-        w.tell_starts = policy.hears_starts();
+        w.inbox.hear_starts(policy.hears_starts());
         for spec in &sc.jobs {
             let id = w.add_job(spec).map_err(|e| SimError::Job {
                 job: spec.name.clone(),
@@ -176,10 +152,8 @@ impl Sim {
                 .map_or(0, |r| r.prep_ms);
             w.schedule(spec.submit.saturating_add(prep), Ev::JobArrival(id));
         }
-        for (i, e) in sc.events.iter().enumerate() {
-            if matches!(e.action, Action::Submit(_)) {
-                w.pending_submits += 1;
-            }
+        let script = Script::new(&sc.events);
+        for (i, e) in script.events().iter().enumerate() {
             w.schedule(e.at, Ev::Scripted(i as u32));
         }
         if let Some(f) = sc.failures {
@@ -206,19 +180,14 @@ impl Sim {
             specs: vec![sc.policy.clone()],
             factory,
             observers: Vec::new(),
-            events: sc.events.clone(),
-            scripted: sc.events.len(),
+            script,
             scenario_name: sc.name.clone(),
             config: serde_json::Value::Null,
             inspect: None,
             inspect_from: 0,
-            scripted_heartbeats: sc
-                .events
-                .iter()
-                .filter(|e| matches!(e.action, Action::Heartbeat(_)))
-                .count(),
             halted: None,
             retired: Vec::new(),
+            heard: Vec::new(),
         })
     }
 
@@ -237,8 +206,7 @@ impl Sim {
             policy,
             observers,
             specs: self.specs.clone(),
-            events: self.events.clone(),
-            scripted_heartbeats: self.scripted_heartbeats,
+            script: self.script.clone(),
             halted: self.halted.clone(),
             retired: self.retired.clone(),
         })
@@ -262,8 +230,7 @@ impl Sim {
             policy,
             observers,
             specs: cp.specs.clone(),
-            events: cp.events.clone(),
-            scripted_heartbeats: cp.scripted_heartbeats,
+            script: cp.script.clone(),
             halted: cp.halted.clone(),
             retired: cp.retired.clone(),
         }))
@@ -276,11 +243,7 @@ impl Sim {
             policy: std::mem::replace(&mut self.policy, cp.policy),
             observers: std::mem::replace(&mut self.observers, cp.observers),
             specs: std::mem::replace(&mut self.specs, cp.specs),
-            events: std::mem::replace(&mut self.events, cp.events),
-            scripted_heartbeats: std::mem::replace(
-                &mut self.scripted_heartbeats,
-                cp.scripted_heartbeats,
-            ),
+            script: std::mem::replace(&mut self.script, cp.script),
             halted: std::mem::replace(&mut self.halted, cp.halted),
             retired: std::mem::replace(&mut self.retired, cp.retired),
         }
@@ -394,7 +357,7 @@ impl Sim {
 
     /// Every known job has finished and no scripted submission is left.
     pub fn is_finished(&self) -> bool {
-        self.w.unfinished == 0 && self.w.pending_submits == 0
+        self.w.unfinished == 0 && self.script.submits_pending() == 0
     }
 
     /// Nothing runs, nothing is due but heartbeats, and two heartbeat
@@ -405,7 +368,7 @@ impl Sim {
         let Some(hb) = w.heartbeat_interval else {
             return false;
         };
-        w.pending_other == 0
+        w.cal.others_pending() == 0
             && w.metrics.running == 0
             && w.now.saturating_sub(w.last_progress) > 2 * hb.max(1)
     }
@@ -462,9 +425,7 @@ impl Sim {
             let heartbeat = !self.next_is_flow()?
                 && match self.w.cal.peek()? {
                     Ev::Heartbeat { .. } => true,
-                    Ev::Scripted(i) => {
-                        matches!(self.events[i as usize].action, Action::Heartbeat(_))
-                    }
+                    Ev::Scripted(i) => self.script.is_heartbeat(i),
                     _ => false,
                 };
             let t = self.step()?;
@@ -481,7 +442,7 @@ impl Sim {
 
     /// A heartbeat of any kind is in the calendar.
     fn heartbeat_pending(&self) -> bool {
-        self.w.cal.len() > self.w.pending_other + self.w.am_ticks || self.scripted_heartbeats > 0
+        self.w.cal.holds_heartbeat() || self.script.heartbeats_pending() > 0
     }
 
     /// Settles the rates changed at this instant unless another event of
@@ -532,7 +493,7 @@ impl Sim {
     /// bring, its last byte having arrived).
     pub fn step(&mut self) -> Option<Ms> {
         // The policy has heard of the jobs done by the last event.
-        while let Some(j) = self.w.to_release.pop() {
+        while let Some(j) = self.w.inbox.take_release() {
             self.w.attempts.release_job(j);
         }
         self.settle();
@@ -550,17 +511,8 @@ impl Sim {
         debug_assert!(t >= self.w.now, "time went backwards");
         self.w.now = t;
         self.w.events += 1;
-        if matches!(ev, Ev::AmHeartbeat(_)) {
-            self.w.am_ticks -= 1;
-        } else if !matches!(ev, Ev::Heartbeat { .. } | Ev::Failure { .. }) {
-            self.w.pending_other -= 1;
+        if ev.moves_on() {
             self.w.last_progress = t;
-            if let Some(c) = self.w.other_times.get_mut(&t) {
-                *c -= 1;
-                if *c == 0 {
-                    self.w.other_times.remove(&t);
-                }
-            }
         }
         match ev {
             Ev::CpuDone { node, gen } => self.w.cpu_done(node, gen),
@@ -570,26 +522,10 @@ impl Sim {
                 self.announce();
             }
             Ev::Scripted(i) => {
-                let e = self.events[i as usize].clone();
-                let cmd = match e.action {
-                    Action::SwitchPolicy(p) => Command::SwitchPolicy(p),
-                    Action::Heartbeat(n) => {
-                        self.scripted_heartbeats -= 1;
-                        Command::Heartbeat(n)
-                    }
-                    Action::FailNode(n) => Command::FailNode(n),
-                    Action::RecoverNode(n) => Command::RecoverNode(n),
-                    Action::Submit(j) => {
-                        self.w.pending_submits -= 1;
-                        Command::Submit(j)
-                    }
-                    Action::KillJob(j) => Command::KillJob(j),
-                    Action::SetPriority(j, p) => Command::SetPriority(j, p),
-                    Action::MoveJob(j, p) => Command::MoveJob(j, p),
-                };
+                let action = self.script.run(i);
                 // Validated at load time; a failure here goes to the log,
                 // not fatal.
-                if let Err(e) = self.command(cmd) {
+                if let Err(e) = self.command(action) {
                     self.w.note(Notable::CommandFailed(e.to_string()));
                 }
             }
@@ -637,47 +573,20 @@ impl Sim {
     /// with it, else after them: a clean-up or commit ended), then the
     /// observers.
     fn after_event(&mut self) {
-        if !self.w.news.is_empty() {
-            use super::world::News;
-            let news = std::mem::take(&mut self.w.news);
-            for &n in &news {
-                let e = match n {
-                    News::Stopped(a) => Event::TaskStopped(a),
-                    News::Lost(a) => Event::MapLost(a),
-                    News::Node(node, alive) => Event::NodeChanged { node, alive },
-                    News::Started(a) => Event::TaskStarted(a),
-                    News::JobTaskStarted(t) => Event::JobTaskStarted(t),
-                    News::JobTaskEnded(t) => Event::JobTaskEnded(t),
-                };
-                self.policy.hear(self.w.view(), e);
-            }
-            let mut news = news;
-            news.clear();
-            if self.w.news.is_empty() {
-                self.w.news = news;
-            }
-        }
-        if !self.w.succeeded.is_empty() {
-            let done = std::mem::take(&mut self.w.succeeded);
-            for &a in &done {
-                self.policy.hear(self.w.view(), Event::TaskFinished(a));
-                let job = self.w.attempts[a as usize].job;
-                if let Some(k) = self.w.finished_now.iter().position(|&j| j == job) {
-                    self.w.finished_now.remove(k);
-                    self.policy.hear(self.w.view(), Event::JobFinished(job));
-                }
-            }
-            let mut done = done;
-            done.clear();
-            if self.w.succeeded.is_empty() {
-                self.w.succeeded = done;
-            }
-        }
-        for j in std::mem::take(&mut self.w.finished_now) {
-            self.policy.hear(self.w.view(), Event::JobFinished(j));
-        }
+        let mut heard = std::mem::take(&mut self.heard);
+        let attempts = &self.w.attempts;
+        self.w.inbox.drain(&mut heard, |a| attempts[a as usize].job);
+        self.tell(&mut heard);
+        self.heard = heard;
         self.check_fault();
         self.observe();
+    }
+
+    /// Tells the policy of `events`, in order, and empties it.
+    fn tell(&mut self, events: &mut Vec<Event>) {
+        for e in events.drain(..) {
+            self.policy.hear(self.w.view(), e);
+        }
     }
 
     /// The observers attached to this run, in the order attached.
@@ -703,9 +612,10 @@ impl Sim {
 
     /// Tells the policy of the jobs it is to hear of now.
     fn announce(&mut self) {
-        for j in std::mem::take(&mut self.w.to_announce) {
-            self.policy.hear(self.w.view(), Event::JobArrived(j));
-        }
+        let mut heard = std::mem::take(&mut self.heard);
+        self.w.inbox.take_arrivals(&mut heard);
+        self.tell(&mut heard);
+        self.heard = heard;
     }
 
     /// One TaskTracker heartbeat. A node with no free slot does not ask for
@@ -790,25 +700,19 @@ impl Sim {
     /// the session event for event.
     pub fn schedule(&mut self, at: Ms, action: Action) -> Ms {
         let at = at.max(self.w.now + 1);
-        match action {
-            Action::Submit(_) => self.w.pending_submits += 1,
-            Action::Heartbeat(_) => self.scripted_heartbeats += 1,
-            _ => {}
-        }
-        let i = self.events.len() as u32;
-        self.events.push(EventSpec { at, action });
+        let i = self.script.push(at, action);
         self.w.schedule(at, Ev::Scripted(i));
         at
     }
 
     /// Every scripted event: the scenario's, then the session's.
     pub fn scripted_events(&self) -> &[EventSpec] {
-        &self.events
+        self.script.events()
     }
 
     /// The events scheduled during the run ([`Sim::schedule`]), in order.
     pub fn session_events(&self) -> &[EventSpec] {
-        &self.events[self.scripted..]
+        self.script.session()
     }
 
     /// Settles the network's rates changed at this instant, as a command
@@ -817,7 +721,7 @@ impl Sim {
         self.w.net.flush(self.w.now);
     }
 
-    pub fn command(&mut self, cmd: Command) -> Result<(), SimError> {
+    pub fn command(&mut self, cmd: Action) -> Result<(), SimError> {
         let r = self.apply(cmd);
         self.after_event();
         // Rates are settled when a command returns: the caller may look.
@@ -839,38 +743,38 @@ impl Sim {
         Ok(job.id)
     }
 
-    fn apply(&mut self, cmd: Command) -> Result<(), SimError> {
+    fn apply(&mut self, cmd: Action) -> Result<(), SimError> {
         match cmd {
-            Command::Heartbeat(n) => {
+            Action::Heartbeat(n) => {
                 if n as usize >= self.w.cluster.nodes.len() {
                     return Err(SimError::NoSuchNode(n));
                 }
                 self.heartbeat(n);
             }
-            Command::FailNode(n) | Command::RecoverNode(n)
+            Action::FailNode(n) | Action::RecoverNode(n)
                 if n as usize >= self.w.cluster.nodes.len() =>
             {
                 return Err(SimError::NoSuchNode(n));
             }
-            Command::FailNode(n) => self.w.fail_node(n),
-            Command::RecoverNode(n) => self.w.recover_node(n),
-            Command::Submit(mut spec) => {
+            Action::FailNode(n) => self.w.fail_node(n),
+            Action::RecoverNode(n) => self.w.recover_node(n),
+            Action::Submit(mut spec) => {
                 spec.submit = self.w.now;
                 let id = self.w.add_job(&spec)?;
                 // Arrives at once: the submitter sees it in the queue now.
                 self.w.arrive(id);
                 self.announce();
             }
-            Command::KillJob(name) => {
+            Action::KillJob(name) => {
                 let j = self.live_job(&name)?;
                 self.w.kill_job(j);
             }
-            Command::SetPriority(name, p) => {
+            Action::SetPriority(name, p) => {
                 let j = self.live_job(&name)?;
                 self.w.set_priority(j, p);
                 self.policy.hear(self.w.view(), Event::JobUpdated(j));
             }
-            Command::MoveJob(name, pool) => {
+            Action::MoveJob(name, pool) => {
                 let j = self.live_job(&name)?;
                 let to = self
                     .w
@@ -881,7 +785,7 @@ impl Sim {
                 self.w.move_job(j, to as crate::model::PoolId);
                 self.policy.hear(self.w.view(), Event::JobUpdated(j));
             }
-            Command::SwitchPolicy(spec) => {
+            Action::SwitchPolicy(spec) => {
                 let ctx = BuildCtx {
                     heartbeat: self.w.heartbeat_interval,
                     capacity: self.w.cluster.capacity,
@@ -902,7 +806,7 @@ impl Sim {
                 self.w.labels.push(to);
                 self.w.cur_label = (self.w.labels.len() - 1) as u16;
                 self.w.slowstart = p.slowstart();
-                self.w.tell_starts = p.hears_starts();
+                self.w.inbox.hear_starts(p.hears_starts());
                 let old = std::mem::replace(&mut self.policy, p);
                 self.retired.extend(old.record());
                 self.specs.push(spec);

@@ -36,26 +36,6 @@ pub struct PoolStats {
     pub epoch: u64,
 }
 
-/// What a policy hears of besides successes and job ends (through
-/// `Policy::task_stopped`, `map_lost` and `node_changed`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum News {
-    /// An attempt failed or was killed.
-    Stopped(AttemptId),
-    /// The attempt that had finished a map lost its output with its node:
-    /// the map is pending again.
-    Lost(AttemptId),
-    /// A node died (`false`) or came back.
-    Node(NodeId, bool),
-    /// An attempt started (kept only for a policy that hears of starts:
-    /// [`World::tell_starts`]).
-    Started(AttemptId),
-    /// A set-up, clean-up or ApplicationMaster task started, or ended (an
-    /// index into [`World::job_tasks`]; kept as `Started`).
-    JobTaskStarted(u32),
-    JobTaskEnded(u32),
-}
-
 /// Something a person watching the run would want in a log.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Notable {
@@ -109,6 +89,8 @@ pub struct World {
     pub reaction_at: Option<f64>,
     pub seed: u64,
     pub cluster: Cluster,
+    /// What the policy is to hear of.
+    pub(super) inbox: super::inbox::Inbox,
     pub net_spec: NetworkSpec,
     /// Disks and links and the flows on them.
     pub net: Network,
@@ -145,20 +127,12 @@ pub struct World {
     pub asks_epoch: u64,
     /// Every set-up and clean-up task run, and the ones running.
     pub job_tasks: Vec<super::jobtask::JobTaskRun>,
-    /// Jobs the policy is to hear of (`Policy::job_arrived`): at arrival,
-    /// or, for a job with a set-up task, once that task has run.
-    pub(super) to_announce: Vec<JobId>,
-    /// Jobs finished since the policy last heard (`Policy::job_finished`).
-    pub(super) finished_now: Vec<JobId>,
     /// Replayed jobs past their last task, in their recorded commit.
     pub(super) committing: Vec<JobId>,
     pub(super) running_job_tasks: Vec<u32>,
     pub pools: Vec<PoolSpec>,
     pub pool_stats: Vec<PoolStats>,
     pub attempts: Attempts,
-    /// Jobs done whose attempts are to be released once the policy has
-    /// heard of them (records dropped: [`Attempts::drop_records`]).
-    pub(super) to_release: Vec<JobId>,
     /// Map attempts that succeeded on each node (less those whose output
     /// a failure lost), and their summed durations (ms), over the run.
     pub maps_succeeded_on: Vec<u32>,
@@ -183,11 +157,6 @@ pub struct World {
     pub(super) cal: Calendar,
     pub(super) placement: ChaCha8Rng,
     pub(super) unfinished: usize,
-    pub(super) pending_submits: usize,
-    /// Calendar entries other than heartbeats (completions, arrivals, script).
-    pub(super) pending_other: usize,
-    /// ApplicationMaster heartbeats in the calendar (`yarn`).
-    pub(super) am_ticks: usize,
     /// Last launch, completion or arrival: to detect a run that cannot go on.
     pub(super) last_progress: Ms,
     /// The run stopped because nothing could ever run again.
@@ -198,8 +167,6 @@ pub struct World {
     /// when the run keeps a journal (`Sim::keep_journal`); taken by the
     /// TUI for its log.
     pub(crate) journal: Option<Vec<(Ms, Notable)>>,
-    /// Times of pending non-heartbeat events (a multiset).
-    pub(super) other_times: std::collections::BTreeMap<Ms, u32>,
     /// Running attempts' state (a slab; `Attempt::run` indexes it).
     pub runs: Vec<Run>,
     pub(super) free_runs: Vec<u32>,
@@ -210,16 +177,6 @@ pub struct World {
     pub flow_log: Option<Vec<FlowRecord>>,
     /// MB moved by flow kind (input, spill, shuffle, output).
     pub net_mb: [f64; 4],
-    /// Attempts that succeeded since the run last looked (for the
-    /// policy's hooks), in order.
-    pub(super) succeeded: Vec<AttemptId>,
-    /// What else the policy is to hear of since it last heard
-    /// ([`News`]), in the order it happened.
-    pub(super) news: Vec<News>,
-    /// Whether the policy in force hears of every attempt and job task
-    /// that starts and of every job task that ends
-    /// ([`super::policy::Policy::hears_starts`]).
-    pub(super) tell_starts: bool,
 }
 
 impl World {
@@ -300,6 +257,7 @@ impl World {
             reaction_at: None,
             seed: sc.seed,
             cluster,
+            inbox: Default::default(),
             net_spec: sc.network.clone(),
             net,
             links,
@@ -321,12 +279,9 @@ impl World {
             awaiting_am: Vec::new(),
             asks_epoch: 0,
             job_tasks: Vec::new(),
-            to_announce: Vec::new(),
-            finished_now: Vec::new(),
             committing: Vec::new(),
             running_job_tasks: Vec::new(),
             attempts: Attempts::default(),
-            to_release: Vec::new(),
             maps_succeeded_on: vec![0; n_nodes],
             map_time_succeeded: 0,
             slowstart,
@@ -342,23 +297,16 @@ impl World {
             cal: Calendar::default(),
             placement: rng::stream(sc.seed, rng::STREAM_PLACEMENT),
             unfinished: 0,
-            pending_submits: 0,
-            pending_other: 0,
-            am_ticks: 0,
             last_progress: 0,
             stalled: false,
             early_reduces: 0,
             journal: None,
-            other_times: std::collections::BTreeMap::new(),
             runs: Vec::new(),
             free_runs: Vec::new(),
             flow_meta: Vec::new(),
             flow_seq: 0,
             flow_log: None,
             net_mb: [0.0; 4],
-            succeeded: Vec::new(),
-            news: Vec::new(),
-            tell_starts: false,
         }
     }
 
@@ -481,8 +429,8 @@ impl World {
             && self.awaiting_am.is_empty()
             && self.awaiting_cleanup.is_empty()
             && self.metrics.running == 0;
-        match self.other_times.keys().next() {
-            Some(&other) if idle && other > next => {
+        match self.cal.next_other() {
+            Some(other) if idle && other > next => {
                 let steps = (other - t).div_ceil(hb);
                 t.saturating_add(steps.saturating_mul(hb))
             }
@@ -508,15 +456,7 @@ impl World {
         self.schedule(at, Ev::Failure { node: n, up });
     }
 
-    /// Every calendar insertion goes through here so the stall check can
-    /// count what is pending besides heartbeats.
     pub(super) fn schedule(&mut self, at: Ms, ev: Ev) {
-        if matches!(ev, Ev::AmHeartbeat(_)) {
-            self.am_ticks += 1;
-        } else if !matches!(ev, Ev::Heartbeat { .. } | Ev::Failure { .. }) {
-            self.pending_other += 1;
-            *self.other_times.entry(at).or_insert(0) += 1;
-        }
         self.cal.push(at, ev);
     }
 }

@@ -5,7 +5,8 @@
 use crate::common;
 
 use common::{check, launches, load_text, run};
-use slotsim::sim::{Command, Outcome};
+use slotsim::model::Action;
+use slotsim::sim::Outcome;
 
 /// Two fixed-time jobs on two nodes of two map slots and one reduce slot,
 /// with `extra` appended (events, pools).
@@ -125,7 +126,7 @@ fn a_moved_job_counts_against_its_new_pool() {
         .position(|p| p.name == "p2")
         .unwrap() as u32;
     assert!(running(&sim, p1) > 0);
-    sim.command(Command::MoveJob("b".into(), "p2".into()))
+    sim.command(Action::MoveJob("b".into(), "p2".into()))
         .unwrap();
     for p in [p1, p2] {
         let s = &sim.view().pool_stats()[p as usize];
@@ -149,9 +150,9 @@ fn a_moved_job_counts_against_its_new_pool() {
     }
     // A finished job can be acted on no more; an unknown one not at all.
     for cmd in [
-        Command::KillJob("b".into()),
-        Command::KillJob("nope".into()),
-        Command::SetPriority("a".into(), slotsim::model::Priority::High),
+        Action::KillJob("b".into()),
+        Action::KillJob("nope".into()),
+        Action::SetPriority("a".into(), slotsim::model::Priority::High),
     ] {
         assert!(sim.command(cmd).is_err());
     }
@@ -193,7 +194,7 @@ fn a_moved_yarn_job_takes_what_its_containers_hold() {
         sim.view().pool_stats()[p1].used,
         sim.view().pool_stats()[p2].used,
     );
-    sim.command(Command::MoveJob("b".into(), "p2".into()))
+    sim.command(Action::MoveJob("b".into(), "p2".into()))
         .unwrap();
     assert_eq!(sim.view().pool_stats()[p1].used, before.0 - held);
     assert_eq!(sim.view().pool_stats()[p2].used, before.1 + held);
