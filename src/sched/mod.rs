@@ -9,6 +9,7 @@
 //! policies`, the TUI's picker, scenario checks, the property tests —
 //! reads this list.
 
+pub mod entry;
 pub mod registry;
 pub mod settings;
 

@@ -1,6 +1,6 @@
 //! Datacenters, racks, nodes and their slots.
 
-use super::job::Kind;
+use crate::model::Kind;
 use crate::model::{Capacity, ClusterSpec, NodeId, Resource};
 use rand::Rng;
 

@@ -14,8 +14,8 @@
 //! keeps its own books; the built-in policies do not, and a run of
 //! millions of attempts posts none.
 
+use super::event::Event;
 use super::job::AttemptId;
-use super::policy::Event;
 use crate::model::{JobId, NodeId};
 
 /// Something the policy is to hear of besides successes and job ends.

@@ -13,39 +13,34 @@
 //!   failures, speculative copies;
 //! - `calendar`, `cluster`, `hdfs`, `job`, `metrics`, `rng`: the pieces.
 
-mod allocator;
 pub mod attempts;
 pub mod calendar;
 pub mod cluster;
+pub mod copy;
 pub mod cpu;
-mod failure;
+mod event;
+pub mod flows;
 pub mod hdfs;
-pub mod heartbeat;
 mod inbox;
 pub mod job;
-mod jobaction;
 pub mod jobtask;
-mod lifecycle;
 pub mod mapindex;
-mod merge;
 pub mod metrics;
 pub mod network;
 pub mod paths;
-pub mod phases;
 pub mod policy;
 pub mod rng;
 pub mod run;
+pub mod running;
 mod script;
-mod shuffle;
 pub mod speculation;
-pub mod view;
 mod world;
 
-pub use heartbeat::Heartbeat;
 pub use job::{Attempt, AttemptId, Kind, Locality, Outcome, TaskState};
 pub use policy::{Event, Inspection, Observer, Policy, PolicyFactory, Show};
 pub use run::{Checkpoint, InspectRecord, Sim, SimError, Stepped};
-pub use view::RunView;
+pub use world::heartbeat::Heartbeat;
+pub use world::view::RunView;
 pub use world::{Notable, PolicySwitch, PoolStats};
 
 /// Bytes a run of `tasks` tasks on `nodes` nodes is expected to need at its

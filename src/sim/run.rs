@@ -1,15 +1,14 @@
 //! A run: the world, the policy driving it, the scenario's script, and the
 //! command API through which scripted events and the TUI change it.
 
-use super::calendar::Ev;
-use super::heartbeat::Heartbeat;
-use super::job::Kind;
 use super::policy::{
     BuildCtx, BuildError, Event, Inspection, Observer, Policy, PolicyFactory, ReleaseWindow, Values,
 };
 use super::script::Script;
-use super::view::RunView;
-use super::world::{Notable, PolicySwitch, World};
+use super::world::heartbeat::Heartbeat;
+use super::world::step::Then;
+use super::world::view::RunView;
+use super::world::{Notable, World};
 use crate::model::{Action, EventSpec, Ms, NodeId, PolicySpec, Scenario};
 
 /// One `--inspect` line.
@@ -98,7 +97,7 @@ pub struct Checkpoint {
 impl Checkpoint {
     /// The instant it was taken.
     pub fn at(&self) -> Ms {
-        self.w.now
+        self.w.now()
     }
 
     /// How many scripted events (the scenario's, then the session's) it
@@ -135,45 +134,9 @@ impl Sim {
         };
         let policy = factory.build(&sc.policy, &ctx).map_err(SimError::Policy)?;
         let mut w = World::new(sc, policy.slowstart(), policy.label());
-        w.inbox.hear_starts(policy.hears_starts());
-        for spec in &sc.jobs {
-            let id = w.add_job(spec).map_err(|e| SimError::Job {
-                job: spec.name.clone(),
-                source: Box::new(e),
-            })?;
-            // A replayed job's recorded start-up (its AM's, its
-            // initialisation): it arrives, runnable, that much later.
-            // Under ApplicationMasters it is its AM's start-up instead
-            // (docs/yarn.md).
-            let prep = spec
-                .recorded
-                .as_ref()
-                .filter(|_| sc.tasks.am.is_none())
-                .map_or(0, |r| r.prep_ms);
-            w.schedule(spec.submit.saturating_add(prep), Ev::JobArrival(id));
-        }
+        w.hear_starts(policy.hears_starts());
         let script = Script::new(&sc.events);
-        for (i, e) in script.events().iter().enumerate() {
-            w.schedule(e.at, Ev::Scripted(i as u32));
-        }
-        if let Some(f) = sc.failures {
-            w.failures = Some((f, vec![0; w.cluster.nodes.len()]));
-            for n in 0..w.cluster.nodes.len() as NodeId {
-                w.schedule_failure(n, false);
-            }
-        }
-        if let Some(hb) = sc.cluster.heartbeat {
-            let n = w.cluster.nodes.len() as u64;
-            for i in 0..n {
-                w.schedule(
-                    ((hb as u128 * i as u128) / n as u128) as Ms,
-                    Ev::Heartbeat {
-                        node: i as NodeId,
-                        periodic: true,
-                    },
-                );
-            }
-        }
+        w.load(sc, &script)?;
         Ok(Sim {
             w,
             policy,
@@ -257,33 +220,27 @@ impl Sim {
     /// read none: no trace, no plots, no view): see
     /// [`crate::sim::attempts::Attempts`]. Call before the run starts.
     pub fn drop_attempt_records(&mut self) {
-        self.w.attempts.drop_records();
+        self.w.drop_attempt_records();
     }
 
     pub fn keep_journal(&mut self) {
-        self.w.journal.get_or_insert_with(Vec::new);
+        self.w.keep_journal();
     }
 
     /// The journal's entries since it was last taken, oldest first.
     pub fn journal(&self) -> &[(Ms, Notable)] {
-        self.w.journal.as_deref().unwrap_or(&[])
+        self.w.journal()
     }
 
     /// Takes the journal's entries since it was last taken.
     pub fn take_journal(&mut self) -> Vec<(Ms, Notable)> {
-        self.w
-            .journal
-            .as_mut()
-            .map(std::mem::take)
-            .unwrap_or_default()
+        self.w.take_journal()
     }
 
     /// Keeps every flow from now on, for `--flows` (before the run starts,
     /// so the record is whole).
     pub fn record_flows(&mut self) {
-        if self.w.flow_log.is_none() && self.w.flow_seq == 0 {
-            self.w.flow_log = Some(Vec::new());
-        }
+        self.w.record_flows();
     }
 
     /// Attaches an observer: it is told after every event and command from
@@ -357,29 +314,17 @@ impl Sim {
 
     /// Every known job has finished and no scripted submission is left.
     pub fn is_finished(&self) -> bool {
-        self.w.unfinished == 0 && self.script.submits_pending() == 0
+        self.w.all_jobs_done() && self.script.submits_pending() == 0
     }
 
     /// Nothing runs, nothing is due but heartbeats, and two heartbeat
-    /// rounds have launched nothing: unfinished jobs can never run (say a
-    /// pool capped at zero slots). Periodic heartbeats would go on forever.
+    /// rounds have launched nothing: unfinished jobs can never run.
     fn is_stalled(&self) -> bool {
-        let w = &self.w;
-        let Some(hb) = w.heartbeat_interval else {
-            return false;
-        };
-        w.cal.others_pending() == 0
-            && w.metrics.running == 0
-            && w.now.saturating_sub(w.last_progress) > 2 * hb.max(1)
+        self.w.only_goes_round()
     }
 
     pub fn next_event_time(&mut self) -> Option<Ms> {
-        self.settle();
-        let f = self.w.net.next_end().map(|x| x.0);
-        match (f, self.w.cal.peek_time()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        self.w.next_event_time()
     }
 
     /// Processes every event up to and including `limit` (all if `None`),
@@ -390,14 +335,14 @@ impl Sim {
                 return false;
             }
             if self.is_stalled() {
-                self.w.stalled = true;
+                self.w.mark_stalled();
                 return false;
             }
             match self.next_event_time() {
                 None => return false,
                 Some(t) if limit.is_some_and(|l| t > l) => {
                     if let Some(l) = limit {
-                        self.w.now = self.w.now.max(l);
+                        self.w.wait_until(l);
                     }
                     return true;
                 }
@@ -421,13 +366,7 @@ impl Sim {
         }
         let any_heartbeat = self.heartbeat_pending();
         loop {
-            self.settle();
-            let heartbeat = !self.next_is_flow()?
-                && match self.w.cal.peek()? {
-                    Ev::Heartbeat { .. } => true,
-                    Ev::Scripted(i) => self.script.is_heartbeat(i),
-                    _ => false,
-                };
+            let heartbeat = self.w.next_is_heartbeat(&self.script)?;
             let t = self.step()?;
             if heartbeat
                 || !any_heartbeat
@@ -442,127 +381,28 @@ impl Sim {
 
     /// A heartbeat of any kind is in the calendar.
     fn heartbeat_pending(&self) -> bool {
-        self.w.cal.holds_heartbeat() || self.script.heartbeats_pending() > 0
-    }
-
-    /// Settles the rates changed at this instant unless another event of
-    /// the instant is still to come.
-    ///
-    /// Flows ending within one millisecond end in the order of their exact
-    /// ends, each seeing the rates the ones before it left: a flush comes
-    /// between.
-    fn settle(&mut self) {
-        if self.w.net.dirty() {
-            let now = self.w.now;
-            let next_flow = self.w.net.next_end().filter(|&(t, _)| t <= now);
-            // (A flow the millisecond's own events start or cancel settles
-            // the ends before it itself: `Network::start_at`, `stop`.)
-            // (Ends earlier in the millisecond are settled before the
-            // calendar's events of `now`: the rates they bring may end
-            // other flows before `now`, which come first, and the changes
-            // those events make apply from `now`, not from the ends.)
-            let settle = match next_flow {
-                Some((_, f)) => self.w.net.ends_after_release(f),
-                None => {
-                    self.w.net.released_before(now)
-                        || self.w.cal.peek_time().is_none_or(|t| t > now)
-                }
-            };
-            if settle {
-                self.w.net.flush(now);
-            }
-        }
-    }
-
-    /// The time and class of the next event: the network's next flow end
-    /// comes before a calendar event of the same instant.
-    fn next_is_flow(&self) -> Option<bool> {
-        match (self.w.net.next_end(), self.w.cal.peek_time()) {
-            (None, None) => None,
-            (Some(_), None) => Some(true),
-            (None, Some(_)) => Some(false),
-            (Some((tf, _)), Some(tc)) => Some(tf <= tc),
-        }
+        self.w.holds_heartbeat() || self.script.heartbeats_pending() > 0
     }
 
     /// Processes one event. Returns its time, or `None` if none is left.
-    ///
-    /// Rate changes made at an instant are settled once, when the run is
-    /// about to leave the instant: every event of the instant runs first
-    /// (a flow ending now ends now whatever rates the instant's changes
-    /// bring, its last byte having arrived).
     pub fn step(&mut self) -> Option<Ms> {
-        // The policy has heard of the jobs done by the last event.
-        while let Some(j) = self.w.inbox.take_release() {
-            self.w.attempts.release_job(j);
-        }
-        self.settle();
-        if self.next_is_flow()? {
-            let (t, f) = self.w.net.next_end()?;
-            debug_assert!(t >= self.w.now, "time went backwards");
-            self.w.now = t;
-            self.w.last_progress = t;
-            self.w.events += 1;
-            self.w.flow_done(f);
-            self.after_event();
-            return Some(t);
-        }
-        let (t, ev) = self.w.cal.pop()?;
-        debug_assert!(t >= self.w.now, "time went backwards");
-        self.w.now = t;
-        self.w.events += 1;
-        if ev.moves_on() {
-            self.w.last_progress = t;
-        }
-        match ev {
-            Ev::CpuDone { node, gen } => self.w.cpu_done(node, gen),
-            Ev::PhaseEnd(a) => self.w.timer_done(a),
-            Ev::JobArrival(j) => {
-                self.w.arrive(j);
-                self.announce();
-            }
-            Ev::Scripted(i) => {
+        let (t, then) = self.w.step()?;
+        match then {
+            Then::Nothing => {}
+            Then::Announce => self.announce(),
+            Then::Script(i) => {
                 let action = self.script.run(i);
                 // Validated at load time; a failure here goes to the log,
                 // not fatal.
                 if let Err(e) = self.command(action) {
-                    self.w.note(Notable::CommandFailed(e.to_string()));
+                    self.w.notable(Notable::CommandFailed(e.to_string()));
                 }
             }
-            Ev::JobCommitted(j) => self.w.job_committed(j),
-            Ev::AmHeartbeat(j) => {
+            Then::AmHeartbeat(j) => {
                 let headroom = self.policy.headroom(self.w.view(), j);
-                self.w.am_heartbeat(j, headroom);
+                self.w.am_allocate(j, headroom);
             }
-            Ev::JobTaskEnd(t) => {
-                self.w.job_task_done(t);
-                self.announce();
-            }
-            Ev::Failure { node, up } => {
-                if up {
-                    self.w.recover_node(node);
-                } else {
-                    self.w.fail_node(node);
-                }
-                self.w.schedule_failure(node, !up);
-            }
-            Ev::Heartbeat { node, periodic } => {
-                if periodic {
-                    if let Some(hb) = self.w.heartbeat_interval {
-                        let next = self.w.next_heartbeat(t, hb.max(1));
-                        self.w.schedule(
-                            next,
-                            Ev::Heartbeat {
-                                node,
-                                periodic: true,
-                            },
-                        );
-                    }
-                } else {
-                    self.w.cluster.nodes[node as usize].oob_pending = false;
-                }
-                self.heartbeat(node);
-            }
+            Then::Heartbeat(node) => self.heartbeat(node),
         }
         self.after_event();
         Some(t)
@@ -574,8 +414,7 @@ impl Sim {
     /// observers.
     fn after_event(&mut self) {
         let mut heard = std::mem::take(&mut self.heard);
-        let attempts = &self.w.attempts;
-        self.w.inbox.drain(&mut heard, |a| attempts[a as usize].job);
+        self.w.take_news(&mut heard);
         self.tell(&mut heard);
         self.heard = heard;
         self.check_fault();
@@ -613,7 +452,7 @@ impl Sim {
     /// Tells the policy of the jobs it is to hear of now.
     fn announce(&mut self) {
         let mut heard = std::mem::take(&mut self.heard);
-        self.w.inbox.take_arrivals(&mut heard);
+        self.w.take_arrivals(&mut heard);
         self.tell(&mut heard);
         self.heard = heard;
     }
@@ -622,38 +461,19 @@ impl Sim {
     /// work (Hadoop's `askForNewTask`), so the policy is not called: O(1);
     /// unless it asks to be ([`Policy::asks_when_full`]).
     fn heartbeat(&mut self, node: NodeId) {
-        self.w.heartbeats += 1;
-        if !self.w.cluster.nodes[node as usize].alive {
+        if !self.w.heartbeat_asks(node) {
             return;
         }
-        // A set-up or clean-up task handed out: nothing else this heartbeat.
-        // (A policy places ApplicationMasters: jobs awaiting one are its
-        // work.)
-        let ams = !self.w.awaiting_am.is_empty();
-        if self.w.hand_out_job_task(node) || (self.w.active.is_empty() && !ams) {
-            return;
-        }
-        let mut hb = Heartbeat {
-            w: &mut self.w,
-            node,
-            assigned: Vec::new(),
-            inspecting: false,
-        };
+        let mut hb = Heartbeat::new(&mut self.w, node, false);
         self.policy.maintain(&mut hb);
-        let n = &self.w.cluster.nodes[node as usize];
-        if !n.admits_any(&self.w.cluster.capacity) && !self.policy.asks_when_full() {
+        if !self.w.node_admits_any(node) && !self.policy.asks_when_full() {
             return;
         }
-        let inspecting = self.inspect.is_some() && self.w.now >= self.inspect_from;
+        let inspecting = self.inspect.is_some() && self.w.now() >= self.inspect_from;
         let after = self.policy.inspects_with_decisions();
         let mut inspection =
             (inspecting && !after).then(|| self.policy.inspect(self.w.view(), node));
-        let mut hb = Heartbeat {
-            w: &mut self.w,
-            node,
-            assigned: Vec::new(),
-            inspecting,
-        };
+        let mut hb = Heartbeat::new(&mut self.w, node, inspecting);
         self.policy.heartbeat(&mut hb);
         let mut assigned = hb.assigned;
         if inspecting && after {
@@ -663,29 +483,20 @@ impl Sim {
         let mut said = Vec::new();
         self.policy.said(&mut said);
         for line in said {
-            self.w.note(Notable::PolicySaid(line));
+            self.w.notable(Notable::PolicySaid(line));
         }
         if !self.policy.speculates() {
             self.w.speculate(node, &mut assigned);
         }
         if let (Some(sink), Some(inspection)) = (self.inspect.as_mut(), inspection) {
+            let (names, rules) = self.w.describe(&assigned);
             let rec = InspectRecord {
-                t: self.w.now,
+                t: self.w.now(),
                 node,
-                policy: self.w.labels[self.w.cur_label as usize].clone(),
+                policy: self.w.policy_label().to_string(),
                 inspection,
-                rules: assigned
-                    .iter()
-                    .map(|&a| self.w.rule(&self.w.attempts[a as usize]))
-                    .collect(),
-                assigned: assigned
-                    .iter()
-                    .map(|&a| {
-                        let at = &self.w.attempts[a as usize];
-                        let p = if at.kind == Kind::Map { 'm' } else { 'r' };
-                        format!("{}/{}{}", self.w.jobs[at.job as usize].name, p, at.task)
-                    })
-                    .collect(),
+                rules,
+                assigned: names,
             };
             sink(&rec);
         }
@@ -699,9 +510,9 @@ impl Sim {
     /// this way, so the scenario [`Sim::session_events`] extends replays
     /// the session event for event.
     pub fn schedule(&mut self, at: Ms, action: Action) -> Ms {
-        let at = at.max(self.w.now + 1);
+        let at = at.max(self.w.now() + 1);
         let i = self.script.push(at, action);
-        self.w.schedule(at, Ev::Scripted(i));
+        self.w.schedule_script(at, i);
         at
     }
 
@@ -718,95 +529,60 @@ impl Sim {
     /// Settles the network's rates changed at this instant, as a command
     /// does before it returns (a benchmark that times a heartbeat alone).
     pub fn settle_rates(&mut self) {
-        self.w.net.flush(self.w.now);
+        self.w.settle_rates();
     }
 
     pub fn command(&mut self, cmd: Action) -> Result<(), SimError> {
         let r = self.apply(cmd);
         self.after_event();
         // Rates are settled when a command returns: the caller may look.
-        self.w.net.flush(self.w.now);
+        self.w.settle_rates();
         r
-    }
-
-    /// The submitted, unfinished job named `name`.
-    fn live_job(&self, name: &str) -> Result<crate::model::JobId, SimError> {
-        let job = self
-            .w
-            .jobs
-            .iter()
-            .find(|j| j.name == name && j.arrived)
-            .ok_or_else(|| SimError::NoSuchJob(name.to_string()))?;
-        if job.is_done() {
-            return Err(SimError::JobFinished(name.to_string()));
-        }
-        Ok(job.id)
     }
 
     fn apply(&mut self, cmd: Action) -> Result<(), SimError> {
         match cmd {
             Action::Heartbeat(n) => {
-                if n as usize >= self.w.cluster.nodes.len() {
-                    return Err(SimError::NoSuchNode(n));
-                }
+                self.w.check_node(n)?;
                 self.heartbeat(n);
             }
-            Action::FailNode(n) | Action::RecoverNode(n)
-                if n as usize >= self.w.cluster.nodes.len() =>
-            {
-                return Err(SimError::NoSuchNode(n));
+            Action::FailNode(n) => {
+                self.w.check_node(n)?;
+                self.w.fail_node(n);
             }
-            Action::FailNode(n) => self.w.fail_node(n),
-            Action::RecoverNode(n) => self.w.recover_node(n),
+            Action::RecoverNode(n) => {
+                self.w.check_node(n)?;
+                self.w.recover_node(n);
+            }
             Action::Submit(mut spec) => {
-                spec.submit = self.w.now;
+                spec.submit = self.w.now();
                 let id = self.w.add_job(&spec)?;
                 // Arrives at once: the submitter sees it in the queue now.
                 self.w.arrive(id);
                 self.announce();
             }
             Action::KillJob(name) => {
-                let j = self.live_job(&name)?;
+                let j = self.w.live_job(&name)?;
                 self.w.kill_job(j);
             }
             Action::SetPriority(name, p) => {
-                let j = self.live_job(&name)?;
+                let j = self.w.live_job(&name)?;
                 self.w.set_priority(j, p);
                 self.policy.hear(self.w.view(), Event::JobUpdated(j));
             }
             Action::MoveJob(name, pool) => {
-                let j = self.live_job(&name)?;
-                let to = self
-                    .w
-                    .pools
-                    .iter()
-                    .position(|p| p.name == pool)
-                    .ok_or(SimError::UnknownPool(pool))?;
-                self.w.move_job(j, to as crate::model::PoolId);
+                let j = self.w.live_job(&name)?;
+                let to = self.w.pool_named(&pool)?;
+                self.w.move_job(j, to);
                 self.policy.hear(self.w.view(), Event::JobUpdated(j));
             }
             Action::SwitchPolicy(spec) => {
-                let ctx = BuildCtx {
-                    heartbeat: self.w.heartbeat_interval,
-                    capacity: self.w.cluster.capacity,
-                };
+                let ctx = self.w.build_ctx();
                 let mut p = self.factory.build(&spec, &ctx).map_err(SimError::Policy)?;
                 p.adopt(self.w.view());
                 let from = self.policy.label().to_string();
                 let to = p.label().to_string();
-                self.w.switches.push(PolicySwitch {
-                    at_s: self.w.t_s(),
-                    from: from.clone(),
-                    to: to.clone(),
-                });
-                self.w.note(Notable::Switched {
-                    from,
-                    to: to.clone(),
-                });
-                self.w.labels.push(to);
-                self.w.cur_label = (self.w.labels.len() - 1) as u16;
-                self.w.slowstart = p.slowstart();
-                self.w.inbox.hear_starts(p.hears_starts());
+                self.w.switched(from, to, p.slowstart(), p.hears_starts());
                 let old = std::mem::replace(&mut self.policy, p);
                 self.retired.extend(old.record());
                 self.specs.push(spec);

@@ -31,7 +31,7 @@
 //! nominal times; a reduce's copy 1/3, its compute and write 2/3).
 
 use super::job::{AttemptId, Kind, Live, Outcome, TaskState};
-use super::view::RunView;
+use super::world::view::RunView;
 use crate::model::{JobId, Ms, NodeId, Speculation};
 
 /// Hadoop's `SPECULATIVE_LAG`.

@@ -118,7 +118,7 @@ pub enum ShardRunError {
     #[error("{} of {} cells failed (the others are written; running the sweep again retries them):{}", failed.len(), report.ran, failed.iter().map(|f| format!("\n  {f}")).collect::<String>())]
     Cells {
         failed: Vec<FailedCell>,
-        report: super::run::Report,
+        report: super::report::Report,
     },
 }
 

@@ -7,6 +7,7 @@ pub mod error;
 pub mod job_error;
 pub mod merge;
 pub mod plan;
+pub mod report;
 pub mod run;
 
 pub use plan::{load as load_plan, Plan};

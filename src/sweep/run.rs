@@ -9,6 +9,7 @@
 
 use super::error::{CellError, FailedCell, ShardRunError, ShardSpecError};
 use super::plan::{Cell, Plan};
+pub use super::report::Report;
 use crate::report::summary::summarize;
 use crate::runs::build_sim;
 use rayon::prelude::*;
@@ -55,17 +56,6 @@ impl Shard {
     pub fn cells(&self, total: u64) -> impl Iterator<Item = u64> + '_ {
         (self.k - 1..total).step_by(self.n as usize)
     }
-}
-
-/// What a run of a shard did.
-#[derive(Clone, Debug)]
-pub struct Report {
-    pub file: PathBuf,
-    /// Cells of the shard, found done already, and run now.
-    pub cells: u64,
-    pub skipped: u64,
-    pub ran: u64,
-    pub wall_s: f64,
 }
 
 /// Reads the lines already in `file`: the finished cells of `plan`. Drops

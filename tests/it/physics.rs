@@ -145,7 +145,7 @@ fn copy_of(network: &str) -> (f64, Vec<Vec<u32>>, u64) {
         .flow_log()
         .unwrap_or_default()
         .iter()
-        .filter(|f| f.kind == slotsim::sim::phases::FlowKind::Shuffle)
+        .filter(|f| f.kind == slotsim::sim::flows::FlowKind::Shuffle)
         .map(|f| f.links.clone())
         .collect();
     let shuffled = slotsim::report::summary::summarize(&sim)
@@ -198,7 +198,7 @@ fn a_reducer_over_its_shuffle_buffer_merges_its_files_io_sort_factor_at_a_time()
         .flow_log()
         .unwrap_or_default()
         .iter()
-        .filter(|f| f.kind == slotsim::sim::phases::FlowKind::Merge)
+        .filter(|f| f.kind == slotsim::sim::flows::FlowKind::Merge)
         .collect();
     let mb: Vec<f64> = merges.iter().map(|f| f.mb).collect();
     assert_eq!(mb, vec![1000.0, 200.0]);
@@ -508,7 +508,7 @@ fn per_job_costs_and_output_replication_override_the_profile() {
         .flow_log()
         .unwrap_or_default()
         .iter()
-        .filter(|f| f.kind == slotsim::sim::phases::FlowKind::Output)
+        .filter(|f| f.kind == slotsim::sim::flows::FlowKind::Output)
         .collect();
     assert!(!outputs.is_empty());
     assert!(

@@ -27,7 +27,7 @@ mod v2;
 pub use process::{keep_stderr, prefix_stderr, share_cpu};
 pub use script::{script_of, Script};
 
-use super::registry::{Entry, DEFAULT_SLOWSTART};
+use super::entry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{ConfigError, Settings};
 use crate::model::Models;
 use crate::model::{ExternalSpec, JobId, Ms, NodeId, PolicySpec};

@@ -173,7 +173,7 @@ pub fn usage_inspection(w: RunView<'_>, normalize: Normalize) -> Inspection {
         v.insert("used_vcores", job.used.vcores());
         v.insert(
             "dominant_share",
-            num32(super::fair::drf_shares(job.used, cap, 1.0).0),
+            num32(super::fair::policies::drf_shares(job.used, cap, 1.0).0),
         );
         v.insert("pending_maps", job.maps_pending);
         v.insert("pending_reduces", job.reduces_pending);
@@ -192,7 +192,7 @@ pub fn usage_inspection(w: RunView<'_>, normalize: Normalize) -> Inspection {
         v.insert("am_used_mb", s.am_used.mb());
         v.insert(
             "dominant_share",
-            num32(super::fair::drf_shares(s.used, cap, 1.0).0),
+            num32(super::fair::policies::drf_shares(s.used, cap, 1.0).0),
         );
         v.insert("weight", num(pool.weight));
         let (n, res) = waiting[p];
@@ -452,7 +452,7 @@ pub fn queues(w: RunView<'_>, i: &Inspection) -> Vec<QueueView> {
                     .or_else(|| both(MAX_CAPACITY_MB, MAX_CAPACITY_VCORES)),
                 dominant: dominant_calc
                     || matches!(v.get(POLICY), Some(Value::Text(x)) if x == "drf"),
-                dominant_share: f64::from(super::fair::drf_shares(s.used, cap, 1.0).0),
+                dominant_share: f64::from(super::fair::policies::drf_shares(s.used, cap, 1.0).0),
                 pending_containers: int(PENDING_CONTAINERS)
                     .and_then(|n| u32::try_from(n).ok())
                     .unwrap_or(0),

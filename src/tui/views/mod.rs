@@ -8,6 +8,7 @@ mod overlays;
 mod overview;
 mod pools;
 mod queues;
+mod slot;
 mod timeline;
 mod yarn_nodes;
 

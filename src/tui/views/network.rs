@@ -7,7 +7,7 @@ use super::super::app::{count, App};
 use super::super::theme;
 use super::{bar, fit_mid};
 use crate::model::NetworkModel;
-use crate::sim::phases::FlowKind;
+use crate::sim::flows::FlowKind;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};

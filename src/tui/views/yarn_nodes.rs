@@ -117,7 +117,7 @@ impl Yarn {
             .collect();
         for &a in n.lanes.iter().flatten() {
             let at = &w.attempts()[a as usize];
-            held.push((at.ask, super::cluster::slot(w, n, Some(a), by_pool, mono)));
+            held.push((at.ask, super::slot::slot(w, n, Some(a), by_pool, mono)));
         }
         let mem: Vec<(i64, Span)> = held.iter().map(|(r, s)| (r.mb(), s.clone())).collect();
         let vc: Vec<(i64, Span)> = held.iter().map(|(r, s)| (r.vcores(), s.clone())).collect();

@@ -22,7 +22,7 @@
 
 mod assign;
 mod delay;
-mod policies;
+pub(super) mod policies;
 mod shares;
 
 pub use policies::{drf_shares, Sortable};

@@ -8,9 +8,9 @@
 //! (`sched::yarn`); the engine keeps the books they read (what each node,
 //! job and pool holds: `World::book_ask`).
 
-use super::job::AttemptId;
-use super::world::World;
+use super::World;
 use crate::model::{yarn_defaults, JobId, Ms, Resource};
+use crate::sim::job::AttemptId;
 
 impl World {
     /// How long a container allocated now for job `j` waits for the job's
@@ -70,7 +70,7 @@ impl World {
     /// Job `j`'s AM has made its first allocate call: it calls every
     /// `AM_HEARTBEAT` from now while its job runs.
     pub(super) fn am_started(&mut self, j: JobId) {
-        self.schedule(self.now, super::calendar::Ev::AmHeartbeat(j));
+        self.schedule(self.now, crate::sim::calendar::Ev::AmHeartbeat(j));
     }
 
     /// One of job `j`'s AM heartbeats (`RMContainerAllocator.heartbeat`):
@@ -78,7 +78,11 @@ impl World {
     /// starve (`preemptReducesIfNeeded`), else ramp reduce requests up or
     /// down (`scheduleReduces`). Hadoop 2.7.3's rules, step by step
     /// (docs/yarn.md).
-    pub(super) fn am_heartbeat(&mut self, j: JobId, headroom: super::policy::Headroom) {
+    pub(in crate::sim) fn am_heartbeat(
+        &mut self,
+        j: JobId,
+        headroom: crate::sim::policy::Headroom,
+    ) {
         let every = yarn_defaults::AM_HEARTBEAT;
         let job = &self.jobs[j as usize];
         let Some(ready) = job.am_ready else { return };
@@ -86,7 +90,7 @@ impl World {
             // Its job is over, or its AM was lost (a stale call).
             return;
         }
-        self.schedule(self.now + every, super::calendar::Ev::AmHeartbeat(j));
+        self.schedule(self.now + every, crate::sim::calendar::Ev::AmHeartbeat(j));
         if !self.preempt_reduces_if_needed(j, headroom) {
             self.schedule_reduces(j, headroom);
         }
@@ -103,7 +107,7 @@ impl World {
 
     /// `preemptReducesIfNeeded`, applied: whether it preempted (then no
     /// ramp-up this heartbeat).
-    fn preempt_reduces_if_needed(&mut self, j: JobId, h: super::policy::Headroom) -> bool {
+    fn preempt_reduces_if_needed(&mut self, j: JobId, h: crate::sim::policy::Headroom) -> bool {
         let job = &self.jobs[j as usize];
         let Some(n) = reduces_to_preempt(&PreemptState {
             reduces: job.n_reduces(),
@@ -137,8 +141,8 @@ impl World {
             .map(|&a| {
                 let at = &self.attempts[a as usize];
                 let stage = match at.phase {
-                    super::job::Phase::Startup => 0,
-                    super::job::Phase::Shuffle => 1,
+                    crate::sim::job::Phase::Startup => 0,
+                    crate::sim::job::Phase::Shuffle => 1,
                     _ => 2,
                 };
                 (stage, Ms::MAX - at.start, a)
@@ -152,7 +156,7 @@ impl World {
 
     /// `scheduleReduces`, applied: moves reduces between the AM's pending
     /// list and the requests the scheduler sees.
-    fn schedule_reduces(&mut self, j: JobId, h: super::policy::Headroom) {
+    fn schedule_reduces(&mut self, j: JobId, h: crate::sim::policy::Headroom) {
         let limit = self.resource_limit(j, h.available);
         let slowstart = self.slowstart;
         let job = &mut self.jobs[j as usize];

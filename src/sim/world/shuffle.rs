@@ -13,107 +13,14 @@
 //! versions; under `shared` they share disks and links with everything
 //! else.
 
-use super::job::{AttemptId, Phase};
-use super::network::{FlowId, ResId};
-use super::paths::Path;
-use super::phases::FlowKind;
-use super::world::World;
+use super::World;
 use crate::model::{NetworkModel, NodeId};
+use crate::sim::copy::Copy;
+use crate::sim::flows::FlowKind;
+use crate::sim::job::{AttemptId, Phase};
+use crate::sim::network::FlowId;
+use crate::sim::paths::Path;
 use std::collections::VecDeque;
-
-/// What a reducer has to fetch from one node, and has fetched: 24 bytes,
-/// since a reducer of a job spread over the whole cluster keeps one for
-/// every node (thousands of reducers at once, each with thousands).
-#[derive(Clone, Debug, Default)]
-struct Source {
-    /// MB available, not fetched, not in flight.
-    avail: f64,
-    /// MB fetched.
-    fetched: f64,
-    /// Map outputs in `avail` (each map's output is a segment of the
-    /// reducer's input).
-    segs: u32,
-    /// The map outputs in the fetch under way, with two flags in its top
-    /// bits: [`Source::QUEUED`] and [`Source::BUSY`].
-    fetching: u32,
-}
-
-const _: () = assert!(std::mem::size_of::<Source>() == 24);
-
-impl Source {
-    /// In the reducer's queue.
-    const QUEUED: u32 = 1 << 31;
-    /// A fetch from it is under way.
-    const BUSY: u32 = 1 << 30;
-    const SEGS: u32 = Source::BUSY - 1;
-
-    fn queued(&self) -> bool {
-        self.fetching & Source::QUEUED != 0
-    }
-
-    fn busy(&self) -> bool {
-        self.fetching & Source::BUSY != 0
-    }
-
-    fn set_queued(&mut self, on: bool) {
-        if on {
-            self.fetching |= Source::QUEUED;
-        } else {
-            self.fetching &= !Source::QUEUED;
-        }
-    }
-
-    /// A fetch of `segs` map outputs starts.
-    fn start_fetch(&mut self, segs: u32) {
-        debug_assert!(segs <= Source::SEGS, "a node holds fewer outputs");
-        self.fetching = (self.fetching & Source::QUEUED) | Source::BUSY | segs;
-    }
-
-    /// The fetch under way ended (or did not start after all): the map
-    /// outputs it held.
-    fn end_fetch(&mut self) -> u32 {
-        let segs = self.fetching & Source::SEGS;
-        self.fetching &= Source::QUEUED;
-        segs
-    }
-}
-
-/// A reducer's copy state.
-#[derive(Clone, Debug, Default)]
-pub struct Copy {
-    /// MB fetched so far, and of it from the reducer's own datacenter.
-    pub fetched: f64,
-    pub fetched_local: f64,
-    /// By the node's place among the job's output holders
-    /// ([`super::job::Job::source_place`]).
-    sources: Vec<Source>,
-    /// Nodes with bytes waiting, in the order they became available.
-    queue: VecDeque<NodeId>,
-    /// Fetches under way: (flow, source node).
-    active: Vec<(FlowId, NodeId)>,
-    /// Fixed model: the reducer's own copy bandwidths (intra, inter).
-    own: Option<(ResId, ResId)>,
-    /// Every fetch ends on the reducer's own disk (its input outgrows
-    /// `network.shuffle_buffer`).
-    pub(super) to_disk: bool,
-    /// Its files on disk and in memory, and its merges (`merge.rs`).
-    pub(super) merge: super::merge::Merges,
-}
-
-impl Copy {
-    /// Fetches under way.
-    pub fn fetches(&self) -> &[(FlowId, NodeId)] {
-        &self.active
-    }
-
-    /// What it has of the node at `place`.
-    fn source(&mut self, place: usize) -> &mut Source {
-        if place >= self.sources.len() {
-            self.sources.resize_with(place + 1, Source::default);
-        }
-        &mut self.sources[place]
-    }
-}
 
 impl World {
     fn copy_mut(&mut self, a: AttemptId) -> Option<&mut Copy> {
@@ -369,36 +276,5 @@ impl World {
         }
         copy.queue.retain(|&x| x != n);
         self.pump(a);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Source;
-
-    /// The two flags and the fetch's segment count share a word: setting
-    /// one leaves the others as they were.
-    #[test]
-    fn a_sources_flags_and_fetch_do_not_disturb_one_another() {
-        let mut s = Source::default();
-        assert!(!s.queued() && !s.busy());
-        s.set_queued(true);
-        s.start_fetch(Source::SEGS);
-        assert!(s.queued() && s.busy(), "a fetch keeps the queued flag");
-        s.set_queued(false);
-        assert!(!s.queued() && s.busy());
-        s.set_queued(true);
-        assert_eq!(s.end_fetch(), Source::SEGS, "every segment comes back");
-        assert!(s.queued() && !s.busy(), "the end keeps the queued flag");
-        assert_eq!(s.end_fetch(), 0, "a fetch's segments are taken once");
-        s.start_fetch(3);
-        s.end_fetch();
-        s.start_fetch(5);
-        assert_eq!(
-            s.end_fetch(),
-            5,
-            "a fetch that did not start leaves no count"
-        );
-        assert!(s.queued());
     }
 }

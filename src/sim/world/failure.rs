@@ -5,14 +5,14 @@
 //! it, as HDFS recovers a pipeline); and map outputs stored there are lost
 //! for jobs whose reducers still need them, so those maps run again.
 
-use super::job::{AttemptId, Outcome, Phase, TaskState};
-use super::phases::FlowKind;
-use super::world::{Notable, World};
+use super::{Notable, World};
 use crate::model::NodeId;
+use crate::sim::flows::FlowKind;
+use crate::sim::job::{AttemptId, Outcome, Phase, TaskState};
 
 impl World {
     /// A node dies (the command API's `FailNode`).
-    pub(super) fn fail_node(&mut self, n: NodeId) {
+    pub(in crate::sim) fn fail_node(&mut self, n: NodeId) {
         if !self.cluster.nodes[n as usize].alive {
             return;
         }
@@ -151,7 +151,7 @@ impl World {
     }
 
     /// A dead node comes back, empty (the command API's `RecoverNode`).
-    pub(super) fn recover_node(&mut self, n: NodeId) {
+    pub(in crate::sim) fn recover_node(&mut self, n: NodeId) {
         if !self.cluster.nodes[n as usize].alive {
             self.metrics.advance(self.now);
             self.cluster.set_alive(n, true);

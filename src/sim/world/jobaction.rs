@@ -10,14 +10,14 @@
 //! pool's limit is reconsidered against the new pool's, and the old pool's
 //! first held-back job may start in the room the move left.
 
-use super::job::Outcome;
-use super::world::{Notable, World};
+use super::{Notable, World};
 use crate::model::{JobId, PoolId, Priority};
+use crate::sim::job::Outcome;
 
 impl World {
     /// Kills job `j`: its attempts and any set-up or clean-up task are
     /// killed, nothing of it is scheduled again, and it is done now.
-    pub(super) fn kill_job(&mut self, j: JobId) {
+    pub(in crate::sim) fn kill_job(&mut self, j: JobId) {
         self.metrics.advance(self.now);
         for a in self.live_attempts(j) {
             self.stop_attempt(a, Outcome::Killed);
@@ -33,13 +33,13 @@ impl World {
     }
 
     /// Sets job `j`'s priority (Hadoop's five levels).
-    pub(super) fn set_priority(&mut self, j: JobId, p: Priority) {
+    pub(in crate::sim) fn set_priority(&mut self, j: JobId, p: Priority) {
         self.jobs[j as usize].priority = p;
         self.note(Notable::Reprioritized(j));
     }
 
     /// Moves job `j` to pool `to`, its running tasks with it.
-    pub(super) fn move_job(&mut self, j: JobId, to: PoolId) {
+    pub(in crate::sim) fn move_job(&mut self, j: JobId, to: PoolId) {
         let from = self.jobs[j as usize].pool;
         if from == to {
             return;
@@ -67,7 +67,7 @@ impl World {
             .running_job_tasks
             .iter()
             .map(|&id| &self.job_tasks[id as usize])
-            .filter(|t| t.job == j && t.kind == super::jobtask::JobTaskKind::Am)
+            .filter(|t| t.job == j && t.kind == crate::sim::jobtask::JobTaskKind::Am)
             .map(|t| t.ask)
             .fold(crate::model::Resource::ZERO, |a, b| a + b);
         self.pool_stats[f].used -= used;

@@ -21,111 +21,16 @@
 //! would chase the shared steps (start-up, the timed fallback, failures
 //! mid-flow) across files.
 
-use super::calendar::Ev;
-use super::job::{AttemptId, Kind, Locality, Outcome, Phase};
-use super::network::FlowId;
-use super::paths::Path;
-use super::rng;
-use super::shuffle::Copy;
-use super::world::World;
+use super::World;
 use crate::model::{Ms, NetworkModel, NodeId};
+use crate::sim::calendar::Ev;
+use crate::sim::flows::{FlowKind, FlowMeta, FlowRecord};
+use crate::sim::job::{AttemptId, Kind, Locality, Outcome, Phase};
+use crate::sim::network::FlowId;
+use crate::sim::paths::Path;
+use crate::sim::rng;
+use crate::sim::running::Run;
 use crate::units::MAX_DURATION_MS;
-
-/// What a flow is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FlowKind {
-    /// A map reading its block.
-    Input,
-    /// A map writing its output to its own disk.
-    Spill,
-    /// A reducer fetching map outputs from one node.
-    Shuffle,
-    /// A reduce writing its output along the HDFS pipeline.
-    Output,
-    /// A reducer over its shuffle buffer merging files on its own disk
-    /// (`network.io_sort_factor`; `merge.rs`). The outputs count it as a
-    /// spill, as Hadoop's Spilled Records counter does.
-    Merge,
-}
-
-impl FlowKind {
-    pub const ALL: [FlowKind; 4] = [
-        FlowKind::Input,
-        FlowKind::Spill,
-        FlowKind::Shuffle,
-        FlowKind::Output,
-    ];
-
-    /// The kind the outputs give it (a merge is a spill there).
-    pub fn as_str(self) -> &'static str {
-        self.tally().name()
-    }
-
-    /// The kind its bytes are counted under.
-    pub fn tally(self) -> FlowKind {
-        match self {
-            FlowKind::Merge => FlowKind::Spill,
-            k => k,
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            FlowKind::Input => "input",
-            FlowKind::Spill | FlowKind::Merge => "spill",
-            FlowKind::Shuffle => "shuffle",
-            FlowKind::Output => "output",
-        }
-    }
-}
-
-/// Who a flow belongs to and where it goes.
-#[derive(Clone, Copy, Debug)]
-pub struct FlowMeta {
-    pub attempt: AttemptId,
-    pub kind: FlowKind,
-    pub src: NodeId,
-    pub dst: NodeId,
-    /// Its number in order of start (the `--flows` id).
-    pub seq: u64,
-}
-
-/// A flow as `--flows` reports it.
-#[derive(Clone, Debug)]
-pub struct FlowRecord {
-    pub seq: u64,
-    pub kind: FlowKind,
-    pub attempt: AttemptId,
-    pub src: NodeId,
-    pub dst: NodeId,
-    /// MB moved (requested, unless it was cancelled).
-    pub mb: f64,
-    /// Exact times, fractional ms (see [`super::network::Network::start_at`]).
-    pub start: f64,
-    pub end: Option<f64>,
-    /// Disks and links, in path order.
-    pub links: Vec<u32>,
-}
-
-/// A running attempt's state beyond its [`Phase`].
-#[derive(Clone, Debug, Default)]
-pub struct Run {
-    pub attempt: AttemptId,
-    /// When the current phase began.
-    pub since: Ms,
-    /// The end of a timed phase (start-up, fixed-time), to tell a stale
-    /// calendar entry from the live one.
-    pub timer: Option<Ms>,
-    /// The read, spill or write flow under way.
-    pub flow: Option<FlowId>,
-    /// Compute: the work, and the node's virtual time it finishes at.
-    pub work: f64,
-    pub target: f64,
-    /// Nominal seconds of reading and computing (for progress).
-    pub nominal_read: f64,
-    /// A reducer's copy.
-    pub copy: Option<Box<Copy>>,
-}
 
 impl World {
     fn run_mut(&mut self, a: AttemptId) -> &mut Run {
@@ -234,7 +139,7 @@ impl World {
     }
 
     /// A timer fired: the end of a start-up or of a fixed-time phase.
-    pub(super) fn timer_done(&mut self, a: AttemptId) {
+    pub(in crate::sim) fn timer_done(&mut self, a: AttemptId) {
         let at = &self.attempts[a as usize];
         if at.outcome != Outcome::Running || at.run == u32::MAX {
             return;
@@ -412,7 +317,7 @@ impl World {
     }
 
     /// The network's next flow ended: it is done, and its attempt moves on.
-    pub(super) fn flow_done(&mut self, f: FlowId) {
+    pub(in crate::sim) fn flow_done(&mut self, f: FlowId) {
         // What the end sets off starts when its last byte arrived.
         self.reaction_at = Some(self.net.flow(f).end_x.min(self.now as f64));
         self.flow_done_exact(f);
@@ -543,7 +448,7 @@ impl World {
 
     /// The node's next compute finish is due (unless a later change made
     /// this entry stale).
-    pub(super) fn cpu_done(&mut self, node: NodeId, gen: u32) {
+    pub(in crate::sim) fn cpu_done(&mut self, node: NodeId, gen: u32) {
         if self.cpus[node as usize].gen != gen {
             return;
         }
@@ -638,7 +543,7 @@ impl World {
             .output_replication
             .unwrap_or(self.replication)
             .min(3);
-        super::hdfs::place_from(&self.cluster, at.node, n, &mut rng)
+        crate::sim::hdfs::place_from(&self.cluster, at.node, n, &mut rng)
     }
 
     /// Where attempt `a` writes its output replicas (see `output_replicas`).

@@ -1,10 +1,10 @@
 //! The assignment context a policy gets on a heartbeat.
 
-use super::cluster::Node;
-use super::job::{AttemptId, Kind};
 use super::view::RunView;
-use super::world::World;
+use super::World;
 use crate::model::{Capacity, JobId, NodeId, Resource};
+use crate::sim::cluster::Node;
+use crate::sim::job::{AttemptId, Kind};
 
 /// The assignment context a policy gets on a heartbeat: read access to the
 /// world, the heartbeating node, and the ways to launch a task there (in a
@@ -17,6 +17,18 @@ pub struct Heartbeat<'a> {
     /// the TUI's inspector): a policy that sends its values with its
     /// decisions computes them only then.
     pub inspecting: bool,
+}
+
+impl<'a> Heartbeat<'a> {
+    /// Node `node`'s heartbeat, nothing launched yet.
+    pub(in crate::sim) fn new(w: &'a mut World, node: NodeId, inspecting: bool) -> Heartbeat<'a> {
+        Heartbeat {
+            w,
+            node,
+            assigned: Vec::new(),
+            inspecting,
+        }
+    }
 }
 
 impl Heartbeat<'_> {
@@ -175,7 +187,7 @@ impl Heartbeat<'_> {
     /// `findNewReduceTask` do, and then do not rely on the engine's pass
     /// over idle slots ([`crate::sim::policy::Policy::speculates`]).
     pub fn speculative_task(&self, job: JobId, kind: Kind) -> Option<u32> {
-        super::speculation::pick_in_job(
+        crate::sim::speculation::pick_in_job(
             self.w.view(),
             self.w.tasks.speculation,
             kind,
@@ -207,7 +219,7 @@ impl Heartbeat<'_> {
     /// # Panics
     /// If the node has no free slot of the kind, or the task is not running
     /// or already has a speculative copy (a task runs at most two attempts
-    /// at once, see [`super::job::Live`]).
+    /// at once, see [`crate::sim::job::Live`]).
     pub fn launch_speculative(&mut self, job: JobId, kind: Kind, task: u32) -> AttemptId {
         let w = &*self.w;
         let (free, running, live) = match kind {
@@ -220,7 +232,7 @@ impl Heartbeat<'_> {
                 (self.free_reduces(), r.state, r.live.len())
             }
         };
-        let running = running == super::job::TaskState::Running;
+        let running = running == crate::sim::job::TaskState::Running;
         assert!(
             free > 0,
             "policy launched a speculative copy on a full node"

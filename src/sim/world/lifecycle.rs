@@ -2,14 +2,14 @@
 //! arrival and finish. Everything here changes the [`World`] and keeps its
 //! counters (slots, pools, metrics) in step.
 
-use super::calendar::Ev;
-use super::hdfs;
-use super::job::{
+use super::{Notable, World};
+use crate::model::{JobId, JobSpec, NodeId, PoolId, Resource, Speculation, Writer};
+use crate::sim::calendar::Ev;
+use crate::sim::hdfs;
+use crate::sim::job::{
     Attempt, AttemptId, Job, Kind, MapTask, Outcome, Phase, PhaseTimes, TaskState, NOT_YET,
 };
-use super::run::SimError;
-use super::world::{Notable, World};
-use crate::model::{JobId, JobSpec, NodeId, PoolId, Resource, Speculation, Writer};
+use crate::sim::run::SimError;
 
 impl World {
     /// What YARN's schedulers order by changed for job `j` (and its pool):
@@ -171,7 +171,7 @@ impl World {
 
     /// Fills the node's remaining free slots with speculative copies, if the
     /// scenario turns speculation on (see `speculation`).
-    pub(super) fn speculate(&mut self, node: NodeId, out: &mut Vec<AttemptId>) {
+    pub(in crate::sim) fn speculate(&mut self, node: NodeId, out: &mut Vec<AttemptId>) {
         let mode = self.tasks.speculation;
         if mode == Speculation::Off {
             return;
@@ -182,7 +182,8 @@ impl World {
                 if n.free_slots(&self.cluster.capacity, kind) == 0 {
                     break;
                 }
-                let Some((j, t)) = super::speculation::pick(self.view(), mode, kind, node) else {
+                let Some((j, t)) = crate::sim::speculation::pick(self.view(), mode, kind, node)
+                else {
                     break;
                 };
                 out.push(self.launch_copy(j, kind, t, node));
@@ -478,7 +479,7 @@ impl World {
     }
 
     /// Job `j` finishes (its tasks done, its commit too).
-    pub(super) fn job_committed(&mut self, j: JobId) {
+    pub(in crate::sim) fn job_committed(&mut self, j: JobId) {
         if self.jobs[j as usize].is_done() {
             // Killed during its commit.
             return;
@@ -573,7 +574,7 @@ impl World {
         self.asks_changed(j);
     }
 
-    pub(super) fn arrive(&mut self, j: JobId) {
+    pub(in crate::sim) fn arrive(&mut self, j: JobId) {
         self.metrics.advance(self.now);
         // The first submission (a replayed job may arrive after its
         // recorded start-up).
@@ -595,7 +596,7 @@ impl World {
     }
 
     /// Creates a job (placing its blocks) and schedules its arrival.
-    pub(super) fn add_job(&mut self, spec: &JobSpec) -> Result<JobId, SimError> {
+    pub(in crate::sim) fn add_job(&mut self, spec: &JobSpec) -> Result<JobId, SimError> {
         let pool = self
             .pools
             .iter()

@@ -2,16 +2,29 @@
 //! and its script. Queries policies read live here; what changes the world
 //! lives in `lifecycle`, `shuffle` and `failure`.
 
+mod allocator;
+mod failure;
+pub(super) mod heartbeat;
+mod jobaction;
+mod lifecycle;
+mod merge;
+mod phases;
+mod setup;
+mod shuffle;
+pub(super) mod step;
+pub(super) mod view;
+
 use super::attempts::Attempts;
 use super::calendar::{Calendar, Ev};
 use super::cluster::{Cluster, Node};
 use super::cpu::Cpu;
+use super::flows::{FlowMeta, FlowRecord};
 use super::job::{Attempt, AttemptId, Job, Kind};
 use super::metrics::Metrics;
 use super::network::{Coarse, Network};
 use super::paths::Links;
-use super::phases::{FlowMeta, FlowRecord, Run};
 use super::rng;
+use super::running::Run;
 use crate::model::{Capacity, JobId, Ms, NetworkSpec, NodeId, PoolSpec, Scenario, TaskSpec};
 use rand_chacha::ChaCha8Rng;
 
@@ -81,102 +94,102 @@ pub struct World {
     /// LATE's slow-task threshold as last computed, with what it depends
     /// on (see `speculation::late_threshold`): policies ask for it for every
     /// job they look at within one heartbeat.
-    pub(super) late_threshold: std::cell::Cell<Option<(LateKey, f64)>>,
-    pub now: Ms,
+    late_threshold: std::cell::Cell<Option<(LateKey, f64)>>,
+    now: Ms,
     /// While a flow's end is handled, the exact instant its last byte
     /// arrived (within the millisecond before `now`: the engine's events
     /// are on the millisecond, the network's are not).
-    pub reaction_at: Option<f64>,
-    pub seed: u64,
-    pub cluster: Cluster,
+    reaction_at: Option<f64>,
+    seed: u64,
+    cluster: Cluster,
     /// What the policy is to hear of.
-    pub(super) inbox: super::inbox::Inbox,
-    pub net_spec: NetworkSpec,
+    inbox: super::inbox::Inbox,
+    net_spec: NetworkSpec,
     /// Disks and links and the flows on them.
-    pub net: Network,
-    pub links: Links,
+    net: Network,
+    links: Links,
     /// Each node's cores.
-    pub cpus: Vec<Cpu>,
-    pub tasks: TaskSpec,
-    pub block_mb: f64,
-    pub replication: u32,
+    cpus: Vec<Cpu>,
+    tasks: TaskSpec,
+    block_mb: f64,
+    replication: u32,
     /// `[failures]` and how many draws each node has had.
-    pub(super) failures: Option<(crate::model::FailureSpec, Vec<u64>)>,
+    failures: Option<(crate::model::FailureSpec, Vec<u64>)>,
     /// Who wrote the jobs' input (`hdfs.writer`).
-    pub writer: crate::model::Writer,
-    pub heartbeat_interval: Option<Ms>,
-    pub out_of_band: bool,
-    pub jobs: Vec<Job>,
+    writer: crate::model::Writer,
+    heartbeat_interval: Option<Ms>,
+    out_of_band: bool,
+    jobs: Vec<Job>,
     /// Runnable unfinished jobs, ordered by (submit, id).
-    pub active: Vec<JobId>,
+    active: Vec<JobId>,
     /// Arrived jobs held back by their pool's `max_running_jobs`.
-    pub waiting: Vec<JobId>,
+    waiting: Vec<JobId>,
     /// Runnable jobs waiting for their set-up task, and jobs whose tasks
     /// are done waiting for their clean-up task, by id (`jobtask`).
-    pub awaiting_setup: Vec<JobId>,
-    pub awaiting_cleanup: Vec<JobId>,
+    awaiting_setup: Vec<JobId>,
+    awaiting_cleanup: Vec<JobId>,
     /// Runnable jobs whose ApplicationMaster waits for the scheduler to
     /// place it, by id (`jobtask`).
-    pub awaiting_am: Vec<JobId>,
+    awaiting_am: Vec<JobId>,
     /// Bumped (as is the pool's [`PoolStats::epoch`]) whenever what YARN's
     /// schedulers order applications and
     /// queues by may have changed: a container booked or released (an
     /// application's and its queue's usage), an application moved, or the
     /// applications asking ([`World::active`], [`World::awaiting_am`])
     /// changed. A scheduler may keep its order while it stands still.
-    pub asks_epoch: u64,
+    asks_epoch: u64,
     /// Every set-up and clean-up task run, and the ones running.
-    pub job_tasks: Vec<super::jobtask::JobTaskRun>,
+    job_tasks: Vec<super::jobtask::JobTaskRun>,
     /// Replayed jobs past their last task, in their recorded commit.
-    pub(super) committing: Vec<JobId>,
-    pub(super) running_job_tasks: Vec<u32>,
-    pub pools: Vec<PoolSpec>,
-    pub pool_stats: Vec<PoolStats>,
-    pub attempts: Attempts,
+    committing: Vec<JobId>,
+    running_job_tasks: Vec<u32>,
+    pools: Vec<PoolSpec>,
+    pool_stats: Vec<PoolStats>,
+    attempts: Attempts,
     /// Map attempts that succeeded on each node (less those whose output
     /// a failure lost), and their summed durations (ms), over the run.
-    pub maps_succeeded_on: Vec<u32>,
-    pub map_time_succeeded: Ms,
-    pub slowstart: f64,
-    pub labels: Vec<String>,
-    pub cur_label: u16,
+    maps_succeeded_on: Vec<u32>,
+    map_time_succeeded: Ms,
+    slowstart: f64,
+    labels: Vec<String>,
+    cur_label: u16,
     /// The rules policies gave for their launches, in the order they first
     /// did: an attempt keeps its rule's place here (2 bytes, not a 16-byte
     /// `&str`, on each of millions of attempts).
-    pub rules: Vec<&'static str>,
-    pub switches: Vec<PolicySwitch>,
-    pub heartbeats: u64,
+    rules: Vec<&'static str>,
+    switches: Vec<PolicySwitch>,
+    heartbeats: u64,
     /// Engine events processed: calendar events and flow ends.
-    pub events: u64,
+    events: u64,
     /// Tasks put back to pending after an attempt of theirs started (failed,
     /// killed, preempted, or a lost map output): a policy that remembers
     /// how far down its queue every task has been launched starts over
     /// when this moves.
-    pub requeues: u64,
-    pub metrics: Metrics,
-    pub(super) cal: Calendar,
-    pub(super) placement: ChaCha8Rng,
-    pub(super) unfinished: usize,
+    requeues: u64,
+    metrics: Metrics,
+    cal: Calendar,
+    placement: ChaCha8Rng,
+    unfinished: usize,
     /// Last launch, completion or arrival: to detect a run that cannot go on.
-    pub(super) last_progress: Ms,
+    last_progress: Ms,
     /// The run stopped because nothing could ever run again.
-    pub stalled: bool,
+    stalled: bool,
     /// Running reduces of jobs whose maps are unfinished.
-    pub early_reduces: u32,
+    early_reduces: u32,
     /// What a person watching would want to know, in order, with its time,
     /// when the run keeps a journal (`Sim::keep_journal`); taken by the
     /// TUI for its log.
-    pub(crate) journal: Option<Vec<(Ms, Notable)>>,
+    journal: Option<Vec<(Ms, Notable)>>,
     /// Running attempts' state (a slab; `Attempt::run` indexes it).
-    pub runs: Vec<Run>,
-    pub(super) free_runs: Vec<u32>,
+    runs: Vec<Run>,
+    free_runs: Vec<u32>,
     /// Who each flow belongs to, by flow id.
-    pub flow_meta: Vec<FlowMeta>,
-    pub(super) flow_seq: u64,
+    flow_meta: Vec<FlowMeta>,
+    flow_seq: u64,
     /// Every flow, when `--flows` asked for them.
-    pub flow_log: Option<Vec<FlowRecord>>,
+    flow_log: Option<Vec<FlowRecord>>,
     /// MB moved by flow kind (input, spill, shuffle, output).
-    pub net_mb: [f64; 4],
+    net_mb: [f64; 4],
 }
 
 impl World {

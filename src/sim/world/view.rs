@@ -20,16 +20,17 @@
 //! lives as long as the borrow of the run it was made from, so a helper
 //! may take a view by value and return references into the run.
 
-use super::attempts::Attempts;
-use super::cluster::{Cluster, Node};
-use super::job::{Attempt, AttemptId, Job};
-use super::jobtask::JobTaskRun;
-use super::metrics::Metrics;
-use super::network::Network;
-use super::paths::Links;
-use super::phases::{FlowRecord, Run};
-use super::world::{PolicySwitch, PoolStats, World};
+use super::{PolicySwitch, PoolStats, World};
 use crate::model::{Capacity, JobId, Ms, NetworkSpec, NodeId, PoolSpec, TaskSpec};
+use crate::sim::attempts::Attempts;
+use crate::sim::cluster::{Cluster, Node};
+use crate::sim::flows::FlowRecord;
+use crate::sim::job::{Attempt, AttemptId, Job};
+use crate::sim::jobtask::JobTaskRun;
+use crate::sim::metrics::Metrics;
+use crate::sim::network::Network;
+use crate::sim::paths::Links;
+use crate::sim::running::Run;
 
 /// A run, read-only: see the module's documentation.
 #[derive(Clone, Copy)]
@@ -128,7 +129,7 @@ impl<'a> RunView<'a> {
 
     /// Each node's cores, shared by the attempts computing on it, by node.
     #[inline]
-    pub fn cpus(self) -> &'a [super::cpu::Cpu] {
+    pub fn cpus(self) -> &'a [crate::sim::cpu::Cpu] {
         &self.w.cpus
     }
 
@@ -367,7 +368,7 @@ impl<'a> RunView<'a> {
     }
 
     /// LATE's slow-task threshold as last computed (`speculation`).
-    pub(super) fn late_cache(self) -> &'a std::cell::Cell<Option<(super::world::LateKey, f64)>> {
+    pub(in crate::sim) fn late_cache(self) -> &'a std::cell::Cell<Option<(super::LateKey, f64)>> {
         &self.w.late_threshold
     }
 

@@ -1,48 +1,120 @@
-//! The reduce-side merge of Hadoop 1.x, for a reducer whose input outgrows
-//! its in-memory shuffle buffer (`network.shuffle_buffer`): every fetch
-//! lands on its disk (`shuffle.rs`), and the files there are merged
-//! `io.sort.factor` at a time, each merge reading and writing its files'
-//! bytes on that disk.
-//!
-//! As `ReduceTask.ReduceCopier` and `Merger` do it (1.0.3):
-//! - Each map's output is one segment of the reducer's input. A segment
-//!   over a quarter of the buffer (`maxSingleShuffleLimit`) is written to
-//!   disk as a file of its own; smaller ones are held in memory, and each
-//!   time memory is two-thirds full (`mapred.job.shuffle.merge.percent`)
-//!   they are merged into one file.
-//! - While the copy goes on, once `2 × io.sort.factor − 1` files are on
-//!   disk, the `LocalFSMerger` merges the `io.sort.factor` smallest into
-//!   one, one merge at a time. When the last fetch is in, the copy phase
-//!   waits for the merge under way, and starts no other.
-//! - Then the sort phase: what memory holds is written out as one more
-//!   file, and while more files than `io.sort.factor` remain, a pass
-//!   merges the smallest: the first pass `(n − 1) mod (factor − 1) + 1`
-//!   of them (when that is not 0), so that every later pass merges exactly
-//!   `io.sort.factor` (`Merger.getPassFactor`). The last `io.sort.factor`
-//!   files are read by the reduce as it runs, which its compute stands for.
-//!
-//! Left out: the merges' CPU (the reduce's compute stands for it), the
-//! in-memory merge's own timing (a fetch writes its bytes through to disk
-//! as it lands), and a failed source's files (they stay on disk, as the
-//! bytes the reducer already holds).
+//! A reducer's copy as it stands: what each source node has for it and
+//! what it has fetched (`Source`, `Copy`), and its merges on disk
+//! (`Merges`, Hadoop 1.x's `ReduceCopier` and local-FS merger). The data
+//! and their own rules; the shuffle and merge that move them are the
+//! engine's (`world/shuffle.rs`, `world/merge.rs`).
 
-use super::job::{AttemptId, Phase};
-use super::phases::FlowKind;
-use super::world::World;
+use super::network::{FlowId, ResId};
+use crate::model::NodeId;
+use std::collections::VecDeque;
+
+/// What a reducer has to fetch from one node, and has fetched: 24 bytes,
+/// since a reducer of a job spread over the whole cluster keeps one for
+/// every node (thousands of reducers at once, each with thousands).
+#[derive(Clone, Debug, Default)]
+pub(in crate::sim) struct Source {
+    /// MB available, not fetched, not in flight.
+    pub(in crate::sim) avail: f64,
+    /// MB fetched.
+    pub(in crate::sim) fetched: f64,
+    /// Map outputs in `avail` (each map's output is a segment of the
+    /// reducer's input).
+    pub(in crate::sim) segs: u32,
+    /// The map outputs in the fetch under way, with two flags in its top
+    /// bits: [`Source::QUEUED`] and [`Source::BUSY`].
+    pub(in crate::sim) fetching: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<Source>() == 24);
+
+impl Source {
+    /// In the reducer's queue.
+    pub(in crate::sim) const QUEUED: u32 = 1 << 31;
+    /// A fetch from it is under way.
+    pub(in crate::sim) const BUSY: u32 = 1 << 30;
+    pub(in crate::sim) const SEGS: u32 = Source::BUSY - 1;
+
+    pub(in crate::sim) fn queued(&self) -> bool {
+        self.fetching & Source::QUEUED != 0
+    }
+
+    pub(in crate::sim) fn busy(&self) -> bool {
+        self.fetching & Source::BUSY != 0
+    }
+
+    pub(in crate::sim) fn set_queued(&mut self, on: bool) {
+        if on {
+            self.fetching |= Source::QUEUED;
+        } else {
+            self.fetching &= !Source::QUEUED;
+        }
+    }
+
+    /// A fetch of `segs` map outputs starts.
+    pub(in crate::sim) fn start_fetch(&mut self, segs: u32) {
+        debug_assert!(segs <= Source::SEGS, "a node holds fewer outputs");
+        self.fetching = (self.fetching & Source::QUEUED) | Source::BUSY | segs;
+    }
+
+    /// The fetch under way ended (or did not start after all): the map
+    /// outputs it held.
+    pub(in crate::sim) fn end_fetch(&mut self) -> u32 {
+        let segs = self.fetching & Source::SEGS;
+        self.fetching &= Source::QUEUED;
+        segs
+    }
+}
+
+/// A reducer's copy state.
+#[derive(Clone, Debug, Default)]
+pub struct Copy {
+    /// MB fetched so far, and of it from the reducer's own datacenter.
+    pub fetched: f64,
+    pub fetched_local: f64,
+    /// By the node's place among the job's output holders
+    /// ([`super::job::Job::source_place`]).
+    pub(in crate::sim) sources: Vec<Source>,
+    /// Nodes with bytes waiting, in the order they became available.
+    pub(in crate::sim) queue: VecDeque<NodeId>,
+    /// Fetches under way: (flow, source node).
+    pub(in crate::sim) active: Vec<(FlowId, NodeId)>,
+    /// Fixed model: the reducer's own copy bandwidths (intra, inter).
+    pub(in crate::sim) own: Option<(ResId, ResId)>,
+    /// Every fetch ends on the reducer's own disk (its input outgrows
+    /// `network.shuffle_buffer`).
+    pub(super) to_disk: bool,
+    /// Its files on disk and in memory, and its merges (`merge.rs`).
+    pub(super) merge: Merges,
+}
+
+impl Copy {
+    /// Fetches under way.
+    pub fn fetches(&self) -> &[(FlowId, NodeId)] {
+        &self.active
+    }
+
+    /// What it has of the node at `place`.
+    pub(in crate::sim) fn source(&mut self, place: usize) -> &mut Source {
+        if place >= self.sources.len() {
+            self.sources.resize_with(place + 1, Source::default);
+        }
+        &mut self.sources[place]
+    }
+}
 
 /// A reducer's files on disk and in memory, and the merge under way.
 #[derive(Clone, Debug, Default)]
 pub struct Merges {
     /// MB each, smallest first (Hadoop keeps them sorted by length).
-    files: Vec<f64>,
+    pub(in crate::sim) files: Vec<f64>,
     /// Small segments held in memory, MB.
-    memory: f64,
+    pub(in crate::sim) memory: f64,
     /// The size of the file the merge under way writes.
-    merging: Option<f64>,
+    pub(in crate::sim) merging: Option<f64>,
     /// Every fetch is in: no merge starts but the sort phase's passes.
-    copied: bool,
+    pub(in crate::sim) copied: bool,
     /// The sort phase's next pass is its first.
-    first_pass: bool,
+    pub(in crate::sim) first_pass: bool,
 }
 
 impl Merges {
@@ -62,14 +134,14 @@ impl Merges {
         }
     }
 
-    fn add_file(&mut self, mb: f64) {
+    pub(in crate::sim) fn add_file(&mut self, mb: f64) {
         let at = self.files.partition_point(|&x| x <= mb);
         self.files.insert(at, mb);
     }
 
     /// `segs` segments of `mb` MB in all landed: files of their own, or
     /// memory (merged to a file when two-thirds full).
-    fn land(&mut self, mb: f64, segs: u32, buffer: f64) {
+    pub(in crate::sim) fn land(&mut self, mb: f64, segs: u32, buffer: f64) {
         let segs = segs.max(1);
         let each = mb / segs as f64;
         if each > 0.25 * buffer {
@@ -88,7 +160,7 @@ impl Merges {
     /// How many files the next merge takes, if one is due: while copying,
     /// `factor` once `2 × factor − 1` are on disk; in the sort phase,
     /// Merger's pass factor while more than `factor` remain.
-    fn due(&self, factor: u32) -> Option<usize> {
+    pub(in crate::sim) fn due(&self, factor: u32) -> Option<usize> {
         if self.merging.is_some() {
             return None;
         }
@@ -112,7 +184,7 @@ impl Merges {
 
     /// Takes the `k` smallest files into a merge: the MB it reads (and
     /// writes).
-    fn take(&mut self, k: usize) -> f64 {
+    pub(in crate::sim) fn take(&mut self, k: usize) -> f64 {
         let mb: f64 = self.files.drain(..k).sum();
         self.merging = Some(mb);
         self.first_pass = false;
@@ -120,95 +192,46 @@ impl Merges {
     }
 
     /// The merge under way wrote its file.
-    fn merged(&mut self) {
+    pub(in crate::sim) fn merged(&mut self) {
         if let Some(mb) = self.merging.take() {
             self.add_file(mb);
         }
     }
 }
 
-impl World {
-    fn merges_mut(&mut self, a: AttemptId) -> Option<&mut Merges> {
-        let r = self.attempts[a as usize].run;
-        if r == u32::MAX {
-            return None;
-        }
-        self.runs[r as usize]
-            .copy
-            .as_deref_mut()
-            .map(|c| &mut c.merge)
-    }
+#[cfg(test)]
+mod tests {
+    use super::Source;
 
-    /// A fetch of `mb` MB in `segs` map outputs landed on reducer `a`'s
-    /// disk.
-    pub(super) fn landed_on_disk(&mut self, a: AttemptId, mb: f64, segs: u32) {
-        let Some(buffer) = self.net_spec.shuffle_buffer_mb else {
-            return;
-        };
-        if let Some(m) = self.merges_mut(a) {
-            m.land(mb, segs, buffer);
-        }
-        self.start_merge_if_due(a);
-    }
-
-    /// Starts the merge that is due, if one is: a flow on the reducer's
-    /// disk that reads and writes the files' bytes. Returns whether one
-    /// started (or ended at once, for files of no bytes).
-    fn start_merge_if_due(&mut self, a: AttemptId) -> bool {
-        let factor = self.net_spec.io_sort_factor;
-        let Some(m) = self.merges_mut(a) else {
-            return false;
-        };
-        let Some(k) = m.due(factor) else {
-            return false;
-        };
-        let mb = m.take(k);
-        let node = self.attempts[a as usize].node;
-        let cap = self.fixed_cap(self.net_spec.disk_mbps);
-        let path = self.links.local(node);
-        match self.start_flow(a, FlowKind::Merge, node, node, path, 2.0 * mb, cap) {
-            Some(f) => {
-                let r = self.attempts[a as usize].run as usize;
-                self.runs[r].flow = Some(f);
-            }
-            None => self.merge_done(a),
-        }
-        true
-    }
-
-    /// Whether reducer `a`, its copy done, has merge passes to make.
-    pub(super) fn final_merge_needed(&mut self, a: AttemptId) -> bool {
-        let factor = self.net_spec.io_sort_factor;
-        self.merges_mut(a).is_some_and(|m| m.due(factor).is_some())
-    }
-
-    /// A merge of reducer `a` ended: its file is on disk. While copying,
-    /// the next merge if one is due, and the copy's end if it waited for
-    /// this one; in the sort phase, the next pass or the reduce.
-    pub(super) fn merge_done(&mut self, a: AttemptId) {
-        let Some(m) = self.merges_mut(a) else { return };
-        m.merged();
-        let copied = m.copied;
-        if !copied {
-            self.start_merge_if_due(a);
-            // (The copy may have waited for this merge to end.)
-            self.pump(a);
-        } else {
-            self.next_pass(a);
-        }
-    }
-
-    /// The sort phase's next merge pass, or the reduce once none is left.
-    pub(super) fn next_pass(&mut self, a: AttemptId) {
-        debug_assert_eq!(self.attempts[a as usize].phase, Phase::Spill);
-        if !self.start_merge_if_due(a) {
-            self.start_reduce_work(a);
-        }
+    /// The two flags and the fetch's segment count share a word: setting
+    /// one leaves the others as they were.
+    #[test]
+    fn a_sources_flags_and_fetch_do_not_disturb_one_another() {
+        let mut s = Source::default();
+        assert!(!s.queued() && !s.busy());
+        s.set_queued(true);
+        s.start_fetch(Source::SEGS);
+        assert!(s.queued() && s.busy(), "a fetch keeps the queued flag");
+        s.set_queued(false);
+        assert!(!s.queued() && s.busy());
+        s.set_queued(true);
+        assert_eq!(s.end_fetch(), Source::SEGS, "every segment comes back");
+        assert!(s.queued() && !s.busy(), "the end keeps the queued flag");
+        assert_eq!(s.end_fetch(), 0, "a fetch's segments are taken once");
+        s.start_fetch(3);
+        s.end_fetch();
+        s.start_fetch(5);
+        assert_eq!(
+            s.end_fetch(),
+            5,
+            "a fetch that did not start leaves no count"
+        );
+        assert!(s.queued());
     }
 }
 
 #[cfg(test)]
-mod tests {
+mod merge_tests {
     use super::*;
 
     /// 80 map outputs of 125 MB each (terasort-8's reducers: 10 GB in 80
