@@ -68,6 +68,7 @@ impl Ev {
     }
 
     /// A completion (of its class or an earlier one at the same instant).
+    #[inline]
     pub fn is_completion(self) -> bool {
         matches!(self, Ev::CpuDone { .. } | Ev::PhaseEnd(_))
     }
@@ -84,6 +85,7 @@ impl Ev {
     /// Not a heartbeat, a random failure or an AM's allocate call: an
     /// event that moves a run on (a completion, an arrival, a scripted
     /// event).
+    #[inline]
     pub fn moves_on(self) -> bool {
         self.count() == Count::Other
     }
@@ -124,6 +126,7 @@ pub struct Calendar {
 }
 
 impl Calendar {
+    #[inline]
     pub fn push(&mut self, at: Ms, ev: Ev) {
         match ev.count() {
             Count::AmTick => self.am_ticks += 1,
@@ -138,6 +141,7 @@ impl Calendar {
         self.heap.push(Reverse((at, class, id, self.seq, ev)));
     }
 
+    #[inline]
     pub fn pop(&mut self) -> Option<(Ms, Ev)> {
         let Reverse((t, _, _, _, ev)) = self.heap.pop()?;
         match ev.count() {
@@ -158,32 +162,39 @@ impl Calendar {
 
     /// How many events held move a run on: none, and nothing running,
     /// means only heartbeats are left.
+    #[inline]
     pub fn others_pending(&self) -> usize {
         self.others
     }
 
     /// The earliest instant of an event that moves a run on.
+    #[inline]
     pub fn next_other(&self) -> Option<Ms> {
         self.other_times.keys().next().copied()
     }
 
     /// Whether a node's heartbeat is held.
+    #[inline]
     pub fn holds_heartbeat(&self) -> bool {
         self.heap.len() > self.others + self.am_ticks
     }
 
+    #[inline]
     pub fn peek(&self) -> Option<Ev> {
         self.heap.peek().map(|Reverse((.., ev))| *ev)
     }
 
+    #[inline]
     pub fn peek_time(&self) -> Option<Ms> {
         self.heap.peek().map(|Reverse((t, ..))| *t)
     }
 
+    #[inline]
     pub fn len(&self) -> usize {
         self.heap.len()
     }
 
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.heap.is_empty()
     }

@@ -31,11 +31,13 @@ impl FlowKind {
     ];
 
     /// The kind the outputs give it (a merge is a spill there).
+    #[inline]
     pub fn as_str(self) -> &'static str {
         self.tally().name()
     }
 
     /// The kind its bytes are counted under.
+    #[inline]
     pub fn tally(self) -> FlowKind {
         match self {
             FlowKind::Merge => FlowKind::Spill,
@@ -79,4 +81,112 @@ pub struct FlowRecord {
     pub end: Option<f64>,
     /// Disks and links, in path order.
     pub links: Vec<u32>,
+}
+
+/// Who each flow is for (by flow id, reused as the network reuses ids),
+/// what the flows moved by kind, and, when asked, every flow.
+#[derive(Clone, Debug, Default)]
+pub struct Flows {
+    meta: Vec<FlowMeta>,
+    /// Flows started so far (the next one's `seq`).
+    seq: u64,
+    log: Option<Vec<FlowRecord>>,
+    /// MB moved by kind, in [`FlowKind::ALL`]'s order.
+    mb: [f64; 4],
+}
+
+impl Flows {
+    /// Keeps every flow from now on; only before the first has started,
+    /// so that the record is whole.
+    #[inline]
+    pub fn record(&mut self) {
+        if self.log.is_none() && self.seq == 0 {
+            self.log = Some(Vec::new());
+        }
+    }
+
+    /// Flow `f` started at `start` (exact ms) for attempt `attempt`, to
+    /// move `mb` from `src` to `dst` over `links`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn started(
+        &mut self,
+        f: u32,
+        attempt: AttemptId,
+        kind: FlowKind,
+        src: NodeId,
+        dst: NodeId,
+        mb: f64,
+        start: f64,
+        links: &[u32],
+    ) {
+        let seq = self.seq;
+        self.seq += 1;
+        let meta = FlowMeta {
+            attempt,
+            kind,
+            src,
+            dst,
+            seq,
+        };
+        let i = f as usize;
+        if self.meta.len() <= i {
+            self.meta.resize(i + 1, meta);
+        }
+        self.meta[i] = meta;
+        if let Some(log) = self.log.as_mut() {
+            log.push(FlowRecord {
+                seq,
+                kind,
+                attempt,
+                src,
+                dst,
+                mb,
+                start,
+                end: None,
+                links: links.to_vec(),
+            });
+        }
+    }
+
+    /// Flow `f` ended at `end` (exact ms), done or cancelled, having moved
+    /// `moved` MB. Returns whom it was for.
+    #[inline]
+    pub fn ended(&mut self, f: u32, moved: f64, end: f64) -> FlowMeta {
+        let meta = self.meta[f as usize];
+        let k = FlowKind::ALL
+            .iter()
+            .position(|&x| x == meta.kind.tally())
+            .unwrap_or(0);
+        self.mb[k] += moved;
+        if let Some(rec) = self.log.as_mut().and_then(|l| l.get_mut(meta.seq as usize)) {
+            rec.end = Some(end);
+            rec.mb = moved;
+        }
+        meta
+    }
+
+    /// Whom running flow `f` is for.
+    #[inline]
+    pub fn meta(&self, f: u32) -> FlowMeta {
+        self.meta[f as usize]
+    }
+
+    /// Every flow, when recorded.
+    #[inline]
+    pub fn log(&self) -> Option<&[FlowRecord]> {
+        self.log.as_deref()
+    }
+
+    /// MB moved by kind (input, spill, shuffle, output).
+    #[inline]
+    pub fn mb(&self) -> [f64; 4] {
+        self.mb
+    }
+
+    /// Entries kept (for a footprint).
+    #[inline]
+    pub fn kept(&self) -> usize {
+        self.meta.len()
+    }
 }

@@ -55,22 +55,26 @@ pub struct Inbox {
 impl Inbox {
     /// Whether starts are posted from now on (the policy that came in
     /// hears of them or not).
+    #[inline]
     pub fn hear_starts(&mut self, on: bool) {
         self.starts = on;
     }
 
+    #[inline]
     pub fn started(&mut self, a: AttemptId) {
         if self.starts {
             self.news.push(News::Started(a));
         }
     }
 
+    #[inline]
     pub fn job_task_started(&mut self, t: u32) {
         if self.starts {
             self.news.push(News::JobTaskStarted(t));
         }
     }
 
+    #[inline]
     pub fn job_task_ended(&mut self, t: u32) {
         if self.starts {
             self.news.push(News::JobTaskEnded(t));
@@ -78,20 +82,24 @@ impl Inbox {
     }
 
     /// Attempt `a` failed or was killed.
+    #[inline]
     pub fn stopped(&mut self, a: AttemptId) {
         self.news.push(News::Stopped(a));
     }
 
     /// The map output attempt `a` had made was lost with its node.
+    #[inline]
     pub fn lost(&mut self, a: AttemptId) {
         self.news.push(News::Lost(a));
     }
 
     /// Node `n` died or came back.
+    #[inline]
     pub fn node(&mut self, n: NodeId, alive: bool) {
         self.news.push(News::Node(n, alive));
     }
 
+    #[inline]
     pub fn succeeded(&mut self, a: AttemptId) {
         self.succeeded.push(a);
     }
@@ -99,6 +107,7 @@ impl Inbox {
     /// Job `j` is done: the policy hears of it if it heard of its arrival.
     /// A job not announced yet is forgotten instead: the policy never
     /// hears of it.
+    #[inline]
     pub fn finished(&mut self, j: JobId, heard: bool) {
         if self.arrivals.contains(&j) {
             self.arrivals.retain(|&x| x != j);
@@ -108,29 +117,43 @@ impl Inbox {
     }
 
     /// Job `j` is to be announced to the policy.
+    #[inline]
     pub fn arrived(&mut self, j: JobId) {
         self.arrivals.push(j);
     }
 
     /// The jobs to announce now, oldest first, into `out`.
+    #[inline]
     pub fn take_arrivals(&mut self, out: &mut Vec<Event>) {
         out.extend(self.arrivals.drain(..).map(Event::JobArrived));
     }
 
     /// Job `j`'s attempt records may go once the policy has heard of it.
+    #[inline]
     pub fn release(&mut self, j: JobId) {
         self.releases.push(j);
     }
 
     /// A job whose records may go now.
+    #[inline]
     pub fn take_release(&mut self) -> Option<JobId> {
         self.releases.pop()
+    }
+
+    /// Nothing to hear of but arrivals (and records to release).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.news.is_empty() && self.succeeded.is_empty() && self.finished.is_empty()
     }
 
     /// Everything the policy is to hear of since it last heard, in order,
     /// into `out`: the news, then each success, each followed by its job's
     /// finish where the job finished with it, then the other finishes.
+    #[inline]
     pub fn drain(&mut self, out: &mut Vec<Event>, job_of: impl Fn(AttemptId) -> JobId) {
+        if self.is_empty() {
+            return;
+        }
         out.extend(self.news.drain(..).map(|n| match n {
             News::Stopped(a) => Event::TaskStopped(a),
             News::Lost(a) => Event::MapLost(a),

@@ -56,3 +56,51 @@ pub struct JobTaskRun {
     /// policy labels).
     pub policy: u16,
 }
+
+/// Every set-up, clean-up and ApplicationMaster task run so far, by id,
+/// and those running now in the order they started.
+#[derive(Clone, Debug, Default)]
+pub struct JobTasks {
+    all: Vec<JobTaskRun>,
+    running: Vec<u32>,
+}
+
+impl JobTasks {
+    /// `t` starts running; returns its id.
+    #[inline]
+    pub fn start(&mut self, t: JobTaskRun) -> u32 {
+        let id = self.all.len() as u32;
+        self.all.push(t);
+        self.running.push(id);
+        id
+    }
+
+    /// Running task `id` ends at `now` with `outcome`.
+    #[inline]
+    pub fn stop(&mut self, id: u32, now: Ms, outcome: Outcome) -> &JobTaskRun {
+        self.running.retain(|&x| x != id);
+        let t = &mut self.all[id as usize];
+        t.end = Some(now);
+        t.outcome = outcome;
+        t
+    }
+
+    #[inline]
+    pub fn all(&self) -> &[JobTaskRun] {
+        &self.all
+    }
+
+    /// Those running now, in the order they started.
+    #[inline]
+    pub fn running(&self) -> &[u32] {
+        &self.running
+    }
+}
+
+impl std::ops::Index<usize> for JobTasks {
+    type Output = JobTaskRun;
+
+    fn index(&self, id: usize) -> &JobTaskRun {
+        &self.all[id]
+    }
+}

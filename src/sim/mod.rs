@@ -14,6 +14,7 @@
 //! - `calendar`, `cluster`, `hdfs`, `job`, `metrics`, `rng`: the pieces.
 
 pub mod attempts;
+mod books;
 pub mod calendar;
 pub mod cluster;
 pub mod copy;
@@ -29,19 +30,23 @@ pub mod metrics;
 pub mod network;
 pub mod paths;
 pub mod policy;
+mod queues;
+mod records;
 pub mod rng;
 pub mod run;
 pub mod running;
 mod script;
+mod settings;
 pub mod speculation;
 mod world;
 
+pub use books::PoolStats;
 pub use job::{Attempt, AttemptId, Kind, Locality, Outcome, TaskState};
 pub use policy::{Event, Inspection, Observer, Policy, PolicyFactory, Show};
+pub use records::{Notable, PolicySwitch};
 pub use run::{Checkpoint, InspectRecord, Sim, SimError, Stepped};
 pub use world::heartbeat::Heartbeat;
 pub use world::view::RunView;
-pub use world::{Notable, PolicySwitch, PoolStats};
 
 /// Bytes a run of `tasks` tasks on `nodes` nodes is expected to need at its
 /// peak, erring high; `sources` is the largest job's [`job_sources`].

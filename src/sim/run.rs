@@ -413,10 +413,12 @@ impl Sim {
     /// with it, else after them: a clean-up or commit ended), then the
     /// observers.
     fn after_event(&mut self) {
-        let mut heard = std::mem::take(&mut self.heard);
-        self.w.take_news(&mut heard);
-        self.tell(&mut heard);
-        self.heard = heard;
+        if self.w.has_news() {
+            let mut heard = std::mem::take(&mut self.heard);
+            self.w.take_news(&mut heard);
+            self.tell(&mut heard);
+            self.heard = heard;
+        }
         self.check_fault();
         self.observe();
     }

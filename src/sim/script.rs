@@ -21,6 +21,7 @@ pub struct Script {
 
 impl Script {
     /// The scenario's events, none run yet.
+    #[inline]
     pub fn new(events: &[EventSpec]) -> Script {
         let mut s = Script {
             events: Vec::with_capacity(events.len()),
@@ -35,6 +36,7 @@ impl Script {
     }
 
     /// Appends `action` at `at`; returns its index.
+    #[inline]
     pub fn push(&mut self, at: Ms, action: Action) -> u32 {
         match action {
             Action::Submit(_) => self.submits += 1,
@@ -46,6 +48,7 @@ impl Script {
     }
 
     /// Entry `i`'s action, now run.
+    #[inline]
     pub fn run(&mut self, i: u32) -> Action {
         let action = self.events[i as usize].action.clone();
         match action {
@@ -57,26 +60,31 @@ impl Script {
     }
 
     /// Whether entry `i` is a scripted heartbeat.
+    #[inline]
     pub fn is_heartbeat(&self, i: u32) -> bool {
         matches!(self.events[i as usize].action, Action::Heartbeat(_))
     }
 
     /// Every entry: the scenario's, then the session's.
+    #[inline]
     pub fn events(&self) -> &[EventSpec] {
         &self.events
     }
 
     /// The entries the session scheduled.
+    #[inline]
     pub fn session(&self) -> &[EventSpec] {
         &self.events[self.scenario..]
     }
 
     /// Scripted heartbeats not yet run.
+    #[inline]
     pub fn heartbeats_pending(&self) -> usize {
         self.heartbeats
     }
 
     /// Scripted submissions not yet run.
+    #[inline]
     pub fn submits_pending(&self) -> usize {
         self.submits
     }

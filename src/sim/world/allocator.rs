@@ -22,7 +22,7 @@ impl World {
     pub(super) fn am_handoff(&self, j: JobId) -> Ms {
         let Some(ready) = self.jobs[j as usize]
             .am_ready
-            .filter(|_| self.tasks.am.is_some_and(|am| !am.ask.is_zero()))
+            .filter(|_| self.cfg.tasks.am.is_some_and(|am| !am.ask.is_zero()))
         else {
             return 0;
         };
@@ -33,7 +33,7 @@ impl World {
 
     /// ApplicationMasters running now (starting up or managing their job).
     pub fn running_ams(&self) -> usize {
-        self.running_job_tasks.len()
+        self.job_tasks.running().len()
     }
 }
 
@@ -158,7 +158,7 @@ impl World {
     /// list and the requests the scheduler sees.
     fn schedule_reduces(&mut self, j: JobId, h: crate::sim::policy::Headroom) {
         let limit = self.resource_limit(j, h.available);
-        let slowstart = self.slowstart;
+        let slowstart = self.cfg.slowstart;
         let job = &mut self.jobs[j as usize];
         let pending = job.reduces_pending.saturating_sub(job.reduce_asks);
         let (started, ramp) = ramp_reduces(&ReduceState {

@@ -41,7 +41,7 @@ impl World {
         self.reroute_around(n);
         // Map outputs stored there are lost for jobs whose reducers still copy.
         let mut rerun = 0u32;
-        for j in self.active.clone() {
+        for j in self.queues.active().to_vec() {
             let job = &self.jobs[j as usize];
             let still_copying = job.n_reduces() > 0
                 && (job.reduces_pending > 0
@@ -78,8 +78,7 @@ impl World {
                     at.outcome = Outcome::Killed;
                     let ran = at.end().unwrap_or(at.start) - at.start;
                     job.map_time_sum -= ran;
-                    self.maps_succeeded_on[at.node as usize] -= 1;
-                    self.map_time_succeeded -= ran;
+                    self.books.map_lost(at.node, ran);
                 }
                 m.state = TaskState::Pending;
                 m.set_finished_at(None);
@@ -87,7 +86,7 @@ impl World {
                 job.maps_done -= 1;
                 job.maps_pending += 1;
                 job.requeue_map(t, &self.cluster);
-                self.requeues += 1;
+                self.books.requeued();
                 rerun += 1;
             }
             job.outputs.retain(|t| !lost.contains(t));
@@ -95,7 +94,7 @@ impl World {
             let job = &mut self.jobs[j as usize];
             job.map_end = None;
             if all_were_done {
-                self.early_reduces += job.reduces_running;
+                self.books.early(job.reduces_running);
             }
             // Reducers still copying drop what they had from the dead node;
             // the re-run maps' outputs reach them anew.
@@ -119,14 +118,14 @@ impl World {
     /// with the outputs they fetch; see `fail_node`.)
     fn reroute_around(&mut self, n: NodeId) {
         let mut moves: Vec<(AttemptId, FlowKind)> = Vec::new();
-        for r in &self.runs {
+        for r in self.running.iter() {
             let a = r.attempt;
             let Some(f) = r.flow else { continue };
             let at = &self.attempts[a as usize];
             if at.run == u32::MAX || at.outcome != Outcome::Running {
                 continue;
             }
-            let meta = self.flow_meta[f as usize];
+            let meta = self.flows.meta(f);
             match meta.kind {
                 FlowKind::Input if meta.src == n => moves.push((a, FlowKind::Input)),
                 FlowKind::Output if self.output_replicas_of(a).contains(&n) => {
@@ -136,8 +135,8 @@ impl World {
             }
         }
         for (a, kind) in moves {
-            let r = self.attempts[a as usize].run as usize;
-            let Some(f) = self.runs[r].flow.take() else {
+            let r = self.attempts[a as usize].run;
+            let Some(f) = self.running.get_mut(r).flow.take() else {
                 continue;
             };
             let bytes = self.net.flow(f).bytes;

@@ -114,7 +114,11 @@ impl Heartbeat<'_> {
             "policy launched an AM that does not fit"
         );
         assert!(
-            self.w.awaiting_am.binary_search(&job).is_ok(),
+            self.w
+                .queues
+                .awaiting(crate::sim::jobtask::JobTaskKind::Am)
+                .binary_search(&job)
+                .is_ok(),
             "policy launched an AM for a job that awaits none"
         );
         self.w.launch_am(job, self.node, res);
@@ -189,7 +193,7 @@ impl Heartbeat<'_> {
     pub fn speculative_task(&self, job: JobId, kind: Kind) -> Option<u32> {
         crate::sim::speculation::pick_in_job(
             self.w.view(),
-            self.w.tasks.speculation,
+            self.w.cfg.tasks.speculation,
             kind,
             self.node,
             job,

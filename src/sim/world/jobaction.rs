@@ -53,10 +53,6 @@ impl World {
             (maps, reduces)
         };
         let (f, t) = (from as usize, to as usize);
-        self.pool_stats[f].running_maps -= maps;
-        self.pool_stats[f].running_reduces -= reduces;
-        self.pool_stats[t].running_maps += maps;
-        self.pool_stats[t].running_reduces += reduces;
         let n = i64::from(maps + reduces);
         self.metrics.pool_running[f] -= n;
         self.metrics.pool_running[t] += n;
@@ -64,33 +60,26 @@ impl World {
         // applications': FairScheduler.moveApplication), its AM's too.
         let used = self.jobs[j as usize].used;
         let am: crate::model::Resource = self
-            .running_job_tasks
+            .job_tasks
+            .running()
             .iter()
             .map(|&id| &self.job_tasks[id as usize])
             .filter(|t| t.job == j && t.kind == crate::sim::jobtask::JobTaskKind::Am)
             .map(|t| t.ask)
             .fold(crate::model::Resource::ZERO, |a, b| a + b);
-        self.pool_stats[f].used -= used;
-        self.pool_stats[t].used += used;
-        self.asks_epoch += 1;
-        self.pool_stats[f].epoch += 1;
-        self.pool_stats[t].epoch += 1;
-        self.pool_stats[f].am_used -= am;
-        self.pool_stats[t].am_used += am;
+        self.books.moved(f, t, maps, reduces, used, am, held);
         if held {
-            self.pool_stats[f].runnable_jobs -= 1;
             self.metrics.pool_active[f] -= 1;
-            self.pool_stats[t].runnable_jobs += 1;
             self.metrics.pool_active[t] += 1;
         }
         self.jobs[j as usize].pool = to;
         self.note(Notable::Moved(j));
         if held {
             self.admit_waiting(from);
-        } else if self.waiting.contains(&j) {
-            let limit = self.pools[t].max_running_jobs.unwrap_or(u32::MAX);
-            if self.pool_stats[t].runnable_jobs < limit {
-                self.waiting.retain(|&x| x != j);
+        } else if self.queues.held(j) {
+            let limit = self.cfg.pools[t].max_running_jobs.unwrap_or(u32::MAX);
+            if self.books.pools()[t].runnable_jobs < limit {
+                self.queues.unhold(j);
                 self.make_runnable(j);
             }
         }

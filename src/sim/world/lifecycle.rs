@@ -13,11 +13,10 @@ use crate::sim::run::SimError;
 
 impl World {
     /// What YARN's schedulers order by changed for job `j` (and its pool):
-    /// see [`World::asks_epoch`].
+    /// see [`Books::epoch`](crate::sim::books::Books::epoch).
     pub(super) fn asks_changed(&mut self, j: JobId) {
-        self.asks_epoch += 1;
         let p = self.jobs[j as usize].pool as usize;
-        self.pool_stats[p].epoch += 1;
+        self.books.changed(p);
     }
 
     /// A task of job `j` asking `ask` starts on `node` (an
@@ -25,29 +24,19 @@ impl World {
     /// capacity, on the node, the cluster, the job and its pool.
     pub(super) fn book_ask(&mut self, j: JobId, node: NodeId, ask: Resource, am: bool) {
         self.cluster.book(node, ask);
-        self.asks_changed(j);
         self.metrics.set_allocated(self.now, self.cluster.used);
         let job = &mut self.jobs[j as usize];
         job.used += ask;
-        let p = &mut self.pool_stats[job.pool as usize];
-        p.used += ask;
-        if am {
-            p.am_used += ask;
-        }
+        self.books.book(job.pool as usize, ask, am);
     }
 
     /// A task [`World::book_ask`] booked ends: its ask is released.
     pub(super) fn release_ask(&mut self, j: JobId, node: NodeId, ask: Resource, am: bool) {
         self.cluster.release(node, ask);
-        self.asks_changed(j);
         self.metrics.set_allocated(self.now, self.cluster.used);
         let job = &mut self.jobs[j as usize];
         job.used -= ask;
-        let p = &mut self.pool_stats[job.pool as usize];
-        p.used -= ask;
-        if am {
-            p.am_used -= ask;
-        }
+        self.books.release(job.pool as usize, ask, am);
     }
 
     /// Starts an attempt asking `ask` in a slot of type `slot` (its own
@@ -109,7 +98,7 @@ impl World {
                 let att = m.attempts - 1;
                 job.maps_running += 1;
                 self.cluster.nodes[node as usize].running_maps += 1;
-                self.pool_stats[pool].running_maps += 1;
+                self.books.started(pool, Kind::Map);
                 (
                     att,
                     Some(self.jobs[j as usize].locality(task, node, &self.cluster)),
@@ -129,10 +118,10 @@ impl World {
                 job.reduces_running += 1;
                 job.running_reducers.push(id);
                 if job.maps_done < job.n_maps() {
-                    self.early_reduces += 1;
+                    self.books.early(1);
                 }
                 self.cluster.nodes[node as usize].running_reduces += 1;
-                self.pool_stats[pool].running_reduces += 1;
+                self.books.started(pool, Kind::Reduce);
                 (att, None)
             }
         };
@@ -148,7 +137,7 @@ impl World {
             end_at: NOT_YET,
             speculative,
             outcome: Outcome::Running,
-            policy: self.cur_label,
+            policy: self.records.current(),
             rule,
             locality,
             slot: slot as u16,
@@ -172,7 +161,7 @@ impl World {
     /// Fills the node's remaining free slots with speculative copies, if the
     /// scenario turns speculation on (see `speculation`).
     pub(in crate::sim) fn speculate(&mut self, node: NodeId, out: &mut Vec<AttemptId>) {
-        let mode = self.tasks.speculation;
+        let mode = self.cfg.tasks.speculation;
         if mode == Speculation::Off {
             return;
         }
@@ -194,7 +183,7 @@ impl World {
     /// Launches a speculative copy of running task `t` of job `j` on
     /// `node`, under the rule of the scenario's speculation mode.
     pub(super) fn launch_copy(&mut self, j: JobId, kind: Kind, t: u32, node: NodeId) -> AttemptId {
-        let rule = match self.tasks.speculation {
+        let rule = match self.cfg.tasks.speculation {
             Speculation::Late => "speculate/late",
             _ => "speculate/hadoop",
         };
@@ -219,7 +208,7 @@ impl World {
     }
 
     pub(super) fn request_oob(&mut self, node: NodeId) {
-        if !self.out_of_band {
+        if !self.cfg.out_of_band {
             return;
         }
         let n = &mut self.cluster.nodes[node as usize];
@@ -278,11 +267,11 @@ impl World {
         match kind {
             Kind::Map => {
                 self.cluster.nodes[node as usize].running_maps -= 1;
-                self.pool_stats[pool].running_maps -= 1;
+                self.books.ended(pool, Kind::Map);
             }
             Kind::Reduce => {
                 self.cluster.nodes[node as usize].running_reduces -= 1;
-                self.pool_stats[pool].running_reduces -= 1;
+                self.books.ended(pool, Kind::Reduce);
             }
         }
     }
@@ -327,13 +316,13 @@ impl World {
         let job = &mut self.jobs[j as usize];
         match kind {
             Kind::Map if job.maps[t as usize].live.is_empty() => {
-                self.requeues += 1;
+                self.books.requeued();
                 job.maps[t as usize].state = TaskState::Pending;
                 job.maps_pending += 1;
                 job.requeue_map(t, &self.cluster);
             }
             Kind::Reduce if job.reduces[t as usize].live.is_empty() => {
-                self.requeues += 1;
+                self.books.requeued();
                 job.reduces[t as usize].state = TaskState::Pending;
                 job.reduces_pending += 1;
                 job.requeue_reduce(t);
@@ -360,7 +349,7 @@ impl World {
                 job.reduces_running -= 1;
                 job.running_reducers.retain(|&r| r != a);
                 if job.maps_done < job.n_maps() {
-                    self.early_reduces -= 1;
+                    self.books.not_early(1);
                 }
             }
         }
@@ -387,13 +376,12 @@ impl World {
         job.maps_running -= 1;
         job.maps_done += 1;
         job.map_time_sum += now - at.start;
-        self.maps_succeeded_on[at.node as usize] += 1;
-        self.map_time_succeeded += now - at.start;
+        self.books.map_succeeded(at.node, now - at.start);
         let all_done = job.maps_done == job.n_maps();
         if all_done {
             job.map_end = Some(now);
             job.first_map_end.get_or_insert(now);
-            self.early_reduces -= job.reduces_running;
+            self.books.not_early(job.reduces_running);
         }
         self.offer_output(j, at.node, out);
         if all_done {
@@ -432,7 +420,7 @@ impl World {
         // A reducer already reducing can finish while maps lost to a node
         // failure re-run: it was counted as early again then.
         if job.maps_done < job.n_maps() {
-            self.early_reduces -= 1;
+            self.books.not_early(1);
         }
         if job.reduces_done == job.n_reduces() && job.maps_done == job.n_maps() {
             self.job_done(j);
@@ -460,7 +448,7 @@ impl World {
         // nothing of it runs meanwhile. (Under yarn its AM commits: for the
         // recorded time too, unless the scenario models AMs with its own
         // `am_startup`, whose AMs commit at no cost: docs/yarn.md.)
-        let modelled = self.tasks.am.is_some_and(|am| am.startup_given);
+        let modelled = self.cfg.tasks.am.is_some_and(|am| am.startup_given);
         let commit = self.jobs[j as usize]
             .recorded
             .as_ref()
@@ -468,8 +456,7 @@ impl World {
             .map_or(0, |r| r.commit_ms);
         if commit > 0 {
             self.asks_changed(j);
-            self.active.retain(|&x| x != j);
-            self.committing.push(j);
+            self.queues.commit(j);
             self.schedule(self.now.saturating_add(commit), Ev::JobCommitted(j));
             return;
         }
@@ -498,11 +485,7 @@ impl World {
         if !self.attempts.keeps_records() {
             self.inbox.release(j);
         }
-        self.waiting.retain(|&x| x != j);
-        self.awaiting_setup.retain(|&x| x != j);
-        self.awaiting_am.retain(|&x| x != j);
-        self.committing.retain(|&x| x != j);
-        self.active.retain(|&x| x != j);
+        self.queues.retire(j);
         self.asks_changed(j);
         let job = &mut self.jobs[j as usize];
         job.finished_at = Some(self.now);
@@ -514,7 +497,7 @@ impl World {
         self.unfinished -= 1;
         if held {
             let pool = self.jobs[j as usize].pool;
-            self.pool_stats[pool as usize].runnable_jobs -= 1;
+            self.books.left(pool as usize);
             self.metrics.pool_active[pool as usize] -= 1;
             self.admit_waiting(pool);
         }
@@ -524,23 +507,19 @@ impl World {
     /// unfinished and not held back by it).
     pub(super) fn holds_pool_place(&self, j: JobId) -> bool {
         let job = &self.jobs[j as usize];
-        job.arrived && !job.is_done() && !self.waiting.contains(&j)
+        job.arrived && !job.is_done() && !self.queues.held(j)
     }
 
     /// The first job held back by `pool`'s running-job limit starts if
     /// the pool has room for it now.
     pub(super) fn admit_waiting(&mut self, pool: PoolId) {
         let p = pool as usize;
-        let limit = self.pools[p].max_running_jobs.unwrap_or(u32::MAX);
-        if self.pool_stats[p].runnable_jobs >= limit {
+        let limit = self.cfg.pools[p].max_running_jobs.unwrap_or(u32::MAX);
+        if self.books.pools()[p].runnable_jobs >= limit {
             return;
         }
-        if let Some(pos) = self
-            .waiting
-            .iter()
-            .position(|&w| self.jobs[w as usize].pool == pool)
-        {
-            let w = self.waiting.remove(pos);
+        let jobs = &self.jobs;
+        if let Some(w) = self.queues.take_held(|w| jobs[w as usize].pool == pool) {
             self.make_runnable(w);
         }
     }
@@ -550,7 +529,7 @@ impl World {
     /// run (`jobtask`).
     pub(super) fn make_runnable(&mut self, j: JobId) {
         let pool = self.jobs[j as usize].pool as usize;
-        self.pool_stats[pool].runnable_jobs += 1;
+        self.books.admitted(pool);
         self.metrics.pool_active[pool] += 1;
         self.prepare(j);
     }
@@ -558,7 +537,7 @@ impl World {
     /// Job `j`'s tasks are schedulable: policies see it.
     pub(super) fn activate(&mut self, j: JobId) {
         self.jobs[j as usize].runnable = true;
-        if self.tasks.am.is_some_and(|am| am.ask.is_zero()) {
+        if self.cfg.tasks.am.is_some_and(|am| am.ask.is_zero()) {
             // An AM sized 0 takes no container and no time, but its
             // allocator still schedules the job's reduces.
             self.jobs[j as usize].am_ready = Some(self.now);
@@ -567,10 +546,8 @@ impl World {
         if self.jobs[j as usize].prepares() {
             self.inbox.arrived(j);
         }
-        let key = |w: &World, x: JobId| (w.jobs[x as usize].submit, x);
-        let k = key(self, j);
-        let pos = self.active.partition_point(|&x| key(self, x) < k);
-        self.active.insert(pos, j);
+        let jobs = &self.jobs;
+        self.queues.activate(j, |x| (jobs[x as usize].submit, x));
         self.asks_changed(j);
     }
 
@@ -587,9 +564,9 @@ impl World {
             self.inbox.arrived(j);
         }
         let pool = self.jobs[j as usize].pool as usize;
-        let limit = self.pools[pool].max_running_jobs.unwrap_or(u32::MAX);
-        if self.pool_stats[pool].runnable_jobs >= limit {
-            self.waiting.push(j);
+        let limit = self.cfg.pools[pool].max_running_jobs.unwrap_or(u32::MAX);
+        if self.books.pools()[pool].runnable_jobs >= limit {
+            self.queues.hold(j);
         } else {
             self.make_runnable(j);
         }
@@ -598,6 +575,7 @@ impl World {
     /// Creates a job (placing its blocks) and schedules its arrival.
     pub(in crate::sim) fn add_job(&mut self, spec: &JobSpec) -> Result<JobId, SimError> {
         let pool = self
+            .cfg
             .pools
             .iter()
             .position(|p| p.name == spec.pool)
@@ -610,13 +588,13 @@ impl World {
         }
         let n_nodes = self.cluster.nodes.len() as u32;
         let maps = spec.maps as usize;
-        let full = (spec.input_mb / self.block_mb).ceil() as usize == maps;
+        let full = (spec.input_mb / self.cfg.block_mb).ceil() as usize == maps;
         let mut tasks = Vec::with_capacity(maps);
-        let mut replica_nodes = Vec::with_capacity(maps * self.replication as usize);
+        let mut replica_nodes = Vec::with_capacity(maps * self.cfg.replication as usize);
         for i in 0..maps {
             let block_mb = if full {
-                (spec.input_mb - self.block_mb * i as f64)
-                    .min(self.block_mb)
+                (spec.input_mb - self.cfg.block_mb * i as f64)
+                    .min(self.cfg.block_mb)
                     .max(0.0)
             } else {
                 spec.input_mb / maps as f64
@@ -632,26 +610,29 @@ impl World {
                     }
                     r
                 }
-                None => match spec.writer.unwrap_or(self.writer) {
+                None => match spec.writer.unwrap_or(self.cfg.writer) {
                     Writer::Client => {
-                        hdfs::place(&self.cluster, self.replication, &mut self.placement)
+                        hdfs::place(&self.cluster, self.cfg.replication, &mut self.placement)
                     }
-                    Writer::Node(w) => {
-                        hdfs::place_from(&self.cluster, w, self.replication, &mut self.placement)
-                    }
+                    Writer::Node(w) => hdfs::place_from(
+                        &self.cluster,
+                        w,
+                        self.cfg.replication,
+                        &mut self.placement,
+                    ),
                     // TeraGen: map i writes block i, the maps spread over
                     // the nodes in turn.
                     Writer::Maps => hdfs::place_from(
                         &self.cluster,
                         i as u32 % n_nodes,
-                        self.replication,
+                        self.cfg.replication,
                         &mut self.placement,
                     ),
                     // This job's own writer: its id is its submission index.
                     Writer::Jobs => hdfs::place_from(
                         &self.cluster,
                         (self.jobs.len() % n_nodes as usize) as u32,
-                        self.replication,
+                        self.cfg.replication,
                         &mut self.placement,
                     ),
                 },
@@ -667,7 +648,7 @@ impl World {
         // task (a replay has its recorded start-up and commit instead).
         let fixed =
             spec.map_time.is_some() || spec.reduce_time.is_some() || spec.recorded.is_some();
-        if let Some(am) = self.tasks.am {
+        if let Some(am) = self.cfg.tasks.am {
             // Every job's first container is its AM's (none when the AM
             // is sized 0, as worked examples want); its start-up takes the
             // set-up task's place, and the AM commits.
@@ -677,11 +658,13 @@ impl World {
             let recorded = spec.recorded.as_ref().filter(|_| !am.startup_given);
             let startup = recorded.map_or(am.startup, |r| r.prep_ms);
             job.am_ms = (!am.ask.is_zero()).then_some(startup);
-            job.map_ask = spec.map_container.unwrap_or(self.tasks.map_container);
-            job.reduce_ask = spec.reduce_container.unwrap_or(self.tasks.reduce_container);
+            job.map_ask = spec.map_container.unwrap_or(self.cfg.tasks.map_container);
+            job.reduce_ask = spec
+                .reduce_container
+                .unwrap_or(self.cfg.tasks.reduce_container);
         } else if !fixed {
-            job.setup_ms = self.tasks.setup;
-            job.cleanup_ms = self.tasks.cleanup;
+            job.setup_ms = self.cfg.tasks.setup;
+            job.cleanup_ms = self.cfg.tasks.cleanup;
         }
         self.jobs.push(job);
         self.unfinished += 1;

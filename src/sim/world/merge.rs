@@ -37,7 +37,8 @@ impl World {
         if r == u32::MAX {
             return None;
         }
-        self.runs[r as usize]
+        self.running
+            .get_mut(r)
             .copy
             .as_deref_mut()
             .map(|c| &mut c.merge)
@@ -46,7 +47,7 @@ impl World {
     /// A fetch of `mb` MB in `segs` map outputs landed on reducer `a`'s
     /// disk.
     pub(super) fn landed_on_disk(&mut self, a: AttemptId, mb: f64, segs: u32) {
-        let Some(buffer) = self.net_spec.shuffle_buffer_mb else {
+        let Some(buffer) = self.cfg.net_spec.shuffle_buffer_mb else {
             return;
         };
         if let Some(m) = self.merges_mut(a) {
@@ -59,7 +60,7 @@ impl World {
     /// disk that reads and writes the files' bytes. Returns whether one
     /// started (or ended at once, for files of no bytes).
     fn start_merge_if_due(&mut self, a: AttemptId) -> bool {
-        let factor = self.net_spec.io_sort_factor;
+        let factor = self.cfg.net_spec.io_sort_factor;
         let Some(m) = self.merges_mut(a) else {
             return false;
         };
@@ -68,12 +69,12 @@ impl World {
         };
         let mb = m.take(k);
         let node = self.attempts[a as usize].node;
-        let cap = self.fixed_cap(self.net_spec.disk_mbps);
+        let cap = self.fixed_cap(self.cfg.net_spec.disk_mbps);
         let path = self.links.local(node);
         match self.start_flow(a, FlowKind::Merge, node, node, path, 2.0 * mb, cap) {
             Some(f) => {
-                let r = self.attempts[a as usize].run as usize;
-                self.runs[r].flow = Some(f);
+                let r = self.attempts[a as usize].run;
+                self.running.get_mut(r).flow = Some(f);
             }
             None => self.merge_done(a),
         }
@@ -82,7 +83,7 @@ impl World {
 
     /// Whether reducer `a`, its copy done, has merge passes to make.
     pub(super) fn final_merge_needed(&mut self, a: AttemptId) -> bool {
-        let factor = self.net_spec.io_sort_factor;
+        let factor = self.cfg.net_spec.io_sort_factor;
         self.merges_mut(a).is_some_and(|m| m.due(factor).is_some())
     }
 

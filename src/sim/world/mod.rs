@@ -1,6 +1,28 @@
-//! The simulated cluster and its jobs: everything a run has but its policy
-//! and its script. Queries policies read live here; what changes the world
-//! lives in `lifecycle`, `shuffle` and `failure`.
+//! The engine's state: a run's cluster, jobs and attempts, its network
+//! and its books, kept in owned parts, each with its own file, data and
+//! rules, and the processes that move them, each in a file of this module.
+//!
+//! The parts (each in `src/sim/`): the event calendar and the counts it
+//! keeps of what it holds (`calendar`), the jobs' queues (`queues`), the
+//! set-up, clean-up and AM tasks (`jobtask`), the attempts (`attempts`),
+//! the books policies are fair by (`books`), the running attempts' phase
+//! state (`running`) and a reducer's copy (`copy`), the flows' owners and
+//! records (`flows`) over the network (`network`), what the policy is to
+//! hear of (`inbox`), the labels, rules, switches and journal the outputs
+//! are made of (`records`), the scenario's settings (`settings`), the
+//! cluster and its cores (`cluster`, `cpu`), the integrals the summary
+//! reports (`metrics`).
+//!
+//! The processes (here): an attempt's and a job's life (`lifecycle`), its
+//! phases (`phases`), a reducer's copy and merges (`shuffle`, `merge`),
+//! set-up, clean-up and AM tasks handed out (`setup`), the AM's
+//! allocator (`allocator`), node failures (`failure`), a person's job
+//! actions (`jobaction`), the engine's side of the loop (`step`). They
+//! change the parts through the parts' own methods.
+//!
+//! `World`'s fields are private: above the engine a run is read through
+//! [`view::RunView`] and changed through a policy's [`heartbeat::Heartbeat`]
+//! or the command API (`Sim::command`).
 
 mod allocator;
 mod failure;
@@ -15,72 +37,29 @@ pub(super) mod step;
 pub(super) mod view;
 
 use super::attempts::Attempts;
+use super::books::Books;
 use super::calendar::{Calendar, Ev};
 use super::cluster::{Cluster, Node};
 use super::cpu::Cpu;
-use super::flows::{FlowMeta, FlowRecord};
-use super::job::{Attempt, AttemptId, Job, Kind};
+use super::flows::FlowMeta;
+use super::flows::Flows;
+use super::inbox::Inbox;
+use super::job::{Attempt, Job, Kind};
+use super::jobtask::JobTasks;
 use super::metrics::Metrics;
 use super::network::{Coarse, Network};
 use super::paths::Links;
+use super::queues::Queues;
+use super::records::Records;
 use super::rng;
 use super::running::Run;
-use crate::model::{Capacity, JobId, Ms, NetworkSpec, NodeId, PoolSpec, Scenario, TaskSpec};
+use super::running::Running;
+use super::settings::Settings;
+use crate::model::{Capacity, JobId, Ms, NodeId, Scenario};
 use rand_chacha::ChaCha8Rng;
 
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct PolicySwitch {
-    pub at_s: f64,
-    pub from: String,
-    pub to: String,
-}
-
-/// Running tasks and runnable jobs per pool.
-#[derive(Clone, Debug, Default)]
-pub struct PoolStats {
-    pub running_maps: u32,
-    pub running_reduces: u32,
-    pub runnable_jobs: u32,
-    /// What the pool's tasks hold, and of that what its ApplicationMasters
-    /// hold.
-    pub used: crate::model::Resource,
-    pub am_used: crate::model::Resource,
-    /// Bumped with [`World::asks_epoch`] when the change is this pool's.
-    pub epoch: u64,
-}
-
-/// Something a person watching the run would want in a log.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Notable {
-    Submitted(JobId),
-    Finished(JobId),
-    /// Killed by a person (`kill_job`).
-    Killed(JobId),
-    /// Its priority was set (`set_priority`).
-    Reprioritized(JobId),
-    /// Moved to another pool (`move_job`).
-    Moved(JobId),
-    Switched {
-        from: String,
-        to: String,
-    },
-    /// A speculative copy of a running task started (attempt id).
-    Speculated(AttemptId),
-    /// A node failed: attempts failed and maps to re-run.
-    NodeFailed {
-        node: NodeId,
-        attempts: u32,
-        rerun: u32,
-    },
-    NodeRecovered(NodeId),
-    /// Fair preemption killed this attempt to give its slot to a starved pool.
-    Preempted(AttemptId),
-    /// A scripted event could not be applied.
-    CommandFailed(String),
-    /// A line a policy in another process wrote on its stderr (kept when a
-    /// terminal shows the run: the TUI).
-    PolicySaid(String),
-}
+pub use super::books::PoolStats;
+pub use super::records::{Notable, PolicySwitch};
 
 /// What LATE's threshold depends on: the instant, the events processed and
 /// the attempts launched so far (together they change whenever any task's
@@ -88,108 +67,59 @@ pub enum Notable {
 /// counts on a node where it ran).
 pub(super) type LateKey = (Ms, u64, usize, bool, NodeId);
 
-/// The simulated cluster and its jobs: everything but the policy.
+/// The engine's state: everything a run has but its policy and its
+/// script (see the module's documentation).
 #[derive(Clone)]
 pub struct World {
-    /// LATE's slow-task threshold as last computed, with what it depends
-    /// on (see `speculation::late_threshold`): policies ask for it for every
-    /// job they look at within one heartbeat.
-    late_threshold: std::cell::Cell<Option<(LateKey, f64)>>,
+    // The clock.
     now: Ms,
     /// While a flow's end is handled, the exact instant its last byte
     /// arrived (within the millisecond before `now`: the engine's events
     /// are on the millisecond, the network's are not).
     reaction_at: Option<f64>,
-    seed: u64,
-    cluster: Cluster,
-    /// What the policy is to hear of.
-    inbox: super::inbox::Inbox,
-    net_spec: NetworkSpec,
-    /// Disks and links and the flows on them.
-    net: Network,
-    links: Links,
-    /// Each node's cores.
-    cpus: Vec<Cpu>,
-    tasks: TaskSpec,
-    block_mb: f64,
-    replication: u32,
-    /// `[failures]` and how many draws each node has had.
-    failures: Option<(crate::model::FailureSpec, Vec<u64>)>,
-    /// Who wrote the jobs' input (`hdfs.writer`).
-    writer: crate::model::Writer,
-    heartbeat_interval: Option<Ms>,
-    out_of_band: bool,
-    jobs: Vec<Job>,
-    /// Runnable unfinished jobs, ordered by (submit, id).
-    active: Vec<JobId>,
-    /// Arrived jobs held back by their pool's `max_running_jobs`.
-    waiting: Vec<JobId>,
-    /// Runnable jobs waiting for their set-up task, and jobs whose tasks
-    /// are done waiting for their clean-up task, by id (`jobtask`).
-    awaiting_setup: Vec<JobId>,
-    awaiting_cleanup: Vec<JobId>,
-    /// Runnable jobs whose ApplicationMaster waits for the scheduler to
-    /// place it, by id (`jobtask`).
-    awaiting_am: Vec<JobId>,
-    /// Bumped (as is the pool's [`PoolStats::epoch`]) whenever what YARN's
-    /// schedulers order applications and
-    /// queues by may have changed: a container booked or released (an
-    /// application's and its queue's usage), an application moved, or the
-    /// applications asking ([`World::active`], [`World::awaiting_am`])
-    /// changed. A scheduler may keep its order while it stands still.
-    asks_epoch: u64,
-    /// Every set-up and clean-up task run, and the ones running.
-    job_tasks: Vec<super::jobtask::JobTaskRun>,
-    /// Replayed jobs past their last task, in their recorded commit.
-    committing: Vec<JobId>,
-    running_job_tasks: Vec<u32>,
-    pools: Vec<PoolSpec>,
-    pool_stats: Vec<PoolStats>,
-    attempts: Attempts,
-    /// Map attempts that succeeded on each node (less those whose output
-    /// a failure lost), and their summed durations (ms), over the run.
-    maps_succeeded_on: Vec<u32>,
-    map_time_succeeded: Ms,
-    slowstart: f64,
-    labels: Vec<String>,
-    cur_label: u16,
-    /// The rules policies gave for their launches, in the order they first
-    /// did: an attempt keeps its rule's place here (2 bytes, not a 16-byte
-    /// `&str`, on each of millions of attempts).
-    rules: Vec<&'static str>,
-    switches: Vec<PolicySwitch>,
-    heartbeats: u64,
     /// Engine events processed: calendar events and flow ends.
     events: u64,
-    /// Tasks put back to pending after an attempt of theirs started (failed,
-    /// killed, preempted, or a lost map output): a policy that remembers
-    /// how far down its queue every task has been launched starts over
-    /// when this moves.
-    requeues: u64,
-    metrics: Metrics,
+    heartbeats: u64,
     cal: Calendar,
-    placement: ChaCha8Rng,
-    unfinished: usize,
-    /// Last launch, completion or arrival: to detect a run that cannot go on.
+    /// Last launch, completion or arrival: to detect a run that cannot go
+    /// on.
     last_progress: Ms,
     /// The run stopped because nothing could ever run again.
     stalled: bool,
-    /// Running reduces of jobs whose maps are unfinished.
-    early_reduces: u32,
-    /// What a person watching would want to know, in order, with its time,
-    /// when the run keeps a journal (`Sim::keep_journal`); taken by the
-    /// TUI for its log.
-    journal: Option<Vec<(Ms, Notable)>>,
-    /// Running attempts' state (a slab; `Attempt::run` indexes it).
-    runs: Vec<Run>,
-    free_runs: Vec<u32>,
-    /// Who each flow belongs to, by flow id.
-    flow_meta: Vec<FlowMeta>,
-    flow_seq: u64,
-    /// Every flow, when `--flows` asked for them.
-    flow_log: Option<Vec<FlowRecord>>,
-    /// MB moved by flow kind (input, spill, shuffle, output).
-    net_mb: [f64; 4],
+
+    /// The scenario's settings, as resolved.
+    cfg: Settings,
+    cluster: Cluster,
+    /// Each node's cores.
+    cpus: Vec<Cpu>,
+    /// `[failures]` and how many draws each node has had.
+    failures: Option<(crate::model::FailureSpec, Vec<u64>)>,
+    /// HDFS's placement of input blocks.
+    placement: ChaCha8Rng,
+
+    // Jobs and their tasks.
+    jobs: Vec<Job>,
+    /// Jobs submitted or to come, not finished.
+    unfinished: usize,
+    queues: Queues,
+    job_tasks: JobTasks,
+    attempts: Attempts,
+    running: Running,
+
+    // The network.
+    /// Disks and links and the flows on them.
+    net: Network,
+    links: Links,
+    flows: Flows,
+
+    books: Books,
+    metrics: Metrics,
+    inbox: Inbox,
+    records: Records,
+    /// LATE's slow-task threshold as last computed, with what it depends
+    /// on (`speculation::late_threshold`): the engine's speculation rule
+    /// asks for it for every job it looks at within one heartbeat.
+    late_threshold: std::cell::Cell<Option<(LateKey, f64)>>,
 }
 
 impl World {
@@ -214,8 +144,8 @@ impl World {
             + self.jobs.len() * (size_of::<super::job::Job>() + 1024)
             + self.cluster.nodes.len() * 1024
             + self.cal.len() * 48
-            + self.runs.len() * size_of::<Run>()
-            + self.flow_meta.len() * size_of::<FlowMeta>()
+            + self.running.places() * size_of::<Run>()
+            + self.flows.kept() * size_of::<FlowMeta>()
     }
 }
 
@@ -225,26 +155,18 @@ impl World {
     ///
     /// [`Sim::keep_journal`]: super::Sim::keep_journal
     pub(super) fn note(&mut self, n: Notable) {
-        if let Some(j) = self.journal.as_mut() {
-            j.push((self.now, n));
-        }
+        self.records.note(self.now, n);
     }
 
     /// The rule attempt `at` was launched by.
     pub fn rule(&self, at: &Attempt) -> &'static str {
-        self.rules[at.rule as usize]
+        self.records.rule(at)
     }
 
     /// `rule`'s place in `rules`, given one if it has none. Policies name
     /// their rules with a few dozen constants, so a scan is enough.
     pub(super) fn rule_place(&mut self, rule: &'static str) -> u16 {
-        match self.rules.iter().position(|&r| r == rule) {
-            Some(i) => i as u16,
-            None => {
-                self.rules.push(rule);
-                (self.rules.len() - 1) as u16
-            }
-        }
+        self.records.rule_place(rule)
     }
 
     /// An empty world for `sc`: its cluster (node speeds drawn), pools and
@@ -268,58 +190,30 @@ impl World {
         World {
             now: 0,
             reaction_at: None,
-            seed: sc.seed,
-            cluster,
-            inbox: Default::default(),
-            net_spec: sc.network.clone(),
-            net,
-            links,
-            cpus,
-            tasks: sc.tasks.clone(),
-            block_mb: sc.hdfs.block_mb,
-            replication: sc.hdfs.replication,
-            failures: None,
-            writer: sc.hdfs.writer,
-            heartbeat_interval: sc.cluster.heartbeat,
-            out_of_band: sc.cluster.out_of_band_heartbeat,
-            jobs: Vec::new(),
-            active: Vec::new(),
-            waiting: Vec::new(),
-            pools: sc.pools.clone(),
-            pool_stats: vec![PoolStats::default(); sc.pools.len()],
-            awaiting_setup: Vec::new(),
-            awaiting_cleanup: Vec::new(),
-            awaiting_am: Vec::new(),
-            asks_epoch: 0,
-            job_tasks: Vec::new(),
-            committing: Vec::new(),
-            running_job_tasks: Vec::new(),
-            attempts: Attempts::default(),
-            maps_succeeded_on: vec![0; n_nodes],
-            map_time_succeeded: 0,
-            slowstart,
-            labels: vec![policy_label.to_string()],
-            rules: Vec::new(),
-            late_threshold: std::cell::Cell::new(None),
-            cur_label: 0,
-            switches: Vec::new(),
-            heartbeats: 0,
             events: 0,
-            requeues: 0,
-            metrics: Metrics::new(n_nodes, sc.pools.len(), total_slots).with_basis(basis, live),
+            heartbeats: 0,
             cal: Calendar::default(),
-            placement: rng::stream(sc.seed, rng::STREAM_PLACEMENT),
-            unfinished: 0,
             last_progress: 0,
             stalled: false,
-            early_reduces: 0,
-            journal: None,
-            runs: Vec::new(),
-            free_runs: Vec::new(),
-            flow_meta: Vec::new(),
-            flow_seq: 0,
-            flow_log: None,
-            net_mb: [0.0; 4],
+            cfg: Settings::new(sc, slowstart),
+            cluster,
+            cpus,
+            failures: None,
+            placement: rng::stream(sc.seed, rng::STREAM_PLACEMENT),
+            jobs: Vec::new(),
+            unfinished: 0,
+            queues: Queues::default(),
+            job_tasks: JobTasks::default(),
+            attempts: Attempts::default(),
+            running: Running::default(),
+            net,
+            links,
+            flows: Flows::default(),
+            books: Books::new(sc.pools.len(), n_nodes),
+            metrics: Metrics::new(n_nodes, sc.pools.len(), total_slots).with_basis(basis, live),
+            inbox: Inbox::default(),
+            records: Records::new(policy_label),
+            late_threshold: std::cell::Cell::new(None),
         }
     }
 
@@ -342,11 +236,11 @@ impl World {
     }
 
     pub fn pool_name(&self, j: JobId) -> &str {
-        &self.pools[self.jobs[j as usize].pool as usize].name
+        &self.cfg.pools[self.jobs[j as usize].pool as usize].name
     }
 
     pub fn reduces_schedulable(&self, j: JobId) -> bool {
-        self.jobs[j as usize].reduces_schedulable(self.slowstart)
+        self.jobs[j as usize].reduces_schedulable(self.cfg.slowstart)
     }
 
     /// May a reduce of job `j` start now? Always where each kind has slots
@@ -360,13 +254,13 @@ impl World {
             return true;
         }
         let job = self.job(j);
-        job.maps_done == job.n_maps() || self.early_reduces < self.cluster.total_slots() / 2
+        job.maps_done == job.n_maps() || self.books.early_reduces() < self.cluster.total_slots() / 2
     }
 
     /// The set-up, clean-up and ApplicationMaster tasks running now
     /// (indexes into [`World::job_tasks`]), in the order they started.
     pub fn running_job_tasks(&self) -> &[u32] {
-        &self.running_job_tasks
+        self.job_tasks.running()
     }
 
     pub fn t_s(&self) -> f64 {
@@ -382,11 +276,12 @@ impl World {
     /// (their clean-up task, or a replay's recorded commit), each by id.
     pub fn settling(&self) -> (Vec<JobId>, Vec<JobId>) {
         use super::jobtask::JobTaskKind;
-        let mut setup = self.awaiting_setup.clone();
-        setup.extend_from_slice(&self.awaiting_am);
-        let mut finishing = self.awaiting_cleanup.clone();
-        finishing.extend_from_slice(&self.committing);
-        for &t in &self.running_job_tasks {
+        let q = &self.queues;
+        let mut setup = q.awaiting(JobTaskKind::Setup).to_vec();
+        setup.extend_from_slice(q.awaiting(JobTaskKind::Am));
+        let mut finishing = q.awaiting(JobTaskKind::Cleanup).to_vec();
+        finishing.extend_from_slice(q.committing());
+        for &t in self.job_tasks.running() {
             let t = &self.job_tasks[t as usize];
             match t.kind {
                 JobTaskKind::Setup => setup.push(t.job),
@@ -417,14 +312,14 @@ impl World {
     }
 
     pub(super) fn straggle(&self, job: JobId, kind: Kind, task: u32, attempt: u32) -> f64 {
-        let p = self.tasks.straggler_prob;
+        let p = self.cfg.tasks.straggler_prob;
         if p <= 0.0 {
             return 1.0;
         }
         let key = (task as u64) << 1 | u64::from(kind == Kind::Reduce);
-        if rng::unit(self.seed, job as u64, key, attempt as u64) < p {
-            let (lo, hi) = self.tasks.straggler_slowdown;
-            lo + (hi - lo) * rng::unit(self.seed, job as u64, key, attempt as u64 | 1 << 40)
+        if rng::unit(self.cfg.seed, job as u64, key, attempt as u64) < p {
+            let (lo, hi) = self.cfg.tasks.straggler_slowdown;
+            lo + (hi - lo) * rng::unit(self.cfg.seed, job as u64, key, attempt as u64 | 1 << 40)
         } else {
             1.0
         }
@@ -436,12 +331,7 @@ impl World {
     /// submit does not cost a heartbeat every few seconds until then.
     pub(super) fn next_heartbeat(&self, t: Ms, hb: Ms) -> Ms {
         let next = t.saturating_add(hb);
-        let idle = self.active.is_empty()
-            && self.waiting.is_empty()
-            && self.awaiting_setup.is_empty()
-            && self.awaiting_am.is_empty()
-            && self.awaiting_cleanup.is_empty()
-            && self.metrics.running == 0;
+        let idle = self.queues.idle() && self.metrics.running == 0;
         match self.cal.next_other() {
             Some(other) if idle && other > next => {
                 let steps = (other - t).div_ceil(hb);
@@ -461,7 +351,7 @@ impl World {
         };
         let k = count[n as usize];
         count[n as usize] += 1;
-        let mut r = rng::keyed(self.seed, rng::STREAM_FAILURES, n as u64, k);
+        let mut r = rng::keyed(self.cfg.seed, rng::STREAM_FAILURES, n as u64, k);
         let x: f64 = Exp1.sample(&mut r);
         let mean = if up { spec.mttr } else { spec.mtbf };
         let dt = (x * mean as f64).round().max(1.0) as Ms;

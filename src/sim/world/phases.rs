@@ -24,7 +24,7 @@
 use super::World;
 use crate::model::{Ms, NetworkModel, NodeId};
 use crate::sim::calendar::Ev;
-use crate::sim::flows::{FlowKind, FlowMeta, FlowRecord};
+use crate::sim::flows::FlowKind;
 use crate::sim::job::{AttemptId, Kind, Locality, Outcome, Phase};
 use crate::sim::network::FlowId;
 use crate::sim::paths::Path;
@@ -34,30 +34,19 @@ use crate::units::MAX_DURATION_MS;
 
 impl World {
     fn run_mut(&mut self, a: AttemptId) -> &mut Run {
-        let r = self.attempts[a as usize].run as usize;
-        &mut self.runs[r]
+        let r = self.attempts[a as usize].run;
+        self.running.get_mut(r)
     }
 
     pub fn run_of(&self, a: AttemptId) -> Option<&Run> {
         let r = self.attempts[a as usize].run;
-        (r != u32::MAX).then(|| &self.runs[r as usize])
+        (r != u32::MAX).then(|| self.running.get(r))
     }
 
     /// Gives a just-launched attempt its running state and starts its
     /// first phase.
     pub(super) fn begin(&mut self, a: AttemptId) {
-        let r = match self.free_runs.pop() {
-            Some(r) => {
-                self.runs[r as usize] = Run::default();
-                r
-            }
-            None => {
-                self.runs.push(Run::default());
-                (self.runs.len() - 1) as u32
-            }
-        };
-        self.runs[r as usize].attempt = a;
-        self.runs[r as usize].since = self.now;
+        let r = self.running.begin(a, self.now);
         self.attempts[a as usize].run = r;
         let at = &self.attempts[a as usize];
         let job = &self.jobs[at.job as usize];
@@ -75,7 +64,7 @@ impl World {
             self.after_startup(a);
         } else {
             self.set_phase(a, Phase::Startup);
-            let ms = handoff + if fixed { 0 } else { self.tasks.startup };
+            let ms = handoff + if fixed { 0 } else { self.cfg.tasks.startup };
             self.start_timer(a, ms);
         }
     }
@@ -93,16 +82,16 @@ impl World {
             self.cpus[node as usize].stop(now);
             self.schedule_cpu(node);
         }
-        if let Some(f) = self.runs[r as usize].flow.take() {
+        if let Some(f) = self.running.get_mut(r).flow.take() {
             self.stop_flow(f);
         }
-        if let Some(copy) = self.runs[r as usize].copy.take() {
+        if let Some(copy) = self.running.get_mut(r).copy.take() {
             self.cancel_copy(a, *copy);
         }
         self.close_phase(a);
         self.attempts[a as usize].phase = Phase::Done;
         self.attempts[a as usize].run = u32::MAX;
-        self.free_runs.push(r);
+        self.running.end(r);
     }
 
     pub(super) fn set_phase(&mut self, a: AttemptId, p: Phase) {
@@ -118,7 +107,7 @@ impl World {
         if r == u32::MAX {
             return;
         }
-        let since = self.runs[r as usize].since;
+        let since = self.running.get(r).since;
         let dt = u32::try_from(self.now.saturating_sub(since)).unwrap_or(u32::MAX);
         let phase = self.attempts[a as usize].phase;
         let t = &mut self.attempts[a as usize].times;
@@ -144,7 +133,7 @@ impl World {
         if at.outcome != Outcome::Running || at.run == u32::MAX {
             return;
         }
-        if self.runs[at.run as usize].timer != Some(self.now) {
+        if self.running.get(at.run).timer != Some(self.now) {
             return;
         }
         let phase = at.phase;
@@ -192,10 +181,10 @@ impl World {
     /// attempt's identity alone, so every policy sees the same draws.
     fn compute_factor(&self, a: AttemptId) -> f64 {
         let at = &self.attempts[a as usize];
-        let cv = self.tasks.duration_cv;
+        let cv = self.cfg.tasks.duration_cv;
         let key = (at.task as u64) << 1 | u64::from(at.kind == Kind::Reduce);
         let noise = if cv > 0.0 {
-            rng::lognormal(self.seed, at.job as u64, key, at.attempt as u64, cv)
+            rng::lognormal(self.cfg.seed, at.job as u64, key, at.attempt as u64, cv)
         } else {
             1.0
         };
@@ -216,7 +205,7 @@ impl World {
         mb: f64,
         max_rate: f64,
     ) -> Option<FlowId> {
-        let shared = self.net_spec.model.shares();
+        let shared = self.cfg.net_spec.model.shares();
         let sharing = if shared { path } else { Path::default() };
         self.start_flow_over(a, kind, src, dst, path, sharing, mb, max_rate)
     }
@@ -245,34 +234,9 @@ impl World {
             max_rate,
             u64::from(a),
         );
-        let seq = self.flow_seq;
-        self.flow_seq += 1;
-        let meta = FlowMeta {
-            attempt: a,
-            kind,
-            src,
-            dst,
-            seq,
-        };
-        let i = f as usize;
-        if self.flow_meta.len() <= i {
-            self.flow_meta.resize(i + 1, meta);
-        }
-        self.flow_meta[i] = meta;
         let start = self.exact_now();
-        if let Some(log) = self.flow_log.as_mut() {
-            log.push(FlowRecord {
-                seq,
-                kind,
-                attempt: a,
-                src,
-                dst,
-                mb,
-                start,
-                end: None,
-                links: path.as_slice().to_vec(),
-            });
-        }
+        self.flows
+            .started(f, a, kind, src, dst, mb, start, path.as_slice());
         Some(f)
     }
 
@@ -286,18 +250,7 @@ impl World {
             self.now as f64
         };
         let moved = self.net.stop(self.now, f);
-        let meta = self.flow_meta[f as usize];
-        let k = FlowKind::ALL
-            .iter()
-            .position(|&x| x == meta.kind.tally())
-            .unwrap_or(0);
-        self.net_mb[k] += moved;
-        if let Some(log) = self.flow_log.as_mut() {
-            if let Some(rec) = log.get_mut(meta.seq as usize) {
-                rec.end = Some(end);
-                rec.mb = moved;
-            }
-        }
+        let meta = self.flows.ended(f, moved, end);
         if meta.kind == FlowKind::Input {
             let (sd, dd) = (self.dc_of(meta.src), self.dc_of(meta.dst));
             if sd != dd {
@@ -325,7 +278,7 @@ impl World {
     }
 
     fn flow_done_exact(&mut self, f: FlowId) {
-        let meta = self.flow_meta[f as usize];
+        let meta = self.flows.meta(f);
         let moved = self.stop_flow(f);
         let a = meta.attempt;
         if meta.kind == FlowKind::Shuffle {
@@ -380,8 +333,8 @@ impl World {
         };
         let mb = self.jobs[j as usize].maps[task as usize].block_mb;
         let (src, loc) = self.read_source(j, task, node);
-        let n = &self.net_spec;
-        let cap = match self.net_spec.model {
+        let n = &self.cfg.net_spec;
+        let cap = match self.cfg.net_spec.model {
             NetworkModel::Shared | NetworkModel::Coarse => f64::INFINITY,
             NetworkModel::Fixed => match loc {
                 Locality::Node => n.disk_mbps,
@@ -421,7 +374,7 @@ impl World {
                     .run_of(a)
                     .and_then(|r| r.copy.as_ref())
                     .map_or(0.0, |c| c.fetched);
-                copied * job.profile.reduce_s_per_mb * self.tasks.reduce_cost_scale
+                copied * job.profile.reduce_s_per_mb * self.cfg.tasks.reduce_cost_scale
             }
         };
         let work = base * self.compute_factor(a);
@@ -486,7 +439,7 @@ impl World {
             Kind::Map => {
                 self.set_phase(a, Phase::Spill);
                 let mb = spill_mb;
-                let cap = self.fixed_cap(self.net_spec.disk_mbps);
+                let cap = self.fixed_cap(self.cfg.net_spec.disk_mbps);
                 let path = self.links.local(node);
                 match self.start_flow(a, FlowKind::Spill, node, node, path, mb, cap) {
                     Some(f) => self.run_mut(a).flow = Some(f),
@@ -501,7 +454,7 @@ impl World {
                     .map_or(0.0, |c| c.fetched);
                 let mb = copied * out_ratio;
                 let replicas = self.output_replicas(a);
-                let n = &self.net_spec;
+                let n = &self.cfg.net_spec;
                 let cap = if replicas.len() > 1 {
                     self.fixed_cap(n.disk_mbps.min(n.cross_rack_mbps).min(n.rack_mbps))
                 } else {
@@ -520,7 +473,7 @@ impl World {
     /// The flow's own cap under `fixed` (its class bandwidth); none under
     /// `shared`, where its path decides.
     pub(super) fn fixed_cap(&self, mbps: f64) -> f64 {
-        match self.net_spec.model {
+        match self.cfg.net_spec.model {
             NetworkModel::Shared | NetworkModel::Coarse => f64::INFINITY,
             NetworkModel::Fixed => mbps,
         }
@@ -534,14 +487,14 @@ impl World {
     fn output_replicas(&self, a: AttemptId) -> Vec<NodeId> {
         let at = &self.attempts[a as usize];
         let mut rng = rng::keyed(
-            self.seed,
+            self.cfg.seed,
             rng::STREAM_OUTPUT,
             (at.job as u64) << 32 | at.task as u64,
             at.attempt as u64,
         );
         let n = self.jobs[at.job as usize]
             .output_replication
-            .unwrap_or(self.replication)
+            .unwrap_or(self.cfg.replication)
             .min(3);
         crate::sim::hdfs::place_from(&self.cluster, at.node, n, &mut rng)
     }
@@ -559,7 +512,7 @@ impl World {
             (at.job, at.task, at.node)
         };
         let (src, loc) = self.read_source(j, task, node);
-        let n = &self.net_spec;
+        let n = &self.cfg.net_spec;
         let cap = self.fixed_cap(match loc {
             Locality::Node => n.disk_mbps,
             Locality::Rack => n.rack_mbps,
@@ -582,7 +535,7 @@ impl World {
             .into_iter()
             .filter(|&r| r != dead)
             .collect();
-        let n = &self.net_spec;
+        let n = &self.cfg.net_spec;
         let cap = if replicas.len() > 1 {
             self.fixed_cap(n.disk_mbps.min(n.cross_rack_mbps).min(n.rack_mbps))
         } else {

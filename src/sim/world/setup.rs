@@ -17,9 +17,9 @@ impl World {
         let job = &self.jobs[j as usize];
         if job.am_ms.is_some() {
             self.asks_changed(j);
-            insert_by_id(&mut self.awaiting_am, j);
+            self.queues.wait_for(JobTaskKind::Am, j);
         } else if job.setup_ms.is_some() {
-            insert_by_id(&mut self.awaiting_setup, j);
+            self.queues.wait_for(JobTaskKind::Setup, j);
         } else {
             self.activate(j);
         }
@@ -31,9 +31,9 @@ impl World {
         if self.jobs[j as usize].cleanup_ms.is_none() {
             return false;
         }
-        self.active.retain(|&x| x != j);
+        self.queues.deactivate(j);
         self.asks_changed(j);
-        insert_by_id(&mut self.awaiting_cleanup, j);
+        self.queues.wait_for(JobTaskKind::Cleanup, j);
         true
     }
 
@@ -41,14 +41,21 @@ impl World {
     /// if there is one and a slot for it. Returns whether it did: the
     /// heartbeat then hands out nothing else.
     pub(in crate::sim) fn hand_out_job_task(&mut self, node: NodeId) -> bool {
-        if self.awaiting_setup.is_empty() && self.awaiting_cleanup.is_empty() {
+        let (setup, cleanup) = (
+            self.queues.awaiting(JobTaskKind::Setup),
+            self.queues.awaiting(JobTaskKind::Cleanup),
+        );
+        if setup.is_empty() && cleanup.is_empty() {
             return false;
         }
         for slot in [Kind::Map, Kind::Reduce] {
             if self.cluster.nodes[node as usize].free_typed(&self.cluster.capacity, slot) == 0 {
                 continue;
             }
-            let (j, kind) = match (self.awaiting_cleanup.first(), self.awaiting_setup.first()) {
+            let (j, kind) = match (
+                self.queues.awaiting(JobTaskKind::Cleanup).first(),
+                self.queues.awaiting(JobTaskKind::Setup).first(),
+            ) {
                 (Some(&j), _) => (j, JobTaskKind::Cleanup),
                 (None, Some(&j)) => (j, JobTaskKind::Setup),
                 (None, None) => return false,
@@ -64,7 +71,10 @@ impl World {
     /// `node` (a YARN policy's decision). Its job's tasks are schedulable
     /// once it has started and made its first allocate call.
     pub(super) fn launch_am(&mut self, j: JobId, node: NodeId, res: crate::model::Resource) {
-        debug_assert!(self.awaiting_am.contains(&j), "AM launched twice");
+        debug_assert!(
+            self.queues.awaiting(JobTaskKind::Am).contains(&j),
+            "AM launched twice"
+        );
         self.launch_job_task(j, JobTaskKind::Am, node, Kind::Map, res);
     }
 
@@ -77,26 +87,13 @@ impl World {
         ask: crate::model::Resource,
     ) {
         let job = &mut self.jobs[j as usize];
-        let (queue, ms, tried) = match kind {
-            JobTaskKind::Setup => (
-                &mut self.awaiting_setup,
-                job.setup_ms,
-                &mut job.job_task_attempts[0],
-            ),
-            JobTaskKind::Am => (
-                &mut self.awaiting_am,
-                job.am_ms,
-                &mut job.job_task_attempts[0],
-            ),
-            JobTaskKind::Cleanup => (
-                &mut self.awaiting_cleanup,
-                job.cleanup_ms,
-                &mut job.job_task_attempts[1],
-            ),
+        let (ms, tried) = match kind {
+            JobTaskKind::Setup => (job.setup_ms, &mut job.job_task_attempts[0]),
+            JobTaskKind::Am => (job.am_ms, &mut job.job_task_attempts[0]),
+            JobTaskKind::Cleanup => (job.cleanup_ms, &mut job.job_task_attempts[1]),
         };
-        queue.retain(|&x| x != j);
-        self.asks_epoch += 1;
-        self.pool_stats[job.pool as usize].epoch += 1;
+        self.queues.done_waiting(kind, j);
+        self.books.changed(job.pool as usize);
         let attempt = *tried;
         *tried += 1;
         let n = &mut self.cluster.nodes[node as usize];
@@ -105,8 +102,7 @@ impl World {
             Kind::Reduce => n.used_reduce_slots += 1,
         }
         n.job_tasks += 1;
-        let id = self.job_tasks.len() as u32;
-        self.job_tasks.push(JobTaskRun {
+        let id = self.job_tasks.start(JobTaskRun {
             job: j,
             kind,
             attempt,
@@ -116,11 +112,10 @@ impl World {
             end: None,
             outcome: Outcome::Running,
             seq: self.attempts.len() as u32,
-            policy: self.cur_label,
+            policy: self.records.current(),
             ask,
         });
         self.book_ask(j, node, ask, kind == JobTaskKind::Am);
-        self.running_job_tasks.push(id);
         self.inbox.job_task_started(id);
         self.last_progress = self.now;
         // An AM is ready at its first allocate call, one AM heartbeat
@@ -136,9 +131,7 @@ impl World {
 
     /// Frees the slot of running job task `id`, which ends with `outcome`.
     fn stop_job_task(&mut self, id: u32, outcome: Outcome) {
-        let t = &mut self.job_tasks[id as usize];
-        t.end = Some(self.now);
-        t.outcome = outcome;
+        let t = self.job_tasks.stop(id, self.now, outcome);
         let (node, slot, ask, j, am) =
             (t.node, t.slot_kind, t.ask, t.job, t.kind == JobTaskKind::Am);
         self.release_ask(j, node, ask, am);
@@ -148,7 +141,6 @@ impl World {
             Kind::Reduce => n.used_reduce_slots -= 1,
         }
         n.job_tasks -= 1;
-        self.running_job_tasks.retain(|&x| x != id);
         self.inbox.job_task_ended(id);
     }
 
@@ -171,9 +163,8 @@ impl World {
             } else {
                 // Started and made its first allocate call (a restarted
                 // AM finds its job active already).
-                self.awaiting_am.retain(|&x| x != j);
-                self.asks_epoch += 1;
-                self.pool_stats[job.pool as usize].epoch += 1;
+                self.queues.done_waiting(JobTaskKind::Am, j);
+                self.books.changed(job.pool as usize);
                 job.am_ready = Some(self.now);
                 if !job.runnable {
                     self.activate(j);
@@ -193,7 +184,7 @@ impl World {
 
     /// Job `j` has finished: its AM exits `AM_LINGER` later.
     pub(super) fn am_exits(&mut self, j: JobId) {
-        let am = self.running_job_tasks.iter().copied().find(|&id| {
+        let am = self.job_tasks.running().iter().copied().find(|&id| {
             let t = &self.job_tasks[id as usize];
             t.job == j && t.kind == JobTaskKind::Am
         });
@@ -207,7 +198,8 @@ impl World {
     /// and it waits for neither any more.
     pub(super) fn kill_job_tasks(&mut self, j: JobId) {
         let running: Vec<u32> = self
-            .running_job_tasks
+            .job_tasks
+            .running()
             .iter()
             .copied()
             .filter(|&id| self.job_tasks[id as usize].job == j)
@@ -217,9 +209,9 @@ impl World {
             self.stop_job_task(id, Outcome::Killed);
             self.request_oob(node);
         }
-        self.awaiting_setup.retain(|&x| x != j);
-        self.awaiting_cleanup.retain(|&x| x != j);
-        self.awaiting_am.retain(|&x| x != j);
+        for q in [JobTaskKind::Setup, JobTaskKind::Cleanup, JobTaskKind::Am] {
+            self.queues.done_waiting(q, j);
+        }
         self.asks_changed(j);
     }
 
@@ -227,7 +219,8 @@ impl World {
     /// wait for another heartbeat to run them again.
     pub(super) fn fail_job_tasks(&mut self, n: NodeId) {
         let on_node: Vec<u32> = self
-            .running_job_tasks
+            .job_tasks
+            .running()
             .iter()
             .copied()
             .filter(|&id| self.job_tasks[id as usize].node == n)
@@ -237,8 +230,8 @@ impl World {
             let t = &self.job_tasks[id as usize];
             let j = t.job;
             match t.kind {
-                JobTaskKind::Setup => insert_by_id(&mut self.awaiting_setup, j),
-                JobTaskKind::Cleanup => insert_by_id(&mut self.awaiting_cleanup, j),
+                JobTaskKind::Setup => self.queues.wait_for(JobTaskKind::Setup, j),
+                JobTaskKind::Cleanup => self.queues.wait_for(JobTaskKind::Cleanup, j),
                 // A lost AM is started again elsewhere (its job's finished
                 // tasks recovered, `yarn.app.mapreduce.am.job.recovery.
                 // enable`); one lingering after its job is done is gone.
@@ -255,16 +248,10 @@ impl World {
                         self.requeue_if_idle(j, kind, task);
                     }
                     self.asks_changed(j);
-                    insert_by_id(&mut self.awaiting_am, j)
+                    self.queues.wait_for(JobTaskKind::Am, j)
                 }
                 JobTaskKind::Am => {}
             }
         }
-    }
-}
-
-fn insert_by_id(queue: &mut Vec<JobId>, j: JobId) {
-    if let Err(pos) = queue.binary_search(&j) {
-        queue.insert(pos, j);
     }
 }

@@ -28,18 +28,18 @@ impl World {
         if r == u32::MAX {
             return None;
         }
-        self.runs[r as usize].copy.as_deref_mut()
+        self.running.get_mut(r).copy.as_deref_mut()
     }
 
     /// A reduce's start-up ended: it learns the outputs already there and
     /// starts fetching.
     pub(super) fn start_copy(&mut self, a: AttemptId) {
         self.set_phase(a, Phase::Shuffle);
-        let r = self.attempts[a as usize].run as usize;
+        let r = self.attempts[a as usize].run;
         let mut copy = Copy::default();
-        if self.net_spec.model == NetworkModel::Fixed {
-            let intra = self.net.add_resource(self.net_spec.shuffle_mbps);
-            let inter = self.net.add_resource(self.net_spec.inter_dc_mbps);
+        if self.cfg.net_spec.model == NetworkModel::Fixed {
+            let intra = self.net.add_resource(self.cfg.net_spec.shuffle_mbps);
+            let inter = self.net.add_resource(self.cfg.net_spec.inter_dc_mbps);
             copy.own = Some((intra, inter));
         }
         let job = &self.jobs[self.attempts[a as usize].job as usize];
@@ -50,7 +50,7 @@ impl World {
             // leave up to half of it unused.
             copy.sources.reserve_exact(nodes);
         }
-        if let Some(buffer) = self.net_spec.shuffle_buffer_mb {
+        if let Some(buffer) = self.cfg.net_spec.shuffle_buffer_mb {
             // The reducer's share of the job's map output: what Hadoop 1.x's
             // ReduceCopier holds in memory, merges and writes to disk when
             // it outgrows the buffer (segments over a quarter of it go to
@@ -69,7 +69,7 @@ impl World {
             src.set_queued(true);
             copy.queue.push_back(node);
         }
-        self.runs[r].copy = Some(Box::new(copy));
+        self.running.get_mut(r).copy = Some(Box::new(copy));
         self.pump(a);
     }
 
@@ -114,7 +114,7 @@ impl World {
     /// Starts fetches while there is room and a node with bytes waiting;
     /// ends the copy when nothing is left.
     pub(super) fn pump(&mut self, a: AttemptId) {
-        let limit = self.net_spec.parallel_copies as usize;
+        let limit = self.cfg.net_spec.parallel_copies as usize;
         let dst = self.attempts[a as usize].node;
         let dst_dc = self.dc_of(dst);
         let j = self.attempts[a as usize].job as usize;

@@ -8,10 +8,11 @@
 //! as a [`Then`]: the run asks the policy (a heartbeat, an AM's headroom),
 //! runs the script's entry, or tells the policy of new jobs.
 
-use super::{Notable, PolicySwitch, World};
+use super::{Notable, World};
 use crate::model::{JobId, Ms, NodeId, Scenario};
 use crate::sim::calendar::Ev;
 use crate::sim::job::{AttemptId, Kind};
+use crate::sim::jobtask::JobTaskKind;
 use crate::sim::policy::Headroom;
 use crate::sim::run::SimError;
 use crate::sim::script::Script;
@@ -83,7 +84,7 @@ impl World {
     /// rounds have launched nothing: unfinished jobs can never run (say a
     /// pool capped at zero slots). Periodic heartbeats would go on forever.
     pub(in crate::sim) fn only_goes_round(&self) -> bool {
-        let Some(hb) = self.heartbeat_interval else {
+        let Some(hb) = self.cfg.heartbeat_interval else {
             return false;
         };
         self.cal.others_pending() == 0
@@ -239,7 +240,7 @@ impl World {
             }
             Ev::Heartbeat { node, periodic } => {
                 if periodic {
-                    if let Some(hb) = self.heartbeat_interval {
+                    if let Some(hb) = self.cfg.heartbeat_interval {
                         let next = self.next_heartbeat(t, hb.max(1));
                         self.schedule(
                             next,
@@ -273,8 +274,8 @@ impl World {
         if !self.cluster.nodes[n as usize].alive {
             return false;
         }
-        let ams = !self.awaiting_am.is_empty();
-        !(self.hand_out_job_task(n) || (self.active.is_empty() && !ams))
+        let ams = !self.queues.awaiting(JobTaskKind::Am).is_empty();
+        !(self.hand_out_job_task(n) || (self.queues.active().is_empty() && !ams))
     }
 
     /// Whether node `n` has room for any task (else a policy that is not
@@ -285,7 +286,7 @@ impl World {
 
     /// The label of the policy in force.
     pub(in crate::sim) fn policy_label(&self) -> &str {
-        &self.labels[self.cur_label as usize]
+        self.records.label()
     }
 
     /// Each of `assigned` as `--inspect` names it (`job/m3`), with its
@@ -318,18 +319,12 @@ impl World {
         slowstart: f64,
         hears_starts: bool,
     ) {
-        self.switches.push(PolicySwitch {
-            at_s: self.t_s(),
+        self.note(Notable::Switched {
             from: from.clone(),
             to: to.clone(),
         });
-        self.note(Notable::Switched {
-            from,
-            to: to.clone(),
-        });
-        self.labels.push(to);
-        self.cur_label = (self.labels.len() - 1) as u16;
-        self.slowstart = slowstart;
+        self.records.switched(self.t_s(), from, to);
+        self.cfg.slowstart = slowstart;
         self.inbox.hear_starts(hears_starts);
     }
 
@@ -348,7 +343,8 @@ impl World {
 
     /// The pool named `name`.
     pub(in crate::sim) fn pool_named(&self, name: &str) -> Result<crate::model::PoolId, SimError> {
-        self.pools
+        self.cfg
+            .pools
             .iter()
             .position(|p| p.name == name)
             .map(|p| p as crate::model::PoolId)
@@ -374,26 +370,21 @@ impl World {
 
     /// Keeps a journal from now on.
     pub(in crate::sim) fn keep_journal(&mut self) {
-        self.journal.get_or_insert_with(Vec::new);
+        self.records.keep_journal();
     }
 
     pub(in crate::sim) fn journal(&self) -> &[(Ms, Notable)] {
-        self.journal.as_deref().unwrap_or(&[])
+        self.records.journal()
     }
 
     pub(in crate::sim) fn take_journal(&mut self) -> Vec<(Ms, Notable)> {
-        self.journal
-            .as_mut()
-            .map(std::mem::take)
-            .unwrap_or_default()
+        self.records.take_journal()
     }
 
     /// Keeps every flow from now on (before any has started, so the record
     /// is whole).
     pub(in crate::sim) fn record_flows(&mut self) {
-        if self.flow_log.is_none() && self.flow_seq == 0 {
-            self.flow_log = Some(Vec::new());
-        }
+        self.flows.record();
     }
 
     /// A scripted event could not be applied, or a policy said something:
@@ -417,6 +408,12 @@ impl World {
         self.inbox.hear_starts(on);
     }
 
+    /// Whether the policy has anything to hear of (arrivals apart).
+    #[inline]
+    pub(in crate::sim) fn has_news(&self) -> bool {
+        !self.inbox.is_empty()
+    }
+
     /// What the policy is to hear of now, in order, into `out`.
     pub(in crate::sim) fn take_news(&mut self, out: &mut Vec<crate::sim::policy::Event>) {
         let attempts = &self.attempts;
@@ -431,7 +428,7 @@ impl World {
     /// The settings a policy is built with.
     pub(in crate::sim) fn build_ctx(&self) -> crate::sim::policy::BuildCtx {
         crate::sim::policy::BuildCtx {
-            heartbeat: self.heartbeat_interval,
+            heartbeat: self.cfg.heartbeat_interval,
             capacity: self.cluster.capacity,
         }
     }

@@ -26,7 +26,7 @@ use crate::sim::attempts::Attempts;
 use crate::sim::cluster::{Cluster, Node};
 use crate::sim::flows::FlowRecord;
 use crate::sim::job::{Attempt, AttemptId, Job};
-use crate::sim::jobtask::JobTaskRun;
+use crate::sim::jobtask::{JobTaskKind, JobTaskRun};
 use crate::sim::metrics::Metrics;
 use crate::sim::network::Network;
 use crate::sim::paths::Links;
@@ -60,7 +60,7 @@ impl<'a> RunView<'a> {
     /// The scenario's seed.
     #[inline]
     pub fn seed(self) -> u64 {
-        self.w.seed
+        self.w.cfg.seed
     }
 
     /// Heartbeats processed so far (of live nodes and dead ones).
@@ -86,33 +86,33 @@ impl<'a> RunView<'a> {
     /// `[tasks]`: start-up, variance, stragglers, speculation, containers.
     #[inline]
     pub fn tasks(self) -> &'a TaskSpec {
-        &self.w.tasks
+        &self.w.cfg.tasks
     }
 
     /// `[network]`.
     #[inline]
     pub fn net_spec(self) -> &'a NetworkSpec {
-        &self.w.net_spec
+        &self.w.cfg.net_spec
     }
 
     /// The period of every node's heartbeat (`None`: heartbeats only as
     /// scripted).
     #[inline]
     pub fn heartbeat_interval(self) -> Option<Ms> {
-        self.w.heartbeat_interval
+        self.w.cfg.heartbeat_interval
     }
 
     /// Whether a node that frees a slot heartbeats at once
     /// (`cluster.out_of_band_heartbeat`).
     #[inline]
     pub fn out_of_band(self) -> bool {
-        self.w.out_of_band
+        self.w.cfg.out_of_band
     }
 
     /// The pools (queues), as the scenario gives them, by pool id.
     #[inline]
     pub fn pools(self) -> &'a [PoolSpec] {
-        &self.w.pools
+        &self.w.cfg.pools
     }
 
     // --- The cluster ---
@@ -162,27 +162,27 @@ impl<'a> RunView<'a> {
     /// policy schedules the tasks of.
     #[inline]
     pub fn active(self) -> &'a [JobId] {
-        &self.w.active
+        self.w.queues.active()
     }
 
     /// Arrived jobs held back by their pool's `max_running_jobs`, in
     /// arrival order.
     #[inline]
     pub fn waiting(self) -> &'a [JobId] {
-        &self.w.waiting
+        self.w.queues.waiting()
     }
 
     /// Runnable jobs waiting for their set-up task, by id.
     #[inline]
     pub fn awaiting_setup(self) -> &'a [JobId] {
-        &self.w.awaiting_setup
+        self.w.queues.awaiting(JobTaskKind::Setup)
     }
 
     /// Runnable jobs whose ApplicationMaster waits for the scheduler to
     /// place it ([`super::Heartbeat::launch_am`]), by id.
     #[inline]
     pub fn awaiting_am(self) -> &'a [JobId] {
-        &self.w.awaiting_am
+        self.w.queues.awaiting(JobTaskKind::Am)
     }
 
     /// Jobs no policy sees though they have not finished (waiting for or
@@ -221,7 +221,7 @@ impl<'a> RunView<'a> {
     /// Every set-up, clean-up and ApplicationMaster task run so far.
     #[inline]
     pub fn job_tasks(self) -> &'a [JobTaskRun] {
-        &self.w.job_tasks
+        self.w.job_tasks.all()
     }
 
     /// Those running now (indexes into [`RunView::job_tasks`]), in the order
@@ -242,7 +242,7 @@ impl<'a> RunView<'a> {
     /// pool id.
     #[inline]
     pub fn pool_stats(self) -> &'a [PoolStats] {
-        &self.w.pool_stats
+        self.w.books.pools()
     }
 
     /// A counter that moves whenever what YARN's schedulers order
@@ -252,13 +252,13 @@ impl<'a> RunView<'a> {
     /// own moves with it ([`PoolStats::epoch`]).
     #[inline]
     pub fn asks_epoch(self) -> u64 {
-        self.w.asks_epoch
+        self.w.books.epoch()
     }
 
     /// Running reduces of jobs whose maps are unfinished.
     #[inline]
     pub fn early_reduces(self) -> u32 {
-        self.w.early_reduces
+        self.w.books.early_reduces()
     }
 
     /// Tasks put back to pending after an attempt of theirs started: a
@@ -266,20 +266,20 @@ impl<'a> RunView<'a> {
     /// over when this moves.
     #[inline]
     pub fn requeues(self) -> u64 {
-        self.w.requeues
+        self.w.books.requeues()
     }
 
     /// Map attempts that succeeded on each node, by node (less those whose
     /// output a failure lost).
     #[inline]
     pub fn maps_succeeded_on(self) -> &'a [u32] {
-        &self.w.maps_succeeded_on
+        self.w.books.maps_succeeded_on()
     }
 
     /// The summed durations of those attempts, ms.
     #[inline]
     pub fn map_time_succeeded(self) -> Ms {
-        self.w.map_time_succeeded
+        self.w.books.map_time_succeeded()
     }
 
     /// Attempts that have ended so far (launched minus running).
@@ -337,13 +337,13 @@ impl<'a> RunView<'a> {
     /// MB moved by flow kind (input, spill, shuffle, output).
     #[inline]
     pub fn net_mb(self) -> [f64; 4] {
-        self.w.net_mb
+        self.w.flows.mb()
     }
 
     /// Every flow, when the run records them (`--flows`).
     #[inline]
     pub fn flow_log(self) -> Option<&'a [FlowRecord]> {
-        self.w.flow_log.as_deref()
+        self.w.flows.log()
     }
 
     // --- Records ---
@@ -358,13 +358,13 @@ impl<'a> RunView<'a> {
     /// `policy` indexes it.
     #[inline]
     pub fn labels(self) -> &'a [String] {
-        &self.w.labels
+        self.w.records.labels()
     }
 
     /// Every policy switch so far.
     #[inline]
     pub fn switches(self) -> &'a [PolicySwitch] {
-        &self.w.switches
+        self.w.records.switches()
     }
 
     /// LATE's slow-task threshold as last computed (`speculation`).
