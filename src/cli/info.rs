@@ -276,7 +276,7 @@ fn policy_line(o: &mut String, sc: &Scenario) {
         capacity: sc.cluster.capacity(),
     };
     let label = slotsim::sched::registry::build(&sc.policy, &sc.scheduler, &ctx)
-        .map_or_else(|_| sc.policy.label(), |p| p.label().to_string());
+        .map_or_else(|_| sc.policy.label(), |b| b.label);
     let process = if matches!(sc.policy, PolicySpec::External(_)) {
         " (a process of its own, started by a run, not by validate; its time is not in the cost below)"
     } else {

@@ -1,8 +1,8 @@
 //! The run summary: the `--json` object of docs/outputs.md and the table `run --headless` prints.
 
 use crate::model::Ms;
+use crate::sched::omo::{mean_abs_error_pct, release_windows, ReleaseWindow};
 use crate::sim::job::Job;
-use crate::sim::policy::{mean_abs_error_pct, ReleaseWindow};
 use crate::sim::{PolicySwitch, RunView, Sim};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -298,8 +298,8 @@ pub fn summarize(sim: &Sim) -> Summary {
         events: w.events(),
         jobs,
         predictor: PredictorReport {
-            windows: sim.release_windows().to_vec(),
-            mean_abs_error_pct: mean_abs_error_pct(sim.release_windows()),
+            windows: release_windows(sim).to_vec(),
+            mean_abs_error_pct: mean_abs_error_pct(release_windows(sim)),
         },
         partial: false,
         stopped_at_s: None,

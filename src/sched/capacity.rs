@@ -39,7 +39,6 @@ const LOCALITY_WAIT_FACTOR: f64 = 1.0;
 
 #[derive(Clone)]
 pub struct Capacity {
-    label: String,
     slowstart: f64,
     /// Scheduling opportunities each job has missed since its last local
     /// map (`JobInProgress.numSchedulingOpportunities`).
@@ -50,7 +49,6 @@ impl Capacity {
     fn build(s: &Settings) -> Result<Capacity, ConfigError> {
         let own: Config = s.own()?;
         Ok(Capacity {
-            label: s.label.to_string(),
             slowstart: s.slowstart_or(own.slowstart, DEFAULT_SLOWSTART)?,
             missed: Vec::new(),
         })
@@ -337,13 +335,7 @@ impl Capacity {
 }
 
 impl Policy for Capacity {
-    fn snapshot(&self) -> Option<Box<dyn Policy>> {
-        Some(Box::new(Self::clone(self)))
-    }
 
-    fn label(&self) -> &str {
-        &self.label
-    }
 
     fn slowstart(&self) -> f64 {
         self.slowstart

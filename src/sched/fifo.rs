@@ -37,7 +37,6 @@ const MIN_CLUSTER_SIZE_FOR_PADDING: usize = 3;
 
 #[derive(Clone)]
 pub struct Fifo {
-    label: String,
     slowstart: f64,
     pad: f64,
 }
@@ -47,7 +46,6 @@ impl Fifo {
         let own: Config = s.own()?;
         super::settings::fraction("scheduler.fifo.capacity_pad", own.capacity_pad)?;
         Ok(Fifo {
-            label: s.label.to_string(),
             slowstart: s.slowstart_or(own.slowstart, DEFAULT_SLOWSTART)?,
             pad: own.capacity_pad.unwrap_or(0.01),
         })
@@ -134,13 +132,7 @@ impl Fifo {
 }
 
 impl Policy for Fifo {
-    fn snapshot(&self) -> Option<Box<dyn Policy>> {
-        Some(Box::new(Self::clone(self)))
-    }
 
-    fn label(&self) -> &str {
-        &self.label
-    }
 
     fn slowstart(&self) -> f64 {
         self.slowstart

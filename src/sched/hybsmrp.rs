@@ -73,7 +73,6 @@ pub const MISSES_BEFORE_NON_LOCAL: u32 = 2;
 
 #[derive(Clone)]
 pub struct Hybsmrp {
-    label: String,
     slowstart: f64,
     alpha: i32,
     beta: i32,
@@ -144,7 +143,6 @@ impl Hybsmrp {
         }
         let exp = |v: Option<i64>, d: i32| v.map_or(d, |x| x as i32);
         Ok(Hybsmrp {
-            label: s.label.to_string(),
             slowstart: s.slowstart_or(own.slowstart, DEFAULT_SLOWSTART)?,
             alpha: exp(own.alpha, 1),
             beta: exp(own.beta, 0),
@@ -216,13 +214,7 @@ impl Hybsmrp {
 }
 
 impl Policy for Hybsmrp {
-    fn snapshot(&self) -> Option<Box<dyn Policy>> {
-        Some(Box::new(Self::clone(self)))
-    }
 
-    fn label(&self) -> &str {
-        &self.label
-    }
 
     fn slowstart(&self) -> f64 {
         self.slowstart

@@ -177,7 +177,6 @@ struct DcQueues {
 
 #[derive(Clone)]
 pub struct Joss {
-    label: String,
     slowstart: f64,
     /// JTA (`joss-j`) rather than TTA (`joss-t`).
     job_driven: bool,
@@ -193,7 +192,6 @@ impl Joss {
     fn build(s: &Settings) -> Result<Joss, ConfigError> {
         let own: Config = s.own()?;
         Ok(Joss {
-            label: s.label.to_string(),
             slowstart: s.slowstart_or(own.slowstart, DEFAULT_SLOWSTART)?,
             job_driven: s.name == "joss-j",
             known: BTreeMap::new(),
@@ -462,13 +460,7 @@ fn jta_pick(
 }
 
 impl Policy for Joss {
-    fn snapshot(&self) -> Option<Box<dyn Policy>> {
-        Some(Box::new(Self::clone(self)))
-    }
 
-    fn label(&self) -> &str {
-        &self.label
-    }
 
     fn slowstart(&self) -> f64 {
         self.slowstart

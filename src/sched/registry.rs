@@ -6,7 +6,7 @@
 
 use super::settings::{with_overrides, ConfigError, Settings};
 use crate::model::{Capacity, Models, PolicySpec, SpecError};
-use crate::sim::policy::{BuildCtx, BuildError, Policy, PolicyFactory};
+use crate::sim::policy::{BuildCtx, BuildError, Built, PolicyFactory};
 
 pub use super::entry::{BuildFn, CheckFn, Entry, DEFAULT_SLOWSTART};
 
@@ -87,7 +87,7 @@ fn build_in(
     spec: &PolicySpec,
     table: &toml::Table,
     ctx: &BuildCtx,
-) -> Result<Box<dyn Policy>, SpecError> {
+) -> Result<Built, SpecError> {
     let entry = entries
         .iter()
         .copied()
@@ -98,7 +98,10 @@ fn build_in(
     let built = match spec {
         PolicySpec::Builtin { overrides, .. } => {
             let t = with_overrides(table, entry.name, overrides)?;
-            (entry.build)(&Settings::new(entry.name, &label, &t), ctx)
+            (entry.build)(&Settings::new(entry.name, &label, &t), ctx).map(|policy| Built {
+                policy,
+                label: label.clone(),
+            })
         }
         PolicySpec::External(x) => {
             super::external::build(x, &Settings::new(entry.name, &label, table), ctx)
@@ -109,11 +112,7 @@ fn build_in(
 
 /// Builds the policy `spec` names from a `[scheduler]` table, with the
 /// spec's overrides applied.
-pub fn build(
-    spec: &PolicySpec,
-    table: &toml::Table,
-    ctx: &BuildCtx,
-) -> Result<Box<dyn Policy>, SpecError> {
+pub fn build(spec: &PolicySpec, table: &toml::Table, ctx: &BuildCtx) -> Result<Built, SpecError> {
     build_in(super::POLICIES, spec, table, ctx)
 }
 
@@ -178,7 +177,7 @@ impl Registry {
 }
 
 impl PolicyFactory for Registry {
-    fn build(&self, spec: &PolicySpec, ctx: &BuildCtx) -> Result<Box<dyn Policy>, BuildError> {
+    fn build(&self, spec: &PolicySpec, ctx: &BuildCtx) -> Result<Built, BuildError> {
         build_in(self.entries, spec, &self.table, ctx).map_err(|e| Box::new(e) as BuildError)
     }
 }

@@ -36,7 +36,6 @@ pub const SJF: Entry = Entry {
 
 #[derive(Clone)]
 pub struct Sjf {
-    label: String,
     slowstart: f64,
     /// The heartbeat's job order, kept to reuse.
     order: Vec<JobId>,
@@ -46,7 +45,6 @@ impl Sjf {
     fn build(s: &Settings) -> Result<Sjf, ConfigError> {
         let own: Config = s.own()?;
         Ok(Sjf {
-            label: s.label.to_string(),
             slowstart: s.slowstart_or(own.slowstart, DEFAULT_SLOWSTART)?,
             order: Vec::new(),
         })
@@ -80,13 +78,7 @@ fn map_rule(l: Locality) -> &'static str {
 }
 
 impl Policy for Sjf {
-    fn snapshot(&self) -> Option<Box<dyn Policy>> {
-        Some(Box::new(Self::clone(self)))
-    }
 
-    fn label(&self) -> &str {
-        &self.label
-    }
 
     fn slowstart(&self) -> f64 {
         self.slowstart

@@ -1,6 +1,6 @@
 //! The interface policies plug into, owned by the engine: the [`Policy`]
 //! trait, what a policy reports about itself ([`Inspection`], typed pool
-//! shares, release-rate windows), the [`PolicyFactory`] the engine asks for
+//! shares, what it keeps for reports), the [`PolicyFactory`] the engine asks for
 //! a policy when a run switches, and the [`Observer`]s a caller may attach.
 //!
 //! The engine names no policy: whoever builds a [`super::Sim`] hands it a
@@ -202,45 +202,6 @@ pub struct PoolShares {
     pub pools: Vec<PoolShare>,
 }
 
-/// One closed window of OMO's release-rate monitor (the paper's Fig. 7):
-/// how many containers were released, and what had been forecast.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct ReleaseWindow {
-    /// Window start, seconds.
-    pub start_s: f64,
-    /// R_t.
-    pub releases: u32,
-    /// f_t = R_t / T_w, containers per second.
-    pub observed: f64,
-    /// F_e forecast for this window when the previous one closed
-    /// (null for the first window, or while A_o was 0).
-    pub estimated: Option<f64>,
-    /// a_t, time-averaged available containers.
-    pub available: f64,
-    /// F_o and A_o after this window.
-    #[serde(rename = "F_o")]
-    pub f_o: f64,
-    #[serde(rename = "A_o")]
-    pub a_o: f64,
-}
-
-/// 100 × Σ|estimated − observed| / Σ observed over the windows that have a
-/// forecast: the mean absolute error as a percentage of the mean observed
-/// release rate (per-window percentages are undefined for windows with no
-/// release, which idle and start-up windows have). None when no window has
-/// a forecast or nothing was released.
-pub fn mean_abs_error_pct(windows: &[ReleaseWindow]) -> Option<f64> {
-    let (mut err, mut obs, mut n) = (0.0, 0.0, 0usize);
-    for w in windows {
-        if let Some(e) = w.estimated {
-            err += (e - w.observed).abs();
-            obs += w.observed;
-            n += 1;
-        }
-    }
-    (n > 0 && obs > 0.0).then(|| 100.0 * err / obs)
-}
-
 /// A scheduling policy, in three parts: what it decides (this trait: a
 /// heartbeat's launches, an ApplicationMaster's headroom), what it hears
 /// ([`Policy::adopt`], [`Policy::hear`]) and what it shows ([`Show`]: the
@@ -252,10 +213,7 @@ pub fn mean_abs_error_pct(windows: &[ReleaseWindow]) -> Option<f64> {
 /// that a policy assigning several tasks in one heartbeat sees its own
 /// earlier choices, as Hadoop's `obtainNewMapTask` marks a task running
 /// the moment it hands it out.
-pub trait Policy: Show + Send {
-    /// The spec as the user wrote it, e.g. `fair[slowstart=1]`.
-    fn label(&self) -> &str;
-
+pub trait Policy: Show + Snapshot + Send {
     /// Reduce slowstart fraction this policy schedules with.
     fn slowstart(&self) -> f64;
 
@@ -322,16 +280,23 @@ pub trait Policy: Show + Send {
         None
     }
 
-    /// A copy of this policy as it stands, for a checkpoint a run can be
-    /// restarted from exactly (the TUI's seek back). `None`: it cannot be
-    /// copied (a policy in another process), and a seek back replays the
-    /// run from its start.
-    fn snapshot(&self) -> Option<Box<dyn Policy>> {
-        None
-    }
-
     /// Something happened that the policy may keep books of.
     fn hear(&mut self, _w: RunView<'_>, _e: Event) {}
+}
+
+/// A copy of a policy as it stands, for a checkpoint a run can be
+/// restarted from exactly (the TUI's seek back). Every policy that is
+/// `Clone` has it; one that cannot be copied (a policy in another process)
+/// implements it to say `None`, and a seek back then replays the run from
+/// its start.
+pub trait Snapshot {
+    fn snapshot(&self) -> Option<Box<dyn Policy>>;
+}
+
+impl<T: Policy + Clone + 'static> Snapshot for T {
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        Some(Box::new(self.clone()))
+    }
 }
 
 /// What a policy shows of itself: the values it decides with (the TUI's
@@ -356,9 +321,10 @@ pub trait Show {
         None
     }
 
-    /// The closed windows of a release-rate monitor the policy decides
-    /// with (OMO's), for the summary and the TUI's chart.
-    fn release_windows(&self) -> Option<&[ReleaseWindow]> {
+    /// What the policy keeps of its own that reports and views show
+    /// beside its inspection (OMO's release-rate windows, for the summary
+    /// and the TUI's chart), for the code that knows its type to downcast.
+    fn kept(&self) -> Option<&dyn std::any::Any> {
         None
     }
 
@@ -390,7 +356,15 @@ pub type BuildError = Box<dyn std::error::Error + Send + Sync>;
 /// Builds policies by spec: the engine asks for one at the start of a run
 /// and at every policy switch, scripted or interactive.
 pub trait PolicyFactory: Send {
-    fn build(&self, spec: &PolicySpec, ctx: &BuildCtx) -> Result<Box<dyn Policy>, BuildError>;
+    fn build(&self, spec: &PolicySpec, ctx: &BuildCtx) -> Result<Built, BuildError>;
+}
+
+/// A policy built from a spec, and the label a run gives it: the spec as
+/// the user wrote it (`fair[slowstart=1]`), or an external policy's
+/// `external:NAME`.
+pub struct Built {
+    pub policy: Box<dyn Policy>,
+    pub label: String,
 }
 
 /// Watches a run: told after every event and every command, with the world
@@ -398,9 +372,9 @@ pub trait PolicyFactory: Send {
 pub trait Observer: Send {
     fn observe(&mut self, w: RunView<'_>);
 
-    /// Release-rate windows, for an observer that keeps them (OMO's
-    /// passive monitor).
-    fn release_windows(&self) -> Option<&[ReleaseWindow]> {
+    /// What the observer keeps for reports and views (OMO's passive
+    /// monitor: its release-rate windows), as [`Show::kept`].
+    fn kept(&self) -> Option<&dyn std::any::Any> {
         None
     }
 

@@ -2,7 +2,7 @@
 //! command API through which scripted events and the TUI change it.
 
 use super::policy::{
-    BuildCtx, BuildError, Event, Inspection, Observer, Policy, PolicyFactory, ReleaseWindow, Values,
+    BuildCtx, BuildError, Built, Event, Inspection, Observer, Policy, PolicyFactory, Values,
 };
 use super::script::Script;
 use super::world::heartbeat::Heartbeat;
@@ -132,8 +132,8 @@ impl Sim {
             heartbeat: sc.cluster.heartbeat,
             capacity: sc.cluster.capacity(),
         };
-        let policy = factory.build(&sc.policy, &ctx).map_err(SimError::Policy)?;
-        let mut w = World::new(sc, policy.slowstart(), policy.label());
+        let Built { policy, label } = factory.build(&sc.policy, &ctx).map_err(SimError::Policy)?;
+        let mut w = World::new(sc, policy.slowstart(), &label);
         w.hear_starts(policy.hears_starts());
         let script = Script::new(&sc.events);
         w.load(sc, &script)?;
@@ -273,8 +273,9 @@ impl Sim {
         self.policy.as_ref()
     }
 
+    /// The label of the policy in force (the spec as written).
     pub fn policy_label(&self) -> &str {
-        self.policy.label()
+        self.w.policy_label()
     }
 
     /// The spec of the policy in force.
@@ -442,15 +443,6 @@ impl Sim {
         }
     }
 
-    /// The release-rate windows to report: the policy's own monitor (OMO's,
-    /// which its decisions used), else the first observer that keeps one.
-    pub fn release_windows(&self) -> &[ReleaseWindow] {
-        self.policy
-            .release_windows()
-            .or_else(|| self.observers.iter().find_map(|o| o.release_windows()))
-            .unwrap_or(&[])
-    }
-
     /// Tells the policy of the jobs it is to hear of now.
     fn announce(&mut self) {
         let mut heard = std::mem::take(&mut self.heard);
@@ -580,10 +572,12 @@ impl Sim {
             }
             Action::SwitchPolicy(spec) => {
                 let ctx = self.w.build_ctx();
-                let mut p = self.factory.build(&spec, &ctx).map_err(SimError::Policy)?;
+                let Built {
+                    policy: mut p,
+                    label: to,
+                } = self.factory.build(&spec, &ctx).map_err(SimError::Policy)?;
                 p.adopt(self.w.view());
-                let from = self.policy.label().to_string();
-                let to = p.label().to_string();
+                let from = self.w.policy_label().to_string();
                 self.w.switched(from, to, p.slowstart(), p.hears_starts());
                 let old = std::mem::replace(&mut self.policy, p);
                 self.retired.extend(old.record());

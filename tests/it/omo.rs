@@ -655,7 +655,7 @@ fn assert_counts_every_release(sim: &Sim, pred: &PredictorReport, what: &str) {
 fn the_passive_monitor_matches_omos_own_and_counts_every_release_under_fair() {
     for name in ["omo-set-a.toml", "omo-terasort-8.toml"] {
         let (sim, sum) = run(&load(name, Some("omo")));
-        let passive = sim.observers()[0].release_windows().unwrap();
+        let passive = slotsim::sched::omo::observer_windows(sim.observers()[0].as_ref()).unwrap();
         assert_eq!(passive, &sum.predictor.windows[..], "{name}");
         for p in ["fair", "fresh", "fifo"] {
             let (sim, sum) = run(&load(name, Some(p)));

@@ -248,7 +248,6 @@ pub(super) struct View {
 
 #[derive(Clone)]
 pub struct AdaptiveFair {
-    label: String,
     slowstart: f64,
     update_interval: Ms,
     init_node_delay: Ms,
@@ -280,7 +279,6 @@ impl AdaptiveFair {
         let init_node_delay = own.node_locality_delay.unwrap_or(auto);
         let init_rack_delay = own.rack_locality_delay.unwrap_or(auto);
         Ok(AdaptiveFair {
-            label: s.label.to_string(),
             slowstart: s.slowstart_or(own.slowstart, DEFAULT_SLOWSTART)?,
             update_interval: own
                 .update_interval
@@ -312,13 +310,7 @@ impl AdaptiveFair {
 }
 
 impl Policy for AdaptiveFair {
-    fn snapshot(&self) -> Option<Box<dyn Policy>> {
-        Some(Box::new(Self::clone(self)))
-    }
 
-    fn label(&self) -> &str {
-        &self.label
-    }
 
     fn slowstart(&self) -> f64 {
         self.slowstart

@@ -237,7 +237,6 @@ enum MapPick {
 
 #[derive(Clone)]
 pub struct Dhsa {
-    label: String,
     mode: Mode,
     slowstart: f64,
     borrow_map_pct: f64,
@@ -287,7 +286,6 @@ impl Dhsa {
         };
         Ok(Dhsa {
             fair: FairBase::new(base, DHSA_RULES),
-            label: s.label.to_string(),
             mode,
             slowstart,
             borrow_map_pct: own.borrow_map_pct.unwrap_or(1.0),
@@ -535,13 +533,7 @@ fn waiting_reduce_fits(w: RunView<'_>, j: JobId) -> bool {
 }
 
 impl Policy for Dhsa {
-    fn snapshot(&self) -> Option<Box<dyn Policy>> {
-        Some(Box::new(Self::clone(self)))
-    }
 
-    fn label(&self) -> &str {
-        &self.label
-    }
 
     fn slowstart(&self) -> f64 {
         self.slowstart

@@ -31,7 +31,7 @@ use super::entry::{Entry, DEFAULT_SLOWSTART};
 use super::settings::{ConfigError, Settings};
 use crate::model::Models;
 use crate::model::{ExternalSpec, JobId, Ms, NodeId, PolicySpec};
-use crate::sim::policy::{BuildCtx, Event, Inspection, Policy, Show, Values};
+use crate::sim::policy::{BuildCtx, Built, Event, Inspection, Policy, Show, Snapshot, Values};
 use crate::sim::{AttemptId, Heartbeat, RunView};
 use process::{AskError, NoReply, Process};
 use std::time::{Duration, Instant};
@@ -71,7 +71,7 @@ pub const EXTERNAL: Entry = Entry {
     source: "slotsim's external policy protocol, versions 1 and 2 (docs/write-a-policy.md; a Python client in clients/python/); on YARN version 2",
     runs_on: Models::ALL,
     meant_for: Models::ALL,
-    build: |s, ctx| build(&ExternalSpec::default(), s, ctx),
+    build: |s, ctx| build(&ExternalSpec::default(), s, ctx).map(|b| b.policy),
     check: Some(check_settings),
 };
 
@@ -170,12 +170,21 @@ fn timeout(t: Option<Ms>) -> Result<Duration, ConfigError> {
 }
 
 /// An external policy as `spec` gives it, the rest from `[scheduler.external]`.
-pub fn build(
-    spec: &ExternalSpec,
-    s: &Settings,
-    ctx: &BuildCtx,
-) -> Result<Box<dyn Policy>, ConfigError> {
-    Ok(Box::new(External::build(spec, s, ctx)?))
+pub fn build(spec: &ExternalSpec, s: &Settings, ctx: &BuildCtx) -> Result<Built, ConfigError> {
+    let x = External::build(spec, s, ctx)?;
+    let label = x.label.clone();
+    Ok(Built {
+        policy: Box::new(x),
+        label,
+    })
+}
+
+/// A policy in another process cannot be copied: a seek back replays the
+/// run from its start.
+impl Snapshot for External {
+    fn snapshot(&self) -> Option<Box<dyn Policy>> {
+        None
+    }
 }
 
 impl External {
@@ -474,9 +483,6 @@ impl External {
 }
 
 impl Policy for External {
-    fn label(&self) -> &str {
-        &self.label
-    }
 
     fn slowstart(&self) -> f64 {
         self.slowstart

@@ -97,7 +97,6 @@ const FRESH_RULES: Rules = Rules {
 
 #[derive(Clone)]
 pub struct Fair {
-    label: String,
     base: FairBase<Rules>,
 }
 
@@ -124,20 +123,13 @@ impl Fair {
         };
         let rules = if fresh { FRESH_RULES } else { FAIR_RULES };
         Ok(Fair {
-            label: s.label.to_string(),
             base: FairBase::new(settings, rules),
         })
     }
 }
 
 impl Policy for Fair {
-    fn snapshot(&self) -> Option<Box<dyn Policy>> {
-        Some(Box::new(Self::clone(self)))
-    }
 
-    fn label(&self) -> &str {
-        &self.label
-    }
 
     fn slowstart(&self) -> f64 {
         self.base.settings.slowstart

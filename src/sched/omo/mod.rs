@@ -55,11 +55,36 @@ use super::settings::{ConfigError, Settings};
 use crate::model::Models;
 use crate::model::{JobId, Ms, NodeId};
 use crate::sim::policy::{
-    opt, BuildCtx, Event, Inspection, Observer, Policy, PoolShares, ReleaseWindow, Show, Values,
+    opt, BuildCtx, Event, Inspection, Observer, Policy, PoolShares, Show, Values,
 };
 use crate::sim::{AttemptId, Heartbeat, Locality, RunView};
 use crate::units::de_opt_duration;
 use predictor::Predictor;
+pub use predictor::{mean_abs_error_pct, ReleaseWindow};
+
+/// The release-rate windows a run reports (the summary's `predictor`, the
+/// inspector's chart): its policy's own monitor (OMO's, which its
+/// decisions used), else the first observer that keeps one (OMO's passive
+/// monitor, attached to every run).
+pub fn release_windows(sim: &crate::sim::Sim) -> &[ReleaseWindow] {
+    policy_windows(sim.policy())
+        .or_else(|| sim.observers().iter().find_map(|o| windows(o.kept())))
+        .unwrap_or(&[])
+}
+
+/// The windows of the policy's own monitor, if it keeps one (OMO).
+pub fn policy_windows(p: &dyn Policy) -> Option<&[ReleaseWindow]> {
+    windows(p.kept())
+}
+
+/// The windows of an observer's monitor, if it keeps one.
+pub fn observer_windows(o: &dyn Observer) -> Option<&[ReleaseWindow]> {
+    windows(o.kept())
+}
+
+fn windows(kept: Option<&dyn std::any::Any>) -> Option<&[ReleaseWindow]> {
+    kept?.downcast_ref::<Vec<ReleaseWindow>>().map(Vec::as_slice)
+}
 
 /// `[scheduler.omo]` (and `omo-lazy`, `omo-batch`): OMO's predictor and
 /// techniques, plus the delay-scheduling settings of its fair base.
@@ -177,7 +202,6 @@ impl Hooks for OmoHooks {
 
 #[derive(Clone)]
 pub struct Omo {
-    label: String,
     lazy_start: bool,
     batch_finish: bool,
     pred: Predictor,
@@ -284,8 +308,8 @@ impl Observer for PassiveMonitor {
         }
     }
 
-    fn release_windows(&self) -> Option<&[ReleaseWindow]> {
-        Some(self.pred.history())
+    fn kept(&self) -> Option<&dyn std::any::Any> {
+        Some(self.pred.kept())
     }
 }
 
@@ -327,7 +351,6 @@ impl Omo {
             },
         );
         Ok(Omo {
-            label: s.label.to_string(),
             lazy_start: own.lazy_start.unwrap_or(s.name != "omo-batch"),
             batch_finish: own.batch_finish.unwrap_or(s.name != "omo-lazy"),
             pred: Predictor::new(window, ema),
@@ -522,13 +545,7 @@ fn pool_takes_map(w: RunView<'_>, j: JobId) -> bool {
 }
 
 impl Policy for Omo {
-    fn snapshot(&self) -> Option<Box<dyn Policy>> {
-        Some(Box::new(Self::clone(self)))
-    }
 
-    fn label(&self) -> &str {
-        &self.label
-    }
 
     /// OMO starts reduce stages itself and never consults slowstart; 0
     /// makes the world's slowstart helpers say "no gate".
@@ -614,8 +631,8 @@ impl Show for Omo {
         ins
     }
 
-    fn release_windows(&self) -> Option<&[ReleaseWindow]> {
-        Some(self.pred.history())
+    fn kept(&self) -> Option<&dyn std::any::Any> {
+        Some(self.pred.kept())
     }
 
     /// The fair base's shares (of containers on a unified cluster): what

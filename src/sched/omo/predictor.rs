@@ -35,8 +35,47 @@
 
 use crate::model::Ms;
 
+/// One closed window of OMO's release-rate monitor (the paper's Fig. 7):
+/// how many containers were released, and what had been forecast.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ReleaseWindow {
+    /// Window start, seconds.
+    pub start_s: f64,
+    /// R_t.
+    pub releases: u32,
+    /// f_t = R_t / T_w, containers per second.
+    pub observed: f64,
+    /// F_e forecast for this window when the previous one closed
+    /// (null for the first window, or while A_o was 0).
+    pub estimated: Option<f64>,
+    /// a_t, time-averaged available containers.
+    pub available: f64,
+    /// F_o and A_o after this window.
+    #[serde(rename = "F_o")]
+    pub f_o: f64,
+    #[serde(rename = "A_o")]
+    pub a_o: f64,
+}
+
+/// 100 × Σ|estimated − observed| / Σ observed over the windows that have a
+/// forecast: the mean absolute error as a percentage of the mean observed
+/// release rate (per-window percentages are undefined for windows with no
+/// release, which idle and start-up windows have). None when no window has
+/// a forecast or nothing was released.
+pub fn mean_abs_error_pct(windows: &[ReleaseWindow]) -> Option<f64> {
+    let (mut err, mut obs, mut n) = (0.0, 0.0, 0usize);
+    for w in windows {
+        if let Some(e) = w.estimated {
+            err += (e - w.observed).abs();
+            obs += w.observed;
+            n += 1;
+        }
+    }
+    (n > 0 && obs > 0.0).then(|| 100.0 * err / obs)
+}
+
 /// One closed window, as kept for the report and the TUI.
-pub use crate::sim::policy::ReleaseWindow as WindowPoint;
+pub type WindowPoint = ReleaseWindow;
 
 /// The scalar state of the monitor: everything but the window history, so
 /// that [`Predictor::peek`] can roll a copy forward without allocating.
@@ -231,6 +270,12 @@ impl Predictor {
     pub fn history(&self) -> &[WindowPoint] {
         &self.history
     }
+
+    /// The closed windows, as a policy or an observer keeps them for
+    /// reports (`Show::kept`; [`super::release_windows`] reads them back).
+    pub fn kept(&self) -> &dyn std::any::Any {
+        &self.history
+    }
 }
 
 /// One exponential-moving-average step: `w`·new + (1 − `w`)·old.
@@ -297,7 +342,6 @@ pub fn t_batch(s: f64, a_o: f64, f_o: f64, r: u32) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::policy::mean_abs_error_pct;
 
     fn close(a: f64, b: f64) {
         assert!((a - b).abs() < 1e-9, "{a} vs {b}");

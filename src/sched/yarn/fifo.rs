@@ -36,7 +36,6 @@ pub const YARN_FIFO: Entry = Entry {
 
 #[derive(Clone)]
 pub struct YarnFifo {
-    label: String,
     slowstart: f64,
     /// The applications of the heartbeat being served (kept to reuse).
     apps: Vec<crate::model::JobId>,
@@ -46,7 +45,6 @@ impl YarnFifo {
     fn build(s: &Settings) -> Result<YarnFifo, ConfigError> {
         let own: Config = s.own()?;
         Ok(YarnFifo {
-            label: s.label.to_string(),
             slowstart: s.slowstart_or(own.slowstart, DEFAULT_SLOWSTART)?,
             apps: Vec::new(),
         })
@@ -59,13 +57,7 @@ fn fit(hb: &Heartbeat<'_>, res: Resource) -> u32 {
 }
 
 impl Policy for YarnFifo {
-    fn snapshot(&self) -> Option<Box<dyn Policy>> {
-        Some(Box::new(Self::clone(self)))
-    }
 
-    fn label(&self) -> &str {
-        &self.label
-    }
 
     fn slowstart(&self) -> f64 {
         self.slowstart

@@ -86,7 +86,6 @@ enum App {
 
 #[derive(Clone)]
 pub struct YarnCapacity {
-    label: String,
     slowstart: f64,
     calc: Calc,
     node_locality_delay: i64,
@@ -165,7 +164,6 @@ impl YarnCapacity {
             ));
         }
         Ok(YarnCapacity {
-            label: s.label.to_string(),
             slowstart: s.slowstart_or(own.slowstart, DEFAULT_SLOWSTART)?,
             calc,
             node_locality_delay: delay.max(0),
@@ -263,13 +261,7 @@ impl YarnCapacity {
 }
 
 impl Policy for YarnCapacity {
-    fn snapshot(&self) -> Option<Box<dyn Policy>> {
-        Some(Box::new(Self::clone(self)))
-    }
 
-    fn label(&self) -> &str {
-        &self.label
-    }
 
     fn slowstart(&self) -> f64 {
         self.slowstart
@@ -478,7 +470,8 @@ mod testing {
     use crate::model::{JobId, NodeId, PolicySpec};
     use crate::sched::settings::Settings;
     use crate::sim::policy::{
-        BuildCtx, BuildError, Event, Headroom, Inspection, Policy, PolicyFactory, Show,
+        Built, BuildCtx, BuildError, Event, Headroom, Inspection, Policy, PolicyFactory, Show,
+        Snapshot,
     };
     use crate::sim::{Heartbeat, RunView, Sim};
     use std::sync::{Arc, Mutex, MutexGuard};
@@ -567,14 +560,23 @@ mod testing {
     struct Factory(Arc<Mutex<YarnCapacity>>);
 
     impl PolicyFactory for Factory {
-        fn build(&self, _: &PolicySpec, _: &BuildCtx) -> Result<Box<dyn Policy>, BuildError> {
-            let label = self.0.lock().unwrap().label.clone();
-            Ok(Box::new(Shared(self.0.clone(), label)))
+        fn build(&self, spec: &PolicySpec, _: &BuildCtx) -> Result<Built, BuildError> {
+            Ok(Built {
+                policy: Box::new(Shared(self.0.clone())),
+                label: spec.to_string(),
+            })
         }
     }
 
     /// The engine's end of the scheduler.
-    struct Shared(Arc<Mutex<YarnCapacity>>, String);
+    struct Shared(Arc<Mutex<YarnCapacity>>);
+
+    /// Shared with the test: a copy would share its state.
+    impl Snapshot for Shared {
+        fn snapshot(&self) -> Option<Box<dyn Policy>> {
+            None
+        }
+    }
 
     impl Shared {
         fn cs(&self) -> MutexGuard<'_, YarnCapacity> {
@@ -583,10 +585,6 @@ mod testing {
     }
 
     impl Policy for Shared {
-        fn label(&self) -> &str {
-            &self.1
-        }
-
         fn slowstart(&self) -> f64 {
             self.cs().slowstart()
         }

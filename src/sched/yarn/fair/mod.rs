@@ -167,13 +167,7 @@ impl YarnFair {
 }
 
 impl Policy for YarnFair {
-    fn snapshot(&self) -> Option<Box<dyn Policy>> {
-        Some(Box::new(Self::clone(self)))
-    }
 
-    fn label(&self) -> &str {
-        &self.label
-    }
 
     fn slowstart(&self) -> f64 {
         self.slowstart

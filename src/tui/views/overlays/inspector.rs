@@ -6,9 +6,10 @@ use super::super::queues::reservation_text;
 use super::super::theme;
 use super::super::{fit, fit_mid};
 use super::{centered, frame_block};
+use crate::sched::omo::{mean_abs_error_pct, policy_windows, release_windows};
 use crate::sched::yarn::show;
 use crate::sim::jobtask::JobTaskKind;
-use crate::sim::policy::{mean_abs_error_pct, Value, Values};
+use crate::sim::policy::{Value, Values};
 use crate::sim::InspectRecord;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -386,7 +387,7 @@ pub fn inspector(app: &App, f: &mut Frame, state: (usize, usize, usize, bool)) {
     // The release-rate chart: OMO's own predictor whenever it fits; the
     // passive monitor under other policies only on tall screens, where it
     // does not squeeze the policy's own tables.
-    let min_h = if app.sim.policy().release_windows().is_some() {
+    let min_h = if policy_windows(app.sim.policy()).is_some() {
         20
     } else {
         30
@@ -754,7 +755,7 @@ fn running_now(app: &App, node: u32, width: usize) -> Vec<Line<'static>> {
 fn release_chart(app: &App, f: &mut Frame, area: Rect) {
     use ratatui::symbols::Marker;
     use ratatui::widgets::{Axis, Chart, Dataset, GraphType};
-    let hist = app.sim.release_windows();
+    let hist = release_windows(&app.sim);
     let observed: Vec<(f64, f64)> = hist.iter().map(|w| (w.start_s, w.observed)).collect();
     let estimated: Vec<(f64, f64)> = hist
         .iter()
@@ -793,7 +794,7 @@ fn release_chart(app: &App, f: &mut Frame, area: Rect) {
     // on the data.
     // OMO's own predictor, or the same predictor only watching the run
     // under another policy (which decides without it).
-    let whose = if app.sim.policy().release_windows().is_some() {
+    let whose = if policy_windows(app.sim.policy()).is_some() {
         " Release rate per window (OMO Fig. 7) · ".to_string()
     } else {
         format!(
