@@ -125,7 +125,7 @@ pub fn write_flows(sim: &Sim, out: &mut dyn Write) -> io::Result<()> {
     }
     serde_json::to_writer(&mut *out, &json!({ "links": links }))?;
     out.write_all(b"\n")?;
-    for rec in w.flow_log().unwrap_or_default() {
+    for rec in w.flow_log().into_iter().flat_map(|l| l.iter()) {
         let at = &w.attempts()[rec.attempt as usize];
         let p = if at.kind == Kind::Map { 'm' } else { 'r' };
         let line = json!({

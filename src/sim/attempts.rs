@@ -13,6 +13,7 @@
 //! end (`World::first_starts`, `Metrics::maps_by_node`).
 
 use super::job::{Attempt, AttemptId, Outcome};
+use super::share::Rows;
 use crate::model::JobId;
 
 /// Ids per chunk of storage: small, so that a long job pins little
@@ -21,8 +22,11 @@ const CHUNK: usize = 64;
 
 #[derive(Clone, Debug)]
 pub struct Attempts {
-    /// Storage, `CHUNK` attempts a chunk; a released chunk is empty.
-    chunks: Vec<Vec<Attempt>>,
+    /// Storage, `CHUNK` attempts a chunk; a released chunk is empty. Each
+    /// chunk is shared with the run's checkpoints until the run changes it
+    /// (`sim::share`): a checkpoint copies none, the run then copies, once,
+    /// the chunks of the attempts that go on running.
+    chunks: Rows<Vec<Attempt>>,
     /// Attempts not released, by chunk.
     live: Vec<u32>,
     len: usize,
@@ -37,7 +41,7 @@ pub struct Attempts {
 impl Default for Attempts {
     fn default() -> Self {
         Attempts {
-            chunks: Vec::new(),
+            chunks: Rows::default(),
             live: Vec::new(),
             len: 0,
             by_job: None,
@@ -134,8 +138,11 @@ impl Attempts {
 
     /// Bytes the kept records take (for `World::footprint`).
     pub fn footprint(&self) -> usize {
-        self.chunks.iter().map(|c| c.capacity()).sum::<usize>() * std::mem::size_of::<Attempt>()
-            + self.chunks.len() * 28
+        let size = std::mem::size_of::<Attempt>();
+        (0..self.chunks.len())
+            .map(|c| self.chunks.part(c, self.chunks[c].capacity() * size))
+            .sum::<usize>()
+            + self.chunks.len() * 36
     }
 }
 
@@ -161,7 +168,7 @@ impl std::ops::IndexMut<usize> for Attempts {
 
 impl<'a> IntoIterator for &'a Attempts {
     type Item = &'a Attempt;
-    type IntoIter = std::iter::Flatten<std::slice::Iter<'a, Vec<Attempt>>>;
+    type IntoIter = std::iter::Flatten<super::share::RowsIter<'a, Vec<Attempt>>>;
 
     fn into_iter(self) -> Self::IntoIter {
         debug_assert!(self.keeps_records(), "every attempt read, records dropped");

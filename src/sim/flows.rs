@@ -3,6 +3,7 @@
 //! and path.
 
 use super::job::AttemptId;
+use super::share::Grows;
 use crate::model::NodeId;
 
 /// What a flow is for.
@@ -90,7 +91,7 @@ pub struct Flows {
     meta: Vec<FlowMeta>,
     /// Flows started so far (the next one's `seq`).
     seq: u64,
-    log: Option<Vec<FlowRecord>>,
+    log: Option<Grows<FlowRecord>>,
     /// MB moved by kind, in [`FlowKind::ALL`]'s order.
     mb: [f64; 4],
 }
@@ -101,7 +102,7 @@ impl Flows {
     #[inline]
     pub fn record(&mut self) {
         if self.log.is_none() && self.seq == 0 {
-            self.log = Some(Vec::new());
+            self.log = Some(Grows::default());
         }
     }
 
@@ -159,7 +160,8 @@ impl Flows {
             .position(|&x| x == meta.kind.tally())
             .unwrap_or(0);
         self.mb[k] += moved;
-        if let Some(rec) = self.log.as_mut().and_then(|l| l.get_mut(meta.seq as usize)) {
+        if let Some(log) = self.log.as_mut() {
+            let rec = &mut log[meta.seq as usize];
             rec.end = Some(end);
             rec.mb = moved;
         }
@@ -174,8 +176,8 @@ impl Flows {
 
     /// Every flow, when recorded.
     #[inline]
-    pub fn log(&self) -> Option<&[FlowRecord]> {
-        self.log.as_deref()
+    pub fn log(&self) -> Option<&Grows<FlowRecord>> {
+        self.log.as_ref()
     }
 
     /// MB moved by kind (input, spill, shuffle, output).

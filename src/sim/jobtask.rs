@@ -19,6 +19,7 @@
 //! job has finished and its JVM has exited.
 
 use super::job::{Kind, Outcome};
+use super::share::Grows;
 use crate::model::{JobId, Ms, NodeId};
 use serde::Serialize;
 
@@ -61,7 +62,7 @@ pub struct JobTaskRun {
 /// and those running now in the order they started.
 #[derive(Clone, Debug, Default)]
 pub struct JobTasks {
-    all: Vec<JobTaskRun>,
+    all: Grows<JobTaskRun>,
     running: Vec<u32>,
 }
 
@@ -86,7 +87,7 @@ impl JobTasks {
     }
 
     #[inline]
-    pub fn all(&self) -> &[JobTaskRun] {
+    pub fn all(&self) -> &Grows<JobTaskRun> {
         &self.all
     }
 

@@ -5,7 +5,39 @@
 
 use super::cluster::Cluster;
 use crate::model::NodeId;
-use std::cell::Cell;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// A list's lazily advanced head, moved while the list is only read (a
+/// policy's lookup). An atomic with relaxed order (a plain load and store)
+/// rather than a `Cell`, so that a job a run shares with its checkpoints
+/// (`sim::share`) can cross threads (a checkpoint is freed on one of its
+/// own). An advance in a shared job holds for every holder: they share it
+/// only while none has changed it, so it skips only entries that none of
+/// them has pending.
+#[derive(Debug, Default)]
+struct Head(AtomicU32);
+
+impl Head {
+    fn new(h: u32) -> Head {
+        Head(AtomicU32::new(h))
+    }
+
+    #[inline]
+    fn get(&self) -> u32 {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    #[inline]
+    fn set(&self, h: u32) {
+        self.0.store(h, Ordering::Relaxed)
+    }
+}
+
+impl Clone for Head {
+    fn clone(&self) -> Head {
+        Head::new(self.get())
+    }
+}
 
 /// Lists of task ids in ascending order, one per key (a node, rack or
 /// datacenter), each with a lazily advanced head: entries that stopped
@@ -22,7 +54,7 @@ pub(super) struct KeyedLists {
     keys: Vec<u32>,
     starts: Vec<u32>,
     items: Vec<u32>,
-    heads: Vec<Cell<u32>>,
+    heads: Vec<Head>,
 }
 
 impl KeyedLists {
@@ -49,7 +81,7 @@ impl KeyedLists {
             if *c > 0 {
                 out.keys.push(k as u32);
                 out.starts.push(next);
-                out.heads.push(Cell::new(next));
+                out.heads.push(Head::new(next));
                 next += *c;
                 *c = next - *c;
             }
@@ -119,14 +151,14 @@ impl KeyedLists {
 #[derive(Clone, Debug, Default)]
 pub struct LazyRange {
     len: u32,
-    head: Cell<u32>,
+    head: Head,
 }
 
 impl LazyRange {
     pub(super) fn new(len: u32) -> LazyRange {
         LazyRange {
             len,
-            head: Cell::new(0),
+            head: Head::new(0),
         }
     }
 

@@ -4,14 +4,22 @@
 //! path. Policies plug in through [`policy::Policy`], built by the
 //! [`policy::PolicyFactory`] the caller hands to [`Sim::new`].
 //!
-//! - `run`: the run loop, the command API, heartbeat dispatch;
-//! - `world`: the cluster and its jobs, and what policies query;
-//! - `lifecycle`: launching and ending attempts, job arrival and finish;
-//! - `jobtask`: Hadoop 1.x's job set-up and clean-up tasks;
-//! - `jobaction`: killing a job, setting its priority, moving its pool;
-//! - `shuffle`, `failure`, `speculation`: the reducer's copy, node
-//!   failures, speculative copies;
-//! - `calendar`, `cluster`, `hdfs`, `job`, `metrics`, `rng`: the pieces.
+//! Above the engine a run is read through one face, [`RunView`], and
+//! changed through a policy's [`Heartbeat`] or the command API: the
+//! engine's state (`world`) is private to it, kept in parts each in a file
+//! of its own (docs/architecture.md lists them).
+//!
+//! - `run`: [`Sim`], the run loop's policy side, the command API,
+//!   checkpoints; `script`, its scripted events;
+//! - `world`: the engine's state and the processes that move it (attempts'
+//!   and jobs' lives, phases, shuffle, failures, set-up and AM tasks, the
+//!   MapReduce AM's allocator, the engine's side of the loop), and the view;
+//! - the parts: `calendar`, `queues`, `jobs`, `jobtask`, `attempts`,
+//!   `running`, `copy`, `flows`, `network`, `paths`, `books`, `inbox`,
+//!   `records`, `settings`, `cluster`, `cpu`, `metrics`, `share` (what a
+//!   run shares with its checkpoints);
+//! - what policies plug into: `policy`, `event`; the engine's own
+//!   speculation rules: `speculation`; `hdfs`, `rng`.
 
 pub mod attempts;
 mod books;
@@ -24,6 +32,7 @@ pub mod flows;
 pub mod hdfs;
 mod inbox;
 pub mod job;
+pub mod jobs;
 pub mod jobtask;
 pub mod mapindex;
 pub mod metrics;
@@ -37,6 +46,7 @@ pub mod run;
 pub mod running;
 mod script;
 mod settings;
+pub mod share;
 pub mod speculation;
 mod world;
 

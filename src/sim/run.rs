@@ -156,7 +156,10 @@ impl Sim {
 
     /// A copy of the run as it stands, to go on from later exactly as it
     /// goes on from here; `None` when the policy or an observer cannot be
-    /// copied (a policy in another process).
+    /// copied (a policy in another process). The run's jobs, attempts, job
+    /// tasks and flow records are shared with the copy, not copied, until
+    /// the run changes them (`sim::share`): a checkpoint of a long run
+    /// costs little more than its calendar and its running attempts.
     pub fn checkpoint(&self) -> Option<Checkpoint> {
         let policy = self.policy.snapshot()?;
         let observers = self

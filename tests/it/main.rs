@@ -4,6 +4,7 @@
 //! `cargo test --release --test it tui::`).
 
 mod adaptive_fair;
+mod checkpoints;
 mod cli;
 mod common;
 mod dynamicmr;

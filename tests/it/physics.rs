@@ -143,8 +143,8 @@ fn copy_of(network: &str) -> (f64, Vec<Vec<u32>>, u64) {
     let paths = sim
         .view()
         .flow_log()
-        .unwrap_or_default()
-        .iter()
+        .into_iter()
+        .flat_map(|l| l.iter())
         .filter(|f| f.kind == slotsim::sim::flows::FlowKind::Shuffle)
         .map(|f| f.links.clone())
         .collect();
@@ -196,8 +196,8 @@ fn a_reducer_over_its_shuffle_buffer_merges_its_files_io_sort_factor_at_a_time()
     let merges: Vec<_> = sim
         .view()
         .flow_log()
-        .unwrap_or_default()
-        .iter()
+        .into_iter()
+        .flat_map(|l| l.iter())
         .filter(|f| f.kind == slotsim::sim::flows::FlowKind::Merge)
         .collect();
     let mb: Vec<f64> = merges.iter().map(|f| f.mb).collect();
@@ -506,8 +506,8 @@ fn per_job_costs_and_output_replication_override_the_profile() {
     let outputs: Vec<_> = sim
         .view()
         .flow_log()
-        .unwrap_or_default()
-        .iter()
+        .into_iter()
+        .flat_map(|l| l.iter())
         .filter(|f| f.kind == slotsim::sim::flows::FlowKind::Output)
         .collect();
     assert!(!outputs.is_empty());

@@ -45,6 +45,7 @@ use super::flows::FlowMeta;
 use super::flows::Flows;
 use super::inbox::Inbox;
 use super::job::{Attempt, Job, Kind};
+use super::jobs::Jobs;
 use super::jobtask::JobTasks;
 use super::metrics::Metrics;
 use super::network::{Coarse, Network};
@@ -98,7 +99,7 @@ pub struct World {
     placement: ChaCha8Rng,
 
     // Jobs and their tasks.
-    jobs: Vec<Job>,
+    jobs: Jobs,
     /// Jobs submitted or to come, not finished.
     unfinished: usize,
     queues: Queues,
@@ -129,24 +130,27 @@ impl World {
     /// size's order, not its last byte.
     pub fn footprint(&self) -> usize {
         use std::mem::size_of;
-        let tasks: usize = self
-            .jobs
-            .iter()
-            .map(|j| {
-                j.maps.len() * (size_of::<super::job::MapTask>() + 16)
-                    + j.reduces.len() * size_of::<super::job::ReduceTask>()
-                    + j.outputs.len() * 4
-            })
+        let tasks: usize = (0..self.jobs.len())
+            .map(|j| self.jobs.part(j, job_bytes(&self.jobs[j])))
             .sum();
         size_of::<World>()
             + self.attempts.footprint()
             + tasks
-            + self.jobs.len() * (size_of::<super::job::Job>() + 1024)
             + self.cluster.nodes.len() * 1024
             + self.cal.len() * 48
             + self.running.places() * size_of::<Run>()
             + self.flows.kept() * size_of::<FlowMeta>()
     }
+}
+
+/// About how many bytes job `j` takes (for a footprint).
+fn job_bytes(j: &Job) -> usize {
+    use std::mem::size_of;
+    size_of::<Job>()
+        + 1024
+        + j.maps.len() * (size_of::<super::job::MapTask>() + 16)
+        + j.reduces.len() * size_of::<super::job::ReduceTask>()
+        + j.outputs.len() * 4
 }
 
 impl World {
@@ -200,7 +204,7 @@ impl World {
             cpus,
             failures: None,
             placement: rng::stream(sc.seed, rng::STREAM_PLACEMENT),
-            jobs: Vec::new(),
+            jobs: Jobs::default(),
             unfinished: 0,
             queues: Queues::default(),
             job_tasks: JobTasks::default(),

@@ -26,11 +26,13 @@ use crate::sim::attempts::Attempts;
 use crate::sim::cluster::{Cluster, Node};
 use crate::sim::flows::FlowRecord;
 use crate::sim::job::{Attempt, AttemptId, Job};
+use crate::sim::jobs::Jobs;
 use crate::sim::jobtask::{JobTaskKind, JobTaskRun};
 use crate::sim::metrics::Metrics;
 use crate::sim::network::Network;
 use crate::sim::paths::Links;
 use crate::sim::running::Run;
+use crate::sim::share::Grows;
 
 /// A run, read-only: see the module's documentation.
 #[derive(Clone, Copy)]
@@ -143,7 +145,7 @@ impl<'a> RunView<'a> {
 
     /// Every job known so far, by id (submitted or still to come).
     #[inline]
-    pub fn jobs(self) -> &'a [Job] {
+    pub fn jobs(self) -> &'a Jobs {
         &self.w.jobs
     }
 
@@ -220,7 +222,7 @@ impl<'a> RunView<'a> {
 
     /// Every set-up, clean-up and ApplicationMaster task run so far.
     #[inline]
-    pub fn job_tasks(self) -> &'a [JobTaskRun] {
+    pub fn job_tasks(self) -> &'a Grows<JobTaskRun> {
         self.w.job_tasks.all()
     }
 
@@ -342,7 +344,7 @@ impl<'a> RunView<'a> {
 
     /// Every flow, when the run records them (`--flows`).
     #[inline]
-    pub fn flow_log(self) -> Option<&'a [FlowRecord]> {
+    pub fn flow_log(self) -> Option<&'a Grows<FlowRecord>> {
         self.w.flows.log()
     }
 
