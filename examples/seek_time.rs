@@ -29,15 +29,16 @@ fn main() {
         app.update(Action::SpeedUp);
     }
     let t0 = Instant::now();
-    let (mut worst, mut slow) = (Duration::ZERO, 0);
+    let (mut worst, mut over50, mut slow) = (Duration::ZERO, 0, 0);
     while app.sim.view().now() < until * 1000 {
         let f = Instant::now();
         app.update(Action::Tick(33));
         worst = worst.max(f.elapsed());
+        over50 += usize::from(f.elapsed().as_millis() > 50);
         slow += usize::from(f.elapsed().as_millis() > 100);
     }
     println!(
-        "ran to {} ms in {:.1} s; worst frame {worst:?}, {slow} over 100 ms; checkpoints (count, spacing ms, bytes) {:?}",
+        "ran to {} ms in {:.1} s; worst frame {worst:?}, {over50} over 50 ms, {slow} over 100 ms; checkpoints (count, spacing ms, bytes) {:?}",
         app.sim.view().now(),
         t0.elapsed().as_secs_f64(),
         app.checkpoints.stats()
@@ -45,15 +46,18 @@ fn main() {
     // Copies timed apart from freeing them (the TUI frees replaced
     // copies on another thread).
     let mut kept = Vec::new();
-    let c0 = Instant::now();
+    let mut each = Vec::new();
     for _ in 0..10 {
+        let c = Instant::now();
         kept.push(app.sim.checkpoint());
+        each.push(c.elapsed());
     }
-    let copied = c0.elapsed();
+    let copied: Duration = each.iter().sum();
+    let most = each.iter().max().copied().unwrap_or_default();
     let d0 = Instant::now();
     drop(kept);
     println!(
-        "10 checkpoints copied in {copied:?}, freed in {:?}",
+        "10 checkpoints copied in {copied:?} (the most {most:?}), freed in {:?}",
         d0.elapsed()
     );
     app.update(Action::TogglePause);

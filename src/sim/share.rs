@@ -64,6 +64,14 @@ impl<T: Clone> Rows<T> {
     }
 }
 
+impl<T: Clone> FromIterator<T> for Rows<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(rows: I) -> Rows<T> {
+        Rows {
+            rows: rows.into_iter().map(Arc::new).collect(),
+        }
+    }
+}
+
 /// The rows of a [`Rows`], in order.
 pub type RowsIter<'a, T> = std::iter::Map<std::slice::Iter<'a, Arc<T>>, fn(&Arc<T>) -> &T>;
 

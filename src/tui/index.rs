@@ -4,6 +4,7 @@
 //! and utilisation and queue-length samples over the whole run.
 
 use crate::model::Ms;
+use crate::sim::share::Rows;
 use crate::sim::Notable;
 use crate::sim::{AttemptId, RunView};
 
@@ -119,8 +120,9 @@ pub struct RunIndex {
     /// Each node's first lane in `lanes`.
     pub lane_base: Vec<usize>,
     /// Per lane (every slot of every node, in node order), its attempts in
-    /// start order.
-    pub lanes: Vec<Vec<AttemptId>>,
+    /// start order: each lane shared with the checkpoints until it grows
+    /// (`sim::share`), so a checkpoint of the views copies no lane.
+    pub lanes: Rows<Vec<AttemptId>>,
     /// Per node, the spans it was dead: from, and until (None: still dead).
     pub down: Vec<Vec<(Ms, Option<Ms>)>>,
     pub history: History,
@@ -129,7 +131,9 @@ pub struct RunIndex {
 impl RunIndex {
     /// About how many bytes a copy takes (for the checkpoints' budget).
     pub fn footprint(&self) -> usize {
-        let lanes: usize = self.lanes.iter().map(|l| l.len() * 4 + 24).sum();
+        let lanes: usize = (0..self.lanes.len())
+            .map(|l| self.lanes.part(l, self.lanes[l].len() * 4 + 24))
+            .sum();
         let down: usize = self.down.iter().map(|d| d.len() * 24 + 24).sum();
         lanes + down + self.history.footprint()
     }
@@ -143,7 +147,7 @@ impl RunIndex {
         }
         let mut ix = RunIndex {
             lane_base,
-            lanes: vec![Vec::new(); n],
+            lanes: (0..n).map(|_| Vec::new()).collect(),
             down: vec![Vec::new(); w.cluster().nodes.len()],
             ..Default::default()
         };
@@ -156,8 +160,8 @@ impl RunIndex {
     pub fn catch_up(&mut self, w: RunView<'_>) {
         for (i, a) in w.attempts().iter().enumerate().skip(self.attempts_seen) {
             let lane = self.lane_base[a.node as usize] + a.slot as usize;
-            if let Some(l) = self.lanes.get_mut(lane) {
-                l.push(i as AttemptId);
+            if lane < self.lanes.len() {
+                self.lanes[lane].push(i as AttemptId);
             }
         }
         self.attempts_seen = w.attempts().len();

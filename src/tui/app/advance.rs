@@ -220,15 +220,6 @@ impl App {
         self.note_halt();
     }
 
-    /// A frame that ran nothing (it kept a checkpoint): its simulated
-    /// time is owed to the next.
-    pub(super) fn owe(&mut self, wall_ms: u64) {
-        if !self.paused && !self.sim.is_finished() && self.speed().is_finite() {
-            self.carry += wall_ms as f64 * self.speed();
-        }
-        self.pace.push(wall_ms, 0);
-    }
-
     /// A policy in another process stopped the run: the run pauses where
     /// it stands and the status line says why (all of it is printed on
     /// quit).

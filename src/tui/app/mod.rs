@@ -402,16 +402,9 @@ impl App {
         if self.seeking.is_some() && !self.update_seeking(&action) {
             return;
         }
-        // Live, a frame that keeps a checkpoint runs nothing else (the
-        // next frame makes up its simulated time); offscreen frames have
-        // no wall clock to keep within.
-        if let Action::Tick(ms) = action {
-            if self.frame_budget.is_some() && self.checkpoint_due() {
-                self.keep_checkpoint();
-                self.owe(ms);
-                return;
-            }
-        }
+        // A checkpoint costs a few milliseconds (it shares the run's jobs
+        // and attempts rather than copying them): the frame that keeps one
+        // runs its budget as any other.
         self.update_any(action);
         self.keep_checkpoint();
     }

@@ -363,18 +363,6 @@ impl App {
         cps.bytes += bytes;
         cps.thin();
     }
-
-    /// Whether a checkpoint is due: a frame that takes one runs nothing
-    /// else, so that it stays within what a key may wait.
-    pub(super) fn checkpoint_due(&self) -> bool {
-        let cps = &self.checkpoints;
-        self.seeking.is_none()
-            && cps.possible
-            && cps
-                .kept
-                .last()
-                .is_none_or(|k| self.sim.view().now() >= k.run.at().saturating_add(cps.spacing))
-    }
 }
 
 /// Drops a copy of a run on a thread of its own: freeing a big world's
