@@ -247,13 +247,14 @@ impl<'a> RunView<'a> {
         self.w.books.pools()
     }
 
-    /// A counter that moves whenever what YARN's schedulers order
-    /// applications and queues by may have changed (a container booked or
-    /// released, an application moved, the applications asking changed):
-    /// a scheduler may keep its order while it stands still. Each pool's
-    /// own moves with it ([`PoolStats::epoch`]).
+    /// A counter that moves whenever the books may have changed in a way
+    /// that orders pools and jobs: a task's ask booked or released, a job
+    /// moved, the set of jobs asking (runnable, or awaiting their set-up or
+    /// ApplicationMaster) changed. A policy that sorts by the books may
+    /// keep its order while it stands still (YARN's schedulers do). Each
+    /// pool's own moves with it ([`PoolStats::epoch`]).
     #[inline]
-    pub fn asks_epoch(self) -> u64 {
+    pub fn books_epoch(self) -> u64 {
         self.w.books.epoch()
     }
 

@@ -162,7 +162,7 @@ impl YarnFair {
 
     fn assign_root(&mut self, hb: &mut Heartbeat<'_>, shares: &Shares) -> Option<bool> {
         let w = hb.view();
-        let at = (w.asks_epoch(), w.cluster().live);
+        let at = (w.books_epoch(), w.cluster().live);
         // A queue's demand moves with pending tasks, which the epoch does
         // not follow: with a minimum share in play the order is made anew.
         let demand_counts = w.pools().iter().any(|p| !p.min_resources.is_zero());

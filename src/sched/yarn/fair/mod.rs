@@ -92,7 +92,7 @@ pub struct YarnFair {
     /// Each queue's demand (only against a minimum share).
     demand: Vec<Resource>,
     /// The order as last walked, kept while nothing it depends on moved:
-    /// the queues' as of the world's `asks_epoch` and live cluster it was
+    /// the queues' as of the view's `books_epoch` and live cluster it was
     /// sorted at; each queue's applications as of its pool's `epoch`
     /// (and that cluster), once a walk reached the queue.
     order_at: Option<(u64, Resource)>,
