@@ -335,8 +335,6 @@ impl Capacity {
 }
 
 impl Policy for Capacity {
-
-
     fn slowstart(&self) -> f64 {
         self.slowstart
     }

@@ -132,8 +132,6 @@ impl Fifo {
 }
 
 impl Policy for Fifo {
-
-
     fn slowstart(&self) -> f64 {
         self.slowstart
     }

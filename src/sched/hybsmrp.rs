@@ -214,8 +214,6 @@ impl Hybsmrp {
 }
 
 impl Policy for Hybsmrp {
-
-
     fn slowstart(&self) -> f64 {
         self.slowstart
     }

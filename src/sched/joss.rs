@@ -460,8 +460,6 @@ fn jta_pick(
 }
 
 impl Policy for Joss {
-
-
     fn slowstart(&self) -> f64 {
         self.slowstart
     }

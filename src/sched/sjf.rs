@@ -78,8 +78,6 @@ fn map_rule(l: Locality) -> &'static str {
 }
 
 impl Policy for Sjf {
-
-
     fn slowstart(&self) -> f64 {
         self.slowstart
     }

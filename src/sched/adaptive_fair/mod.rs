@@ -310,8 +310,6 @@ impl AdaptiveFair {
 }
 
 impl Policy for AdaptiveFair {
-
-
     fn slowstart(&self) -> f64 {
         self.slowstart
     }

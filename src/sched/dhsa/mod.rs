@@ -533,8 +533,6 @@ fn waiting_reduce_fits(w: RunView<'_>, j: JobId) -> bool {
 }
 
 impl Policy for Dhsa {
-
-
     fn slowstart(&self) -> f64 {
         self.slowstart
     }

@@ -483,7 +483,6 @@ impl External {
 }
 
 impl Policy for External {
-
     fn slowstart(&self) -> f64 {
         self.slowstart
     }

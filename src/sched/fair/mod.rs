@@ -129,8 +129,6 @@ impl Fair {
 }
 
 impl Policy for Fair {
-
-
     fn slowstart(&self) -> f64 {
         self.base.settings.slowstart
     }

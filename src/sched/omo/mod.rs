@@ -83,7 +83,9 @@ pub fn observer_windows(o: &dyn Observer) -> Option<&[ReleaseWindow]> {
 }
 
 fn windows(kept: Option<&dyn std::any::Any>) -> Option<&[ReleaseWindow]> {
-    kept?.downcast_ref::<Vec<ReleaseWindow>>().map(Vec::as_slice)
+    kept?
+        .downcast_ref::<Vec<ReleaseWindow>>()
+        .map(Vec::as_slice)
 }
 
 /// `[scheduler.omo]` (and `omo-lazy`, `omo-batch`): OMO's predictor and
@@ -545,8 +547,6 @@ fn pool_takes_map(w: RunView<'_>, j: JobId) -> bool {
 }
 
 impl Policy for Omo {
-
-
     /// OMO starts reduce stages itself and never consults slowstart; 0
     /// makes the world's slowstart helpers say "no gate".
     fn slowstart(&self) -> f64 {

@@ -57,8 +57,6 @@ fn fit(hb: &Heartbeat<'_>, res: Resource) -> u32 {
 }
 
 impl Policy for YarnFifo {
-
-
     fn slowstart(&self) -> f64 {
         self.slowstart
     }

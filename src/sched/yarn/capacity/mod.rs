@@ -261,8 +261,6 @@ impl YarnCapacity {
 }
 
 impl Policy for YarnCapacity {
-
-
     fn slowstart(&self) -> f64 {
         self.slowstart
     }
@@ -470,7 +468,7 @@ mod testing {
     use crate::model::{JobId, NodeId, PolicySpec};
     use crate::sched::settings::Settings;
     use crate::sim::policy::{
-        Built, BuildCtx, BuildError, Event, Headroom, Inspection, Policy, PolicyFactory, Show,
+        BuildCtx, BuildError, Built, Event, Headroom, Inspection, Policy, PolicyFactory, Show,
         Snapshot,
     };
     use crate::sim::{Heartbeat, RunView, Sim};

@@ -167,8 +167,6 @@ impl YarnFair {
 }
 
 impl Policy for YarnFair {
-
-
     fn slowstart(&self) -> f64 {
         self.slowstart
     }
