@@ -363,7 +363,7 @@ pub fn gantt(sim: &Sim) -> Result<String, PlotError> {
             .iter()
             .take(LEGEND_JOBS)
             .map(|&j| Entry {
-                text: w.job(j).name.clone(),
+                text: w.job(j).name.to_string(),
                 color: PALETTE[j as usize % PALETTE.len()],
                 thick: true,
             })

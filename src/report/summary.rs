@@ -413,7 +413,7 @@ fn job_summary(w: RunView<'_>, j: &Job, (m0, r0): (Option<Ms>, Option<Ms>)) -> J
             .count() as u32
     });
     JobSummary {
-        name: j.name.clone(),
+        name: j.name.to_string(),
         pool: w.pools()[j.pool as usize].name.clone(),
         submit_s: s(j.submit),
         finish_s: j.finished_at.map(s),

@@ -20,7 +20,7 @@ pub fn write_trace(sim: &Sim, out: &mut dyn Write) -> io::Result<()> {
         let job = w.job(at.job);
         let p = if at.kind == Kind::Map { 'm' } else { 'r' };
         let mut line = json!({
-            "job": job.name,
+            "job": &*job.name,
             "task": format!("{p}{}", at.task),
             "kind": at.kind,
             "attempt": at.attempt,
@@ -68,7 +68,7 @@ fn write_job_task(sim: &Sim, t: &JobTaskRun, out: &mut dyn Write) -> io::Result<
         }
     }
     let mut line = json!({
-        "job": w.job(t.job).name,
+        "job": &*w.job(t.job).name,
         "task": task,
         "kind": t.kind,
         "attempt": t.attempt,
@@ -131,7 +131,7 @@ pub fn write_flows(sim: &Sim, out: &mut dyn Write) -> io::Result<()> {
         let line = json!({
             "id": rec.seq,
             "kind": rec.kind.as_str(),
-            "job": w.job(at.job).name,
+            "job": &*w.job(at.job).name,
             "task": format!("{p}{}", at.task),
             "src": rec.src,
             "dst": rec.dst,

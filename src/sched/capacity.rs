@@ -167,7 +167,7 @@ impl Capacity {
             q.jobs
                 .sort_by_key(|&j| (w.job(j).priority, w.job(j).submit, j));
             names.clear();
-            names.extend(q.jobs.iter().map(|&j| w.job(j).user.as_str()));
+            names.extend(q.jobs.iter().map(|&j| &*w.job(j).user));
             names.sort_unstable();
             names.dedup();
             q.used = vec![0; names.len()];
@@ -177,7 +177,7 @@ impl Capacity {
             for &j in &q.jobs {
                 let jb = w.job(j);
                 let u = names
-                    .binary_search(&jb.user.as_str())
+                    .binary_search(&&*jb.user)
                     .expect("every job's user is listed");
                 let (used, pending) = if w.capacity().kinds_share() {
                     (
@@ -384,7 +384,7 @@ impl Show for Capacity {
             let job = w.job(j);
             let mut v = Values::new();
             v.insert("pool", w.pool_name(j));
-            v.insert("user", job.user.clone());
+            v.insert("user", job.user.to_string());
             v.insert("pending_maps", job.maps_pending);
             v.insert("running_map", job.maps_running);
             v.insert("running_reduce", job.reduces_running);
@@ -392,7 +392,7 @@ impl Show for Capacity {
                 "missed_opportunities",
                 self.missed.get(j as usize).copied().unwrap_or(0),
             );
-            ins.jobs.insert(job.name.clone(), v);
+            ins.jobs.insert(job.name.to_string(), v);
         }
         ins
     }

@@ -244,7 +244,7 @@ impl Show for Fifo {
             v.insert("pending_maps", job.maps_pending);
             v.insert("running_map", job.maps_running);
             v.insert("running_reduce", job.reduces_running);
-            ins.jobs.insert(job.name.clone(), v);
+            ins.jobs.insert(job.name.to_string(), v);
         }
         ins.cluster.insert(
             "map_load_factor",

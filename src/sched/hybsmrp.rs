@@ -325,7 +325,7 @@ impl Show for Hybsmrp {
             v.insert("r_s", opt(p.r_s));
             v.insert("n", p.n);
             v.insert("pending_maps", job.maps_pending);
-            ins.jobs.insert(job.name.clone(), v);
+            ins.jobs.insert(job.name.to_string(), v);
         }
         ins
     }

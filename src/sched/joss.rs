@@ -586,7 +586,7 @@ impl Show for Joss {
             v.insert("map_dcs", per_dc);
             v.insert("reduce_dc", p.reduce_dc.map(dc_name));
             v.insert("pending_maps", job.maps_pending);
-            ins.jobs.insert(job.name.clone(), v);
+            ins.jobs.insert(job.name.to_string(), v);
         }
         ins
     }

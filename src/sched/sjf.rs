@@ -119,7 +119,7 @@ impl Show for Sjf {
             let mut v = Values::new();
             v.insert("tasks_left", tasks_left(w, j));
             v.insert("rank", rank);
-            ins.jobs.insert(w.job(j).name.clone(), v);
+            ins.jobs.insert(w.job(j).name.to_string(), v);
         }
         ins
     }

@@ -1,9 +1,11 @@
 //! Jobs, tasks and attempts (the per-job index of pending maps is
 //! `mapindex`).
 
+use super::mapindex::Level;
 pub use super::mapindex::{LazyRange, MapIndex};
 
 use super::cluster::Cluster;
+use super::share::Fixed;
 use crate::model::{JobId, Ms, NodeId, PoolId, Priority, Profile};
 use serde::Serialize;
 
@@ -364,9 +366,10 @@ impl Attempt {
 #[derive(Clone, Debug)]
 pub struct Job {
     pub id: JobId,
-    pub name: String,
+    /// Its name and its user's, shared with its copies (never changed).
+    pub name: std::sync::Arc<str>,
     pub pool: PoolId,
-    pub user: String,
+    pub user: std::sync::Arc<str>,
     pub priority: Priority,
     pub submit: Ms,
     pub profile: Profile,
@@ -378,8 +381,10 @@ pub struct Job {
     pub reduce_time: Option<Ms>,
     /// A replayed job's recorded task times and completion.
     pub recorded: Option<Box<crate::model::Recorded>>,
-    pub maps: Vec<MapTask>,
-    pub reduces: Vec<ReduceTask>,
+    /// Its tasks, shared with the run's checkpoints until the run changes
+    /// them (`sim::share`).
+    pub maps: Fixed<MapTask>,
+    pub reduces: Fixed<ReduceTask>,
     pub arrived: bool,
     /// Arrived and within its pool's running-job limit.
     pub runnable: bool,
@@ -452,7 +457,7 @@ pub struct Job {
     reduce_list: LazyRange,
     /// Every map's replicas, one after another (see [`Job::replicas`]):
     /// one allocation per job instead of one per map.
-    replica_nodes: Vec<NodeId>,
+    replica_nodes: Fixed<NodeId>,
     /// The nodes its tasks ran on after their first (see [`RanOn`]), a
     /// list for each task that ran on more than one.
     pub ran_more: Vec<Vec<NodeId>>,
@@ -489,9 +494,9 @@ impl Job {
         let reduce_list = LazyRange::new(spec.reduces);
         Job {
             id,
-            name: spec.name.clone(),
+            name: spec.name.as_str().into(),
             pool,
-            user: spec.user.clone(),
+            user: spec.user.as_str().into(),
             priority: spec.priority,
             submit: spec.submit,
             profile: spec.profile.clone(),
@@ -502,7 +507,7 @@ impl Job {
             reduce_time: spec.reduce_time,
             recorded: spec.recorded.clone(),
             maps_pending: maps.len() as u32,
-            maps,
+            maps: maps.into(),
             reduces: (0..spec.reduces)
                 .map(|_| ReduceTask {
                     state: TaskState::Pending,
@@ -547,7 +552,7 @@ impl Job {
             waiting_order: Vec::new(),
             index: MapIndex::default(),
             reduce_list,
-            replica_nodes,
+            replica_nodes: replica_nodes.into(),
             ran_more: Vec::new(),
         }
     }
@@ -708,16 +713,16 @@ impl Job {
         }
         let pending = |t: u32| self.maps[t as usize].state == TaskState::Pending;
         let n = &cluster.nodes[node as usize];
-        if let Some(t) = self.index.by_node.first(node, pending) {
+        if let Some(t) = self.index.first(Level::Node, node, pending) {
             return Some((t, Locality::Node));
         }
         if max >= Locality::Rack {
-            if let Some(t) = self.index.by_rack.first(n.rack, pending) {
+            if let Some(t) = self.index.first(Level::Rack, n.rack, pending) {
                 return Some((t, Locality::Rack));
             }
         }
         if max >= Locality::OffRack {
-            if let Some(t) = self.index.by_dc.first(n.dc, pending) {
+            if let Some(t) = self.index.first(Level::Dc, n.dc, pending) {
                 return Some((t, Locality::OffRack));
             }
         }
@@ -736,7 +741,7 @@ impl Job {
             return 0;
         }
         let pending = |t: u32| self.maps[t as usize].state == TaskState::Pending;
-        self.index.by_node.keys_with(pending) + self.index.by_rack.keys_with(pending)
+        self.index.keys_with(Level::Node, pending) + self.index.keys_with(Level::Rack, pending)
     }
 
     /// The lowest-index pending reduce.

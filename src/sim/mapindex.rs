@@ -5,66 +5,36 @@
 
 use super::cluster::Cluster;
 use crate::model::NodeId;
-use std::sync::atomic::{AtomicU32, Ordering};
-
-/// A list's lazily advanced head, moved while the list is only read (a
-/// policy's lookup). An atomic with relaxed order (a plain load and store)
-/// rather than a `Cell`, so that a job a run shares with its checkpoints
-/// (`sim::share`) can cross threads (a checkpoint is freed on one of its
-/// own). An advance in a shared job holds for every holder: they share it
-/// only while none has changed it, so it skips only entries that none of
-/// them has pending.
-#[derive(Debug, Default)]
-struct Head(AtomicU32);
-
-impl Head {
-    fn new(h: u32) -> Head {
-        Head(AtomicU32::new(h))
-    }
-
-    #[inline]
-    fn get(&self) -> u32 {
-        self.0.load(Ordering::Relaxed)
-    }
-
-    #[inline]
-    fn set(&self, h: u32) {
-        self.0.store(h, Ordering::Relaxed)
-    }
-}
-
-impl Clone for Head {
-    fn clone(&self) -> Head {
-        Head::new(self.get())
-    }
-}
+use std::cell::Cell;
+use std::sync::Arc;
 
 /// Lists of task ids in ascending order, one per key (a node, rack or
-/// datacenter), each with a lazily advanced head: entries that stopped
-/// being pending are skipped once and never again, so finding a list's
-/// lowest pending task is amortised O(1). No entry ever leaves a list and
-/// none joins after building (a task put back is one its lists hold), so
-/// all of them share one array: list `i`, of key `keys[i]` (ascending), is
+/// datacenter), each with a lazily advanced head (kept apart, in
+/// [`MapIndex`]): entries that stopped being pending are skipped once and
+/// never again, so finding a list's lowest pending task is amortised
+/// O(1). No entry ever leaves a list and none joins after building (a
+/// task put back is one its lists hold), so all of them share one array:
+/// list `i`, of key `keys[i]` (ascending), is
 /// `items[starts[i]..starts[i + 1]]`, its head `heads[i]` (an index into
 /// `items`). About 12 bytes a key and 4 a task, where a hash map of `Vec`s
 /// took over 100 bytes a key, which for a job of a few thousand maps on a
 /// cluster of thousands of nodes outweighed its tasks.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub(super) struct KeyedLists {
     keys: Vec<u32>,
     starts: Vec<u32>,
     items: Vec<u32>,
-    heads: Vec<Head>,
 }
 
 impl KeyedLists {
     /// The lists of tasks `0..tasks` under keys below `n_keys`, task `t`
-    /// in the list of each key `keys_of(t, ..)` pushes (once each).
-    pub(super) fn build(
+    /// in the list of each key `keys_of(t, ..)` pushes (once each), and
+    /// their heads.
+    fn build(
         tasks: u32,
         n_keys: usize,
         keys_of: impl Fn(u32, &mut Vec<u32>),
-    ) -> KeyedLists {
+    ) -> (KeyedLists, Vec<Cell<u32>>) {
         let mut scratch = Vec::new();
         let mut count = vec![0u32; n_keys];
         for t in 0..tasks {
@@ -75,13 +45,14 @@ impl KeyedLists {
             }
         }
         let mut out = KeyedLists::default();
+        let mut heads = Vec::new();
         // `count` becomes each key's next free place in `items`.
         let mut next = 0u32;
         for (k, c) in count.iter_mut().enumerate() {
             if *c > 0 {
                 out.keys.push(k as u32);
                 out.starts.push(next);
-                out.heads.push(Head::new(next));
+                heads.push(Cell::new(next));
                 next += *c;
                 *c = next - *c;
             }
@@ -96,32 +67,32 @@ impl KeyedLists {
                 count[k as usize] += 1;
             }
         }
-        out
+        (out, heads)
     }
 
     /// The first entry of `key`'s list for which `pending` holds, advancing
-    /// past the others.
-    pub(super) fn first(&self, key: u32, pending: impl Fn(u32) -> bool) -> Option<u32> {
+    /// its head (in `heads`) past the others.
+    fn first(&self, heads: &[Cell<u32>], key: u32, pending: impl Fn(u32) -> bool) -> Option<u32> {
         let i = self.keys.binary_search(&key).ok()?;
         let end = self.starts[i + 1];
-        let mut h = self.heads[i].get();
+        let mut h = heads[i].get();
         while h < end {
             let t = self.items[h as usize];
             if pending(t) {
-                self.heads[i].set(h);
+                heads[i].set(h);
                 return Some(t);
             }
             h += 1;
         }
-        self.heads[i].set(h);
+        heads[i].set(h);
         None
     }
 
     /// How many keys' lists hold an entry for which `pending` holds.
-    pub(super) fn keys_with(&self, pending: impl Fn(u32) -> bool) -> u32 {
+    fn keys_with(&self, heads: &[Cell<u32>], pending: impl Fn(u32) -> bool) -> u32 {
         let mut n = 0;
         for &k in &self.keys {
-            if self.first(k, &pending).is_some() {
+            if self.first(heads, k, &pending).is_some() {
                 n += 1;
             }
         }
@@ -130,7 +101,7 @@ impl KeyedLists {
 
     /// Puts task `t` of `key`'s list back (a failed or killed attempt's
     /// task is pending again).
-    pub(super) fn reinsert(&mut self, key: u32, t: u32) {
+    fn reinsert(&self, heads: &[Cell<u32>], key: u32, t: u32) {
         let Ok(i) = self.keys.binary_search(&key) else {
             return;
         };
@@ -139,8 +110,8 @@ impl KeyedLists {
         let pos = list.partition_point(|&x| x < t);
         debug_assert_eq!(list.get(pos), Some(&t), "a list gains no task");
         let pos = (from + pos) as u32;
-        if pos < self.heads[i].get() {
-            self.heads[i].set(pos);
+        if pos < heads[i].get() {
+            heads[i].set(pos);
         }
     }
 }
@@ -151,14 +122,14 @@ impl KeyedLists {
 #[derive(Clone, Debug, Default)]
 pub struct LazyRange {
     len: u32,
-    head: Head,
+    head: Cell<u32>,
 }
 
 impl LazyRange {
     pub(super) fn new(len: u32) -> LazyRange {
         LazyRange {
             len,
-            head: Head::new(0),
+            head: Cell::new(0),
         }
     }
 
@@ -185,13 +156,24 @@ impl LazyRange {
 }
 
 /// Pending maps by node, rack and datacenter, like Hadoop's
-/// `nonRunningMapCache`, plus all maps.
+/// `nonRunningMapCache`, plus all maps. The lists never change once
+/// built, so a copy of the index (a checkpoint's) shares them, behind one
+/// `Arc`, and copies only the heads; a job not yet indexed, or retired,
+/// has no lists at all.
 #[derive(Clone, Debug, Default)]
 pub struct MapIndex {
-    pub(super) by_node: KeyedLists,
-    pub(super) by_rack: KeyedLists,
-    pub(super) by_dc: KeyedLists,
+    lists: Option<Arc<[KeyedLists; 3]>>,
+    /// Each level's heads, one per list: nodes, racks, datacenters.
+    heads: [Vec<Cell<u32>>; 3],
     pub(super) all: LazyRange,
+}
+
+/// A level of [`MapIndex`]: its lists and heads by node, rack or datacenter.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Level {
+    Node = 0,
+    Rack = 1,
+    Dc = 2,
 }
 
 impl MapIndex {
@@ -204,27 +186,52 @@ impl MapIndex {
         let nodes = &cluster.nodes;
         let n_racks = nodes.iter().map(|n| n.rack as usize + 1).max().unwrap_or(0);
         let n_dcs = nodes.iter().map(|n| n.dc as usize + 1).max().unwrap_or(0);
+        let (by_node, node_heads) =
+            KeyedLists::build(maps, nodes.len(), |t, out| keys_of(replicas(t), |n| n, out));
+        let (by_rack, rack_heads) = KeyedLists::build(maps, n_racks, |t, out| {
+            keys_of(replicas(t), |n| nodes[n as usize].rack, out)
+        });
+        let (by_dc, dc_heads) = KeyedLists::build(maps, n_dcs, |t, out| {
+            keys_of(replicas(t), |n| nodes[n as usize].dc, out)
+        });
         MapIndex {
-            by_node: KeyedLists::build(maps, nodes.len(), |t, out| {
-                keys_of(replicas(t), |n| n, out)
-            }),
-            by_rack: KeyedLists::build(maps, n_racks, |t, out| {
-                keys_of(replicas(t), |n| nodes[n as usize].rack, out)
-            }),
-            by_dc: KeyedLists::build(maps, n_dcs, |t, out| {
-                keys_of(replicas(t), |n| nodes[n as usize].dc, out)
-            }),
+            lists: Some(Arc::new([by_node, by_rack, by_dc])),
+            heads: [node_heads, rack_heads, dc_heads],
             all: LazyRange::new(maps),
         }
     }
 
+    /// The first pending map (by `pending`) with a replica on `key` at
+    /// `level`, advancing that list's head past the others.
+    #[inline]
+    pub(super) fn first(
+        &self,
+        level: Level,
+        key: u32,
+        pending: impl Fn(u32) -> bool,
+    ) -> Option<u32> {
+        let l = level as usize;
+        self.lists.as_ref()?[l].first(&self.heads[l], key, pending)
+    }
+
+    /// How many keys at `level` hold a pending map.
+    pub(super) fn keys_with(&self, level: Level, pending: impl Fn(u32) -> bool) -> u32 {
+        let l = level as usize;
+        self.lists
+            .as_ref()
+            .map_or(0, |lists| lists[l].keys_with(&self.heads[l], pending))
+    }
+
     pub(super) fn reinsert(&mut self, t: u32, replicas: &[NodeId], cluster: &Cluster) {
         self.all.reinsert(t);
+        let Some(lists) = &self.lists else {
+            return;
+        };
         for &n in replicas {
             let node = &cluster.nodes[n as usize];
-            self.by_node.reinsert(n, t);
-            self.by_rack.reinsert(node.rack, t);
-            self.by_dc.reinsert(node.dc, t);
+            lists[0].reinsert(&self.heads[0], n, t);
+            lists[1].reinsert(&self.heads[1], node.rack, t);
+            lists[2].reinsert(&self.heads[2], node.dc, t);
         }
     }
 }

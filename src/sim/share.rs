@@ -1,18 +1,24 @@
 //! What a run shares with its checkpoints: the tables that make up most of
-//! a long run's state and change only in a few places at a time (its jobs,
-//! its attempts, its job tasks, its flow records), kept a row (or a chunk
-//! of rows) behind an `Arc` each.
+//! a long run's state and change only in a few places at a time.
 //!
-//! A copy of the run (a checkpoint, or the run restored from one) copies
-//! the table's pointers, not its rows: every row is then shared. The run's
-//! first change to a shared row copies that row alone (`Arc::make_mut`);
-//! a row no copy shares any more is changed in place. So a checkpoint of a
-//! long run costs a pointer a row, the run then copies, once, the rows it
-//! goes on changing (of its jobs the few running, of its attempts the
-//! chunks of the running ones), and restoring a checkpoint costs a pointer
-//! a row again. Reading a row costs one more pointer than reading a
-//! vector's element; changing one, an atomic check (about one change an
-//! engine event: docs/performance.md).
+//! - [`Rows`] keeps each row (or, in [`Grows`], each chunk of rows) behind
+//!   an `Arc`: its attempts, its job tasks, its flow records. A copy of the
+//!   run (a checkpoint, or the run restored from one) copies the table's
+//!   pointers, not its rows; the run's first change to a shared row copies
+//!   that row alone (`Arc::make_mut`), and a row no copy shares any more is
+//!   changed in place.
+//! - [`Fixed`] keeps a table whose length never changes behind one `Arc`:
+//!   a job's maps, reduces, replicas and index lists. The jobs themselves
+//!   are a plain vector (`sim::jobs`), read on every heartbeat as often as
+//!   anything in the engine, so they cost no pointer more to read; a copy
+//!   of a job copies its counters and shares its tables.
+//!
+//! So a checkpoint of a long run costs a pointer a row (or a table) and a
+//! few hundred bytes a job, the run then copies, once, what it goes on
+//! changing (the running jobs' task tables, the chunks of the running
+//! attempts), and restoring a checkpoint costs as little again. Changing
+//! a shared table costs an atomic check: docs/performance.md has the
+//! figures.
 
 use std::sync::Arc;
 
@@ -172,6 +178,63 @@ impl<T: Clone> std::ops::IndexMut<usize> for Grows<T> {
     }
 }
 
+/// A table whose length never changes once built (a job's maps, its
+/// reduces, its replicas, its index's lists), shared with the run's copies
+/// until the run changes it: reading it costs what reading a vector does
+/// (one pointer to its rows), changing it an atomic check, and its first
+/// change after a copy copies the table.
+#[derive(Debug)]
+pub struct Fixed<T>(Arc<[T]>);
+
+impl<T> Clone for Fixed<T> {
+    fn clone(&self) -> Fixed<T> {
+        Fixed(Arc::clone(&self.0))
+    }
+}
+
+impl<T> Default for Fixed<T> {
+    fn default() -> Fixed<T> {
+        Fixed(Arc::new([]))
+    }
+}
+
+impl<T> From<Vec<T>> for Fixed<T> {
+    fn from(rows: Vec<T>) -> Fixed<T> {
+        Fixed(rows.into())
+    }
+}
+
+impl<T> FromIterator<T> for Fixed<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(rows: I) -> Fixed<T> {
+        Fixed(rows.into_iter().collect())
+    }
+}
+
+impl<T> Fixed<T> {
+    /// `bytes`, this table's size, as this holder's part of it: all of it
+    /// when no copy shares it, an equal part when some do.
+    pub fn part(&self, bytes: usize) -> usize {
+        bytes / Arc::strong_count(&self.0)
+    }
+}
+
+impl<T> std::ops::Deref for Fixed<T> {
+    type Target = [T];
+
+    #[inline]
+    fn deref(&self) -> &[T] {
+        &self.0
+    }
+}
+
+impl<T: Clone> std::ops::DerefMut for Fixed<T> {
+    /// The rows to change: copied first if a copy shares them.
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [T] {
+        Arc::make_mut(&mut self.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,6 +268,28 @@ mod tests {
         assert_eq!(run.part(0, 300), 300, "no copy shares it any more");
         run[0].push(5);
         assert_eq!(run[0], vec![0, 5]);
+    }
+
+    #[test]
+    fn a_fixed_table_is_shared_until_changed() {
+        let mut run: Fixed<u32> = vec![1, 2, 3].into();
+        let checkpoint = run.clone();
+        assert!(Arc::ptr_eq(&run.0, &checkpoint.0), "shared, not copied");
+        assert_eq!(run.part(300), 150);
+        run[1] = 7;
+        assert_eq!(
+            (&run[..], &checkpoint[..]),
+            (&[1, 7, 3][..], &[1, 2, 3][..])
+        );
+        assert_eq!(run.part(300), 300);
+        drop(checkpoint);
+        let before = Arc::as_ptr(&run.0);
+        run[0] = 9;
+        assert_eq!(
+            Arc::as_ptr(&run.0),
+            before,
+            "changed in place when no copy shares it"
+        );
     }
 
     #[test]

@@ -701,7 +701,7 @@ submit = "16s"
         .attempts()
         .iter()
         .any(|a| sim.view().rule(a) == "adaptive-fair/borrowed"
-            && sim.view().job(a.job).name == "j1"));
+            && sim.view().job(a.job).name.as_ref() == "j1"));
 }
 
 #[test]

@@ -355,7 +355,7 @@ fn a_preempting_external_policy_kills_and_the_tasks_run_again() {
     assert!(!killed.is_empty(), "no attempt was preempted");
     for a in killed {
         assert_eq!(
-            w.job(a.job).name,
+            &*w.job(a.job).name,
             "big",
             "only the pool over its share loses"
         );

@@ -56,7 +56,7 @@ fn a_killed_job_stops_at_once_and_the_other_finishes() {
     let (sim, sum) = run(&load_text(&text, None));
     check(&sim).unwrap();
     let w = sim.view();
-    let a = w.jobs().iter().find(|j| j.name == "a").unwrap();
+    let a = w.jobs().iter().find(|j| j.name.as_ref() == "a").unwrap();
     assert!(a.killed);
     assert_eq!(a.finished_at, Some(12_000));
     // Its running maps were killed at 12 s; those done before stay done.
@@ -178,7 +178,13 @@ fn a_moved_yarn_job_takes_what_its_containers_hold() {
             .unwrap()
     };
     let (p1, p2) = (pool("p1"), pool("p2"));
-    let b = sim.view().jobs().iter().find(|j| j.name == "b").unwrap().id;
+    let b = sim
+        .view()
+        .jobs()
+        .iter()
+        .find(|j| j.name.as_ref() == "b")
+        .unwrap()
+        .id;
     let held = sim.view().job(b).used;
     assert!(held.mb() > 0, "b holds containers before the move");
     let books = |sim: &slotsim::sim::Sim| {

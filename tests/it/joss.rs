@@ -22,7 +22,7 @@ fn dcs(sim: &Sim, job: &str) -> BTreeMap<String, String> {
     sim.view()
         .attempts()
         .iter()
-        .filter(|a| sim.view().job(a.job).name == job)
+        .filter(|a| sim.view().job(a.job).name.as_ref() == job)
         .map(|a| {
             let p = if a.kind == Kind::Map { 'm' } else { 'r' };
             let dc = sim.view().node(a.node).dc as usize;
@@ -69,7 +69,7 @@ fn fig3_policy_b_places_maps_by_unique_blocks_and_reduces_with_the_most() {
             .view()
             .attempts()
             .iter()
-            .filter(|a| sim.view().job(a.job).name == "Y" && a.kind == Kind::Map)
+            .filter(|a| sim.view().job(a.job).name.as_ref() == "Y" && a.kind == Kind::Map)
             .filter(|a| a.locality == Some(slotsim::sim::Locality::OffDc))
             .count();
         assert_eq!(off_dc, 0);
@@ -169,7 +169,12 @@ fn policies_a_and_c_and_fifo_for_unknown_profiles() {
     let g1 = plan(&recs, "g1");
     assert_eq!(g1["policy"], "FIFO");
     // Policy C: big's maps each run in a datacenter holding their block.
-    let job = sim.view().jobs().iter().find(|j| j.name == "big").unwrap();
+    let job = sim
+        .view()
+        .jobs()
+        .iter()
+        .find(|j| j.name.as_ref() == "big")
+        .unwrap();
     for a in sim
         .view()
         .attempts()

@@ -61,7 +61,7 @@ fn first_start(sim: &slotsim::sim::Sim, job: &str) -> u64 {
     sim.view()
         .attempts()
         .iter()
-        .filter(|a| sim.view().job(a.job).name == job)
+        .filter(|a| sim.view().job(a.job).name.as_ref() == job)
         .map(|a| a.start)
         .min()
         .unwrap()
@@ -82,7 +82,7 @@ fn a_starved_pool_gets_its_min_share_back() {
     assert_eq!(killed.len(), 4, "{killed:?}");
     assert!(killed
         .iter()
-        .all(|a| sim.view().job(a.job).name == "big" && a.kind == Kind::Map));
+        .all(|a| sim.view().job(a.job).name.as_ref() == "big" && a.kind == Kind::Map));
     let t_kill = killed[0].end().unwrap();
     assert!(
         killed.iter().all(|a| a.end() == Some(t_kill)),
@@ -97,7 +97,9 @@ fn a_starved_pool_gets_its_min_share_back() {
         .attempts()
         .iter()
         .filter(|a| {
-            sim.view().job(a.job).name == "big" && a.outcome != Outcome::Killed && a.start <= t_kill
+            sim.view().job(a.job).name.as_ref() == "big"
+                && a.outcome != Outcome::Killed
+                && a.start <= t_kill
         })
         .map(|a| a.start)
         .max()

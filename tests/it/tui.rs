@@ -1267,7 +1267,7 @@ fn jobs_view_states_turnaround_and_progress() {
         .view()
         .jobs()
         .iter()
-        .find(|j| j.finished_at.is_some() && done.contains(j.name.as_str()))
+        .find(|j| j.finished_at.is_some() && done.contains(&*j.name))
         .expect("the done row's job");
     let turnaround = slotsim::tui::app::dur(job.finished_at.unwrap() - job.submit);
     assert!(
@@ -1645,7 +1645,7 @@ fn jobs_filter_and_order() {
     assert!(screen(&a, 120, 36).contains("by name"));
     let names: Vec<String> = slotsim::tui::app::job_rows(&a)
         .iter()
-        .map(|(j, _)| a.sim.view().job(*j).name.clone())
+        .map(|(j, _)| a.sim.view().job(*j).name.to_string())
         .collect();
     let mut sorted = names.clone();
     sorted.sort();
@@ -2517,7 +2517,7 @@ fn snapshot_no_color_tells_every_job_apart() {
         .jobs()
         .iter()
         .filter(|j| j.maps_running + j.reduces_running > 0)
-        .map(|j| j.name.as_str())
+        .map(|j| &*j.name)
         .collect();
     assert!(running.len() >= 3, "{running:?}");
     let racks: String = s
@@ -2613,7 +2613,7 @@ fn jobs_view_states_and_sorted_headers_are_whole() {
     for (wd, h) in [(80u16, 24u16), (120, 36)] {
         let s = screen(&a, wd, h);
         let name = &a.sim.view().job(j).name;
-        let row = s.lines().find(|l| l.contains(name.as_str())).unwrap();
+        let row = s.lines().find(|l| l.contains(&**name)).unwrap();
         // Whole, or the word alone where its time does not fit.
         assert!(
             row.contains(&format!("{state} ")) || row.contains("killed     "),

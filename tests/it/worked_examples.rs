@@ -5,7 +5,12 @@ use crate::common;
 use common::*;
 
 fn job_times(sim: &slotsim::sim::Sim, name: &str) -> (u64, u64) {
-    let j = sim.view().jobs().iter().find(|j| j.name == name).unwrap();
+    let j = sim
+        .view()
+        .jobs()
+        .iter()
+        .find(|j| j.name.as_ref() == name)
+        .unwrap();
     (j.map_end.unwrap(), j.finished_at.unwrap())
 }
 

@@ -483,7 +483,7 @@ impl Show for AdaptiveFair {
                 v.insert("locality_level", lvl);
                 v.insert("waited_s", num(st.waited as f64 / 1000.0));
                 v.insert("last_locality", st.last.map(|l| l.as_str()));
-                ins.jobs.insert(job.name.clone(), v);
+                ins.jobs.insert(job.name.to_string(), v);
             }
         }
         ins

@@ -634,7 +634,7 @@ impl Show for Dhsa {
                 }
             }
             for (j, s) in jobs {
-                if let Some(v) = ins.jobs.get_mut(&w.job(j).name) {
+                if let Some(v) = ins.jobs.get_mut(&*w.job(j).name) {
                     v.insert("fair_share_slots", num(s));
                 }
             }

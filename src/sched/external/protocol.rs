@@ -136,9 +136,9 @@ impl Serialize for Submitted<'_> {
         let (running, done) = (reduces(TaskState::Running), reduces(TaskState::Done));
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("id", &j)?;
-        m.serialize_entry("name", &job.name)?;
+        m.serialize_entry("name", &*job.name)?;
         m.serialize_entry("pool", &w.pools()[job.pool as usize].name)?;
-        m.serialize_entry("user", &job.user)?;
+        m.serialize_entry("user", &*job.user)?;
         m.serialize_entry("priority", job.priority.as_str())?;
         m.serialize_entry("submit_ms", &job.submit)?;
         m.serialize_entry("reduces", &job.n_reduces())?;
@@ -507,7 +507,7 @@ pub(super) fn launched_job(
         return Err(ReplyError::FinishedJob {
             launch: here,
             job: j,
-            name: done.name.clone(),
+            name: done.name.to_string(),
         });
     }
     Ok(j)

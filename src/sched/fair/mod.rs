@@ -216,7 +216,7 @@ pub fn inspect<H: base::Hooks>(b: &FairBase<H>, w: RunView<'_>) -> Inspection {
         };
         v.insert("locality_level", lvl);
         v.insert("waited_s", num(info.waited as f64 / 1000.0));
-        ins.jobs.insert(job.name.clone(), v);
+        ins.jobs.insert(job.name.to_string(), v);
     }
     if unified {
         let (pa, ja) = b.fair_shares(w, TaskKind::Any);
@@ -226,7 +226,7 @@ pub fn inspect<H: base::Hooks>(b: &FairBase<H>, w: RunView<'_>) -> Inspection {
             }
         }
         for (j, s) in ja {
-            if let Some(v) = ins.jobs.get_mut(&w.job(j).name) {
+            if let Some(v) = ins.jobs.get_mut(&*w.job(j).name) {
                 v.insert("fair_share_containers", num(s));
             }
         }

@@ -626,7 +626,7 @@ impl Show for Omo {
             v.insert("t_batch", opt(e.t_batch));
             v.insert("pending_maps", e.pending_maps);
             v.insert("reduce_started", self.started_seq(j).is_some());
-            ins.jobs.insert(w.job(j).name.clone(), v);
+            ins.jobs.insert(w.job(j).name.to_string(), v);
         }
         ins
     }

@@ -114,7 +114,7 @@ impl Show for YarnFifo {
             v.insert("order", Value::Null);
         }
         for (pos, j) in super::apps(w).into_iter().enumerate() {
-            if let Some(v) = i.jobs.get_mut(&w.job(j).name) {
+            if let Some(v) = i.jobs.get_mut(&*w.job(j).name) {
                 v.insert("order", pos as u64);
             }
         }

@@ -182,7 +182,7 @@ pub fn usage_inspection(w: RunView<'_>, normalize: Normalize) -> Inspection {
             q.0 = q.0.saturating_add(n);
             q.1 += res;
         }
-        i.jobs.insert(job.name.clone(), v);
+        i.jobs.insert(job.name.to_string(), v);
     }
     for (p, pool) in w.pools().iter().enumerate() {
         let s = &w.pool_stats()[p];
@@ -277,7 +277,7 @@ impl Reservation {
         let job = w.job(j);
         Reservation {
             node,
-            app: job.name.clone(),
+            app: job.name.to_string(),
             queue: w
                 .pools()
                 .get(job.pool as usize)

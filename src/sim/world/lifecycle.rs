@@ -580,7 +580,7 @@ impl World {
             .iter()
             .position(|p| p.name == spec.pool)
             .ok_or_else(|| SimError::UnknownPool(spec.pool.clone()))? as u32;
-        if self.jobs.iter().any(|j| j.name == spec.name) {
+        if self.jobs.iter().any(|j| *j.name == *spec.name) {
             return Err(SimError::DuplicateJob(spec.name.clone()));
         }
         if spec.maps == 0 {

@@ -130,9 +130,7 @@ impl World {
     /// size's order, not its last byte.
     pub fn footprint(&self) -> usize {
         use std::mem::size_of;
-        let tasks: usize = (0..self.jobs.len())
-            .map(|j| self.jobs.part(j, job_bytes(&self.jobs[j])))
-            .sum();
+        let tasks: usize = self.jobs.iter().map(job_bytes).sum();
         size_of::<World>()
             + self.attempts.footprint()
             + tasks
@@ -144,12 +142,16 @@ impl World {
 }
 
 /// About how many bytes job `j` takes (for a footprint).
+/// A job's bytes as this world's part: its shared tables (`sim::share`)
+/// divided among their holders.
 fn job_bytes(j: &Job) -> usize {
     use std::mem::size_of;
     size_of::<Job>()
         + 1024
-        + j.maps.len() * (size_of::<super::job::MapTask>() + 16)
-        + j.reduces.len() * size_of::<super::job::ReduceTask>()
+        + j.maps
+            .part(j.maps.len() * (size_of::<super::job::MapTask>() + 16))
+        + j.reduces
+            .part(j.reduces.len() * size_of::<super::job::ReduceTask>())
         + j.outputs.len() * 4
 }
 

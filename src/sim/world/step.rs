@@ -333,7 +333,7 @@ impl World {
         let job = self
             .jobs
             .iter()
-            .find(|j| j.name == name && j.arrived)
+            .find(|j| *j.name == *name && j.arrived)
             .ok_or_else(|| SimError::NoSuchJob(name.to_string()))?;
         if job.is_done() {
             return Err(SimError::JobFinished(name.to_string()));

@@ -47,7 +47,7 @@ impl App {
             Action::Char('y' | 'Y') | Action::Enter => {
                 self.overlay = Overlay::None;
                 let name = self.sim.view().job(job).name.clone();
-                self.status = Some(match self.act(SimAction::KillJob(name.clone())) {
+                self.status = Some(match self.act(SimAction::KillJob(name.to_string())) {
                     Ok(()) => format!("killed {name} at {}", clock(self.sim.view().now())),
                     Err(e) => format!("cannot kill {name}: {e}"),
                 });
@@ -79,10 +79,12 @@ impl App {
             (false, i) => LEVELS[i + 1],
         };
         let name = job.name.clone();
-        self.status = Some(match self.act(SimAction::SetPriority(name.clone(), to)) {
-            Ok(()) => format!("{name} now at priority {}", to.as_str()),
-            Err(e) => format!("cannot change {name}'s priority: {e}"),
-        });
+        self.status = Some(
+            match self.act(SimAction::SetPriority(name.to_string(), to)) {
+                Ok(()) => format!("{name} now at priority {}", to.as_str()),
+                Err(e) => format!("cannot change {name}'s priority: {e}"),
+            },
+        );
     }
 
     /// `m`: the pool picker, at the job's pool.
@@ -111,7 +113,7 @@ impl App {
                     return;
                 }
                 self.status = Some(
-                    match self.act(SimAction::MoveJob(name.clone(), pool.clone())) {
+                    match self.act(SimAction::MoveJob(name.to_string(), pool.clone())) {
                         Ok(()) => {
                             format!(
                                 "moved {name} to pool {pool} at {}",

@@ -435,7 +435,7 @@ pub(super) fn legend(
     } else {
         on_screen
             .iter()
-            .map(|&j| (j, w.job(j).name.clone()))
+            .map(|&j| (j, w.job(j).name.to_string()))
             .collect()
     };
     let head = if by_pool {

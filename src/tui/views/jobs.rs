@@ -207,7 +207,7 @@ impl Columns {
             key.is_some_and(|(k, _)| {
                 app.values
                     .jobs
-                    .get(&w.job(j).name)
+                    .get(&*w.job(j).name)
                     .is_some_and(|v| v.contains_key(k))
             })
         };

@@ -653,7 +653,7 @@ fn jobs(app: &App, f: &mut Frame, area: Rect) {
         let name = if app.mono {
             format!("{} {}", theme::job_letter(j, false), job.name)
         } else {
-            job.name.clone()
+            job.name.to_string()
         };
         lines.push(Line::from(vec![
             Span::styled(format!("{:<name_w$} ", fit_mid(&name, name_w)), style),

@@ -51,7 +51,10 @@ impl YarnCapacity {
             }
         }
         let next = self.user_ix.len();
-        let u = *self.user_ix.entry((p, job.user.clone())).or_insert(next);
+        let u = *self
+            .user_ix
+            .entry((p, job.user.to_string()))
+            .or_insert(next);
         self.job_user[j as usize] = Some((p, u));
         u
     }

@@ -429,7 +429,7 @@ impl Show for YarnCapacity {
                 if !active || w.job(j).pool as usize != p {
                     continue;
                 }
-                if let Some(v) = i.jobs.get_mut(&w.job(j).name) {
+                if let Some(v) = i.jobs.get_mut(&*w.job(j).name) {
                     v.insert("order", walk);
                 }
                 walk += 1;
@@ -437,7 +437,7 @@ impl Show for YarnCapacity {
         }
         for j in apps {
             let job = w.job(j);
-            if let Some(v) = i.jobs.get_mut(&job.name) {
+            if let Some(v) = i.jobs.get_mut(&*job.name) {
                 let state = match self.app.get(j as usize) {
                     Some(App::Active) => "active",
                     _ => "pending",
@@ -505,7 +505,7 @@ mod testing {
         pub fn job(&self, name: &str) -> JobId {
             let w = self.sim.view();
             (0..w.jobs().len() as JobId)
-                .find(|&j| w.job(j).name == name)
+                .find(|&j| *w.job(j).name == *name)
                 .unwrap()
         }
 

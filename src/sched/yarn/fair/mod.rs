@@ -261,7 +261,7 @@ impl Show for YarnFair {
                 continue;
             }
             for (j, share) in app_shares(w, &rows, p, policy, fair.mb()) {
-                if let Some(v) = i.jobs.get_mut(&w.job(j).name) {
+                if let Some(v) = i.jobs.get_mut(&*w.job(j).name) {
                     v.insert("fair_share_mb", share);
                 }
             }

@@ -19,7 +19,7 @@ pub fn confirm_kill(app: &App, f: &mut Frame, job: JobId) {
         Line::from(vec![
             Span::raw("Kill "),
             Span::styled(
-                j.name.clone(),
+                j.name.to_string(),
                 Style::default().add_modifier(Modifier::BOLD),
             ),
             Span::raw(format!("? Its {running} running attempts are killed")),
