@@ -10,7 +10,8 @@
 //! of its own (docs/architecture.md lists them).
 //!
 //! - `run`: [`Sim`], the run loop's policy side, the command API,
-//!   checkpoints; `script`, its scripted events;
+//!   checkpoints; `script`, its scripted events; `error`, what a command
+//!   or a build can refuse;
 //! - `world`: the engine's state and the processes that move it (attempts'
 //!   and jobs' lives, phases, shuffle, failures, set-up and AM tasks, the
 //!   MapReduce AM's allocator, the engine's side of the loop), and the view;
@@ -27,6 +28,7 @@ pub mod calendar;
 pub mod cluster;
 pub mod copy;
 pub mod cpu;
+mod error;
 mod event;
 pub mod flows;
 pub mod hdfs;

@@ -1,9 +1,8 @@
 //! A run: the world, the policy driving it, the scenario's script, and the
 //! command API through which scripted events and the TUI change it.
 
-use super::policy::{
-    BuildCtx, BuildError, Built, Event, Inspection, Observer, Policy, PolicyFactory, Values,
-};
+pub use super::error::SimError;
+use super::policy::{BuildCtx, Built, Event, Inspection, Observer, Policy, PolicyFactory, Values};
 use super::script::Script;
 use super::world::heartbeat::Heartbeat;
 use super::world::step::Then;
@@ -24,34 +23,6 @@ pub struct InspectRecord {
 }
 
 type InspectSink = Box<dyn FnMut(&InspectRecord) + Send>;
-
-/// What can go wrong building a run or applying a command.
-#[derive(Debug, thiserror::Error)]
-pub enum SimError {
-    #[error("node {0} does not exist")]
-    NoSuchNode(NodeId),
-    #[error("unknown pool \"{0}\"")]
-    UnknownPool(String),
-    #[error("no job named \"{0}\" has been submitted")]
-    NoSuchJob(String),
-    #[error("job \"{0}\" has already finished")]
-    JobFinished(String),
-    #[error("a job named \"{0}\" already exists")]
-    DuplicateJob(String),
-    #[error("a job needs at least one map")]
-    NoMaps,
-    #[error("block {block} names a node outside 0..{nodes}")]
-    BlockOutside { block: usize, nodes: u32 },
-    #[error("job {job}: {source}")]
-    Job {
-        job: String,
-        #[source]
-        source: Box<SimError>,
-    },
-    /// The policy factory refused a spec.
-    #[error("{0}")]
-    Policy(BuildError),
-}
 
 /// A run: the world, the policy driving it, and the scenario's script.
 pub struct Sim {

@@ -5,11 +5,11 @@
 use super::{Notable, World};
 use crate::model::{JobId, JobSpec, NodeId, PoolId, Resource, Speculation, Writer};
 use crate::sim::calendar::Ev;
+use crate::sim::error::SimError;
 use crate::sim::hdfs;
 use crate::sim::job::{
     Attempt, AttemptId, Job, Kind, MapTask, Outcome, Phase, PhaseTimes, TaskState, NOT_YET,
 };
-use crate::sim::run::SimError;
 
 impl World {
     /// What YARN's schedulers order by changed for job `j` (and its pool):

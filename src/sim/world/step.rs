@@ -11,10 +11,10 @@
 use super::{Notable, World};
 use crate::model::{JobId, Ms, NodeId, Scenario};
 use crate::sim::calendar::Ev;
+use crate::sim::error::SimError;
 use crate::sim::job::{AttemptId, Kind};
 use crate::sim::jobtask::JobTaskKind;
 use crate::sim::policy::Headroom;
-use crate::sim::run::SimError;
 use crate::sim::script::Script;
 
 /// What an event leaves for the run to do.
