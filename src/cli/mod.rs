@@ -400,6 +400,7 @@ pub fn load(
         Some(p) => scenario::load_file(p, policy, seed),
         None => scenario::load_default(policy, seed),
     }?;
+    scenario::single_run(&sc)?;
     note_slot_model(&sc);
     Ok(sc)
 }

@@ -683,18 +683,20 @@ pub fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
     }
     // Load (and so validate) everything before running anything.
     let mut all = Vec::new();
-    for spec in &specs {
+    for (i, spec) in specs.iter().enumerate() {
         let mut per_seed = Vec::new();
         for k in 0..a.seeds {
             // Seeds 1 to N, as a sweep's `seeds = N`: the same N-seed row
             // whichever command produced it (docs/cli.md).
-            let sc =
+            let mut sc =
                 scenario::load_file(&a.scenario, Some(spec), Some(k + 1)).map_err(|mut e| {
                     if e.pos.is_none() {
                         e.origin = "--policies".into();
                     }
                     e
                 })?;
+            // A `run = N` switch is the N-th policy's alone, as side by side.
+            scenario::side_run(&mut sc, i, specs.len())?;
             if k == 0 {
                 super::note_slot_model(&sc);
             }

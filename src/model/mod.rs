@@ -520,6 +520,20 @@ pub enum Action {
 pub struct EventSpec {
     pub at: Ms,
     pub action: Action,
+    /// A `switch_policy` for one run of a side-by-side session alone
+    /// (`run = N`): kept for that run, dropped for the others
+    /// (`scenario::side_run`), and refused in a single run.
+    pub run: Option<SideRun>,
+}
+
+/// An event's `run = N`, with where the scenario says it (for errors).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SideRun {
+    /// 1-based: the N-th spec of `--policies`.
+    pub n: u8,
+    pub origin: String,
+    pub line: usize,
+    pub col: usize,
 }
 
 #[derive(Clone, Debug)]

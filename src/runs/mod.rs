@@ -17,6 +17,9 @@ use crate::sim::{Sim, SimError};
 /// and OMO's passive release-rate monitor attached (so that every
 /// policy's run reports the monitor's windows: OMO's Fig. 7 series).
 pub fn build_sim(sc: &Scenario) -> Result<Sim, SimError> {
+    if let Err(e) = crate::scenario::single_run(sc) {
+        return Err(SimError::Refused(e.to_string()));
+    }
     let mut sim = Sim::new(sc, Box::new(Registry::new(sc.scheduler.clone())))?;
     sim.config = crate::scenario::resolved(sc);
     let monitor: Box<dyn Observer> = Box::new(PassiveMonitor::new(&sc.scheduler));

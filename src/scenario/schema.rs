@@ -339,6 +339,8 @@ pub struct EventDef {
     pub priority: Option<Spanned<String>>,
     /// `move_job` only: the pool to move the job to.
     pub pool: Option<Spanned<String>>,
+    /// `switch_policy` only: the side-by-side run (1-based) it is for.
+    pub run: Option<Spanned<i64>>,
 }
 
 /// An event's `job`: a whole job (`submit`) or a submitted job's name.

@@ -26,6 +26,10 @@ pub enum SimError {
         #[source]
         source: Box<SimError>,
     },
+    /// The scenario cannot run as asked (a side-by-side event in a single
+    /// run): the whole message.
+    #[error("{0}")]
+    Refused(String),
     /// The policy factory refused a spec.
     #[error("{0}")]
     Policy(BuildError),

@@ -43,7 +43,11 @@ impl Script {
             Action::Heartbeat(_) => self.heartbeats += 1,
             _ => {}
         }
-        self.events.push(EventSpec { at, action });
+        self.events.push(EventSpec {
+            at,
+            action,
+            run: None,
+        });
         (self.events.len() - 1) as u32
     }
 

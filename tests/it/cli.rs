@@ -1956,3 +1956,93 @@ fn solver_stats_place_every_rate_change_and_the_bottlenecks_by_kind() {
         assert!(["disks", "NIC", "rack"].contains(&words[5]), "{l}");
     }
 }
+
+/// A `switch_policy` with `run = N` is the N-th policy's alone in
+/// `compare` (as side by side): that run equals a headless run of its
+/// policy with the switch, the other a headless run with no switch at all,
+/// and the switch did change its run.
+#[test]
+fn compare_applies_a_run_n_switch_to_that_run_alone() {
+    let dir = tempdir();
+    let base = std::fs::read_to_string(root().join(FIG45)).unwrap();
+    let event = "\n[[events]]\nat = \"10s\"\naction = \"switch_policy\"\npolicy = \"fair\"\n";
+    let tagged = write(
+        dir.path(),
+        "tagged.toml",
+        format!("{base}{event}run = 2\n").as_bytes(),
+    );
+    let plain = write(
+        dir.path(),
+        "plain.toml",
+        format!("{base}{event}").as_bytes(),
+    );
+    let path = |p: &Path| p.display().to_string();
+    let (out, _) = ok(&slotsim(&[
+        "compare",
+        &path(&tagged),
+        "--policies",
+        "fifo,sjf",
+        "--seeds",
+        "1",
+        "--json",
+        "-",
+    ]));
+    let cells = parse_json(&out);
+    let cells = cells.as_array().unwrap();
+    let headless = |file: &str, policy: &str| {
+        let mut v = run_json(&[file, "--policy", policy, "--seed", "1"]);
+        v.as_object_mut().unwrap().remove("version");
+        v
+    };
+    let cell = |i: usize| {
+        let mut v = cells[i].clone();
+        v.as_object_mut().unwrap().remove("version");
+        v
+    };
+    assert_eq!(cell(0), headless(FIG45, "fifo"), "run 1 never switches");
+    assert_eq!(cell(1), headless(&path(&plain), "sjf"), "run 2 switches");
+    assert_ne!(
+        cell(1)["mean_turnaround_s"],
+        headless(FIG45, "sjf")["mean_turnaround_s"],
+        "the switch changes run 2"
+    );
+}
+
+#[test]
+fn a_run_n_event_is_refused_where_it_has_no_run_to_go_to() {
+    let dir = tempdir();
+    let base = std::fs::read_to_string(root().join(FIG45)).unwrap();
+    let lines = base.lines().count();
+    let with = |extra: &str| {
+        let text = format!("{base}\n[[events]]\nat = \"10s\"\n{extra}\n");
+        path_of(&write(dir.path(), "s.toml", text.as_bytes()))
+    };
+    fn path_of(p: &Path) -> String {
+        p.display().to_string()
+    }
+    // A single run: the run key's place.
+    let f = with("action = \"switch_policy\"\npolicy = \"fair\"\nrun = 2");
+    let line = assert_input_error(&slotsim(&["run", &f, "--headless"]), "error: ");
+    let (l, c, msg) = file_error_position(&line, &f);
+    assert_eq!((l, c), (lines + 6, 7), "{line}");
+    assert!(
+        msg.contains("single run") && msg.contains("compare"),
+        "{msg}"
+    );
+    // More runs named than policies compared.
+    let line = assert_input_error(
+        &slotsim(&["compare", &f, "--policies", "fifo", "--seeds", "1"]),
+        "error: ",
+    );
+    assert!(line.contains("run = 2, but 1 policy runs"), "{line}");
+    // Out of range, and on an action that takes no run.
+    let f = with("action = \"switch_policy\"\npolicy = \"fair\"\nrun = 5");
+    let line = assert_input_error(&slotsim(&["validate", &f]), "error: ");
+    assert!(line.contains("runs 1 to 4"), "{line}");
+    let f = with("action = \"fail_node\"\nnode = 1\nrun = 1");
+    let line = assert_input_error(&slotsim(&["validate", &f]), "error: ");
+    assert!(
+        line.contains("run is only used by action = \"switch_policy\""),
+        "{line}"
+    );
+}

@@ -7,7 +7,10 @@ use std::ops::Range;
 use super::jobs::JobEnv;
 use super::scheduler::check_policy;
 use super::{duplicate_job, Cx, R};
-use crate::model::{Action, EventSpec};
+use crate::model::{Action, EventSpec, SideRun};
+
+/// The most runs a side-by-side session holds (`--policies a,b,c,d`).
+pub const MAX_SIDE_RUNS: usize = 4;
 use crate::scenario::schema::{EventDef, JobRef};
 
 impl JobEnv<'_> {
@@ -30,6 +33,7 @@ impl JobEnv<'_> {
                 Ok(vec![EventSpec {
                     at,
                     action: job_action(cx, e, action)?,
+                    run: None,
                 }])
             }
             "switch_policy" => {
@@ -41,9 +45,30 @@ impl JobEnv<'_> {
                     ));
                 };
                 let spec = check_policy(p.get_ref(), raw_scheduler, ctx).map_err(|m| cx.at(p, m.0))?;
+                let run = match &e.run {
+                    None => None,
+                    Some(n) => {
+                        let v = *n.get_ref();
+                        if !(1..=MAX_SIDE_RUNS as i64).contains(&v) {
+                            return Err(cx.at(
+                                n,
+                                format!("run = {v}: a side-by-side session has runs 1 to {MAX_SIDE_RUNS}; expected the N-th spec of --policies"),
+                            ));
+                        }
+                        let err = cx.at(n, "");
+                        let (line, col) = err.pos.unwrap_or((1, 1));
+                        Some(SideRun {
+                            n: v as u8,
+                            origin: err.origin,
+                            line,
+                            col,
+                        })
+                    }
+                };
                 Ok(vec![EventSpec {
                     at,
                     action: Action::SwitchPolicy(spec),
+                    run,
                 }])
             }
             "heartbeat" => {
@@ -57,6 +82,7 @@ impl JobEnv<'_> {
                 Ok(vec![EventSpec {
                     at,
                     action: Action::Heartbeat(self.node(n)?),
+                    run: None,
                 }])
             }
             "submit" => {
@@ -80,6 +106,7 @@ impl JobEnv<'_> {
                     } else {
                         Action::RecoverNode(node)
                     },
+                    run: None,
                 }])
             }
             other => Err(cx.at(
@@ -118,6 +145,7 @@ impl JobEnv<'_> {
             out.push(EventSpec {
                 at: spec.submit,
                 action: Action::Submit(Box::new(spec)),
+                run: None,
             });
         }
         Ok(out)
@@ -159,6 +187,9 @@ impl EventKeys<'_> {
         }
         if action != "move_job" {
             self.only("pool", "move_job", e.pool.as_ref().map(|p| p.span()))?;
+        }
+        if action != "switch_policy" {
+            self.only("run", "switch_policy", e.run.as_ref().map(|r| r.span()))?;
         }
         let is_job_action = matches!(action, "kill_job" | "set_priority" | "move_job");
         if action != "submit" && !is_job_action {
