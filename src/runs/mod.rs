@@ -1,10 +1,11 @@
 //! Runs built from scenarios: one run of a scenario with the registry's
-//! policies and the observers every run reports, and a comparison's grid
-//! of runs in parallel. This layer sits above `scenario` (which it reads)
+//! policies and the observers every run reports, a comparison's grid
+//! of runs in parallel, and runs side by side on one clock. This layer sits above `scenario` (which it reads)
 //! and `sched` (whose registry it hands the engine); `report` formats what
 //! the runs here produce and runs nothing itself.
 
 pub mod compare;
+pub mod side;
 
 use crate::model::Scenario;
 use crate::sched::omo::PassiveMonitor;

@@ -13,4 +13,4 @@ pub mod workload;
 
 pub use load::{load_default, load_file, load_str, memory_env, DEFAULT_SCENARIO, DEFAULT_SEED};
 pub use resolved::resolved;
-pub use side::{side_run, single_run};
+pub use side::{side_run, single_run, MAX_SIDE_RUNS};

@@ -5,6 +5,9 @@
 use crate::error::InputError;
 use crate::model::{EventSpec, Scenario, SideRun};
 
+/// The most runs a side-by-side session holds (`--policies a,b,c,d`).
+pub const MAX_SIDE_RUNS: usize = 4;
+
 fn at(r: &SideRun, msg: String) -> InputError {
     InputError {
         origin: r.origin.clone(),

@@ -302,6 +302,27 @@ impl Sim {
         self.w.next_event_time()
     }
 
+    /// The instant of the run's next event, or `None` once it cannot go on:
+    /// finished, stopped by its policy, or stalled (then marked so, as
+    /// [`Sim::run_until`] marks it). A caller stepping several runs in
+    /// lockstep steps the one whose next event is the earliest.
+    pub fn next_due(&mut self) -> Option<Ms> {
+        if self.is_finished() || self.halted.is_some() {
+            return None;
+        }
+        if self.is_stalled() {
+            self.w.mark_stalled();
+            return None;
+        }
+        self.next_event_time()
+    }
+
+    /// Moves the clock on to `t` with nothing happening (every event up to
+    /// `t` processed already), as [`Sim::run_until`] does at its limit.
+    pub fn wait_until(&mut self, t: Ms) {
+        self.w.wait_until(t);
+    }
+
     /// Processes every event up to and including `limit` (all if `None`),
     /// stopping early once the run is finished. Returns whether events remain.
     pub fn run_until(&mut self, limit: Option<Ms>) -> bool {

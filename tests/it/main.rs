@@ -28,6 +28,7 @@ mod readme;
 mod rumen;
 mod same_run;
 mod scenario_load;
+mod side_by_side;
 mod soak;
 mod speculation;
 mod sweep;

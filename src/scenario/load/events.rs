@@ -8,10 +8,8 @@ use super::jobs::JobEnv;
 use super::scheduler::check_policy;
 use super::{duplicate_job, Cx, R};
 use crate::model::{Action, EventSpec, SideRun};
-
-/// The most runs a side-by-side session holds (`--policies a,b,c,d`).
-pub const MAX_SIDE_RUNS: usize = 4;
 use crate::scenario::schema::{EventDef, JobRef};
+use crate::scenario::MAX_SIDE_RUNS;
 
 impl JobEnv<'_> {
     pub(super) fn event(
