@@ -7,8 +7,8 @@ use slotsim::sched::POLICIES;
 use slotsim::units::plural;
 use std::path::Path;
 
-pub fn cmd_validate(path: &Path) -> Result<(), Failure> {
-    let sc = scenario::load_file(path, None, None)?;
+pub fn cmd_validate(path: &Path, set: &[String]) -> Result<(), Failure> {
+    let sc = super::sets::load(Some(path), &super::sets::parse(set)?, None, None)?;
     let mut o = String::new();
     let racks: u32 = sc
         .cluster

@@ -13,6 +13,7 @@ macro_rules! outln {
 mod import;
 mod info;
 mod run;
+mod sets;
 mod sweep;
 
 use clap::{Args, Parser, Subcommand};
@@ -48,6 +49,10 @@ enum Cmd {
     Validate {
         /// Scenario file (TOML)
         scenario: PathBuf,
+        /// Override one scenario key by its dotted path, as a sweep plan's
+        /// [overrides] do (repeatable): --set network.nic_mbps=1250
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
     },
     /// List the scheduling policies, with the paper or code each follows
     Policies,
@@ -178,6 +183,10 @@ pub struct RecordArgs {
     /// Seed (overrides the scenario's)
     #[arg(long, allow_negative_numbers = true)]
     seed: Option<u64>,
+    /// Override one scenario key by its dotted path, as a sweep plan's
+    /// [overrides] do (repeatable): --set network.nic_mbps=1250
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
 }
 
 #[derive(Args)]
@@ -190,6 +199,10 @@ pub struct RunArgs {
     /// Seed (overrides the scenario's)
     #[arg(long, allow_negative_numbers = true)]
     seed: Option<u64>,
+    /// Override one scenario key by its dotted path, as a sweep plan's
+    /// [overrides] do (repeatable): --set network.nic_mbps=1250
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
     /// Run to completion as fast as possible and print a summary
     #[arg(long)]
     headless: bool,
@@ -237,6 +250,10 @@ pub struct CompareArgs {
     /// Write an SVG of the turnaround CDF per policy here
     #[arg(long, value_name = "DIR")]
     plot: Option<PathBuf>,
+    /// Override one scenario key by its dotted path, as a sweep plan's
+    /// [overrides] do (repeatable): --set network.nic_mbps=1250
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
 }
 
 pub enum Failure {
@@ -353,10 +370,10 @@ pub fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let result = match cli.command {
-        None => run::cmd_tui(None, None, None, Default::default()),
+        None => run::cmd_tui(None, None, None, &[], Default::default()),
         Some(Cmd::Run(a)) => run::cmd_run(a),
         Some(Cmd::Compare(a)) => run::cmd_compare(a),
-        Some(Cmd::Validate { scenario }) => info::cmd_validate(&scenario),
+        Some(Cmd::Validate { scenario, set }) => info::cmd_validate(&scenario, &set),
         Some(Cmd::Record(a)) => run::cmd_record(a),
         Some(Cmd::Policies) => emit(&info::cmd_policies(), false),
         Some(Cmd::Profiles) => emit(&info::cmd_profiles(), false),
@@ -395,11 +412,9 @@ pub fn load(
     path: Option<&Path>,
     policy: Option<&str>,
     seed: Option<u64>,
+    set: &[String],
 ) -> Result<Scenario, InputError> {
-    let sc = match path {
-        Some(p) => scenario::load_file(p, policy, seed),
-        None => scenario::load_default(policy, seed),
-    }?;
+    let sc = sets::load(path, &sets::parse(set)?, policy, seed)?;
     scenario::single_run(&sc)?;
     note_slot_model(&sc);
     Ok(sc)

@@ -27,6 +27,7 @@ pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
             a.scenario.as_deref(),
             a.policy.as_deref(),
             a.seed,
+            &a.set,
             TuiOutputs {
                 record: a.record.as_deref(),
                 json: a.json.as_deref(),
@@ -111,7 +112,7 @@ fn check_tui_flags(a: &RunArgs) -> Result<(), Failure> {
 /// A headless run: the scenario run to its end, `until` or a signal, its
 /// summary printed and every output asked for written.
 fn run_headless(a: &RunArgs, until: Option<u64>) -> Result<(), Failure> {
-    let sc = load(a.scenario.as_deref(), a.policy.as_deref(), a.seed)?;
+    let sc = load(a.scenario.as_deref(), a.policy.as_deref(), a.seed, &a.set)?;
     // Open every output before running, so a bad path costs no simulation.
     let outs = Outputs::open(a)?;
     if let Some(dir) = &a.plot {
@@ -392,9 +393,10 @@ pub fn cmd_tui(
     path: Option<&Path>,
     policy: Option<&str>,
     seed: Option<u64>,
+    set: &[String],
     outs: TuiOutputs<'_>,
 ) -> Result<(), Failure> {
-    let sc = load(path, policy, seed)?;
+    let sc = load(path, policy, seed, set)?;
     let origin = path.map_or_else(
         || "quickstart (embedded)".to_string(),
         |p| p.display().to_string(),
@@ -497,7 +499,7 @@ pub fn cmd_record(a: RecordArgs) -> Result<(), Failure> {
         return Err(InputError::new("--speed", format!("{} is not a TUI speed step (0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)", a.speed)).into());
     }
     let keys = parse_keys(&a.keys).map_err(|e| InputError::new("--keys", e.to_string()))?;
-    let sc = super::load(a.scenario.as_deref(), a.policy.as_deref(), a.seed)?;
+    let sc = super::load(a.scenario.as_deref(), a.policy.as_deref(), a.seed, &a.set)?;
     let mut app = slotsim::tui::App::new(sc)
         .map_err(|e| InputError::new(super::scenario_origin(&a.scenario), e.to_string()))?;
     // A `W` among the keys writes the session into the current directory, as live.
@@ -682,15 +684,16 @@ pub fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
         );
     }
     // Load (and so validate) everything before running anything.
+    let sets = super::sets::parse(&a.set)?;
     let mut all = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
         let mut per_seed = Vec::new();
         for k in 0..a.seeds {
             // Seeds 1 to N, as a sweep's `seeds = N`: the same N-seed row
             // whichever command produced it (docs/cli.md).
-            let mut sc =
-                scenario::load_file(&a.scenario, Some(spec), Some(k + 1)).map_err(|mut e| {
-                    if e.pos.is_none() {
+            let mut sc = super::sets::load(Some(&a.scenario), &sets, Some(spec), Some(k + 1))
+                .map_err(|mut e| {
+                    if e.pos.is_none() && e.origin != "--set" {
                         e.origin = "--policies".into();
                     }
                     e

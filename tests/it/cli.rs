@@ -2046,3 +2046,55 @@ fn a_run_n_event_is_refused_where_it_has_no_run_to_go_to() {
         "{line}"
     );
 }
+
+/// `--set KEY=VALUE` is a sweep override from the command line: the same
+/// run as the file with the key edited, on run, compare and validate, and
+/// its mistakes one line each.
+#[test]
+fn set_overrides_a_key_as_editing_the_file_would() {
+    let dir = tempdir();
+    const QS: &str = "scenarios/quickstart.toml";
+    let text = std::fs::read_to_string(root().join(QS)).unwrap();
+    let edited = text.replacen("\nseed = 7\n", "\nseed = 11\n", 1);
+    assert_ne!(edited, text, "the edit took");
+    let edited = write(dir.path(), "edited.toml", edited.as_bytes());
+    let mut by_set = run_json(&[QS, "--set", "seed=11"]);
+    let mut by_file = run_json(&[&edited.display().to_string()]);
+    let plain = run_json(&[QS]);
+    for v in [&mut by_set, &mut by_file] {
+        v.as_object_mut().unwrap().remove("version");
+    }
+    assert_eq!(by_set["config"], by_file["config"]);
+    assert_eq!(by_set["makespan_s"], by_file["makespan_s"]);
+    assert_ne!(
+        by_set["heartbeats"], plain["heartbeats"],
+        "the key changed the run"
+    );
+    let (out, _) = ok(&slotsim(&[
+        "compare",
+        QS,
+        "--policies",
+        "fifo",
+        "--seeds",
+        "1",
+        "--json",
+        "-",
+        "--set",
+        "network.nic_mbps=62.5",
+    ]));
+    let cell = &parse_json(&out)[0];
+    assert_eq!(cell["config"]["network"]["nic_mbps"], 62.5);
+    let (out, _) = ok(&slotsim(&["validate", QS, "--set", "cluster.nodes=7"]));
+    assert!(out.contains("7 nodes"), "{out}");
+    for (bad, says) in [
+        ("nokey", "is not KEY=VALUE"),
+        ("cluster.nodes=0", "cluster.nodes=0: "),
+        ("jobs.99.maps=3", "index 99 is out of range"),
+    ] {
+        let line = assert_input_error(
+            &slotsim(&["run", QS, "--headless", "--set", bad]),
+            "error: --set: ",
+        );
+        assert!(line.contains(says), "{bad}: {line}");
+    }
+}
