@@ -754,6 +754,12 @@ class Policy:
             if msg.get("protocol") not in PROTOCOLS:
                 raise ProtocolError("slotsim speaks protocol {}, this client {}".format(
                     msg.get("protocol"), " and ".join(map(str, PROTOCOLS))))
+            if msg.get("slot_model") == "yarn" and self.protocol == 1:
+                # slotsim refuses protocol 1 on YARN: the class must change.
+                raise ProtocolError(
+                    "this policy speaks protocol 1, which has no words for YARN's containers "
+                    "and ApplicationMasters; on slot_model = \"yarn\" a policy speaks "
+                    "protocol 2: set protocol = 2 in the class (see docs/write-a-policy.md)")
             raise ProtocolError(
                 "slotsim speaks protocol {} but this policy speaks protocol {}: run it as "
                 "external[protocol={}]:CMD".format(msg.get("protocol"), self.protocol,

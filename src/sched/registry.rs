@@ -69,10 +69,28 @@ pub fn model_note(entry: &Entry, cap: &Capacity) -> Option<String> {
     })
 }
 
+/// Names a user may type for what is not a policy of its own, each with
+/// what runs it: a nearer hint than a name spelt alike (`drf` is not
+/// `sjf`).
+const VARIANTS: &[(&str, &str)] = &[
+    ("drf", "a variant: yarn-fair[scheduling_policy=drf]"),
+    ("yarn-drf", "a variant: yarn-fair[scheduling_policy=drf]"),
+    ("delay", "fair's delay scheduling: fair"),
+    ("delay-scheduling", "fair's delay scheduling: fair"),
+    ("late", "the engine's speculation, under any policy: --set tasks.speculation=late"),
+];
+
 fn unknown(name: &str) -> SpecError {
     let all = names();
-    let hint = crate::error::closest(name, all.iter().copied())
-        .map(|c| format!("did you mean \"{c}\"? "))
+    let variant = VARIANTS
+        .iter()
+        .find(|(v, _)| v.eq_ignore_ascii_case(name))
+        .map(|(_, what)| format!("it is {what}; "));
+    let hint = variant
+        .or_else(|| {
+            crate::error::closest(name, all.iter().copied())
+                .map(|c| format!("did you mean \"{c}\"? "))
+        })
         .unwrap_or_default();
     SpecError(format!(
         "unknown policy \"{name}\"; {hint}expected one of: {}",

@@ -2098,3 +2098,41 @@ fn set_overrides_a_key_as_editing_the_file_would() {
         assert!(line.contains(says), "{bad}: {line}");
     }
 }
+
+/// A name that is no policy but a variant of one (or the engine's own
+/// speculation) is told what runs it, not a name spelt alike; the spec
+/// it is told runs.
+#[test]
+fn an_unknown_policy_that_is_a_variant_is_told_its_spec() {
+    let line = assert_input_error(
+        &slotsim(&[
+            "compare",
+            "scenarios/yarn-quickstart.toml",
+            "--policies",
+            "drf",
+        ]),
+        "error: --policies: ",
+    );
+    assert!(
+        line.contains("it is a variant: yarn-fair[scheduling_policy=drf];"),
+        "{line}"
+    );
+    assert!(!line.contains("did you mean"), "{line}");
+    ok(&slotsim(&[
+        "run",
+        "scenarios/yarn-quickstart.toml",
+        "--headless",
+        "--policy",
+        "yarn-fair[scheduling_policy=drf]",
+    ]));
+    let line = assert_input_error(
+        &slotsim(&["run", "--headless", "--policy", "late"]),
+        "error: ",
+    );
+    assert!(line.contains("--set tasks.speculation=late"), "{line}");
+    let line = assert_input_error(
+        &slotsim(&["run", "--headless", "--policy", "fiffo"]),
+        "error: ",
+    );
+    assert!(line.contains("did you mean \"fifo\""), "{line}");
+}

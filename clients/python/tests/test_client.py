@@ -895,6 +895,10 @@ class ProtocolTwoTest(unittest.TestCase):
         self.assertEqual(p.nodes[0].free, {"map": 2, "reduce": 2})
         with self.assertRaisesRegex(sp.ProtocolError, "external\\[protocol=1\\]"):
             Scripted().handle(start2())
+        # On YARN protocol 1 is refused whatever slotsim is told: the class
+        # itself must speak 2.
+        with self.assertRaisesRegex(sp.ProtocolError, "set protocol = 2 in the class"):
+            Scripted().handle(start2(slot_model="yarn"))
 
     def test_books_follow_starts_and_ends_and_are_checked(self):
         p = Scripted2()
