@@ -77,7 +77,10 @@ const VARIANTS: &[(&str, &str)] = &[
     ("yarn-drf", "a variant: yarn-fair[scheduling_policy=drf]"),
     ("delay", "fair's delay scheduling: fair"),
     ("delay-scheduling", "fair's delay scheduling: fair"),
-    ("late", "the engine's speculation, under any policy: --set tasks.speculation=late"),
+    (
+        "late",
+        "the engine's speculation, under any policy: --set tasks.speculation=late",
+    ),
 ];
 
 fn unknown(name: &str) -> SpecError {
