@@ -54,16 +54,7 @@ pub fn load(
         return plain();
     }
     let (text, origin) = match path {
-        Some(p) => {
-            let origin = p.display().to_string();
-            let text = std::fs::read_to_string(p).map_err(|e| {
-                InputError::new(
-                    &origin,
-                    format!("cannot read {origin}: {e}; expected a readable scenario file"),
-                )
-            })?;
-            (text, origin)
-        }
+        Some(p) => (scenario::load::read_file(p)?, p.display().to_string()),
         None => (
             scenario::DEFAULT_SCENARIO.to_string(),
             scenario::load::DEFAULT_ORIGIN.to_string(),

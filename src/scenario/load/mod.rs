@@ -182,6 +182,18 @@ pub fn load_file(
     policy_override: Option<&str>,
     seed_override: Option<u64>,
 ) -> Result<Scenario, InputError> {
+    let text = read_file(path)?;
+    load_str(
+        &text,
+        &path.display().to_string(),
+        policy_override,
+        seed_override,
+    )
+}
+
+/// A scenario file's text: bounded in size, UTF-8 (an error at the first
+/// byte that is not).
+pub fn read_file(path: &Path) -> Result<String, InputError> {
     let origin = path.display().to_string();
     let bytes = read_bounded(path, MAX_SCENARIO_BYTES).map_err(|e| {
         InputError::new(
@@ -189,24 +201,20 @@ pub fn load_file(
             format!("cannot read {origin}: {e}; expected a readable scenario file"),
         )
     })?;
-    let text = match String::from_utf8(bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            let valid = e.utf8_error().valid_up_to();
-            let bytes = e.as_bytes();
-            let prefix = std::str::from_utf8(&bytes[..valid]).unwrap_or_default();
-            let bad = bytes.get(valid).copied().unwrap_or_default();
-            return Err(InputError::at(
-                &origin,
-                prefix,
-                valid,
-                format!(
-                    "invalid UTF-8 (byte 0x{bad:02x} at byte offset {valid}); expected a UTF-8 text file"
-                ),
-            ));
-        }
-    };
-    load_str(&text, &origin, policy_override, seed_override)
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let prefix = std::str::from_utf8(&bytes[..valid]).unwrap_or_default();
+        let bad = bytes.get(valid).copied().unwrap_or_default();
+        InputError::at(
+            &origin,
+            prefix,
+            valid,
+            format!(
+                "invalid UTF-8 (byte 0x{bad:02x} at byte offset {valid}); expected a UTF-8 text file"
+            ),
+        )
+    })
 }
 
 /// Loads the built-in quickstart scenario ([`DEFAULT_SCENARIO`]).
