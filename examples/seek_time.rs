@@ -30,7 +30,7 @@ fn main() {
     }
     let t0 = Instant::now();
     let (mut worst, mut over50, mut slow) = (Duration::ZERO, 0, 0);
-    while app.sim.view().now() < until * 1000 {
+    while app.sim().view().now() < until * 1000 {
         let f = Instant::now();
         app.update(Action::Tick(33));
         worst = worst.max(f.elapsed());
@@ -39,7 +39,7 @@ fn main() {
     }
     println!(
         "ran to {} ms in {:.1} s; worst frame {worst:?}, {over50} over 50 ms, {slow} over 100 ms; checkpoints (count, spacing ms, bytes) {:?}",
-        app.sim.view().now(),
+        app.sim().view().now(),
         t0.elapsed().as_secs_f64(),
         app.checkpoints.stats()
     );
@@ -49,7 +49,7 @@ fn main() {
     let mut each = Vec::new();
     for _ in 0..10 {
         let c = Instant::now();
-        kept.push(app.sim.checkpoint());
+        kept.push(app.sim().checkpoint());
         each.push(c.elapsed());
     }
     let copied: Duration = each.iter().sum();
@@ -61,7 +61,7 @@ fn main() {
         d0.elapsed()
     );
     app.update(Action::TogglePause);
-    let before = app.sim.view().now();
+    let before = app.sim().view().now();
     let t = Instant::now();
     app.update(Action::SeekBack);
     println!("first seek frame {:?}", t.elapsed());
@@ -74,7 +74,7 @@ fn main() {
     }
     println!(
         "seek back {before} -> {} ms in {:.2} s ({frames} frames, worst {worst:?})",
-        app.sim.view().now(),
+        app.sim().view().now(),
         t.elapsed().as_secs_f64(),
     );
 }

@@ -420,14 +420,14 @@ pub fn cmd_tui(
     // However the session ended (a quit, a signal, a terminal gone from
     // under it), its outputs are written before anything else is said.
     let ended = slotsim::tui::term::run(&mut app, outs.record);
-    let mut sum = summary::summarize(&app.sim);
-    if !app.sim.is_finished() {
+    let mut sum = summary::summarize(&app.sim());
+    if !app.sim().is_finished() {
         sum.partial = true;
-        sum.stopped_at_s = Some(app.sim.view().t_s());
+        sum.stopped_at_s = Some(app.sim().view().t_s());
     }
     // The run as it stands now, keyboard submissions and switches included.
     if let Some(mut out) = trace_out {
-        trace::write_trace(&app.sim, &mut out)?;
+        trace::write_trace(&app.sim(), &mut out)?;
         out.flush()?;
     }
     if let Some(mut out) = json_out {
@@ -439,10 +439,10 @@ pub fn cmd_tui(
     // What the session came to, printed where the terminal is back (the
     // outputs are written first: a vanished terminal cannot take them).
     let _ = emit(&summary::table(&sum), false);
-    let ended = if let Some(why) = app.sim.halted() {
+    let ended = if let Some(why) = app.sim().halted() {
         Err(Failure::Policy(format!(
             "{why}\n  the run stopped at {:.1} s simulated; the outputs asked for hold it up to then (\"partial\": true)",
-            app.sim.view().t_s()
+            app.sim().view().t_s()
         )))
     } else {
         match exit {
@@ -450,7 +450,7 @@ pub fn cmd_tui(
             // Say why the session ended; exit status 130, as headless.
             slotsim::tui::term::Exit::Signal(name) => Err(Failure::Interrupted(format!(
                 "stopped by {name}; outputs written up to {}",
-                slotsim::units::fmt_secs(app.sim.view().now())
+                slotsim::units::fmt_secs(app.sim().view().now())
             ))),
         }
     };
@@ -460,7 +460,7 @@ pub fn cmd_tui(
     // operating system. A policy in another process is dropped as usual:
     // it is told `end` and waited for.
     if matches!(
-        app.sim.policy_spec(),
+        app.sim().policy_spec(),
         slotsim::model::spec::PolicySpec::Builtin { .. }
     ) {
         std::mem::forget(app);

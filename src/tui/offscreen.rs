@@ -109,9 +109,9 @@ pub fn record(mut app: App, out: &Path, o: &RecordOpts) -> io::Result<(u64, Ms)>
         };
         cast.frame(t as f64 / 1000.0, completed.buffer)?;
         frames += 1;
-        let sim_done = app.sim.is_finished()
-            || app.sim.view().stalled()
-            || o.until.is_some_and(|u| app.sim.view().now() >= u);
+        let sim_done = app.sim().is_finished()
+            || app.sim().view().stalled()
+            || o.until.is_some_and(|u| app.sim().view().now() >= u);
         if app.quit {
             break;
         }

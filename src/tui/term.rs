@@ -162,7 +162,7 @@ async fn event_loop(
             panic!("SLOTSIM_TEST_PANIC is set: a panic on purpose");
         }
         let live = app.seeking()
-            || (!app.paused && !app.sim.is_finished() && !app.overlay.freezes_clock());
+            || (!app.paused && !app.sim().is_finished() && !app.overlay.freezes_clock());
         if !live {
             last = Instant::now();
         }

@@ -51,7 +51,7 @@ fn run_for(app: &mut App, secs: u64) {
 fn run_to_the_end(app: &mut App) {
     keys(app, "++++++++");
     for _ in 0..10_000 {
-        if app.sim.is_finished() {
+        if app.sim().is_finished() {
             return;
         }
         run_for(app, 1);
@@ -79,16 +79,16 @@ fn screen(app: &App, w: u16, h: u16) -> String {
 fn ticks_advance_the_clock_by_wall_time_times_speed() {
     let mut a = app();
     a.update(Action::Tick(1500));
-    assert_eq!(a.sim.view().now(), 1500, "1× speed");
+    assert_eq!(a.sim().view().now(), 1500, "1× speed");
     a.update(Action::SpeedUp); // 2×
     a.update(Action::Tick(1000));
-    assert_eq!(a.sim.view().now(), 3500);
+    assert_eq!(a.sim().view().now(), 3500);
     for _ in 0..2 {
         a.update(Action::SpeedDown);
     }
     assert_eq!(a.speed_label(), "0.5×");
     a.update(Action::Tick(1000));
-    assert_eq!(a.sim.view().now(), 4000);
+    assert_eq!(a.sim().view().now(), 4000);
     for _ in 0..30 {
         a.update(Action::SpeedDown);
     }
@@ -99,7 +99,7 @@ fn ticks_advance_the_clock_by_wall_time_times_speed() {
     assert_eq!(a.speed_label(), "max");
     a.update(Action::Tick(33));
     assert!(
-        a.sim.view().now() > 60_000,
+        a.sim().view().now() > 60_000,
         "max speed runs many events per frame"
     );
 }
@@ -110,21 +110,21 @@ fn pause_holds_the_clock_and_step_moves_one_heartbeat() {
     run_for(&mut a, 2);
     keys(&mut a, " ");
     assert!(a.paused);
-    let (t, hb) = (a.sim.view().now(), a.sim.view().heartbeats());
+    let (t, hb) = (a.sim().view().now(), a.sim().view().heartbeats());
     run_for(&mut a, 5);
     assert_eq!(
-        (a.sim.view().now(), a.sim.view().heartbeats()),
+        (a.sim().view().now(), a.sim().view().heartbeats()),
         (t, hb),
         "paused: nothing moves"
     );
     keys(&mut a, ".");
-    assert_eq!(a.sim.view().heartbeats(), hb + 1, "one heartbeat forward");
-    assert!(a.sim.view().now() >= t);
+    assert_eq!(a.sim().view().heartbeats(), hb + 1, "one heartbeat forward");
+    assert!(a.sim().view().now() >= t);
     keys(&mut a, " ");
     assert!(!a.paused);
     keys(&mut a, ".");
     assert_eq!(
-        a.sim.view().heartbeats(),
+        a.sim().view().heartbeats(),
         hb + 1,
         ". does nothing while running"
     );
@@ -208,15 +208,18 @@ fn step_key_under_manual_heartbeats_and_after_the_end() {
     for _ in 0..7 {
         keys(&mut a, ".");
     }
-    assert_eq!((a.sim.view().now(), a.sim.view().heartbeats()), (7000, 7));
-    let next = a.sim.next_event_time().unwrap();
+    assert_eq!(
+        (a.sim().view().now(), a.sim().view().heartbeats()),
+        (7000, 7)
+    );
+    let next = a.sim_mut().next_event_time().unwrap();
     keys(&mut a, ".");
     assert_eq!(
-        a.sim.view().now(),
+        a.sim().view().now(),
         next,
         "one event, not the rest of the run"
     );
-    assert!(!a.sim.is_finished());
+    assert!(!a.sim().is_finished());
     assert!(
         a.status
             .as_deref()
@@ -228,7 +231,7 @@ fn step_key_under_manual_heartbeats_and_after_the_end() {
     for _ in 0..100 {
         keys(&mut a, ".");
     }
-    assert!(a.sim.is_finished());
+    assert!(a.sim().is_finished());
     assert!(a.status.as_deref().unwrap_or("").contains("finished"));
     keys(&mut a, " "); // running again: still "finished", not "pause first"
     keys(&mut a, ".");
@@ -375,7 +378,7 @@ fn a_yarn_cluster_shows_memory_ams_and_yarn_policies() {
     let mut a = App::new(load("yarn-quickstart.toml", None)).unwrap();
     run_for(&mut a, 8);
     let s = screen(&a, 120, 36);
-    let held = a.sim.view().cluster().used;
+    let held = a.sim().view().cluster().used;
     assert!(held.mb() > 0);
     let title = format!("{:.1}/160.0 GB · ", held.mb() as f64 / 1024.0);
     assert!(s.contains(&title), "{title}\n{s}");
@@ -396,9 +399,9 @@ fn a_yarn_cluster_shows_memory_ams_and_yarn_policies() {
     );
     keys(&mut a, "k");
     key(&mut a, KeyCode::Enter);
-    assert_eq!(a.sim.policy_label(), "yarn-capacity");
+    assert_eq!(a.sim().policy_label(), "yarn-capacity");
     run_to_the_end(&mut a);
-    check(&a.sim).unwrap();
+    check(&a.sim()).unwrap();
 }
 
 #[test]
@@ -413,9 +416,9 @@ fn picker_switches_policy_through_the_command_api() {
     keys(&mut a, "k"); // up to fifo
     key(&mut a, KeyCode::Enter);
     assert_eq!(a.overlay, Overlay::None);
-    assert_eq!(a.sim.policy_label(), "fifo");
-    assert_eq!(a.sim.view().switches().len(), 1);
-    assert_eq!(a.sim.view().switches()[0].to, "fifo");
+    assert_eq!(a.sim().policy_label(), "fifo");
+    assert_eq!(a.sim().view().switches().len(), 1);
+    assert_eq!(a.sim().view().switches()[0].to, "fifo");
     let log = a.log_lines(10);
     assert!(
         log.iter().any(|(_, l)| l.contains("fair → fifo")),
@@ -425,7 +428,7 @@ fn picker_switches_policy_through_the_command_api() {
     keys(&mut a, "p");
     key(&mut a, KeyCode::Down);
     key(&mut a, KeyCode::Esc);
-    assert_eq!(a.sim.policy_label(), "fifo");
+    assert_eq!(a.sim().policy_label(), "fifo");
 }
 
 /// `W` writes the session as a scenario beside the one it runs: a
@@ -452,31 +455,31 @@ fn w_writes_a_session_that_a_headless_run_replays_exactly() {
     keys(&mut a, "f"); // node 0 fails
     run_for(&mut a, 4);
     keys(&mut a, "r");
-    assert_eq!(a.sim.session_events().len(), 4, "{:?}", a.status);
+    assert_eq!(a.sim().session_events().len(), 4, "{:?}", a.status);
     // The job actions on the selected job: a priority up, a pool move, a
     // kill declined and then confirmed.
     key(&mut a, KeyCode::Down);
     let j = a.sel_job.expect("a job is selected");
-    let prio = a.sim.view().job(j).priority;
+    let prio = a.sim().view().job(j).priority;
     keys(&mut a, ">");
-    assert!(a.sim.view().job(j).priority < prio, "{:?}", a.status);
-    let pool = a.sim.view().job(j).pool;
+    assert!(a.sim().view().job(j).priority < prio, "{:?}", a.status);
+    let pool = a.sim().view().job(j).pool;
     keys(&mut a, "m");
     assert!(matches!(a.overlay, Overlay::MovePool { .. }));
     key(&mut a, KeyCode::Down);
     key(&mut a, KeyCode::Enter);
-    assert_ne!(a.sim.view().job(j).pool, pool, "{:?}", a.status);
+    assert_ne!(a.sim().view().job(j).pool, pool, "{:?}", a.status);
     run_for(&mut a, 1);
     keys(&mut a, "K");
     assert!(matches!(a.overlay, Overlay::ConfirmKill { .. }));
     keys(&mut a, "n");
-    assert!(!a.sim.view().job(j).is_done());
+    assert!(!a.sim().view().job(j).is_done());
     keys(&mut a, "Ky");
-    assert!(a.sim.view().job(j).killed, "{:?}", a.status);
-    assert_eq!(a.sim.session_events().len(), 7, "{:?}", a.status);
+    assert!(a.sim().view().job(j).killed, "{:?}", a.status);
+    assert_eq!(a.sim().session_events().len(), 7, "{:?}", a.status);
     // The header counts the killed job apart, not among the finished.
     let done = a
-        .sim
+        .sim()
         .view()
         .jobs()
         .iter()
@@ -486,7 +489,7 @@ fn w_writes_a_session_that_a_headless_run_replays_exactly() {
     assert!(
         head.contains(&format!(
             "jobs: {done}/{} (1 killed)",
-            a.sim.view().submitted_jobs()
+            a.sim().view().submitted_jobs()
         )),
         "{head}"
     );
@@ -494,7 +497,7 @@ fn w_writes_a_session_that_a_headless_run_replays_exactly() {
     // command up to then, which stops where the session was.
     key(&mut a, KeyCode::Char('W'));
     let early = out.path().join("quick-session-1.toml");
-    let until = slotsim::units::fmt_secs(a.sim.view().now());
+    let until = slotsim::units::fmt_secs(a.sim().view().now());
     let replay_cmd = format!("--headless --until {until}");
     let status = a.status.clone().unwrap_or_default();
     assert!(
@@ -503,20 +506,20 @@ fn w_writes_a_session_that_a_headless_run_replays_exactly() {
     );
     let text = std::fs::read_to_string(&early).unwrap();
     assert!(text.lines().nth(1).unwrap().contains(&replay_cmd), "{text}");
-    let until_ms = a.sim.view().now();
+    let until_ms = a.sim().view().now();
     let sc = slotsim::scenario::load_file(&early, None, None).unwrap();
     let mut sim = slotsim::runs::build_sim(&sc).unwrap();
     sim.run_until(Some(until_ms));
     assert_eq!(
         serde_json::to_value(slotsim::report::summary::summarize(&sim)).unwrap()["jobs"],
-        serde_json::to_value(slotsim::report::summary::summarize(&a.sim)).unwrap()["jobs"]
+        serde_json::to_value(slotsim::report::summary::summarize(&a.sim())).unwrap()["jobs"]
     );
     run_to_the_end(&mut a);
     key(&mut a, KeyCode::Char('W'));
     let saved = out.path().join("quick-session-2.toml");
     assert!(saved.exists(), "{:?}", a.status);
     assert!(!a.status.clone().unwrap_or_default().contains("--until"));
-    let session = serde_json::to_value(slotsim::report::summary::summarize(&a.sim)).unwrap();
+    let session = serde_json::to_value(slotsim::report::summary::summarize(&a.sim())).unwrap();
     let sc = slotsim::scenario::load_file(&saved, None, None).unwrap();
     let (_, replay) = run(&sc);
     let replay = serde_json::to_value(replay).unwrap();
@@ -540,14 +543,14 @@ fn submit_form_submits_now_and_refuses_bad_values() {
     // At 2.099 s the job lands at 2.100 s: the form, the log and the job
     // say one time.
     a.update(Action::Tick(99));
-    assert_eq!(a.sim.view().now(), 2_099);
-    let before = a.sim.view().submitted_jobs();
+    assert_eq!(a.sim().view().now(), 2_099);
+    let before = a.sim().view().submitted_jobs();
     keys(&mut a, "s");
     assert!(matches!(a.overlay, Overlay::Submit(_)));
     let form = screen(&a, 120, 36);
     key(&mut a, KeyCode::Enter);
     assert_eq!(a.overlay, Overlay::None);
-    let at = slotsim::tui::app::clock(a.sim.view().jobs().last().unwrap().submit);
+    let at = slotsim::tui::app::clock(a.sim().view().jobs().last().unwrap().submit);
     assert!(
         form.contains(&format!("A job submitted now, at {at}.")),
         "{form}"
@@ -556,14 +559,14 @@ fn submit_form_submits_now_and_refuses_bad_values() {
     assert!(line.starts_with("submitted tui-"), "{line}");
     assert_eq!(slotsim::tui::app::clock(t), at);
     assert_eq!(
-        a.sim.view().submitted_jobs(),
+        a.sim().view().submitted_jobs(),
         before + 1,
         "jobs: F/S rises by one at once"
     );
-    let job = a.sim.view().jobs().last().unwrap();
+    let job = a.sim().view().jobs().last().unwrap();
     assert_eq!(
         job.submit,
-        a.sim.view().now(),
+        a.sim().view().now(),
         "submitted at the next millisecond"
     );
     assert_eq!(
@@ -588,7 +591,7 @@ fn submit_form_submits_now_and_refuses_bad_values() {
         "{:?}",
         f.error
     );
-    assert_eq!(a.sim.view().submitted_jobs(), before + 1);
+    assert_eq!(a.sim().view().submitted_jobs(), before + 1);
     // A bad reduce count too.
     key(&mut a, KeyCode::Esc);
     keys(&mut a, "s");
@@ -607,9 +610,9 @@ fn submit_form_submits_now_and_refuses_bad_values() {
     key(&mut a, KeyCode::BackTab); // to pool
     key(&mut a, KeyCode::Right);
     key(&mut a, KeyCode::Enter);
-    let job = a.sim.view().jobs().last().unwrap();
+    let job = a.sim().view().jobs().last().unwrap();
     assert_eq!(job.profile.name, "wordcount");
-    assert_eq!(a.sim.view().pool_name(job.id), "default");
+    assert_eq!(a.sim().view().pool_name(job.id), "default");
 }
 
 /// A long error wraps inside the form; editing the field clears it.
@@ -889,8 +892,8 @@ fn header_shows_the_contract_fields() {
     assert!(head.contains("1×") && head.contains("running"), "{head}");
     assert!(head.contains(&format!(
         "jobs: {}/{}",
-        a.sim.view().finished_jobs(),
-        a.sim.view().submitted_jobs()
+        a.sim().view().finished_jobs(),
+        a.sim().view().submitted_jobs()
     )));
     keys(&mut a, " ");
     assert!(screen(&a, 80, 24)
@@ -907,7 +910,7 @@ fn header_shows_the_contract_fields() {
 fn header_and_footer_keep_the_contract_at_narrow_widths() {
     let label = "fair[node_locality_delay=0s;rack_locality_delay=0s]";
     let mut a = App::new(load("quickstart.toml", Some(label))).unwrap();
-    assert_eq!(a.sim.policy_label(), label);
+    assert_eq!(a.sim().policy_label(), label);
     run_for(&mut a, 12);
     for paused in [false, true] {
         for (w, h) in [(80u16, 24u16), (60, 20), (40, 12)] {
@@ -921,8 +924,8 @@ fn header_and_footer_keep_the_contract_at_narrow_widths() {
             let state = if paused { "paused" } else { "running" };
             let jobs = format!(
                 "jobs: {}/{}",
-                a.sim.view().finished_jobs(),
-                a.sim.view().submitted_jobs()
+                a.sim().view().finished_jobs(),
+                a.sim().view().submitted_jobs()
             );
             for item in ["policy: fair", "00:00:12.0", "1×", state, &jobs] {
                 assert!(head.contains(item), "{w}x{h}: {item} missing in {head:?}");
@@ -1263,7 +1266,7 @@ fn jobs_view_states_turnaround_and_progress() {
         .find(|r| r.contains(" done "))
         .expect("a done row");
     let job = a
-        .sim
+        .sim()
         .view()
         .jobs()
         .iter()
@@ -1294,6 +1297,7 @@ fn pools_show_container_shares_on_unified_clusters() {
         goto(&mut a, View::Pools);
         let s = screen(&a, 80, 24);
         let shares = a
+            .pane()
             .shares
             .as_ref()
             .unwrap_or_else(|| panic!("{policy}: no pool shares"));
@@ -1334,21 +1338,21 @@ fn timeline_fits_the_whole_run_at_any_speed() {
         for (w, h) in [(80u16, 24u16), (120, 36)] {
             let s = screen(&a, w, h);
             let cols = w as usize - 2 - 9;
-            let step = views::timeline_step(a.sim.view().now(), cols);
-            assert!(a.sim.view().now() / step < cols as u64);
+            let step = views::timeline_step(a.sim().view().now(), cols);
+            assert!(a.sim().view().now() / step < cols as u64);
             let (scale, axis) = timeline_scale(&s);
             assert_eq!(scale, views::tick_label(step), "{s}");
             assert!(axis.contains("time    ╵0s"), "from 0: {axis}");
             // The first slot's row is drawn up to now's column, not past it.
             let row: String = s.lines().nth(3).unwrap().chars().skip(10).collect();
             let drawn = row.trim_end_matches(['│', ' ']).chars().count();
-            assert_eq!(drawn as u64, a.sim.view().now() / step + 1, "{s}");
+            assert_eq!(drawn as u64, a.sim().view().now() / step + 1, "{s}");
             // The sparklines have one value per drawn column.
-            let v = a.index.history.columns(step, cols, a.sim.view());
-            assert_eq!(v.len() as u64, a.sim.view().now() / step + 1);
+            let v = a.pane().index.history.columns(step, cols, a.sim().view());
+            assert_eq!(v.len() as u64, a.sim().view().now() / step + 1);
         }
         if speedups > 0 {
-            assert!(a.sim.is_finished(), "max speed ran it all");
+            assert!(a.sim().is_finished(), "max speed ran it all");
             insta::assert_snapshot!("timeline_finished_80x24", screen(&a, 80, 24));
         }
     }
@@ -1358,7 +1362,7 @@ fn timeline_fits_the_whole_run_at_any_speed() {
         a.update(Action::SpeedUp);
     }
     run_for(&mut a, 1);
-    assert!(a.sim.is_finished());
+    assert!(a.sim().is_finished());
     goto(&mut a, View::Timeline);
     let s = screen(&a, 80, 24);
     let (scale, axis) = timeline_scale(&s);
@@ -1418,7 +1422,7 @@ fn cluster_view_scrolls_racks_that_do_not_fit() {
     // ↓ selects the node at the same place in the next rack; the racks
     // scroll when it is below the last one shown.
     key(&mut a, KeyCode::Down);
-    assert_eq!(a.sim.view().cluster().nodes[a.sel_node as usize].rack, 1);
+    assert_eq!(a.sim().view().cluster().nodes[a.sel_node as usize].rack, 1);
     assert_eq!(racks_shown(&screen(&a, 80, 24))[0], "0");
     key(&mut a, KeyCode::Down);
     let down = screen(&a, 80, 24);
@@ -1450,7 +1454,7 @@ fn cluster_view_scrolls_racks_that_do_not_fit() {
 fn picker_scrolls_on_a_short_terminal() {
     let mut a = busy_app();
     keys(&mut a, "p");
-    let offered = slotsim::sched::registry::for_capacity(a.sim.view().capacity());
+    let offered = slotsim::sched::registry::for_capacity(a.sim().view().capacity());
     for _ in 1..offered.len() {
         key(&mut a, KeyCode::Down);
     }
@@ -1474,10 +1478,10 @@ fn fast_frames_inspect_only_the_tail_the_ring_keeps() {
         a.update(Action::SpeedUp); // 100×
     }
     a.update(Action::Tick(1000)); // 100 s in one frame
-    let now = a.sim.view().now();
+    let now = a.sim().view().now();
     assert!(now >= 100_000, "{now}");
     let (first, last, n) = {
-        let r = a.ring.lock().unwrap();
+        let r = a.pane().ring.lock().unwrap();
         (
             r.all.front().unwrap().t,
             r.all.back().unwrap().t,
@@ -1489,11 +1493,11 @@ fn fast_frames_inspect_only_the_tail_the_ring_keeps() {
     assert!(last + 3_000 >= now, "newest record at {last}, now {now}");
     assert!(n <= slotsim::tui::app::INSPECT_RING);
     a.update(Action::TogglePause);
-    let before = a.ring.lock().unwrap().all.len();
+    let before = a.pane().ring.lock().unwrap().all.len();
     for _ in 0..20 {
         a.update(Action::Step);
     }
-    let after = a.ring.lock().unwrap().all.back().unwrap().t;
+    let after = a.pane().ring.lock().unwrap().all.back().unwrap().t;
     assert!(
         after > last,
         "stepping records heartbeats: {after} vs {last}"
@@ -1542,7 +1546,7 @@ fn arrows_and_clicks_select_nodes_jobs_and_views_and_the_inspector_follows() {
     // Clicks, through what the frame drew where.
     click(&mut a, Target::Node(13));
     assert_eq!(a.sel_node, 13);
-    let second = a.sim.view().active()[1];
+    let second = a.sim().view().active()[1];
     click(&mut a, Target::Job(second));
     assert_eq!(a.sel_job, Some(second));
     assert_ne!(first, second);
@@ -1566,7 +1570,7 @@ fn arrows_and_clicks_select_nodes_jobs_and_views_and_the_inspector_follows() {
     keys(&mut a, "2");
     assert_eq!(a.view, View::Cluster);
     key(&mut a, KeyCode::Down);
-    let node = &a.sim.view().cluster().nodes[a.sel_node as usize];
+    let node = &a.sim().view().cluster().nodes[a.sel_node as usize];
     assert_eq!(node.rack, 1);
     let s = screen(&a, 120, 36);
     assert!(
@@ -1594,7 +1598,7 @@ fn enter_shows_a_jobs_tasks_and_esc_closes() {
     key(&mut a, KeyCode::Enter);
     assert!(matches!(a.overlay, Overlay::Detail { job, .. } if job == j));
     let s = screen(&a, 120, 36);
-    let name = a.sim.view().job(j).name.clone();
+    let name = a.sim().view().job(j).name.clone();
     for want in [
         format!("Tasks of {name}"),
         "m0 ".to_string(),
@@ -1624,7 +1628,7 @@ fn jobs_filter_and_order() {
     let rows = slotsim::tui::app::job_rows(&a);
     assert!(!rows.is_empty());
     for (j, _) in &rows {
-        let w = &a.sim.view();
+        let w = &a.sim().view();
         assert!(w.pool_name(*j) == "research" || w.job(*j).name.contains("research"));
     }
     key(&mut a, KeyCode::Enter);
@@ -1638,14 +1642,14 @@ fn jobs_filter_and_order() {
     assert!(screen(&a, 120, 36).contains("by progress"));
     let prog: Vec<f64> = slotsim::tui::app::job_rows(&a)
         .iter()
-        .map(|(j, _)| slotsim::tui::app::job_progress(a.sim.view().job(*j)))
+        .map(|(j, _)| slotsim::tui::app::job_progress(a.sim().view().job(*j)))
         .collect();
     assert!(prog.windows(2).all(|p| p[0] >= p[1]), "{prog:?}");
     keys(&mut a, "o");
     assert!(screen(&a, 120, 36).contains("by name"));
     let names: Vec<String> = slotsim::tui::app::job_rows(&a)
         .iter()
-        .map(|(j, _)| a.sim.view().job(*j).name.to_string())
+        .map(|(j, _)| a.sim().view().job(*j).name.to_string())
         .collect();
     let mut sorted = names.clone();
     sorted.sort();
@@ -1656,7 +1660,7 @@ fn jobs_filter_and_order() {
     let pools = |a: &App| -> Vec<String> {
         slotsim::tui::app::job_rows(a)
             .iter()
-            .map(|(j, _)| a.sim.view().pool_name(*j).to_string())
+            .map(|(j, _)| a.sim().view().pool_name(*j).to_string())
             .collect()
     };
     let by_pool = pools(&a);
@@ -1677,7 +1681,7 @@ fn jobs_filter_and_order() {
     );
     let submits: Vec<u64> = slotsim::tui::app::job_rows(&a)
         .iter()
-        .map(|(j, _)| a.sim.view().job(*j).submit)
+        .map(|(j, _)| a.sim().view().job(*j).submit)
         .collect();
     assert!(submits.windows(2).all(|p| p[0] <= p[1]), "{submits:?}");
     click(&mut a, Target::Sort(Sort::Submitted));
@@ -1715,14 +1719,14 @@ fn f_and_r_fail_and_recover_the_selected_node_through_the_command_api() {
         key(&mut a, KeyCode::Right);
     }
     keys(&mut a, "f");
-    assert!(!a.sim.view().cluster().nodes[3].alive);
+    assert!(!a.sim().view().cluster().nodes[3].alive);
     let s = screen(&a, 80, 24);
     assert!(s.contains("node 3 failed"), "the log shows it: {s}");
     keys(&mut a, "f");
     assert!(a.status.as_deref().unwrap().contains("already dead"));
     run_for(&mut a, 5);
     keys(&mut a, "r");
-    assert!(a.sim.view().cluster().nodes[3].alive);
+    assert!(a.sim().view().cluster().nodes[3].alive);
     assert!(screen(&a, 80, 24).contains("node 3 recovered"));
 }
 
@@ -1734,39 +1738,39 @@ fn f_and_r_fail_and_recover_the_selected_node_through_the_command_api() {
 fn input_overlays_freeze_the_clock() {
     let mut a = app();
     run_for(&mut a, 5);
-    let t = a.sim.view().now();
+    let t = a.sim().view().now();
     keys(&mut a, "p");
     run_for(&mut a, 10);
-    assert_eq!(a.sim.view().now(), t, "the picker holds the clock");
+    assert_eq!(a.sim().view().now(), t, "the picker holds the clock");
     keys(&mut a, "k");
     key(&mut a, KeyCode::Enter);
     assert_eq!(
-        a.sim.view().switches().last().unwrap().at_s * 1000.0,
+        a.sim().view().switches().last().unwrap().at_s * 1000.0,
         (t + 1) as f64
     );
     run_for(&mut a, 3);
-    let t = a.sim.view().now();
+    let t = a.sim().view().now();
     keys(&mut a, "s");
     run_for(&mut a, 10);
-    assert_eq!(a.sim.view().now(), t, "the form holds the clock");
+    assert_eq!(a.sim().view().now(), t, "the form holds the clock");
     key(&mut a, KeyCode::Enter);
     let job = a
-        .sim
+        .sim()
         .view()
         .jobs()
         .iter()
         .find(|j| j.name.starts_with("tui-"))
         .unwrap();
     assert_eq!(job.submit, t + 1, "submitted when the form was opened");
-    let t = a.sim.view().now();
+    let t = a.sim().view().now();
     keys(&mut a, "/");
     run_for(&mut a, 2);
-    assert_eq!(a.sim.view().now(), t, "the filter holds it too");
+    assert_eq!(a.sim().view().now(), t, "the filter holds it too");
     key(&mut a, KeyCode::Esc);
     // The inspector and help do not.
     keys(&mut a, "i");
     run_for(&mut a, 1);
-    assert!(a.sim.view().now() > t);
+    assert!(a.sim().view().now() > t);
 }
 
 /// 400 nodes: the packed Overview keeps rack labels; no colour legend
@@ -1877,7 +1881,7 @@ fn snapshot_end_of_run_at_three_sizes() {
 fn a_frame_stops_at_its_budget_and_the_header_says_the_speed_achieved() {
     let mut a = app();
     run_for(&mut a, 30);
-    let t0 = a.sim.view().now();
+    let t0 = a.sim().view().now();
     a.frame_budget = Some(std::time::Duration::ZERO);
     for _ in 0..5 {
         a.update(Action::Tick(1000));
@@ -1885,9 +1889,9 @@ fn a_frame_stops_at_its_budget_and_the_header_says_the_speed_achieved() {
     // At 20× five frames of a second would take the clock 100 s on; one
     // instant each takes it a few milliseconds.
     assert!(
-        a.sim.view().now() - t0 < 5_000,
+        a.sim().view().now() - t0 < 5_000,
         "{} ms",
-        a.sim.view().now() - t0
+        a.sim().view().now() - t0
     );
     let label = a.speed_label();
     assert!(label.contains("(got "), "{label}");
@@ -1929,21 +1933,25 @@ fn the_speed_kept_is_the_last_seconds() {
 fn l_searches_the_whole_log() {
     let mut a = app();
     run_for(&mut a, 120);
-    let all = a.log.borrow().lines.len();
+    let all = a.pane().log.borrow().lines.len();
     assert!(all > 5, "{all}");
     keys(&mut a, "l");
     assert!(matches!(a.overlay, Overlay::Log { .. }));
-    assert_eq!(a.log.borrow().matches.len(), all, "no search: every line");
+    assert_eq!(
+        a.pane().log.borrow().matches.len(),
+        all,
+        "no search: every line"
+    );
     keys(&mut a, "finished");
     let s = screen(&a, 100, 30);
-    let hits = a.log.borrow().matches.len();
+    let hits = a.pane().log.borrow().matches.len();
     assert!(hits > 0 && hits < all, "{hits} of {all}");
     assert!(
         s.contains(&format!("{hits} of {all} lines match /finished")),
         "{s}"
     );
     {
-        let log = a.log.borrow();
+        let log = a.pane().log.borrow();
         for &i in &log.matches {
             assert!(log.lines[i].1.contains("finished"), "{}", log.lines[i].1);
         }
@@ -1954,7 +1962,7 @@ fn l_searches_the_whole_log() {
     key(&mut a, KeyCode::Backspace);
     run_for(&mut a, 60);
     assert!(
-        a.log.borrow().matches.len() >= hits,
+        a.pane().log.borrow().matches.len() >= hits,
         "matches grow with the run"
     );
     key(&mut a, KeyCode::Esc);
@@ -1971,31 +1979,31 @@ fn seeking_back_and_forth_replays_the_same_run() {
         run_for(&mut a, 20);
         key(&mut a, KeyCode::Down);
         keys(&mut a, "Ky"); // a kill on the tape
-        let killed_at = a.sim.view().now();
+        let killed_at = a.sim().view().now();
         let j = a.sel_job.unwrap();
         run_for(&mut a, 5);
         if seek {
             keys(&mut a, " "); // paused: seeking does not run on by itself
-            let before = a.sim.view().now();
+            let before = a.sim().view().now();
             keys(&mut a, "[");
-            let back = a.sim.view().now();
+            let back = a.sim().view().now();
             assert!(
                 back < killed_at && back + 10_000 <= before,
                 "{back} {before} {killed_at}"
             );
-            assert!(!a.sim.view().job(j).killed, "before the kill");
-            assert_eq!(a.sim.session_events().len(), 1, "the tape is kept");
+            assert!(!a.sim().view().job(j).killed, "before the kill");
+            assert_eq!(a.sim().session_events().len(), 1, "the tape is kept");
             keys(&mut a, "]");
             keys(&mut a, "]");
-            assert!(a.sim.view().now() > killed_at);
+            assert!(a.sim().view().now() > killed_at);
             assert!(
-                a.sim.view().job(j).killed,
+                a.sim().view().job(j).killed,
                 "the kill replayed from the tape"
             );
             keys(&mut a, " ");
         }
         run_to_the_end(&mut a);
-        serde_json::to_value(slotsim::report::summary::summarize(&a.sim)).unwrap()
+        serde_json::to_value(slotsim::report::summary::summarize(&a.sim())).unwrap()
     };
     assert_eq!(session(true), session(false));
 }
@@ -2008,7 +2016,7 @@ fn seeking_back_and_forth_replays_the_same_run() {
 #[test]
 fn a_live_seek_never_blocks_and_esc_puts_the_run_back() {
     let summary =
-        |a: &App| serde_json::to_value(slotsim::report::summary::summarize(&a.sim)).unwrap();
+        |a: &App| serde_json::to_value(slotsim::report::summary::summarize(&a.sim())).unwrap();
     let mut a = app();
     run_for(&mut a, 40);
     let (kept, spacing, bytes) = a.checkpoints.stats();
@@ -2017,7 +2025,7 @@ fn a_live_seek_never_blocks_and_esc_puts_the_run_back() {
         "checkpoints kept as the run goes: {kept} every {spacing} ms, {bytes} B"
     );
     keys(&mut a, " ");
-    let before = a.sim.view().now();
+    let before = a.sim().view().now();
     let untouched = summary(&a);
     // A budget of nothing: each frame of the seek processes one instant.
     a.frame_budget = Some(std::time::Duration::ZERO);
@@ -2030,7 +2038,7 @@ fn a_live_seek_never_blocks_and_esc_puts_the_run_back() {
         "{status}"
     );
     assert!(
-        a.sim.view().now() < before,
+        a.sim().view().now() < before,
         "the run went back to a checkpoint"
     );
     let view = a.view;
@@ -2044,7 +2052,7 @@ fn a_live_seek_never_blocks_and_esc_puts_the_run_back() {
     );
     key(&mut a, KeyCode::Esc);
     assert!(!a.seeking());
-    assert_eq!(a.sim.view().now(), before);
+    assert_eq!(a.sim().view().now(), before);
     assert_eq!(summary(&a), untouched, "Esc restores the run exactly");
     // Again, to the end: the seek lands on its target, a step back.
     keys(&mut a, "[");
@@ -2052,9 +2060,9 @@ fn a_live_seek_never_blocks_and_esc_puts_the_run_back() {
         a.update(Action::Tick(33));
     }
     assert!(
-        a.sim.view().now() + 10_000 <= before,
+        a.sim().view().now() + 10_000 <= before,
         "{} {before}",
-        a.sim.view().now()
+        a.sim().view().now()
     );
     assert!(
         a.status.as_deref().unwrap_or("").starts_with("at "),
@@ -2063,23 +2071,23 @@ fn a_live_seek_never_blocks_and_esc_puts_the_run_back() {
     );
     // However the session ends (a signal, a closed terminal), a seek
     // under way is cancelled first: the outputs are the session's run.
-    let here = a.sim.view().now();
+    let here = a.sim().view().now();
     keys(&mut a, "[");
     assert!(a.seeking());
     a.settle();
     assert!(!a.seeking());
-    assert_eq!(a.sim.view().now(), here);
+    assert_eq!(a.sim().view().now(), here);
     // `q` during a seek quits with the session's run, not the half-way one.
     keys(&mut a, "]]");
     while a.seeking() {
         a.update(Action::Tick(33));
     }
-    let furthest = a.sim.view().now();
+    let furthest = a.sim().view().now();
     assert!(furthest > before, "two steps forward: {furthest} {before}");
     keys(&mut a, "[");
     keys(&mut a, "q");
     assert!(a.quit && !a.seeking());
-    assert_eq!(a.sim.view().now(), furthest);
+    assert_eq!(a.sim().view().now(), furthest);
 }
 
 /// Under a policy in another process (which cannot be copied) a seek
@@ -2096,7 +2104,7 @@ fn a_seek_back_under_an_external_policy_replays_from_the_start() {
             keys(&mut a, "] ");
         }
         run_to_the_end(&mut a);
-        serde_json::to_value(slotsim::report::summary::summarize(&a.sim)).unwrap()
+        serde_json::to_value(slotsim::report::summary::summarize(&a.sim())).unwrap()
     };
     assert_eq!(session(true), session(false));
 }
@@ -2109,14 +2117,14 @@ fn the_picker_refuses_an_external_policy_without_a_command() {
     let mut a = app();
     run_for(&mut a, 5);
     keys(&mut a, "p");
-    let names: Vec<&str> = slotsim::sched::registry::for_capacity(a.sim.view().capacity())
+    let names: Vec<&str> = slotsim::sched::registry::for_capacity(a.sim().view().capacity())
         .iter()
         .map(|e| e.name)
         .collect();
     let at = names.iter().position(|n| *n == "external").expect("listed");
     a.overlay = Overlay::Picker { selected: at };
     key(&mut a, KeyCode::Enter);
-    assert!(a.sim.session_events().is_empty(), "no switch on the tape");
+    assert!(a.sim().session_events().is_empty(), "no switch on the tape");
     let status = a.status.clone().unwrap_or_default();
     assert!(status.contains("external needs its command"), "{status}");
 }
@@ -2130,11 +2138,11 @@ fn seeking_back_past_a_selected_submission_drops_the_selection() {
     run_for(&mut a, 30);
     keys(&mut a, "s");
     key(&mut a, KeyCode::Enter);
-    let j = (a.sim.view().jobs().len() - 1) as u32;
+    let j = (a.sim().view().jobs().len() - 1) as u32;
     a.update(Action::SelectJob(j));
     assert_eq!(a.sel_job, Some(j));
     keys(&mut a, "[");
-    assert!(a.sim.view().jobs().len() <= j as usize || !a.sim.view().job(j).arrived);
+    assert!(a.sim().view().jobs().len() <= j as usize || !a.sim().view().job(j).arrived);
     assert_eq!(a.sel_job, None);
     keys(&mut a, "><mK");
     assert_eq!(a.overlay, Overlay::None);
@@ -2172,16 +2180,16 @@ fn a_failing_external_policy_pauses_the_session_and_says_why() {
     // `false` exits at once, before any reply.
     let mut a = App::new(load("quickstart.toml", Some("external:false"))).unwrap();
     run_for(&mut a, 3);
-    let why = a.sim.halted().expect("the run stopped").to_string();
+    let why = a.sim().halted().expect("the run stopped").to_string();
     assert!(
         why.starts_with("policy \"false\": message ") && why.contains("exited with status 1"),
         "{why}"
     );
     assert!(a.paused);
-    let t = a.sim.view().now();
+    let t = a.sim().view().now();
     run_for(&mut a, 2);
     keys(&mut a, " .");
-    assert_eq!(a.sim.view().now(), t, "nothing moves after the fault");
+    assert_eq!(a.sim().view().now(), t, "nothing moves after the fault");
     let s = screen(&a, 100, 30);
     assert!(s.contains("stopped: policy \"false\""), "{s}");
 }
@@ -2214,13 +2222,13 @@ fn an_external_policys_stderr_goes_to_the_log() {
     };
     run_for(&mut a, 5);
     for _ in 0..200 {
-        if said(&a) || a.sim.is_finished() {
+        if said(&a) || a.sim().is_finished() {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
         run_for(&mut a, 1);
     }
-    assert!(a.sim.halted().is_none(), "{:?}", a.sim.halted());
+    assert!(a.sim().halted().is_none(), "{:?}", a.sim().halted());
     assert!(said(&a), "{:?}", a.log_lines(400));
 }
 
@@ -2332,7 +2340,7 @@ fn inspector_names_the_application_holding_a_reservation() {
     use slotsim::sched::yarn::show::{reservations, Reservation};
     use slotsim::sched::yarn::Ask;
     let mut a = drf_reserving();
-    let held = reservations(&a.sim.policy().inspect(a.sim.view(), 0));
+    let held = reservations(&a.sim().policy().inspect(a.sim().view(), 0));
     let want = Reservation {
         node: 0,
         app: "B".into(),
@@ -2380,24 +2388,24 @@ fn inspector_am_count_agrees_with_the_applications_am_states() {
     let mut a = App::new(load("yarn-quickstart.toml", None)).unwrap();
     keys(&mut a, "+");
     let mut seen = std::collections::BTreeSet::new();
-    while !a.sim.is_finished() {
+    while !a.sim().is_finished() {
         run_for(&mut a, 1);
-        let i = a.sim.policy().inspect(a.sim.view(), 0);
+        let i = a.sim().policy().inspect(a.sim().view(), 0);
         let count = slotsim::sched::yarn::show::am_containers(&i).unwrap();
-        assert_eq!(count, a.sim.view().running_ams() as i64);
-        assert_eq!(holding(&i), count, "at {}", a.sim.view().now());
+        assert_eq!(count, a.sim().view().running_ams() as i64);
+        assert_eq!(holding(&i), count, "at {}", a.sim().view().now());
         for v in i.jobs.values() {
             if let Some(Value::Text(s)) = v.get("am") {
                 seen.insert(s.clone());
             }
         }
-        assert!(a.sim.view().now() < 3_600_000, "the run ends");
+        assert!(a.sim().view().now() < 3_600_000, "the run ends");
     }
     for state in ["waiting", "starting", "running", "exiting"] {
         assert!(seen.contains(state), "{state}: {seen:?}");
     }
     let d = yarn_app("drf.toml", 6);
-    let i = d.sim.policy().inspect(d.sim.view(), 0);
+    let i = d.sim().policy().inspect(d.sim().view(), 0);
     assert_eq!(slotsim::sched::yarn::show::am_containers(&i), Some(0));
     assert_eq!(holding(&i), 0);
     assert!(i
@@ -2512,7 +2520,7 @@ fn snapshot_no_color_tells_every_job_apart() {
         .map(|p| (p[0].chars().next().unwrap(), p[1]))
         .collect();
     let running: Vec<&str> = a
-        .sim
+        .sim()
         .view()
         .jobs()
         .iter()
@@ -2604,15 +2612,15 @@ fn jobs_view_states_and_sorted_headers_are_whole() {
     key(&mut a, KeyCode::Down);
     keys(&mut a, "Ky");
     let j = a.sel_job.unwrap();
-    assert!(a.sim.view().job(j).killed);
-    let w = &a.sim.view();
+    assert!(a.sim().view().job(j).killed);
+    let w = &a.sim().view();
     let state = format!(
         "killed {}",
         slotsim::tui::app::dur(w.job(j).finished_at.unwrap() - w.job(j).submit)
     );
     for (wd, h) in [(80u16, 24u16), (120, 36)] {
         let s = screen(&a, wd, h);
-        let name = &a.sim.view().job(j).name;
+        let name = &a.sim().view().job(j).name;
         let row = s.lines().find(|l| l.contains(&**name)).unwrap();
         // Whole, or the word alone where its time does not fit.
         assert!(
@@ -2687,7 +2695,7 @@ map_time = "60s"
 "#;
     let mut a = App::new(load_text(text, None)).unwrap();
     run_for(&mut a, 20);
-    let n = &a.sim.view().cluster().nodes[0];
+    let n = &a.sim().view().cluster().nodes[0];
     assert!(n.lanes.iter().all(Option::is_some), "the node is full");
     keys(&mut a, "i");
     let s = screen(&a, 120, 36);

@@ -18,7 +18,7 @@ impl App {
     pub fn speed_label(&self) -> String {
         let asked = self.speed_asked();
         match self.pace.speed() {
-            Some(a) if !self.paused && !self.sim.is_finished() => {
+            Some(a) if !self.paused && !self.sim().is_finished() => {
                 format!("{asked} (got {})", speed_number(a))
             }
             _ => asked,
@@ -39,7 +39,8 @@ impl App {
 
     /// The selected node's kept heartbeat inspections, oldest first.
     pub fn inspections(&self) -> Vec<InspectRecord> {
-        self.ring
+        self.pane()
+            .ring
             .lock()
             .map(|r| r.node.iter().cloned().collect())
             .unwrap_or_default()
@@ -49,7 +50,7 @@ impl App {
     /// (clamped to the oldest kept) and how many are kept; a frame copies
     /// only this one.
     pub fn inspection(&self, back: usize) -> Option<(InspectRecord, usize)> {
-        let r = self.ring.lock().ok()?;
+        let r = self.pane().ring.lock().ok()?;
         let n = r.node.len();
         let last = n.checked_sub(1)?;
         Some((r.node[last - back.min(last)].clone(), n))
@@ -60,17 +61,19 @@ impl App {
     /// inspector has something new to show.
     pub(super) fn step_to_selected_node(&mut self) {
         let kept = |app: &App| {
-            app.ring
+            app.pane()
+                .ring
                 .lock()
                 .map(|r| r.node.back().map(|x| (x.t, r.node.len())))
                 .ok()
                 .flatten()
         };
         let before = kept(self);
-        for _ in 0..=self.sim.view().cluster().nodes.len() {
-            let hb = self.sim.view().heartbeats();
+        for _ in 0..=self.sim().view().cluster().nodes.len() {
+            let hb = self.sim().view().heartbeats();
             self.step_heartbeat();
-            if self.status.is_some() || self.sim.view().heartbeats() == hb || kept(self) != before {
+            if self.status.is_some() || self.sim().view().heartbeats() == hb || kept(self) != before
+            {
                 break;
             }
         }
@@ -78,11 +81,11 @@ impl App {
 
     /// `.`: one heartbeat forward while paused (see [`Sim::step_heartbeat`]).
     pub(super) fn step_heartbeat(&mut self) {
-        if self.sim.halted().is_some() {
+        if self.sim().halted().is_some() {
             self.note_halt();
             return;
         }
-        if self.sim.is_finished() {
+        if self.sim().is_finished() {
             self.status = Some("the run has finished: nothing left to step".into());
             return;
         }
@@ -90,18 +93,19 @@ impl App {
             self.status = Some("pause (space) first, then . steps one heartbeat".into());
             return;
         }
-        if let Some(t) = self.sim.next_event_time() {
-            self.index.history.fill_before(t, self.sim.view());
+        if let Some(t) = self.sim_mut().next_event_time() {
+            let p = self.pane_mut();
+            p.index.history.fill_before(t, p.sim.view());
         }
-        self.status = match self.sim.step_heartbeat() {
-            None if self.sim.halted().is_some() => {
+        self.status = match self.sim_mut().step_heartbeat() {
+            None if self.sim().halted().is_some() => {
                 self.note_halt();
                 return;
             }
             None => Some("the run cannot go on: no job can ever run".into()),
-            Some(_) if self.sim.is_finished() => Some(format!(
+            Some(_) if self.sim().is_finished() => Some(format!(
                 "the run has finished at {}",
-                clock(self.sim.view().now())
+                clock(self.sim().view().now())
             )),
             Some(s) if !s.heartbeat => Some(format!(
                 "no heartbeat pending: stepped one event, to {}",
@@ -113,10 +117,10 @@ impl App {
     /// How far back the kept heartbeats reach: about [`INSPECT_RING`]
     /// heartbeats of one node.
     pub(super) fn inspect_span(&self) -> Ms {
-        match self.sim.view().heartbeat_interval() {
+        match self.sim().view().heartbeat_interval() {
             Some(hb) => {
                 hb.saturating_mul(INSPECT_RING as Ms)
-                    / self.sim.view().cluster().nodes.len().max(1) as Ms
+                    / self.sim().view().cluster().nodes.len().max(1) as Ms
             }
             None => Ms::MAX,
         }
@@ -133,8 +137,22 @@ impl App {
         deadline: Option<std::time::Instant>,
     ) -> bool {
         let mut cut = true;
+        let single = self.panes.len() == 1;
         for _ in 0..max {
-            let Some(t) = self.sim.next_event_time() else {
+            // Side by side, the run whose next instant is the earliest
+            // goes next, so no run is ever ahead of another by more than
+            // the instant being processed (`runs::side` steps the same
+            // way). A single run goes on to its next instant.
+            let next = if single {
+                self.panes[0].sim.next_event_time().map(|t| (t, 0))
+            } else {
+                self.panes
+                    .iter_mut()
+                    .enumerate()
+                    .filter_map(|(k, p)| p.sim.next_due().map(|t| (t, k)))
+                    .min()
+            };
+            let Some((t, k)) = next else {
                 cut = false;
                 break;
             };
@@ -142,8 +160,9 @@ impl App {
                 cut = false;
                 break;
             }
-            self.index.history.fill_before(t, self.sim.view());
-            if !self.sim.run_until(Some(t)) {
+            let p = &mut self.panes[k];
+            p.index.history.fill_before(t, p.sim.view());
+            if !p.sim.run_until(Some(t)) && single {
                 cut = false;
                 break; // finished, or can never go on
             }
@@ -152,8 +171,10 @@ impl App {
             }
         }
         if let Some(l) = target.filter(|_| !cut) {
-            // No event left before it: the clock moves on to it.
-            self.sim.run_until(Some(l));
+            // No event left before it: every clock moves on to it.
+            for p in &mut self.panes {
+                p.sim.run_until(Some(l));
+            }
         }
         cut
     }
@@ -172,7 +193,7 @@ impl App {
     /// (no budget, no clock) stops after [`MAX_EVENTS_PER_FRAME`] events
     /// and guesses a `max` frame's end from the last one's advance.
     pub(super) fn tick(&mut self, wall_ms: u64) {
-        if self.paused || self.sim.is_finished() {
+        if self.paused || self.sim().is_finished() {
             return;
         }
         let s = self.speed();
@@ -183,9 +204,9 @@ impl App {
             self.carry += wall_ms as f64 * s;
             let adv = self.carry.floor();
             self.carry -= adv;
-            Some((self.sim.view().now() + adv as Ms).min(self.until.unwrap_or(Ms::MAX)))
+            Some((self.sim().view().now() + adv as Ms).min(self.until.unwrap_or(Ms::MAX)))
         };
-        let start = self.sim.view().now();
+        let start = self.sim().view().now();
         let span = self.inspect_span();
         let near_target = target.map_or(Ms::MAX, |t| t.saturating_sub(span));
         // A frame processes what its budget allows: what it leaves is not
@@ -194,11 +215,11 @@ impl App {
         let cut = match self.frame_budget {
             Some(budget) => {
                 let now = std::time::Instant::now();
-                self.sim.set_inspect_from(near_target);
+                self.sim_mut().set_inspect_from(near_target);
                 let cut = self.run_sampled(target, usize::MAX, Some(now + budget.mul_f64(0.75)));
                 if cut {
-                    let from = near_target.min(self.sim.view().now());
-                    self.sim.set_inspect_from(from);
+                    let from = near_target.min(self.sim().view().now());
+                    self.sim_mut().set_inspect_from(from);
                     self.run_sampled(target, usize::MAX, Some(now + budget))
                 } else {
                     false
@@ -206,17 +227,18 @@ impl App {
             }
             None => {
                 let end_guess = target.unwrap_or(start.saturating_add(self.last_advance));
-                self.sim.set_inspect_from(end_guess.saturating_sub(span));
+                self.sim_mut()
+                    .set_inspect_from(end_guess.saturating_sub(span));
                 self.run_sampled(target, MAX_EVENTS_PER_FRAME, None)
             }
         };
         if cut {
             self.carry = 0.0;
         }
-        self.last_advance = self.sim.view().now() - start;
+        self.last_advance = self.sim().view().now() - start;
         self.pace.push(wall_ms, self.last_advance);
         // Steps and commands between frames are always inspected.
-        self.sim.set_inspect_from(0);
+        self.sim_mut().set_inspect_from(0);
         self.note_halt();
     }
 
@@ -224,7 +246,7 @@ impl App {
     /// it stands and the status line says why (all of it is printed on
     /// quit).
     pub(super) fn note_halt(&mut self) {
-        if let Some(why) = self.sim.halted() {
+        if let Some(why) = self.sim().halted() {
             if !self.paused || self.status.is_none() {
                 let first = why.lines().next().unwrap_or(why);
                 self.status = Some(format!("stopped: {first} (q quits)"));

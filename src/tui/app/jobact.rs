@@ -19,12 +19,12 @@ impl App {
     fn actionable_job(&mut self) -> Option<JobId> {
         let Some(j) = self
             .sel_job
-            .filter(|&j| (j as usize) < self.sim.view().jobs().len())
+            .filter(|&j| (j as usize) < self.sim().view().jobs().len())
         else {
             self.status = Some("select a job first (↑/↓ in Overview or Jobs)".into());
             return None;
         };
-        let job = self.sim.view().job(j);
+        let job = self.sim().view().job(j);
         if job.is_done() {
             self.status = Some(format!("{} has already finished", job.name));
             return None;
@@ -46,9 +46,9 @@ impl App {
         match a {
             Action::Char('y' | 'Y') | Action::Enter => {
                 self.overlay = Overlay::None;
-                let name = self.sim.view().job(job).name.clone();
+                let name = self.sim().view().job(job).name.clone();
                 self.status = Some(match self.act(SimAction::KillJob(name.to_string())) {
-                    Ok(()) => format!("killed {name} at {}", clock(self.sim.view().now())),
+                    Ok(()) => format!("killed {name} at {}", clock(self.sim().view().now())),
                     Err(e) => format!("cannot kill {name}: {e}"),
                 });
             }
@@ -64,7 +64,7 @@ impl App {
         let Some(j) = self.actionable_job() else {
             return;
         };
-        let job = self.sim.view().job(j);
+        let job = self.sim().view().job(j);
         let i = LEVELS.iter().position(|&p| p == job.priority).unwrap_or(2);
         let to = match (up, i) {
             (true, 0) | (false, 4) => {
@@ -90,25 +90,25 @@ impl App {
     /// `m`: the pool picker, at the job's pool.
     pub(super) fn open_move_pool(&mut self) {
         if let Some(job) = self.actionable_job() {
-            let selected = self.sim.view().job(job).pool as usize;
+            let selected = self.sim().view().job(job).pool as usize;
             self.overlay = Overlay::MovePool { job, selected };
         }
     }
 
     pub(super) fn update_move_pool(&mut self, a: Action) {
+        let n = self.sim().view().pools().len();
         let Overlay::MovePool { job, selected } = &mut self.overlay else {
             return;
         };
-        let n = self.sim.view().pools().len();
         match a {
             Action::Up | Action::Char('k') => *selected = (*selected + n - 1) % n,
             Action::Down | Action::Char('j') => *selected = (*selected + 1) % n,
             Action::Enter => {
                 let (job, to) = (*job, *selected);
                 self.overlay = Overlay::None;
-                let name = self.sim.view().job(job).name.clone();
-                let pool = self.sim.view().pools()[to].name.clone();
-                if self.sim.view().job(job).pool as usize == to {
+                let name = self.sim().view().job(job).name.clone();
+                let pool = self.sim().view().pools()[to].name.clone();
+                if self.sim().view().job(job).pool as usize == to {
                     self.status = Some(format!("{name} is in pool {pool} already"));
                     return;
                 }
@@ -117,7 +117,7 @@ impl App {
                         Ok(()) => {
                             format!(
                                 "moved {name} to pool {pool} at {}",
-                                clock(self.sim.view().now())
+                                clock(self.sim().view().now())
                             )
                         }
                         Err(e) => format!("cannot move {name}: {e}"),

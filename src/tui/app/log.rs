@@ -7,25 +7,21 @@ use crate::sim::Notable;
 impl App {
     /// The last `n` log lines, newest last.
     pub fn log_lines(&self, n: usize) -> Vec<(Ms, String)> {
-        let log = self.log.borrow();
+        let log = self.pane().log.borrow();
         let start = log.lines.len().saturating_sub(n);
         log.lines[start..].to_vec()
     }
 
-    /// Takes in what the run journalled since last asked: the index's
-    /// failure spans and the log's lines, each formatted as the world
-    /// stands now, at the frame it happened in (a job moved later keeps
-    /// the pool it was submitted to). Returns the scripted actions the
-    /// engine refused among them.
+    /// Takes in what every run journalled since last asked (see
+    /// [`super::Pane::take_in`]); returns the scripted actions the engine
+    /// refused among them, the focused run's first.
     pub(super) fn take_in(&mut self) -> Vec<String> {
-        let mut refused = Vec::new();
-        for (t, n) in self.sim.take_journal() {
-            self.index.note(t, &n);
-            if let Notable::CommandFailed(e) = &n {
-                refused.push(e.clone());
+        let focus = self.focus;
+        let mut refused = self.pane_mut().take_in();
+        for (k, p) in self.panes_mut().iter_mut().enumerate() {
+            if k != focus {
+                refused.extend(p.take_in());
             }
-            let text = notable_text(self.sim.view(), t, &n);
-            self.log.get_mut().push(t, text);
         }
         refused
     }

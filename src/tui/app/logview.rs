@@ -66,13 +66,13 @@ impl App {
     /// Brings the log's lines and matches up to the run.
     pub(super) fn refresh_log(&mut self) {
         if let Overlay::Log { query, .. } = &self.overlay {
-            self.log.get_mut().catch_up(query);
+            self.panes[self.focus].log.get_mut().catch_up(query);
         }
     }
 
     pub(super) fn update_log(&mut self, a: Action) {
         let page = self.pages.get().log;
-        let n = self.log.get_mut().matches.len();
+        let n = self.pane_mut().log.get_mut().matches.len();
         let Overlay::Log { query, row } = &mut self.overlay else {
             return;
         };

@@ -7,6 +7,7 @@ mod advance;
 mod jobact;
 mod log;
 mod logview;
+mod pane;
 mod seek;
 mod select;
 mod session;
@@ -14,17 +15,14 @@ mod submit;
 
 pub use advance::{Pace, Rings};
 pub use log::{clock, count, dur, noun};
+pub use pane::Pane;
 pub use select::{
     job_progress, job_rows, overview_jobs, policy_number, value_key, Hit, JobState, Sort, Target,
     VALUE_KEYS,
 };
 
-use super::index::RunIndex;
 use crate::model::{JobId, Ms, NodeId, PolicySpec, Scenario};
-use crate::runs::build_sim;
-use crate::sim::policy::{Inspection, PoolShares};
 use crate::sim::{Sim, SimError};
-use std::sync::{Arc, Mutex};
 
 /// A submit form that does not describe a job: what to fix.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -270,8 +268,20 @@ pub fn scrolled(pos: usize, a: &Action, page: Page, fallback_max: usize) -> usiz
 }
 
 pub struct App {
-    pub sim: Sim,
+    /// The runs: one, or two to four side by side (`--policies a,b`),
+    /// each with what its views draw from.
+    panes: Vec<Pane>,
+    /// The run the keys act on (side by side: `n` moves it).
+    focus: usize,
+    /// While a frame draws the panes side by side, the one being drawn:
+    /// views read [`App::sim`] and [`App::pane`], which follow it.
+    drawing: std::cell::Cell<Option<usize>>,
+    /// The first run's scenario (side by side: each run's is this one
+    /// under its own policy, cut to its own `run = N` events).
     pub scenario: Scenario,
+    /// Side by side, the session's keyboard actions in order, with the run
+    /// each went to alone (`None`: to every run), for `W`.
+    side_tape: Vec<(crate::model::EventSpec, Option<usize>)>,
     pub view: View,
     pub overlay: Overlay,
     pub paused: bool,
@@ -281,18 +291,8 @@ pub struct App {
     last_advance: Ms,
     /// The run stops at this simulated time (`record --until`).
     pub until: Option<Ms>,
-    /// Newest heartbeat inspections, newest last: all nodes', and the
-    /// selected node's.
-    pub ring: Arc<Mutex<Rings>>,
     /// A transient message for the status line.
     pub status: Option<String>,
-    /// The policy's current values for the Jobs view.
-    pub values: Inspection,
-    /// How the policy divides the cluster among pools, for the Pools view.
-    pub shares: Option<PoolShares>,
-    /// The run's past as the views draw it (slots' attempts, dead nodes,
-    /// utilisation and queue samples), kept up to date after each update.
-    pub index: RunIndex,
     /// First timeline row shown.
     pub timeline_row: usize,
     /// First Jobs-view row shown.
@@ -306,8 +306,6 @@ pub struct App {
     /// What the last frame drew where (nodes, jobs, tabs), so a mouse
     /// click can be mapped to an action.
     pub hits: std::cell::RefCell<Vec<Hit>>,
-    /// The log overlay's formatted lines and search matches.
-    pub log: std::cell::RefCell<logview::LogCache>,
     /// The selected node (Overview grid, Cluster view, inspector, `f`/`r`).
     pub sel_node: NodeId,
     /// The selected job (Overview list, Jobs view, Enter's detail).
@@ -344,19 +342,26 @@ pub struct App {
 }
 
 impl App {
+    /// A single run of `scenario`.
     pub fn new(scenario: Scenario) -> Result<App, SimError> {
-        let mut sim = build_sim(&scenario)?;
-        sim.keep_journal();
-        let ring: Arc<Mutex<Rings>> = Arc::new(Mutex::new(Rings::default()));
-        let sink = ring.clone();
-        sim.set_inspector(Box::new(move |rec| {
-            if let Ok(mut r) = sink.lock() {
-                r.push(rec);
-            }
-        }));
-        let index = RunIndex::new(sim.view());
+        App::side_by_side(vec![scenario])
+    }
+
+    /// One run per scenario (the same scenario under each policy of
+    /// `--policies`, each cut to its own script by
+    /// [`crate::scenario::side_run`]), advanced in lockstep on one clock;
+    /// one scenario is a single run.
+    pub fn side_by_side(scenarios: Vec<Scenario>) -> Result<App, SimError> {
+        let panes = scenarios
+            .iter()
+            .map(Pane::new)
+            .collect::<Result<Vec<_>, _>>()?;
+        let scenario = scenarios.into_iter().next().expect("at least one run");
         let mut app = App {
-            sim,
+            panes,
+            focus: 0,
+            drawing: Default::default(),
+            side_tape: Vec::new(),
             scenario,
             view: View::Overview,
             overlay: Overlay::None,
@@ -373,18 +378,13 @@ impl App {
             session_dir: Default::default(),
             source: None,
             until: None,
-            ring,
             status: None,
-            values: Inspection::default(),
-            shares: None,
-            index,
             timeline_row: 0,
             jobs_row: 0,
             cluster_row: 0,
             help_row: 0,
             pages: Default::default(),
             hits: Default::default(),
-            log: Default::default(),
             sel_node: 0,
             sel_job: None,
             jobs_filter: String::new(),
@@ -505,8 +505,8 @@ impl App {
                 }
             }
             Action::OpenPicker => {
-                let cur = self.sim.policy_spec().name();
-                let selected = crate::sched::registry::for_capacity(self.sim.view().capacity())
+                let cur = self.sim().policy_spec().name();
+                let selected = crate::sched::registry::for_capacity(self.sim().view().capacity())
                     .iter()
                     .position(|p| p.name == cur)
                     .unwrap_or(0);
@@ -570,7 +570,7 @@ impl App {
     /// Scrolls the current view's list, stopping at its last full page.
     pub(super) fn scroll(&mut self, a: Action) {
         let pages = self.pages.get();
-        let w = self.sim.view();
+        let w = self.sim().view();
         match self.view {
             View::Jobs => {
                 let n = w.jobs().len().saturating_sub(1);
@@ -590,15 +590,15 @@ impl App {
     }
 
     fn update_picker(&mut self, a: Action) {
-        if self.sim.halted().is_some() {
+        if self.sim().halted().is_some() {
             self.overlay = Overlay::None;
             self.note_halt();
             return;
         }
+        let policies = crate::sched::registry::for_capacity(self.sim().view().capacity());
         let Overlay::Picker { selected } = &mut self.overlay else {
             return;
         };
-        let policies = crate::sched::registry::for_capacity(self.sim.view().capacity());
         let n = policies.len();
         match a {
             Action::Up | Action::Char('k') => *selected = (*selected + n - 1) % n,
@@ -609,7 +609,7 @@ impl App {
                 // An external policy runs as last used in this run
                 // (`--policy external:CMD`), else as the scenario says.
                 let last_external = self
-                    .sim
+                    .sim()
                     .policy_specs()
                     .iter()
                     .rev()
@@ -638,7 +638,7 @@ impl App {
                     Ok(()) => {
                         self.status = Some(format!(
                             "switched to {name} at {}",
-                            clock(self.sim.view().now())
+                            clock(self.sim().view().now())
                         ))
                     }
                     Err(e) => self.status = Some(format!("cannot switch: {e}")),
@@ -660,7 +660,7 @@ impl App {
     }
 
     fn update_inspector(&mut self, a: Action) {
-        let len = self.ring.lock().map(|r| r.node.len()).unwrap_or(0);
+        let len = self.pane().ring.lock().map(|r| r.node.len()).unwrap_or(0);
         let pages = self.pages.get();
         let Overlay::Inspector {
             back,
@@ -728,15 +728,63 @@ impl App {
 
     /// Recomputes what the views show from the policy (after every update).
     fn refresh(&mut self) {
-        self.index.catch_up(self.sim.view());
-        self.take_in();
-        self.refresh_log();
-        if matches!(self.view, View::Jobs | View::Pools) {
-            let p = self.sim.policy();
-            self.values = p.inspect(self.sim.view(), 0);
-            self.shares = p.pool_shares(self.sim.view());
-        } else if self.view == View::Overview {
-            self.shares = self.sim.policy().pool_shares(self.sim.view());
+        let view = self.view;
+        for p in &mut self.panes {
+            p.refresh(view);
         }
+        self.refresh_log();
+    }
+
+    /// The run the views draw: the focused one, or, while a frame draws
+    /// the runs side by side, the one whose pane it is drawing.
+    pub fn pane(&self) -> &Pane {
+        &self.panes[self.drawing.get().unwrap_or(self.focus)]
+    }
+
+    /// The focused run.
+    pub fn pane_mut(&mut self) -> &mut Pane {
+        &mut self.panes[self.focus]
+    }
+
+    /// The engine of [`App::pane`].
+    pub fn sim(&self) -> &Sim {
+        &self.pane().sim
+    }
+
+    /// The engine of the focused run.
+    pub fn sim_mut(&mut self) -> &mut Sim {
+        &mut self.pane_mut().sim
+    }
+
+    /// Every run, in the order of `--policies`.
+    pub fn panes(&self) -> &[Pane] {
+        &self.panes
+    }
+
+    pub(crate) fn panes_mut(&mut self) -> &mut [Pane] {
+        &mut self.panes
+    }
+
+    /// Whether the runs go side by side.
+    pub fn is_side_by_side(&self) -> bool {
+        self.panes.len() > 1
+    }
+
+    /// The focused run's place (0-based).
+    pub fn focus(&self) -> usize {
+        self.focus
+    }
+
+    /// Draws with `draw` as if run `k` were focused (a pane of its own).
+    pub fn drawing_pane<R>(&self, k: usize, draw: impl FnOnce() -> R) -> R {
+        let before = self.drawing.replace(Some(k));
+        let r = draw();
+        self.drawing.set(before);
+        r
+    }
+
+    /// Whether every run has finished.
+    pub fn all_finished(&self) -> bool {
+        self.panes.iter().all(|p| p.sim.is_finished())
     }
 }

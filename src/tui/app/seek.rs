@@ -124,10 +124,10 @@ impl App {
         let at = self
             .seeking
             .as_ref()
-            .map_or(self.sim.view().now(), |s| s.target);
+            .map_or(self.sim().view().now(), |s| s.target);
         let step = step_from(at);
         if forward {
-            if self.sim.is_finished() && self.seeking.is_none() {
+            if self.sim().is_finished() && self.seeking.is_none() {
                 self.status = Some("the run has finished: nothing to seek forward to".into());
                 return;
             }
@@ -148,27 +148,27 @@ impl App {
             None => {
                 // Back, the run is moved aside when the checkpoint is put
                 // in (no copy); forward, it is copied.
-                let held = match (target < self.sim.view().now(), self.checkpoints.possible) {
+                let held = match (target < self.sim().view().now(), self.checkpoints.possible) {
                     (true, _) => Held::Nothing,
                     (false, true) => self
-                        .sim
+                        .sim()
                         .checkpoint()
                         .map_or(Held::Nothing, |cp| Held::Copy(Box::new(cp))),
                     (false, false) => Held::Nothing,
                 };
                 Seeking {
                     target,
-                    from: self.sim.view().now(),
-                    back: target < self.sim.view().now(),
+                    from: self.sim().view().now(),
+                    back: target < self.sim().view().now(),
                     held,
-                    index: self.index.clone(),
-                    log: self.log.borrow().prefix(usize::MAX),
+                    index: self.pane().index.clone(),
+                    log: self.pane().log.borrow().prefix(usize::MAX),
                 }
             }
         };
         let mut seeking = Seeking { target, ..seeking };
         seeking.back = target < seeking.from;
-        if target < self.sim.view().now() {
+        if target < self.sim().view().now() {
             if let Err(e) = self.restart_before(target, &mut seeking) {
                 self.status = Some(format!("cannot seek back: {e}"));
                 self.seeking = Some(seeking);
@@ -176,7 +176,7 @@ impl App {
                 return;
             }
         }
-        seeking.from = self.sim.view().now();
+        seeking.from = self.sim().view().now();
         self.seeking = Some(seeking);
         self.pace.clear();
         self.carry = 0.0;
@@ -197,13 +197,17 @@ impl App {
         target: Ms,
         seeking: &mut Seeking,
     ) -> Result<(), crate::sim::SimError> {
-        let tape: Vec<_> = self.sim.scripted_events().to_vec();
+        let tape: Vec<_> = self.sim().scripted_events().to_vec();
         let i = self
             .checkpoints
             .kept
             .partition_point(|k| k.run.at() <= target);
         let replaced = (i > 0)
-            .then(|| self.sim.restore(&self.checkpoints.kept[i - 1].run))
+            .then(|| {
+                self.panes[self.focus]
+                    .sim
+                    .restore(&self.checkpoints.kept[i - 1].run)
+            })
             .flatten();
         let restored = replaced.is_some();
         if let Some(old) = replaced {
@@ -215,24 +219,22 @@ impl App {
         }
         let from_event = if restored {
             let k = &self.checkpoints.kept[i - 1];
-            self.index = k.index.clone();
-            *self.log.get_mut() = seeking.log.prefix(k.log_len);
+            let p = &mut self.panes[self.focus];
+            p.index = k.index.clone();
+            *p.log.get_mut() = seeking.log.prefix(k.log_len);
             k.run.events()
         } else {
-            let fresh = App::new(self.scenario.clone())?;
-            let old = std::mem::replace(&mut self.sim, fresh.sim);
+            let fresh = super::Pane::new(&self.scenario)?;
+            let old = std::mem::replace(self.pane_mut(), fresh);
             if matches!(seeking.held, Held::Nothing) {
-                seeking.held = Held::Run(Box::new(old));
+                seeking.held = Held::Run(Box::new(old.sim));
             } else {
-                drop_later(old);
+                drop_later(old.sim);
             }
-            self.ring = fresh.ring;
-            self.index = fresh.index;
-            *self.log.get_mut() = LogCache::default();
-            self.sim.scripted_events().len()
+            self.sim().scripted_events().len()
         };
         for e in tape.into_iter().skip(from_event) {
-            self.sim.schedule(e.at, e.action);
+            self.sim_mut().schedule(e.at, e.action);
         }
         self.forget_inspections();
         Ok(())
@@ -245,14 +247,14 @@ impl App {
             return;
         };
         let (target, from, back) = (s.target, s.from, s.back);
-        self.sim
-            .set_inspect_from(target.saturating_sub(self.inspect_span()));
+        let from_t = target.saturating_sub(self.inspect_span());
+        self.sim_mut().set_inspect_from(from_t);
         let deadline = self.frame_budget.map(|b| std::time::Instant::now() + b);
         let cut = self.run_sampled(Some(target), usize::MAX, deadline);
-        self.sim.set_inspect_from(0);
+        self.sim_mut().set_inspect_from(0);
         self.refresh();
-        if cut && self.sim.halted().is_none() {
-            let done = (self.sim.view().now() - from) as f64 / (target - from).max(1) as f64;
+        if cut && self.sim().halted().is_none() {
+            let done = (self.sim().view().now() - from) as f64 / (target - from).max(1) as f64;
             self.status = Some(format!(
                 "seeking {} to {}: {:.0} % (esc cancels)",
                 if back { "back" } else { "forward" },
@@ -266,7 +268,7 @@ impl App {
         self.pace.clear();
         // A job submitted from the keyboard after the target is not there
         // yet: nothing stays selected that does not exist.
-        let w = self.sim.view();
+        let w = self.sim().view();
         if self
             .sel_job
             .is_some_and(|j| w.jobs().get(j as usize).is_none_or(|x| !x.arrived))
@@ -275,7 +277,7 @@ impl App {
         }
         self.status = Some(format!(
             "at {} (seek: [ back, ] forward)",
-            clock(self.sim.view().now())
+            clock(self.sim().view().now())
         ));
         self.note_halt();
     }
@@ -286,30 +288,30 @@ impl App {
             return;
         };
         match s.held {
-            Held::Copy(cp) => drop_later(self.sim.put_back(*cp)),
-            Held::Run(sim) => drop_later(std::mem::replace(&mut self.sim, *sim)),
+            Held::Copy(cp) => drop_later(self.sim_mut().put_back(*cp)),
+            Held::Run(sim) => drop_later(std::mem::replace(self.sim_mut(), *sim)),
             Held::Nothing => {
                 self.status = Some(format!(
                     "seek stopped at {} (this policy's run cannot be copied to go back)",
-                    clock(self.sim.view().now())
+                    clock(self.sim().view().now())
                 ));
                 return;
             }
         }
-        self.index = s.index;
-        *self.log.get_mut() = s.log;
+        self.pane_mut().index = s.index;
+        *self.pane_mut().log.get_mut() = s.log;
         self.forget_inspections();
         self.pace.clear();
         self.status = Some(format!(
             "seek cancelled: back at {}",
-            clock(self.sim.view().now())
+            clock(self.sim().view().now())
         ));
     }
 
     /// The kept heartbeat inspections go (the run went elsewhere), freed
     /// on another thread: a big cluster's take a frame's worth to free.
     fn forget_inspections(&mut self) {
-        if let Ok(mut r) = self.ring.lock() {
+        if let Ok(mut r) = self.pane().ring.lock() {
             drop_later(r.take());
         }
     }
@@ -333,8 +335,8 @@ impl App {
         if self.seeking.is_some() || !self.checkpoints.possible {
             return;
         }
-        let now = self.sim.view().now();
-        let tape = self.sim.session_events().len();
+        let now = self.sim().view().now();
+        let tape = self.sim().session_events().len();
         let cps = &mut self.checkpoints;
         if tape != cps.tape {
             cps.tape = tape;
@@ -348,16 +350,18 @@ impl App {
         {
             return;
         }
-        let Some(run) = self.sim.checkpoint() else {
+        let Some(run) = self.sim().checkpoint() else {
             self.checkpoints.possible = false;
             return;
         };
-        let bytes = run.bytes() + self.index.footprint();
+        let p = &self.panes[self.focus];
+        let bytes = run.bytes() + p.index.footprint();
+        let (index, log_len) = (p.index.clone(), p.log.borrow().lines.len());
         let cps = &mut self.checkpoints;
         cps.kept.push(Kept {
             run,
-            index: self.index.clone(),
-            log_len: self.log.borrow().lines.len(),
+            index,
+            log_len,
             bytes,
         });
         cps.bytes += bytes;

@@ -125,7 +125,7 @@ pub fn overview_jobs(w: RunView<'_>) -> Vec<JobId> {
 /// The Jobs view's rows: filtered by the filter (or the draft being
 /// typed) on job name or pool, in the chosen order.
 pub fn job_rows(app: &App) -> Vec<(JobId, JobState)> {
-    let w = app.sim.view();
+    let w = app.sim().view();
     let mut order: Vec<(JobId, JobState)> = w
         .active()
         .iter()
@@ -162,9 +162,9 @@ pub fn job_rows(app: &App) -> Vec<(JobId, JobState)> {
         JobState::Waiting => 4,
         JobState::Done => 5,
     };
-    let key = value_key(&app.values).map(|(k, _)| k);
+    let key = value_key(&app.pane().values).map(|(k, _)| k);
     let value = |j: JobId| {
-        key.and_then(|k| value_number(&app.values, k, &w.job(j).name))
+        key.and_then(|k| value_number(&app.pane().values, k, &w.job(j).name))
             .unwrap_or(f64::NEG_INFINITY)
     };
     let job = |j: JobId| w.job(j);
@@ -241,8 +241,8 @@ fn value_number(values: &Inspection, key: &str, name: &str) -> Option<f64> {
 /// The job's policy value (the Jobs view's column) as a number, for
 /// sorting by it.
 pub fn policy_number(app: &App, name: &str) -> Option<f64> {
-    let (key, _) = value_key(&app.values)?;
-    value_number(&app.values, key, name)
+    let (key, _) = value_key(&app.pane().values)?;
+    value_number(&app.pane().values, key, name)
 }
 
 /// What a drawn cell stands for.
@@ -284,7 +284,7 @@ impl App {
     /// Every node in the order the Cluster view draws them (datacenter,
     /// rack, node).
     fn node_order(&self) -> Vec<NodeId> {
-        let c = self.sim.view().cluster();
+        let c = self.sim().view().cluster();
         c.dcs
             .iter()
             .flat_map(|d| d.racks.iter())
@@ -293,11 +293,11 @@ impl App {
     }
 
     pub(super) fn select_node(&mut self, n: NodeId) {
-        if (n as usize) >= self.sim.view().cluster().nodes.len() {
+        if (n as usize) >= self.sim().view().cluster().nodes.len() {
             return;
         }
         self.sel_node = n;
-        if let Ok(mut r) = self.ring.lock() {
+        if let Ok(mut r) = self.pane().ring.lock() {
             r.select(n);
         }
         if let Overlay::Inspector { back, .. } = &mut self.overlay {
@@ -322,7 +322,7 @@ impl App {
             }
             (View::Cluster, Action::Up | Action::Down) => {
                 // The node at the same place in the previous / next rack.
-                let c = self.sim.view().cluster();
+                let c = self.sim().view().cluster();
                 let racks: Vec<u32> = c.dcs.iter().flat_map(|d| d.racks.iter().copied()).collect();
                 let node = &c.nodes[self.sel_node as usize];
                 let k = racks.iter().position(|&r| r == node.rack).unwrap_or(0);
@@ -342,7 +342,7 @@ impl App {
                 }
             }
             (View::Overview, _) => {
-                let list = overview_jobs(self.sim.view());
+                let list = overview_jobs(self.sim().view());
                 self.move_job(&list, &a, list.len().max(1));
             }
             (View::Jobs, _) => {
@@ -395,7 +395,7 @@ impl App {
 
     /// Scrolls the Cluster view so that the selected node's rack is shown.
     fn keep_selected_rack_in_view(&mut self) {
-        let c = self.sim.view().cluster();
+        let c = self.sim().view().cluster();
         let rack = c.nodes[self.sel_node as usize].rack;
         let racks: Vec<u32> = c.dcs.iter().flat_map(|d| d.racks.iter().copied()).collect();
         let Some(k) = racks.iter().position(|&r| r == rack) else {
@@ -476,7 +476,7 @@ impl App {
     /// `fail_node` / `recover_node` event would.
     pub(super) fn fail_or_recover(&mut self, fail: bool) {
         let n = self.sel_node;
-        let alive = self.sim.view().cluster().nodes[n as usize].alive;
+        let alive = self.sim().view().cluster().nodes[n as usize].alive;
         if fail != alive {
             self.status = Some(if fail {
                 format!("node {n} is already dead (r recovers it)")
@@ -492,7 +492,7 @@ impl App {
         };
         let what = if fail { "failed" } else { "recovered" };
         self.status = Some(match self.act(action) {
-            Ok(()) => format!("node {n} {what} at {}", clock(self.sim.view().now())),
+            Ok(()) => format!("node {n} {what} at {}", clock(self.sim().view().now())),
             Err(e) => format!("cannot change node {n}: {e}"),
         });
     }

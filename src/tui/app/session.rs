@@ -37,8 +37,9 @@ impl App {
     /// millisecond and the run taken to it. An action the engine refuses
     /// is logged there, as a replay would log it, and returned here.
     pub(super) fn act(&mut self, action: Action) -> Result<(), SessionError> {
-        let at = self.sim.schedule(self.acts_at(), action);
-        self.sim.run_until(Some(at));
+        let at = self.acts_at();
+        let at = self.sim_mut().schedule(at, action);
+        self.sim_mut().run_until(Some(at));
         let refused = self.take_in().into_iter().next();
         refused.map_or(Ok(()), |e| Err(SessionError::Refused(e)))
     }
@@ -47,7 +48,7 @@ impl App {
     /// events have run). The submit form, the log and the saved session
     /// all show this time.
     pub fn acts_at(&self) -> crate::model::Ms {
-        self.sim.view().now() + 1
+        self.sim().view().now() + 1
     }
 
     /// `W`: writes the session as a scenario into [`App::session_dir`].
@@ -56,7 +57,7 @@ impl App {
             Ok(p) => format!(
                 "session saved to {} ({} events): {} replays it",
                 p.display(),
-                self.sim.session_events().len(),
+                self.sim().session_events().len(),
                 self.replay_command(&p)
             ),
             Err(e) => format!("cannot save the session: {e}"),
@@ -67,10 +68,10 @@ impl App {
     /// when the run has not ended.
     fn replay_command(&self, path: &Path) -> String {
         let mut cmd = format!("slotsim run {} --headless", path.display());
-        if !self.sim.is_finished() {
+        if !self.sim().is_finished() {
             cmd.push_str(&format!(
                 " --until {}",
-                crate::units::fmt_secs(self.sim.view().now())
+                crate::units::fmt_secs(self.sim().view().now())
             ));
         }
         cmd
@@ -123,7 +124,7 @@ impl App {
             .or_insert_with(|| Value::Array(Vec::new()))
             .as_array_mut()
             .ok_or_else(|| SessionError::Scenario("events is not an array of tables".into()))?;
-        for e in self.sim.session_events() {
+        for e in self.sim().session_events() {
             events.push(Value::Table(event_toml(e)?));
         }
         // The file lives in the session directory: traces the scenario
@@ -144,9 +145,9 @@ impl App {
              # {} replays it{}.\n",
             self.scenario.name,
             self.scenario.seed,
-            clock(self.sim.view().now()),
+            clock(self.sim().view().now()),
             self.replay_command(this),
-            if self.sim.is_finished() {
+            if self.sim().is_finished() {
                 ""
             } else {
                 " up to then (without --until it runs on to the end)"

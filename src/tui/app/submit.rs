@@ -125,7 +125,7 @@ impl App {
         let mut k = self.submitted + 1;
         let name = loop {
             let n = format!("tui-{}-{k}", profile.name);
-            if !self.sim.view().jobs().iter().any(|j| *j.name == *n) {
+            if !self.sim().view().jobs().iter().any(|j| *j.name == *n) {
                 break n;
             }
             k += 1;

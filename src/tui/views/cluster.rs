@@ -39,7 +39,7 @@ pub fn height(app: &App, area: Rect) -> Option<u16> {
 /// The panel's lines for `area`; its clickable places recorded when
 /// `record` (drawing, not measuring).
 fn panel_lines(app: &App, area: Rect, record: bool) -> Vec<Line<'static>> {
-    let w = app.sim.view();
+    let w = app.sim().view();
     let inner_w = area.width.saturating_sub(2) as usize;
     let inner_h = area.height.saturating_sub(2) as usize;
     let yarn = (w.capacity().gauge() == Gauge::Memory).then(|| Yarn::of(app));
@@ -179,7 +179,7 @@ fn summary(w: RunView<'_>, area: Rect, yarn: Option<&Yarn>, mono: bool) -> Vec<L
 
 /// The selected node: where it is, what runs there, the keys for it.
 fn selected_line(app: &App, inner_w: usize) -> Line<'static> {
-    let w = app.sim.view();
+    let w = app.sim().view();
     let n = &w.cluster().nodes[app.sel_node as usize];
     let state = if n.alive {
         format!(
@@ -210,7 +210,7 @@ fn racks(
     origin: (u16, u16),
     yarn: Option<&Yarn>,
 ) -> (bool, Vec<u32>) {
-    let w = app.sim.view();
+    let w = app.sim().view();
     let c = &w.cluster();
     let multi_dc = c.dcs.len() > 1;
     let label_w = 4;

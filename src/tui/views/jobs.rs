@@ -18,7 +18,7 @@ use ratatui::Frame;
 /// Job `name`'s value of the policy column's `key`, as the column shows
 /// it: YARN's memory in GB, its dominant share in percent.
 fn policy_value(app: &App, key: Option<&str>, name: &str) -> String {
-    let Some(x) = key.and_then(|k| app.values.jobs.get(name)?.get(k)) else {
+    let Some(x) = key.and_then(|k| app.pane().values.jobs.get(name)?.get(k)) else {
         return String::new();
     };
     match (key, x) {
@@ -124,7 +124,13 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
 /// The panel's title: the jobs by state, the order and the filter; counts
 /// of nothing give way first when it is too long for `width`.
 fn title(app: &App, order: &[(JobId, JobState)], width: usize) -> String {
-    let not_yet = app.sim.view().jobs().iter().filter(|j| !j.arrived).count();
+    let not_yet = app
+        .sim()
+        .view()
+        .jobs()
+        .iter()
+        .filter(|j| !j.arrived)
+        .count();
     let n = |s: JobState| order.iter().filter(|(_, x)| *x == s).count();
     let filter = match &app.overlay {
         Overlay::Filter { draft } => Some(format!("/{draft}▏")),
@@ -193,7 +199,7 @@ impl Columns {
     /// The columns for a table `inner_w` wide: the least needed left out
     /// until the rest fit whole.
     fn fitting(app: &App, order: &[(JobId, JobState)], inner_w: usize) -> Columns {
-        let w = app.sim.view();
+        let w = app.sim().view();
         let wide = inner_w >= 108;
         let pool_w: usize = w
             .pools()
@@ -202,10 +208,11 @@ impl Columns {
             .max()
             .unwrap_or(4)
             .clamp(4, if wide { 12 } else { 10 });
-        let key = value_key(&app.values);
+        let key = value_key(&app.pane().values);
         let has = |j: JobId| {
             key.is_some_and(|(k, _)| {
-                app.values
+                app.pane()
+                    .values
                     .jobs
                     .get(&*w.job(j).name)
                     .is_some_and(|v| v.contains_key(k))
@@ -289,7 +296,7 @@ impl Columns {
 
     /// Job `j`'s row, in state `st`; the selected one marked `▶`.
     fn row(&self, app: &App, j: JobId, st: JobState) -> Row<'static> {
-        let w = app.sim.view();
+        let w = app.sim().view();
         let job = w.job(j);
         let selected = app.sel_job == Some(j);
         let cells: Vec<Cell> = self
@@ -377,7 +384,7 @@ impl Columns {
 /// The state column: running, queued, ..., or done (killed) and its
 /// turnaround.
 fn state_cell(app: &App, j: JobId, st: JobState, width: usize) -> Cell<'static> {
-    let w = app.sim.view();
+    let w = app.sim().view();
     let job = w.job(j);
     let (mut text, style) = match st {
         JobState::Running => ("running".to_string(), Style::default().fg(theme::OK)),

@@ -90,8 +90,8 @@ pub fn render(app: &App, f: &mut Frame) {
 /// view tabs show when there is room; below about 60 columns the header
 /// takes two lines.
 fn header_lines(app: &App, width: usize) -> Vec<Line<'static>> {
-    let w = app.sim.view();
-    let state = if app.sim.is_finished() {
+    let w = app.sim().view();
+    let state = if app.sim().is_finished() {
         Span::styled("■ finished", Style::default().fg(theme::OK))
     } else if app.paused {
         Span::styled(
@@ -104,7 +104,7 @@ fn header_lines(app: &App, width: usize) -> Vec<Line<'static>> {
         Span::styled("▶ running", Style::default().fg(theme::OK))
     };
     let sep = || Span::styled(" │ ", theme::dim());
-    let label = app.sim.policy_label().to_string();
+    let label = app.sim().policy_label().to_string();
     // Killed jobs ended but did not finish: counted apart.
     let killed = w.jobs().iter().filter(|j| j.killed).count();
     let jobs = match killed {
@@ -214,7 +214,10 @@ fn render_log(app: &App, f: &mut Frame, area: Rect) {
     let n = area.height.saturating_sub(1) as usize;
     let mut lines: Vec<Line> = Vec::new();
     let status = app.status.as_ref();
-    let ending = app.sim.is_finished().then(|| run_ending(app.sim.view()));
+    let ending = app
+        .sim()
+        .is_finished()
+        .then(|| run_ending(app.sim().view()));
     let take = n.saturating_sub(usize::from(status.is_some()) + usize::from(ending.is_some()));
     for (t, text) in app.log_lines(take) {
         lines.push(Line::from(vec![
@@ -225,7 +228,7 @@ fn render_log(app: &App, f: &mut Frame, area: Rect) {
     // Once the run is over its outcome stays on screen, under the log.
     if let Some(text) = ending {
         lines.push(Line::from(vec![
-            Span::styled(format!("{} ", clock(app.sim.view().now())), theme::dim()),
+            Span::styled(format!("{} ", clock(app.sim().view().now())), theme::dim()),
             Span::styled(text, Style::default().fg(theme::OK)),
         ]));
     }

@@ -20,7 +20,7 @@ fn gb(mb: f64) -> String {
 }
 
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
-    let w = app.sim.view();
+    let w = app.sim().view();
     let inner_w = area.width.saturating_sub(2) as usize;
     let mut head: Vec<Line> = Vec::new();
     let moved: Vec<String> = FlowKind::ALL
@@ -81,7 +81,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
 
 /// The busiest disks and links now, each with a gauge of load against capacity.
 fn render_links(app: &App, f: &mut Frame, links_area: Rect, inner_w: usize) {
-    let w = app.sim.view();
+    let w = app.sim().view();
     let n_links = w.links().count() as usize;
     let mut busy: Vec<(f64, usize)> = w.net().resources[..n_links]
         .iter()
@@ -131,7 +131,7 @@ fn render_links(app: &App, f: &mut Frame, links_area: Rect, inner_w: usize) {
 
 /// Nodes by their busiest resource: disk, NIC up, NIC down.
 fn render_nodes(app: &App, f: &mut Frame, nodes_area: Rect, inner_w: usize) {
-    let w = app.sim.view();
+    let w = app.sim().view();
     let mut nodes: Vec<(f64, usize, [f64; 3])> = (0..w.cluster().nodes.len())
         .map(|n| {
             let u = |k: usize| {

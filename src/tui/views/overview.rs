@@ -102,8 +102,8 @@ impl Needs {
                 .areas::<2>(area)[0]
                 .width
         };
-        let nodes = nodes_need(app.sim.view(), nodes_w.saturating_sub(2) as usize)?;
-        let jobs = overview_jobs(app.sim.view()).len().max(1);
+        let nodes = nodes_need(app.sim().view(), nodes_w.saturating_sub(2) as usize)?;
+        let jobs = overview_jobs(app.sim().view()).len().max(1);
         let rows = |n: usize| (n + 2).min(u16::MAX as usize) as u16;
         Some(Needs {
             nodes: rows(nodes),
@@ -220,7 +220,7 @@ fn top_job(w: RunView<'_>, nodes: &[&Node]) -> Option<u32> {
 /// per cell, the racks still labelled and flowing side by side. The
 /// selected node's cell is drawn reversed and described under the grid.
 fn nodes(app: &App, f: &mut Frame, area: Rect) {
-    let w = app.sim.view();
+    let w = app.sim().view();
     let inner_w = area.width.saturating_sub(2) as usize;
     let inner_h = area.height.saturating_sub(2) as usize;
     let title = nodes_title(w, area.width);
@@ -595,7 +595,7 @@ fn flow_racks(racks: &[(String, &[u32])], width: usize, rows: usize) -> (usize, 
 /// Runnable jobs, the ones with tasks running first, then queued, each
 /// with its progress (half maps, half reduces).
 fn jobs(app: &App, f: &mut Frame, area: Rect) {
-    let w = app.sim.view();
+    let w = app.sim().view();
     let inner_w = area.width.saturating_sub(2) as usize;
     let inner_h = area.height.saturating_sub(2) as usize;
     let active = overview_jobs(w);
@@ -697,16 +697,16 @@ fn pools(app: &App, f: &mut Frame, area: Rect) {
 /// asking a YARN scheduler for its queues): a row per pool, two (maps and
 /// reduces) where the policy shares typed slots.
 fn pool_rows(app: &App) -> usize {
-    match &app.shares {
+    match &app.pane().shares {
         Some(sh) if sh.basis != crate::sim::policy::ShareBasis::Containers => 2 * sh.pools.len(),
         Some(sh) => sh.pools.len(),
-        None => app.sim.view().pools().len(),
+        None => app.sim().view().pools().len(),
     }
 }
 
 /// The pools panel's title (the longest that fits `width`) and its rows.
 fn pool_lines(app: &App, width: u16) -> (String, Vec<Line<'static>>) {
-    let w = app.sim.view();
+    let w = app.sim().view();
     let inner_w = width.saturating_sub(2) as usize;
     let name_w = (inner_w / 3).clamp(8, 16);
     let bar_w = inner_w.saturating_sub(name_w + 14).clamp(4, 30);
@@ -726,10 +726,10 @@ fn pool_lines(app: &App, width: u16) -> (String, Vec<Line<'static>>) {
             Span::styled(format!(" {run}/{share}"), theme::dim()),
         ])
     };
-    let title = match &app.shares {
+    let title = match &app.pane().shares {
         // YARN: what each queue holds, by what the scheduler divides by.
         None if w.capacity().gauge() == Gauge::Memory => {
-            let values = app.sim.policy().inspect(w, app.sel_node);
+            let values = app.sim().policy().inspect(w, app.sel_node);
             queue_rows(w, &values, inner_w, &mut lines)
         }
         Some(shares) => {
@@ -918,7 +918,7 @@ fn queue_rows(
 
 /// Utilisation and queue over the run, and the busiest disks and links now.
 fn trends(app: &App, f: &mut Frame, area: Rect) {
-    let w = app.sim.view();
+    let w = app.sim().view();
     let block = panel(if w.capacity().gauge() == Gauge::Memory {
         " Memory held, queue, busiest links "
     } else {
@@ -935,7 +935,7 @@ fn trends(app: &App, f: &mut Frame, area: Rect) {
         .to_vec();
     let cols = inner.width.saturating_sub(label_w) as usize;
     let step = super::timeline_step(w.now(), cols.max(1));
-    let values = app.index.history.columns(step, cols.max(1), w);
+    let values = app.pane().index.history.columns(step, cols.max(1), w);
     let cur = index::state(w);
     let util: Vec<u64> = values
         .iter()

@@ -26,10 +26,10 @@ fn max_str(x: u32) -> String {
 
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
     // YARN's queues hold memory and vcores, not slots: the scheduler page.
-    if app.sim.view().capacity().gauge() == Gauge::Memory {
+    if app.sim().view().capacity().gauge() == Gauge::Memory {
         return super::queues::render(app, f, area);
     }
-    let basis = app.shares.as_ref().map(|s| s.basis);
+    let basis = app.pane().shares.as_ref().map(|s| s.basis);
     let containers = basis == Some(ShareBasis::Containers);
     let wide = area.width >= 110;
     let t = PoolTable {
@@ -68,8 +68,8 @@ struct PoolLine<'a> {
 /// The policy's pools with their shares, or, when it gives pools no
 /// share, the scenario's.
 fn pool_lines(app: &App) -> Vec<PoolLine<'_>> {
-    let w = app.sim.view();
-    match &app.shares {
+    let w = app.sim().view();
+    match &app.pane().shares {
         Some(shares) => shares
             .pools
             .iter()

@@ -494,8 +494,8 @@ fn reservation_lines(qs: &[QueueView], width: usize, room: usize) -> Vec<Line<'s
 
 /// The view: the title, the two tables, the reservations and the notes.
 pub fn render(app: &App, f: &mut Frame, area: Rect) {
-    let w = app.sim.view();
-    let qs = queues(w, &app.values);
+    let w = app.sim().view();
+    let qs = queues(w, &app.pane().values);
     let basis = qs
         .iter()
         .map(|q| q.basis)
@@ -521,7 +521,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         lines.push(Line::from(""));
     }
     lines.extend(note_lines);
-    let label = app.sim.policy_label();
+    let label = app.sim().policy_label();
     let title = match basis {
         QueueBasis::FairShare => vec![
             format!(" Queues ({label}): memory and vcores held against each queue's fair share "),

@@ -84,8 +84,8 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         .borders(Borders::ALL)
         .border_style(theme::dim());
     let inner = block.inner(area);
-    let w = app.sim.view();
-    let ix = &app.index;
+    let w = app.sim().view();
+    let ix = &app.pane().index;
     let cols = (inner.width as usize).saturating_sub(LABEL_W);
     let step = step_for(w.now(), cols);
     let title = if app.mono {
@@ -172,8 +172,8 @@ fn lane_line(
     cols: usize,
     now_col: usize,
 ) -> Line<'static> {
-    let w = app.sim.view();
-    let ix = &app.index;
+    let w = app.sim().view();
+    let ix = &app.pane().index;
     let col_of = |t: Ms| -> usize { (t / step) as usize };
     let dead = Style::default().fg(theme::WARN);
     let mut row: Vec<(char, Style)> = vec![(theme::FREE, theme::dim()); now_col + 1];
@@ -232,8 +232,8 @@ fn lane_line(
 
 /// Sparklines on the Gantt's columns: the same step, from time 0.
 fn render_sparklines(app: &App, f: &mut Frame, spark: Rect, step: Ms, cols: usize) {
-    let w = app.sim.view();
-    let ix = &app.index;
+    let w = app.sim().view();
+    let ix = &app.pane().index;
     let [util_a, queue_a] =
         Layout::vertical([Constraint::Length(1), Constraint::Length(1)]).areas(spark);
     let values = ix.history.columns(step, cols, w);
@@ -290,7 +290,7 @@ fn compact(n: u64) -> String {
 /// left out where the next one follows too close) and time ticks where
 /// they leave room.
 fn axis_line(app: &App, step: Ms, cols: usize) -> Line<'static> {
-    let w = app.sim.view();
+    let w = app.sim().view();
     let mut cells: Vec<(char, Style)> = vec![(' ', theme::dim()); cols];
     let mut taken = vec![false; cols];
     let marks: Vec<(usize, &str)> = w

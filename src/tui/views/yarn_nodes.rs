@@ -47,7 +47,7 @@ pub struct Yarn {
 impl Yarn {
     /// The AMs from the world, the reservations from the policy.
     pub fn of(app: &App) -> Yarn {
-        let w = app.sim.view();
+        let w = app.sim().view();
         let base = w.capacity().slot_ask(Kind::Map);
         let big = w.cluster().largest;
         let (bm, bv) = (base.mb().max(1), base.vcores().max(1));
@@ -65,7 +65,7 @@ impl Yarn {
                 on.push((t.job, t.ask));
             }
         }
-        let values = app.sim.policy().inspect(w, app.sel_node);
+        let values = app.sim().policy().inspect(w, app.sel_node);
         Yarn {
             unit,
             ams,
@@ -140,7 +140,7 @@ impl Yarn {
     /// The selected node: its containers by kind, memory and vcores held,
     /// its reservation; the longest line that fits `width`.
     pub fn selected_line(&self, app: &App, width: usize) -> Line<'static> {
-        let w = app.sim.view();
+        let w = app.sim().view();
         let n = &w.cluster().nodes[app.sel_node as usize];
         let at = format!(" ▶ node {} (rack r{})", n.id, n.rack);
         if !n.alive {

@@ -14,7 +14,7 @@ use ratatui::widgets::{Clear, Paragraph};
 use ratatui::Frame;
 
 pub fn detail(app: &App, f: &mut Frame, job: JobId, row: usize) {
-    let w = app.sim.view();
+    let w = app.sim().view();
     let a = f.area();
     let area = centered(
         f,

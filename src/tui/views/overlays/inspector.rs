@@ -387,7 +387,7 @@ pub fn inspector(app: &App, f: &mut Frame, state: (usize, usize, usize, bool)) {
     // The release-rate chart: OMO's own predictor whenever it fits; the
     // passive monitor under other policies only on tall screens, where it
     // does not squeeze the policy's own tables.
-    let min_h = if policy_windows(app.sim.policy()).is_some() {
+    let min_h = if policy_windows(app.sim().policy()).is_some() {
         20
     } else {
         30
@@ -483,7 +483,7 @@ fn summary_lines(app: &App, r: &InspectRecord, width: usize) -> Vec<Line<'static
     let mut lines: Vec<Line> = Vec::new();
     // A full node's heartbeats ask for no work, so the newest kept may be
     // long past: say why the inspector stays on it.
-    let w = app.sim.view();
+    let w = app.sim().view();
     let n = &w.cluster().nodes[r.node as usize];
     if n.alive && r.t < w.now() && !n.admits_any(&w.cluster().capacity) {
         lines.extend(wrapped(
@@ -712,7 +712,7 @@ fn legend(abbrev: &[String], max_lines: usize, width: usize) -> Vec<Line<'static
 
 /// What runs on `node` now, each attempt's phase and what it moves.
 fn running_now(app: &App, node: u32, width: usize) -> Vec<Line<'static>> {
-    let w = app.sim.view();
+    let w = app.sim().view();
     let n = &w.cluster().nodes[node as usize];
     // YARN: the ApplicationMasters the node holds first, with their state.
     let ams = w
@@ -755,7 +755,7 @@ fn running_now(app: &App, node: u32, width: usize) -> Vec<Line<'static>> {
 fn release_chart(app: &App, f: &mut Frame, area: Rect) {
     use ratatui::symbols::Marker;
     use ratatui::widgets::{Axis, Chart, Dataset, GraphType};
-    let hist = release_windows(&app.sim);
+    let hist = release_windows(&app.sim());
     let observed: Vec<(f64, f64)> = hist.iter().map(|w| (w.start_s, w.observed)).collect();
     let estimated: Vec<(f64, f64)> = hist
         .iter()
@@ -794,12 +794,12 @@ fn release_chart(app: &App, f: &mut Frame, area: Rect) {
     // on the data.
     // OMO's own predictor, or the same predictor only watching the run
     // under another policy (which decides without it).
-    let whose = if policy_windows(app.sim.policy()).is_some() {
+    let whose = if policy_windows(app.sim().policy()).is_some() {
         " Release rate per window (OMO Fig. 7) · ".to_string()
     } else {
         format!(
             " Release rate per window (OMO's predictor, watching {}) · ",
-            app.sim.policy_label()
+            app.sim().policy_label()
         )
     };
     let title = Line::from(vec![

@@ -11,7 +11,7 @@ use ratatui::Frame;
 
 /// `K`: what a kill does, and y / n.
 pub fn confirm_kill(app: &App, f: &mut Frame, job: JobId) {
-    let j = app.sim.view().job(job);
+    let j = app.sim().view().job(job);
     let running = j.maps_running + j.reduces_running;
     let area = centered(f, 60, 6);
     f.render_widget(Clear, area);
@@ -41,7 +41,7 @@ pub fn confirm_kill(app: &App, f: &mut Frame, job: JobId) {
 
 /// `m`: the pools, the job's own marked.
 pub fn move_pool(app: &App, f: &mut Frame, job: JobId, selected: usize) {
-    let w = app.sim.view();
+    let w = app.sim().view();
     let pools = w.pools();
     let room = f.area().height.saturating_sub(2);
     let area = centered(f, 64, (pools.len() as u16 + 4).min(room));

@@ -14,7 +14,7 @@ pub fn log(app: &App, f: &mut Frame, query: &str, row: usize) {
     // Leave the header and footer rows visible.
     let area = Rect::new(a.x, a.y + 1, a.width, a.height.saturating_sub(2));
     f.render_widget(Clear, area);
-    let cache = app.log.borrow();
+    let cache = app.pane().log.borrow();
     let n = cache.matches.len();
     let rows = area.height.saturating_sub(2) as usize;
     let last = n.saturating_sub(rows.max(1));

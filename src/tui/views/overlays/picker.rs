@@ -10,7 +10,7 @@ use ratatui::widgets::{Clear, Paragraph};
 use ratatui::Frame;
 
 pub fn picker(app: &App, f: &mut Frame, selected: usize) {
-    let policies = crate::sched::registry::for_capacity(app.sim.view().capacity());
+    let policies = crate::sched::registry::for_capacity(app.sim().view().capacity());
     let n = policies.len();
     // Leave the header and footer rows visible (the header always shows);
     // two lines per policy when they all fit, else one.
@@ -24,7 +24,7 @@ pub fn picker(app: &App, f: &mut Frame, selected: usize) {
     let area = centered(f, 96, h);
     f.render_widget(Clear, area);
     // A variant (`fair[slowstart=0.5]`) marks its base policy.
-    let cur = app.sim.policy_spec().name();
+    let cur = app.sim().policy_spec().name();
     // Rows inside the frame below the header line. Each policy takes two
     // (name, then summary) when they all fit, else one (name and summary
     // on one line); the list scrolls to keep the selection in view.
