@@ -177,9 +177,15 @@ pub struct RecordArgs {
     /// Simulated seconds per recorded second (a TUI speed step: 0.1 … 1000)
     #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
     speed: f64,
-    /// Policy, or a variant such as 'fair[slowstart=0.05]'
-    #[arg(long)]
-    policy: Option<String>,
+    /// Policy, or a variant such as 'fair[slowstart=0.05]'; repeated,
+    /// the runs side by side (the form for a spec whose arguments hold
+    /// commas)
+    #[arg(long = "policy", value_name = "SPEC")]
+    policy: Vec<String>,
+    /// Two to four policies side by side on one clock, comma-separated:
+    /// 'fifo,fair' (after them, those of --policy)
+    #[arg(long, value_name = "A,B[,C,D]")]
+    policies: Option<String>,
     /// Seed (overrides the scenario's)
     #[arg(long, allow_negative_numbers = true)]
     seed: Option<u64>,
@@ -193,9 +199,15 @@ pub struct RecordArgs {
 pub struct RunArgs {
     /// Scenario file (TOML); the embedded quickstart when omitted
     scenario: Option<PathBuf>,
-    /// Policy, or a variant such as 'fair[slowstart=0.05]'
-    #[arg(long)]
-    policy: Option<String>,
+    /// Policy, or a variant such as 'fair[slowstart=0.05]'; repeated,
+    /// the runs side by side (the form for a spec whose arguments hold
+    /// commas)
+    #[arg(long = "policy", value_name = "SPEC")]
+    policy: Vec<String>,
+    /// Two to four policies side by side on one clock, comma-separated:
+    /// 'fifo,fair' (after them, those of --policy)
+    #[arg(long, value_name = "A,B[,C,D]")]
+    policies: Option<String>,
     /// Seed (overrides the scenario's)
     #[arg(long, allow_negative_numbers = true)]
     seed: Option<u64>,
@@ -370,7 +382,7 @@ pub fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let result = match cli.command {
-        None => run::cmd_tui(None, None, None, &[], Default::default()),
+        None => run::cmd_tui(None, &[], None, &[], Default::default()),
         Some(Cmd::Run(a)) => run::cmd_run(a),
         Some(Cmd::Compare(a)) => run::cmd_compare(a),
         Some(Cmd::Validate { scenario, set }) => info::cmd_validate(&scenario, &set),

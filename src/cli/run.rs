@@ -21,11 +21,23 @@ pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
         .map(|u| parse_duration(u).map_err(|e| InputError::new("--until", e.to_string())))
         .transpose()?;
     check_outputs(&a)?;
+    let specs = specs_of(a.policies.as_deref(), &a.policy);
+    if a.headless && specs.len() > 1 {
+        return Err(InputError::new(
+            "--policies",
+            format!(
+                "{} policies side by side is the TUI's; expected one policy with --headless, or `slotsim compare SCENARIO --policies {}` for a table of them",
+                specs.len(),
+                specs.join(",")
+            ),
+        )
+        .into());
+    }
     if !a.headless {
         check_tui_flags(&a)?;
         return cmd_tui(
             a.scenario.as_deref(),
-            a.policy.as_deref(),
+            &specs,
             a.seed,
             &a.set,
             TuiOutputs {
@@ -42,7 +54,78 @@ pub fn cmd_run(a: RunArgs) -> Result<(), Failure> {
         )
         .into());
     }
-    run_headless(&a, until)
+    run_headless(&a, specs.first().map(String::as_str), until)
+}
+
+/// The policies of `--policies`, then those of each `--policy`, in order.
+fn specs_of(policies: Option<&str>, policy: &[String]) -> Vec<String> {
+    let mut specs = policies.map(split_policy_list).unwrap_or_default();
+    specs.extend(policy.iter().map(|p| p.trim().to_string()));
+    specs
+}
+
+/// The scenario once per policy side by side (2 to 4), each cut to its
+/// own `run = N` events; every spec loaded (and so checked) first.
+fn load_side(
+    path: Option<&Path>,
+    specs: &[String],
+    seed: Option<u64>,
+    set: &[String],
+) -> Result<Vec<slotsim::model::Scenario>, InputError> {
+    let max = scenario::MAX_SIDE_RUNS;
+    if specs.len() > max {
+        return Err(InputError::new(
+            "--policies",
+            format!(
+                "{} policies given; expected 2 to {max} side by side",
+                specs.len()
+            ),
+        ));
+    }
+    let sets = super::sets::parse(set)?;
+    let mut all = Vec::with_capacity(specs.len());
+    for (i, spec) in specs.iter().enumerate() {
+        let mut sc = super::sets::load(path, &sets, Some(spec), seed).map_err(|mut e| {
+            if e.pos.is_none() && e.origin != "--set" {
+                e.origin = "--policies".into();
+            }
+            e
+        })?;
+        scenario::side_run(&mut sc, i, specs.len())?;
+        if i == 0 {
+            super::note_slot_model(&sc);
+        }
+        all.push(sc);
+    }
+    let labels: Vec<String> = all.iter().map(|s| s.policy.label()).collect();
+    distinct_labels(specs, &labels)?;
+    Ok(all)
+}
+
+/// Each policy its own label: two under one name would read as one in
+/// tables, plots and the JSON.
+fn distinct_labels(specs: &[String], labels: &[String]) -> Result<(), InputError> {
+    for (i, l) in labels.iter().enumerate() {
+        if let Some(k) = labels[..i].iter().position(|x| x == l) {
+            let what = if specs[k] == specs[i] {
+                format!(
+                    "policy {} repeats policy {} (\"{l}\"); expected each once",
+                    i + 1,
+                    k + 1
+                )
+            } else {
+                format!(
+                    "policies {} and {} are both labelled \"{l}\" ({} and {}); expected each its own, e.g. external[label=NAME]:CMD",
+                    k + 1,
+                    i + 1,
+                    specs[k],
+                    specs[i]
+                )
+            };
+            return Err(InputError::new("--policies", what));
+        }
+    }
+    Ok(())
 }
 
 /// At most one output on stdout, and no two outputs into one file (they
@@ -111,8 +194,8 @@ fn check_tui_flags(a: &RunArgs) -> Result<(), Failure> {
 
 /// A headless run: the scenario run to its end, `until` or a signal, its
 /// summary printed and every output asked for written.
-fn run_headless(a: &RunArgs, until: Option<u64>) -> Result<(), Failure> {
-    let sc = load(a.scenario.as_deref(), a.policy.as_deref(), a.seed, &a.set)?;
+fn run_headless(a: &RunArgs, policy: Option<&str>, until: Option<u64>) -> Result<(), Failure> {
+    let sc = load(a.scenario.as_deref(), policy, a.seed, &a.set)?;
     // Open every output before running, so a bad path costs no simulation.
     let outs = Outputs::open(a)?;
     if let Some(dir) = &a.plot {
@@ -391,12 +474,24 @@ pub struct TuiOutputs<'a> {
 
 pub fn cmd_tui(
     path: Option<&Path>,
-    policy: Option<&str>,
+    specs: &[String],
     seed: Option<u64>,
     set: &[String],
     outs: TuiOutputs<'_>,
 ) -> Result<(), Failure> {
-    let sc = load(path, policy, seed, set)?;
+    let scenarios = if specs.len() > 1 {
+        load_side(path, specs, seed, set)?
+    } else {
+        vec![load(path, specs.first().map(String::as_str), seed, set)?]
+    };
+    let side = scenarios.len() > 1;
+    if side && outs.trace.is_some() {
+        return Err(InputError::new(
+            "--trace",
+            "writes one run's attempts; side by side, expected --json (one summary per run) or a single --policy",
+        )
+        .into());
+    }
     let origin = path.map_or_else(
         || "quickstart (embedded)".to_string(),
         |p| p.display().to_string(),
@@ -415,34 +510,61 @@ pub fn cmd_tui(
     // its last lines quoted if it stops the run.
     slotsim::sched::external::keep_stderr(true);
     slotsim::sched::external::share_cpu(true);
-    let mut app = slotsim::tui::App::new(sc).map_err(|e| InputError::new(origin, e.to_string()))?;
+    let mut app = slotsim::tui::App::side_by_side(scenarios)
+        .map_err(|e| InputError::new(origin, e.to_string()))?;
     app.source = path.map(Path::to_path_buf);
     // However the session ended (a quit, a signal, a terminal gone from
     // under it), its outputs are written before anything else is said.
     let ended = slotsim::tui::term::run(&mut app, outs.record);
-    let mut sum = summary::summarize(&app.sim());
-    if !app.sim().is_finished() {
-        sum.partial = true;
-        sum.stopped_at_s = Some(app.sim().view().t_s());
-    }
+    let sums: Vec<summary::Summary> = app
+        .panes()
+        .iter()
+        .map(|p| {
+            let mut sum = summary::summarize(&p.sim);
+            if !p.sim.is_finished() {
+                sum.partial = true;
+                sum.stopped_at_s = Some(p.sim.view().t_s());
+            }
+            sum
+        })
+        .collect();
     // The run as it stands now, keyboard submissions and switches included.
     if let Some(mut out) = trace_out {
-        trace::write_trace(&app.sim(), &mut out)?;
+        trace::write_trace(app.sim(), &mut out)?;
         out.flush()?;
     }
     if let Some(mut out) = json_out {
-        serde_json::to_writer_pretty(&mut out, &sum).map_err(io::Error::from)?;
+        // Side by side an array, one summary per run, as `compare --json`.
+        if side {
+            serde_json::to_writer_pretty(&mut out, &sums).map_err(io::Error::from)?;
+        } else {
+            serde_json::to_writer_pretty(&mut out, &sums[0]).map_err(io::Error::from)?;
+        }
         writeln!(out)?;
         out.flush()?;
     }
     let exit = ended.map_err(|e| Failure::Other(format!("the terminal: {e}")))?;
     // What the session came to, printed where the terminal is back (the
     // outputs are written first: a vanished terminal cannot take them).
-    let _ = emit(&summary::table(&sum), false);
-    let ended = if let Some(why) = app.sim().halted() {
+    let table = if side {
+        summary::side_table(&sums)
+    } else {
+        summary::table(&sums[0])
+    };
+    let _ = emit(&table, false);
+    let halted = app.panes().iter().enumerate().find_map(|(k, p)| {
+        p.sim
+            .halted()
+            .map(|why| (k, why.to_string(), p.sim.view().t_s()))
+    });
+    let ended = if let Some((k, why, t)) = halted {
+        let whose = if side {
+            format!("run {} ", k + 1)
+        } else {
+            String::new()
+        };
         Err(Failure::Policy(format!(
-            "{why}\n  the run stopped at {:.1} s simulated; the outputs asked for hold it up to then (\"partial\": true)",
-            app.sim().view().t_s()
+            "{why}\n  the {whose}run stopped at {t:.1} s simulated; the outputs asked for hold it up to then (\"partial\": true)"
         )))
     } else {
         match exit {
@@ -459,10 +581,13 @@ pub fn cmd_tui(
     // shell a quarter of a second for nothing, so it is left to the
     // operating system. A policy in another process is dropped as usual:
     // it is told `end` and waited for.
-    if matches!(
-        app.sim().policy_spec(),
-        slotsim::model::spec::PolicySpec::Builtin { .. }
-    ) {
+    let builtin = app.panes().iter().all(|p| {
+        p.sim
+            .policy_specs()
+            .iter()
+            .all(|s| matches!(s, slotsim::model::spec::PolicySpec::Builtin { .. }))
+    });
+    if builtin {
         std::mem::forget(app);
     }
     ended
@@ -499,8 +624,18 @@ pub fn cmd_record(a: RecordArgs) -> Result<(), Failure> {
         return Err(InputError::new("--speed", format!("{} is not a TUI speed step (0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)", a.speed)).into());
     }
     let keys = parse_keys(&a.keys).map_err(|e| InputError::new("--keys", e.to_string()))?;
-    let sc = super::load(a.scenario.as_deref(), a.policy.as_deref(), a.seed, &a.set)?;
-    let mut app = slotsim::tui::App::new(sc)
+    let specs = specs_of(a.policies.as_deref(), &a.policy);
+    let scenarios = if specs.len() > 1 {
+        load_side(a.scenario.as_deref(), &specs, a.seed, &a.set)?
+    } else {
+        vec![super::load(
+            a.scenario.as_deref(),
+            specs.first().map(String::as_str),
+            a.seed,
+            &a.set,
+        )?]
+    };
+    let mut app = slotsim::tui::App::side_by_side(scenarios)
         .map_err(|e| InputError::new(super::scenario_origin(&a.scenario), e.to_string()))?;
     // A `W` among the keys writes the session into the current directory, as live.
     app.source = a.scenario.clone();
@@ -665,12 +800,7 @@ fn eta_secs(wall: f64, pos: u64, len: u64) -> Option<f64> {
 }
 
 pub fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
-    let mut specs = a
-        .policies
-        .as_deref()
-        .map(split_policy_list)
-        .unwrap_or_default();
-    specs.extend(a.policy.iter().map(|p| p.trim().to_string()));
+    let specs = specs_of(a.policies.as_deref(), &a.policy);
     if specs.is_empty() {
         return Err(InputError::new(
             "--policies",
@@ -710,26 +840,7 @@ pub fn cmd_compare(a: CompareArgs) -> Result<(), Failure> {
     // Each row its own name: two policies under one label would read as
     // one in the table, the plots and the JSON.
     let labels: Vec<String> = all.iter().map(|v| v[0].policy.label()).collect();
-    for (i, l) in labels.iter().enumerate() {
-        if let Some(k) = labels[..i].iter().position(|x| x == l) {
-            let what = if specs[k] == specs[i] {
-                format!(
-                    "policy {} repeats policy {} (\"{l}\"); expected each once",
-                    i + 1,
-                    k + 1
-                )
-            } else {
-                format!(
-                    "policies {} and {} are both labelled \"{l}\" ({} and {}); expected each its own, e.g. external[label=NAME]:CMD",
-                    k + 1,
-                    i + 1,
-                    specs[k],
-                    specs[i]
-                )
-            };
-            return Err(InputError::new("--policies", what).into());
-        }
-    }
+    distinct_labels(&specs, &labels)?;
     // Open the output before the runs, so a bad path costs nothing: a
     // file is written aside and renamed over PATH once whole, so a run that
     // fails or is stopped leaves PATH as it was.

@@ -596,6 +596,115 @@ pub(crate) fn cut_mid(s: &str, w: usize) -> String {
     out
 }
 
+/// The end of a side-by-side session (`run --policies a,b`): one table,
+/// a column per run and, for each later run, its difference against the
+/// first. Two runs fit 80 columns.
+pub fn side_table(sums: &[Summary]) -> String {
+    let mut o = String::new();
+    let Some(first) = sums.first() else {
+        return o;
+    };
+    let _ = writeln!(
+        o,
+        "scenario {}  seed {}  {} runs side by side",
+        first.scenario,
+        first.seed,
+        sums.len()
+    );
+    if sums.iter().any(|s| s.partial) {
+        let _ = writeln!(
+            o,
+            "partial: stopped at {:.1}s simulated, before every job had ended",
+            first.stopped_at_s.unwrap_or(first.end_s)
+        );
+    }
+    for (k, s) in sums.iter().enumerate() {
+        for sw in &s.policy_switches {
+            let _ = writeln!(
+                o,
+                "  run {}: switched {} -> {} at {:.1}s",
+                k + 1,
+                sw.from,
+                sw.to,
+                sw.at_s
+            );
+        }
+    }
+    // Each metric: its name, its value in a run, and how a difference
+    // is written (None: the metric is not compared).
+    type Metric = (&'static str, fn(&Summary) -> Option<f64>, u8);
+    let metrics: [Metric; 9] = [
+        ("jobs finished", |s| Some(s.jobs_finished as f64), 0),
+        ("makespan s", |s| s.makespan_s, 1),
+        ("mean turnaround s", |s| s.mean_turnaround_s, 1),
+        ("utilization %", |s| Some(s.utilization * 100.0), 1),
+        ("node-local maps %", |s| Some(s.locality.node * 100.0), 1),
+        ("rack-local maps %", |s| Some(s.locality.rack * 100.0), 1),
+        ("reduce locality %", |s| Some(s.reduce_locality * 100.0), 1),
+        ("unfairness degree", |s| Some(s.unfairness_degree), 3),
+        ("attempts", |s| Some(s.attempts as f64), 0),
+    ];
+    let fmt = |x: Option<f64>, d: u8| match x {
+        None => "-".to_string(),
+        Some(v) => format!("{v:.*}", d as usize),
+    };
+    let delta = |a: Option<f64>, b: Option<f64>, d: u8| match (a, b) {
+        (Some(a), Some(b)) => {
+            let v = b - a;
+            let s = format!("{:.*}", d as usize, v.abs());
+            if s.chars().all(|c| c == '0' || c == '.') {
+                s
+            } else if v > 0.0 {
+                format!("+{s}")
+            } else {
+                format!("-{s}")
+            }
+        }
+        _ => "-".to_string(),
+    };
+    // Column width: the longest label or value, at least 9.
+    let labels: Vec<String> = sums
+        .iter()
+        .enumerate()
+        .map(|(k, s)| format!("{} {}", k + 1, s.policy))
+        .collect();
+    let w = labels
+        .iter()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(9, 22);
+    let cut = |l: &str| -> String {
+        if l.chars().count() <= w {
+            l.to_string()
+        } else {
+            let mut t: String = l.chars().take(w - 1).collect();
+            t.push('…');
+            t
+        }
+    };
+    let _ = write!(o, "{:<18}", "");
+    for (k, l) in labels.iter().enumerate() {
+        let _ = write!(o, " {:>w$}", cut(l));
+        if k > 0 {
+            let _ = write!(o, " {:>8}", format!("Δ{}", k + 1));
+        }
+    }
+    let _ = writeln!(o);
+    for (name, get, d) in metrics {
+        let _ = write!(o, "{name:<18}");
+        let base = get(first);
+        for (k, s) in sums.iter().enumerate() {
+            let _ = write!(o, " {:>w$}", fmt(get(s), d));
+            if k > 0 {
+                let _ = write!(o, " {:>8}", delta(base, get(s), d));
+            }
+        }
+        let _ = writeln!(o);
+    }
+    o
+}
+
 #[cfg(test)]
 mod tests {
     use super::phases;

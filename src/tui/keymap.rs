@@ -99,6 +99,12 @@ pub const KEYS: &[(Ctx, KeyCode, Action, &str)] = &[
     ),
     (
         Ctx::Main,
+        KeyCode::Char('n'),
+        Action::NextRun,
+        "side by side: the next run has the keys (p, i)",
+    ),
+    (
+        Ctx::Main,
         KeyCode::Char('W'),
         Action::SaveSession,
         "write the session as a scenario that replays it",

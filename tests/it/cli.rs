@@ -2136,3 +2136,89 @@ fn an_unknown_policy_that_is_a_variant_is_told_its_spec() {
     );
     assert!(line.contains("did you mean \"fifo\""), "{line}");
 }
+
+/// Side by side (`run --policies a,b`): every mistake one line, exit 2,
+/// before any terminal is needed.
+#[test]
+fn side_by_side_mistakes_are_one_line_each() {
+    for (args, needle) in [
+        (
+            vec!["run", QUICKSTART, "--policies", "fifo,nosuch"],
+            "nosuch",
+        ),
+        (
+            vec![
+                "run",
+                QUICKSTART,
+                "--policies",
+                "fifo,fair,sjf,fair[slowstart=1],capacity",
+            ],
+            "5 policies given; expected 2 to 4 side by side",
+        ),
+        (
+            vec!["run", QUICKSTART, "--headless", "--policies", "fifo,fair"],
+            "slotsim compare",
+        ),
+        (
+            vec!["run", QUICKSTART, "--policy", "fifo", "--policy", "fifo"],
+            "repeats policy 1",
+        ),
+        (
+            vec![
+                "record",
+                QUICKSTART,
+                "--policies",
+                "fifo,fair,a,b,c",
+                "--out",
+                "x.cast",
+            ],
+            "5 policies given",
+        ),
+        (
+            vec![
+                "run",
+                QUICKSTART,
+                "--policies",
+                "fifo,fair",
+                "--trace",
+                "t.jsonl",
+            ],
+            "side by side",
+        ),
+    ] {
+        let o = slotsim(&args);
+        let line = assert_input_error(&o, "error: ");
+        assert!(line.contains(needle), "{args:?}: {line}");
+    }
+}
+
+/// `record --policies fifo,fair` draws the runs side by side, the same
+/// bytes every time.
+#[test]
+fn a_side_by_side_recording_is_deterministic() {
+    let dir = tempdir();
+    let rec = |name: &str| {
+        let out = dir.path().join(name);
+        ok(&slotsim(&[
+            "record",
+            QUICKSTART,
+            "--policies",
+            "fifo,fair",
+            "--out",
+            out.to_str().unwrap(),
+            "--size",
+            "100x30",
+            "--speed",
+            "20",
+            "--until",
+            "120s",
+            "--keys",
+            "3,2s,1",
+        ]));
+        std::fs::read(out).unwrap()
+    };
+    let (a, b) = (rec("a.cast"), rec("b.cast"));
+    assert!(a == b, "two recordings differ");
+    let text = String::from_utf8(a).unwrap();
+    assert!(text.contains("2 runs side by side") && text.contains("Jobs side by side"));
+}

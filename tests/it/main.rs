@@ -35,5 +35,6 @@ mod sweep;
 mod swim;
 mod terminal;
 mod tui;
+mod tui_side;
 mod worked_examples;
 mod yarn;

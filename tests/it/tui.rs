@@ -401,7 +401,7 @@ fn a_yarn_cluster_shows_memory_ams_and_yarn_policies() {
     key(&mut a, KeyCode::Enter);
     assert_eq!(a.sim().policy_label(), "yarn-capacity");
     run_to_the_end(&mut a);
-    check(&a.sim()).unwrap();
+    check(a.sim()).unwrap();
 }
 
 #[test]
@@ -512,14 +512,14 @@ fn w_writes_a_session_that_a_headless_run_replays_exactly() {
     sim.run_until(Some(until_ms));
     assert_eq!(
         serde_json::to_value(slotsim::report::summary::summarize(&sim)).unwrap()["jobs"],
-        serde_json::to_value(slotsim::report::summary::summarize(&a.sim())).unwrap()["jobs"]
+        serde_json::to_value(slotsim::report::summary::summarize(a.sim())).unwrap()["jobs"]
     );
     run_to_the_end(&mut a);
     key(&mut a, KeyCode::Char('W'));
     let saved = out.path().join("quick-session-2.toml");
     assert!(saved.exists(), "{:?}", a.status);
     assert!(!a.status.clone().unwrap_or_default().contains("--until"));
-    let session = serde_json::to_value(slotsim::report::summary::summarize(&a.sim())).unwrap();
+    let session = serde_json::to_value(slotsim::report::summary::summarize(a.sim())).unwrap();
     let sc = slotsim::scenario::load_file(&saved, None, None).unwrap();
     let (_, replay) = run(&sc);
     let replay = serde_json::to_value(replay).unwrap();
@@ -2003,7 +2003,7 @@ fn seeking_back_and_forth_replays_the_same_run() {
             keys(&mut a, " ");
         }
         run_to_the_end(&mut a);
-        serde_json::to_value(slotsim::report::summary::summarize(&a.sim())).unwrap()
+        serde_json::to_value(slotsim::report::summary::summarize(a.sim())).unwrap()
     };
     assert_eq!(session(true), session(false));
 }
@@ -2016,7 +2016,7 @@ fn seeking_back_and_forth_replays_the_same_run() {
 #[test]
 fn a_live_seek_never_blocks_and_esc_puts_the_run_back() {
     let summary =
-        |a: &App| serde_json::to_value(slotsim::report::summary::summarize(&a.sim())).unwrap();
+        |a: &App| serde_json::to_value(slotsim::report::summary::summarize(a.sim())).unwrap();
     let mut a = app();
     run_for(&mut a, 40);
     let (kept, spacing, bytes) = a.checkpoints.stats();
@@ -2104,7 +2104,7 @@ fn a_seek_back_under_an_external_policy_replays_from_the_start() {
             keys(&mut a, "] ");
         }
         run_to_the_end(&mut a);
-        serde_json::to_value(slotsim::report::summary::summarize(&a.sim())).unwrap()
+        serde_json::to_value(slotsim::report::summary::summarize(a.sim())).unwrap()
     };
     assert_eq!(session(true), session(false));
 }

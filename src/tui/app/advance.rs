@@ -81,7 +81,7 @@ impl App {
 
     /// `.`: one heartbeat forward while paused (see [`Sim::step_heartbeat`]).
     pub(super) fn step_heartbeat(&mut self) {
-        if self.sim().halted().is_some() {
+        if self.panes().iter().any(|p| p.sim.halted().is_some()) {
             self.note_halt();
             return;
         }
@@ -113,6 +113,20 @@ impl App {
             )),
             Some(_) => None,
         };
+        // Side by side, the other runs come to the same instant.
+        if self.is_side_by_side() {
+            let t = self.sim().view().now();
+            let focus = self.focus();
+            for (k, p) in self.panes_mut().iter_mut().enumerate() {
+                if k != focus {
+                    while let Some(next) = p.sim.next_due().filter(|&n| n <= t) {
+                        p.index.history.fill_before(next, p.sim.view());
+                        p.sim.run_until(Some(next));
+                    }
+                    p.sim.run_until(Some(t));
+                }
+            }
+        }
     }
     /// How far back the kept heartbeats reach: about [`INSPECT_RING`]
     /// heartbeats of one node.
@@ -193,7 +207,7 @@ impl App {
     /// (no budget, no clock) stops after [`MAX_EVENTS_PER_FRAME`] events
     /// and guesses a `max` frame's end from the last one's advance.
     pub(super) fn tick(&mut self, wall_ms: u64) {
-        if self.paused || self.sim().is_finished() {
+        if self.paused || self.all_finished() {
             return;
         }
         let s = self.speed();
@@ -215,11 +229,11 @@ impl App {
         let cut = match self.frame_budget {
             Some(budget) => {
                 let now = std::time::Instant::now();
-                self.sim_mut().set_inspect_from(near_target);
+                self.inspect_from(near_target);
                 let cut = self.run_sampled(target, usize::MAX, Some(now + budget.mul_f64(0.75)));
                 if cut {
                     let from = near_target.min(self.sim().view().now());
-                    self.sim_mut().set_inspect_from(from);
+                    self.inspect_from(from);
                     self.run_sampled(target, usize::MAX, Some(now + budget))
                 } else {
                     false
@@ -238,18 +252,36 @@ impl App {
         self.last_advance = self.sim().view().now() - start;
         self.pace.push(wall_ms, self.last_advance);
         // Steps and commands between frames are always inspected.
-        self.sim_mut().set_inspect_from(0);
+        self.inspect_from(0);
         self.note_halt();
     }
 
-    /// A policy in another process stopped the run: the run pauses where
-    /// it stands and the status line says why (all of it is printed on
-    /// quit).
+    /// Heartbeats from `t` on are inspected, in every run.
+    fn inspect_from(&mut self, t: Ms) {
+        for p in self.panes_mut() {
+            p.sim.set_inspect_from(t);
+        }
+    }
+
+    /// A policy in another process stopped the run (side by side: any
+    /// run): the session pauses where it stands and the status line says
+    /// why (all of it is printed on quit).
     pub(super) fn note_halt(&mut self) {
-        if let Some(why) = self.sim().halted() {
+        let side = self.is_side_by_side();
+        let halted = self
+            .panes()
+            .iter()
+            .enumerate()
+            .find_map(|(k, p)| p.sim.halted().map(|why| (k, why.to_string())));
+        if let Some((k, why)) = halted {
             if !self.paused || self.status.is_none() {
-                let first = why.lines().next().unwrap_or(why);
-                self.status = Some(format!("stopped: {first} (q quits)"));
+                let first = why.lines().next().unwrap_or(&why);
+                let whose = if side {
+                    format!("run {} ", k + 1)
+                } else {
+                    String::new()
+                };
+                self.status = Some(format!("{whose}stopped: {first} (q quits)"));
                 self.paused = true;
             }
         }

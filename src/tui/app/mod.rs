@@ -198,6 +198,8 @@ pub enum Action {
     SelectJob(JobId),
     /// Write the session so far as a scenario (`W`).
     SaveSession,
+    /// Side by side: the focus moves to the next run (`n`).
+    NextRun,
     /// Fail / recover the selected node through the command API.
     FailNode,
     RecoverNode,
@@ -535,6 +537,7 @@ impl App {
             Action::Enter => self.open_detail(),
             Action::FailNode | Action::RecoverNode => self.fail_or_recover(a == Action::FailNode),
             Action::SaveSession => self.save_session(),
+            Action::NextRun => self.next_run(),
             Action::OpenFilter => {
                 self.view = View::Jobs;
                 self.overlay = Overlay::Filter {
@@ -781,6 +784,28 @@ impl App {
         let r = draw();
         self.drawing.set(before);
         r
+    }
+
+    /// `n`: the keys act on the next run (side by side).
+    fn next_run(&mut self) {
+        if !self.is_side_by_side() {
+            self.status = Some(
+                "one run: n moves between runs side by side (slotsim run --policies a,b)".into(),
+            );
+            return;
+        }
+        self.focus = (self.focus + 1) % self.panes.len();
+        let n = self.sel_node;
+        for p in &self.panes {
+            if let Ok(mut r) = p.ring.lock() {
+                r.select(n);
+            }
+        }
+        self.status = Some(format!(
+            "run {}: {} has the keys (p and i act on it; n for the next)",
+            self.focus + 1,
+            self.sim().policy_label()
+        ));
     }
 
     /// Whether every run has finished.

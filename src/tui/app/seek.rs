@@ -121,6 +121,11 @@ impl App {
     /// `[` / `]`: a seek by one step, from the current one's target when a
     /// seek is under way (three presses go three steps).
     pub(super) fn seek(&mut self, forward: bool) {
+        if self.is_side_by_side() {
+            self.status =
+                Some("side by side the runs go forward only: seeking is for a single run".into());
+            return;
+        }
         let at = self
             .seeking
             .as_ref()
@@ -332,7 +337,8 @@ impl App {
     /// one, and forgets those after an action taken from the keyboard
     /// (they belong to the run without it).
     pub(super) fn keep_checkpoint(&mut self) {
-        if self.seeking.is_some() || !self.checkpoints.possible {
+        // Side by side there is no seeking, so nothing to keep.
+        if self.seeking.is_some() || !self.checkpoints.possible || self.is_side_by_side() {
             return;
         }
         let now = self.sim().view().now();

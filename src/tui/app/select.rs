@@ -297,8 +297,10 @@ impl App {
             return;
         }
         self.sel_node = n;
-        if let Ok(mut r) = self.pane().ring.lock() {
-            r.select(n);
+        for p in self.panes() {
+            if let Ok(mut r) = p.ring.lock() {
+                r.select(n);
+            }
         }
         if let Overlay::Inspector { back, .. } = &mut self.overlay {
             *back = 0;

@@ -36,19 +36,42 @@ impl App {
     /// Applies `action` as the session's next event: scheduled at the next
     /// millisecond and the run taken to it. An action the engine refuses
     /// is logged there, as a replay would log it, and returned here.
+    ///
+    /// Side by side, the action goes to every run at the same instant, so
+    /// they stay comparable, except a policy switch, which goes to the
+    /// focused run alone (saved as a `run = N` event).
     pub(super) fn act(&mut self, action: Action) -> Result<(), SessionError> {
         let at = self.acts_at();
-        let at = self.sim_mut().schedule(at, action);
-        self.sim_mut().run_until(Some(at));
+        if self.is_side_by_side() {
+            let only = matches!(action, Action::SwitchPolicy(_)).then_some(self.focus());
+            for (k, p) in self.panes_mut().iter_mut().enumerate() {
+                if only.is_none_or(|f| f == k) {
+                    p.sim.schedule(at, action.clone());
+                }
+                p.sim.run_until(Some(at));
+            }
+            self.side_tape.push((
+                EventSpec {
+                    at,
+                    action,
+                    run: None,
+                },
+                only,
+            ));
+        } else {
+            let at = self.sim_mut().schedule(at, action);
+            self.sim_mut().run_until(Some(at));
+        }
         let refused = self.take_in().into_iter().next();
         refused.map_or(Ok(()), |e| Err(SessionError::Refused(e)))
     }
 
     /// When an action taken now happens: the next millisecond (this one's
-    /// events have run). The submit form, the log and the saved session
-    /// all show this time.
+    /// events have run; side by side, every run's). The submit form, the
+    /// log and the saved session all show this time.
     pub fn acts_at(&self) -> crate::model::Ms {
-        self.sim().view().now() + 1
+        let now = self.panes().iter().map(|p| p.sim.view().now()).max();
+        now.unwrap_or(0) + 1
     }
 
     /// `W`: writes the session as a scenario into [`App::session_dir`].
@@ -57,7 +80,7 @@ impl App {
             Ok(p) => format!(
                 "session saved to {} ({} events): {} replays it",
                 p.display(),
-                self.sim().session_events().len(),
+                self.session_len(),
                 self.replay_command(&p)
             ),
             Err(e) => format!("cannot save the session: {e}"),
@@ -67,6 +90,9 @@ impl App {
     /// The command that replays a session saved now to `path`: up to now
     /// when the run has not ended.
     fn replay_command(&self, path: &Path) -> String {
+        if self.is_side_by_side() {
+            return format!("slotsim run {} {}", path.display(), self.policies_arg());
+        }
         let mut cmd = format!("slotsim run {} --headless", path.display());
         if !self.sim().is_finished() {
             cmd.push_str(&format!(
@@ -75,6 +101,35 @@ impl App {
             ));
         }
         cmd
+    }
+
+    /// How many actions the session took from the keyboard.
+    fn session_len(&self) -> usize {
+        if self.is_side_by_side() {
+            self.side_tape.len()
+        } else {
+            self.sim().session_events().len()
+        }
+    }
+
+    /// The runs' starting policies as the command line takes them:
+    /// `--policies fifo,fair`, or a `--policy` for each when one holds a
+    /// comma; quoted for a shell where they need it.
+    pub fn policies_arg(&self) -> String {
+        let specs: Vec<String> = self
+            .panes()
+            .iter()
+            .map(|p| p.sim.policy_specs()[0].to_string())
+            .collect();
+        if specs.iter().any(|s| s.contains(',')) {
+            let each: Vec<String> = specs
+                .iter()
+                .map(|s| format!("--policy {}", shell_quote(s)))
+                .collect();
+            each.join(" ")
+        } else {
+            format!("--policies {}", shell_quote(&specs.join(",")))
+        }
     }
 
     /// Always into one place, the session directory (the current one
@@ -124,8 +179,18 @@ impl App {
             .or_insert_with(|| Value::Array(Vec::new()))
             .as_array_mut()
             .ok_or_else(|| SessionError::Scenario("events is not an array of tables".into()))?;
-        for e in self.sim().session_events() {
-            events.push(Value::Table(event_toml(e)?));
+        if self.is_side_by_side() {
+            for (e, only) in &self.side_tape {
+                let mut t = event_toml(e)?;
+                if let Some(k) = only {
+                    t.insert("run".into(), Value::Integer(*k as i64 + 1));
+                }
+                events.push(Value::Table(t));
+            }
+        } else {
+            for e in self.sim().session_events() {
+                events.push(Value::Table(event_toml(e)?));
+            }
         }
         // The file lives in the session directory: traces the scenario
         // names relative to its own file are named from there.
@@ -147,7 +212,7 @@ impl App {
             self.scenario.seed,
             clock(self.sim().view().now()),
             self.replay_command(this),
-            if self.sim().is_finished() {
+            if self.sim().is_finished() || self.is_side_by_side() {
                 ""
             } else {
                 " up to then (without --until it runs on to the end)"
@@ -155,6 +220,19 @@ impl App {
         );
         out.push_str(&toml::to_string(&doc)?);
         Ok(out)
+    }
+}
+
+/// `s` as one shell word: as it is when it needs no quoting, else in
+/// single quotes.
+fn shell_quote(s: &str) -> String {
+    let plain = s
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "_-.,=/:+@%".contains(c));
+    if plain && !s.is_empty() {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
     }
 }
 

@@ -8,6 +8,7 @@ mod overlays;
 mod overview;
 mod pools;
 mod queues;
+mod side;
 mod slot;
 mod timeline;
 mod yarn_nodes;
@@ -42,6 +43,7 @@ pub fn render(app: &App, f: &mut Frame) {
     // A small cluster's Overview and Cluster view are as tall as what they
     // hold; the log takes the rows they leave.
     let fits = match app.view {
+        _ if app.is_side_by_side() => None,
         View::Overview => overview::height(app, body.width, body.height),
         View::Cluster => cluster::height(app, body),
         _ => None,
@@ -53,13 +55,19 @@ pub fn render(app: &App, f: &mut Frame) {
         log.height += spare;
     }
     f.render_widget(Paragraph::new(head), header);
+    let draw: fn(&App, &mut Frame, Rect) = match app.view {
+        View::Overview => overview::render,
+        View::Cluster => cluster::render,
+        View::Jobs => jobs::render,
+        View::Pools => pools::render,
+        View::Timeline => timeline::render,
+        View::Network => network::render,
+    };
     match app.view {
-        View::Overview => overview::render(app, f, body),
-        View::Cluster => cluster::render(app, f, body),
-        View::Jobs => jobs::render(app, f, body),
-        View::Pools => pools::render(app, f, body),
-        View::Timeline => timeline::render(app, f, body),
-        View::Network => network::render(app, f, body),
+        _ if !app.is_side_by_side() => draw(app, f, body),
+        View::Overview => side::render_overview(app, f, body, draw),
+        v if side::across(v) => side::render_jobs(app, f, body),
+        _ => side::render_panes(app, f, body, draw),
     }
     render_log(app, f, log);
     // The help scrolls when its lines and frame do not fit the screen.
@@ -90,6 +98,9 @@ pub fn render(app: &App, f: &mut Frame) {
 /// view tabs show when there is room; below about 60 columns the header
 /// takes two lines.
 fn header_lines(app: &App, width: usize) -> Vec<Line<'static>> {
+    if app.is_side_by_side() {
+        return side_header(app, width);
+    }
     let w = app.sim().view();
     let state = if app.sim().is_finished() {
         Span::styled("■ finished", Style::default().fg(theme::OK))
@@ -210,6 +221,51 @@ fn header_lines(app: &App, width: usize) -> Vec<Line<'static>> {
     vec![Line::from(spans)]
 }
 
+/// The header side by side: the one clock, the speed and the state, then
+/// a line of the runs, each with its policy and jobs.
+fn side_header(app: &App, width: usize) -> Vec<Line<'static>> {
+    let state = if app.all_finished() {
+        Span::styled("■ finished", Style::default().fg(theme::OK))
+    } else if app.paused {
+        Span::styled(
+            "‖ paused",
+            Style::default()
+                .fg(theme::WARN)
+                .add_modifier(Modifier::BOLD),
+        )
+    } else {
+        Span::styled("▶ running", Style::default().fg(theme::OK))
+    };
+    let sep = || Span::styled(" │ ", theme::dim());
+    let now = app
+        .panes()
+        .iter()
+        .map(|p| p.sim.view().now())
+        .max()
+        .unwrap_or(0);
+    let n = app.panes().len();
+    let mut spans = vec![
+        Span::styled(format!(" {n} runs side by side"), theme::title()),
+        sep(),
+        Span::raw(clock(now)),
+        sep(),
+        Span::raw(app.speed_label()),
+        sep(),
+        state,
+    ];
+    let len = |spans: &[Span]| -> usize { spans.iter().map(|s| s.content.chars().count()).sum() };
+    if len(&spans) > width {
+        spans[0] = Span::styled(format!(" {n} runs"), theme::title());
+        spans[4] = Span::raw(app.speed_asked());
+    }
+    let used = len(&spans);
+    if used + app.view.name().len() + 3 <= width {
+        spans.push(sep());
+        spans.push(Span::styled(app.view.name(), theme::title()));
+    }
+    vec![Line::from(spans), side::runs_line(app, width)]
+}
+
 fn render_log(app: &App, f: &mut Frame, area: Rect) {
     let n = area.height.saturating_sub(1) as usize;
     let mut lines: Vec<Line> = Vec::new();
@@ -238,9 +294,18 @@ fn render_log(app: &App, f: &mut Frame, area: Rect) {
             Style::default().fg(theme::ACCENT),
         )));
     }
+    let title = if app.is_side_by_side() {
+        format!(
+            " log · run {} {} ",
+            app.focus() + 1,
+            app.sim().policy_label()
+        )
+    } else {
+        " log ".to_string()
+    };
     let block = Block::default()
         .borders(Borders::TOP)
-        .title(Span::styled(" log ", theme::dim()))
+        .title(Span::styled(title, theme::dim()))
         .border_style(theme::dim());
     f.render_widget(Paragraph::new(lines).block(block), area);
 }
@@ -326,6 +391,7 @@ fn footer_keys(app: &App, help_scrolls: bool) -> Vec<FooterKey> {
             ("f/r", "fail/recover", if sel_nodes { 7 } else { 99 }),
             ("↑↓", "scroll", if scroll && !sel_jobs { 7 } else { 99 }),
             ("PgUp/PgDn", "page", if scroll { 8 } else { 99 }),
+            ("n", "next run", if app.is_side_by_side() { 2 } else { 99 }),
             ("p", "policy", 3),
             ("s", "submit", 4),
             ("i", "inspect", 4),

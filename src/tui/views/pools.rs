@@ -32,20 +32,41 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let basis = app.pane().shares.as_ref().map(|s| s.basis);
     let containers = basis == Some(ShareBasis::Containers);
     let wide = area.width >= 110;
-    let t = PoolTable {
+    let mut t = PoolTable {
         basis,
         capacity: basis == Some(ShareBasis::Capacity),
         adaptive: basis == Some(ShareBasis::Allocation),
         containers,
         wide,
+        narrow: area.width < 80,
         bw: match (wide, containers) {
             (false, _) => 6,
             (true, true) => 20,
             (true, false) => 16,
         },
     };
+    // Lengths that add up past the panel would leave the layout to pick
+    // which to shrink, and its pick is not the same in every process:
+    // the bars narrow first, then the last columns go, whole.
+    let room = area.width.saturating_sub(2);
+    let total = |w: &[Constraint]| -> u16 {
+        w.iter()
+            .map(|c| match c {
+                Constraint::Length(n) => *n + 1,
+                _ => 1,
+            })
+            .sum::<u16>()
+            .saturating_sub(1)
+    };
+    while t.bw > 6 && total(&t.header().1) > room {
+        t.bw -= 1;
+    }
     let rows: Vec<Row> = pool_lines(app).iter().map(|p| t.row(p)).collect();
-    let (header, widths) = t.header();
+    let (mut header, mut widths) = t.header();
+    while total(&widths) > room && widths.len() > 3 {
+        widths.pop();
+        header.pop();
+    }
     let table = super::table(rows, widths, Row::new(header), super::panel(t.title()));
     f.render_widget(table, area);
 }
@@ -118,6 +139,9 @@ struct PoolTable {
     containers: bool,
     wide: bool,
     bw: usize,
+    /// Narrower than 80 columns (a pane side by side): the pool and
+    /// weight columns take less.
+    narrow: bool,
 }
 
 impl PoolTable {
@@ -180,8 +204,8 @@ impl PoolTable {
         };
         let mut header: Vec<String> = vec!["pool".into(), "weight".into(), "jobs".into()];
         let mut widths = vec![
-            Constraint::Length(12),
-            Constraint::Length(6),
+            Constraint::Length(if self.narrow { 8 } else { 12 }),
+            Constraint::Length(if self.narrow { 4 } else { 6 }),
             Constraint::Length(4),
         ];
         let col_w = if wide { 25 } else { 10 };

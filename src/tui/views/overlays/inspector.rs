@@ -755,7 +755,7 @@ fn running_now(app: &App, node: u32, width: usize) -> Vec<Line<'static>> {
 fn release_chart(app: &App, f: &mut Frame, area: Rect) {
     use ratatui::symbols::Marker;
     use ratatui::widgets::{Axis, Chart, Dataset, GraphType};
-    let hist = release_windows(&app.sim());
+    let hist = release_windows(app.sim());
     let observed: Vec<(f64, f64)> = hist.iter().map(|w| (w.start_s, w.observed)).collect();
     let estimated: Vec<(f64, f64)> = hist
         .iter()
