@@ -1,6 +1,7 @@
 //! Frame render time: the whole TUI drawn into a 120×36 TestBackend for a
 //! 200-node cluster mid-run, per view; and one Overview frame of a
-//! 3,000-node cluster (the target: under 2 ms).
+//! 3,000-node cluster (the target: under 2 ms); and the per-view frames
+//! with two runs side by side (at most twice a single run's).
 //!
 //!   cargo bench --bench tui
 
@@ -34,8 +35,17 @@ pools = ["research", "default"]
 "#;
 
 fn busy_app() -> App {
-    let sc = slotsim::scenario::load_str(SCENARIO, "render-200.toml", None, None).unwrap();
-    let mut app = App::new(sc).unwrap();
+    busy_side(&["fair"])
+}
+
+/// The scenario under each policy (one: a single run; more: side by
+/// side), five simulated minutes in.
+fn busy_side(policies: &[&str]) -> App {
+    let scs = policies
+        .iter()
+        .map(|p| slotsim::scenario::load_str(SCENARIO, "render-200.toml", Some(p), None).unwrap())
+        .collect();
+    let mut app = App::side_by_side(scs).unwrap();
     // Five simulated minutes at 10×, in 33 ms frames.
     for _ in 0..4 {
         app.update(Action::SpeedUp);
@@ -47,8 +57,21 @@ fn busy_app() -> App {
 }
 
 fn render(c: &mut Criterion) {
-    let mut app = busy_app();
-    let mut g = c.benchmark_group("render_120x36_200_nodes");
+    render_group(c, busy_app(), "render_120x36_200_nodes");
+}
+
+/// The same frames with fair and fifo side by side (docs/performance.md,
+/// "Side by side": at most twice a single run's).
+fn render_side(c: &mut Criterion) {
+    render_group(
+        c,
+        busy_side(&["fair", "fifo"]),
+        "render_120x36_200_nodes_side_by_side",
+    );
+}
+
+fn render_group(c: &mut Criterion, mut app: App, name: &str) {
+    let mut g = c.benchmark_group(name);
     for view in View::ALL {
         while app.view != view {
             app.update(Action::NextView);
@@ -96,5 +119,5 @@ fn overview_3000(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, render, overview_3000);
+criterion_group!(benches, render, render_side, overview_3000);
 criterion_main!(benches);

@@ -2193,32 +2193,46 @@ fn side_by_side_mistakes_are_one_line_each() {
 }
 
 /// `record --policies fifo,fair` draws the runs side by side, the same
-/// bytes every time.
+/// bytes every time: `docs/side-by-side.cast` is what the README's
+/// command makes today.
 #[test]
-fn a_side_by_side_recording_is_deterministic() {
+fn a_side_by_side_recording_is_deterministic_and_current() {
     let dir = tempdir();
+    let args = [
+        "--policies",
+        "fifo,fair",
+        "--size",
+        "100x30",
+        "--fps",
+        "10",
+        "--speed",
+        "20",
+        "--until",
+        "300s",
+        "--keys",
+        "6s,3,5s,1",
+    ];
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    assert!(
+        readme.contains("--policies fifo,fair --out side-by-side.cast")
+            && readme
+                .contains("--size 100x30 --fps 10 --speed 20 --until 300s --keys \"6s,3,5s,1\""),
+        "the README's side-by-side record command is the one checked here"
+    );
     let rec = |name: &str| {
         let out = dir.path().join(name);
-        ok(&slotsim(&[
-            "record",
-            QUICKSTART,
-            "--policies",
-            "fifo,fair",
-            "--out",
-            out.to_str().unwrap(),
-            "--size",
-            "100x30",
-            "--speed",
-            "20",
-            "--until",
-            "120s",
-            "--keys",
-            "3,2s,1",
-        ]));
+        let mut all = vec!["record", QUICKSTART, "--out", out.to_str().unwrap()];
+        all.extend(args);
+        ok(&slotsim(&all));
         std::fs::read(out).unwrap()
     };
     let (a, b) = (rec("a.cast"), rec("b.cast"));
     assert!(a == b, "two recordings differ");
-    let text = String::from_utf8(a).unwrap();
+    let text = String::from_utf8(a.clone()).unwrap();
     assert!(text.contains("2 runs side by side") && text.contains("Jobs side by side"));
+    let bundled = std::fs::read(root().join("docs/side-by-side.cast")).unwrap();
+    assert!(
+        a == bundled,
+        "docs/side-by-side.cast is stale: regenerate it with the README's command"
+    );
 }

@@ -317,3 +317,37 @@ fn snapshot_side_by_side_views() {
         }
     }
 }
+
+/// A policy in another process beside a built-in one: both run to the
+/// end on one clock, the client's FIFO placing as the built-in does, and
+/// the session ends with the process told `end` and gone.
+#[test]
+fn an_external_policy_runs_beside_a_builtin_and_ends_cleanly() {
+    let ext = "external:python3 clients/python/examples/fifo.py";
+    let mut a = side(&scenario_path("quickstart.toml"), &[ext, "fifo"], None);
+    keys(&mut a, "++++++++");
+    for _ in 0..2_000 {
+        if a.all_finished() {
+            break;
+        }
+        run_for(&mut a, 1);
+    }
+    assert!(a.all_finished(), "{:?}", a.status);
+    assert!(a.panes().iter().all(|p| p.sim.halted().is_none()));
+    let ends = |k: usize| -> Vec<Option<u64>> {
+        a.panes()[k]
+            .sim
+            .view()
+            .jobs()
+            .iter()
+            .map(|j| j.finished_at)
+            .collect()
+    };
+    assert_eq!(ends(0), ends(1));
+    let s = screen(&a, 120, 36);
+    assert!(
+        s.contains("external:python3") && s.contains("■ finished"),
+        "{s}"
+    );
+    drop(a);
+}

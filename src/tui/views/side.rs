@@ -143,7 +143,16 @@ pub fn render_jobs(app: &App, f: &mut Frame, area: Rect) {
         .collect();
     let order: Vec<JobId> = job_rows(app).into_iter().map(|(j, _)| j).collect();
     let diff_w = 8;
-    let run_w = 11;
+    // A run's column: its label whole where the width allows.
+    let longest = app
+        .panes()
+        .iter()
+        .map(|p| p.sim.policy_label().chars().count() + 2)
+        .max()
+        .unwrap_or(0);
+    let others = 2 + 6 + 8 + 12 + (n - 1) * (diff_w + 1);
+    let room = (area.width as usize).saturating_sub(others + 2) / n;
+    let run_w = longest.clamp(11, 24).min(room.max(11)) - 1;
     let fixed = 2 + 6 + 8 + n * (run_w + 1) + (n - 1) * (diff_w + 1);
     let name_w = (area.width as usize).saturating_sub(fixed + 2).clamp(6, 24);
     let finished: Vec<usize> = app
