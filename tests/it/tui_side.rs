@@ -95,6 +95,17 @@ fn assert_same(a: &serde_json::Value, b: &serde_json::Value, what: &str) {
     }
 }
 
+/// On, a wall second at a time, until every run has finished.
+fn run_to_end(a: &mut App) {
+    for _ in 0..2_000 {
+        if a.all_finished() {
+            return;
+        }
+        run_for(a, 1);
+    }
+    panic!("the runs did not finish");
+}
+
 fn screen(app: &App, w: u16, h: u16) -> String {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
     t.draw(|f| views::render(app, f)).unwrap();
@@ -195,12 +206,7 @@ fn w_writes_a_session_that_compare_replays_run_for_run() {
     assert_eq!(a.panes()[1].sim.policy_label(), "sjf", "{:?}", a.status);
     assert_eq!(a.panes()[0].sim.policy_label(), "fifo");
     keys(&mut a, "++++");
-    for _ in 0..2_000 {
-        if a.all_finished() {
-            break;
-        }
-        run_for(&mut a, 1);
-    }
+    run_to_end(&mut a);
     assert!(a.all_finished());
     key(&mut a, KeyCode::Char('W'));
     let saved = dir.path().join("quick-session-1.toml");
@@ -252,12 +258,7 @@ fn w_without_a_switch_replays_each_run_headless() {
     key(&mut a, KeyCode::Down);
     keys(&mut a, "Ky");
     keys(&mut a, "++++");
-    for _ in 0..2_000 {
-        if a.all_finished() {
-            break;
-        }
-        run_for(&mut a, 1);
-    }
+    run_to_end(&mut a);
     key(&mut a, KeyCode::Char('W'));
     let saved = dir.path().join("quick-session-1.toml");
     assert!(saved.exists(), "{:?}", a.status);
@@ -326,12 +327,7 @@ fn an_external_policy_runs_beside_a_builtin_and_ends_cleanly() {
     let ext = "external:python3 clients/python/examples/fifo.py";
     let mut a = side(&scenario_path("quickstart.toml"), &[ext, "fifo"], None);
     keys(&mut a, "++++++++");
-    for _ in 0..2_000 {
-        if a.all_finished() {
-            break;
-        }
-        run_for(&mut a, 1);
-    }
+    run_to_end(&mut a);
     assert!(a.all_finished(), "{:?}", a.status);
     assert!(a.panes().iter().all(|p| p.sim.halted().is_none()));
     let ends = |k: usize| -> Vec<Option<u64>> {

@@ -808,6 +808,16 @@ impl App {
         ));
     }
 
+    /// The one clock: side by side, the latest of the runs' (a run that
+    /// has finished stays at its end).
+    pub fn now(&self) -> Ms {
+        self.panes
+            .iter()
+            .map(|p| p.sim.view().now())
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Whether every run has finished.
     pub fn all_finished(&self) -> bool {
         self.panes.iter().all(|p| p.sim.is_finished())

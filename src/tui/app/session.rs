@@ -70,8 +70,7 @@ impl App {
     /// events have run; side by side, every run's). The submit form, the
     /// log and the saved session all show this time.
     pub fn acts_at(&self) -> crate::model::Ms {
-        let now = self.panes().iter().map(|p| p.sim.view().now()).max();
-        now.unwrap_or(0) + 1
+        self.now() + 1
     }
 
     /// `W`: writes the session as a scenario into [`App::session_dir`].

@@ -80,15 +80,7 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
     let [table_a, legend_a] =
         Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
     let rows_h = table_a.height.saturating_sub(1) as usize;
-    let max = order.len().saturating_sub(rows_h);
-    let first = app.jobs_row.min(max);
-    let mut pages = app.pages.get();
-    pages.jobs = Page {
-        first,
-        rows: rows_h.max(1),
-        max,
-    };
-    app.pages.set(pages);
+    let first = jobs_page(app, rows_h, order.len());
     let mut hits = app.hits.borrow_mut();
     let rows: Vec<Row> = order
         .iter()
@@ -119,6 +111,21 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
         Paragraph::new(Line::from(Span::styled(legend, theme::dim()))),
         legend_a,
     );
+}
+
+/// The Jobs list's first row shown, `rows` rows high over `len` jobs,
+/// kept as the frame's page for scrolling.
+pub fn jobs_page(app: &App, rows: usize, len: usize) -> usize {
+    let max = len.saturating_sub(rows);
+    let first = app.jobs_row.min(max);
+    let mut pages = app.pages.get();
+    pages.jobs = Page {
+        first,
+        rows: rows.max(1),
+        max,
+    };
+    app.pages.set(pages);
+    first
 }
 
 /// The panel's title: the jobs by state, the order and the filter; counts

@@ -92,6 +92,22 @@ pub fn render(app: &App, f: &mut Frame) {
     }
 }
 
+/// The header's run state: finished, paused or running.
+fn state_span(finished: bool, paused: bool) -> Span<'static> {
+    if finished {
+        Span::styled("■ finished", Style::default().fg(theme::OK))
+    } else if paused {
+        Span::styled(
+            "‖ paused",
+            Style::default()
+                .fg(theme::WARN)
+                .add_modifier(Modifier::BOLD),
+        )
+    } else {
+        Span::styled("▶ running", Style::default().fg(theme::OK))
+    }
+}
+
 /// The header's lines: everything the contract names (`policy: NAME`, the
 /// clock, the speed, running/paused, `jobs: F/S`) always shows. A long
 /// policy label is cut in the middle first; the heartbeat count and the
@@ -102,18 +118,7 @@ fn header_lines(app: &App, width: usize) -> Vec<Line<'static>> {
         return side_header(app, width);
     }
     let w = app.sim().view();
-    let state = if app.sim().is_finished() {
-        Span::styled("■ finished", Style::default().fg(theme::OK))
-    } else if app.paused {
-        Span::styled(
-            "‖ paused",
-            Style::default()
-                .fg(theme::WARN)
-                .add_modifier(Modifier::BOLD),
-        )
-    } else {
-        Span::styled("▶ running", Style::default().fg(theme::OK))
-    };
+    let state = state_span(app.sim().is_finished(), app.paused);
     let sep = || Span::styled(" │ ", theme::dim());
     let label = app.sim().policy_label().to_string();
     // Killed jobs ended but did not finish: counted apart.
@@ -224,25 +229,9 @@ fn header_lines(app: &App, width: usize) -> Vec<Line<'static>> {
 /// The header side by side: the one clock, the speed and the state, then
 /// a line of the runs, each with its policy and jobs.
 fn side_header(app: &App, width: usize) -> Vec<Line<'static>> {
-    let state = if app.all_finished() {
-        Span::styled("■ finished", Style::default().fg(theme::OK))
-    } else if app.paused {
-        Span::styled(
-            "‖ paused",
-            Style::default()
-                .fg(theme::WARN)
-                .add_modifier(Modifier::BOLD),
-        )
-    } else {
-        Span::styled("▶ running", Style::default().fg(theme::OK))
-    };
+    let state = state_span(app.all_finished(), app.paused);
     let sep = || Span::styled(" │ ", theme::dim());
-    let now = app
-        .panes()
-        .iter()
-        .map(|p| p.sim.view().now())
-        .max()
-        .unwrap_or(0);
+    let now = app.now();
     let n = app.panes().len();
     let mut spans = vec![
         Span::styled(format!(" {n} runs side by side"), theme::title()),

@@ -2,7 +2,7 @@
 //! goes, the header's line of runs, the Jobs view that lines the jobs up
 //! across runs, and the Overview's chart of jobs finished over time.
 
-use super::super::app::{clock, job_progress, job_rows, App, Hit, JobState, Page, Target, View};
+use super::super::app::{clock, job_progress, job_rows, App, Hit, JobState, Target, View};
 use super::super::theme;
 use super::{fit, fit_mid};
 use crate::model::{JobId, Ms};
@@ -181,15 +181,7 @@ pub fn render_jobs(app: &App, f: &mut Frame, area: Rect) {
     let inner = block.inner(area);
     f.render_widget(block, area);
     let rows_h = inner.height.saturating_sub(1) as usize;
-    let max = order.len().saturating_sub(rows_h);
-    let first = app.jobs_row.min(max);
-    let mut pages = app.pages.get();
-    pages.jobs = Page {
-        first,
-        rows: rows_h.max(1),
-        max,
-    };
-    app.pages.set(pages);
+    let first = super::jobs::jobs_page(app, rows_h, order.len());
     let mut header = vec![
         Cell::from(" "),
         Cell::from("job"),
@@ -328,12 +320,7 @@ fn clock_short(t: Ms) -> String {
 /// The Overview's chart side by side: jobs finished against simulated
 /// time, one line per run, on one axis.
 pub fn render_finished(app: &App, f: &mut Frame, area: Rect) {
-    let now = app
-        .panes()
-        .iter()
-        .map(|p| p.sim.view().now())
-        .max()
-        .unwrap_or(0);
+    let now = app.now();
     let series: Vec<Vec<(f64, f64)>> = app
         .panes()
         .iter()
