@@ -1038,3 +1038,77 @@ def run(policy, stdin=None, stdout=None):
     finally:
         if own_stdout:
             sys.stdout = out
+
+
+class ServeError(Exception):
+    """`slotsim serve` refused a reset, or an episode stopped on a reply
+    it could not take: the message says which and why."""
+
+
+class Serve:
+    """Episodes in one `slotsim serve` process, driven from here: each
+    `episode()` resets the run and serves `policy` to it (protocol 2) until
+    its `end`, which it returns (`reason`: finished, until, stalled).
+    Cheaper than a process per run, and the loop is the caller's::
+
+        with sp.Serve() as s:
+            for seed in range(1, 11):
+                end = s.episode(MyPolicy(), "scenarios/quickstart.toml", seed=seed)
+
+    `binary` is the slotsim to start; `lines`, when a list, collects every
+    line slotsim sent (for checking that episodes repeat)."""
+
+    def __init__(self, binary="slotsim", lines=None):
+        import subprocess
+
+        self.lines = lines
+        self.proc = subprocess.Popen(
+            [binary, "serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+
+    def _send(self, obj):
+        self.proc.stdin.write(json.dumps(obj, separators=(",", ":")) + "\n")
+        self.proc.stdin.flush()
+
+    def episode(self, policy, scenario, seed=None, set=None, until=None, outputs=None):
+        reset = {"type": "reset", "scenario": str(scenario)}
+        for key, value in (("seed", seed), ("set", set), ("until", until), ("outputs", outputs)):
+            if value is not None:
+                reset[key] = value
+        self._send(reset)
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise ServeError("slotsim serve ended before the episode's end")
+            if self.lines is not None:
+                self.lines.append(line)
+            msg = json.loads(line)
+            if msg.get("type") == "error":
+                raise ServeError(msg.get("message", ""))
+            reply = policy.handle(msg)
+            if reply is not None:
+                self._send(reply)
+            if msg.get("type") == "end":
+                return msg
+
+    def close(self):
+        """Ends the process (exit status 0)."""
+        if self.proc.poll() is None:
+            try:
+                self._send({"type": "close"})
+                self.proc.stdin.close()
+            except BrokenPipeError:
+                pass
+        status = self.proc.wait()
+        self.proc.stdout.close()
+        return status
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -13,6 +13,7 @@ macro_rules! outln {
 mod import;
 mod info;
 mod run;
+mod serve;
 mod sets;
 mod sweep;
 
@@ -60,6 +61,10 @@ enum Cmd {
     Profiles,
     /// Render the TUI offscreen into an asciinema v2 recording
     Record(RecordArgs),
+    /// Runs driven by their caller: episodes reset and stepped over JSON
+    /// Lines on stdin and stdout, the caller in the policy's place
+    /// (protocol 2)
+    Serve,
     /// Run a grid of scenarios x policies x overrides x seeds (or one shard
     /// of it), or print a Slurm / Kubernetes job that runs its shards
     Sweep(SweepArgs),
@@ -329,7 +334,7 @@ fn usage_error(rendered: &str, sub: Option<&str>) -> String {
         para.join(" ")
     };
     let known = [
-        "run", "compare", "validate", "record", "policies", "profiles", "sweep", "merge",
+        "run", "compare", "validate", "record", "policies", "profiles", "serve", "sweep", "merge",
     ];
     // clap's own tip is in a later paragraph: say it here, in one line.
     let text = match text
@@ -389,6 +394,7 @@ pub fn main() -> ExitCode {
         Some(Cmd::Record(a)) => run::cmd_record(a),
         Some(Cmd::Policies) => emit(&info::cmd_policies(), false),
         Some(Cmd::Profiles) => emit(&info::cmd_profiles(), false),
+        Some(Cmd::Serve) => serve::cmd_serve(),
         Some(Cmd::Sweep(a)) => sweep::cmd_sweep(a),
         Some(Cmd::Merge(a)) => sweep::cmd_merge(a),
         Some(Cmd::Import {

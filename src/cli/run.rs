@@ -220,6 +220,12 @@ fn run_headless(a: &RunArgs, policy: Option<&str>, until: Option<u64>) -> Result
     let stop = stop_on_signals();
     let stopped = run_with_progress(&mut sim, until, links.as_mut(), &stop);
     let wall = wall.elapsed().as_secs_f64();
+    // The policy hears why the run is over before the outputs are written.
+    sim.end(if stopped.is_some() {
+        slotsim::sim::EndReason::Stopped
+    } else {
+        sim.ended_by(until)
+    });
     // Drop the inspector (flushing its writer) before writing anything else.
     sim.set_inspector(Box::new(|_| {}));
     if let Some(e) = inspect_err.lock().ok().and_then(|mut e| e.take()) {
@@ -544,6 +550,7 @@ pub fn cmd_tui(
         out.flush()?;
     }
     let exit = ended.map_err(|e| Failure::Other(format!("the terminal: {e}")))?;
+    app.end_runs();
     // What the session came to, printed where the terminal is back (the
     // outputs are written first: a vanished terminal cannot take them).
     let table = if side {

@@ -55,6 +55,7 @@ fn run_one(sc: &Scenario) -> Result<Summary, RunError> {
     let mut sim = build_sim(sc)?;
     sim.drop_attempt_records();
     sim.run_until(None);
+    sim.end(sim.ended_by(None));
     match sim.halted() {
         Some(why) => Err(RunError::Halted(why.to_string())),
         None => Ok(summarize(&sim)),

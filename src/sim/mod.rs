@@ -54,7 +54,7 @@ mod world;
 
 pub use books::PoolStats;
 pub use job::{Attempt, AttemptId, Kind, Locality, Outcome, TaskState};
-pub use policy::{Event, Inspection, Observer, Policy, PolicyFactory, Show};
+pub use policy::{EndReason, Event, Inspection, Observer, Policy, PolicyFactory, Show};
 pub use records::{Notable, PolicySwitch};
 pub use run::{Checkpoint, InspectRecord, Sim, SimError, Stepped};
 pub use world::heartbeat::Heartbeat;

@@ -282,6 +282,34 @@ pub trait Policy: Show + Snapshot + Send {
 
     /// Something happened that the policy may keep books of.
     fn hear(&mut self, _w: RunView<'_>, _e: Event) {}
+
+    /// The run is over, and why ([`crate::sim::Sim::end`]): a policy in
+    /// another process is told (`end` with its `reason`).
+    fn end(&mut self, _w: RunView<'_>, _why: EndReason) {}
+}
+
+/// Why a run ended, as the policy is told.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndReason {
+    /// Every job has ended.
+    Finished,
+    /// The run reached the time it was to stop at (`--until`).
+    Until,
+    /// Jobs are left that can never run (nothing runs, nothing is due).
+    Stalled,
+    /// The caller stopped it: a quit, a signal, the end of a session.
+    Stopped,
+}
+
+impl EndReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EndReason::Finished => "finished",
+            EndReason::Until => "until",
+            EndReason::Stalled => "stalled",
+            EndReason::Stopped => "stopped",
+        }
+    }
 }
 
 /// A copy of a policy as it stands, for a checkpoint a run can be

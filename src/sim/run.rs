@@ -272,6 +272,30 @@ impl Sim {
         out
     }
 
+    /// Why the run stands where it does, if it was asked to go on to
+    /// `limit`: every job ended, the jobs left can never run, or it got
+    /// there (or was stopped before) with work left.
+    pub fn ended_by(&self, limit: Option<Ms>) -> crate::sim::EndReason {
+        use crate::sim::EndReason;
+        if self.is_finished() {
+            EndReason::Finished
+        } else if self.w.view().stalled() {
+            EndReason::Stalled
+        } else if limit.is_some_and(|l| self.w.now() >= l) {
+            EndReason::Until
+        } else {
+            EndReason::Stopped
+        }
+    }
+
+    /// The run is over: the policy is told why (a policy in another
+    /// process hears `end` with its `reason`). Nothing runs after it.
+    pub fn end(&mut self, why: crate::sim::EndReason) {
+        if self.halted.is_none() {
+            self.policy.end(self.w.view(), why);
+        }
+    }
+
     /// Why the policy stopped the run, if it did: nothing more happens in
     /// it (the run stands as it was, for partial outputs).
     pub fn halted(&self) -> Option<&str> {

@@ -183,6 +183,7 @@ pub fn run_cell(plan: &Plan, cell: &Cell) -> Result<String, CellError> {
     let mut sim = build_sim(&sc)?;
     sim.drop_attempt_records();
     sim.run_until(None);
+    sim.end(sim.ended_by(None));
     if let Some(why) = sim.halted() {
         return Err(CellError::Policy(why.to_string()));
     }

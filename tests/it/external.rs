@@ -370,6 +370,7 @@ fn the_pages_python_blocks_are_the_example_files() {
 fn the_python_clients_tests_pass() {
     let o = Command::new("python3")
         .args(["-m", "unittest", "discover", "-s", "clients/python/tests"])
+        .env("SLOTSIM", env!("CARGO_BIN_EXE_slotsim"))
         .current_dir(root())
         .output()
         .expect("python3 runs (the external policy tests need it)");
@@ -379,6 +380,8 @@ fn the_python_clients_tests_pass() {
         text(&o.stderr)
     );
     assert!(text(&o.stderr).contains("OK"));
+    // The serve tests ran (they need the binary, which this test names).
+    assert!(!text(&o.stderr).contains("skipped"), "{}", text(&o.stderr));
 }
 
 /// `validate` names the command and starts nothing: a command that would

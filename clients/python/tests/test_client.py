@@ -1007,3 +1007,84 @@ class ProtocolTwoTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+SLOTSIM = os.environ.get("SLOTSIM")
+QUICKSTART = os.path.join(os.path.dirname(CLIENT), "..", "scenarios", "quickstart.toml")
+
+
+def fifo2():
+    p = Fifo()
+    p.protocol = 2
+    return p
+
+
+@unittest.skipUnless(SLOTSIM, "SLOTSIM names the slotsim binary (the Rust tests set it)")
+class ServeTest(unittest.TestCase):
+    """`slotsim serve` driven from Python (`sp.Serve`)."""
+
+    def test_episodes_repeat_byte_for_byte_across_resets_and_processes(self):
+        first, again = [], []
+        with sp.Serve(SLOTSIM, lines=first) as s:
+            end = s.episode(fifo2(), QUICKSTART, seed=3)
+            self.assertEqual(end["reason"], "finished")
+            n = len(first)
+            s.episode(fifo2(), QUICKSTART, seed=3)
+        self.assertEqual(first[:n], first[n:])
+        with sp.Serve(SLOTSIM, lines=again) as s:
+            s.episode(fifo2(), QUICKSTART, seed=3)
+        self.assertEqual(first[:n], again)
+        # Another seed is another run.
+        other = []
+        with sp.Serve(SLOTSIM, lines=other) as s:
+            s.episode(fifo2(), QUICKSTART, seed=4)
+        self.assertNotEqual(first[:n], other)
+
+    def test_a_bad_reset_is_an_error_line_and_the_process_goes_on(self):
+        with sp.Serve(SLOTSIM) as s:
+            for kwargs, needle in (
+                ({"scenario": "no-such.toml"}, "no-such.toml"),
+                ({"scenario": QUICKSTART, "set": {"network.nic_mbps": "x"}}, "nic_mbps"),
+                ({"scenario": QUICKSTART, "until": "soon"}, "until"),
+                ({"scenario": QUICKSTART, "outputs": {"json": "-"}}, "stdout"),
+            ):
+                with self.assertRaises(sp.ServeError) as e:
+                    s.episode(fifo2(), **kwargs)
+                self.assertIn(needle, str(e.exception))
+            end = s.episode(fifo2(), QUICKSTART, until="60s")
+            self.assertEqual((end["reason"], end["time_ms"]), ("until", 60000))
+            self.assertEqual(s.close(), 0)
+
+    def test_a_bad_reply_ends_the_episode_not_the_process(self):
+        class Wrong(sp.Policy):
+            protocol = 2
+
+            def handle(self, msg):
+                # A map of a job that does not exist.
+                if msg.get("type") == "heartbeat":
+                    return {"type": "assign", "seq": msg.get("seq"), "launch": [{"job": 999}]}
+                return super().handle(msg)
+
+        with sp.Serve(SLOTSIM) as s:
+            with self.assertRaises(sp.ServeError) as e:
+                s.episode(Wrong(), QUICKSTART)
+            self.assertIn("heartbeat", str(e.exception))
+            end = s.episode(fifo2(), QUICKSTART)
+            self.assertEqual(end["reason"], "finished")
+
+    def test_an_episode_is_the_run_the_policy_would_make_headless(self):
+        with tempfile.TemporaryDirectory() as d:
+            mine = os.path.join(d, "serve.json")
+            with sp.Serve(SLOTSIM) as s:
+                s.episode(fifo2(), QUICKSTART, seed=3, outputs={"json": mine})
+            theirs = os.path.join(d, "fifo.json")
+            subprocess.run([SLOTSIM, "run", QUICKSTART, "--seed", "3", "--headless",
+                            "--policy", "fifo", "--json", theirs],
+                           check=True, stdout=subprocess.DEVNULL)
+            with open(mine) as f:
+                a = json.load(f)
+            with open(theirs) as f:
+                b = json.load(f)
+            self.assertEqual(a["policy"], "external:caller")
+            self.assertEqual(a["jobs"], b["jobs"])
+            self.assertEqual(a["network"], b["network"])

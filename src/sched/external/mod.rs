@@ -24,7 +24,7 @@ mod protocol;
 mod script;
 mod v2;
 
-pub use process::{keep_stderr, prefix_stderr, share_cpu};
+pub use process::{keep_stderr, prefix_stderr, serve_caller, share_cpu, Caller};
 pub use script::{script_of, Script};
 
 use super::entry::{Entry, DEFAULT_SLOWSTART};
@@ -32,7 +32,7 @@ use super::settings::{ConfigError, Settings};
 use crate::model::Models;
 use crate::model::{ExternalSpec, JobId, Ms, NodeId, PolicySpec};
 use crate::sim::policy::{BuildCtx, Built, Event, Inspection, Policy, Show, Snapshot, Values};
-use crate::sim::{AttemptId, Heartbeat, RunView};
+use crate::sim::{AttemptId, EndReason, Heartbeat, RunView};
 use process::{AskError, NoReply, Process};
 use std::time::{Duration, Instant};
 
@@ -114,6 +114,8 @@ pub struct External {
     now: Ms,
     buf: Vec<u8>,
     stats: Option<protocol::Stats>,
+    /// Told `end` ([`Policy::end`]): not again when dropped.
+    ended: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -229,6 +231,7 @@ impl External {
             now: 0,
             buf: Vec::new(),
             stats: std::env::var_os("SLOTSIM_EXTERNAL_STATS").map(|_| protocol::Stats::default()),
+            ended: false,
         })
     }
 
@@ -487,6 +490,17 @@ impl Policy for External {
         self.slowstart
     }
 
+    fn end(&mut self, w: RunView<'_>, why: EndReason) {
+        self.now = self.now.max(w.now());
+        if let Some(p) = self.proc.as_mut() {
+            if self.fault.is_none() && !self.ended {
+                let why = (self.protocol >= 2).then_some(why.as_str());
+                p.finish(&protocol::end_line(self.now, why), self.timeout);
+            }
+        }
+        self.ended = true;
+    }
+
     fn adopt(&mut self, w: RunView<'_>) {
         if !self.ready(w) {
             return;
@@ -626,8 +640,12 @@ impl Drop for External {
             s.report(&self.label);
         }
         if let Some(p) = self.proc.as_mut() {
-            if self.fault.is_none() {
-                p.finish(&protocol::end_line(self.now), self.timeout);
+            if self.fault.is_none() && !self.ended {
+                // Dropped without being told why (a run that stopped on
+                // its own, a session quit): a protocol-2 policy hears it
+                // stopped.
+                let why = (self.protocol >= 2).then_some(EndReason::Stopped.as_str());
+                p.finish(&protocol::end_line(self.now, why), self.timeout);
             }
         }
     }

@@ -3,6 +3,10 @@
 //! itself; elsewhere through a reader thread), and stopped when the policy
 //! is dropped (a switch, the run's end): `end`, stdin closed, then killed if
 //! it lingers past the timeout.
+//!
+//! Under `slotsim serve` the policy is the caller instead (the command
+//! `-`): the same lines go to slotsim's own stdout and the replies come
+//! from its stdin, which the caller also sends its resets on ([`Caller`]).
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -117,10 +121,65 @@ pub enum NoReply {
     Exited(String),
 }
 
-pub struct Process {
-    child: Child,
-    stdin: Option<BufWriter<ChildStdin>>,
+/// The caller of `slotsim serve`: slotsim's own stdin (its resets and its
+/// replies) and stdout (the protocol's messages and serve's own lines).
+pub struct Caller {
     replies: replies::Replies,
+    out: BufWriter<std::io::Stdout>,
+}
+
+impl Caller {
+    /// The process's own stdin and stdout.
+    pub fn stdio() -> std::io::Result<Caller> {
+        Ok(Caller {
+            replies: replies::Replies::stdin()?,
+            out: BufWriter::with_capacity(1 << 16, std::io::stdout()),
+        })
+    }
+
+    /// The caller's next line, however long it takes; `None` once its
+    /// input has closed.
+    pub fn next_line(&mut self) -> Option<String> {
+        loop {
+            match self.replies.next(Duration::from_secs(3600)) {
+                Ok(line) => return Some(line),
+                Err(replies::Wait::Timeout) => continue,
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// One line to the caller, sent at once.
+    pub fn say(&mut self, line: &[u8]) -> std::io::Result<()> {
+        self.out.write_all(line)?;
+        self.out.write_all(b"\n")?;
+        self.out.flush()
+    }
+}
+
+/// The caller of `slotsim serve`, while it serves: a policy whose command
+/// is `-` is the caller.
+static CALLER: Mutex<Option<Arc<Mutex<Caller>>>> = Mutex::new(None);
+
+/// From now on the policy `external:-` is `caller` (`slotsim serve`).
+pub fn serve_caller(caller: Option<Arc<Mutex<Caller>>>) {
+    if let Ok(mut c) = CALLER.lock() {
+        *c = caller;
+    }
+}
+
+/// The other end: a process slotsim started, or the caller of `serve`.
+enum Peer {
+    Child {
+        child: Child,
+        stdin: Option<BufWriter<ChildStdin>>,
+        replies: replies::Replies,
+    },
+    Caller(Arc<Mutex<Caller>>),
+}
+
+pub struct Process {
+    peer: Peer,
     stderr: Option<Arc<Mutex<Stderr>>>,
     /// The run's thread was pinned to the process's CPU: what it had.
     pinned: Option<Affinity>,
@@ -130,6 +189,18 @@ impl Process {
     /// Starts `argv`; `prefix` names the run on each stderr line where
     /// [`prefix_stderr`] asks for it.
     pub fn start(argv: &[String], prefix: &str) -> std::io::Result<Process> {
+        if argv == ["-"] {
+            let caller = CALLER.lock().ok().and_then(|c| c.clone()).ok_or_else(|| {
+                std::io::Error::other(
+                    "the command - is the caller of `slotsim serve`, and this is not a serve; expected a command to run",
+                )
+            })?;
+            return Ok(Process {
+                peer: Peer::Caller(caller),
+                stderr: None,
+                pinned: None,
+            });
+        }
         let keep = KEEP_STDERR.load(Ordering::Relaxed);
         let prefixed = !keep && PREFIX_STDERR.load(Ordering::Relaxed);
         // The child inherits the thread's CPU at its start.
@@ -158,7 +229,7 @@ impl Process {
                 return Err(e);
             }
         };
-        let replies = replies::Replies::new(child.stdout.take().expect("piped stdout"));
+        let replies = replies::Replies::new(child.stdout.take().expect("piped stdout"))?;
         if prefixed {
             // Passed through whole lines at a time, each named.
             if let Some(err) = child.stderr.take() {
@@ -189,9 +260,11 @@ impl Process {
             .take()
             .map(|s| BufWriter::with_capacity(1 << 16, s));
         Ok(Process {
-            child,
-            stdin,
-            replies,
+            peer: Peer::Child {
+                child,
+                stdin,
+                replies,
+            },
             stderr,
             pinned,
         })
@@ -200,9 +273,56 @@ impl Process {
     /// Queues one line for the process (written when the buffer fills or
     /// at the next [`Process::ask`]).
     pub fn send(&mut self, line: &[u8]) -> std::io::Result<()> {
-        let w = self.stdin.as_mut().ok_or(std::io::ErrorKind::BrokenPipe)?;
-        w.write_all(line)?;
-        w.write_all(b"\n")
+        match &mut self.peer {
+            Peer::Child { stdin, .. } => {
+                let w = stdin.as_mut().ok_or(std::io::ErrorKind::BrokenPipe)?;
+                w.write_all(line)?;
+                w.write_all(b"\n")
+            }
+            Peer::Caller(c) => {
+                let mut c = c.lock().map_err(|_| std::io::ErrorKind::BrokenPipe)?;
+                c.out.write_all(line)?;
+                c.out.write_all(b"\n")
+            }
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &mut self.peer {
+            Peer::Child { stdin, .. } => stdin
+                .as_mut()
+                .ok_or(std::io::ErrorKind::BrokenPipe)?
+                .flush(),
+            Peer::Caller(c) => c
+                .lock()
+                .map_err(|_| std::io::ErrorKind::BrokenPipe)?
+                .out
+                .flush(),
+        }
+    }
+
+    fn ready(&mut self) -> Option<String> {
+        match &mut self.peer {
+            Peer::Child { replies, .. } => replies.ready(),
+            Peer::Caller(c) => c.lock().ok()?.replies.ready(),
+        }
+    }
+
+    fn next(&mut self, timeout: Duration) -> Result<String, replies::Wait> {
+        match &mut self.peer {
+            Peer::Child { replies, .. } => replies.next(timeout),
+            Peer::Caller(c) => match c.lock() {
+                Ok(mut c) => c.replies.next(timeout),
+                Err(_) => Err(replies::Wait::Closed),
+            },
+        }
+    }
+
+    /// Stops the process slotsim started (none for the caller).
+    fn kill_child(&mut self) {
+        if let Peer::Child { child, .. } = &mut self.peer {
+            let _ = child.kill();
+        }
     }
 
     /// Sends `line` and waits up to `timeout` for the reply line. With
@@ -218,28 +338,23 @@ impl Process {
     ) -> Result<String, AskError> {
         // A reply the process wrote unasked is a reply to the wrong message.
         if refuse_early {
-            if let Some(extra) = self.replies.ready() {
+            if let Some(extra) = self.ready() {
                 return Err(AskError::Unasked(extra));
             }
         }
-        let sent = self.send(line).and_then(|_| {
-            self.stdin
-                .as_mut()
-                .ok_or(std::io::ErrorKind::BrokenPipe.into())
-                .and_then(|w| w.flush())
-        });
+        let sent = self.send(line).and_then(|_| self.flush());
         if sent.is_err() {
             return Err(AskError::NoReply(self.gone()));
         }
-        match self.replies.next(timeout) {
+        match self.next(timeout) {
             Ok(reply) => Ok(reply),
             Err(replies::Wait::Timeout) => {
-                let _ = self.child.kill();
+                self.kill_child();
                 Err(AskError::NoReply(NoReply::Timeout))
             }
             Err(replies::Wait::Closed) => Err(AskError::NoReply(self.gone())),
             Err(replies::Wait::TooLong) => {
-                let _ = self.child.kill();
+                self.kill_child();
                 Err(AskError::TooLong)
             }
         }
@@ -247,6 +362,9 @@ impl Process {
 
     /// The process closed its end: how it exited.
     fn gone(&mut self) -> NoReply {
+        if matches!(self.peer, Peer::Caller(_)) {
+            return NoReply::Exited("the caller closed its end (slotsim's stdin)".into());
+        }
         match self.exit_within(Duration::from_secs(2)) {
             Some(status) => NoReply::Exited(describe(status)),
             None => NoReply::Exited("it closed its output".into()),
@@ -256,16 +374,19 @@ impl Process {
     /// The process's exit status once it has exited, waiting up to
     /// `timeout`; killed (and `None`) if it has not by then.
     fn exit_within(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        let Peer::Child { child, .. } = &mut self.peer else {
+            return None;
+        };
         let deadline = Instant::now() + timeout;
         loop {
-            match self.child.try_wait() {
+            match child.try_wait() {
                 Ok(Some(status)) => return Some(status),
                 Ok(None) if Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(2))
                 }
                 _ => {
-                    let _ = self.child.kill();
-                    let _ = self.child.wait();
+                    let _ = child.kill();
+                    let _ = child.wait();
                     return None;
                 }
             }
@@ -297,12 +418,22 @@ impl Process {
     /// to exit; kills it after that.
     pub fn finish(&mut self, end: &[u8], timeout: Duration) {
         self.release_cpu();
-        if let Some(mut w) = self.stdin.take() {
-            let _ = w.write_all(end);
-            let _ = w.write_all(b"\n");
-            let _ = w.flush();
+        match &mut self.peer {
+            Peer::Child { stdin, .. } => {
+                if let Some(mut w) = stdin.take() {
+                    let _ = w.write_all(end);
+                    let _ = w.write_all(b"\n");
+                    let _ = w.flush();
+                }
+                self.exit_within(timeout);
+            }
+            // The caller goes on to its next reset.
+            Peer::Caller(c) => {
+                if let Ok(mut c) = c.lock() {
+                    let _ = c.say(end);
+                }
+            }
         }
-        self.exit_within(timeout);
     }
 
     /// The run's thread gets its CPUs back.
@@ -315,9 +446,11 @@ impl Process {
     /// Stops the process at once (the run stopped on its fault).
     pub fn kill(&mut self) {
         self.release_cpu();
-        self.stdin = None;
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Peer::Child { child, stdin, .. } = &mut self.peer {
+            *stdin = None;
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 
@@ -358,7 +491,7 @@ mod replies {
     /// reply wakes the thread that waits for it, with no thread between.
     #[cfg(unix)]
     pub struct Replies {
-        out: ChildStdout,
+        out: std::fs::File,
         buf: Vec<u8>,
         /// Where the next line starts in `buf`.
         start: usize,
@@ -372,7 +505,21 @@ mod replies {
 
     #[cfg(unix)]
     impl Replies {
-        pub fn new(out: ChildStdout) -> Replies {
+        pub fn new(out: ChildStdout) -> std::io::Result<Replies> {
+            Ok(Replies::of(std::fs::File::from(
+                std::os::fd::OwnedFd::from(out),
+            )))
+        }
+
+        /// The process's own stdin, read past Rust's buffer (a copy of its
+        /// descriptor, which `poll` waits on).
+        pub fn stdin() -> std::io::Result<Replies> {
+            use std::os::fd::AsFd;
+            let fd = std::io::stdin().as_fd().try_clone_to_owned()?;
+            Ok(Replies::of(std::fs::File::from(fd)))
+        }
+
+        fn of(out: std::fs::File) -> Replies {
             Replies {
                 out,
                 buf: Vec::new(),
@@ -456,7 +603,15 @@ mod replies {
 
     #[cfg(not(unix))]
     impl Replies {
-        pub fn new(out: ChildStdout) -> Replies {
+        pub fn new(out: ChildStdout) -> std::io::Result<Replies> {
+            Ok(Replies::of(out))
+        }
+
+        pub fn stdin() -> std::io::Result<Replies> {
+            Ok(Replies::of(std::io::stdin()))
+        }
+
+        fn of(out: impl std::io::Read + Send + 'static) -> Replies {
             use std::io::BufRead;
             let (tx, rx) = std::sync::mpsc::channel();
             std::thread::spawn(move || {

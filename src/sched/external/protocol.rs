@@ -57,6 +57,10 @@ enum Message<'a> {
     },
     End {
         time_ms: Ms,
+        /// Protocol 2: why the run ended (`finished`, `until`, `stalled`,
+        /// `stopped`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<&'a str>,
     },
     Heartbeat {
         time_ms: Ms,
@@ -283,9 +287,15 @@ pub fn node_changed(buf: &mut Vec<u8>, w: RunView<'_>, node: NodeId, alive: bool
     write(buf, &msg);
 }
 
-pub fn end_line(now: Ms) -> Vec<u8> {
+pub fn end_line(now: Ms, reason: Option<&str>) -> Vec<u8> {
     let mut buf = Vec::new();
-    write(&mut buf, &Message::End { time_ms: now });
+    write(
+        &mut buf,
+        &Message::End {
+            time_ms: now,
+            reason,
+        },
+    );
     buf
 }
 

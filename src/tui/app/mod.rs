@@ -818,6 +818,15 @@ impl App {
             .unwrap_or(0)
     }
 
+    /// The session is over: each run's policy is told why (finished, or
+    /// stopped where it stood).
+    pub fn end_runs(&mut self) {
+        for p in &mut self.panes {
+            let why = p.sim.ended_by(None);
+            p.sim.end(why);
+        }
+    }
+
     /// Whether every run has finished.
     pub fn all_finished(&self) -> bool {
         self.panes.iter().all(|p| p.sim.is_finished())

@@ -1,0 +1,222 @@
+//! `slotsim serve`: runs driven by their caller. The caller writes JSON
+//! Lines on stdin and reads them on stdout: a `reset` starts an episode,
+//! in which slotsim speaks protocol 2 with the caller in the policy's
+//! place (`start`, every message in order, `end` with its `reason`); a
+//! bad reset is answered with an `error` line and the next one awaited;
+//! `close` or the end of stdin ends the process.
+
+use super::{sets, Failure};
+use serde_json::Value;
+use slotsim::error::InputError;
+use slotsim::report::{summary, trace};
+use slotsim::runs::build_sim;
+use slotsim::sched::external::{serve_caller, Caller};
+use slotsim::units::parse_duration;
+use std::io::Write;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+/// The policy every episode runs: the caller, spoken to in protocol 2.
+const CALLER_SPEC: &str = "external[label=caller;protocol=2]:-";
+
+pub fn cmd_serve() -> Result<(), Failure> {
+    let caller = Arc::new(Mutex::new(Caller::stdio()?));
+    serve_caller(Some(caller.clone()));
+    let said = |line: &Value| -> Result<(), Failure> {
+        let text = serde_json::to_vec(line).map_err(std::io::Error::from)?;
+        caller
+            .lock()
+            .map_err(|_| Failure::Other("serve: the caller's line is poisoned".into()))?
+            .say(&text)
+            .map_err(Failure::from)
+    };
+    loop {
+        let line = caller.lock().ok().and_then(|mut c| c.next_line());
+        let Some(line) = line else {
+            return Ok(());
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let req: Value = match serde_json::from_str(&line) {
+            Ok(v) => v,
+            Err(e) => {
+                said(&error(format!("not a JSON line ({e}): {}", clip(&line))))?;
+                continue;
+            }
+        };
+        match req.get("type").and_then(Value::as_str) {
+            Some("close") => return Ok(()),
+            Some("reset") => {
+                if let Err(why) = episode(&req) {
+                    said(&error(why))?;
+                }
+            }
+            Some(other) => said(&error(format!(
+                "a \"{other}\" line between episodes; expected \"reset\" or \"close\""
+            )))?,
+            None => said(&error(
+                "a line with no \"type\"; expected {\"type\":\"reset\",\"scenario\":PATH,...} or {\"type\":\"close\"}".into(),
+            ))?,
+        }
+    }
+}
+
+fn error(message: String) -> Value {
+    serde_json::json!({"type": "error", "message": message})
+}
+
+fn clip(s: &str) -> String {
+    if s.chars().count() <= 120 {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(119).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// The keys a reset may have.
+const RESET_KEYS: [&str; 6] = ["type", "scenario", "seed", "set", "until", "outputs"];
+
+/// One episode: loaded, run with the caller as its policy to its end (or
+/// `until`), its outputs written. An error before it starts or during it
+/// is what the `error` line says.
+fn episode(req: &Value) -> Result<(), String> {
+    let obj = req.as_object().ok_or("a reset is a JSON object")?;
+    if let Some(k) = obj.keys().find(|k| !RESET_KEYS.contains(&k.as_str())) {
+        return Err(format!(
+            "reset: unknown key \"{k}\"; expected {}",
+            RESET_KEYS[1..].join(", ")
+        ));
+    }
+    let path = obj
+        .get("scenario")
+        .and_then(Value::as_str)
+        .ok_or("reset: \"scenario\" (a path) is missing; expected {\"type\":\"reset\",\"scenario\":\"scenarios/quickstart.toml\"}")?;
+    let seed = match obj.get("seed") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            v.as_u64()
+                .ok_or_else(|| format!("reset: seed {v} is not a whole number from 0"))?,
+        ),
+    };
+    let set = match obj.get("set") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Object(m)) => m
+            .iter()
+            .map(|(k, v)| {
+                Ok((
+                    k.clone(),
+                    toml_value(v).ok_or(format!("reset: set.{k}: {v} has no TOML value (null)"))?,
+                ))
+            })
+            .collect::<Result<Vec<_>, String>>()?,
+        Some(v) => {
+            return Err(format!(
+            "reset: set is {v}; expected an object of dotted keys, {{\"network.nic_mbps\": 1250}}"
+        ))
+        }
+    };
+    let until = match obj.get("until") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => {
+            Some(parse_duration(s).map_err(|e| format!("reset: until: {e}"))?)
+        }
+        Some(v) => {
+            return Err(format!(
+                "reset: until is {v}; expected a duration such as \"10m\""
+            ))
+        }
+    };
+    let (json, trace_path) = outputs(obj.get("outputs"))?;
+    let sc = sets::load(Some(Path::new(path)), &set, Some(CALLER_SPEC), seed)
+        .map_err(|e: InputError| e.to_string())?;
+    slotsim::scenario::single_run(&sc).map_err(|e| e.to_string())?;
+    // The outputs are opened first: a bad path costs no episode.
+    let open = |p: &str, what: &str| {
+        std::fs::File::create(p)
+            .map(std::io::BufWriter::new)
+            .map_err(|e| format!("reset: outputs.{what}: cannot create {p}: {e}"))
+    };
+    let mut json_out = json.as_deref().map(|p| open(p, "json")).transpose()?;
+    let mut trace_out = trace_path
+        .as_deref()
+        .map(|p| open(p, "trace"))
+        .transpose()?;
+    let mut sim = build_sim(&sc).map_err(|e| format!("{path}: {e}"))?;
+    if trace_out.is_none() {
+        sim.drop_attempt_records();
+    }
+    sim.run_until(until);
+    let why = sim.ended_by(until);
+    sim.end(why);
+    let mut sum = summary::summarize(&sim);
+    if sim.halted().is_some() || !sim.is_finished() {
+        sum.partial = true;
+        sum.stopped_at_s = Some(sim.view().t_s());
+    }
+    if let Some(out) = json_out.as_mut() {
+        serde_json::to_writer_pretty(&mut *out, &sum).map_err(|e| e.to_string())?;
+        writeln!(out)
+            .and_then(|_| out.flush())
+            .map_err(|e| e.to_string())?;
+    }
+    if let Some(out) = trace_out.as_mut() {
+        trace::write_trace(&sim, out).map_err(|e| e.to_string())?;
+        out.flush().map_err(|e| e.to_string())?;
+    }
+    match sim.halted() {
+        Some(why) => Err(why.to_string()),
+        None => Ok(()),
+    }
+}
+
+/// `outputs`: `{"json": PATH, "trace": PATH}`, files only (stdout is the
+/// protocol's).
+fn outputs(v: Option<&Value>) -> Result<(Option<String>, Option<String>), String> {
+    let m = match v {
+        None | Some(Value::Null) => return Ok((None, None)),
+        Some(Value::Object(m)) => m,
+        Some(v) => {
+            return Err(format!(
+                "reset: outputs is {v}; expected {{\"json\": PATH, \"trace\": PATH}}"
+            ))
+        }
+    };
+    if let Some(k) = m.keys().find(|k| !["json", "trace"].contains(&k.as_str())) {
+        return Err(format!(
+            "reset: outputs.{k} is not an output; expected json or trace"
+        ));
+    }
+    let path = |k: &str| -> Result<Option<String>, String> {
+        match m.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(p)) if p == "-" => Err(format!(
+                "reset: outputs.{k} is -, but stdout is the protocol's; expected a file"
+            )),
+            Some(Value::String(p)) => Ok(Some(p.clone())),
+            Some(v) => Err(format!("reset: outputs.{k} is {v}; expected a path")),
+        }
+    };
+    Ok((path("json")?, path("trace")?))
+}
+
+/// A JSON value as the TOML value a `--set` would give.
+fn toml_value(v: &Value) -> Option<toml::Value> {
+    Some(match v {
+        Value::Null => return None,
+        Value::Bool(b) => toml::Value::Boolean(*b),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => toml::Value::Integer(i),
+            None => toml::Value::Float(n.as_f64()?),
+        },
+        Value::String(s) => toml::Value::String(s.clone()),
+        Value::Array(a) => toml::Value::Array(a.iter().map(toml_value).collect::<Option<_>>()?),
+        Value::Object(m) => toml::Value::Table(
+            m.iter()
+                .map(|(k, v)| Some((k.clone(), toml_value(v)?)))
+                .collect::<Option<_>>()?,
+        ),
+    })
+}
