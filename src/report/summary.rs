@@ -687,7 +687,7 @@ pub fn side_table(sums: &[Summary]) -> String {
     for (k, l) in labels.iter().enumerate() {
         let _ = write!(o, " {:>w$}", cut(l));
         if k > 0 {
-            let _ = write!(o, " {:>8}", format!("Δ{}", k + 1));
+            let _ = write!(o, " {:>9}", format!("Δ{}", k + 1));
         }
     }
     let _ = writeln!(o);
@@ -697,7 +697,7 @@ pub fn side_table(sums: &[Summary]) -> String {
         for (k, s) in sums.iter().enumerate() {
             let _ = write!(o, " {:>w$}", fmt(get(s), d));
             if k > 0 {
-                let _ = write!(o, " {:>8}", delta(base, get(s), d));
+                let _ = write!(o, " {:>9}", delta(base, get(s), d));
             }
         }
         let _ = writeln!(o);
