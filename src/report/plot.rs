@@ -139,13 +139,14 @@ pub fn turnaround_cdf(series: &[(String, Vec<&Summary>)]) -> Result<String, Plot
         .iter()
         .filter_map(|(_, t)| t.last().copied())
         .fold(1.0f64, f64::max);
+    let caption = format!("Job turnaround, cumulative{}", runs_of(series));
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
         let (plot, side) = split(&root);
         let mut chart = ChartBuilder::on(&plot)
-            .caption("Job turnaround, cumulative", ("sans-serif", 20))
+            .caption(caption, ("sans-serif", 20))
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(50)
@@ -159,26 +160,61 @@ pub fn turnaround_cdf(series: &[(String, Vec<&Summary>)]) -> Result<String, Plot
             .draw()
             .map_err(err)?;
         let mut entries = Vec::new();
+        let mut notes = Vec::new();
+        let k = curves.len();
         for (i, (label, t)) in curves.iter().enumerate() {
             let color = PALETTE[i % PALETTE.len()];
             let n = t.len().max(1) as f64;
+            // Each curve narrower than the one before, so one that runs
+            // along another (two policies giving the same turnarounds)
+            // shows inside it rather than hiding it; the legend says so.
+            let width = 2 + 2 * (k - 1 - i) as u32;
+            let same = curves[..i].iter().find(|(_, u)| u == t).map(|(l, _)| l);
             let mut pts = vec![(0.0, 0.0)];
             for (k, &x) in t.iter().enumerate() {
                 pts.push((x, k as f64 / n));
                 pts.push((x, (k + 1) as f64 / n));
             }
             chart
-                .draw_series(LineSeries::new(pts, color.stroke_width(2)))
+                .draw_series(LineSeries::new(pts, color.stroke_width(width)))
                 .map_err(err)?;
+            if let Some(l) = same {
+                if notes.is_empty() {
+                    notes.push("the same curve, drawn inside:".to_string());
+                }
+                notes.push(cut_mid(&format!("{label} = {l}"), LEGEND_CHARS));
+            }
             entries.push(entry(
                 legend_line(label, &format!(" ({} jobs)", t.len())),
                 color,
             ));
         }
-        legend(&side, &entries, &[])?;
+        legend(&side, &entries, &notes)?;
         root.present().map_err(err)?;
     }
     Ok(svg)
+}
+
+/// What the curves are runs of, for a title: ` · quickstart, seeds 1–3`,
+/// ` · fig45, seed 7` (nothing when there are none).
+fn runs_of(series: &[(String, Vec<&Summary>)]) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    let mut seeds: Vec<u64> = Vec::new();
+    for s in series.iter().flat_map(|(_, v)| v.iter()) {
+        if !names.contains(&s.scenario.as_str()) {
+            names.push(&s.scenario);
+        }
+        seeds.push(s.seed);
+    }
+    seeds.sort_unstable();
+    seeds.dedup();
+    let seeds = match seeds.as_slice() {
+        [] => return String::new(),
+        [one] => format!("seed {one}"),
+        [a, .., b] if (b - a) as usize + 1 == seeds.len() => format!("seeds {a}–{b}"),
+        many => format!("{} seeds", many.len()),
+    };
+    format!(" · {}, {seeds}", names.join(", "))
 }
 
 /// Map and reduce attempts running over the run, against the slots.
@@ -208,11 +244,35 @@ pub fn utilization(sim: &Sim) -> Result<String, PlotError> {
             r_pts.push((x, reds as f64));
         }
     }
-    let slots = f64::from(
-        w.cluster()
-            .total_map_slots
-            .max(w.cluster().total_reduce_slots),
-    );
+    let c = w.cluster();
+    let gauge = w.capacity().gauge();
+    // What the tasks run against, in the cluster model's own terms.
+    let (slots, against) = match gauge {
+        crate::model::Gauge::TypedSlots => (
+            f64::from(c.total_map_slots.max(c.total_reduce_slots)),
+            format!(
+                "{} map slots, {} reduce slots",
+                c.total_map_slots, c.total_reduce_slots
+            ),
+        ),
+        crate::model::Gauge::Containers => (
+            f64::from(c.total_slots()),
+            format!("{} containers", c.total_slots()),
+        ),
+        crate::model::Gauge::Memory => {
+            let (mb, vc) = c.nodes.iter().fold((0i64, 0i64), |(m, v), n| {
+                (m + n.capacity.mb(), v + n.capacity.vcores())
+            });
+            (
+                0.0,
+                format!(
+                    "{} nodes: {:.0} GB, {vc} vcores",
+                    c.nodes.len(),
+                    mb as f64 / 1024.0
+                ),
+            )
+        }
+    };
     let top = m_pts
         .iter()
         .chain(&r_pts)
@@ -225,14 +285,7 @@ pub fn utilization(sim: &Sim) -> Result<String, PlotError> {
         root.fill(&WHITE).map_err(err)?;
         let (plot, side) = split(&root);
         let mut chart = ChartBuilder::on(&plot)
-            .caption(
-                format!(
-                    "Tasks running ({} map slots, {} reduce slots)",
-                    w.cluster().total_map_slots,
-                    w.cluster().total_reduce_slots
-                ),
-                ("sans-serif", 20),
-            )
+            .caption(format!("Tasks running ({against})"), ("sans-serif", 20))
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(50)

@@ -205,3 +205,49 @@ fn plot_into_an_existing_directory_and_not_into_a_file() {
         )
     );
 }
+
+/// A plot says what it is of: the CDF's title names the scenario and the
+/// seeds, two policies with the same turnarounds are said to draw one
+/// curve (the later drawn inside the earlier), and on YARN the tasks run
+/// against the cluster's memory and vcores, not slots it does not have.
+#[test]
+fn plots_name_their_runs_and_their_cluster_model() {
+    let d = tempfile::tempdir().unwrap();
+    let cmp = d.path().join("cmp");
+    slotsim(&[
+        "compare",
+        "scenarios/yarn-quickstart.toml",
+        "--policies",
+        "yarn-fair,yarn-fair[scheduling_policy=drf],yarn-fifo",
+        "--seeds",
+        "2",
+        "--plot",
+        cmp.to_str().unwrap(),
+    ]);
+    let (texts, _) = svg(&std::fs::read_to_string(cmp.join("turnaround_cdf.svg")).unwrap());
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.ends_with("· yarn-quickstart, seeds 1–2")),
+        "{texts:?}"
+    );
+    // yarn-fifo's curve is another: only the DRF variant is noted.
+    let same: Vec<&String> = texts.iter().filter(|t| t.contains(" = ")).collect();
+    assert_eq!(same.len(), 1, "{texts:?}");
+    assert!(same[0].ends_with("= yarn-fair"), "{same:?}");
+    let run = d.path().join("run");
+    slotsim(&[
+        "run",
+        "scenarios/yarn-quickstart.toml",
+        "--headless",
+        "--plot",
+        run.to_str().unwrap(),
+    ]);
+    let (texts, _) = svg(&std::fs::read_to_string(run.join("utilization.svg")).unwrap());
+    let title = texts
+        .iter()
+        .find(|t| t.starts_with("Tasks running"))
+        .expect("a title");
+    assert!(!title.contains("slots"), "{title}");
+    assert!(title.contains("vcores") && title.contains("GB"), "{title}");
+}
