@@ -26,6 +26,20 @@ fn col(rows: &[Summary], f: impl Fn(&Summary) -> Option<f64>) -> Option<(f64, f6
 
 /// The comparison table: `results[i]` holds policy i's runs that
 /// finished, of the `seeds` asked.
+/// A row's difference from the first row's, seed by seed (the runs of a
+/// seed share their workload, so their difference is the policy's): the
+/// mean of the per-seed differences in percent, `†` where Student's 95 %
+/// interval of them excludes 0 (two seeds or more).
+fn paired(rows: &[Summary], base: &[Summary], f: impl Fn(&Summary) -> Option<f64>) -> String {
+    let pairs = |rs: &[Summary]| -> Vec<(u64, f64)> {
+        rs.iter().filter_map(|r| Some((r.seed, f(r)?))).collect()
+    };
+    let Some((s, sure)) = super::stats::paired_pct(&pairs(rows), &pairs(base)) else {
+        return "-".to_string();
+    };
+    format!("{:+.1}%{}", s.mean, if sure { " †" } else { "" })
+}
+
 pub fn table(labels: &[String], results: &[Vec<Summary>], seeds: u64) -> String {
     let mut o = String::new();
     let seeds = seeds as usize;
@@ -40,14 +54,7 @@ pub fn table(labels: &[String], results: &[Vec<Summary>], seeds: u64) -> String 
         "{:<lw$} {:>18} {:>9} {:>18} {:>9} {:>7} {:>7}",
         "policy", "makespan s", "Δ", "mean turnaround s", "Δ", "node%", "util%"
     );
-    let base_mk = results
-        .first()
-        .and_then(|r| col(r, |s| s.makespan_s))
-        .map(|x| x.0);
-    let base_ta = results
-        .first()
-        .and_then(|r| col(r, |s| s.mean_turnaround_s))
-        .map(|x| x.0);
+    let base = results.first().map(Vec::as_slice).unwrap_or(&[]);
     for (label, rows) in labels.iter().zip(results) {
         if rows.is_empty() {
             // Every seed's run failed (the errors follow the table).
@@ -67,18 +74,15 @@ pub fn table(labels: &[String], results: &[Vec<Summary>], seeds: u64) -> String 
                 format!("{m:.1} ± {s:.1}")
             })
         };
-        let delta = |x: Option<(f64, f64)>, base: Option<f64>| match (x, base) {
-            (Some((m, _)), Some(b)) if b > 0.0 => format!("{:+.1}%", (m - b) / b * 100.0),
-            _ => "-".to_string(),
-        };
+
         let _ = writeln!(
             o,
             "{:<lw$} {:>18} {:>9} {:>18} {:>9} {:>7.1} {:>7.1}",
             label,
             ms(mk),
-            delta(mk, base_mk),
+            paired(rows, base, |s| s.makespan_s),
             ms(ta),
-            delta(ta, base_ta),
+            paired(rows, base, |s| s.mean_turnaround_s),
             node * 100.0,
             util * 100.0
         );
@@ -86,7 +90,7 @@ pub fn table(labels: &[String], results: &[Vec<Summary>], seeds: u64) -> String 
     let short = results.iter().any(|r| r.len() < seeds);
     let _ = writeln!(
         o,
-        "({seeds} seed{} per policy{}; Δ against the first row)",
+        "({seeds} seed{} per policy{}; Δ: mean per-seed difference from the first row, † its 95 % CI excludes 0)",
         if seeds == 1 { "" } else { "s" },
         if short {
             ", fewer where a run failed"

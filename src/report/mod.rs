@@ -4,6 +4,7 @@
 
 pub mod compare;
 pub mod plot;
+pub mod stats;
 pub mod summary;
 pub mod trace;
 

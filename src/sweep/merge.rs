@@ -38,53 +38,7 @@ pub const METRICS: &[(&str, &[&str])] = &[
     ("events", &["events"]),
 ];
 
-/// Mean, sample sd and 95 % CI of one metric over a group's seeds.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Stat {
-    pub n: usize,
-    pub mean: f64,
-    pub sd: f64,
-    pub ci: (f64, f64),
-}
-
-/// Student's t, two-sided 95 %, for `df` degrees of freedom.
-pub fn t95(df: usize) -> f64 {
-    const T: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-        2.052, 2.048, 2.045, 2.042,
-    ];
-    match df {
-        0 => f64::NAN,
-        d if d <= 30 => T[d - 1],
-        // Beyond the table: z with the first correction term.
-        d => {
-            let z = 1.959_964;
-            z + (z * z * z + z) / (4.0 * d as f64)
-        }
-    }
-}
-
-pub fn stat(xs: &[f64]) -> Stat {
-    let n = xs.len();
-    let mean = xs.iter().sum::<f64>() / n.max(1) as f64;
-    let sd = if n > 1 {
-        (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
-    } else {
-        0.0
-    };
-    let half = if n > 1 {
-        t95(n - 1) * sd / (n as f64).sqrt()
-    } else {
-        0.0
-    };
-    Stat {
-        n,
-        mean,
-        sd,
-        ci: (mean - half, mean + half),
-    }
-}
+pub use crate::report::stats::{stat, t95, Stat};
 
 /// One group's label and its stats by metric.
 #[derive(Clone, Debug)]
@@ -663,18 +617,9 @@ fn mean_cell(xs: &[(u64, f64)]) -> String {
 /// A policy's difference from the baseline's values, per seed the two
 /// share, in percent: mean ± sd, † where the 95 % interval excludes 0.
 fn paired_cell(xs: &[(u64, f64)], base: &[(u64, f64)]) -> String {
-    let d: Vec<f64> = xs
-        .iter()
-        .filter_map(|&(seed, x)| {
-            let (_, y) = base.iter().find(|(s, _)| *s == seed)?;
-            (*y != 0.0).then(|| 100.0 * (x - y) / y)
-        })
-        .collect();
-    if d.is_empty() {
+    let Some((s, sure)) = crate::report::stats::paired_pct(xs, base) else {
         return "-".into();
-    }
-    let s = stat(&d);
-    let sure = d.len() > 1 && (s.ci.0 > 0.0 || s.ci.1 < 0.0);
+    };
     format!(
         "{:+.1} ± {:.1} %{}",
         s.mean,
