@@ -49,7 +49,7 @@ pub fn cmd_serve() -> Result<(), Failure> {
             Some("close") => return Ok(()),
             Some("reset") => {
                 if let Err(why) = episode(&req) {
-                    said(&error(why))?;
+                    said(&error(why.to_string()))?;
                 }
             }
             Some(other) => said(&error(format!(
@@ -82,23 +82,48 @@ const RESET_KEYS: [&str; 6] = ["type", "scenario", "seed", "set", "until", "outp
 /// One episode: loaded, run with the caller as its policy to its end (or
 /// `until`), its outputs written. An error before it starts or during it
 /// is what the `error` line says.
-fn episode(req: &Value) -> Result<(), String> {
-    let obj = req.as_object().ok_or("a reset is a JSON object")?;
+/// Why an episode did not start, or stopped.
+#[derive(Debug, thiserror::Error)]
+enum EpisodeError {
+    /// The reset line itself.
+    #[error("reset: {0}")]
+    Reset(String),
+    /// The scenario, or a `set` on it.
+    #[error("{0}")]
+    Input(#[from] InputError),
+    /// The run could not be built, or its policy (the caller) stopped it.
+    #[error("{0}")]
+    Run(String),
+    #[error("{path}: {source}")]
+    Output {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+fn bad(msg: String) -> EpisodeError {
+    EpisodeError::Reset(msg)
+}
+
+fn episode(req: &Value) -> Result<(), EpisodeError> {
+    let obj = req
+        .as_object()
+        .ok_or_else(|| bad("a reset is a JSON object".into()))?;
     if let Some(k) = obj.keys().find(|k| !RESET_KEYS.contains(&k.as_str())) {
-        return Err(format!(
-            "reset: unknown key \"{k}\"; expected {}",
+        return Err(bad(format!(
+            "unknown key \"{k}\"; expected {}",
             RESET_KEYS[1..].join(", ")
-        ));
+        )));
     }
     let path = obj
         .get("scenario")
         .and_then(Value::as_str)
-        .ok_or("reset: \"scenario\" (a path) is missing; expected {\"type\":\"reset\",\"scenario\":\"scenarios/quickstart.toml\"}")?;
+        .ok_or_else(|| bad("\"scenario\" (a path) is missing; expected {\"type\":\"reset\",\"scenario\":\"scenarios/quickstart.toml\"}".into()))?;
     let seed = match obj.get("seed") {
         None | Some(Value::Null) => None,
         Some(v) => Some(
             v.as_u64()
-                .ok_or_else(|| format!("reset: seed {v} is not a whole number from 0"))?,
+                .ok_or_else(|| bad(format!("seed {v} is not a whole number from 0")))?,
         ),
     };
     let set = match obj.get("set") {
@@ -108,43 +133,41 @@ fn episode(req: &Value) -> Result<(), String> {
             .map(|(k, v)| {
                 Ok((
                     k.clone(),
-                    toml_value(v).ok_or(format!("reset: set.{k}: {v} has no TOML value (null)"))?,
+                    toml_value(v)
+                        .ok_or_else(|| bad(format!("set.{k}: {v} has no TOML value (null)")))?,
                 ))
             })
-            .collect::<Result<Vec<_>, String>>()?,
+            .collect::<Result<Vec<_>, EpisodeError>>()?,
         Some(v) => {
-            return Err(format!(
-            "reset: set is {v}; expected an object of dotted keys, {{\"network.nic_mbps\": 1250}}"
-        ))
+            return Err(bad(format!(
+                "set is {v}; expected an object of dotted keys, {{\"network.nic_mbps\": 1250}}"
+            )))
         }
     };
     let until = match obj.get("until") {
         None | Some(Value::Null) => None,
-        Some(Value::String(s)) => {
-            Some(parse_duration(s).map_err(|e| format!("reset: until: {e}"))?)
-        }
+        Some(Value::String(s)) => Some(parse_duration(s).map_err(|e| bad(format!("until: {e}")))?),
         Some(v) => {
-            return Err(format!(
-                "reset: until is {v}; expected a duration such as \"10m\""
-            ))
+            return Err(bad(format!(
+                "until is {v}; expected a duration such as \"10m\""
+            )))
         }
     };
     let (json, trace_path) = outputs(obj.get("outputs"))?;
-    let sc = sets::load(Some(Path::new(path)), &set, Some(CALLER_SPEC), seed)
-        .map_err(|e: InputError| e.to_string())?;
-    slotsim::scenario::single_run(&sc).map_err(|e| e.to_string())?;
+    let sc = sets::load(Some(Path::new(path)), &set, Some(CALLER_SPEC), seed)?;
+    slotsim::scenario::single_run(&sc)?;
     // The outputs are opened first: a bad path costs no episode.
     let open = |p: &str, what: &str| {
         std::fs::File::create(p)
             .map(std::io::BufWriter::new)
-            .map_err(|e| format!("reset: outputs.{what}: cannot create {p}: {e}"))
+            .map_err(|e| bad(format!("outputs.{what}: cannot create {p}: {e}")))
     };
     let mut json_out = json.as_deref().map(|p| open(p, "json")).transpose()?;
     let mut trace_out = trace_path
         .as_deref()
         .map(|p| open(p, "trace"))
         .transpose()?;
-    let mut sim = build_sim(&sc).map_err(|e| format!("{path}: {e}"))?;
+    let mut sim = build_sim(&sc).map_err(|e| EpisodeError::Run(format!("{path}: {e}")))?;
     if trace_out.is_none() {
         sim.drop_attempt_records();
     }
@@ -156,47 +179,56 @@ fn episode(req: &Value) -> Result<(), String> {
         sum.partial = true;
         sum.stopped_at_s = Some(sim.view().t_s());
     }
+    let failed = |p: &Out| {
+        let path = p.clone().unwrap_or_default();
+        move |source: std::io::Error| EpisodeError::Output { path, source }
+    };
     if let Some(out) = json_out.as_mut() {
-        serde_json::to_writer_pretty(&mut *out, &sum).map_err(|e| e.to_string())?;
-        writeln!(out)
+        serde_json::to_writer_pretty(&mut *out, &sum)
+            .map_err(std::io::Error::from)
+            .and_then(|_| writeln!(out))
             .and_then(|_| out.flush())
-            .map_err(|e| e.to_string())?;
+            .map_err(failed(&json))?;
     }
     if let Some(out) = trace_out.as_mut() {
-        trace::write_trace(&sim, out).map_err(|e| e.to_string())?;
-        out.flush().map_err(|e| e.to_string())?;
+        trace::write_trace(&sim, out)
+            .and_then(|_| out.flush())
+            .map_err(failed(&trace_path))?;
     }
     match sim.halted() {
-        Some(why) => Err(why.to_string()),
+        Some(why) => Err(EpisodeError::Run(why.to_string())),
         None => Ok(()),
     }
 }
 
+/// An output's path, if one is asked for.
+type Out = Option<String>;
+
 /// `outputs`: `{"json": PATH, "trace": PATH}`, files only (stdout is the
 /// protocol's).
-fn outputs(v: Option<&Value>) -> Result<(Option<String>, Option<String>), String> {
+fn outputs(v: Option<&Value>) -> Result<(Out, Out), EpisodeError> {
     let m = match v {
         None | Some(Value::Null) => return Ok((None, None)),
         Some(Value::Object(m)) => m,
         Some(v) => {
-            return Err(format!(
-                "reset: outputs is {v}; expected {{\"json\": PATH, \"trace\": PATH}}"
-            ))
+            return Err(bad(format!(
+                "outputs is {v}; expected {{\"json\": PATH, \"trace\": PATH}}"
+            )))
         }
     };
     if let Some(k) = m.keys().find(|k| !["json", "trace"].contains(&k.as_str())) {
-        return Err(format!(
-            "reset: outputs.{k} is not an output; expected json or trace"
-        ));
+        return Err(bad(format!(
+            "outputs.{k} is not an output; expected json or trace"
+        )));
     }
-    let path = |k: &str| -> Result<Option<String>, String> {
+    let path = |k: &str| -> Result<Out, EpisodeError> {
         match m.get(k) {
             None | Some(Value::Null) => Ok(None),
-            Some(Value::String(p)) if p == "-" => Err(format!(
-                "reset: outputs.{k} is -, but stdout is the protocol's; expected a file"
-            )),
+            Some(Value::String(p)) if p == "-" => Err(bad(format!(
+                "outputs.{k} is -, but stdout is the protocol's; expected a file"
+            ))),
             Some(Value::String(p)) => Ok(Some(p.clone())),
-            Some(v) => Err(format!("reset: outputs.{k} is {v}; expected a path")),
+            Some(v) => Err(bad(format!("outputs.{k} is {v}; expected a path"))),
         }
     };
     Ok((path("json")?, path("trace")?))
