@@ -57,6 +57,10 @@ __all__ = [
     "Attempt", "Running", "Policy", "run",
 ]
 
+# This client's version; its file's SHA-256 joins every protocol-2 run's
+# identity (the hello's "files"), so a changed client shows there.
+__version__ = "2.1"
+
 # The protocol versions this client speaks; a policy says which it uses.
 PROTOCOLS = (1, 2)
 PROTOCOL = 1
@@ -225,6 +229,9 @@ class Job:
         self.map_input_bytes = [m.get("input_bytes") for m in maps]
         self.asks = spec.get("asks")
         self.requests = Counts(0, 0)
+        # Under am = "policy": its ApplicationMaster waits for a container
+        # (launch it with Policy.launch_am).
+        self.am_pending = spec.get("am") == "pending"
         self.map_states = [PENDING] * self.n_maps
         self.reduce_states = [PENDING] * self.n_reduces
         self.pending_maps = set(range(self.n_maps))
@@ -433,7 +440,14 @@ class Policy:
     Class attributes a policy may set: `protocol` (1 or 2: the version it
     speaks; slotsim must be told the same, `external[protocol=2]:CMD`),
     and under protocol 2 `name` and `version` (its `hello`, which goes
-    into slotsim's results; default: the class's name and "0").
+    into slotsim's results; default: the class's name and "0"), `files`
+    (paths of the files it depends on, modules and weights: their SHA-256s
+    join the run's identity; this client adds its own file), `wake`
+    ("every", the default, or "work": asked only where the node's free
+    capacity fits a pending ask, and at the instant given to
+    `call_me_at`) and on YARN `am` ("engine", the default, or "policy":
+    jobs announced at submission, their ApplicationMasters placed with
+    `launch_am`).
 
     Cluster state, current before every hook:
       nodes         id -> Node
@@ -450,6 +464,8 @@ class Policy:
       heartbeat_ms  the nodes' heartbeat interval (None: heartbeats are scripted)
       attempts      (job, kind, task, attempt) -> Attempt, every attempt running
                     (set-up, clean-up and ApplicationMaster tasks included)
+      progress      (job, kind, task, attempt) -> its progress (0-1) at the last
+                    heartbeat of its node
 
     A subclass with its own __init__ calls super().__init__().
     """
@@ -457,6 +473,9 @@ class Policy:
     protocol = 1
     name = None
     version = "0"
+    files = ()
+    wake = "every"
+    am = "engine"
 
     def __init__(self):
         self.nodes = {}
@@ -478,6 +497,8 @@ class Policy:
         self.pools = {}
         self.heartbeat_ms = None
         self.attempts = {}
+        self.progress = {}
+        self._call_me_at = None
         # Protocol 2: check at every heartbeat that the books kept here
         # (the node's free capacity and running attempts) are slotsim's;
         # a difference raises ProtocolError. For testing a client or
@@ -667,6 +688,43 @@ class Policy:
         out.append(entry)
         return task
 
+    def launch_am(self, job, container=None):
+        """YARN under `am = "policy"`, during `heartbeat`: starts the job's
+        ApplicationMaster on the heartbeating node, in `container` ({"memory_mb",
+        "vcores"}; None: its AM ask); its maps and reduces are asked for once
+        it runs. Raises LaunchError for a launch slotsim would refuse."""
+        beat = self._beat
+        if beat is None:
+            raise RuntimeError("launch_am() is for use during heartbeat()")
+        node, free, out = beat[:3]
+        job_id = job.id if isinstance(job, Job) else job
+        job = self.jobs.get(job_id)
+        if job is None:
+            raise LaunchError("job {} is unknown or finished".format(job_id))
+        if not self.yarn or self.am != "policy":
+            raise LaunchError("launch_am() is for YARN policies with am = \"policy\"")
+        if not job.am_pending:
+            raise LaunchError("{!r}: its ApplicationMaster does not wait for a container".format(
+                job.name))
+        if container is None:
+            container = job.asks["am"]
+        if not free.fits(container):
+            raise LaunchError("no room for {!r}'s ApplicationMaster ({} MB) on node {} ({} MB free)"
+                              .format(job.name, container["memory_mb"], node.id, free.memory_mb))
+        free._take("am", container)
+        job.am_pending = False
+        entry = {"job": job.id, "kind": "am"}
+        if container != job.asks["am"]:
+            entry["container"] = dict(container)
+        out.append(entry)
+
+    def call_me_at(self, time_ms):
+        """Under `wake = "work"`: asks slotsim for the first heartbeat at or
+        after `time_ms`, whatever its node holds (sent with this reply, or
+        the next one when called outside `heartbeat`)."""
+        t = int(time_ms)
+        self._call_me_at = t if self._call_me_at is None else min(self._call_me_at, t)
+
     def preempt(self, attempt, rule=None):
         """Protocol 2, during `heartbeat`: kills a running attempt anywhere
         in the cluster (an Attempt, or its key (job, kind, task, attempt)).
@@ -781,9 +839,18 @@ class Policy:
         self.total_reduce_slots = sum(n.reduce_slots for n in live)
         self.on_start(msg)
         if self.protocol >= 2:
-            return {"type": "hello", "seq": msg["seq"],
-                    "name": self.name or type(self).__name__, "version": str(self.version)}
+            return self._hello(msg["seq"])
         return None
+
+    def _hello(self, seq):
+        hello = {"type": "hello", "seq": seq,
+                 "name": self.name or type(self).__name__, "version": str(self.version)}
+        if self.wake != "every":
+            hello["wake"] = self.wake
+        if self.am != "engine":
+            hello["am"] = self.am
+        hello["files"] = [_own_file()] + [str(f) for f in self.files]
+        return hello
 
     def _job_submitted(self, msg):
         job = Job(msg["job"], self.nodes)
@@ -816,6 +883,8 @@ class Policy:
             for k, v in a.container.items():
                 node.free[k] = node.free.get(k, 0) - v
         job = self.jobs.get(a.job)
+        if job is not None and kind == "am":
+            job.am_pending = False
         if job is not None and kind in (MAP, REDUCE):
             states = job.map_states if kind == MAP else job.reduce_states
             if a.speculative:
@@ -832,6 +901,7 @@ class Policy:
         if self.protocol >= 2:
             key = (msg["job"], kind, task, msg.get("attempt"))
             a = self.attempts.pop(key, None)
+            self.progress.pop(key, None)
             if a is not None:
                 node = self.nodes.get(a.node)
                 if node is not None:
@@ -897,10 +967,15 @@ class Policy:
             if self.yarn:
                 for job in self.jobs.values():
                     job.requests = Counts(0, 0)
+                    job.am_pending = False
                 for r in msg.get("requests", ()):
                     job = self.jobs.get(r["job"])
                     if job is not None:
                         job.requests = Counts(r["map"], r["reduce"])
+                        job.am_pending = r.get("am", 0) > 0
+            for e in msg["running"]:
+                if "progress" in e:
+                    self.progress[(e["job"], e["kind"], e["task"], e["attempt"])] = e["progress"]
             if self.check_books:
                 self._check_books(node, msg)
         else:
@@ -919,6 +994,9 @@ class Policy:
         finally:
             self._beat = None
         reply = {"seq": msg["seq"], "launch": out} if v2 else {"launch": out}
+        if self._call_me_at is not None:
+            reply["call_me_at"] = self._call_me_at
+            self._call_me_at = None
         if preempts:
             reply["preempt"] = preempts
         if speculates:
@@ -1005,6 +1083,17 @@ _HANDLERS = {
     "heartbeat": Policy._heartbeat,
     "end": Policy._end,
 }
+
+
+def _own_file():
+    """This module's file, as slotsim (whose working directory the policy
+    shares) can read it: relative to it when below it."""
+    path = os.path.abspath(__file__)
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
 
 
 def run(policy, stdin=None, stdout=None):

@@ -154,14 +154,18 @@ fn aside_of(file: &Path) -> PathBuf {
 
 /// Whether the external policy a finished cell ran has changed since: its
 /// script's SHA-256 then (the line's `cell.external.script_sha256`) is not
-/// the file's now. Why, naming both hashes, if so.
+/// the file's now, or one of the files its hello named (`cell.external.files`)
+/// is not what it was. Why, naming both hashes, if so.
 fn changed_script(plan: &Plan, line: &Value) -> Option<String> {
-    let then = line["cell"]["external"]["script_sha256"].as_str()?;
     let index = line["cell"]["index"].as_u64()?;
     if index >= plan.cell_count() {
         return None;
     }
     let cell = plan.cell(index);
+    if let Some(why) = changed_file(plan, &cell, index, line) {
+        return Some(why);
+    }
+    let then = line["cell"]["external"]["script_sha256"].as_str()?;
     let script = line["cell"]["external"]["script"].as_str().unwrap_or("?");
     let now = plan.policy_script(&cell);
     if now.as_ref().is_some_and(|s| s.sha256 == then) {
@@ -175,6 +179,30 @@ fn changed_script(plan: &Plan, line: &Value) -> Option<String> {
         "cell {index} ran policy {} with script {script} of SHA-256 {then}; it is {now}: the policy changed under a half-finished sweep. Put the script back to finish this sweep, or run the changed policy into another --out",
         plan.policies[cell.policy]
     ))
+}
+
+/// Whether a file the policy of finished cell `index` named in its hello
+/// has changed since (or gone). Why, naming both hashes, if so.
+fn changed_file(plan: &Plan, cell: &Cell, index: u64, line: &Value) -> Option<String> {
+    let files = line["cell"]["external"]["files"].as_array()?;
+    for f in files {
+        let (Some(path), Some(then)) = (f["path"].as_str(), f["sha256"].as_str()) else {
+            continue;
+        };
+        let now = crate::sched::external::Script::read(Path::new(path));
+        if now.as_ref().is_some_and(|s| s.sha256 == then) {
+            continue;
+        }
+        let now = match now {
+            Some(s) => format!("SHA-256 {} now", s.sha256),
+            None => "no readable file now".to_string(),
+        };
+        return Some(format!(
+            "cell {index} ran policy {} with file {path} (named in its hello) of SHA-256 {then}; it is {now}: the policy changed under a half-finished sweep. Put the file back to finish this sweep, or run the changed policy into another --out",
+            plan.policies[cell.policy]
+        ));
+    }
+    None
 }
 
 /// The JSON line of one cell: the run's summary plus `cell` and `plan`.
@@ -227,6 +255,9 @@ pub fn run_cell(plan: &Plan, cell: &Cell) -> Result<String, CellError> {
             "script": script.as_ref().map(|s| s.path.as_str()),
             "script_sha256": script.as_ref().map(|s| s.sha256.as_str()),
         });
+        if said["files"].is_array() {
+            c["external"]["files"] = said["files"].clone();
+        }
     }
     obj.insert("cell".into(), c);
     obj.insert("plan".into(), json!(plan.hash));

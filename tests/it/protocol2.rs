@@ -7,6 +7,7 @@
 
 use super::same_run::assert_same_run;
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -94,6 +95,10 @@ fn fifo_py_under_protocol_2_makes_the_builtin_fifos_run_and_keeps_its_books() {
         "tests/external/poisson-failures.toml",
     ] {
         let builtin = run(dir.path(), scenario, "fifo");
+        // Asked only where a free slot fits a pending task, it makes the
+        // same run.
+        let woken = run(dir.path(), scenario, &format!("{FIFO_PY2} --wake work"));
+        assert_same_run(&builtin, &woken, &format!("{scenario} --wake work"));
         let external = run(dir.path(), scenario, FIFO_PY2);
         assert_same_run(&builtin, &external, scenario);
         // Its hello and its script are in the run's config.
@@ -298,6 +303,34 @@ fn protocol_2_messages_carry_the_runs_facts() {
         compared += 1;
     }
     assert!(compared > 50, "{compared} heartbeats compared");
+
+    // Each running attempt's progress: in [0, 1], never falling from one
+    // heartbeat of its node to the next, the set-up and clean-up tasks
+    // without one.
+    let mut last: BTreeMap<String, f64> = BTreeMap::new();
+    let mut rising = 0;
+    for b in &beats {
+        for r in b["running"].as_array().unwrap() {
+            let kind = r["kind"].as_str().unwrap();
+            let Some(p) = r["progress"].as_f64() else {
+                assert!(kind == "setup" || kind == "cleanup", "{r}");
+                continue;
+            };
+            assert!((0.0..=1.0).contains(&p), "{r}");
+            let k = key(
+                &names[&r["job"].as_u64().unwrap()],
+                kind,
+                &task_of(r),
+                &r["attempt"],
+            );
+            if let Some(&before) = last.get(&k) {
+                assert!(p >= before, "{k}: progress {before} then {p}");
+                rising += usize::from(p > before);
+            }
+            last.insert(k, p);
+        }
+    }
+    assert!(rising > 100, "{rising} rises seen");
 }
 
 /// Runs quickstart under the Python program `script` (protocol 2 unless
@@ -328,8 +361,14 @@ fn bad_run(dir: &Path, name: &str, script: &str, spec: &str) -> (Output, Option<
 /// jobs announced, `n` the heartbeat's number), after running `on(m)`
 /// for every message.
 fn protocol_policy(on: &str, reply: &str) -> String {
+    protocol_policy_saying("", on, reply)
+}
+
+/// [`protocol_policy`] whose hello adds `hello` (Python dict entries, as
+/// `, 'am': 'policy'`).
+fn protocol_policy_saying(hello: &str, on: &str, reply: &str) -> String {
     format!(
-        "import json, sys\njobs = []\nn = 0\nfor line in sys.stdin:\n    m = json.loads(line)\n{on}\n    if m['type'] == 'start':\n        print(json.dumps({{'type': 'hello', 'seq': 0, 'name': 't', 'version': '1'}}), flush=True)\n    if m['type'] == 'job_submitted':\n        jobs.append(m['job'])\n    if m['type'] != 'heartbeat':\n        continue\n    n += 1\n    r = {reply}\n    r.setdefault('seq', m['seq'])\n    r.setdefault('launch', [])\n    print(json.dumps(r), flush=True)\n"
+        "import json, sys\njobs = []\nn = 0\nfor line in sys.stdin:\n    m = json.loads(line)\n{on}\n    if m['type'] == 'start':\n        print(json.dumps({{'type': 'hello', 'seq': 0, 'name': 't', 'version': '1'{hello}}}), flush=True)\n    if m['type'] == 'job_submitted':\n        jobs.append(m['job'])\n    if m['type'] != 'heartbeat':\n        continue\n    n += 1\n    r = {reply}\n    r.setdefault('seq', m['seq'])\n    r.setdefault('launch', [])\n    print(json.dumps(r), flush=True)\n"
     )
 }
 
@@ -422,6 +461,26 @@ fn protocol_2_replies_that_cannot_be_applied_stop_the_run() {
             plain("{'launch': [{'job': jobs[0]['id'], 'kind': 'map'}] * (m['free']['map'] + 1) if jobs else []}"),
             "which has no free map slot",
         ),
+        (
+            "master",
+            plain("{'launch': [{'job': jobs[0]['id'], 'kind': 'am'}]} if jobs else {}"),
+            "launch 1 of the reply is of kind \"am\": only slot_model = \"yarn\" has ApplicationMasters",
+        ),
+        (
+            "placer",
+            protocol_policy_saying(", 'am': 'policy'", "", "{}"),
+            "its hello says \"am\":\"policy\", but only slot_model = \"yarn\" has ApplicationMasters to place",
+        ),
+        (
+            "forgetful",
+            protocol_policy_saying(", 'files': ['no/such/params.py']", "", "{}"),
+            "its hello names file \"no/such/params.py\" in \"files\", which is not a readable file",
+        ),
+        (
+            "sleepy",
+            protocol_policy_saying(", 'wake': 'never'", "", "{}"),
+            "unknown variant `never`, expected `every` or `work`",
+        ),
     ];
     for (name, script, want) in &cases {
         let (o, sum) = bad_run(dir.path(), name, script, "external[protocol=2;timeout=2s]");
@@ -436,7 +495,15 @@ fn protocol_2_replies_that_cannot_be_applied_stop_the_run() {
             e[0]
         );
         assert!(e[0].contains(want), "{name}: expected {want:?} in {}", e[0]);
-        let hello = ["silent", "rude", "nameless"].contains(name);
+        let hello = [
+            "silent",
+            "rude",
+            "nameless",
+            "placer",
+            "forgetful",
+            "sleepy",
+        ]
+        .contains(name);
         assert_eq!(e[0].contains("(start at "), hello, "{name}: {}", e[0]);
         assert_eq!(e[0].contains("(heartbeat at "), !hello, "{name}: {}", e[0]);
         let sum = sum.unwrap_or_else(|| panic!("{name}: no --json"));
@@ -613,14 +680,22 @@ fn the_protocol_is_chosen_by_spec_or_table_and_checked() {
 #[test]
 fn yarn_fifo_py_reproduces_the_builtin_yarn_fifo_byte_for_byte() {
     let dir = tempfile::tempdir().unwrap();
-    let policy = "external:python3 clients/python/examples/yarn_fifo.py";
-    for scenario in [
-        "scenarios/yarn-quickstart.toml",
-        "scenarios/sls-sample-yarn.toml",
+    for (scenario, options) in [
+        ("scenarios/yarn-quickstart.toml", ""),
+        ("scenarios/yarn-quickstart.toml", " --am policy"),
+        ("scenarios/yarn-quickstart.toml", " --am policy --wake work"),
+        ("scenarios/sls-sample-yarn.toml", ""),
+        ("scenarios/sls-sample-yarn.toml", " --am policy --wake work"),
         // 100 Poisson jobs on NodeManagers that fail and come back: AMs
-        // started again, reduces asked for while their maps run again.
-        "tests/external/poisson-failures-yarn.toml",
+        // started again (by the policy under --am policy), reduces asked
+        // for while their maps run again.
+        ("tests/external/poisson-failures-yarn.toml", ""),
+        ("tests/external/poisson-failures-yarn.toml", " --am policy"),
+        ("tests/external/poisson-failures-yarn.toml", " --wake work"),
     ] {
+        let policy = format!("external:python3 clients/python/examples/yarn_fifo.py{options}");
+        let policy = policy.as_str();
+        let scenario_ = format!("{scenario}{options}");
         let builtin = run(dir.path(), scenario, "yarn-fifo");
         let external = run(dir.path(), scenario, policy);
         assert!(external.1.iter().any(|l| l["kind"] == "am"), "{scenario}");
@@ -642,7 +717,7 @@ fn yarn_fifo_py_reproduces_the_builtin_yarn_fifo_byte_for_byte() {
                 .all(|l| l["policy"] == policy),
             "{scenario}"
         );
-        assert_same_run(&builtin, &external, scenario);
+        assert_same_run(&builtin, &external, &scenario_);
         // The rules too: the trace differs in its policy field alone.
         let rules = |r: &(Value, Vec<Value>)| -> Vec<Value> {
             r.1.iter().map(|l| l["rule"].clone()).collect()
@@ -651,6 +726,14 @@ fn yarn_fifo_py_reproduces_the_builtin_yarn_fifo_byte_for_byte() {
         let rec = &external.0["config"]["scheduler"]["external"]["policies"][0];
         assert_eq!(rec["name"], "yarn-fifo");
         assert_eq!(rec["protocol"], 2, "protocol 2 by default on YARN");
+        assert_eq!(
+            rec["am"].as_str(),
+            options.contains("--am policy").then_some("policy")
+        );
+        assert_eq!(
+            rec["wake"].as_str(),
+            options.contains("--wake work").then_some("work")
+        );
     }
 }
 
@@ -681,24 +764,134 @@ fn drf_py_reproduces_yarn_fair_drf_on_the_worked_example() {
     );
 }
 
-/// drf.py makes the built-in's run of the SLS sample too (its AMs start as
-/// the built-in starts them: the engine's rule and DRF's order agree
-/// there), rules included.
+/// drf.py, placing the ApplicationMasters itself (`am = "policy"`, its
+/// default), makes the built-in's run of the SLS sample and of the YARN
+/// quickstart too, rules included, asked on every heartbeat or only where
+/// a container fits; left to the engine's order (`--am engine`) its run
+/// of the quickstart parts from the built-in's.
 #[test]
-fn drf_py_reproduces_yarn_fair_drf_on_the_sls_sample() {
+fn drf_py_reproduces_yarn_fair_drf_on_the_sls_sample_and_the_quickstart() {
     let dir = tempfile::tempdir().unwrap();
-    let scenario = "scenarios/sls-sample-yarn.toml";
-    let builtin = run(dir.path(), scenario, "yarn-fair[scheduling_policy=drf]");
-    let external = run(
-        dir.path(),
-        scenario,
-        "external:python3 clients/python/examples/drf.py",
-    );
-    assert!(external.1.iter().any(|l| l["kind"] == "am"));
-    assert_same_run(&builtin, &external, scenario);
-    for (a, b) in builtin.1.iter().zip(&external.1) {
-        assert_eq!(a["rule"], b["rule"]);
+    for scenario in [
+        "scenarios/sls-sample-yarn.toml",
+        "scenarios/yarn-quickstart.toml",
+        "scenarios/drf.toml",
+    ] {
+        let builtin = run(dir.path(), scenario, "yarn-fair[scheduling_policy=drf]");
+        for options in ["", " --wake work"] {
+            let external = run(
+                dir.path(),
+                scenario,
+                &format!("external:python3 clients/python/examples/drf.py{options}"),
+            );
+            // drf.toml's worked example leaves the AMs out.
+            let ams = external.1.iter().any(|l| l["kind"] == "am");
+            assert_eq!(ams, !scenario.ends_with("drf.toml"), "{scenario}");
+            assert_same_run(&builtin, &external, &format!("{scenario}{options}"));
+            for (a, b) in builtin.1.iter().zip(&external.1) {
+                assert_eq!(a["rule"], b["rule"], "{scenario}{options}");
+            }
+        }
+        if scenario.contains("quickstart") {
+            let engine = run(
+                dir.path(),
+                scenario,
+                "external:python3 clients/python/examples/drf.py --am engine",
+            );
+            let strip = |r: &(Value, Vec<Value>)| -> Vec<Value> {
+                r.1.iter()
+                    .map(|l| {
+                        let mut l = l.clone();
+                        let o = l.as_object_mut().unwrap();
+                        o.remove("policy");
+                        o.remove("rule");
+                        l
+                    })
+                    .collect()
+            };
+            assert_ne!(
+                strip(&builtin),
+                strip(&engine),
+                "the AMs' order matters here"
+            );
+        }
     }
+}
+
+/// The heartbeats asked of a policy (`SLOTSIM_EXTERNAL_STATS`) on a run of
+/// `scenario`, with its trace.
+fn asked(dir: &Path, scenario: &str, policy: &str) -> (u64, Vec<Value>) {
+    let trace = dir.join("asked.trace");
+    let o = Command::new(env!("CARGO_BIN_EXE_slotsim"))
+        .current_dir(root())
+        .env("SLOTSIM_EXTERNAL_STATS", "1")
+        .args(["run", scenario, "--headless", "--policy", policy, "--trace"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let n = err
+        .lines()
+        .find_map(|l| {
+            l.split(": ")
+                .nth(1)?
+                .strip_suffix(" heartbeats asked")?
+                .parse()
+                .ok()
+        })
+        .or_else(|| {
+            err.lines().find_map(|l| {
+                l.split(": ")
+                    .nth(1)?
+                    .split(" heartbeats asked;")
+                    .next()?
+                    .parse()
+                    .ok()
+            })
+        })
+        .unwrap_or_else(|| panic!("no count of heartbeats asked in {err}"));
+    let mut trace = lines(&trace);
+    for l in &mut trace {
+        l.as_object_mut().unwrap().remove("policy");
+    }
+    (n, trace)
+}
+
+/// Under `wake = "work"` a policy is asked only where a container fits:
+/// yarn_fifo.py's round trips on the YARN quickstart fall more than 30×
+/// and its trace stays the same; a policy that asks `call_me_at` its
+/// heartbeat's own instant is asked at every heartbeat again.
+#[test]
+fn wake_work_asks_only_where_there_is_work_and_call_me_at_wakes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let sc = "scenarios/yarn-quickstart.toml";
+    let py = "external:python3 clients/python/examples/yarn_fifo.py";
+    let (every, t_every) = asked(dir.path(), sc, py);
+    let (work, t_work) = asked(dir.path(), sc, &format!("{py} --wake work"));
+    assert_eq!(t_every, t_work, "the same trace");
+    assert!(work * 30 <= every, "asked {every} heartbeats, then {work}");
+    let script = dir.path().join("alarm.py");
+    std::fs::write(
+        &script,
+        format!(
+            "import sys\nsys.path.insert(0, '{0}/clients/python/examples')\nsys.path.insert(0, '{0}/clients/python')\nimport slotsim_policy as sp\nfrom yarn_fifo import YarnFifo\nclass Alarm(YarnFifo):\n    wake = 'work'\n    def heartbeat(self, node, free, running):\n        self.call_me_at(self.now_ms)\n        super().heartbeat(node, free, running)\nsp.run(Alarm())\n",
+            root().display()
+        ),
+    )
+    .unwrap();
+    let (alarm, t_alarm) = asked(
+        dir.path(),
+        sc,
+        &format!("external:python3 {}", script.display()),
+    );
+    assert_eq!(t_alarm, t_every, "the same trace");
+    // Asked where there is work until its first reply, then at every
+    // heartbeat.
+    assert!(
+        alarm + 5 >= every && alarm <= every,
+        "asked {alarm} of {every}"
+    );
 }
 
 /// On YARN, protocol 2 tells of each job's asks (normalised), of its
@@ -778,24 +971,45 @@ fn on_yarn_a_launch_beyond_the_requests_or_the_memory_stops_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let cases = [
         (
+            "",
             "eager",
             "{'launch': [{'job': jobs[0]['id'], 'kind': 'reduce'}]} if jobs else {}",
             "which its ApplicationMaster has not asked for",
         ),
         (
+            "",
+            "placing",
+            "{'launch': [{'job': jobs[0]['id'], 'kind': 'am'}]} if jobs else {}",
+            "launch 1 of the reply starts job 0's ApplicationMaster, which the engine places unless the policy's hello says \"am\":\"policy\"",
+        ),
+        (
+            ", 'am': 'policy'",
+            "twice",
+            "{'launch': [{'job': jobs[0]['id'], 'kind': 'am'}] * 2} if jobs else {}",
+            "launch 2 of the reply starts job 0's ApplicationMaster, which does not wait for a container",
+        ),
+        (
+            ", 'am': 'policy'",
+            "hasty",
+            "{'launch': [{'job': jobs[0]['id'], 'kind': 'am'}, {'job': jobs[0]['id'], 'kind': 'map'}]} if jobs else {}",
+            "launch 2 of the reply puts a map of job 0 while its ApplicationMaster is not running",
+        ),
+        (
+            "",
             "tiny",
             "{'launch': [{'job': jobs[0]['id'], 'kind': 'map', 'container': {'memory_mb': 512, 'vcores': 1}}]} if jobs else {}",
             "gives a container of 512 MB and 1 vcores; expected 1024 to 8192 MB",
         ),
         (
+            "",
             "greedy",
             "{'launch': [{'job': jobs[0]['id'], 'kind': 'map', 'container': {'memory_mb': 8192, 'vcores': 1}}] * 2} if jobs else {}",
             "in a container of 8192 MB on node",
         ),
     ];
-    for (name, reply, want) in cases {
+    for (hello, name, reply, want) in cases {
         let path = dir.path().join(format!("{name}.py"));
-        std::fs::write(&path, protocol_policy("", reply)).unwrap();
+        std::fs::write(&path, protocol_policy_saying(hello, "", reply)).unwrap();
         let policy = format!("external[timeout=2s]:python3 {}", path.display());
         let o = slotsim(&[
             "run",
@@ -820,9 +1034,14 @@ fn on_yarn_a_launch_beyond_the_requests_or_the_memory_stops_the_run() {
 fn a_sweep_cell_names_its_policys_script_and_refuses_a_changed_one() {
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("mine.py");
+    // A file it imports, named in its hello's files.
+    let params = dir.path().join("params.py");
+    std::fs::write(&params, "PAD = 0.01\n").unwrap();
     let body = format!(
-        "import sys\nsys.path.insert(0, '{0}/clients/python')\nsys.path.insert(0, '{0}/clients/python/examples')\nimport slotsim_policy as sp\nfrom fifo import Fifo\nclass Mine(Fifo):\n    protocol = 2\n    name = 'mine'\n    version = '0.1'\nsp.run(Mine())\n",
-        root().display()
+        "import sys\nsys.path.insert(0, '{0}/clients/python')\nsys.path.insert(0, '{0}/clients/python/examples')\nsys.path.insert(0, '{1}')\nimport slotsim_policy as sp\nimport params\nfrom fifo import Fifo\nclass Mine(Fifo):\n    protocol = 2\n    name = 'mine'\n    version = '0.1'\n    files = ['{2}']\nsp.run(Mine(params.PAD))\n",
+        root().display(),
+        dir.path().display(),
+        params.display()
     );
     std::fs::write(&script, &body).unwrap();
     let plan = dir.path().join("plan.toml");
@@ -861,9 +1080,14 @@ fn a_sweep_cell_names_its_policys_script_and_refuses_a_changed_one() {
         .iter()
         .find(|c| c["cell"]["policy"] == "external:mine")
         .expect("a cell of the external policy, named by its label");
+    let hash = |p: &Path| slotsim::sched::external::Script::read(p).unwrap().sha256;
+    let client = "clients/python/slotsim_policy.py";
+    let params_sha = hash(&params);
     assert_eq!(
         mine["cell"]["external"],
-        serde_json::json!({"name": "mine", "version": "0.1", "script": script.display().to_string(), "script_sha256": sha})
+        serde_json::json!({"name": "mine", "version": "0.1", "script": script.display().to_string(), "script_sha256": sha,
+            "files": [{"path": client, "sha256": hash(&root().join(client))},
+                      {"path": params.display().to_string(), "sha256": params_sha}]})
     );
     let fifo = cells
         .iter()
@@ -890,8 +1114,23 @@ fn a_sweep_cell_names_its_policys_script_and_refuses_a_changed_one() {
         "{err}"
     );
     assert_eq!(lines(&shard).len(), 2, "nothing written");
-    // Put back, the sweep goes on and finishes.
     std::fs::write(&script, &body).unwrap();
+    // A file it named changes: refused too, naming it and both hashes.
+    std::fs::write(&params, "PAD = 0.02\n").unwrap();
+    let o = sweep("1/2");
+    let err = text(&o.stderr);
+    assert_ne!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(&format!(
+            "with file {} (named in its hello) of SHA-256 {params_sha}",
+            params.display()
+        )) && err.contains(&hash(&params))
+            && err.contains("the policy changed under a half-finished sweep"),
+        "{err}"
+    );
+    assert_eq!(lines(&shard).len(), 2, "nothing written");
+    // Put back, the sweep goes on and finishes.
+    std::fs::write(&params, "PAD = 0.01\n").unwrap();
     let o = sweep("2/2");
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let o = slotsim(&["merge", out.to_str().unwrap()]);

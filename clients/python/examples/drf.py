@@ -14,21 +14,21 @@ vcores, the larger first, over its weight, a queue below its
 `min_resources` first -- ties by name; in the first queue with an
 application that asks for anything, its applications by the same order
 (ties by submission), and the first one's request in priority order (its
-reduces, then its maps, the best-placed map first). Its container is its
-ask, normalised (job_submitted's `asks`).
+ApplicationMaster, its reduces, then its maps, the best-placed map
+first). Its container is its ask, normalised (job_submitted's `asks`).
+It places the ApplicationMasters itself (`am = "policy"`: an application
+waiting for its AM has a share of 0 and its AM is its first request, as
+in the built-in); `--am engine` leaves them to slotsim, which starts
+them by age before younger jobs' launches, and then the two part where
+that order differs from DRF's (on `scenarios/yarn-quickstart.toml`).
 
 Simplified against the built-in: no reservations (a container that does
 not fit ends the heartbeat, where Hadoop reserves the node for it), no
 delay scheduling (the built-in's thresholds are off by default too), no
-`max_resources`, no `max_am_share`; and ApplicationMasters are started by
-slotsim, by age, before the launches of younger jobs, where the built-in
-places an AM as its application's first request in the DRF order (its
-share 0 puts it first in its queue): the two part wherever these matter
-(on `scenarios/yarn-quickstart.toml` at 5 s the built-in starts `wc`'s AM
-on node 0 where this policy launches a map of the older `sort-big`; nodes
-a container does not fit).
+`max_resources`, no `max_am_share`: the two part wherever these matter.
 """
 
+import argparse
 import functools
 import math
 import os
@@ -98,6 +98,7 @@ class Drf(Policy):
     protocol = 2
     name = "yarn-fair-drf"
     version = "2.7.3"
+    am = "policy"
 
     def cluster(self):
         """The live nodes' capacity."""
@@ -143,6 +144,12 @@ class Drf(Policy):
                 lambda a, b: cmp_keys(a[0], b[0]) or cmp_number(a[1].submit_ms, b[1].submit_ms)
                 or cmp_number(a[1].name, b[1].name) or cmp_number(a[1].id, b[1].id)))
             for _, job in apps:
+                if job.am_pending:
+                    # Its first request: the AM's container, or nothing
+                    # this heartbeat if it does not fit.
+                    if free.fits(job.asks["am"]):
+                        self.launch_am(job)
+                    return
                 for kind in (REDUCE, MAP):
                     if (job.requests.map if kind == MAP else job.requests.reduce) <= 0:
                         continue
@@ -158,5 +165,17 @@ class Drf(Policy):
                     return
 
 
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--am", choices=("policy", "engine"), default="policy",
+                        help="who places ApplicationMasters (default: this policy)")
+    parser.add_argument("--wake", choices=("every", "work"), default="every",
+                        help="be asked on every heartbeat, or only where a container fits")
+    args = parser.parse_args()
+    policy = Drf()
+    policy.am, policy.wake = args.am, args.wake
+    run(policy)
+
+
 if __name__ == "__main__":
-    run(Drf())
+    main()

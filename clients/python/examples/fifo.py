@@ -196,9 +196,12 @@ def main():
                         help="mapred.jobtracker.taskalloc.capacitypad (default 0.01)")
     parser.add_argument("--protocol", type=int, choices=(1, 2), default=1,
                         help="the protocol version to speak (default 1)")
+    parser.add_argument("--wake", choices=("every", "work"), default="every",
+                        help="protocol 2: be asked on every heartbeat, or only where there is work")
     args = parser.parse_args()
     policy = Fifo(args.capacity_pad)
     policy.protocol = args.protocol
+    policy.wake = args.wake
     policy.name, policy.version = "hadoop-fifo", "1.0.3"
     run(policy)
 

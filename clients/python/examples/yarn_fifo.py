@@ -7,16 +7,21 @@ repository's root:
         --policy "external:python3 clients/python/examples/yarn_fifo.py"
 
 On a NodeManager's heartbeat, applications in id order, each one's
-requests in priority order (its reduces, then its maps; slotsim starts
-each job's ApplicationMaster itself, after the heartbeat's launches, as
-the FifoScheduler serves an application's AM after the tasks of older
-ones); at each priority as many containers as the node's free memory
+requests in priority order (its ApplicationMaster, its reduces, then its
+maps); at each priority as many containers as the node's free memory
 holds: node-local maps first, then rack-local, then off-switch. A
 priority that gets nothing ends the application's turn. Memory only:
 every container is its ask's memory with 1 vcore, and vcores are never
 checked, as with Hadoop's DefaultResourceCalculator.
+
+`--am policy` places the ApplicationMasters here, each as its
+application's first request; `--am engine` (the default) leaves them to
+slotsim, which starts them after the heartbeat's launches of older
+applications, in the same order: the two give the same runs. `--wake
+work` asks slotsim for only the heartbeats where a container fits.
 """
 
+import argparse
 import os
 import sys
 
@@ -47,6 +52,13 @@ class YarnFifo(Policy):
             job = self.jobs[job_id]
             if free.memory_mb < MIN_ALLOCATION_MB:
                 break
+            if job.am_pending:
+                # The AM's request (priority 0), memory-normalised with 1
+                # vcore; one that does not fit waits for another node.
+                container = {"memory_mb": job.asks["am"]["memory_mb"], "vcores": 1}
+                if free.fits(container):
+                    self.launch_am(job, container)
+                continue
             for kind in (REDUCE, MAP):
                 if not self.wants(job, kind):
                     continue
@@ -71,5 +83,17 @@ class YarnFifo(Policy):
                     break
 
 
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--am", choices=("engine", "policy"), default="engine",
+                        help="who places ApplicationMasters (default: slotsim)")
+    parser.add_argument("--wake", choices=("every", "work"), default="every",
+                        help="be asked on every heartbeat, or only where a container fits")
+    args = parser.parse_args()
+    policy = YarnFifo()
+    policy.am, policy.wake = args.am, args.wake
+    run(policy)
+
+
 if __name__ == "__main__":
-    run(YarnFifo())
+    main()

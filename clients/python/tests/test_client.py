@@ -889,8 +889,16 @@ class Scripted2(Scripted):
 class ProtocolTwoTest(unittest.TestCase):
     def test_start_is_answered_with_hello_and_a_mismatch_is_refused(self):
         p = Scripted2()
+        # The client names its own file in "files", relative to the
+        # working directory (slotsim's too) when below it.
+        own = os.path.relpath(os.path.abspath(sp.__file__))
         self.assertEqual(p.handle(start2()), {"type": "hello", "seq": 0, "name": "Scripted2",
-                                              "version": "0"})
+                                              "version": "0", "files": [own]})
+        q = Scripted2()
+        q.wake, q.am, q.files = "work", "policy", ("weights.npz",)
+        self.assertEqual(q.handle(start2()), {"type": "hello", "seq": 0, "name": "Scripted2",
+                                              "version": "0", "wake": "work", "am": "policy",
+                                              "files": [own, "weights.npz"]})
         self.assertEqual(p.pools["default"]["weight"], 1.0)
         self.assertEqual(p.nodes[0].free, {"map": 2, "reduce": 2})
         with self.assertRaisesRegex(sp.ProtocolError, "external\\[protocol=1\\]"):
@@ -1003,6 +1011,49 @@ class ProtocolTwoTest(unittest.TestCase):
         self.assertEqual(reply["launch"], [
             {"job": 1, "kind": "map", "task": 0},
             {"job": 1, "kind": "map", "task": 1, "container": {"memory_mb": 1024, "vcores": 2}}])
+
+    def test_under_am_policy_the_policy_places_the_application_master(self):
+        p = Scripted2()
+        p.am = "policy"
+        job = submitted(1, [[0], [0]], reduces=0, am="pending")
+        c = {"memory_mb": 1024, "vcores": 1}
+        job["job"]["asks"] = {"map": c, "reduce": c, "am": {"memory_mb": 2048, "vcores": 1}}
+        feed(p, start2(slot_model="yarn", memory=4096), job)
+        self.assertTrue(p.jobs[1].am_pending)
+
+        def decide(node, free, running):
+            with self.assertRaisesRegex(sp.LaunchError, "asks for no map"):
+                p.launch(1, sp.MAP)
+            p.launch_am(1)
+            self.assertEqual(free.memory_mb, 2048)
+            with self.assertRaisesRegex(sp.LaunchError, "does not wait for a container"):
+                p.launch_am(1)
+            p.call_me_at(9000)
+
+        p.heartbeat = decide
+        reply = p.handle(heartbeat2(1, 0, {"memory_mb": 4096, "vcores": 8},
+                                    requests=[{"job": 1, "am": 1, "map": 0, "reduce": 0}]))
+        self.assertEqual(reply, {"seq": 1, "launch": [{"job": 1, "kind": "am"}],
+                                 "call_me_at": 9000})
+        # Its start ends the wait; a later heartbeat's requests say so too.
+        p.handle(task_started(1, "am", 0, 0, container={"memory_mb": 2048, "vcores": 1}))
+        self.assertFalse(p.jobs[1].am_pending)
+        p.heartbeat = lambda node, free, running: None
+        reply = p.handle(heartbeat2(2, 0, {"memory_mb": 2048, "vcores": 7}, [(1, "am", 0, 0)],
+                                    requests=[{"job": 1, "map": 2, "reduce": 0}]))
+        self.assertNotIn("call_me_at", reply)
+        self.assertFalse(p.jobs[1].am_pending)
+
+    def test_a_heartbeats_progress_is_kept_per_attempt(self):
+        p = Scripted2()
+        feed(p, start2(), submitted(1, [[0]], reduces=0), task_started(1, sp.MAP, 0, 0))
+        beat = heartbeat2(1, 0, {"map": 1, "reduce": 2}, [(1, sp.MAP, 0, 0)])
+        beat["running"][0]["progress"] = 0.25
+        p.heartbeat = lambda node, free, running: None
+        p.handle(beat)
+        self.assertEqual(p.progress, {(1, sp.MAP, 0, 0): 0.25})
+        p.handle(task_finished2(1, sp.MAP, 0, 0))
+        self.assertEqual(p.progress, {})
 
 
 if __name__ == "__main__":

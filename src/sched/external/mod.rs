@@ -116,6 +116,10 @@ pub struct External {
     stats: Option<protocol::Stats>,
     /// Told `end` ([`Policy::end`]): not again when dropped.
     ended: bool,
+    /// The files its `hello` names, hashed when it said so.
+    files: Vec<Script>,
+    /// Under `"wake":"work"`: the earliest `call_me_at` not yet honoured.
+    call_me_at: Option<Ms>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -232,6 +236,8 @@ impl External {
             buf: Vec::new(),
             stats: std::env::var_os("SLOTSIM_EXTERNAL_STATS").map(|_| protocol::Stats::default()),
             ended: false,
+            files: Vec::new(),
+            call_me_at: None,
         })
     }
 
@@ -306,14 +312,47 @@ impl External {
         let Some(line) = self.ask(&blame) else {
             return false;
         };
-        match v2::hello(&line) {
-            Ok(h) => self.hello = Some(h),
+        let h = match v2::hello(&line) {
+            Ok(h) => h,
             Err(e) => {
                 self.fail(Some(blame), e.to_string());
                 return false;
             }
+        };
+        if h.am == v2::AmMode::Policy && !w.capacity().app_masters() {
+            self.fail(
+                Some(blame),
+                "its hello says \"am\":\"policy\", but only slot_model = \"yarn\" has ApplicationMasters to place".into(),
+            );
+            return false;
         }
+        for f in &h.files {
+            match Script::read(std::path::Path::new(f)) {
+                Some(s) => self.files.push(s),
+                None => {
+                    self.fail(
+                        Some(blame),
+                        format!("its hello names file {f:?} in \"files\", which is not a readable file (paths are read from slotsim's working directory)"),
+                    );
+                    return false;
+                }
+            }
+        }
+        self.hello = Some(h);
         true
+    }
+
+    /// Who places ApplicationMasters, as the `hello` said.
+    fn am(&self) -> v2::AmMode {
+        self.hello.as_ref().map_or(v2::AmMode::Engine, |h| h.am)
+    }
+
+    /// Whether job `j` is announced now: once its tasks are schedulable,
+    /// or under `"am":"policy"` once its ApplicationMaster waits for a
+    /// container.
+    fn announceable(&self, w: RunView<'_>, j: JobId) -> bool {
+        w.job(j).runnable
+            || (self.am() == v2::AmMode::Policy && w.awaiting_am().binary_search(&j).is_ok())
     }
 
     /// Sends the request in `buf` and waits for the reply line; `None`
@@ -373,9 +412,26 @@ impl External {
         if self.protocol == 1 {
             protocol::job_submitted(&mut self.buf, w, j, false);
         } else {
-            v2::job_submitted(&mut self.buf, w, j);
+            let am = self.am();
+            v2::job_submitted(&mut self.buf, w, j, am);
         }
         self.tell();
+    }
+
+    /// Under `"am":"policy"`, announces the jobs whose ApplicationMaster
+    /// waits for a container and that the policy has not heard of, by id.
+    /// The engine tells a policy of a job once its tasks are schedulable;
+    /// these are told at the first heartbeat after their submission,
+    /// before any decision could place them.
+    fn announce_awaiting_am(&mut self, w: RunView<'_>) {
+        if self.am() != v2::AmMode::Policy {
+            return;
+        }
+        for &j in w.awaiting_am() {
+            if self.heard(j) == Heard::Nothing {
+                self.announce(w, j);
+            }
+        }
     }
 
     /// Announces the held-back jobs that have become runnable.
@@ -389,7 +445,7 @@ impl External {
             if job.is_done() {
                 continue;
             }
-            if job.runnable {
+            if self.announceable(w, j) {
                 self.announce(w, j);
             } else {
                 self.held.push(j);
@@ -415,21 +471,57 @@ impl External {
     }
 
     /// The runnable jobs the policy was told of and that have not
-    /// finished, by id.
+    /// finished (under `"am":"policy"`, with those whose AM waits), by id.
     fn known_jobs(&self, w: RunView<'_>) -> Vec<JobId> {
+        let waiting: &[JobId] = if self.am() == v2::AmMode::Policy {
+            w.awaiting_am()
+        } else {
+            &[]
+        };
         let mut out: Vec<JobId> = w
             .active()
             .iter()
+            .chain(waiting)
             .copied()
             .filter(|&j| self.heard(j) == Heard::Announced)
             .collect();
         out.sort_unstable();
+        out.dedup();
         out
+    }
+
+    /// Under `"wake":"work"`, whether heartbeat `hb` goes unasked: no
+    /// `call_me_at` is due and the node's free capacity fits no pending
+    /// ask of a job the policy knows. The engine then answers it itself,
+    /// with an empty reply.
+    fn unasked(&mut self, hb: &Heartbeat<'_>) -> bool {
+        if self.hello.as_ref().is_none_or(|h| h.wake != v2::Wake::Work) {
+            return false;
+        }
+        if self.call_me_at.is_some_and(|t| hb.view().now() >= t) {
+            self.call_me_at = None;
+            return false;
+        }
+        let heard = &self.heard;
+        let known = |j: JobId| heard.get(j as usize) == Some(&Heard::Announced);
+        !v2::work_here(hb, known, self.am())
     }
 
     fn heartbeat_inner(&mut self, hb: &mut Heartbeat<'_>) {
         let t0 = Instant::now();
         let now = hb.view().now();
+        if self.protocol == 2 && self.unasked(hb) {
+            if hb.inspecting {
+                self.inspection = Inspection::default();
+            }
+            if hb.capacity().app_masters() && self.am() == v2::AmMode::Engine {
+                v2::start_app_masters(hb, None);
+            }
+            if let Some(s) = self.stats.as_mut() {
+                s.unasked(t0.elapsed());
+            }
+            return;
+        }
         if self.protocol == 1 {
             protocol::heartbeat(&mut self.buf, hb);
         } else {
@@ -439,7 +531,8 @@ impl External {
             } else {
                 Vec::new()
             };
-            v2::heartbeat(&mut self.buf, hb, self.seq, &known);
+            let am = self.am();
+            v2::heartbeat(&mut self.buf, hb, self.seq, &known, am);
         }
         self.sent += 1;
         let b = Blame {
@@ -452,22 +545,29 @@ impl External {
         let t2 = Instant::now();
         let heard = &self.heard;
         let known = |j: JobId| heard.get(j as usize) == Some(&Heard::Announced);
+        let am = self.am();
         let applied = if self.protocol == 1 {
-            protocol::apply(&reply, hb, self.slowstart, known)
+            protocol::apply(&reply, hb, self.slowstart, known).map(|inspection| v2::Applied {
+                inspection,
+                call_me_at: None,
+            })
         } else {
-            v2::apply(&reply, self.seq, hb, self.slowstart, known)
+            v2::apply(&reply, self.seq, hb, self.slowstart, am, known)
         };
         match applied {
-            Ok(ins) => {
-                if let Some(ins) = ins {
+            Ok(a) => {
+                if let Some(ins) = a.inspection {
                     self.inspection = ins;
                 } else if hb.inspecting {
                     self.inspection = Inspection::default();
                 }
+                if let Some(t) = a.call_me_at {
+                    self.call_me_at = Some(self.call_me_at.map_or(t, |c| c.min(t)));
+                }
             }
             Err(what) => return self.fail(Some(b), what.to_string()),
         }
-        if hb.capacity().app_masters() {
+        if hb.capacity().app_masters() && am == v2::AmMode::Engine {
             v2::start_app_masters(hb, None);
         }
         if let Some(s) = self.stats.as_mut() {
@@ -508,6 +608,7 @@ impl Policy for External {
         for &j in w.active() {
             self.announce(w, j);
         }
+        self.announce_awaiting_am(w);
         self.held.extend(w.waiting().iter().copied());
         if self.protocol == 2 {
             // What runs already, as if it had just started.
@@ -539,6 +640,27 @@ impl Policy for External {
             "script_sha256",
             self.script.as_ref().map(|s| s.sha256.clone()),
         );
+        if !self.files.is_empty() {
+            let files = self
+                .files
+                .iter()
+                .map(|f| {
+                    let mut e = Values::new();
+                    e.insert("path", f.path.as_str());
+                    e.insert("sha256", f.sha256.as_str());
+                    crate::sim::policy::Value::Map(e)
+                })
+                .collect();
+            v.insert("files", crate::sim::policy::Value::List(files));
+        }
+        if let Some(h) = self.hello.as_ref() {
+            if h.wake != v2::Wake::Every {
+                v.insert("wake", "work");
+            }
+            if h.am != v2::AmMode::Engine {
+                v.insert("am", "policy");
+            }
+        }
         Some(v)
     }
 
@@ -547,6 +669,7 @@ impl Policy for External {
             return;
         }
         self.release_held(hb.view());
+        self.announce_awaiting_am(hb.view());
         self.heartbeat_inner(hb);
     }
 
@@ -560,7 +683,7 @@ impl Policy for External {
                 if !self.ready(w) {
                     return;
                 }
-                if w.job(j).runnable {
+                if self.announceable(w, j) {
                     self.announce(w, j);
                 } else {
                     self.held.push(j);

@@ -125,6 +125,9 @@ pub(super) struct Submitted<'a> {
     pub w: RunView<'a>,
     pub j: JobId,
     pub v2: bool,
+    /// Under `"am":"policy"`, a job whose ApplicationMaster waits for a
+    /// container: `"am":"pending"`.
+    pub am_pending: bool,
 }
 
 impl Serialize for Submitted<'_> {
@@ -153,6 +156,9 @@ impl Serialize for Submitted<'_> {
         m.serialize_entry("maps", &Maps(w, j, self.v2))?;
         if self.v2 && w.capacity().app_masters() {
             m.serialize_entry("asks", &super::v2::Asks(w, j))?;
+        }
+        if self.am_pending {
+            m.serialize_entry("am", "pending")?;
         }
         if !running.is_empty() {
             m.serialize_entry("running_reduces", &running)?;
@@ -227,7 +233,12 @@ pub fn start(buf: &mut Vec<u8>, w: RunView<'_>, slowstart: f64) {
 pub fn job_submitted(buf: &mut Vec<u8>, w: RunView<'_>, j: JobId, v2: bool) {
     let msg = Message::JobSubmitted {
         time_ms: w.now(),
-        job: Submitted { w, j, v2 },
+        job: Submitted {
+            w,
+            j,
+            v2,
+            am_pending: false,
+        },
     };
     write(buf, &msg);
 }
@@ -722,9 +733,17 @@ pub struct Stats {
     heartbeats: u64,
     ours: Duration,
     waiting: Duration,
+    /// Heartbeats the engine answered itself (`"wake":"work"`).
+    unasked: u64,
+    unasked_time: Duration,
 }
 
 impl Stats {
+    pub fn unasked(&mut self, ours: Duration) {
+        self.unasked += 1;
+        self.unasked_time += ours;
+    }
+
     pub fn add(&mut self, ours: Duration, waiting: Duration) {
         self.heartbeats += 1;
         self.ours += ours;
@@ -741,5 +760,13 @@ impl Stats {
             self.ours.as_secs_f64() * 1e6 / n,
             self.waiting.as_secs_f64() * 1e6 / n
         );
+        if self.unasked > 0 {
+            let _ = writeln!(
+                std::io::stderr(),
+                "external policy {label}: {} heartbeats answered by slotsim (wake = work), {:.2} µs each",
+                self.unasked,
+                self.unasked_time.as_secs_f64() * 1e6 / self.unasked as f64
+            );
+        }
     }
 }

@@ -144,11 +144,18 @@ struct JobSubmitted<'a> {
     job: Submitted<'a>,
 }
 
-pub fn job_submitted(buf: &mut Vec<u8>, w: RunView<'_>, j: JobId) {
+/// `job_submitted` for job `j`; under `"am":"policy"` (`am`) marked
+/// `"am":"pending"` while its ApplicationMaster waits for a container.
+pub fn job_submitted(buf: &mut Vec<u8>, w: RunView<'_>, j: JobId, am: AmMode) {
     let msg = JobSubmitted {
         kind: "job_submitted",
         time_ms: w.now(),
-        job: Submitted { w, j, v2: true },
+        job: Submitted {
+            w,
+            j,
+            v2: true,
+            am_pending: am == AmMode::Policy && w.awaiting_am().binary_search(&j).is_ok(),
+        },
     };
     write_any(buf, &msg);
 }
@@ -322,19 +329,30 @@ pub fn job_task_finished(buf: &mut Vec<u8>, w: RunView<'_>, t: u32) {
 }
 
 /// The attempts running on `node` and the job tasks there: job tasks
-/// first, then attempts, each in the order they started.
-fn running_on(w: RunView<'_>, node: NodeId) -> Vec<Run> {
-    let mut out: Vec<Run> = w
+/// first, then attempts, each in the order they started; each attempt
+/// with its progress.
+fn running_on(w: RunView<'_>, node: NodeId) -> Vec<(Run, Option<f64>)> {
+    let mut out: Vec<(Run, Option<f64>)> = w
         .running_job_tasks()
         .iter()
         .map(|&t| &w.job_tasks()[t as usize])
         .filter(|t| t.node == node)
-        .map(Run::job_task)
+        .map(|t| (Run::job_task(t), None))
         .collect();
     let mut attempts: Vec<AttemptId> = w.node(node).lanes.iter().flatten().copied().collect();
     attempts.sort_unstable();
-    out.extend(attempts.into_iter().map(|a| Run::attempt(w, a)));
+    out.extend(
+        attempts
+            .into_iter()
+            .map(|a| (Run::attempt(w, a), Some(progress_of(w, a)))),
+    );
     out
+}
+
+/// Attempt `a`'s progress as a TaskTracker or NodeManager reports it
+/// (the engine's estimate, which speculation reads), to six decimals.
+fn progress_of(w: RunView<'_>, a: AttemptId) -> f64 {
+    (crate::sim::speculation::progress(w, a) * 1e6).round() / 1e6
 }
 
 /// Every attempt running now, in the order they started (for a policy
@@ -350,7 +368,7 @@ pub fn running_attempts(w: RunView<'_>) -> Vec<AttemptId> {
     out
 }
 
-struct Running(Vec<Run>);
+struct Running(Vec<(Run, Option<f64>)>);
 
 impl Serialize for Running {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -361,13 +379,16 @@ impl Serialize for Running {
             task: u32,
             attempt: u32,
             start_ms: Ms,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            progress: Option<f64>,
         }
-        s.collect_seq(self.0.iter().map(|r| Entry {
+        s.collect_seq(self.0.iter().map(|(r, progress)| Entry {
             job: r.job,
             kind: r.kind,
             task: r.task,
             attempt: r.attempt,
             start_ms: r.start,
+            progress: *progress,
         }))
     }
 }
@@ -377,19 +398,28 @@ impl Serialize for Running {
 #[derive(Serialize)]
 struct Request {
     job: JobId,
+    /// Under `"am":"policy"`: 1 while its ApplicationMaster waits for a
+    /// container.
+    #[serde(skip_serializing_if = "is_zero")]
+    am: u32,
     map: u32,
     reduce: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// The requests of job `j`'s ApplicationMaster: none while it is not up
 /// (starting, or lost with its node); its pending maps; the reduces it
 /// has asked for (`RMContainerAllocator` ramps them up as maps finish and
 /// headroom allows).
-fn request(w: RunView<'_>, j: JobId) -> Request {
+fn request(w: RunView<'_>, j: JobId, am: AmMode) -> Request {
     let job = w.job(j);
     let up = job.runnable && job.am_ready.is_some() && !job.is_done();
     Request {
         job: j,
+        am: u32::from(am == AmMode::Policy && w.awaiting_am().binary_search(&j).is_ok()),
         map: if up { job.maps_pending } else { 0 },
         reduce: if up {
             job.reduce_asks.min(job.reduces_pending)
@@ -418,7 +448,7 @@ struct HeartbeatMsg<'a> {
 
 /// A heartbeat, request `seq`; on YARN with the requests of the jobs the
 /// policy knows (`known`, in id order) that ask for anything.
-pub fn heartbeat(buf: &mut Vec<u8>, hb: &Heartbeat<'_>, seq: u64, known: &[JobId]) {
+pub fn heartbeat(buf: &mut Vec<u8>, hb: &Heartbeat<'_>, seq: u64, known: &[JobId], am: AmMode) {
     let w = hb.view();
     let cap = w.capacity();
     let yarn = cap.app_masters();
@@ -427,8 +457,8 @@ pub fn heartbeat(buf: &mut Vec<u8>, hb: &Heartbeat<'_>, seq: u64, known: &[JobId
     let requests = yarn.then(|| {
         known
             .iter()
-            .map(|&j| request(w, j))
-            .filter(|r| r.map > 0 || r.reduce > 0)
+            .map(|&j| request(w, j, am))
+            .filter(|r| r.am > 0 || r.map > 0 || r.reduce > 0)
             .collect()
     });
     let msg = HeartbeatMsg {
@@ -443,6 +473,51 @@ pub fn heartbeat(buf: &mut Vec<u8>, hb: &Heartbeat<'_>, seq: u64, known: &[JobId
         inspect: hb.inspecting,
     };
     write_any(buf, &msg);
+}
+
+/// Under `"wake":"work"`: whether the heartbeating node's free capacity
+/// fits some pending ask of a job the policy knows (`known`): a map in a
+/// free map slot, a reduce its slowstart lets start in a free reduce slot
+/// (typed slots; either in a free container when unified); on YARN a map
+/// or reduce its ApplicationMaster asks for in the node's free memory
+/// (a launch may size its container's vcores below the ask, as under
+/// Hadoop's DefaultResourceCalculator), or under `"am":"policy"` an AM
+/// waiting for a container in its normalised ask. A
+/// policy that launches only into free capacity has nothing to do on
+/// the other heartbeats.
+pub fn work_here(hb: &Heartbeat<'_>, known: impl Fn(JobId) -> bool, am: AmMode) -> bool {
+    let w = hb.view();
+    let cap = w.capacity();
+    if cap.app_masters() {
+        let node = hb.node();
+        // The smallest container a launch may take (`container`): the
+        // ask's memory, at least the minimum allocation, and any vcores.
+        let free_mb = node.free().mb();
+        let fits = |ask: Resource| free_mb >= ask.mb().max(yarn_defaults::MIN_ALLOCATION.mb());
+        if am == AmMode::Policy
+            && w.awaiting_am().iter().any(|&j| known(j))
+            && node.admits(cap, normalised(w, w.tasks().am_ask()))
+        {
+            return true;
+        }
+        return w.active().iter().any(|&j| {
+            if !known(j) {
+                return false;
+            }
+            let (r, job) = (request(w, j, am), w.job(j));
+            (r.map > 0 && fits(job.map_ask)) || (r.reduce > 0 && fits(job.reduce_ask))
+        });
+    }
+    let (maps, reduces) = (hb.free_maps(), hb.free_reduces());
+    if maps == 0 && reduces == 0 {
+        return false;
+    }
+    w.active().iter().any(|&j| {
+        let job = w.job(j);
+        known(j)
+            && ((maps > 0 && job.maps_pending > 0)
+                || (reduces > 0 && job.reduces_pending > 0 && w.reduces_schedulable(j)))
+    })
 }
 
 /// Whether `line` is the reply to request `expected`: a JSON object whose
@@ -479,7 +554,42 @@ const HELLO_MAX_CHARS: usize = 64;
 pub struct Hello {
     pub name: String,
     pub version: String,
+    /// When it wants to be asked (`"wake"`).
+    pub wake: Wake,
+    /// Who places YARN's ApplicationMasters (`"am"`).
+    pub am: AmMode,
+    /// Files it depends on, as it names them (`"files"`).
+    pub files: Vec<String>,
 }
+
+/// `hello`'s `"wake"`: which heartbeats the policy is asked about.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Wake {
+    /// Every heartbeat of a live node (protocol 2's default).
+    #[default]
+    Every,
+    /// Only where the node's free capacity fits a pending ask of a job
+    /// the policy knows, or at the first heartbeat at or after the
+    /// `call_me_at` of its last reply that gave one.
+    Work,
+}
+
+/// `hello`'s `"am"` (YARN only): who places ApplicationMasters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AmMode {
+    /// The engine, as YARN's FifoScheduler orders them; jobs announced
+    /// once their AM runs.
+    #[default]
+    Engine,
+    /// The policy, with launches of kind `am`; jobs announced at
+    /// submission.
+    Policy,
+}
+
+/// The most files a `hello` may name.
+const HELLO_MAX_FILES: usize = 64;
 
 /// Reads the reply to `start`.
 pub fn hello(line: &str) -> Result<Hello, ReplyError> {
@@ -492,6 +602,12 @@ pub fn hello(line: &str) -> Result<Hello, ReplyError> {
         seq: u64,
         name: String,
         version: String,
+        #[serde(default)]
+        wake: Wake,
+        #[serde(default)]
+        am: AmMode,
+        #[serde(default)]
+        files: Vec<String>,
     }
     check_seq(line, 0)?;
     let bad = |detail: String| ReplyError::NotHello {
@@ -510,9 +626,25 @@ pub fn hello(line: &str) -> Result<Hello, ReplyError> {
             )));
         }
     }
+    if h.files.len() > HELLO_MAX_FILES {
+        return Err(bad(format!(
+            "\"files\" names {} files; at most {HELLO_MAX_FILES}",
+            h.files.len()
+        )));
+    }
+    if let Some(f) = h
+        .files
+        .iter()
+        .find(|f| f.is_empty() || f.chars().any(char::is_control))
+    {
+        return Err(bad(format!("\"files\" holds {f:?}, which is not a path")));
+    }
     Ok(Hello {
         name: h.name,
         version: h.version,
+        wake: h.wake,
+        am: h.am,
+        files: h.files,
     })
 }
 
@@ -529,13 +661,37 @@ struct Reply {
     speculate: Vec<Speculate>,
     #[serde(default)]
     inspect: Option<InspectReply>,
+    /// Under `"wake":"work"`: ask again at the first heartbeat at or
+    /// after this instant, whatever the node holds.
+    #[serde(default)]
+    call_me_at: Option<Ms>,
+}
+
+/// What a launch starts: a task, or (on YARN, under `"am":"policy"`) a
+/// job's ApplicationMaster.
+#[derive(Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Launch2Kind {
+    Map,
+    Reduce,
+    Am,
+}
+
+impl Launch2Kind {
+    fn task(self) -> Option<LaunchKind> {
+        match self {
+            Launch2Kind::Map => Some(LaunchKind::Map),
+            Launch2Kind::Reduce => Some(LaunchKind::Reduce),
+            Launch2Kind::Am => None,
+        }
+    }
 }
 
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Launch2 {
     job: u64,
-    kind: LaunchKind,
+    kind: Launch2Kind,
     #[serde(default)]
     task: Option<u64>,
     #[serde(default)]
@@ -572,17 +728,26 @@ struct Speculate {
     container: Option<ContainerReply>,
 }
 
+/// What a reply asked for besides its decisions.
+pub struct Applied {
+    pub inspection: Option<Inspection>,
+    pub call_me_at: Option<Ms>,
+}
+
 /// Applies the reply to heartbeat `seq`: its preemptions, then its
 /// launches, then its speculative copies, each in order; returns the
-/// inspection it carried, or what is wrong with it (what came before the
-/// wrong entry stands: the run stops there anyway).
+/// inspection it carried and its `call_me_at`, or what is wrong with it
+/// (what came before the wrong entry stands: the run stops there anyway).
+/// Under `AmMode::Engine` the engine places the ApplicationMasters
+/// around the launches; under `AmMode::Policy` the reply does.
 pub fn apply(
     line: &str,
     seq: u64,
     hb: &mut Heartbeat<'_>,
     slowstart: f64,
+    am: AmMode,
     known: impl Fn(JobId) -> bool,
-) -> Result<Option<Inspection>, ReplyError> {
+) -> Result<Applied, ReplyError> {
     check_seq(line, seq)?;
     let reply: Reply = serde_json::from_str(line).map_err(|e| ReplyError::NotProtocol {
         protocol: 2,
@@ -596,9 +761,18 @@ pub fn apply(
     let yarn = hb.capacity().app_masters();
     for (i, l) in reply.launch.iter().enumerate() {
         if yarn {
-            start_app_masters(hb, Some(l.job));
-            launch_container(hb, i + 1, l, &known)?;
+            if am == AmMode::Engine {
+                start_app_masters(hb, Some(l.job));
+            }
+            launch_container(hb, i + 1, l, am, &known)?;
         } else {
+            let Some(kind) = l.kind.task() else {
+                return Err(entry(
+                    "launch",
+                    i + 1,
+                    "is of kind \"am\": only slot_model = \"yarn\" has ApplicationMasters".into(),
+                ));
+            };
             if l.container.is_some() {
                 return Err(entry(
                     "launch",
@@ -608,7 +782,7 @@ pub fn apply(
             }
             let slot = Launch {
                 job: l.job,
-                kind: l.kind,
+                kind,
                 task: l.task,
                 rule: l.rule.clone(),
             };
@@ -618,7 +792,10 @@ pub fn apply(
     for (i, s) in reply.speculate.iter().enumerate() {
         speculate(hb, i + 1, s, &known)?;
     }
-    Ok(inspection)
+    Ok(Applied {
+        inspection,
+        call_me_at: reply.call_me_at,
+    })
 }
 
 fn entry(part: &'static str, n: usize, what: String) -> ReplyError {
@@ -753,28 +930,78 @@ pub(super) fn start_app_masters(hb: &mut Heartbeat<'_>, before: Option<u64>) {
     }
 }
 
+/// Applies launch `n` (1-based) of kind `am` on YARN, job `j`'s
+/// ApplicationMaster: allowed under `"am":"policy"`, for a job whose AM
+/// waits for a container, in a container that fits the node: the AM's
+/// ask normalised, or one the launch sizes as a task's.
+fn launch_am(
+    hb: &mut Heartbeat<'_>,
+    n: usize,
+    j: JobId,
+    l: &Launch2,
+    am: AmMode,
+) -> Result<(), ReplyError> {
+    if am != AmMode::Policy {
+        return Err(entry(
+            "launch",
+            n,
+            format!("starts job {j}'s ApplicationMaster, which the engine places unless the policy's hello says \"am\":\"policy\""),
+        ));
+    }
+    if l.task.is_some() || l.rule.is_some() {
+        return Err(entry(
+            "launch",
+            n,
+            "of kind \"am\" gives a task or a rule; an ApplicationMaster has neither".into(),
+        ));
+    }
+    let w = hb.view();
+    if w.awaiting_am().binary_search(&j).is_err() {
+        return Err(entry(
+            "launch",
+            n,
+            format!("starts job {j}'s ApplicationMaster, which does not wait for a container (it runs or has run: the heartbeat's requests list an \"am\" only while it waits)"),
+        ));
+    }
+    let res = container(w, "launch", n, w.tasks().am_ask(), l.container)?;
+    if !hb.node().admits(hb.capacity(), res) {
+        let free = hb.node().free();
+        return Err(entry(
+            "launch",
+            n,
+            format!("puts job {j}'s ApplicationMaster ({} MB, {} vcores) on node {}, which has {} MB and {} vcores free", res.mb(), res.vcores(), hb.node, free.mb(), free.vcores()),
+        ));
+    }
+    hb.launch_am(j, res);
+    Ok(())
+}
+
 /// Applies launch `n` (1-based) of a reply on YARN: a container for a
 /// task its job's ApplicationMaster asks for.
 fn launch_container(
     hb: &mut Heartbeat<'_>,
     n: usize,
     l: &Launch2,
+    am: AmMode,
     known: &impl Fn(JobId) -> bool,
 ) -> Result<(), ReplyError> {
     let w = hb.view();
     let node = hb.node;
     let j = launched_job(w, n, l.job, known)?;
     let job = w.job(j);
-    let k = l.kind.as_str();
+    let Some(kind) = l.kind.task() else {
+        return launch_am(hb, n, j, l, am);
+    };
+    let k = kind.as_str();
     let rule = rule_of(l.rule.as_deref())?;
     if job.am_ready.is_none() {
         return Err(entry(
             "launch",
             n,
-            format!("puts a {k} of job {j} while its ApplicationMaster is not running (it was lost with its node and is starting again): the heartbeat's requests list no {k} of it"),
+            format!("puts a {k} of job {j} while its ApplicationMaster is not running (not placed or started yet, or lost with its node): the heartbeat's requests list no {k} of it"),
         ));
     }
-    let t = match l.kind {
+    let t = match kind {
         LaunchKind::Map => match l.task {
             Some(t) => pending_task(n, "map", j, t, |t| {
                 job.maps.get(t as usize).map(|m| m.state)
@@ -818,7 +1045,7 @@ fn launch_container(
             }
         }
     };
-    let kind = l.kind.kind();
+    let kind = kind.kind();
     let ask = match kind {
         Kind::Map => job.map_ask,
         Kind::Reduce => job.reduce_ask,
