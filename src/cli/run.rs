@@ -428,9 +428,9 @@ fn print_bottleneck_stats(sim: &Sim) {
 /// The name of the signal (SIGINT, SIGTERM, SIGHUP) that asked a headless
 /// run to stop, once one has: the handlers are installed before the run,
 /// and the run checks between slices so that it can write its outputs.
-type StopFlag = std::sync::Arc<std::sync::Mutex<Option<&'static str>>>;
+pub(super) type StopFlag = std::sync::Arc<std::sync::Mutex<Option<&'static str>>>;
 
-fn stop_on_signals() -> StopFlag {
+pub(super) fn stop_on_signals() -> StopFlag {
     let flag: StopFlag = Default::default();
     #[cfg(unix)]
     {

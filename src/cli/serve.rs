@@ -20,6 +20,11 @@ use std::sync::{Arc, Mutex};
 const CALLER_SPEC: &str = "external[label=caller;protocol=2]:-";
 
 pub fn cmd_serve() -> Result<(), Failure> {
+    // A signal (Ctrl-C reaches the caller and slotsim alike) ends the
+    // episode under way with its outputs written as partial, then the
+    // process.
+    let stop = super::run::stop_on_signals();
+    let signalled = || stop.lock().ok().and_then(|g| *g);
     let caller = Arc::new(Mutex::new(Caller::stdio()?));
     serve_caller(Some(caller.clone()));
     let said = |line: &Value| -> Result<(), Failure> {
@@ -33,8 +38,14 @@ pub fn cmd_serve() -> Result<(), Failure> {
     loop {
         let line = caller.lock().ok().and_then(|mut c| c.next_line());
         let Some(line) = line else {
-            return Ok(());
+            return match signalled() {
+                Some(name) => Err(Failure::Interrupted(format!("stopped by {name}"))),
+                None => Ok(()),
+            };
         };
+        if let Some(name) = signalled() {
+            return Err(Failure::Interrupted(format!("stopped by {name}")));
+        }
         if line.trim().is_empty() {
             continue;
         }
@@ -47,11 +58,15 @@ pub fn cmd_serve() -> Result<(), Failure> {
         };
         match req.get("type").and_then(Value::as_str) {
             Some("close") => return Ok(()),
-            Some("reset") => {
-                if let Err(why) = episode(&req) {
-                    said(&error(why.to_string()))?;
+            Some("reset") => match episode(&req, &stop) {
+                Err(EpisodeError::Stopped { signal, at_s }) => {
+                    return Err(Failure::Interrupted(format!(
+                        "stopped by {signal} at {at_s:.1} s simulated; the outputs asked for hold the episode up to then (\"partial\": true)"
+                    )))
                 }
-            }
+                Err(why) => said(&error(why.to_string()))?,
+                Ok(()) => {}
+            },
             Some(other) => said(&error(format!(
                 "a \"{other}\" line between episodes; expected \"reset\" or \"close\""
             )))?,
@@ -94,6 +109,9 @@ enum EpisodeError {
     /// The run could not be built, or its policy (the caller) stopped it.
     #[error("{0}")]
     Run(String),
+    /// A signal stopped it (its outputs written as partial).
+    #[error("stopped by {signal} at {at_s:.1} s simulated")]
+    Stopped { signal: &'static str, at_s: f64 },
     #[error("{path}: {source}")]
     Output {
         path: String,
@@ -105,7 +123,7 @@ fn bad(msg: String) -> EpisodeError {
     EpisodeError::Reset(msg)
 }
 
-fn episode(req: &Value) -> Result<(), EpisodeError> {
+fn episode(req: &Value, stop: &super::run::StopFlag) -> Result<(), EpisodeError> {
     let obj = req
         .as_object()
         .ok_or_else(|| bad("a reset is a JSON object".into()))?;
@@ -171,8 +189,24 @@ fn episode(req: &Value) -> Result<(), EpisodeError> {
     if trace_out.is_none() {
         sim.drop_attempt_records();
     }
-    sim.run_until(until);
-    let why = sim.ended_by(until);
+    // In slices of simulated time, so that a signal is seen between them.
+    let signal = loop {
+        let next = sim.next_event_time().map(|t| t + 5_000);
+        let limit = match (next, until) {
+            (Some(n), Some(u)) => Some(n.min(u)),
+            (n, u) => n.or(u),
+        };
+        let more = sim.run_until(limit);
+        let done = sim.is_finished() || !more || until.is_some_and(|u| sim.view().now() >= u);
+        let signal = stop.lock().ok().and_then(|g| *g);
+        if done || signal.is_some() {
+            break signal.filter(|_| !done);
+        }
+    };
+    let why = match signal {
+        Some(_) => slotsim::sim::EndReason::Stopped,
+        None => sim.ended_by(until),
+    };
     sim.end(why);
     let mut sum = summary::summarize(&sim);
     if sim.halted().is_some() || !sim.is_finished() {
@@ -195,9 +229,13 @@ fn episode(req: &Value) -> Result<(), EpisodeError> {
             .and_then(|_| out.flush())
             .map_err(failed(&trace_path))?;
     }
-    match sim.halted() {
-        Some(why) => Err(EpisodeError::Run(why.to_string())),
-        None => Ok(()),
+    match (sim.halted(), signal) {
+        (Some(why), _) => Err(EpisodeError::Run(why.to_string())),
+        (None, Some(signal)) => Err(EpisodeError::Stopped {
+            signal,
+            at_s: sim.view().t_s(),
+        }),
+        (None, None) => Ok(()),
     }
 }
 

@@ -101,6 +101,11 @@ pub struct Summary {
     pub stalled_under: Option<String>,
     pub tasks: usize,
     pub attempts: usize,
+    /// Attempts killed: preempted (by a policy, or a MapReduce AM making
+    /// room for maps), copies that lost their race, a killed job's.
+    pub attempts_killed: u64,
+    /// Attempts that failed (injected task failures, a node lost).
+    pub attempts_failed: u64,
     /// Bytes moved by flow kind, and the busiest disks and links.
     pub network: NetworkReport,
     /// Engine events processed (calendar events and flow ends).
@@ -294,12 +299,22 @@ pub fn summarize(sim: &Sim) -> Summary {
             .map(|j| (j.n_maps() + j.n_reduces()) as usize)
             .sum(),
         attempts: w.attempts().len(),
+        attempts_killed: m.attempts_killed,
+        attempts_failed: m.attempts_failed,
         network: network_report(sim, end, spans.first_submit),
         events: w.events(),
         jobs,
-        predictor: PredictorReport {
-            windows: release_windows(sim).to_vec(),
-            mean_abs_error_pct: mean_abs_error_pct(release_windows(sim)),
+        // OMO's predictor forecasts map-slot releases: YARN has no slots.
+        predictor: if w.capacity().app_masters() {
+            PredictorReport {
+                windows: Vec::new(),
+                mean_abs_error_pct: None,
+            }
+        } else {
+            PredictorReport {
+                windows: release_windows(sim).to_vec(),
+                mean_abs_error_pct: mean_abs_error_pct(release_windows(sim)),
+            }
         },
         partial: false,
         stopped_at_s: None,

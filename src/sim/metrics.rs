@@ -29,6 +29,10 @@ pub struct Metrics {
     pub inter_dc_mb: f64,
     pub speculative_launched: u64,
     pub speculative_won: u64,
+    /// Attempts that ended killed (finished maps whose output a lost node
+    /// took count here too, as Hadoop reports them) and failed.
+    pub attempts_killed: u64,
+    pub attempts_failed: u64,
     /// Slots of live nodes now, and ∫ of it (slot·ms): utilisation's
     /// denominator, so a dead node's slots do not count as idle.
     pub live_slots: f64,

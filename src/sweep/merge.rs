@@ -34,6 +34,8 @@ pub const METRICS: &[(&str, &[&str])] = &[
     ("unbalanced_degree", &["unbalanced_degree"]),
     ("unfairness_degree", &["unfairness_degree"]),
     ("speculative_launched", &["speculative", "launched"]),
+    ("attempts_killed", &["attempts_killed"]),
+    ("attempts_failed", &["attempts_failed"]),
     ("predictor_error_pct", &["predictor", "mean_abs_error_pct"]),
     ("events", &["events"]),
 ];

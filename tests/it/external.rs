@@ -89,6 +89,9 @@ fn fifo_py_reproduces_the_builtin_fifo_byte_for_byte() {
                 count("killed")
             );
             assert_eq!(builtin.0["jobs"].as_array().unwrap().len(), 100);
+            // The summary counts them as the trace shows them.
+            assert_eq!(builtin.0["attempts_failed"], count("failed"));
+            assert_eq!(builtin.0["attempts_killed"], count("killed"));
         }
     }
 }

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import unittest
 from collections import namedtuple
 from contextlib import redirect_stderr, redirect_stdout
@@ -1090,6 +1091,35 @@ class ServeTest(unittest.TestCase):
         with sp.Serve(SLOTSIM, lines=other) as s:
             s.episode(fifo2(), QUICKSTART, seed=4)
         self.assertNotEqual(first[:n], other)
+
+    def test_a_signal_ends_the_episode_with_partial_outputs_and_the_process(self):
+        import signal
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "ep.json")
+            s = sp.Serve(SLOTSIM)
+            p = fifo2()
+            beats = []
+            inner = p.heartbeat
+
+            def heartbeat(node, free, running):
+                beats.append(node)
+                if len(beats) == 200:
+                    # Ctrl-C reaches slotsim between two replies.
+                    os.kill(s.proc.pid, signal.SIGINT)
+                    time.sleep(0.3)
+                return inner(node, free, running)
+
+            p.heartbeat = heartbeat
+            end = s.episode(p, QUICKSTART, seed=1, outputs={"json": out})
+            self.assertEqual(end["reason"], "stopped")
+            self.assertEqual(s.proc.wait(timeout=10), 130)
+            s.proc.stdout.close()
+            s.proc.stdin.close()
+            with open(out) as f:
+                run = json.load(f)
+            self.assertTrue(run["partial"])
+            self.assertEqual(run["stopped_at_s"], end["time_ms"] / 1000)
 
     def test_a_bad_reset_is_an_error_line_and_the_process_goes_on(self):
         with sp.Serve(SLOTSIM) as s:

@@ -76,6 +76,7 @@ impl World {
                     m.set_done_by(None);
                     let at = &mut self.attempts[a as usize];
                     at.outcome = Outcome::Killed;
+                    self.metrics.attempts_killed += 1;
                     let ran = at.end().unwrap_or(at.start) - at.start;
                     job.map_time_sum -= ran;
                     self.books.map_lost(at.node, ran);

@@ -233,6 +233,11 @@ impl World {
             at.outcome = outcome;
             (at.job, at.node, at.kind, at.task, at.ask)
         };
+        match outcome {
+            Outcome::Killed => self.metrics.attempts_killed += 1,
+            Outcome::Failed => self.metrics.attempts_failed += 1,
+            _ => {}
+        }
         self.release_ask(j, node, ask, false);
         if self.attempts[a as usize].speculative {
             self.metrics.speculative_running -= 1;
