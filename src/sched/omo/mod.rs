@@ -133,7 +133,7 @@ impl Config {
     }
 }
 
-const SOURCE: &str = "Yang, Wang, Mao, Yao, Mi, Sheng, OMO: optimizing internal overlaps by self-adjusting resource allocation in multi-stage computing systems (IEEE Access 2021)";
+const SOURCE: &str = "Yang, Wang, Mao, Yao, Mi, Sheng, Optimizing Internal Overlaps by Self-Adjusting Resource Allocation in Multi-Stage Computing Systems (OMO), IEEE Access 2021";
 
 pub const OMO: Entry = Entry {
     name: "omo",
