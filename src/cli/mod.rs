@@ -163,8 +163,9 @@ pub struct MergeArgs {
 pub struct RecordArgs {
     /// Scenario file (TOML); the embedded quickstart when omitted
     scenario: Option<PathBuf>,
-    /// The .cast file to write
-    #[arg(long, value_name = "FILE.cast")]
+    /// The file to write: FILE.cast, an asciinema recording; FILE.gif, a
+    /// GIF that slotsim draws itself
+    #[arg(long, value_name = "FILE.cast|FILE.gif")]
     out: PathBuf,
     /// Terminal size, COLSxROWS
     #[arg(long, default_value = "100x30")]
@@ -176,7 +177,8 @@ pub struct RecordArgs {
     #[arg(long, default_value_t = 10, allow_negative_numbers = true)]
     fps: u32,
     /// Keys to press, one second apart, e.g. 's,Enter,p,Down,Enter'; a
-    /// duration such as '3s' waits
+    /// duration such as '3s' waits; '@FILE' reads them from FILE, one a
+    /// line, '#' comments
     #[arg(long, default_value = "")]
     keys: String,
     /// Simulated seconds per recorded second (a TUI speed step: 0.1 … 1000)

@@ -601,7 +601,7 @@ pub fn cmd_tui(
 }
 
 pub fn cmd_record(a: RecordArgs) -> Result<(), Failure> {
-    use slotsim::tui::offscreen::{parse_keys, record, RecordOpts};
+    use slotsim::tui::offscreen::{keys_arg, record, RecordOpts};
     let (w, h) = a
         .size
         .split_once(['x', 'X'])
@@ -630,7 +630,7 @@ pub fn cmd_record(a: RecordArgs) -> Result<(), Failure> {
     {
         return Err(InputError::new("--speed", format!("{} is not a TUI speed step (0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)", a.speed)).into());
     }
-    let keys = parse_keys(&a.keys).map_err(|e| InputError::new("--keys", e.to_string()))?;
+    let keys = keys_arg(&a.keys)?;
     let specs = specs_of(a.policies.as_deref(), &a.policy);
     let scenarios = if specs.len() > 1 {
         load_side(a.scenario.as_deref(), &specs, a.seed, &a.set)?

@@ -4,6 +4,7 @@
 //! engine's command API.
 
 pub mod app;
+pub mod gif;
 pub mod index;
 pub mod keymap;
 pub mod offscreen;

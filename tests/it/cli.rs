@@ -1351,41 +1351,164 @@ fn usage_errors_are_one_line() {
     }
 }
 
-/// `docs/demo.cast` is what the README's `slotsim record` command makes
-/// today: regenerating it gives the same bytes, so the demo never shows a
-/// TUI that no longer exists.
+/// `docs/demo.cast` and `docs/demo.gif` are what the README's `slotsim
+/// record` commands make today: regenerating them gives the same bytes, so
+/// the demo never shows a TUI that no longer exists. The keys are the
+/// README's `--keys @FILE`.
 #[test]
-fn the_bundled_demo_recording_is_current() {
+fn the_bundled_demo_recordings_are_current() {
     let dir = tempdir();
-    let out = dir.path().join("demo.cast");
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let keys = readme
-        .split("--keys \"")
+        .split("--keys @")
         .nth(1)
-        .and_then(|s| s.split('"').next())
-        .expect("the README's record command has --keys");
+        .and_then(|s| s.split_whitespace().next())
+        .expect("the README's record command has --keys @FILE");
+    assert_eq!(keys, "docs/demo.keys");
+    for name in ["demo.cast", "demo.gif"] {
+        assert!(
+            readme.contains(&format!("--out {name}")),
+            "the README records {name}"
+        );
+        let out = dir.path().join(name);
+        let keys = format!("@{}", root().join(keys).display());
+        ok(&slotsim(&[
+            "record",
+            QUICKSTART,
+            "--out",
+            out.to_str().unwrap(),
+            "--size",
+            "110x32",
+            "--fps",
+            "10",
+            "--speed",
+            "5",
+            "--until",
+            "200s",
+            "--keys",
+            &keys,
+        ]));
+        let fresh = std::fs::read(&out).unwrap();
+        let bundled = std::fs::read(root().join("docs").join(name)).unwrap();
+        assert!(
+            fresh == bundled,
+            "docs/{name} is stale: regenerate it with the README's `slotsim record` command"
+        );
+    }
+    // The GIF is a GIF, small enough for a README.
+    let gif = std::fs::read(root().join("docs/demo.gif")).unwrap();
+    assert!(gif.starts_with(b"GIF89a") && gif.ends_with(b";"));
+    assert!(gif.len() < 3 << 20, "docs/demo.gif is {} bytes", gif.len());
+}
+
+/// A recording stopped by `--until` lasts what `--until` says (at speed 1),
+/// and its last screen says why it stopped.
+#[test]
+fn a_recording_stops_at_until_and_says_so() {
+    let dir = tempdir();
+    let out = dir.path().join("u.cast");
+    let o = slotsim(&[
+        "record",
+        QUICKSTART,
+        "--out",
+        out.to_str().unwrap(),
+        "--until",
+        "5s",
+    ]);
+    ok(&o);
+    assert!(stdout(&o).contains("5.0s)"), "{}", stdout(&o));
+    let cast = std::fs::read_to_string(&out).unwrap();
+    let last: serde_json::Value = serde_json::from_str(cast.lines().last().unwrap()).unwrap();
+    assert_eq!(last[0].as_f64(), Some(5.0));
+    // The last screen that changed the header: stopped, no speed kept.
+    let header = cast.lines().rev().find(|l| l.contains("policy: ")).unwrap();
+    assert!(header.contains("stopped at --until"), "{header}");
+    assert!(
+        !header.contains("(got "),
+        "no speed kept once stopped: {header}"
+    );
+}
+
+/// `--keys @FILE` reads a key or a pause a line with `#` comments; an
+/// unknown key is an error at its line and column with the nearest name.
+#[test]
+fn record_keys_from_a_file_and_key_errors_suggest() {
+    let dir = tempdir();
+    let keys = dir.path().join("k.keys");
+    std::fs::write(&keys, "# a demo\n2s\nDown   # select\n\n  Dwn\n").unwrap();
+    let out = dir.path().join("k.cast");
+    let o = slotsim(&[
+        "record",
+        QUICKSTART,
+        "--out",
+        out.to_str().unwrap(),
+        "--until",
+        "3s",
+        "--keys",
+        &format!("@{}", keys.display()),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.starts_with(&format!(
+            "error: {}:5:3: unknown key \"Dwn\"; did you mean Down?",
+            keys.display()
+        )),
+        "{err}"
+    );
+    for name in ["PageUp", "PageDown", "Home", "End", "Backspace"] {
+        assert!(err.contains(name), "{err}");
+    }
+    std::fs::write(&keys, "# a demo\n2s\nDown   # select\n").unwrap();
     ok(&slotsim(&[
         "record",
         QUICKSTART,
         "--out",
         out.to_str().unwrap(),
-        "--size",
-        "110x32",
-        "--fps",
-        "10",
-        "--speed",
-        "5",
         "--until",
-        "200s",
+        "3s",
         "--keys",
-        keys,
+        &format!("@{}", keys.display()),
     ]));
-    let fresh = std::fs::read(&out).unwrap();
-    let bundled = std::fs::read(root().join("docs/demo.cast")).unwrap();
+    let o = slotsim(&[
+        "record",
+        QUICKSTART,
+        "--out",
+        out.to_str().unwrap(),
+        "--keys",
+        "PageDwn",
+    ]);
     assert!(
-        fresh == bundled,
-        "docs/demo.cast is stale: regenerate it with the README's `slotsim record` command"
+        stderr(&o).contains("did you mean PageDown?"),
+        "{}",
+        stderr(&o)
     );
+}
+
+/// A GIF recording: the same bytes twice, a GIF of the size the cells
+/// make (9 × 18 pixels each).
+#[test]
+fn record_out_gif_is_a_gif_and_repeats() {
+    let dir = tempdir();
+    let a = dir.path().join("a.gif");
+    let b = dir.path().join("b.GIF");
+    for p in [&a, &b] {
+        ok(&slotsim(&[
+            "record",
+            QUICKSTART,
+            "--out",
+            p.to_str().unwrap(),
+            "--size",
+            "80x24",
+            "--until",
+            "10s",
+        ]));
+    }
+    let (x, y) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    assert_eq!(x, y);
+    assert!(x.starts_with(b"GIF89a"));
+    assert_eq!(u16::from_le_bytes([x[6], x[7]]), 80 * 9);
+    assert_eq!(u16::from_le_bytes([x[8], x[9]]), 24 * 18);
 }
 
 #[test]

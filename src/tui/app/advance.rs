@@ -18,11 +18,17 @@ impl App {
     pub fn speed_label(&self) -> String {
         let asked = self.speed_asked();
         match self.pace.speed() {
-            Some(a) if !self.paused && !self.sim().is_finished() => {
+            Some(a) if !self.paused && !self.sim().is_finished() && !self.at_until() => {
                 format!("{asked} (got {})", speed_number(a))
             }
             _ => asked,
         }
+    }
+
+    /// The run has reached `record --until` and goes no further.
+    pub fn at_until(&self) -> bool {
+        self.until
+            .is_some_and(|u| self.sim().view().now() >= u && !self.sim().is_finished())
     }
 
     /// The speed asked for: "1000×", "0.5×", "max".

@@ -93,9 +93,11 @@ pub fn render(app: &App, f: &mut Frame) {
 }
 
 /// The header's run state: finished, paused or running.
-fn state_span(finished: bool, paused: bool) -> Span<'static> {
+fn state_span(finished: bool, paused: bool, at_until: bool) -> Span<'static> {
     if finished {
         Span::styled("■ finished", Style::default().fg(theme::OK))
+    } else if at_until {
+        Span::styled("■ stopped at --until", Style::default().fg(theme::WARN))
     } else if paused {
         Span::styled(
             "‖ paused",
@@ -118,7 +120,7 @@ fn header_lines(app: &App, width: usize) -> Vec<Line<'static>> {
         return side_header(app, width);
     }
     let w = app.sim().view();
-    let state = state_span(app.sim().is_finished(), app.paused);
+    let state = state_span(app.sim().is_finished(), app.paused, app.at_until());
     let sep = || Span::styled(" │ ", theme::dim());
     let label = app.sim().policy_label().to_string();
     // Killed jobs ended but did not finish: counted apart.
@@ -229,7 +231,7 @@ fn header_lines(app: &App, width: usize) -> Vec<Line<'static>> {
 /// The header side by side: the one clock, the speed and the state, then
 /// a line of the runs, each with its policy and jobs.
 fn side_header(app: &App, width: usize) -> Vec<Line<'static>> {
-    let state = state_span(app.all_finished(), app.paused);
+    let state = state_span(app.all_finished(), app.paused, app.at_until());
     let sep = || Span::styled(" │ ", theme::dim());
     let now = app.now();
     let n = app.panes().len();
