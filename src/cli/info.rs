@@ -57,6 +57,15 @@ pub fn cmd_validate(path: &Path, set: &[String]) -> Result<(), Failure> {
     if !sc.events.is_empty() {
         outln!(o, "  events     {}", sc.events.len());
     }
+    if let (Some(first), Some(last)) = (sc.notes.first(), sc.notes.last()) {
+        outln!(
+            o,
+            "  notes      {}, {} to {} (captions in the TUI and recordings)",
+            sc.notes.len(),
+            slotsim::units::fmt_secs(first.at),
+            slotsim::units::fmt_secs(last.until)
+        );
+    }
     emit(&o, false)
 }
 

@@ -558,6 +558,28 @@ pub struct Scenario {
     pub events: Vec<EventSpec>,
     /// Random node failures (`[failures]`), if any.
     pub failures: Option<FailureSpec>,
+    /// `[[notes]]`: captions for teaching and demos, in order of `at`.
+    /// The TUI shows them; the run never reads them.
+    pub notes: Vec<Note>,
+}
+
+/// A caption shown from `at` to `until` (simulated time).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Note {
+    pub at: Ms,
+    pub until: Ms,
+    pub text: String,
+}
+
+impl Scenario {
+    /// The caption that holds at `now`: of those that do, the latest to
+    /// start.
+    pub fn note_at(&self, now: Ms) -> Option<&Note> {
+        self.notes
+            .iter()
+            .rev()
+            .find(|n| n.at <= now && now < n.until)
+    }
 }
 
 /// Random node failures: each node fails after an exponential time of mean

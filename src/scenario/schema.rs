@@ -52,6 +52,18 @@ pub struct ScenarioFile {
     #[serde(default)]
     pub events: Vec<EventDef>,
     pub failures: Option<FailuresDef>,
+    #[serde(default)]
+    pub notes: Vec<NoteDef>,
+}
+
+/// `[[notes]]`: a caption from `at` to `until` (default: the next note's
+/// `at`, or 20 s after its own for the last one).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoteDef {
+    pub at: Spanned<Dur>,
+    pub text: Spanned<String>,
+    pub until: Option<Spanned<Dur>>,
 }
 
 /// `[failures]`: random node failures on their own seeded stream.

@@ -379,9 +379,16 @@ fn the_python_clients_tests_pass() {
         .output()
         .is_ok_and(|o| o.status.success());
     let mut cmd = Command::new("python3");
-    cmd.args(["-m", "unittest", "discover", "-v", "-s", "clients/python/tests"])
-        .env("SLOTSIM", env!("CARGO_BIN_EXE_slotsim"))
-        .current_dir(root());
+    cmd.args([
+        "-m",
+        "unittest",
+        "discover",
+        "-v",
+        "-s",
+        "clients/python/tests",
+    ])
+    .env("SLOTSIM", env!("CARGO_BIN_EXE_slotsim"))
+    .current_dir(root());
     if has_gym {
         cmd.env("SLOTSIM_REQUIRE_GYM", "1");
     }

@@ -921,3 +921,50 @@ fn endless_inputs_are_refused_after_a_bounded_read() {
     assert!(e.to_string().contains("larger than 1024 MB"), "{e}");
     assert!(e.to_string().contains(":7:9:"), "{e}");
 }
+
+/// `[[notes]]`: sorted by `at`; each holds to its `until`, else to the
+/// next note, the last for 20 s; `note_at` gives the one holding.
+#[test]
+fn notes_default_their_until_and_hold_in_turn() {
+    let sc = load(&format!(
+        "{BASE}[[notes]]\nat = \"30s\"\ntext = \"second\"\n\
+         [[notes]]\nat = \"10s\"\ntext = \"  first  \"\n\
+         [[notes]]\nat = \"50s\"\nuntil = \"55s\"\ntext = \"third\"\n"
+    ));
+    let spans: Vec<(u64, u64, &str)> = sc
+        .notes
+        .iter()
+        .map(|n| (n.at, n.until, n.text.as_str()))
+        .collect();
+    assert_eq!(
+        spans,
+        [
+            (10_000, 30_000, "first"),
+            (30_000, 50_000, "second"),
+            (50_000, 55_000, "third")
+        ]
+    );
+    assert_eq!(sc.note_at(9_999), None);
+    assert_eq!(sc.note_at(10_000).map(|n| n.text.as_str()), Some("first"));
+    assert_eq!(sc.note_at(49_999).map(|n| n.text.as_str()), Some("second"));
+    assert_eq!(sc.note_at(55_000), None);
+    let last = load(&format!("{BASE}[[notes]]\nat = \"1m\"\ntext = \"x\"\n"));
+    assert_eq!(last.notes[0].until, 80_000);
+}
+
+#[test]
+fn a_bad_note_is_an_error_at_its_key() {
+    let e = load_err(&format!(
+        "{BASE}[[notes]]\nat = \"5s\"\nuntil = \"5s\"\ntext = \"x\"\n"
+    ));
+    assert_err(&e, 6, 9, &["until (5s) must come after the note's at (5s)"]);
+    let e = load_err(&format!("{BASE}[[notes]]\nat = \"5s\"\ntext = \" \"\n"));
+    assert_err(&e, 6, 8, &["text is empty"]);
+    let long = "y".repeat(161);
+    let e = load_err(&format!(
+        "{BASE}[[notes]]\nat = \"5s\"\ntext = \"{long}\"\n"
+    ));
+    assert_err(&e, 6, 8, &["at most 160 characters, this one 161"]);
+    let e = load_err(&format!("{BASE}[[notes]]\nat = \"soon\"\ntext = \"x\"\n"));
+    assert_eq!(e.pos.map(|p| p.0), Some(5), "{e}");
+}

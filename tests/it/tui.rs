@@ -2704,3 +2704,18 @@ map_time = "60s"
         "{s}"
     );
 }
+
+/// A scenario's `[[notes]]` show in the log's last line while they hold,
+/// and not before or after.
+#[test]
+fn a_note_shows_while_it_holds() {
+    let text = std::fs::read_to_string(scenario_path("quickstart.toml")).unwrap()
+        + "\n[[notes]]\nat = \"2s\"\nuntil = \"6s\"\ntext = \"watch the small jobs\"\n";
+    let mut a = App::new(common::load_text(&text, None)).unwrap();
+    assert!(!screen(&a, 100, 30).contains("watch the small jobs"));
+    run_for(&mut a, 3);
+    let s = screen(&a, 100, 30);
+    assert!(s.contains(" note  watch the small jobs"), "{s}");
+    run_for(&mut a, 4);
+    assert!(!screen(&a, 100, 30).contains("watch the small jobs"));
+}

@@ -23,10 +23,10 @@ mod scheduler;
 mod yarn;
 pub use crate::model::max_allocation;
 
-use super::schema::ScenarioFile;
+use super::schema::{NoteDef, ScenarioFile};
 use super::spans::SpanNode;
 use crate::error::InputError;
-use crate::model::{Action, JobSpec, Scenario};
+use crate::model::{Action, JobSpec, Note, Scenario};
 use crate::sim::policy::BuildCtx;
 use cluster::{compile_cluster, compile_hdfs, compile_network, compile_tasks};
 use jobs::JobEnv;
@@ -426,6 +426,7 @@ fn compile(
     }
     events.sort_by_key(|e| e.at);
     events::check_job_actions(cx, &file.events, &jobs, &events, &pools)?;
+    let notes = compile_notes(cx, &file.notes)?;
 
     Ok(Scenario {
         name,
@@ -441,7 +442,62 @@ fn compile(
         jobs,
         events,
         failures,
+        notes,
     })
+}
+
+/// The longest caption: one line of a wide terminal.
+const NOTE_MAX_CHARS: usize = 160;
+/// How long the last caption holds without an `until`.
+const NOTE_DEFAULT_MS: crate::model::Ms = 20_000;
+
+/// `[[notes]]`, in order of `at` (stable): each holds until its `until`,
+/// else until the next one starts, the last for 20 s.
+fn compile_notes(cx: &Cx, defs: &[NoteDef]) -> R<Vec<Note>> {
+    let mut order: Vec<&NoteDef> = defs.iter().collect();
+    order.sort_by_key(|n| n.at.get_ref().0);
+    let mut notes = Vec::with_capacity(order.len());
+    for (i, n) in order.iter().enumerate() {
+        let at = n.at.get_ref().0;
+        let text = n.text.get_ref().trim();
+        if text.is_empty() {
+            return Err(cx.at(&n.text, "a note's text is empty"));
+        }
+        if text.contains('\n') {
+            return Err(cx.at(&n.text, "a note's text is one line (a caption)"));
+        }
+        let chars = text.chars().count();
+        if chars > NOTE_MAX_CHARS {
+            return Err(cx.at(
+                &n.text,
+                format!("a note's text is at most {NOTE_MAX_CHARS} characters, this one {chars}"),
+            ));
+        }
+        let until = match &n.until {
+            Some(u) if u.get_ref().0 <= at => {
+                return Err(cx.at(
+                    u,
+                    format!(
+                        "until ({}) must come after the note's at ({})",
+                        crate::units::fmt_secs(u.get_ref().0),
+                        crate::units::fmt_secs(at)
+                    ),
+                ))
+            }
+            Some(u) => u.get_ref().0,
+            None => order
+                .get(i + 1)
+                .map(|next| next.at.get_ref().0)
+                .filter(|&t| t > at)
+                .unwrap_or(at + NOTE_DEFAULT_MS),
+        };
+        notes.push(Note {
+            at,
+            until,
+            text: text.to_string(),
+        });
+    }
+    Ok(notes)
 }
 
 /// The file's `seed`, which must be at least 0.

@@ -265,7 +265,11 @@ fn render_log(app: &App, f: &mut Frame, area: Rect) {
         .sim()
         .is_finished()
         .then(|| run_ending(app.sim().view()));
-    let take = n.saturating_sub(usize::from(status.is_some()) + usize::from(ending.is_some()));
+    // A scenario's caption ([[notes]]) while it holds.
+    let note = app.scenario.note_at(app.sim().view().now());
+    let take = n.saturating_sub(
+        usize::from(status.is_some()) + usize::from(ending.is_some()) + usize::from(note.is_some()),
+    );
     for (t, text) in app.log_lines(take) {
         lines.push(Line::from(vec![
             Span::styled(format!("{} ", clock(t)), theme::dim()),
@@ -277,6 +281,15 @@ fn render_log(app: &App, f: &mut Frame, area: Rect) {
         lines.push(Line::from(vec![
             Span::styled(format!("{} ", clock(app.sim().view().now())), theme::dim()),
             Span::styled(text, Style::default().fg(theme::OK)),
+        ]));
+    }
+    if let Some(note) = note {
+        lines.push(Line::from(vec![
+            Span::styled(" note ", theme::key()),
+            Span::styled(
+                format!(" {}", note.text),
+                Style::default().add_modifier(Modifier::BOLD),
+            ),
         ]));
     }
     if let Some(s) = status {
