@@ -561,10 +561,19 @@ pub fn table(sum: &Summary) -> String {
         return o;
     }
     if !sum.jobs.is_empty() {
+        // YARN's schedulers have queues where MRv1's have pools.
+        let yarn = sum.config.pointer("/cluster/slot_model") == Some(&"yarn".into());
         let _ = writeln!(
             o,
             "\n{:<20} {:<10} {:>5} {:>4} {:>8} {:>8} {:>8} {:>10}",
-            "job", "pool", "maps", "reds", "submit s", "map end", "finish s", "turnaround"
+            "job",
+            if yarn { "queue" } else { "pool" },
+            "maps",
+            "reds",
+            "submit s",
+            "map end",
+            "finish s",
+            "turnaround"
         );
         for j in sum.jobs.iter().take(MAX_ROWS) {
             let _ = writeln!(

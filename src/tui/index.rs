@@ -117,6 +117,7 @@ impl History {
 #[derive(Clone, Debug, Default)]
 pub struct RunIndex {
     attempts_seen: usize,
+    job_tasks_seen: usize,
     /// Each node's first lane in `lanes`.
     pub lane_base: Vec<usize>,
     /// Per lane (every slot of every node, in node order), its attempts in
@@ -125,6 +126,9 @@ pub struct RunIndex {
     pub lanes: Rows<Vec<AttemptId>>,
     /// Per node, the spans it was dead: from, and until (None: still dead).
     pub down: Vec<Vec<(Ms, Option<Ms>)>>,
+    /// YARN: per node, its ApplicationMasters (indices into the run's job
+    /// tasks), drawn on a lane of their own after the node's containers.
+    pub ams: Vec<Vec<u32>>,
     pub history: History,
 }
 
@@ -135,20 +139,24 @@ impl RunIndex {
             .map(|l| self.lanes.part(l, self.lanes[l].len() * 4 + 24))
             .sum();
         let down: usize = self.down.iter().map(|d| d.len() * 24 + 24).sum();
-        lanes + down + self.history.footprint()
+        let ams: usize = self.ams.iter().map(|a| a.len() * 4 + 24).sum();
+        lanes + down + ams + self.history.footprint()
     }
 
     pub fn new(w: RunView<'_>) -> RunIndex {
+        // On YARN each node has one more lane, its ApplicationMasters'.
+        let am_lane = usize::from(Self::has_am_lane(w));
         let mut lane_base = Vec::with_capacity(w.cluster().nodes.len());
         let mut n = 0;
         for node in &w.cluster().nodes {
             lane_base.push(n);
-            n += node.lanes.len();
+            n += node.lanes.len() + am_lane;
         }
         let mut ix = RunIndex {
             lane_base,
             lanes: (0..n).map(|_| Vec::new()).collect(),
             down: vec![Vec::new(); w.cluster().nodes.len()],
+            ams: vec![Vec::new(); w.cluster().nodes.len() * am_lane],
             ..Default::default()
         };
         ix.catch_up(w);
@@ -165,6 +173,22 @@ impl RunIndex {
             }
         }
         self.attempts_seen = w.attempts().len();
+        if !self.ams.is_empty() {
+            for (i, t) in w.job_tasks().iter().enumerate().skip(self.job_tasks_seen) {
+                if t.kind == crate::sim::jobtask::JobTaskKind::Am {
+                    if let Some(on) = self.ams.get_mut(t.node as usize) {
+                        on.push(i as u32);
+                    }
+                }
+            }
+        }
+        self.job_tasks_seen = w.job_tasks().len();
+    }
+
+    /// Whether the Timeline gives each node a lane for its
+    /// ApplicationMasters: on YARN, whose AMs hold containers.
+    pub fn has_am_lane(w: RunView<'_>) -> bool {
+        w.capacity().gauge() == crate::model::Gauge::Memory
     }
 
     /// Takes in one entry of the run's journal: a node's failure or

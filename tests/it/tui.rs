@@ -2719,3 +2719,28 @@ fn a_note_shows_while_it_holds() {
     run_for(&mut a, 4);
     assert!(!screen(&a, 100, 30).contains("watch the small jobs"));
 }
+
+/// On YARN the Timeline gives each node a lane of its ApplicationMasters
+/// (◆, in the legend), its container lanes read `c`, and the Pools view
+/// is the Queues view, its jobs in queues.
+#[test]
+fn yarn_in_yarns_words_queues_containers_and_ams_on_the_timeline() {
+    let mut a = App::new(load("yarn-quickstart.toml", None)).unwrap();
+    run_for(&mut a, 10);
+    goto(&mut a, View::Timeline);
+    let s = screen(&a, 120, 36);
+    assert!(s.contains("◆ AM"), "{s}");
+    assert!(s.contains("n0   am  ◆"), "{s}");
+    assert!(s.contains("n0   c0 "), "{s}");
+    assert!(!s.contains("n0   m0 "), "{s}");
+    assert_eq!(a.view_name(View::Pools), "Queues");
+    assert!(s.contains("queue research)"), "{s}");
+    // MRv1 keeps its words.
+    let mut m = app();
+    run_for(&mut m, 10);
+    goto(&mut m, View::Timeline);
+    let s = screen(&m, 120, 36);
+    assert!(s.contains("n0   m0 ") && !s.contains(" am "), "{s}");
+    assert_eq!(m.view_name(View::Pools), "Pools");
+    assert!(s.contains("pool research)"), "{s}");
+}

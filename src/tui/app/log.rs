@@ -44,10 +44,11 @@ pub(super) fn notable_text(w: crate::sim::RunView<'_>, t: Ms, e: &Notable) -> St
         Notable::Submitted(j) => {
             let job = w.job(*j);
             format!(
-                "submitted {} ({}, {}, pool {})",
+                "submitted {} ({}, {}, {} {})",
                 job.name,
                 count(job.n_maps().into(), "map"),
                 count(job.n_reduces().into(), "reduce"),
+                super::pool_word(w),
                 w.pool_name(*j)
             )
         }
@@ -72,7 +73,12 @@ pub(super) fn notable_text(w: crate::sim::RunView<'_>, t: Ms, e: &Notable) -> St
             format!("{} now at priority {}", job.name, job.priority.as_str())
         }
         Notable::Moved(j) => {
-            format!("moved {} to pool {}", w.job(*j).name, w.pool_name(*j))
+            format!(
+                "moved {} to {} {}",
+                w.job(*j).name,
+                super::pool_word(w),
+                w.pool_name(*j)
+            )
         }
         Notable::Switched { from, to } => format!("policy switched {from} → {to}"),
         Notable::CommandFailed(e) => format!("scripted event failed: {e}"),

@@ -85,6 +85,33 @@ impl View {
     }
 }
 
+/// "queue" where the cluster is YARN's, whose schedulers have queues;
+/// "pool" on MRv1's slots.
+pub fn pool_word(w: crate::sim::RunView<'_>) -> &'static str {
+    if w.capacity().gauge() == crate::model::Gauge::Memory {
+        "queue"
+    } else {
+        "pool"
+    }
+}
+
+impl App {
+    /// A view's name as the tabs and the header give it: the Pools view
+    /// is the Queues view on YARN.
+    pub fn view_name(&self, v: View) -> &'static str {
+        if v == View::Pools && pool_word(self.sim().view()) == "queue" {
+            "Queues"
+        } else {
+            v.name()
+        }
+    }
+
+    /// [`pool_word`] of the selected run.
+    pub fn pool_word(&self) -> &'static str {
+        pool_word(self.sim().view())
+    }
+}
+
 /// The submit form (`s`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SubmitForm {

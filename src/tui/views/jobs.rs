@@ -162,7 +162,10 @@ fn title(app: &App, order: &[(JobId, JobState)], width: usize) -> String {
     }
     let sort = format!(
         "by {}{}",
-        app.jobs_sort.label(),
+        match app.jobs_sort {
+            crate::tui::app::Sort::Pool => app.pool_word(),
+            s => s.label(),
+        },
         if app.jobs_reversed { ", reversed" } else { "" }
     );
     let title = |parts: &[String]| {
@@ -200,6 +203,8 @@ struct Columns {
     state_w: usize,
     /// The column the rows are sorted by, whose header carries the mark.
     sorted: Option<Col>,
+    /// "pool", or "queue" on YARN.
+    pool_word: &'static str,
 }
 
 impl Columns {
@@ -246,6 +251,7 @@ impl Columns {
             value_key: key.map(|(k, _)| k),
             state_w: if wide { 13 } else { 11 },
             sorted: None,
+            pool_word: app.pool_word(),
         };
         c.sorted = c
             .cols
@@ -344,7 +350,7 @@ impl Columns {
         match c {
             Col::Mark => "",
             Col::Name => "job",
-            Col::Pool => "pool",
+            Col::Pool => self.pool_word,
             Col::State => "state",
             Col::Maps => "maps d/r/p",
             Col::Reds => "reds d/r/p",

@@ -204,7 +204,7 @@ fn header_lines(app: &App, width: usize) -> Vec<Line<'static>> {
             } else {
                 theme::dim()
             };
-            [Span::raw(" "), Span::styled(v.name(), style)]
+            [Span::raw(" "), Span::styled(app.view_name(*v), style)]
         })
         .collect();
     let tabs_w = len(&tabs);
@@ -212,7 +212,7 @@ fn header_lines(app: &App, width: usize) -> Vec<Line<'static>> {
         let mut x = (width - tabs_w) as u16;
         let mut hits = app.hits.borrow_mut();
         for (i, v) in View::ALL.iter().enumerate() {
-            let n = v.name().len() as u16;
+            let n = app.view_name(*v).len() as u16;
             hits.push(Hit {
                 area: Rect::new(x + 1, 0, n, 1),
                 target: Target::View(i),
@@ -221,9 +221,9 @@ fn header_lines(app: &App, width: usize) -> Vec<Line<'static>> {
         }
         spans.push(Span::raw(" ".repeat(width - used - tabs_w)));
         spans.extend(tabs);
-    } else if used + app.view.name().len() + 3 <= width {
+    } else if used + app.view_name(app.view).len() + 3 <= width {
         spans.push(sep());
-        spans.push(Span::styled(app.view.name(), theme::title()));
+        spans.push(Span::styled(app.view_name(app.view), theme::title()));
     }
     vec![Line::from(spans)]
 }
@@ -250,9 +250,9 @@ fn side_header(app: &App, width: usize) -> Vec<Line<'static>> {
         spans[4] = Span::raw(app.speed_asked());
     }
     let used = len(&spans);
-    if used + app.view.name().len() + 3 <= width {
+    if used + app.view_name(app.view).len() + 3 <= width {
         spans.push(sep());
-        spans.push(Span::styled(app.view.name(), theme::title()));
+        spans.push(Span::styled(app.view_name(app.view), theme::title()));
     }
     vec![Line::from(spans), side::runs_line(app, width)]
 }

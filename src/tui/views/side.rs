@@ -185,7 +185,7 @@ pub fn render_jobs(app: &App, f: &mut Frame, area: Rect) {
     let mut header = vec![
         Cell::from(" "),
         Cell::from("job"),
-        Cell::from("pool"),
+        Cell::from(app.pool_word()),
         Cell::from("submit"),
     ];
     for k in 0..n {

@@ -99,13 +99,31 @@ pub fn render(app: &App, f: &mut Frame, area: Rect) {
             area.width,
         )
     } else {
-        format!(
-            " Timeline: 1 column = {} · {} map {} shuffle {} reduce {} dead · ▼ policy switch ",
-            tick_label(step),
-            theme::MAP,
-            theme::SHUFFLE,
-            theme::REDUCE,
-            theme::DEAD
+        let am = if crate::tui::index::RunIndex::has_am_lane(w) {
+            format!("{} AM ", theme::AM)
+        } else {
+            String::new()
+        };
+        super::first_fit(
+            &[
+                format!(
+                    " Timeline: 1 column = {} · {am}{} map {} shuffle {} reduce {} dead · ▼ policy switch ",
+                    tick_label(step),
+                    theme::MAP,
+                    theme::SHUFFLE,
+                    theme::REDUCE,
+                    theme::DEAD
+                ),
+                format!(
+                    " Timeline: 1 column = {} · {am}{} map {} shuffle {} reduce {} dead ",
+                    tick_label(step),
+                    theme::MAP,
+                    theme::SHUFFLE,
+                    theme::REDUCE,
+                    theme::DEAD
+                ),
+            ],
+            area.width,
         )
     };
     let [gantt, spark] = Layout::vertical([Constraint::Min(2), Constraint::Length(2)]).areas(inner);
@@ -218,14 +236,37 @@ fn lane_line(
         }
     }
     let node = w.node(n);
-    let kind = if w.capacity().gauge() == crate::model::Gauge::Containers {
-        'c'
-    } else if l < node.map_slots as usize {
-        'm'
+    // YARN: the lane after the containers' holds the node's AMs.
+    let am_lane = l >= w.cluster().nodes[n as usize].lanes.len();
+    if am_lane {
+        for &t in ix.ams.get(n as usize).map_or(&[][..], Vec::as_slice) {
+            let t = &w.job_tasks()[t as usize];
+            let last = t.end.map_or(w.now(), |e| e.saturating_sub(1).max(t.start));
+            let style = if app.mono {
+                Style::default()
+            } else {
+                Style::default().fg(theme::job_color(t.job))
+            };
+            for cell in row
+                .iter_mut()
+                .take(col_of(last).min(now_col) + 1)
+                .skip(col_of(t.start))
+            {
+                *cell = (theme::AM, style);
+            }
+        }
+    }
+    let label = if am_lane {
+        format!("n{n:<4}am  ")
     } else {
-        'r'
+        let kind = match w.capacity().gauge() {
+            crate::model::Gauge::Containers | crate::model::Gauge::Memory => 'c',
+            _ if l < node.map_slots as usize => 'm',
+            _ => 'r',
+        };
+        format!("n{n:<4}{kind}{l:<2} ")
     };
-    let mut spans = vec![Span::styled(format!("n{n:<4}{kind}{l:<2} "), theme::dim())];
+    let mut spans = vec![Span::styled(label, theme::dim())];
     spans.extend(row.into_iter().map(|(c, s)| Span::styled(c.to_string(), s)));
     Line::from(spans)
 }

@@ -121,8 +121,9 @@ fn latest_attempts(w: RunView<'_>, job: JobId) -> Vec<Option<usize>> {
 fn job_line(w: RunView<'_>, job: JobId, room: u16) -> String {
     let j = w.job(job);
     let head = format!(
-        "{} · pool {} · submitted {} · {} ({} done) · {} ({} done){}",
+        "{} · {} {} · submitted {} · {} ({} done) · {} ({} done){}",
         j.name,
+        crate::tui::app::pool_word(w),
         w.pool_name(job),
         clock(j.submit),
         count(j.n_maps().into(), "map"),

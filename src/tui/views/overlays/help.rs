@@ -75,7 +75,10 @@ fn help_lines(app: &App, width: u16) -> Vec<Line<'static>> {
     let glossary = view_glossary(app.view);
     if !glossary.is_empty() {
         entries.push((String::new(), String::new()));
-        entries.push((String::new(), format!("On the {} view:", app.view.name())));
+        entries.push((
+            String::new(),
+            format!("On the {} view:", app.view_name(app.view)),
+        ));
         entries.extend(glossary.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     }
     entries.push((String::new(), String::new()));

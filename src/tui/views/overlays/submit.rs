@@ -29,7 +29,7 @@ pub fn submit(app: &App, f: &mut Frame, form: &SubmitForm) {
         ("profile", format!("‹ {profile} ›"), "←/→ to choose"),
         ("input", format!("{}▏", form.input), "e.g. 512MB, 4GB"),
         ("reduces", format!("{}▏", form.reduces), "a whole number"),
-        ("pool", format!("‹ {pool} ›"), "←/→ to choose"),
+        (app.pool_word(), format!("‹ {pool} ›"), "←/→ to choose"),
     ];
     let mut lines = vec![Line::from(Span::styled(
         format!("A job submitted now, at {}.", clock(app.acts_at())),
