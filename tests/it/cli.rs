@@ -964,14 +964,14 @@ fn validate_describes_the_scenario() {
 #[test]
 fn every_bundled_scenario_validates() {
     let mut n = 0;
-    for e in std::fs::read_dir(root().join("scenarios")).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_some_and(|x| x == "toml") {
-            ok(&slotsim(&["validate", p.to_str().unwrap()]));
-            n += 1;
-        }
+    for p in shipped_scenarios() {
+        ok(&slotsim(&["validate", p.to_str().unwrap()]));
+        n += 1;
     }
-    assert!(n >= 4, "expected the bundled scenarios, found {n}");
+    assert!(
+        n >= 4 + 7,
+        "expected the bundled scenarios and lessons, found {n}"
+    );
 }
 
 #[test]
@@ -1744,34 +1744,62 @@ fn compare_runs_every_cell_when_a_policy_fails_and_never_truncates_its_json() {
 /// what the line after it says of the time it takes.
 fn header_command(text: &str) -> Option<(String, String)> {
     let head: Vec<&str> = text.lines().take_while(|l| l.starts_with('#')).collect();
-    let i = head.iter().position(|l| {
-        l.trim_start_matches('#')
+    // The first `slotsim` command (continuation lines joined) whose next
+    // line is its time, "(…)": a lesson's header names the TUI's command
+    // first.
+    let mut first = None;
+    for i in 0..head.len() {
+        let starts = head[i]
+            .trim_start_matches('#')
             .trim_start()
-            .starts_with("slotsim ")
-    })?;
-    let mut cmd = String::new();
-    let mut j = i;
-    loop {
-        let part = head[j].trim_start_matches('#').trim();
-        match part.strip_suffix('\\') {
-            Some(p) => {
-                cmd.push_str(p.trim());
-                cmd.push(' ');
-                j += 1;
+            .starts_with("slotsim ");
+        if !starts {
+            continue;
+        }
+        let mut cmd = String::new();
+        let mut j = i;
+        loop {
+            let part = head[j].trim_start_matches('#').trim();
+            match part.strip_suffix('\\') {
+                Some(p) if j + 1 < head.len() => {
+                    cmd.push_str(p.trim());
+                    cmd.push(' ');
+                    j += 1;
+                }
+                _ => {
+                    cmd.push_str(part);
+                    break;
+                }
             }
-            None => {
-                cmd.push_str(part);
-                break;
+        }
+        let time: String = head[j + 1..]
+            .iter()
+            .map(|l| l.trim_start_matches('#').trim())
+            .take_while(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        if time.starts_with('(') {
+            return Some((cmd, time));
+        }
+        first.get_or_insert((cmd, time));
+    }
+    first
+}
+
+/// The shipped scenarios: scenarios/*.toml and the lessons,
+/// scenarios/lessons/*.toml.
+fn shipped_scenarios() -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for dir in ["scenarios", "scenarios/lessons"] {
+        for f in std::fs::read_dir(root().join(dir)).unwrap() {
+            let p = f.unwrap().path();
+            if p.extension().is_some_and(|x| x == "toml") {
+                out.push(p);
             }
         }
     }
-    let time: String = head[j + 1..]
-        .iter()
-        .map(|l| l.trim_start_matches('#').trim())
-        .take_while(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ");
-    Some((cmd, time))
+    out.sort();
+    out
 }
 
 /// Every shipped scenario's header gives a command and, on the line after
@@ -1781,11 +1809,7 @@ fn header_command(text: &str) -> Option<(String, String)> {
 fn every_scenario_header_gives_its_command_and_its_time() {
     let dir = tempfile::tempdir().unwrap();
     let mut run = 0;
-    for f in std::fs::read_dir(root().join("scenarios")).unwrap() {
-        let p = f.unwrap().path();
-        if p.extension().is_none_or(|x| x != "toml") {
-            continue;
-        }
+    for p in shipped_scenarios() {
         let name = p.file_name().unwrap().to_string_lossy().to_string();
         let text = std::fs::read_to_string(&p).unwrap();
         let (cmd, time) =
@@ -2358,4 +2382,47 @@ fn a_side_by_side_recording_is_deterministic_and_current() {
         a == bundled,
         "docs/side-by-side.cast is stale: regenerate it with the README's command"
     );
+}
+
+/// Every lesson's GIF in docs/img/lessons/ is what docs/lessons.md's
+/// `slotsim record` command for it writes today (as for the README's demo),
+/// and every lesson has one.
+#[test]
+fn every_lessons_gif_is_current() {
+    let dir = tempdir();
+    let page = std::fs::read_to_string(root().join("docs/lessons.md")).unwrap();
+    let mut n = 0;
+    for line in page
+        .lines()
+        .filter(|l| l.starts_with("slotsim record scenarios/lessons/"))
+    {
+        let mut words = crate::readme::words(line);
+        let at = words.iter().position(|w| w == "--out").unwrap();
+        let gif = words[at + 1].clone();
+        assert!(
+            gif.starts_with("docs/img/lessons/") && gif.ends_with(".gif"),
+            "{line}"
+        );
+        let fresh = dir.path().join(format!("{n}.gif"));
+        words[at + 1] = fresh.display().to_string();
+        let out = Command::new(env!("CARGO_BIN_EXE_slotsim"))
+            .current_dir(root())
+            .args(&words[1..])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "`{line}`: {}", stderr(&out));
+        assert!(
+            std::fs::read(&fresh).unwrap() == std::fs::read(root().join(&gif)).unwrap(),
+            "{gif} is stale: regenerate it with `{line}`"
+        );
+        assert!(
+            page.contains(&format!("]({})", gif.trim_start_matches("docs/"))),
+            "{gif} is not shown"
+        );
+        n += 1;
+    }
+    let lessons = std::fs::read_dir(root().join("scenarios/lessons"))
+        .unwrap()
+        .count();
+    assert_eq!(n, lessons, "one GIF per lesson");
 }
