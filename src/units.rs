@@ -61,10 +61,16 @@ pub fn parse_duration(s: &str) -> Result<Ms, UnitError> {
 }
 
 /// Parses `"128MB"`, `"20GB"`, `"1TB"`, `"1PB"`, `"512KB"` into megabytes
-/// (binary: 1 GB = 1024 MB), at most [`MAX_SIZE_MB`].
+/// (binary: 1 GB = 1024 MB, as Hadoop counts; `"20 GiB"`, `"512MiB"` are
+/// the same units by their IEC names), at most [`MAX_SIZE_MB`].
 pub fn parse_size_mb(s: &str) -> Result<f64, UnitError> {
     let t = s.trim();
-    let upper = t.to_ascii_uppercase();
+    let mut upper = t.to_ascii_uppercase();
+    // KiB, MiB, GiB, TiB, PiB: the binary units slotsim already uses.
+    if upper.len() >= 3 && upper.ends_with("IB") {
+        let cut = upper.len() - 2;
+        upper.replace_range(cut..cut + 1, "");
+    }
     let (num, mult) = if let Some(n) = upper.strip_suffix("KB") {
         (n.to_string(), 1.0 / 1024.0)
     } else if let Some(n) = upper.strip_suffix("MB") {
@@ -211,6 +217,11 @@ mod tests {
         assert_eq!(parse_size_mb("1tb"), Ok(1_048_576.0));
         assert!(parse_size_mb("12").is_err());
         assert!(parse_size_mb("xGB").is_err());
+        // The IEC names of the same binary units.
+        assert_eq!(parse_size_mb("20 GiB"), Ok(20_480.0));
+        assert_eq!(parse_size_mb("512MiB"), Ok(512.0));
+        assert_eq!(parse_size_mb("1 kib"), Ok(1.0 / 1024.0));
+        assert!(parse_size_mb("20 iB").is_err());
         assert!(parse_size_mb("1e300TB")
             .unwrap_err()
             .to_string()

@@ -161,6 +161,13 @@ pub fn lookup(name: &str) -> Option<Profile> {
 }
 
 /// The built-in names, comma-separated, for "expected one of" messages.
+/// "; did you mean \"terasort\"?" when a profile's name is near `word`.
+pub fn suggestion(word: &str) -> String {
+    crate::error::closest(word, all().iter().map(|p| p.name))
+        .map(|n| format!("; did you mean \"{n}\"?"))
+        .unwrap_or_default()
+}
+
 pub fn names_list() -> String {
     PROFILES
         .iter()

@@ -146,7 +146,7 @@ pub const KEYS: &[(Ctx, KeyCode, Action, &str)] = &[
         "seek back / forward a twentieth of the run so far (at least 10 s)",
     ),
     (Ctx::Main, KeyCode::Char(']'), Action::SeekForward, ""),
-    (Ctx::Main, KeyCode::Esc, Action::Close, "cancel a seek under way"),
+    (Ctx::Main, KeyCode::Esc, Action::Close, "cancel a seek under way; else clear the Jobs filter"),
     (
         Ctx::Main,
         KeyCode::Char('l'),

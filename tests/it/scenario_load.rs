@@ -968,3 +968,31 @@ fn a_bad_note_is_an_error_at_its_key() {
     let e = load_err(&format!("{BASE}[[notes]]\nat = \"soon\"\ntext = \"x\"\n"));
     assert_eq!(e.pos.map(|p| p.0), Some(5), "{e}");
 }
+
+/// A misspelt profile or pool names the nearest; IEC sizes are the binary
+/// units slotsim uses.
+#[test]
+fn misspelt_profiles_and_pools_suggest_and_gib_reads() {
+    let e = load_err(&format!(
+        "{BASE}[[jobs]]\nname = \"a\"\nprofile = \"terasrot\"\ninput = \"1GB\"\n"
+    ));
+    assert_err(
+        &e,
+        6,
+        11,
+        &["unknown profile \"terasrot\"; did you mean \"terasort\"?"],
+    );
+    let e = load_err(&format!(
+        "{BASE}[[pools]]\nname = \"research\"\n[[jobs]]\nname = \"a\"\nprofile = \"terasort\"\ninput = \"1GB\"\npool = \"reserch\"\n"
+    ));
+    assert_err(
+        &e,
+        10,
+        8,
+        &["unknown pool \"reserch\"; did you mean \"research\"?"],
+    );
+    let sc = load(&format!(
+        "{BASE}[[jobs]]\nname = \"a\"\nprofile = \"terasort\"\ninput = \"20 GiB\"\n"
+    ));
+    assert_eq!(sc.jobs[0].input_mb, 20_480.0);
+}

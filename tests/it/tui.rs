@@ -1637,6 +1637,27 @@ fn jobs_filter_and_order() {
     keys(&mut a, "/");
     key(&mut a, KeyCode::Esc);
     assert_eq!(a.jobs_filter, "", "Esc clears it");
+    // A kept filter: Esc with nothing open clears it too.
+    keys(&mut a, "/research");
+    key(&mut a, KeyCode::Enter);
+    assert_eq!(a.jobs_filter, "research");
+    key(&mut a, KeyCode::Esc);
+    assert_eq!(a.jobs_filter, "", "Esc clears a kept filter");
+    // Paused, the footer offers to resume.
+    assert!(a.paused);
+    let footer = |a: &App| screen(a, 120, 36).lines().last().unwrap().to_string();
+    assert!(
+        footer(&a).contains("resume") && !footer(&a).contains("pause"),
+        "{}",
+        footer(&a)
+    );
+    keys(&mut a, " ");
+    assert!(
+        footer(&a).contains("pause") && !footer(&a).contains("resume"),
+        "{}",
+        footer(&a)
+    );
+    keys(&mut a, " ");
     // The order: submit, progress, name, shown in the title.
     keys(&mut a, "o");
     assert!(screen(&a, 120, 36).contains("by progress"));

@@ -304,8 +304,11 @@ pub(super) fn check_job_actions(
                 return Err(cx.at(
                     pool,
                     format!(
-                        "unknown pool \"{}\"; the scenario's pools are: {}",
+                        "unknown pool \"{}\"{}; the scenario's pools are: {}",
                         pool.get_ref(),
+                        crate::error::closest(pool.get_ref(), names.iter().copied())
+                            .map(|n| format!("; did you mean \"{n}\"?"))
+                            .unwrap_or_default(),
                         names.join(", ")
                     ),
                 ));

@@ -118,7 +118,10 @@ impl JobEnv<'_> {
             Err(self.cx.at(
                 v,
                 format!(
-                    "unknown pool \"{name}\"; expected one of: {} (declare it with [[pools]])",
+                    "unknown pool \"{name}\"{}; expected one of: {} (declare it with [[pools]])",
+                    crate::error::closest(name, self.pools.iter().map(String::as_str))
+                        .map(|n| format!("; did you mean \"{n}\"?"))
+                        .unwrap_or_default(),
                     self.pools.join(", ")
                 ),
             ))
@@ -150,8 +153,9 @@ impl JobEnv<'_> {
             cx.at(
                 &d.profile,
                 format!(
-                    "unknown profile \"{}\"; expected one of: {}",
+                    "unknown profile \"{}\"{}; expected one of: {}",
                     d.profile.get_ref(),
+                    profiles::suggestion(d.profile.get_ref()),
                     profiles::names_list()
                 ),
             )
@@ -349,8 +353,9 @@ impl JobEnv<'_> {
                 cx.at(
                     name,
                     format!(
-                        "unknown profile \"{}\"; expected one of: {}",
+                        "unknown profile \"{}\"{}; expected one of: {}",
                         name.get_ref(),
+                        profiles::suggestion(name.get_ref()),
                         profiles::names_list()
                     ),
                 )

@@ -482,6 +482,12 @@ impl App {
             // `Overlay::freezes_clock`).
             (o, Action::Tick(_)) if o.freezes_clock() => {}
             (_, Action::Tick(ms)) => self.tick(ms),
+            // Esc with nothing open clears a kept Jobs filter.
+            (Overlay::None, Action::Close) if !self.jobs_filter.is_empty() => {
+                self.jobs_filter.clear();
+                self.jobs_row = 0;
+                self.keep_selected_job_in_view();
+            }
             (Overlay::Picker { .. }, a) => self.update_picker(a),
             (Overlay::Detail { .. }, a) => self.update_detail(a),
             (Overlay::Filter { .. }, a) => self.update_filter(a),

@@ -375,9 +375,11 @@ fn footer_keys(app: &App, help_scrolls: bool) -> Vec<FooterKey> {
     };
     let sel_jobs = matches!(app.view, View::Overview | View::Jobs);
     let sel_nodes = matches!(app.view, View::Overview | View::Cluster);
+    // Paused, space resumes.
+    let space = if app.paused { "resume" } else { "pause" };
     match &app.overlay {
         Overlay::None => [
-            ("space", "pause", 1),
+            ("space", space, 1),
             (".", "step", 5),
             ("+/-", "speed", 6),
             ("tab", "view", 2),
@@ -419,7 +421,7 @@ fn footer_keys(app: &App, help_scrolls: bool) -> Vec<FooterKey> {
             ("esc", "cancel", 0),
         ],
         Overlay::Inspector { .. } => vec![
-            ("space", "pause", 3),
+            ("space", space, 3),
             ("←→", "older/newer (paused)", 2),
             (".", "step", 4),
             ("↑↓", "jobs", 5),
