@@ -2765,3 +2765,39 @@ fn yarn_in_yarns_words_queues_containers_and_ams_on_the_timeline() {
     assert_eq!(m.view_name(View::Pools), "Pools");
     assert!(s.contains("pool research)"), "{s}");
 }
+
+/// The first screen: one second into a run, rows the log does not fill
+/// yet show the submissions to come and what the scenario is. Every
+/// shipped scenario's figure (rows holding more than blanks and borders,
+/// of 36 at 120×36) is printed (`--nocapture`; docs/tui.md gives them);
+/// the two quickstarts, the first screens most people see, use at least
+/// two thirds of their rows.
+#[test]
+fn the_first_screen_uses_its_rows() {
+    let mut report = Vec::new();
+    for dir in ["scenarios", "scenarios/lessons"] {
+        let mut files: Vec<_> = std::fs::read_dir(scenario_path("").join("..").join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .collect();
+        files.sort();
+        for p in files {
+            let sc = slotsim::scenario::load_file(&p, None, None).unwrap();
+            let Ok(mut a) = App::new(sc) else { continue };
+            run_for(&mut a, 1);
+            let s = screen(&a, 120, 36);
+            let used = s
+                .lines()
+                .filter(|l| l.chars().any(|c| !" │─┌┐└┘├┤┬┴┼╭╮╰╯".contains(c)))
+                .count();
+            let name = format!("{dir}/{}", p.file_name().unwrap().to_string_lossy());
+            if name.ends_with("/quickstart.toml") || name.ends_with("/yarn-quickstart.toml") {
+                assert!(used * 3 >= 36 * 2, "{name} uses {used} of 36 rows:\n{s}");
+                assert!(s.contains(" to come: "), "{s}");
+            }
+            report.push(format!("{name}: {used}/36"));
+        }
+    }
+    eprintln!("{}", report.join("\n"));
+}

@@ -13,7 +13,7 @@ mod slot;
 mod timeline;
 mod yarn_nodes;
 
-use super::app::{clock, App, Hit, Overlay, Target, View};
+use super::app::{clock, count, App, Hit, Overlay, Target, View};
 use super::theme;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -276,6 +276,9 @@ fn render_log(app: &App, f: &mut Frame, area: Rect) {
             Span::raw(text),
         ]));
     }
+    // Rows the log does not fill yet say what is to come: the next
+    // submissions, then what the scenario is.
+    lines.extend(ahead(app, take.saturating_sub(lines.len())));
     // Once the run is over its outcome stays on screen, under the log.
     if let Some(text) = ending {
         lines.push(Line::from(vec![
@@ -312,6 +315,67 @@ fn render_log(app: &App, f: &mut Frame, area: Rect) {
         .title(Span::styled(title, theme::dim()))
         .border_style(theme::dim());
     f.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// Up to `rows` dim lines of what is ahead while the log is short: the
+/// jobs still to be submitted, in order, then the scenario's description
+/// and size.
+fn ahead(app: &App, rows: usize) -> Vec<Line<'static>> {
+    if rows == 0 {
+        return Vec::new();
+    }
+    let w = app.sim().view();
+    let now = w.now();
+    let sc = &app.scenario;
+    let mut about = Vec::new();
+    if !sc.description.trim().is_empty() {
+        about.push(format!("{}: {}", sc.name, sc.description.trim()));
+    }
+    about.push(format!(
+        "{} on {} in {}; {} to run, seed {}",
+        sc.name,
+        count(w.cluster().nodes.len() as u64, "node"),
+        count(w.cluster().racks.len() as u64, "rack"),
+        count(sc.jobs.len() as u64, "job"),
+        sc.seed
+    ));
+    let word = app.pool_word();
+    let coming: Vec<&crate::model::JobSpec> = sc.jobs.iter().filter(|j| j.submit > now).collect();
+    let room = rows.saturating_sub(about.len() + 1);
+    let mut out = Vec::new();
+    for j in coming.iter().take(room) {
+        out.push(Line::from(Span::styled(
+            format!(
+                "{} to come: {} ({}, {}, {word} {})",
+                clock(j.submit),
+                j.name,
+                count(j.maps.into(), "map"),
+                count(j.reduces.into(), "reduce"),
+                j.pool
+            ),
+            theme::dim(),
+        )));
+    }
+    if coming.len() > room && room > 0 {
+        let more = coming.len() - room + 1;
+        out.pop();
+        out.push(Line::from(Span::styled(
+            format!(
+                "… and {more} more {} to come",
+                if more == 1 { "job" } else { "jobs" }
+            ),
+            theme::dim(),
+        )));
+    }
+    if rows > out.len() + about.len() {
+        out.push(Line::from(""));
+    }
+    for a in about {
+        if out.len() < rows {
+            out.push(Line::from(Span::styled(a, theme::dim())));
+        }
+    }
+    out
 }
 
 /// The run's outcome in one line: makespan (first submission to last
