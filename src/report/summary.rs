@@ -473,11 +473,16 @@ fn opt(x: Option<f64>) -> String {
 /// The human summary printed by `run --headless`.
 pub fn table(sum: &Summary) -> String {
     let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "scenario {}  policy {}  seed {}",
-        sum.scenario, sum.policy, sum.seed
+    // At most 80 columns: a long policy label (an external command) loses
+    // its middle first, then the scenario's name.
+    let fixed = "scenario   policy   seed ".len() + sum.seed.to_string().len();
+    let room = 80usize.saturating_sub(fixed);
+    let scenario = cut_mid(&sum.scenario, room.saturating_sub(12).max(12));
+    let policy = cut_mid(
+        &sum.policy,
+        room.saturating_sub(scenario.chars().count()).max(8),
     );
+    let _ = writeln!(o, "scenario {scenario}  policy {policy}  seed {}", sum.seed);
     if sum.partial {
         let _ = writeln!(
             o,
@@ -490,7 +495,7 @@ pub fn table(sum: &Summary) -> String {
     }
     let _ = writeln!(
         o,
-        "jobs {}/{} finished   tasks {}   attempts {}   heartbeats {}   simulated {:.1}s",
+        "jobs {}/{} finished  tasks {}  attempts {}  heartbeats {}  simulated {:.1}s",
         sum.jobs_finished, sum.jobs_submitted, sum.tasks, sum.attempts, sum.heartbeats, sum.end_s
     );
     if sum.stalled {

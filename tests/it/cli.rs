@@ -2426,3 +2426,26 @@ fn every_lessons_gif_is_current() {
         .count();
     assert_eq!(n, lessons, "one GIF per lesson");
 }
+
+/// The summary a headless run (and a quit) prints keeps to 80 columns,
+/// a long policy label cut in the middle.
+#[test]
+fn the_summary_keeps_to_80_columns() {
+    let long = "external[protocol=2;label=a-very-long-label-for-an-external-policy-that-goes-on]:python3 clients/python/examples/fifo.py --protocol 2";
+    for policy in ["fair", long] {
+        let (out, _) = ok(&slotsim(&[
+            "run",
+            QUICKSTART,
+            "--headless",
+            "--policy",
+            policy,
+        ]));
+        for line in out.lines() {
+            assert!(
+                line.chars().count() <= 80,
+                "{} chars: {line}",
+                line.chars().count()
+            );
+        }
+    }
+}

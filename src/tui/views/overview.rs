@@ -175,6 +175,18 @@ fn busy(cap: &Capacity, n: &Node) -> f64 {
     n.lanes.iter().filter(|l| l.is_some()).count() as f64 / slots as f64
 }
 
+/// The glyph level of a busy fraction: the nearest quarter, at least ¼
+/// when anything runs and full only when full (1 of 3 slots is ¼, not ½).
+fn busy_level(frac: f64) -> usize {
+    if frac <= 0.0 {
+        0
+    } else if frac >= 1.0 {
+        4
+    } else {
+        ((frac * 4.0).round() as usize).clamp(1, 3)
+    }
+}
+
 /// One cell for a group of nodes: the mean busy fraction's
 /// glyph, `✗` when all are dead; coloured by the job with the most
 /// attempts there (by the lowest job id on ties), dim when idle.
@@ -183,11 +195,7 @@ fn cell(w: RunView<'_>, nodes: &[&Node]) -> Span<'static> {
         return Span::styled(theme::DEAD.to_string(), Style::default().fg(theme::WARN));
     }
     let frac = nodes.iter().map(|n| busy(w.capacity(), n)).sum::<f64>() / nodes.len() as f64;
-    let level = if frac <= 0.0 {
-        0
-    } else {
-        ((frac * 4.0).ceil() as usize).clamp(1, 4)
-    };
+    let level = busy_level(frac);
     let glyph = LEVELS[level].to_string();
     if level == 0 {
         return Span::styled(glyph, theme::dim());
@@ -1015,5 +1023,21 @@ fn trends(app: &App, f: &mut Frame, area: Rect) {
     }
     for (line, r) in lines.into_iter().zip(rows.iter().skip(2)) {
         f.render_widget(Paragraph::new(line), *r);
+    }
+}
+
+#[cfg(test)]
+mod level_tests {
+    use super::busy_level;
+
+    #[test]
+    fn busy_levels_are_the_nearest_quarter_and_full_only_when_full() {
+        assert_eq!(busy_level(0.0), 0);
+        assert_eq!(busy_level(0.05), 1);
+        assert_eq!(busy_level(1.0 / 3.0), 1);
+        assert_eq!(busy_level(0.5), 2);
+        assert_eq!(busy_level(2.0 / 3.0), 3);
+        assert_eq!(busy_level(0.95), 3);
+        assert_eq!(busy_level(1.0), 4);
     }
 }
