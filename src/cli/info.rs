@@ -57,6 +57,9 @@ pub fn cmd_validate(path: &Path, set: &[String]) -> Result<(), Failure> {
     if !sc.events.is_empty() {
         outln!(o, "  events     {}", sc.events.len());
     }
+    for note in capacity_notes(&sc, &work) {
+        outln!(o, "  note       {note}");
+    }
     if let (Some(first), Some(last)) = (sc.notes.first(), sc.notes.last()) {
         outln!(
             o,
@@ -67,6 +70,47 @@ pub fn cmd_validate(path: &Path, set: &[String]) -> Result<(), Failure> {
         );
     }
     emit(&o, false)
+}
+
+/// What the capacity schedulers do with this scenario that surprises: the
+/// `default` pool every scenario has is a queue of its own, with its share
+/// of the slots, even when no job is in it; and a lone user stops at its
+/// queue's capacity under `user_limit_factor = 1` (Hadoop's default).
+fn capacity_notes(sc: &Scenario, work: &Work) -> Vec<String> {
+    let name = sc.policy.name();
+    if name != "capacity" && name != "yarn-capacity" {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let used = |pool: &str| work.jobs.iter().any(|j| j.pool == pool);
+    if sc.pools.len() > 1 && !used("default") {
+        let share = sc
+            .pools
+            .iter()
+            .find(|p| p.name == "default")
+            .and_then(|p| p.capacity)
+            .map_or("an equal share".to_string(), |c| format!("{c}%"));
+        if share != "0%" {
+            out.push(format!(
+                "no job is in the pool default, yet {name} keeps it as a queue with {share} \
+                 of the slots; declare [[pools]] name = \"default\" with capacity = 0 (or use it)"
+            ));
+        }
+    }
+    let capped: Vec<&str> = sc
+        .pools
+        .iter()
+        .filter(|p| used(&p.name) && p.user_limit_factor <= 1.0)
+        .map(|p| p.name.as_str())
+        .collect();
+    if !capped.is_empty() && sc.pools.len() > 1 {
+        out.push(format!(
+            "user_limit_factor = 1 in {}: a queue's lone user stops at the queue's capacity \
+             while other queues' slots stand idle; raise it to let a queue grow",
+            capped.join(", ")
+        ));
+    }
+    out
 }
 
 /// The jobs of the scenario and of its `submit` events alike, and their

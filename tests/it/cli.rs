@@ -2449,3 +2449,36 @@ fn the_summary_keeps_to_80_columns() {
         }
     }
 }
+
+/// Under the capacity schedulers `validate` says what surprises: an unused
+/// `default` queue that takes its share, and a user limit of 1.
+#[test]
+fn validate_notes_capacitys_default_queue_and_user_limit() {
+    let dir = tempdir();
+    let p = dir.path().join("cap.toml");
+    std::fs::write(
+        &p,
+        "[cluster]\nnodes = 4\nracks = 1\nmap_slots = 2\nreduce_slots = 1\n\
+         [scheduler]\npolicy = \"capacity\"\n\
+         [[pools]]\nname = \"a\"\n[[pools]]\nname = \"b\"\nuser_limit_factor = 4\n\
+         [[jobs]]\nname = \"x\"\nprofile = \"grep\"\nmaps = 4\npool = \"a\"\n\
+         [[jobs]]\nname = \"y\"\nprofile = \"grep\"\nmaps = 4\npool = \"b\"\n",
+    )
+    .unwrap();
+    let (out, _) = ok(&slotsim(&["validate", p.to_str().unwrap()]));
+    assert!(
+        out.contains("note       no job is in the pool default, yet capacity keeps it as a queue"),
+        "{out}"
+    );
+    assert!(
+        out.contains("note       user_limit_factor = 1 in a:"),
+        "{out}"
+    );
+    // Under fair, no such notes.
+    let fair = std::fs::read_to_string(&p)
+        .unwrap()
+        .replace("\"capacity\"", "\"fair\"");
+    std::fs::write(&p, fair).unwrap();
+    let (out, _) = ok(&slotsim(&["validate", p.to_str().unwrap()]));
+    assert!(!out.contains("  note "), "{out}");
+}
