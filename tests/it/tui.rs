@@ -493,6 +493,11 @@ fn w_writes_a_session_that_a_headless_run_replays_exactly() {
         )),
         "{head}"
     );
+    // So does the Jobs view's title.
+    goto(&mut a, View::Jobs);
+    let title = screen(&a, 160, 36).lines().nth(1).unwrap().to_string();
+    assert!(title.contains(" done · 1 killed · "), "{title}");
+    goto(&mut a, View::Overview);
     // Saved before the end: the header and the status give the replay
     // command up to then, which stops where the session was.
     key(&mut a, KeyCode::Char('W'));

@@ -144,13 +144,22 @@ fn title(app: &App, order: &[(JobId, JobState)], width: usize) -> String {
         _ if !app.jobs_filter.is_empty() => Some(format!("/{}", app.jobs_filter)),
         _ => None,
     };
+    // Killed jobs ended without finishing: counted apart from the done,
+    // as the header counts them.
+    let killed = order
+        .iter()
+        .filter(|&&(j, x)| x == JobState::Done && app.sim().view().job(j).killed)
+        .count();
     let mut parts = vec![
         format!("{} running", n(JobState::Running)),
         format!("{} queued", n(JobState::Queued)),
         format!("{} waiting", n(JobState::Waiting)),
-        format!("{} done", n(JobState::Done)),
+        format!("{} done", n(JobState::Done) - killed),
         format!("{not_yet} not yet submitted"),
     ];
+    if killed > 0 {
+        parts.insert(4, format!("{killed} killed"));
+    }
     // Jobs in their set-up or clean-up, when there are any.
     for (s, label) in [
         (JobState::SetUp, "set-up"),
