@@ -2806,3 +2806,19 @@ fn the_first_screen_uses_its_rows() {
     }
     eprintln!("{}", report.join("\n"));
 }
+
+/// The Jobs view shows a `prio` column once some job's priority is not
+/// normal.
+#[test]
+fn the_jobs_view_shows_priority_once_one_differs() {
+    let mut a = app();
+    run_for(&mut a, 5);
+    goto(&mut a, View::Jobs);
+    assert!(!screen(&a, 160, 36).contains(" prio "));
+    key(&mut a, KeyCode::Down);
+    keys(&mut a, ">");
+    run_for(&mut a, 1);
+    let s = screen(&a, 160, 36);
+    assert!(s.contains(" prio "), "{s}");
+    assert!(s.contains(" high ") && s.contains(" normal "), "{s}");
+}

@@ -65,6 +65,8 @@ enum Col {
     Maps,
     Reds,
     Pool,
+    /// Shown when some job's priority is not normal.
+    Prio,
     Progress,
     Value,
     Submitted,
@@ -272,9 +274,18 @@ impl Columns {
             c.cols.push(Col::Finished);
         }
         c.cols.push(Col::Value);
+        let w = app.sim().view();
+        if order
+            .iter()
+            .any(|&(j, _)| w.job(j).priority != crate::model::Priority::Normal)
+        {
+            let at = c.cols.iter().position(|&x| x == Col::State).unwrap_or(2);
+            c.cols.insert(at, Col::Prio);
+        }
         for drop in [
             Col::Finished,
             Col::Submitted,
+            Col::Prio,
             Col::Value,
             Col::Progress,
             Col::Pool,
@@ -310,6 +321,7 @@ impl Columns {
             Col::Maps => 10,
             Col::Reds => 10,
             Col::Pool => self.pool_w,
+            Col::Prio => 6,
             Col::Progress => self.bar_w,
             Col::Value => self.value_label.chars().count().max(6),
             Col::Submitted | Col::Finished => 10,
@@ -331,6 +343,7 @@ impl Columns {
                 )),
                 Col::Name => Cell::from(fit_mid(&job.name, self.name_w)),
                 Col::Pool => Cell::from(fit_mid(w.pool_name(j), self.pool_w)),
+                Col::Prio => Cell::from(priority_word(job.priority)),
                 Col::State => state_cell(app, j, st, self.state_w),
                 Col::Maps => Cell::from(format!(
                     "{}/{}/{}",
@@ -360,6 +373,7 @@ impl Columns {
             Col::Mark => "",
             Col::Name => "job",
             Col::Pool => self.pool_word,
+            Col::Prio => "prio",
             Col::State => "state",
             Col::Maps => "maps d/r/p",
             Col::Reds => "reds d/r/p",
@@ -433,12 +447,26 @@ fn state_cell(app: &App, j: JobId, st: JobState, width: usize) -> Cell<'static> 
     Cell::from(Span::styled(text, style))
 }
 
+/// A priority in six characters at most: `v.high`, `high`, `normal`,
+/// `low`, `v.low`.
+fn priority_word(p: crate::model::Priority) -> &'static str {
+    use crate::model::Priority::*;
+    match p {
+        VeryHigh => "v.high",
+        High => "high",
+        Normal => "normal",
+        Low => "low",
+        VeryLow => "v.low",
+    }
+}
+
 /// The order a column's header sorts by; none for the mark.
 fn sort_of(c: Col) -> Option<Sort> {
     match c {
         Col::Mark => None,
         Col::Name => Some(Sort::Name),
         Col::Pool => Some(Sort::Pool),
+        Col::Prio => None,
         Col::State => Some(Sort::State),
         Col::Maps => Some(Sort::Maps),
         Col::Reds => Some(Sort::Reds),
