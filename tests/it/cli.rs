@@ -1254,8 +1254,8 @@ fn a_stalled_run_says_so() {
     }
 }
 
-/// `record --until` stops the simulated clock there (the tail frames hold
-/// it), and a run that can never progress ends the recording at once
+/// `record --until` stops the simulated clock there and the recording with
+/// it, and a run that can never progress ends the recording at once
 /// instead of filling the 30-minute guard.
 #[test]
 fn record_until_stops_the_clock_and_a_stalled_run_ends_the_recording() {
@@ -1273,6 +1273,14 @@ fn record_until_stops_the_clock_and_a_stalled_run_ends_the_recording() {
     let cast = std::fs::read_to_string(&out).unwrap();
     assert!(cast.contains("00:00:05.0"), "reaches 5 s");
     assert!(!cast.contains("00:00:05.1"), "never passes 5 s");
+    // It lasts what --until says (at speed 1), and its last screen says
+    // why it stopped, with no speed kept.
+    assert!(stdout(&o).contains("5.0s)"), "{}", stdout(&o));
+    let last: serde_json::Value = serde_json::from_str(cast.lines().last().unwrap()).unwrap();
+    assert_eq!(last[0].as_f64(), Some(5.0));
+    let header = cast.lines().rev().find(|l| l.contains("policy: ")).unwrap();
+    assert!(header.contains("stopped at --until"), "{header}");
+    assert!(!header.contains("(got "), "{header}");
     let stall = dir.path().join("stall.toml");
     std::fs::write(
         &stall,
@@ -1399,34 +1407,6 @@ fn the_bundled_demo_recordings_are_current() {
     let gif = std::fs::read(root().join("docs/demo.gif")).unwrap();
     assert!(gif.starts_with(b"GIF89a") && gif.ends_with(b";"));
     assert!(gif.len() < 3 << 20, "docs/demo.gif is {} bytes", gif.len());
-}
-
-/// A recording stopped by `--until` lasts what `--until` says (at speed 1),
-/// and its last screen says why it stopped.
-#[test]
-fn a_recording_stops_at_until_and_says_so() {
-    let dir = tempdir();
-    let out = dir.path().join("u.cast");
-    let o = slotsim(&[
-        "record",
-        QUICKSTART,
-        "--out",
-        out.to_str().unwrap(),
-        "--until",
-        "5s",
-    ]);
-    ok(&o);
-    assert!(stdout(&o).contains("5.0s)"), "{}", stdout(&o));
-    let cast = std::fs::read_to_string(&out).unwrap();
-    let last: serde_json::Value = serde_json::from_str(cast.lines().last().unwrap()).unwrap();
-    assert_eq!(last[0].as_f64(), Some(5.0));
-    // The last screen that changed the header: stopped, no speed kept.
-    let header = cast.lines().rev().find(|l| l.contains("policy: ")).unwrap();
-    assert!(header.contains("stopped at --until"), "{header}");
-    assert!(
-        !header.contains("(got "),
-        "no speed kept once stopped: {header}"
-    );
 }
 
 /// `--keys @FILE` reads a key or a pause a line with `#` comments; an

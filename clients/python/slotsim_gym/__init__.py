@@ -37,6 +37,15 @@ def scenario_path(name):
         "repository's scenarios directory".format(name, ", ".join(map(os.path.abspath, places))))
 
 
+def parse_seeds(text):
+    """Seeds written as "7", "1-10" or "1-4,9": a list of ints."""
+    out = []
+    for part in str(text).split(","):
+        lo, _, hi = part.strip().partition("-")
+        out += range(int(lo), int(hi or lo) + 1)
+    return out
+
+
 def _preset(name):
     def make(scenario=None, **kwargs):
         from .env import SlotsimEnv

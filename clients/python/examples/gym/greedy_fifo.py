@@ -32,14 +32,6 @@ import slotsim_gym  # noqa: E402
 from slotsim_gym import features as F  # noqa: E402
 
 
-def seeds_of(text):
-    out = []
-    for part in text.split(","):
-        lo, _, hi = part.partition("-")
-        out += range(int(lo), int(hi or lo) + 1)
-    return out
-
-
 def greedy(obs, mask, env=None, reduces_per_node=None):
     """The first valid job slot, else leave (the last action); with
     `reduces_per_node` (typed slots), a slot whose launch is a reduce is
@@ -80,7 +72,7 @@ def main():
     binary = env.unwrapped.binary
     rows = []
     print("seed  greedy mean turnaround s  fifo mean turnaround s  difference")
-    for seed in seeds_of(args.seeds):
+    for seed in slotsim_gym.parse_seeds(args.seeds):
         obs, info = env.reset(seed=seed)
         ret = 0.0
         while True:

@@ -48,14 +48,6 @@ from linear_policy import N_THETA, LinearPolicy  # noqa: E402
 from slotsim_gym.env import SlotsimEnv  # noqa: E402
 
 
-def seeds_of(text):
-    out = []
-    for part in text.split(","):
-        lo, _, hi = part.partition("-")
-        out += range(int(lo), int(hi or lo) + 1)
-    return out
-
-
 def episode(env, policy, seed, rng=None):
     """One episode on scenario seed `seed`: sampled from `policy` (with
     `rng`), or greedy if rng is None. Returns (return, mean turnaround s
@@ -171,8 +163,8 @@ def main():
         parser.error("--samples is at least 2 (the baseline is the other samples' mean)")
     scenario = args.scenario or slotsim_gym.scenario_path("quickstart.toml")
     env = SlotsimEnv(scenario, binary=args.binary, k=args.k, cpu=args.cpu)
-    train_seeds = seeds_of(args.train_seeds)
-    eval_seeds = seeds_of(args.eval_seeds)
+    train_seeds = slotsim_gym.parse_seeds(args.train_seeds)
+    eval_seeds = slotsim_gym.parse_seeds(args.eval_seeds)
     fifo_train = float(np.mean([episode(env, GreedyFifo, s)[0] for s in train_seeds]))
     builtin_train = float(np.mean([builtin_return(env, "fifo", s) for s in train_seeds]))
     print("on the training workloads: greedy FIFO's mean return {:.1f}, slotsim's fifo's {:.1f}"
@@ -184,7 +176,7 @@ def main():
         writer = csv.writer(f)
         writer.writerow(["seed", "iteration", "episodes", "mean_return", "sd_return",
                          "mean_turnaround_s", "mean_steps"])
-        for seed in seeds_of(args.seeds):
+        for seed in slotsim_gym.parse_seeds(args.seeds):
             policy, final = train(env, seed, train_seeds, args.samples, args.iterations, args.lr,
                                   writer)
             path = "{}-seed{}.npz".format(stem, seed)
@@ -222,7 +214,7 @@ def main():
         args.out, trained[best][0]))
     summary = {
         "scenario_name": os.path.splitext(os.path.basename(scenario))[0],
-        "k": args.k, "agent_seeds": seeds_of(args.seeds), "train_seeds": train_seeds,
+        "k": args.k, "agent_seeds": slotsim_gym.parse_seeds(args.seeds), "train_seeds": train_seeds,
         "samples": args.samples, "episodes_per_iteration": args.samples * len(train_seeds),
         "iterations": args.iterations, "lr": args.lr, "training_s": round(elapsed, 1),
         "greedy_fifo_train_return": fifo_train, "builtin_fifo_train_return": builtin_train,
