@@ -2822,3 +2822,22 @@ fn the_jobs_view_shows_priority_once_one_differs() {
     assert!(s.contains(" prio "), "{s}");
     assert!(s.contains(" high ") && s.contains(" normal "), "{s}");
 }
+
+/// The Overview's sparkline labels keep a blank between their number and
+/// their bars.
+#[test]
+fn sparkline_numbers_do_not_touch_their_bars() {
+    let mut a = app();
+    run_for(&mut a, 30);
+    let s = screen(&a, 120, 36);
+    for label in ["│busy ", "│queue "] {
+        let line = s.lines().find(|l| l.contains(label)).unwrap();
+        let rest = &line[line.find(label).unwrap() + label.len()..];
+        let num_end = rest
+            .char_indices()
+            .find(|&(i, c)| i > 0 && !(c.is_ascii_digit() || c == '%' || c == ' '))
+            .map(|(i, _)| i)
+            .unwrap();
+        assert!(rest[..num_end].ends_with(' '), "{line}");
+    }
+}

@@ -937,7 +937,8 @@ fn trends(app: &App, f: &mut Frame, area: Rect) {
     if inner.height == 0 || inner.width < 12 {
         return;
     }
-    let label_w = 10u16;
+    // "queue 1234 ": the numbers keep a blank before their bars.
+    let label_w = 11u16;
     let rows: Vec<Rect> = Layout::vertical(vec![Constraint::Length(1); inner.height as usize])
         .split(inner)
         .to_vec();
