@@ -849,7 +849,7 @@ class Policy:
             hello["wake"] = self.wake
         if self.am != "engine":
             hello["am"] = self.am
-        hello["files"] = [_own_file()] + [str(f) for f in self.files]
+        hello["files"] = [module_file(__file__)] + [str(f) for f in self.files]
         return hello
 
     def _job_submitted(self, msg):
@@ -1085,10 +1085,11 @@ _HANDLERS = {
 }
 
 
-def _own_file():
-    """This module's file, as slotsim (whose working directory the policy
-    shares) can read it: relative to it when below it."""
-    path = os.path.abspath(__file__)
+def module_file(path):
+    """A file a policy depends on, named as slotsim (whose working
+    directory the policy shares) reads it for `files`: relative to that
+    directory when below it, else absolute."""
+    path = os.path.abspath(path)
     try:
         rel = os.path.relpath(path)
     except ValueError:

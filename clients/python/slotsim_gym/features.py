@@ -209,7 +209,7 @@ class Agent(sp.Policy):
         self.k = int(k)
         if choose is not None:
             self.choose = choose
-        self.files = tuple(files) + (_module_file(__file__),)
+        self.files = tuple(files) + (sp.module_file(__file__),)
         if self.k < 1:
             raise ValueError("k is the number of jobs visible, at least 1 (got {})".format(k))
 
@@ -222,16 +222,3 @@ class Agent(sp.Policy):
 
     def heartbeat(self, node, free, running):
         decide(self, free, self.k, self.choose, self.rule)
-
-
-def _module_file(path):
-    """A module's file as slotsim (whose working directory the policy
-    shares) reads it: relative to it when below it."""
-    import os
-
-    path = os.path.abspath(path)
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return path
-    return path if rel.startswith("..") else rel

@@ -340,7 +340,8 @@ fn ahead(app: &App, rows: usize) -> Vec<Line<'static>> {
         sc.seed
     ));
     let word = app.pool_word();
-    let coming: Vec<&crate::model::JobSpec> = sc.jobs.iter().filter(|j| j.submit > now).collect();
+    // The scenario's jobs are in submit order: those to come are a tail.
+    let coming = &sc.jobs[sc.jobs.partition_point(|j| j.submit <= now)..];
     let room = rows.saturating_sub(about.len() + 1);
     let mut out = Vec::new();
     for j in coming.iter().take(room) {

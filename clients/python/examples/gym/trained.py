@@ -24,7 +24,7 @@ import numpy as np  # noqa: E402
 
 import slotsim_policy as sp  # noqa: E402
 from linear_policy import LinearPolicy  # noqa: E402
-from slotsim_gym.features import Agent, _module_file  # noqa: E402
+from slotsim_gym.features import Agent  # noqa: E402
 
 
 class Trained(Agent):
@@ -36,7 +36,7 @@ class Trained(Agent):
         self.net = LinearPolicy.load(weights)
         # The weights, and the code that reads them, join the run's identity.
         super().__init__(self.net.k, files=(
-            weights, _module_file(os.path.join(HERE, "linear_policy.py"))))
+            weights, sp.module_file(os.path.join(HERE, "linear_policy.py"))))
 
     def choose(self, features, mask):
         # float32, as the environment's observations are.
