@@ -653,13 +653,21 @@ pub fn cmd_record(a: RecordArgs) -> Result<(), Failure> {
         until,
         speed: a.speed,
         keys,
+        stop: Some(stop_on_signals()),
     };
     // A path that cannot be written is bad input (exit 2), found before
     // any rendering; a failure later on is an I/O error (exit 1).
     File::create(&a.out)
         .map_err(|e| InputError::new("--out", format!("cannot create {}: {e}", a.out.display())))?;
-    let (frames, ms) = record(app, &a.out, &opts)
+    let (frames, ms, stopped) = record(app, &a.out, &opts)
         .map_err(|e| Failure::Other(format!("cannot write {}: {e}", a.out.display())))?;
+    if let Some(signal) = stopped {
+        return Err(Failure::Interrupted(format!(
+            "stopped by {signal}: wrote {} up to then ({frames} frames, {:.1}s)",
+            a.out.display(),
+            ms as f64 / 1000.0
+        )));
+    }
     emit(
         &format!(
             "wrote {} ({frames} frames, {:.1}s)\n",

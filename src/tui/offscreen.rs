@@ -111,6 +111,9 @@ pub struct RecordOpts {
     pub until: Option<Ms>,
     pub speed: f64,
     pub keys: Vec<Step>,
+    /// Checked at every frame: once it holds a signal's name the
+    /// recording ends there, its file complete (a GIF with its trailer).
+    pub stop: Option<std::sync::Arc<std::sync::Mutex<Option<&'static str>>>>,
 }
 
 /// Where the frames go: an asciinema recording, or a GIF.
@@ -154,8 +157,13 @@ const MAX_RECORDING_MS: Ms = 30 * 60 * 1000;
 /// How long the final screen stays once everything has happened.
 const TAIL_MS: Ms = 2000;
 
-/// Renders and writes the recording; returns (frames, recording length ms).
-pub fn record(mut app: App, out: &Path, o: &RecordOpts) -> io::Result<(u64, Ms)> {
+/// Renders and writes the recording; returns (frames, recording length ms,
+/// the signal that stopped it if one did).
+pub fn record(
+    mut app: App,
+    out: &Path,
+    o: &RecordOpts,
+) -> io::Result<(u64, Ms, Option<&'static str>)> {
     app.until = o.until;
     let backend = TestBackend::new(o.width, o.height);
     let mut term = match Terminal::new(backend) {
@@ -189,6 +197,7 @@ pub fn record(mut app: App, out: &Path, o: &RecordOpts) -> io::Result<(u64, Ms)>
     let mut next_key = 0;
     let mut frames = 0u64;
     let mut done_at: Option<Ms> = None;
+    let mut stopped = None;
     loop {
         while next_key < schedule.len() && schedule[next_key].0 <= t {
             if let Some(a) = keymap::action_for(&app.overlay, schedule[next_key].1) {
@@ -210,6 +219,10 @@ pub fn record(mut app: App, out: &Path, o: &RecordOpts) -> io::Result<(u64, Ms)>
         if app.quit {
             break;
         }
+        stopped = o.stop.as_ref().and_then(|s| s.lock().ok().and_then(|g| *g));
+        if stopped.is_some() {
+            break;
+        }
         // Stopped by --until: the recording ends on the frame that says
         // so, as long as --until says (at speed 1), once the keys are done.
         if at_until && t >= last_key {
@@ -224,5 +237,5 @@ pub fn record(mut app: App, out: &Path, o: &RecordOpts) -> io::Result<(u64, Ms)>
         t += frame_ms;
     }
     cast.finish(t)?;
-    Ok((frames, t))
+    Ok((frames, t, stopped))
 }

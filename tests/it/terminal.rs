@@ -267,6 +267,52 @@ fn a_panic_restores_the_terminal_and_reports_the_bug() {
     assert!(text.rfind("internal error").unwrap() > leave);
 }
 
+/// A recording stopped by a signal ends there with its file complete (a
+/// GIF with its trailer, a cast with its last event) and exits 130.
+#[test]
+fn a_signal_ends_a_recording_with_its_file_complete() {
+    let d = tempfile::tempdir().unwrap();
+    for (signal, name, out) in [
+        (Signal::SIGINT, "SIGINT", "r.gif"),
+        (Signal::SIGTERM, "SIGTERM", "r.cast"),
+    ] {
+        let out = d.path().join(out);
+        let child = Command::new(env!("CARGO_BIN_EXE_slotsim"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args([
+                "record",
+                "scenarios/scale-400.toml",
+                "--until",
+                "30m",
+                "--out",
+            ])
+            .arg(&out)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(1500));
+        kill(Pid::from_raw(child.id() as i32), signal).unwrap();
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(130), "{name}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(&format!("stopped by {name}: wrote ")), "{err}");
+        let bytes = std::fs::read(&out).unwrap();
+        if out.extension().is_some_and(|e| e == "gif") {
+            assert!(
+                bytes.starts_with(b"GIF89a") && bytes.ends_with(b";"),
+                "a whole GIF"
+            );
+        } else {
+            let text = String::from_utf8(bytes).unwrap();
+            assert!(
+                text.lines().last().unwrap().contains("\\u001b[?25h"),
+                "the cast's end"
+            );
+        }
+    }
+}
+
 /// A headless run stopped by a signal still writes what it was asked for,
 /// up to that instant, marked partial, and exits 130; `--plot` into a
 /// folder that cannot be made is refused before any simulation.

@@ -1079,8 +1079,11 @@ fn record_to(path: &std::path::Path, keys: &str) -> (u64, u64) {
         until: Some(30_000),
         speed: 5.0,
         keys: parse_keys(keys).unwrap(),
+        stop: None,
     };
-    record(app(), path, &opts).unwrap()
+    let (frames, ms, stopped) = record(app(), path, &opts).unwrap();
+    assert_eq!(stopped, None);
+    (frames, ms)
 }
 
 #[test]
